@@ -1,0 +1,60 @@
+# d2d top-level Makefile.  The two commands a user needs:
+#   make demo    install what is missing, build, boot a guest, show snic
+#   make check   unit, device and guest test tiers
+# Build outputs (QEMU, guest image) are cached in $(D2D_CACHE).
+
+SHELL := /bin/bash
+D2D_CACHE ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/d2d
+export D2D_CACHE
+KVER := $(shell dpkg-query -W -f='$${Depends}' linux-headers-amd64 2>/dev/null | sed 's/^linux-headers-//; s/ .*//')
+KDIR ?= /usr/src/linux-headers-$(KVER)
+KCONFIG := CONFIG_D2D=m CONFIG_D2D_SNIC=m
+
+.PHONY: all deps qemu modules userspace image demo check check-unit \
+	check-device check-guest clean checkpatch help
+
+all: qemu modules userspace
+
+help:
+	@echo "make demo          install deps, build, boot a guest with snic"
+	@echo "make check         run unit, device and guest tests"
+	@echo "make check-unit | check-device | check-guest   one tier"
+	@echo "make deps | qemu | modules | userspace | image"
+	@echo "make checkpatch    kernel style check"
+
+deps:
+	@tools/deps.sh
+
+qemu: deps
+	@tools/qemu-build.sh
+
+modules: deps
+	$(MAKE) -C $(KDIR) M=$(CURDIR) $(KCONFIG) W=1 modules
+
+userspace: deps
+	$(MAKE) -C userspace
+
+image: modules userspace
+	@tools/mkimage.sh
+
+demo: qemu image
+	@tools/vm --timeout 120 tests/guest/demo.sh
+
+check: qemu image
+	@tests/run-all
+
+check-unit: deps
+	@tests/run-tier unit
+
+check-device: qemu
+	@tests/run-tier device
+
+check-guest: qemu image
+	@tests/run-tier guest
+
+checkpatch:
+	@tools/checkpatch.sh
+
+clean:
+	$(MAKE) -C $(KDIR) M=$(CURDIR) $(KCONFIG) clean
+	$(MAKE) -C userspace clean

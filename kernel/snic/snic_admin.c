@@ -1,0 +1,239 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * snic admin queue: a command ring and a completion ring in host memory.
+ *
+ * Commands are posted by writing the 64-byte command into the ring and the
+ * new tail into SNIC_REG_AQ_SQ_TAIL.  The device writes 16-byte completions
+ * whose phase bit flips on every pass over the ring and raises MSI-X vector
+ * SNIC_AQ_VECTOR.  Every caller sleeps on its own completion, so commands
+ * from several contexts may be in flight at once.
+ */
+#include <linux/dma-mapping.h>
+#include <linux/interrupt.h>
+#include <linux/slab.h>
+#include "snic.h"
+
+#define SNIC_CMD_SLOT_BITS	12
+
+static const char *snic_aq_status_str(u16 status)
+{
+	switch (status) {
+	case SNIC_AQ_OK:		return "ok";
+	case SNIC_AQ_EINVAL_OPCODE:	return "invalid opcode";
+	case SNIC_AQ_EINVAL_PARAM:	return "invalid parameter";
+	case SNIC_AQ_EDMA:		return "DMA error";
+	case SNIC_AQ_ENOSPC:		return "out of resources";
+	case SNIC_AQ_ENOENT:		return "no such object";
+	case SNIC_AQ_EBUSY:		return "object busy";
+	default:			return "unknown status";
+	}
+}
+
+static int snic_aq_status_errno(u16 status)
+{
+	switch (status) {
+	case SNIC_AQ_OK:		return 0;
+	case SNIC_AQ_EINVAL_OPCODE:	return -EOPNOTSUPP;
+	case SNIC_AQ_EINVAL_PARAM:	return -EINVAL;
+	case SNIC_AQ_EDMA:		return -EFAULT;
+	case SNIC_AQ_ENOSPC:		return -ENOSPC;
+	case SNIC_AQ_ENOENT:		return -ENOENT;
+	case SNIC_AQ_EBUSY:		return -EBUSY;
+	default:			return -EIO;
+	}
+}
+
+int snic_aq_init(struct snic_dev *sd)
+{
+	struct snic_aq *aq = &sd->aq;
+	struct device *dev = &sd->pdev->dev;
+	u32 i;
+
+	aq->depth = SNIC_AQ_DEPTH;
+	aq->sq = dma_alloc_coherent(dev, aq->depth * sizeof(*aq->sq),
+				    &aq->sq_dma, GFP_KERNEL);
+	aq->cq = dma_alloc_coherent(dev, aq->depth * sizeof(*aq->cq),
+				    &aq->cq_dma, GFP_KERNEL);
+	aq->ctx = kcalloc(aq->depth, sizeof(*aq->ctx), GFP_KERNEL);
+	if (!aq->sq || !aq->cq || !aq->ctx) {
+		snic_aq_destroy(sd);
+		return -ENOMEM;
+	}
+	for (i = 0; i < aq->depth; i++)
+		init_completion(&aq->ctx[i].done);
+	spin_lock_init(&aq->lock);
+	sema_init(&aq->slots, aq->depth - 1);
+	aq->sq_tail = 0;
+	aq->cq_head = 0;
+	aq->phase = 1;
+
+	snic_wr(sd, SNIC_REG_AQ_SQ_BASE_LO, lower_32_bits(aq->sq_dma));
+	snic_wr(sd, SNIC_REG_AQ_SQ_BASE_HI, upper_32_bits(aq->sq_dma));
+	snic_wr(sd, SNIC_REG_AQ_CQ_BASE_LO, lower_32_bits(aq->cq_dma));
+	snic_wr(sd, SNIC_REG_AQ_CQ_BASE_HI, upper_32_bits(aq->cq_dma));
+	snic_wr(sd, SNIC_REG_AQ_DEPTH, aq->depth);
+	snic_wr(sd, SNIC_REG_AQ_MSIX, SNIC_AQ_VECTOR);
+	snic_wr(sd, SNIC_REG_CTRL, SNIC_CTRL_AQ_ENABLE);
+
+	if (!(snic_rd(sd, SNIC_REG_STATUS) & SNIC_STATUS_AQ_ENABLED)) {
+		dev_err(dev, "device refused the admin queue (error %u)\n",
+			snic_rd(sd, SNIC_REG_ERROR));
+		snic_aq_destroy(sd);
+		return -EIO;
+	}
+	return 0;
+}
+
+void snic_aq_destroy(struct snic_dev *sd)
+{
+	struct snic_aq *aq = &sd->aq;
+	struct device *dev = &sd->pdev->dev;
+
+	if (sd->regs)
+		snic_wr(sd, SNIC_REG_CTRL, 0);
+	if (aq->sq)
+		dma_free_coherent(dev, aq->depth * sizeof(*aq->sq), aq->sq,
+				  aq->sq_dma);
+	if (aq->cq)
+		dma_free_coherent(dev, aq->depth * sizeof(*aq->cq), aq->cq,
+				  aq->cq_dma);
+	kfree(aq->ctx);
+	aq->sq = NULL;
+	aq->cq = NULL;
+	aq->ctx = NULL;
+}
+
+irqreturn_t snic_aq_irq(int irq, void *data)
+{
+	struct snic_dev *sd = data;
+	struct snic_aq *aq = &sd->aq;
+	unsigned long flags;
+	int n = 0;
+
+	spin_lock_irqsave(&aq->lock, flags);
+	for (;;) {
+		struct snic_aq_cqe *cqe = &aq->cq[aq->cq_head];
+		struct snic_aq_ctx *ctx;
+		u16 id;
+
+		if ((READ_ONCE(cqe->flags) & SNIC_AQ_CQE_PHASE) != aq->phase)
+			break;
+		dma_rmb();
+		id = le16_to_cpu(cqe->cmd_id);
+		ctx = &aq->ctx[id & (aq->depth - 1)];
+		if (ctx->waiting && ctx->cmd_id == id) {
+			ctx->cqe = *cqe;
+			ctx->waiting = false;
+			complete(&ctx->done);
+		} else {
+			dev_warn_ratelimited(&sd->pdev->dev,
+					     "stale admin completion id %#x\n",
+					     id);
+		}
+		if (++aq->cq_head == aq->depth) {
+			aq->cq_head = 0;
+			aq->phase ^= 1;
+		}
+		n++;
+	}
+	if (n)
+		snic_wr(sd, SNIC_REG_AQ_CQ_HEAD, aq->cq_head);
+	spin_unlock_irqrestore(&aq->lock, flags);
+	return n ? IRQ_HANDLED : IRQ_NONE;
+}
+
+/*
+ * Run one admin command and wait for its completion.  Returns 0 or a
+ * negative errno translated from the completion status.
+ */
+int snic_aq_exec(struct snic_dev *sd, struct snic_aq_cmd *cmd, u64 *result)
+{
+	struct snic_aq *aq = &sd->aq;
+	struct snic_aq_ctx *ctx;
+	unsigned long flags;
+	u16 status;
+	u32 slot;
+	int ret;
+
+	if (READ_ONCE(aq->broken))
+		return -EIO;
+	if (down_timeout(&aq->slots, msecs_to_jiffies(SNIC_AQ_TIMEOUT_MS)))
+		return -ETIMEDOUT;
+
+	spin_lock_irqsave(&aq->lock, flags);
+	slot = aq->sq_tail;
+	ctx = &aq->ctx[slot];
+	aq->gen++;
+	ctx->cmd_id = slot | ((aq->gen << SNIC_CMD_SLOT_BITS) & 0xffff);
+	ctx->waiting = true;
+	reinit_completion(&ctx->done);
+	cmd->cmd_id = cpu_to_le16(ctx->cmd_id);
+	memcpy(&aq->sq[slot], cmd, sizeof(*cmd));
+	aq->sq_tail = (slot + 1) & (aq->depth - 1);
+	/* The command must be in memory before the device sees the tail. */
+	dma_wmb();
+	snic_wr(sd, SNIC_REG_AQ_SQ_TAIL, aq->sq_tail);
+	aq->cmds++;
+	spin_unlock_irqrestore(&aq->lock, flags);
+
+	if (!wait_for_completion_timeout(&ctx->done,
+					 msecs_to_jiffies(SNIC_AQ_TIMEOUT_MS))) {
+		spin_lock_irqsave(&aq->lock, flags);
+		if (ctx->waiting) {
+			ctx->waiting = false;
+			aq->broken = true;
+			aq->timeouts++;
+			spin_unlock_irqrestore(&aq->lock, flags);
+			dev_err(&sd->pdev->dev,
+				"admin command %#x (opcode %#x) timed out, device error %u\n",
+				ctx->cmd_id, cmd->opcode,
+				snic_rd(sd, SNIC_REG_ERROR));
+			/* The slot stays taken: the device may still write it. */
+			return -ETIMEDOUT;
+		}
+		spin_unlock_irqrestore(&aq->lock, flags);
+	}
+
+	status = le16_to_cpu(ctx->cqe.status);
+	if (result)
+		*result = le64_to_cpu(ctx->cqe.result);
+	up(&aq->slots);
+
+	ret = snic_aq_status_errno(status);
+	if (ret) {
+		aq->errors++;
+		dev_dbg(&sd->pdev->dev, "admin opcode %#x failed: %s\n",
+			cmd->opcode, snic_aq_status_str(status));
+	}
+	return ret;
+}
+
+int snic_aq_identify(struct snic_dev *sd)
+{
+	struct device *dev = &sd->pdev->dev;
+	struct snic_identify_data *id;
+	struct snic_aq_cmd cmd = {};
+	dma_addr_t dma;
+	int ret;
+
+	id = dma_alloc_coherent(dev, sizeof(*id), &dma, GFP_KERNEL);
+	if (!id)
+		return -ENOMEM;
+	cmd.opcode = SNIC_AQ_IDENTIFY;
+	cmd.identify.buf_addr = cpu_to_le64(dma);
+	cmd.identify.buf_len = cpu_to_le32(sizeof(*id));
+	ret = snic_aq_exec(sd, &cmd, NULL);
+	if (!ret) {
+		if (le32_to_cpu(id->magic) != SNIC_ID_MAGIC) {
+			dev_err(dev, "IDENTIFY returned bad magic %#x\n",
+				le32_to_cpu(id->magic));
+			ret = -EIO;
+		} else {
+			memcpy(&sd->id, id, sizeof(*id));
+			sd->id.fw_version[sizeof(sd->id.fw_version) - 1] = 0;
+			sd->id.serial[sizeof(sd->id.serial) - 1] = 0;
+		}
+	}
+	dma_free_coherent(dev, sizeof(*id), id, dma);
+	return ret;
+}

@@ -1,0 +1,81 @@
+/*
+ * d2d: DMA, MMIO and MSI-X helpers that account PCIe traffic.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include "qemu/osdep.h"
+#include "hw/pci/pci.h"
+#include "hw/pci/msix.h"
+#include "qapi/visitor.h"
+#include "qom/object.h"
+#include "d2d-pcie.h"
+
+MemTxResult d2d_dma_read(PCIDevice *pdev, D2DPcieCounters *c,
+                         dma_addr_t addr, void *buf, dma_addr_t len)
+{
+    MemTxResult r = pci_dma_read(pdev, addr, buf, len);
+
+    if (r != MEMTX_OK) {
+        c->dma_errors++;
+        return r;
+    }
+    d2d_pcie_account(c, D2D_PCIE_DMA_READ, addr, len);
+    return r;
+}
+
+MemTxResult d2d_dma_write(PCIDevice *pdev, D2DPcieCounters *c,
+                          dma_addr_t addr, const void *buf, dma_addr_t len)
+{
+    MemTxResult r = pci_dma_write(pdev, addr, buf, len);
+
+    if (r != MEMTX_OK) {
+        c->dma_errors++;
+        return r;
+    }
+    d2d_pcie_account(c, D2D_PCIE_DMA_WRITE, addr, len);
+    return r;
+}
+
+void d2d_msix_notify(PCIDevice *pdev, D2DPcieCounters *c, unsigned vector)
+{
+    if (!msix_enabled(pdev)) {
+        return;
+    }
+    d2d_pcie_account(c, D2D_PCIE_MSIX, 0, 4);
+    msix_notify(pdev, vector);
+}
+
+void d2d_mmio_account(D2DPcieCounters *c, bool write, hwaddr addr,
+                      unsigned size)
+{
+    d2d_pcie_account(c, write ? D2D_PCIE_MMIO_WRITE : D2D_PCIE_MMIO_READ,
+                     addr, size);
+}
+
+static void d2d_get_u64(Object *obj, Visitor *v, const char *name,
+                        void *opaque, Error **errp)
+{
+    uint64_t val = *(uint64_t *)opaque;
+
+    visit_type_uint64(v, name, &val, errp);
+}
+
+void d2d_pcie_counters_add_props(Object *obj, D2DPcieCounters *c)
+{
+    static const struct {
+        const char *name;
+        size_t off;
+    } fields[] = {
+#define F(n) { "pcie-" #n, offsetof(D2DPcieCounters, n) }
+        F(dma_reads), F(dma_read_bytes), F(dma_writes), F(dma_write_bytes),
+        F(mmio_reads), F(mmio_read_bytes), F(mmio_writes),
+        F(mmio_write_bytes), F(msix), F(tlps), F(tlp_bytes), F(dma_errors),
+#undef F
+    };
+    size_t i;
+
+    for (i = 0; i < ARRAY_SIZE(fields); i++) {
+        object_property_add(obj, fields[i].name, "uint64", d2d_get_u64,
+                            NULL, NULL, (uint8_t *)c + fields[i].off);
+    }
+}

@@ -1,0 +1,26 @@
+/*
+ * d2d: DMA, MMIO and MSI-X helpers that account PCIe traffic.
+ *
+ * Every d2d device reaches memory only through these so that its counters
+ * are complete.  A failed DMA is counted and returned, never fatal.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#ifndef D2D_PCIE_H
+#define D2D_PCIE_H
+
+#include "hw/pci/pci.h"
+#include "pcie-tlp.h"
+
+MemTxResult d2d_dma_read(PCIDevice *pdev, D2DPcieCounters *c,
+                         dma_addr_t addr, void *buf, dma_addr_t len);
+MemTxResult d2d_dma_write(PCIDevice *pdev, D2DPcieCounters *c,
+                          dma_addr_t addr, const void *buf, dma_addr_t len);
+void d2d_msix_notify(PCIDevice *pdev, D2DPcieCounters *c, unsigned vector);
+void d2d_mmio_account(D2DPcieCounters *c, bool write, hwaddr addr,
+                      unsigned size);
+
+/* Adds the counters as read-only QOM properties "pcie-<name>". */
+void d2d_pcie_counters_add_props(Object *obj, D2DPcieCounters *c);
+
+#endif

@@ -1,0 +1,45 @@
+/*
+ * d2d: PCIe traffic accounting - counters and the TLP cost model.
+ *
+ * Pure C with no QEMU dependency so that the host unit tests can check the
+ * arithmetic.  docs/pcie-accounting.md documents the model.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#ifndef D2D_PCIE_TLP_H
+#define D2D_PCIE_TLP_H
+
+#include <stdint.h>
+
+/* A PCIe Gen3 link as configured on the modelled platform. */
+#define D2D_PCIE_MPS            256 /* max payload size */
+#define D2D_PCIE_MRRS           512 /* max read request size */
+#define D2D_PCIE_REQ_HDR        24  /* request / write TLP overhead on the wire */
+#define D2D_PCIE_CPL_HDR        20  /* completion TLP overhead on the wire */
+
+typedef enum D2DPcieOp {
+    D2D_PCIE_DMA_READ,      /* device reads memory (host RAM or a peer BAR) */
+    D2D_PCIE_DMA_WRITE,     /* device writes memory */
+    D2D_PCIE_MMIO_READ,     /* CPU or peer reads one of our BARs */
+    D2D_PCIE_MMIO_WRITE,    /* CPU or peer writes one of our BARs */
+    D2D_PCIE_MSIX,          /* device sends an MSI-X message */
+} D2DPcieOp;
+
+typedef struct D2DPcieCounters {
+    uint64_t dma_reads, dma_read_bytes;
+    uint64_t dma_writes, dma_write_bytes;
+    uint64_t mmio_reads, mmio_read_bytes;
+    uint64_t mmio_writes, mmio_write_bytes;
+    uint64_t msix;
+    uint64_t tlps, tlp_bytes;
+    uint64_t dma_errors;
+} D2DPcieCounters;
+
+/* Number of pieces [addr, addr + len) splits into at @align boundaries. */
+uint64_t d2d_pcie_chunks(uint64_t addr, uint64_t len, uint64_t align);
+
+/* Count one transaction of @len bytes at @addr. */
+void d2d_pcie_account(D2DPcieCounters *c, D2DPcieOp op,
+                      uint64_t addr, uint64_t len);
+
+#endif

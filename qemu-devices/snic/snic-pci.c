@@ -1,0 +1,122 @@
+/*
+ * snic: PCI function - BARs, MSI-X, properties, type registration.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include "qemu/osdep.h"
+#include "qemu/main-loop.h"
+#include "qemu/module.h"
+#include "qapi/error.h"
+#include "hw/pci/msix.h"
+#include "hw/qdev-properties.h"
+#include "snic.h"
+
+/* No receive queues exist yet: frames from the wire are counted, dropped. */
+static ssize_t snic_net_receive(NetClientState *nc, const uint8_t *buf,
+                                size_t size)
+{
+    SnicState *s = qemu_get_nic_opaque(nc);
+
+    s->stats.rx_no_queue++;
+    return size;
+}
+
+static NetClientInfo snic_net_info = {
+    .type = NET_CLIENT_DRIVER_NIC,
+    .size = sizeof(NICState),
+    .receive = snic_net_receive,
+};
+
+static void snic_realize(PCIDevice *pdev, Error **errp)
+{
+    SnicState *s = SNIC(pdev);
+    int i;
+
+    pci_config_set_interrupt_pin(pdev->config, 1);
+    memory_region_init_io(&s->regs, OBJECT(s), &snic_regs_ops, s,
+                          "snic-regs", SNIC_REGS_SIZE);
+    pci_register_bar(pdev, SNIC_BAR_REGS,
+                     PCI_BASE_ADDRESS_SPACE_MEMORY |
+                     PCI_BASE_ADDRESS_MEM_TYPE_64, &s->regs);
+    if (msix_init_exclusive_bar(pdev, SNIC_NUM_MSIX, SNIC_BAR_MSIX, errp)) {
+        return;
+    }
+    for (i = 0; i < SNIC_NUM_MSIX; i++) {
+        msix_vector_use(pdev, i);
+    }
+    qemu_macaddr_default_if_unset(&s->conf.macaddr);
+    s->nic = qemu_new_nic(&snic_net_info, &s->conf,
+                          object_get_typename(OBJECT(s)),
+                          DEVICE(s)->id,
+                          &DEVICE(s)->mem_reentrancy_guard, s);
+    qemu_format_nic_info_str(qemu_get_queue(s->nic), s->conf.macaddr.a);
+    s->aq.bh = qemu_bh_new(snic_aq_bh, s);
+    s->status = SNIC_STATUS_READY;
+}
+
+static void snic_exit(PCIDevice *pdev)
+{
+    SnicState *s = SNIC(pdev);
+
+    qemu_bh_delete(s->aq.bh);
+    qemu_del_nic(s->nic);
+    msix_uninit_exclusive_bar(pdev);
+}
+
+static void snic_qdev_reset(DeviceState *dev)
+{
+    SnicState *s = SNIC(dev);
+
+    snic_reset_state(s);
+    s->ctrl = 0;
+    s->status = SNIC_STATUS_READY;
+}
+
+static void snic_instance_init(Object *obj)
+{
+    SnicState *s = SNIC(obj);
+
+    d2d_pcie_counters_add_props(obj, &s->pcie);
+}
+
+static Property snic_properties[] = {
+    DEFINE_NIC_PROPERTIES(SnicState, conf),
+    DEFINE_PROP_STRING("serial", SnicState, serial),
+    DEFINE_PROP_END_OF_LIST(),
+};
+
+static void snic_class_init(ObjectClass *klass, void *data)
+{
+    DeviceClass *dc = DEVICE_CLASS(klass);
+    PCIDeviceClass *k = PCI_DEVICE_CLASS(klass);
+
+    k->realize = snic_realize;
+    k->exit = snic_exit;
+    k->vendor_id = SNIC_PCI_VENDOR_ID;
+    k->device_id = SNIC_PCI_DEVICE_ID;
+    k->revision = 0x01;
+    k->class_id = PCI_CLASS_NETWORK_ETHERNET;
+    dc->desc = "d2d SmartNIC (sPIN, RoCEv2)";
+    dc->reset = snic_qdev_reset;
+    device_class_set_props(dc, snic_properties);
+    set_bit(DEVICE_CATEGORY_NETWORK, dc->categories);
+}
+
+static const TypeInfo snic_info = {
+    .name = TYPE_SNIC,
+    .parent = TYPE_PCI_DEVICE,
+    .instance_size = sizeof(SnicState),
+    .instance_init = snic_instance_init,
+    .class_init = snic_class_init,
+    .interfaces = (InterfaceInfo[]) {
+        { INTERFACE_CONVENTIONAL_PCI_DEVICE },
+        { },
+    },
+};
+
+static void snic_register_types(void)
+{
+    type_register_static(&snic_info);
+}
+
+type_init(snic_register_types)

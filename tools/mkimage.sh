@@ -1,0 +1,128 @@
+#!/bin/bash
+# Build the guest initramfs in two layers, both under $D2D_CACHE/image:
+#   base-<key>.cpio   Debian userland + guest kernel modules (cached; key =
+#                     this script, tools/guest/, the kernel ABI)
+#   overlay.cpio      this clone's modules and userspace (rebuilt each time,
+#                     it takes a second)
+# tools/vm concatenates them with a per-run layer holding the guest script.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+KVER=$(d2d_kver)
+KROOT=$(d2d_kernel_dir)
+IMG="$D2D_CACHE/image"
+mkdir -p "$IMG"
+LIBDIR=/usr/lib/x86_64-linux-gnu
+
+# Guest kernel modules, loaded on demand with modprobe in the guest.
+GUEST_MODULES=(
+	ib_core ib_uverbs ib_umad rdma_cm rdma_ucm rdma_rxe
+	nvme nvme-core nvme-rdma nvmet nvmet-rdma nvme-fabrics
+	ext4 crc32c_generic libcrc32c
+	virtio_net virtio_pci virtio_blk e1000e
+	uio uio_pci_generic
+)
+# Host binaries copied with the shared libraries they need.
+GUEST_BINS=(
+	/usr/bin/ibv_devinfo /usr/bin/ibv_devices
+	/usr/bin/ibv_rc_pingpong /usr/bin/ibv_ud_pingpong
+	/usr/bin/ibv_srq_pingpong /usr/bin/ibv_uc_pingpong
+	/usr/bin/ibv_xsrq_pingpong /usr/bin/ibv_asyncwatch
+	/usr/bin/ib_send_bw /usr/bin/ib_send_lat /usr/bin/ib_write_bw
+	/usr/bin/ib_write_lat /usr/bin/ib_read_bw /usr/bin/ib_read_lat
+	/usr/bin/ib_atomic_bw /usr/bin/ib_atomic_lat
+	/usr/bin/rping /usr/bin/ucmatose /usr/bin/udaddy /usr/bin/rdma_server
+	/usr/bin/rdma_client
+	/usr/bin/iperf3 /usr/sbin/nvme /usr/bin/lspci /usr/bin/setpci
+	/usr/sbin/ethtool /usr/bin/ip /usr/bin/rdma /usr/sbin/tc
+	/usr/sbin/mkfs.ext4 /usr/sbin/mke2fs /usr/bin/kmod
+	/usr/sbin/filefrag /usr/sbin/debugfs
+)
+
+base_key=$( (cat "$0"; find "$D2D_ROOT/tools/guest" -type f | sort | xargs cat; echo "$KVER") |
+	sha256sum | cut -c1-12)
+BASE="$IMG/base-$base_key.cpio"
+
+copy_with_libs() {	# copy_with_libs ROOT FILE...
+	local root=$1 f lib
+	shift
+	for f in "$@"; do
+		[ -e "$f" ] || die "mkimage: $f missing (run tools/deps.sh)"
+		mkdir -p "$root$(dirname "$f")"
+		cp -L "$f" "$root$f"
+		ldd "$f" 2>/dev/null | awk '/=> \//{print $3} /^\t\/lib/{print $1}' |
+		while read -r lib; do
+			[ -e "$root$lib" ] && continue
+			mkdir -p "$root$(dirname "$lib")"
+			cp -L "$lib" "$root$lib"
+		done
+	done
+}
+
+build_base() {
+	local root
+	root=$(mktemp -d)
+	log "image: building base layer (kernel $KVER)"
+	mkdir -p "$root"/{bin,sbin,etc,proc,sys,dev,tmp,run,root,mnt,var/log,usr/share/misc}
+	ln -s usr/lib "$root/lib"
+	ln -s usr/lib "$root/lib64"
+	mkdir -p "$root/usr/lib"
+
+	cp /bin/busybox "$root/bin/busybox"
+	for a in $("$root/bin/busybox" --list); do
+		[ -e "$root/bin/$a" ] || ln -s busybox "$root/bin/$a"
+	done
+
+	copy_with_libs "$root" "${GUEST_BINS[@]}"
+	# libibverbs loads its providers at run time.
+	copy_with_libs "$root" "$LIBDIR"/libibverbs/*.so
+	mkdir -p "$root/etc/libibverbs.d"
+	cp /etc/libibverbs.d/*.driver "$root/etc/libibverbs.d/"
+	cp /usr/share/misc/pci.ids "$root/usr/share/misc/" 2>/dev/null || true
+	for t in modprobe insmod rmmod lsmod depmod modinfo; do
+		ln -sf /usr/bin/kmod "$root/sbin/$t"
+		rm -f "$root/bin/$t"
+	done
+
+	# Kernel modules with their dependencies.
+	[ -f "$KROOT/lib/modules/$KVER/modules.dep" ] ||
+		depmod -b "$KROOT" "$KVER"
+	local mods=() m
+	for m in "${GUEST_MODULES[@]}"; do
+		mapfile -t -O "${#mods[@]}" mods < <(modprobe -d "$KROOT" -S "$KVER" \
+			--show-depends "$m" | awk '$1=="insmod"{print $2}')
+	done
+	for m in $(printf '%s\n' "${mods[@]}" | sort -u); do
+		mkdir -p "$root$(dirname "${m#"$KROOT"}")"
+		cp "$m" "$root${m#"$KROOT"}"
+	done
+	cp "$KROOT/lib/modules/$KVER"/modules.{order,builtin,builtin.modinfo} \
+		"$root/lib/modules/$KVER/"
+
+	cp -r "$D2D_ROOT/tools/guest/etc/." "$root/etc/"
+	install -m 755 "$D2D_ROOT/tools/guest/init" "$root/init"
+
+	(cd "$root" && find . | LC_ALL=C sort | cpio -o -H newc --quiet) > "$BASE.tmp"
+	mv "$BASE.tmp" "$BASE"
+	rm -rf "$root"
+	log "image: base layer $(du -h "$BASE" | cut -f1)"
+}
+
+build_overlay() {
+	local root
+	root=$(mktemp -d)
+	mkdir -p "$root/lib/modules/$KVER/extra" "$root/usr/local/bin" "$root/usr/lib"
+	find "$D2D_ROOT/kernel" -name '*.ko' -exec cp {} "$root/lib/modules/$KVER/extra/" \;
+	if [ -d "$D2D_ROOT/userspace/build/bin" ]; then
+		cp -r "$D2D_ROOT/userspace/build/bin/." "$root/usr/local/bin/"
+	fi
+	cp -r "$D2D_ROOT/tests/guest" "$root/usr/local/lib-d2d-tests" 2>/dev/null || true
+	(cd "$root" && find . | LC_ALL=C sort | cpio -o -H newc --quiet) > "$IMG/overlay.cpio"
+	rm -rf "$root"
+}
+
+[ -f "$BASE" ] || build_base
+ln -sfn "$(basename "$BASE")" "$IMG/base.cpio"
+build_overlay
+ln -sfn "$KROOT/boot/vmlinuz-$KVER" "$IMG/vmlinuz"
+log "image: ready ($IMG: vmlinuz, base.cpio, overlay.cpio)"

@@ -1,0 +1,98 @@
+#!/bin/bash
+# Build qemu-system-x86_64 7.2 (Debian's source package, Debian patches
+# applied) with the d2d devices from qemu-devices/, plus the insn-meter TCG
+# plugin.  Output: $D2D_CACHE/qemu/<key>/build/qemu-system-x86_64.
+#
+# The key hashes the configure line and the integration edits (QEMU_KEY_INPUTS
+# below).  Device sources are not in the key: hw/d2d is a
+# link to this clone's qemu-devices/, so a device change is an incremental
+# ninja build of a few files.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+QEMU_DSC_PKG=qemu
+QEMU_CONFIGURE=(
+	--meson=/usr/bin/meson
+	--target-list=x86_64-softmmu
+	--without-default-features
+	--enable-tcg --enable-kvm --enable-slirp --enable-fdt=system
+	--enable-plugins --enable-gnutls --enable-nettle
+	--disable-install-blobs --disable-docs --disable-werror
+	--disable-debug-info
+)
+# Bump QEMU_INTEGRATION when the edits to the unpacked tree below change.
+QEMU_INTEGRATION=1
+QEMU_KEY_INPUTS="7.2 ${QEMU_CONFIGURE[*]} integration=$QEMU_INTEGRATION"
+key=$(echo "$QEMU_KEY_INPUTS" | sha256sum | cut -c1-12)
+top="$D2D_CACHE/qemu/$key"
+src="$top/src"
+build="$top/build"
+mkdir -p "$top"
+exec 9>"$top/.lock"
+flock 9
+
+if [ ! -f "$src/.d2d-prepared" ]; then
+	log "qemu: fetching Debian source package ($QEMU_DSC_PKG 7.2)"
+	dl="$D2D_CACHE/src"
+	mkdir -p "$dl"
+	chmod 755 "$dl"
+	if ! ls "$dl"/qemu_7.2*.dsc >/dev/null 2>&1; then
+		d2d_apt_src update >/dev/null
+		(cd "$dl" && d2d_apt_src source --download-only "$QEMU_DSC_PKG") ||
+			die "apt-get source qemu failed"
+	fi
+	dsc=$(ls "$dl"/qemu_7.2*.dsc | sort -V | tail -1)
+	rm -rf "$src"
+	log "qemu: unpacking $(basename "$dsc") with Debian's patch series"
+	dpkg-source --no-check -x "$dsc" "$src" >/dev/null
+	grep -q '^7\.2' "$src/VERSION" || die "unexpected QEMU version $(cat "$src/VERSION")"
+	# The dfsg tarball has no edk2 blobs: do not try to unpack them.
+	sed -i 's/unpack_edk2_blobs = bzip2.found()/unpack_edk2_blobs = false/' "$src/meson.build"
+	echo "subdir('d2d')" >> "$src/hw/meson.build"
+	echo 'source d2d/Kconfig' >> "$src/hw/Kconfig"
+	touch "$src/.d2d-prepared"
+fi
+
+# Mirror this clone's device sources into the tree: hw/d2d is qemu-devices/
+# and hw/d2d/uapi is kernel/include/uapi (the one definition of each register
+# map).  Only files whose content changed are rewritten, so ninja rebuilds
+# just those, also after switching to a fresh clone.
+sync_tree() {	# sync_tree FROM TO
+	local from=$1 to=$2 f
+	mkdir -p "$to"
+	(cd "$from" && find . -type f ! -name '*.o') | while read -r f; do
+		if ! cmp -s "$from/$f" "$to/$f"; then
+			mkdir -p "$(dirname "$to/$f")"
+			cp "$from/$f" "$to/$f"
+		fi
+	done
+	(cd "$to" && find . -type f) | while read -r f; do
+		case "$f" in ./uapi/*) [ "$to" = "$src/hw/d2d" ] && continue ;; esac
+		[ -e "$from/$f" ] || rm -f "$to/$f"
+	done
+}
+[ -L "$src/hw/d2d" ] && rm -f "$src/hw/d2d"
+sync_tree "$D2D_ROOT/qemu-devices" "$src/hw/d2d"
+sync_tree "$D2D_ROOT/kernel/include/uapi" "$src/hw/d2d/uapi"
+
+if [ ! -f "$build/build.ninja" ]; then
+	log "qemu: configuring (x86_64-softmmu: TCG, KVM, slirp, fdt, plugins, gnutls)"
+	rm -rf "$build"
+	mkdir -p "$build"
+	(cd "$build" && PATH=/usr/bin:/bin:$PATH "$src/configure" "${QEMU_CONFIGURE[@]}") > "$top/configure.log" 2>&1 ||
+		{ tail -30 "$top/configure.log"; die "qemu configure failed (log: $top/configure.log)"; }
+fi
+
+log "qemu: building (log: $top/build.log)"
+start=$(date +%s)
+ninja -C "$build" qemu-system-x86_64 > "$top/build.log" 2>&1 ||
+	{ grep -E 'error|Error' -A3 "$top/build.log" | head -40; die "qemu build failed (log: $top/build.log)"; }
+
+# The TCG plugin that meters guest instructions (tools/insn-meter).
+plugin_src="$D2D_ROOT/tools/insn-meter/insn-meter.c"
+if [ "$plugin_src" -nt "$build/libinsn-meter.so" ] || [ ! -f "$build/libinsn-meter.so" ]; then
+	cc -shared -fPIC -O2 -Wall -Wextra -Werror -Wno-unused-parameter -I"$src/include/qemu" \
+		$(pkg-config --cflags glib-2.0) -o "$build/libinsn-meter.so" "$plugin_src"
+fi
+log "qemu: ready in $(( $(date +%s) - start ))s: $build/qemu-system-x86_64"
+echo "$build" > "$D2D_CACHE/qemu/current"
