@@ -111,12 +111,15 @@ build_base() {
 build_overlay() {
 	local root
 	root=$(mktemp -d)
-	mkdir -p "$root/lib/modules/$KVER/extra" "$root/usr/local/bin" "$root/usr/lib"
-	find "$D2D_ROOT/kernel" -name '*.ko' -exec cp {} "$root/lib/modules/$KVER/extra/" \;
+	# /lib is a link to usr/lib in the base layer; a "lib" directory here
+	# would replace it when the kernel unpacks the layers.
+	mkdir -p "$root/usr/lib/modules/$KVER/extra" "$root/usr/local/bin"
+	find "$D2D_ROOT/kernel" -name '*.ko' -exec cp {} "$root/usr/lib/modules/$KVER/extra/" \;
 	if [ -d "$D2D_ROOT/userspace/build/bin" ]; then
 		cp -r "$D2D_ROOT/userspace/build/bin/." "$root/usr/local/bin/"
 	fi
-	cp -r "$D2D_ROOT/tests/guest" "$root/usr/local/lib-d2d-tests" 2>/dev/null || true
+	mkdir -p "$root/opt/d2d"
+	cp -r "$D2D_ROOT/tests/guest" "$root/opt/d2d/tests"
 	(cd "$root" && find . | LC_ALL=C sort | cpio -o -H newc --quiet) > "$IMG/overlay.cpio"
 	rm -rf "$root"
 }

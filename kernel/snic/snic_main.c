@@ -122,7 +122,7 @@ static struct pci_driver snic_pci_driver = {
 	.id_table = snic_pci_ids,
 	.probe = snic_probe,
 	.remove = snic_remove,
-	.driver.dev_groups = snic_dev_groups,
+	.dev_groups = snic_dev_groups,
 };
 module_pci_driver(snic_pci_driver);
 

@@ -1,0 +1,341 @@
+/*
+ * A small qtest client (see qtest.h).  The protocol is QEMU's: one command
+ * per line, answered by "OK [value]" or "FAIL"/"ERR"; asynchronous
+ * "IRQ ..." lines are skipped.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "qtest.h"
+
+#define QT_REPLY_TIMEOUT_MS 20000
+
+struct qt {
+	pid_t pid;
+	int fd;
+	bool dead;
+	char buf[65536 * 2 + 64];
+	size_t len;
+	char path[108];
+};
+
+static const char *qt_qemu(void)
+{
+	static char path[4096];
+	const char *env = getenv("D2D_QEMU");
+	const char *cache = getenv("D2D_CACHE");
+	char cur[4096];
+	FILE *f;
+
+	if (env)
+		return env;
+	if (!cache)
+		return "qemu-system-x86_64";
+	snprintf(cur, sizeof(cur), "%s/qemu/current", cache);
+	f = fopen(cur, "r");
+	if (!f || !fgets(path, sizeof(path) - 32, f)) {
+		if (f)
+			fclose(f);
+		return "qemu-system-x86_64";
+	}
+	fclose(f);
+	path[strcspn(path, "\n")] = 0;
+	strcat(path, "/qemu-system-x86_64");
+	return path;
+}
+
+struct qt *qt_start(const char *args)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct qt *qt = calloc(1, sizeof(*qt));
+	char cmd[8192];
+	const char *logdir = getenv("D2D_QT_LOGDIR");
+	int lfd, fd;
+	struct pollfd p;
+	static int seq;
+
+	snprintf(qt->path, sizeof(qt->path), "/tmp/d2d-qt-%d-%d.sock",
+		 getpid(), seq++);
+	unlink(qt->path);
+	strcpy(sa.sun_path, qt->path);
+	lfd = socket(AF_UNIX, SOCK_STREAM, 0);
+	if (lfd < 0 || bind(lfd, (void *)&sa, sizeof(sa)) || listen(lfd, 1)) {
+		perror("qtest socket");
+		exit(1);
+	}
+	snprintf(cmd, sizeof(cmd),
+		 "exec %s -machine q35 -accel qtest -qtest unix:%s "
+		 "-qtest-log /dev/null -display none -nodefaults -m 256M "
+		 "-L /usr/share/seabios -L /usr/share/qemu %s >>%s/qemu-%d.log 2>&1",
+		 qt_qemu(), qt->path, args, logdir ? logdir : "/tmp", getpid());
+	qt->pid = fork();
+	if (qt->pid == 0) {
+		close(lfd);
+		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+		_exit(127);
+	}
+	p.fd = lfd;
+	p.events = POLLIN;
+	if (poll(&p, 1, 30000) != 1) {
+		fprintf(stderr, "qtest: QEMU did not connect: %s\n", cmd);
+		qt->dead = true;
+		qt->fd = -1;
+		close(lfd);
+		return qt;
+	}
+	fd = accept(lfd, NULL, NULL);
+	close(lfd);
+	unlink(qt->path);
+	qt->fd = fd;
+	return qt;
+}
+
+void qt_quit(struct qt *qt)
+{
+	int status;
+
+	if (!qt)
+		return;
+	if (qt->fd >= 0)
+		close(qt->fd);
+	kill(qt->pid, SIGTERM);
+	waitpid(qt->pid, &status, 0);
+	free(qt);
+}
+
+/* Send one command, return the reply's value part ("" for plain OK). */
+static const char *qt_cmd(struct qt *qt, const char *fmt, ...)
+{
+	static char reply[sizeof(((struct qt *)0)->buf)];
+	char line[sizeof(reply)];
+	va_list ap;
+	int n;
+
+	if (qt->dead)
+		return NULL;
+	va_start(ap, fmt);
+	n = vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	if (write(qt->fd, line, n) != n) {
+		qt->dead = true;
+		return NULL;
+	}
+	for (;;) {
+		char *nl = memchr(qt->buf, '\n', qt->len);
+		struct pollfd p = { .fd = qt->fd, .events = POLLIN };
+		ssize_t r;
+
+		if (nl) {
+			size_t l = nl - qt->buf;
+
+			memcpy(reply, qt->buf, l);
+			reply[l] = 0;
+			memmove(qt->buf, nl + 1, qt->len - l - 1);
+			qt->len -= l + 1;
+			if (!strncmp(reply, "IRQ", 3))
+				continue;
+			if (!strncmp(reply, "OK", 2))
+				return reply[2] == ' ' ? reply + 3 : "";
+			fprintf(stderr, "qtest: '%.*s' -> '%s'\n", n - 1, line,
+				reply);
+			return NULL;
+		}
+		if (poll(&p, 1, QT_REPLY_TIMEOUT_MS) != 1) {
+			fprintf(stderr, "qtest: no reply to '%.*s'\n", n - 1, line);
+			qt->dead = true;
+			return NULL;
+		}
+		r = read(qt->fd, qt->buf + qt->len, sizeof(qt->buf) - qt->len - 1);
+		if (r <= 0) {
+			qt->dead = true;
+			return NULL;
+		}
+		qt->len += r;
+	}
+}
+
+bool qt_alive(struct qt *qt)
+{
+	return qt_cmd(qt, "readl 0x0\n") != NULL;
+}
+
+static uint64_t qt_val(const char *r)
+{
+	return r ? strtoull(r, NULL, 0) : ~0ull;
+}
+
+uint32_t qt_readl(struct qt *qt, uint64_t addr)
+{
+	return qt_val(qt_cmd(qt, "readl 0x%llx\n", (unsigned long long)addr));
+}
+
+uint64_t qt_readq(struct qt *qt, uint64_t addr)
+{
+	return qt_val(qt_cmd(qt, "readq 0x%llx\n", (unsigned long long)addr));
+}
+
+void qt_writel(struct qt *qt, uint64_t addr, uint32_t val)
+{
+	qt_cmd(qt, "writel 0x%llx 0x%x\n", (unsigned long long)addr, val);
+}
+
+void qt_outl(struct qt *qt, uint16_t port, uint32_t val)
+{
+	qt_cmd(qt, "outl 0x%x 0x%x\n", port, val);
+}
+
+uint32_t qt_inl(struct qt *qt, uint16_t port)
+{
+	return qt_val(qt_cmd(qt, "inl 0x%x\n", port));
+}
+
+void qt_clock_step(struct qt *qt, uint64_t ns)
+{
+	qt_cmd(qt, "clock_step %llu\n", (unsigned long long)ns);
+}
+
+void qt_memread(struct qt *qt, uint64_t addr, void *buf, size_t len)
+{
+	const char *r = qt_cmd(qt, "read 0x%llx 0x%zx\n",
+			       (unsigned long long)addr, len);
+	uint8_t *b = buf;
+	size_t i;
+
+	memset(buf, 0xff, len);
+	if (!r || strncmp(r, "0x", 2))
+		return;
+	r += 2;
+	for (i = 0; i < len && r[2 * i] && r[2 * i + 1]; i++) {
+		char hex[3] = { r[2 * i], r[2 * i + 1], 0 };
+
+		b[i] = strtoul(hex, NULL, 16);
+	}
+}
+
+void qt_memwrite(struct qt *qt, uint64_t addr, const void *buf, size_t len)
+{
+	char *hex = malloc(2 * len + 1);
+	const uint8_t *b = buf;
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		sprintf(hex + 2 * i, "%02x", b[i]);
+	hex[2 * len] = 0;
+	qt_cmd(qt, "write 0x%llx 0x%zx 0x%s\n", (unsigned long long)addr, len,
+	       hex);
+	free(hex);
+}
+
+void qt_memset(struct qt *qt, uint64_t addr, uint8_t val, size_t len)
+{
+	qt_cmd(qt, "memset 0x%llx 0x%zx 0x%02x\n", (unsigned long long)addr,
+	       len, val);
+}
+
+static uint32_t cfg_addr(int devfn, int off)
+{
+	return 0x80000000u | (devfn << 8) | (off & 0xfc);
+}
+
+uint32_t qt_pci_cfg_read(struct qt *qt, int devfn, int off, int size)
+{
+	uint32_t v;
+
+	qt_outl(qt, 0xcf8, cfg_addr(devfn, off));
+	v = qt_inl(qt, 0xcfc) >> ((off & 3) * 8);
+	return size == 4 ? v : v & ((1u << (size * 8)) - 1);
+}
+
+void qt_pci_cfg_write(struct qt *qt, int devfn, int off, int size,
+		      uint32_t val)
+{
+	uint32_t v, mask, shift = (off & 3) * 8;
+
+	if (size == 4) {
+		qt_outl(qt, 0xcf8, cfg_addr(devfn, off));
+		qt_outl(qt, 0xcfc, val);
+		return;
+	}
+	mask = ((1u << (size * 8)) - 1) << shift;
+	qt_outl(qt, 0xcf8, cfg_addr(devfn, off));
+	v = qt_inl(qt, 0xcfc);
+	v = (v & ~mask) | ((val << shift) & mask);
+	qt_outl(qt, 0xcf8, cfg_addr(devfn, off));
+	qt_outl(qt, 0xcfc, v);
+}
+
+int qt_pci_find(struct qt *qt, uint16_t vendor, uint16_t device, int nth)
+{
+	uint32_t want = ((uint32_t)device << 16) | vendor;
+	int devfn;
+
+	for (devfn = 0; devfn < 256; devfn += 8)
+		if (qt_pci_cfg_read(qt, devfn, 0, 4) == want && nth-- == 0)
+			return devfn;
+	return -1;
+}
+
+uint64_t qt_pci_map_bar(struct qt *qt, int devfn, int bar, uint64_t addr)
+{
+	int off = 0x10 + 4 * bar;
+	uint32_t orig = qt_pci_cfg_read(qt, devfn, off, 4);
+	bool is64 = (orig & 0x6) == 0x4;
+	uint64_t size;
+
+	qt_pci_cfg_write(qt, devfn, off, 4, 0xffffffff);
+	size = qt_pci_cfg_read(qt, devfn, off, 4) & ~0xfull;
+	if (is64) {
+		qt_pci_cfg_write(qt, devfn, off + 4, 4, 0xffffffff);
+		size |= (uint64_t)qt_pci_cfg_read(qt, devfn, off + 4, 4) << 32;
+	} else {
+		size |= 0xffffffff00000000ull;
+	}
+	size = ~size + 1;
+	qt_pci_cfg_write(qt, devfn, off, 4, (uint32_t)addr);
+	if (is64)
+		qt_pci_cfg_write(qt, devfn, off + 4, 4, addr >> 32);
+	return size;
+}
+
+void qt_pci_enable(struct qt *qt, int devfn)
+{
+	/* PCI_COMMAND: memory space + bus master */
+	qt_pci_cfg_write(qt, devfn, 0x04, 2, 0x0006);
+}
+
+int qt_pci_find_cap(struct qt *qt, int devfn, int id)
+{
+	int off = qt_pci_cfg_read(qt, devfn, 0x34, 1);
+	int guard = 48;
+
+	while (off && guard--) {
+		if ((int)qt_pci_cfg_read(qt, devfn, off, 1) == id)
+			return off;
+		off = qt_pci_cfg_read(qt, devfn, off + 1, 1);
+	}
+	return 0;
+}
+
+void qt_pci_msix_setup(struct qt *qt, int devfn, uint64_t table_addr, int vec,
+		       uint64_t msg_addr, uint32_t data)
+{
+	int cap = qt_pci_find_cap(qt, devfn, 0x11);
+	uint64_t e = table_addr + 16 * vec;
+
+	qt_writel(qt, e + 0, (uint32_t)msg_addr);
+	qt_writel(qt, e + 4, msg_addr >> 32);
+	qt_writel(qt, e + 8, data);
+	qt_writel(qt, e + 12, 0);	/* unmasked */
+	/* Message Control: MSI-X enable */
+	qt_pci_cfg_write(qt, devfn, cap + 2, 2, 0x8000);
+}

@@ -1,0 +1,50 @@
+/*
+ * A small qtest client: starts qemu-system-x86_64 with the qtest
+ * accelerator and drives it over the qtest text protocol (port I/O, MMIO,
+ * guest memory), with PCI configuration helpers on top.
+ */
+#ifndef D2D_QTEST_H
+#define D2D_QTEST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct qt;
+
+/* Start QEMU: q35, 256 MiB, qtest accelerator, plus @args (e.g. "-device snic"). */
+struct qt *qt_start(const char *args);
+void qt_quit(struct qt *qt);
+/* True if QEMU still answers. */
+bool qt_alive(struct qt *qt);
+
+uint32_t qt_readl(struct qt *qt, uint64_t addr);
+void qt_writel(struct qt *qt, uint64_t addr, uint32_t val);
+uint64_t qt_readq(struct qt *qt, uint64_t addr);
+void qt_memread(struct qt *qt, uint64_t addr, void *buf, size_t len);
+void qt_memwrite(struct qt *qt, uint64_t addr, const void *buf, size_t len);
+void qt_memset(struct qt *qt, uint64_t addr, uint8_t val, size_t len);
+void qt_outl(struct qt *qt, uint16_t port, uint32_t val);
+uint32_t qt_inl(struct qt *qt, uint16_t port);
+/* Advance the virtual clock by @ns (timers run only when told to). */
+void qt_clock_step(struct qt *qt, uint64_t ns);
+
+/* PCI on bus 0 through ports 0xcf8/0xcfc. */
+int qt_pci_find(struct qt *qt, uint16_t vendor, uint16_t device, int nth);
+uint32_t qt_pci_cfg_read(struct qt *qt, int devfn, int off, int size);
+void qt_pci_cfg_write(struct qt *qt, int devfn, int off, int size,
+		      uint32_t val);
+/* Program BAR @bar at @addr (64-bit BARs take two slots); returns size. */
+uint64_t qt_pci_map_bar(struct qt *qt, int devfn, int bar, uint64_t addr);
+/* Enable memory decoding and bus mastering. */
+void qt_pci_enable(struct qt *qt, int devfn);
+/* Offset of capability @id in config space, or 0. */
+int qt_pci_find_cap(struct qt *qt, int devfn, int id);
+/*
+ * Enable MSI-X with table in BAR @table_addr, vector @vec pointing at guest
+ * RAM @msg_addr with data @data: a delivered interrupt is a write there.
+ */
+void qt_pci_msix_setup(struct qt *qt, int devfn, uint64_t table_addr, int vec,
+		       uint64_t msg_addr, uint32_t data);
+
+#endif

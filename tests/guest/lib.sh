@@ -1,0 +1,42 @@
+# Guest test helpers, sourced by tests/guest/*.sh inside a guest
+# (/opt/d2d/tests/lib.sh).  Each check prints one PASS/FAIL/SKIP line.
+# T is the test group name; the script's exit status is 1 if anything failed.
+# With two guests each line names its guest (g1/, g2/).
+T=${D2D_TEST:-$(basename "$0" .sh)}
+[ "${D2D_GUESTS:-1}" = 2 ] && T="$T/g$D2D_GUEST"
+D2D_FAILED=0
+
+pass() { echo "PASS guest/$T/$1"; }
+fail() { echo "FAIL guest/$T/$1: $2"; D2D_FAILED=1; }
+skip() { echo "SKIP guest/$T/$1: $2"; }
+
+# check NAME CMD...: PASS if CMD succeeds, else FAIL with its last line.
+check() {
+	local name=$1 out
+	shift
+	if out=$("$@" 2>&1); then
+		pass "$name"
+	else
+		fail "$name" "$(echo "$out" | tail -1)"
+	fi
+}
+
+# The kernel log has no warning, oops, BUG or leak report.
+dmesg_clean() {
+	! dmesg | grep -E 'WARNING:|BUG:|Oops|Call Trace|kmemleak|leak|general protection'
+}
+
+finish() { exit $D2D_FAILED; }
+
+snic_devices() { ls -d /sys/bus/pci/drivers/snic/0000:* 2>/dev/null; }
+
+# Interface whose PCI driver is $1 (e.g. virtio_net: virtio's parent).
+netdev_by_driver() {
+	local d
+	for d in /sys/class/net/*; do
+		case "$(readlink -f "$d/device/driver")" in
+		*/"$1") basename "$d"; return 0 ;;
+		esac
+	done
+	return 1
+}
