@@ -13,6 +13,8 @@ HOST_PKGS=(
 	linux-headers-amd64 linux-source-6.1 kmod cpio xz-utils zstd
 	libibverbs-dev librdmacm-dev
 	clang-14 lld-14
+	# tools/intree-check.sh: a kernel tree needs these to prepare
+	flex bison bc libelf-dev libssl-dev
 )
 # Guest userland (copied into the initramfs) and firmware for -kernel boot.
 GUEST_PKGS=(

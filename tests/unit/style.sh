@@ -1,0 +1,40 @@
+#!/bin/bash
+# Style gates: kernel checkpatch, QEMU checkpatch on our device models, and
+# a W=1 kernel build with no warnings.  One line per check.
+cd "$(dirname "$0")/../.."
+. tools/lib.sh
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+if tools/checkpatch.sh > "$tmp/cp.out" 2>&1; then
+	echo "PASS unit/style/kernel_checkpatch"
+else
+	echo "FAIL unit/style/kernel_checkpatch: $(grep -m1 -E 'ERROR|WARNING|CHECK' "$tmp/cp.out")"
+fi
+
+qsrc="$(cat "$D2D_CACHE/qemu/current" 2>/dev/null)/../src"
+if [ -f "$qsrc/scripts/checkpatch.pl" ]; then
+	files=$(find qemu-devices -name '*.[ch]' | sort)
+	# shellcheck disable=SC2086
+	if perl "$qsrc/scripts/checkpatch.pl" --no-tree -q -f $files > "$tmp/qcp.out" 2>&1; then
+		echo "PASS unit/style/qemu_checkpatch"
+	else
+		echo "FAIL unit/style/qemu_checkpatch: $(grep -m1 -A2 -E '^(ERROR|WARNING)' "$tmp/qcp.out" | tr '\n' ' ')"
+	fi
+else
+	echo "SKIP unit/style/qemu_checkpatch: QEMU source not prepared (make qemu)"
+fi
+
+# Fresh out-of-tree copy so every file is compiled and every warning shows.
+KVER=$(d2d_kver)
+cp -r Kbuild Kconfig kernel "$tmp/"
+if make -C "/usr/src/linux-headers-$KVER" M="$tmp" CONFIG_D2D=m CONFIG_D2D_SNIC=m \
+	W=1 modules > "$tmp/build.out" 2>&1; then
+	if grep -q 'warning:' "$tmp/build.out"; then
+		echo "FAIL unit/style/kernel_w1: $(grep -m1 'warning:' "$tmp/build.out")"
+	else
+		echo "PASS unit/style/kernel_w1"
+	fi
+else
+	echo "FAIL unit/style/kernel_w1: build failed: $(grep -m1 'error' "$tmp/build.out")"
+fi
