@@ -18,6 +18,7 @@
 
 /* BAR numbers and sizes */
 #define SNIC_BAR_REGS		0
+#define SNIC_BAR_DB		2	/* doorbell pages */
 #define SNIC_BAR_MSIX		4
 #define SNIC_REGS_SIZE		0x1000
 #define SNIC_NUM_MSIX		32
@@ -75,10 +76,22 @@ enum snic_err {
 	SNIC_ERR_DMA		= 7,	/* DMA failed while running a command */
 	SNIC_ERR_BAD_REG	= 8,	/* undefined or read-only register */
 	SNIC_ERR_MSIX		= 9,	/* MSI-X vector out of range */
+	SNIC_ERR_DB_PAGE	= 10,	/* doorbell on a page the queue is not on */
+	SNIC_ERR_DB_QUEUE	= 11,	/* doorbell for a queue that does not exist */
+	SNIC_ERR_CQ_OVERFLOW	= 12,	/* completion with the CQ full */
+	SNIC_ERR_QUEUE_DMA	= 13,	/* a data queue's ring or record failed DMA */
 };
 
 /* Capabilities */
 #define SNIC_CAP_ADMINQ		(1ull << 0)
+#define SNIC_CAP_ETH		(1ull << 1)	/* data queues, Ethernet port */
+#define SNIC_CAP_CSUM		(1ull << 2)	/* TX/RX IPv4 TCP/UDP checksum */
+#define SNIC_CAP_TSO		(1ull << 3)
+#define SNIC_CAP_RSS		(1ull << 4)	/* Toeplitz, IPv4 + L4 ports */
+#define SNIC_CAP_STEER		(1ull << 5)	/* steering rules */
+#define SNIC_CAP_VXLAN		(1ull << 6)	/* VXLAN decap action */
+#define SNIC_CAP_RATE		(1ull << 7)	/* per-SQ rate limiter */
+#define SNIC_CAP_STRIDING_RQ	(1ull << 8)	/* multi-packet receive queues */
 
 /* Admin queue geometry */
 #define SNIC_AQ_ALIGN		64
@@ -89,6 +102,23 @@ enum snic_err {
 enum snic_aq_opcode {
 	SNIC_AQ_NOP		= 0x00,
 	SNIC_AQ_IDENTIFY	= 0x01,
+	SNIC_AQ_CREATE_EQ	= 0x10,	/* result: eqn */
+	SNIC_AQ_DESTROY_EQ	= 0x11,
+	SNIC_AQ_CREATE_CQ	= 0x12,	/* result: cqn */
+	SNIC_AQ_DESTROY_CQ	= 0x13,
+	SNIC_AQ_CREATE_SQ	= 0x14,	/* result: sqn */
+	SNIC_AQ_DESTROY_SQ	= 0x15,
+	SNIC_AQ_MODIFY_SQ	= 0x16,	/* rate limit */
+	SNIC_AQ_CREATE_RQ	= 0x17,	/* result: rqn */
+	SNIC_AQ_DESTROY_RQ	= 0x18,
+	SNIC_AQ_CREATE_RSS	= 0x19,	/* result: rss group id */
+	SNIC_AQ_MODIFY_RSS	= 0x1a,
+	SNIC_AQ_DESTROY_RSS	= 0x1b,
+	SNIC_AQ_ADD_RULE	= 0x1c,	/* result: rule id */
+	SNIC_AQ_DEL_RULE	= 0x1d,
+	SNIC_AQ_SET_PORT	= 0x1e,
+	SNIC_AQ_QUERY_PORT	= 0x1f,
+	SNIC_AQ_QUERY_STATS	= 0x20,
 };
 
 /* Admin completion status */
@@ -108,6 +138,99 @@ struct snic_aq_identify {
 	__le32 rsvd;
 };
 
+/*
+ * Data queues.  Every ring base and doorbell record is a 64-bit bus
+ * address reached only by DMA: host RAM or a peer device's BAR.
+ * Ring sizes are 2^log_size entries; queue numbers (eqn, cqn, sqn, rqn)
+ * are small integers allocated by the device.  db_page is the BAR2
+ * doorbell page the queue answers to; a doorbell for it written to any
+ * other page is refused (so a page can be given to one user process).
+ */
+#define SNIC_MAX_EQS		64
+#define SNIC_MAX_CQS		1024
+#define SNIC_MAX_SQS		1024
+#define SNIC_MAX_RQS		1024
+#define SNIC_MAX_RSS		64
+#define SNIC_MAX_RULES		512
+#define SNIC_DB_PAGES		256
+#define SNIC_DB_PAGE_SIZE	4096
+#define SNIC_MIN_LOG_SIZE	1
+#define SNIC_MAX_LOG_SIZE	15
+#define SNIC_RING_ALIGN		64
+#define SNIC_EQN_NONE		0xffff	/* CQ without events: polled */
+#define SNIC_MAX_MTU		9000
+#define SNIC_MIN_MTU		68
+
+struct snic_aq_create_eq {
+	__le64 ring_addr;	/* 16-byte EQEs */
+	__u8 log_size;
+	__u8 rsvd0;
+	__le16 msix;		/* vector */
+	__le16 mod_usecs;	/* interrupt moderation: delay after 1st event */
+	__le16 mod_count;	/* ... or this many events, whichever first */
+	__le16 db_page;
+};
+
+struct snic_aq_create_cq {
+	__le64 ring_addr;	/* 64-byte CQEs */
+	__le64 dbr_addr;	/* doorbell record: le32 consumer counter */
+	__u8 log_size;
+	__u8 rsvd0;
+	__le16 eqn;		/* SNIC_EQN_NONE: never raises events */
+	__le16 db_page;
+};
+
+#define SNIC_SQ_F_RAW_ETH	(1u << 0)	/* Ethernet send queue */
+
+struct snic_aq_create_sq {
+	__le64 ring_addr;	/* 64-byte WQE basic blocks */
+	__le64 dbr_addr;	/* le32 producer counter, in basic blocks */
+	__u8 log_size;		/* basic blocks */
+	__u8 flags;		/* SNIC_SQ_F_* */
+	__le16 cqn;
+	__le16 db_page;
+};
+
+struct snic_aq_modify_sq {
+	__le32 sqn;
+	__le32 rsvd;
+	__le64 rate_bps;	/* token bucket rate, bits/s; 0 = unlimited */
+	__le32 burst_bytes;	/* bucket depth; 0 = one MTU-sized frame */
+};
+
+enum snic_rq_type {
+	SNIC_RQ_PLAIN		= 0,	/* one packet per descriptor */
+	SNIC_RQ_STRIDING	= 1,	/* several packets per descriptor */
+};
+
+struct snic_aq_create_rq {
+	__le64 ring_addr;	/* 16-byte receive descriptors */
+	__le64 dbr_addr;	/* le32 producer counter, in descriptors */
+	__u8 log_size;
+	__u8 type;		/* enum snic_rq_type */
+	__le16 cqn;
+	__le16 db_page;
+	__u8 log_stride_size;	/* striding: stride bytes = 2^n, 6..13 */
+	__u8 log_num_strides;	/* striding: strides per descriptor, 1..16 */
+};
+
+/* Destroy commands and MODIFY_RSS/DESTROY_RSS/DEL_RULE name one object. */
+struct snic_aq_obj {
+	__le32 id;
+};
+
+/*
+ * Commands whose input does not fit 56 bytes (CREATE_RSS, MODIFY_RSS,
+ * ADD_RULE, SET_PORT) and output commands (QUERY_PORT, QUERY_STATS) point
+ * at a buffer in host memory.
+ */
+struct snic_aq_buf {
+	__le64 addr;
+	__le32 len;
+	__le32 id;		/* object id where the opcode needs one */
+	__le32 kind;		/* QUERY_STATS: enum snic_stats_kind */
+};
+
 /* 64-byte admin command */
 struct snic_aq_cmd {
 	__u8 opcode;		/* enum snic_aq_opcode */
@@ -116,6 +239,13 @@ struct snic_aq_cmd {
 	__le32 rsvd;
 	union {
 		struct snic_aq_identify identify;
+		struct snic_aq_create_eq create_eq;
+		struct snic_aq_create_cq create_cq;
+		struct snic_aq_create_sq create_sq;
+		struct snic_aq_modify_sq modify_sq;
+		struct snic_aq_create_rq create_rq;
+		struct snic_aq_obj obj;
+		struct snic_aq_buf buf;
 		__u8 raw[56];
 	};
 };
@@ -143,7 +273,309 @@ struct snic_identify_data {
 	__le32 num_msix;
 	__le32 aq_max_depth;
 	char serial[16];	/* NUL terminated */
-	__u8 rsvd[176];
+	__le16 max_eqs;
+	__le16 max_cqs;
+	__le16 max_sqs;
+	__le16 max_rqs;
+	__le16 max_rss;
+	__le16 max_rules;
+	__le16 db_pages;
+	__le16 rss_table_size;	/* SNIC_RSS_TABLE_SIZE */
+	__u8 rsvd[160];
+};
+
+/* ---- Doorbell pages (BAR2) ---- */
+
+/*
+ * 32-bit writes: bits 31:16 the queue number, bits 15:0 a 16-bit wrapping
+ * counter (SQ/RQ: producer; CQ/EQ: consumer).  An SQ doorbell makes the
+ * device fetch and run WQEs up to the producer counter; the RQ doorbell is
+ * optional (the device re-reads the RQ's doorbell record when it runs out
+ * of descriptors).  The *_ARM offsets also request one event (CQ: an EQE
+ * for the next completion; EQ: an MSI-X message for the next EQE).
+ */
+#define SNIC_DB_SQ		0x00
+#define SNIC_DB_RQ		0x04
+#define SNIC_DB_CQ		0x08
+#define SNIC_DB_CQ_ARM		0x0c
+#define SNIC_DB_EQ		0x10
+#define SNIC_DB_EQ_ARM		0x14
+#define SNIC_DB_VAL(qn, ctr)	(((__u32)(qn) << 16) | ((ctr) & 0xffff))
+
+/* ---- Send queue WQE: 1 to 4 basic blocks of 64 bytes ---- */
+
+#define SNIC_WQEBB_SIZE		64
+#define SNIC_WQE_MAX_BBS	4
+#define SNIC_WQE_MAX_DS		(SNIC_WQE_MAX_BBS * SNIC_WQEBB_SIZE / 16)
+
+enum snic_wqe_opcode {
+	SNIC_WQE_NOP		= 0x00,
+	SNIC_WQE_ETH_SEND	= 0x01,	/* one frame */
+	SNIC_WQE_ETH_TSO	= 0x02,	/* TCP segmentation by eth.mss */
+};
+
+#define SNIC_WQE_F_SIGNAL	(1u << 0)	/* write a CQE when done */
+
+/* 16 bytes, first in every WQE */
+struct snic_wqe_ctrl {
+	__u8 opcode;		/* enum snic_wqe_opcode */
+	__u8 flags;		/* SNIC_WQE_F_* */
+	__le16 wqe_idx;		/* producer counter of this WQE's first BB */
+	__u8 ds_cnt;		/* 16-byte segments in the WQE, ctrl included */
+	__u8 rsvd[11];
+};
+
+#define SNIC_ETH_CS_L3		(1u << 0)	/* fill the IPv4 header checksum */
+#define SNIC_ETH_CS_L4		(1u << 1)	/* fill the TCP/UDP checksum */
+
+/*
+ * 16 bytes after ctrl in Ethernet WQEs.  The first inline_hdr_sz bytes of
+ * the frame follow inline: 10 here, the rest in the next 16-byte segments
+ * (padded to 16).  Data segments come after.
+ */
+struct snic_wqe_eth {
+	__u8 cs_flags;		/* SNIC_ETH_CS_* */
+	__u8 rsvd;
+	__le16 mss;		/* TSO: TCP payload bytes per segment */
+	__le16 inline_hdr_sz;	/* 0..SNIC_MAX_INLINE */
+	__u8 inline_hdr[10];
+};
+
+#define SNIC_MAX_INLINE		202	/* 10 + 12 segments of 16 */
+
+/* 16 bytes: gather from a bus address */
+struct snic_wqe_data {
+	__le32 byte_count;	/* 1..65536 */
+	__le32 lkey;		/* 0: addr is a bus address */
+	__le64 addr;
+};
+
+/* ---- Receive descriptor, 16 bytes ---- */
+
+struct snic_rx_desc {
+	__le32 byte_count;	/* buffer bytes (striding: whole buffer) */
+	__le32 lkey;		/* 0 */
+	__le64 addr;
+};
+
+/* ---- Completion queue entry, 64 bytes ---- */
+
+enum snic_cqe_opcode {
+	SNIC_CQE_TX		= 0x01,
+	SNIC_CQE_RX		= 0x02,
+	SNIC_CQE_TX_ERR		= 0x0d,
+	SNIC_CQE_RX_ERR		= 0x0e,
+};
+
+/* CQE flags (RX) */
+#define SNIC_CQE_F_L3_OK	(1u << 0)	/* IPv4 header checksum good */
+#define SNIC_CQE_F_L4_OK	(1u << 1)	/* TCP/UDP checksum good */
+#define SNIC_CQE_F_IPV4		(1u << 2)
+#define SNIC_CQE_F_TCP		(1u << 3)
+#define SNIC_CQE_F_UDP		(1u << 4)
+#define SNIC_CQE_F_TAG		(1u << 5)	/* flow_tag valid */
+#define SNIC_CQE_F_HASH		(1u << 6)	/* rss_hash valid */
+#define SNIC_CQE_F_DECAP	(1u << 7)	/* VXLAN outer headers removed */
+#define SNIC_CQE_F_L3_BAD	(1u << 8)	/* IPv4 header checksum wrong */
+#define SNIC_CQE_F_L4_BAD	(1u << 9)	/* TCP/UDP checksum wrong */
+#define SNIC_CQE_F_MPW_LAST	(1u << 10)	/* striding: descriptor retired */
+
+/* Error syndromes (TX_ERR / RX_ERR) */
+enum snic_cqe_syndrome {
+	SNIC_SYND_OK		= 0,
+	SNIC_SYND_BAD_OPCODE	= 1,
+	SNIC_SYND_BAD_DS	= 2,	/* ds_cnt 0, too big, or too few for opcode */
+	SNIC_SYND_BAD_LEN	= 3,	/* zero, oversized or inconsistent length */
+	SNIC_SYND_DMA		= 4,	/* a data segment or buffer failed DMA */
+	SNIC_SYND_BAD_LKEY	= 5,
+	SNIC_SYND_BAD_MSS	= 6,
+	SNIC_SYND_RATE		= 7,	/* rate limiter refused (never for Ethernet) */
+};
+
+#define SNIC_CQE_OWNER		(1u << 0)	/* in op_own: phase, 1 on first pass */
+
+struct snic_cqe {
+	__le32 byte_cnt;	/* RX: frame bytes; TX: bytes put on the wire */
+	__le32 rss_hash;
+	__le32 flow_tag;
+	__le16 wqe_counter;	/* TX: wqe_idx; RX: descriptor counter */
+	__le16 qn;		/* sqn or rqn */
+	__le16 flags;		/* SNIC_CQE_F_* */
+	__le16 stride_idx;	/* striding: first stride of this frame */
+	__le16 num_strides;	/* striding: strides it used */
+	__le16 segs;		/* TX TSO: frames sent */
+	__u8 opcode;		/* enum snic_cqe_opcode */
+	__u8 syndrome;		/* enum snic_cqe_syndrome */
+	__u8 l4_proto;
+	__u8 rsvd0[5];
+	__le64 timestamp;	/* ns, QEMU virtual clock */
+	__u8 rsvd1[23];
+	__u8 op_own;		/* SNIC_CQE_OWNER */
+};
+
+/* ---- Event queue entry, 16 bytes ---- */
+
+enum snic_eqe_type {
+	SNIC_EQE_COMPLETION	= 0x01,	/* obj: cqn */
+	SNIC_EQE_CQ_ERROR	= 0x02,	/* obj: cqn, data: enum snic_err */
+	SNIC_EQE_SQ_ERROR	= 0x03,	/* obj: sqn */
+	SNIC_EQE_RQ_ERROR	= 0x04,	/* obj: rqn */
+	SNIC_EQE_LINK		= 0x05,	/* data: 1 up, 0 down */
+};
+
+#define SNIC_EQE_OWNER		(1u << 0)
+
+struct snic_eqe {
+	__u8 type;		/* enum snic_eqe_type */
+	__u8 rsvd0[3];
+	__le32 obj;
+	__le32 data;
+	__u8 rsvd1[3];
+	__u8 owner;		/* SNIC_EQE_OWNER */
+};
+
+/* ---- RSS groups ---- */
+
+#define SNIC_RSS_KEY_SIZE	40
+#define SNIC_RSS_TABLE_SIZE	128
+
+#define SNIC_RSS_HASH_IPV4	(1u << 0)	/* src/dst IPv4 */
+#define SNIC_RSS_HASH_L4	(1u << 1)	/* + TCP/UDP ports */
+
+/* CREATE_RSS / MODIFY_RSS input buffer */
+struct snic_rss_cfg {
+	__u8 key[SNIC_RSS_KEY_SIZE];	/* Toeplitz key */
+	__le32 hash_fields;		/* SNIC_RSS_HASH_* */
+	__le32 table_size;		/* power of 2, 1..SNIC_RSS_TABLE_SIZE */
+	__le32 rqn[SNIC_RSS_TABLE_SIZE];	/* indirection table */
+};
+
+/* ---- Steering rules ---- */
+
+/* Fields a rule compares (exact match, IPv4 under mask) */
+#define SNIC_MATCH_DMAC		(1u << 0)
+#define SNIC_MATCH_ETHERTYPE	(1u << 1)
+#define SNIC_MATCH_IP_PROTO	(1u << 2)
+#define SNIC_MATCH_SRC_IP	(1u << 3)
+#define SNIC_MATCH_DST_IP	(1u << 4)
+#define SNIC_MATCH_SRC_PORT	(1u << 5)
+#define SNIC_MATCH_DST_PORT	(1u << 6)
+#define SNIC_MATCH_VNI		(1u << 7)	/* VXLAN (outer UDP 4789) VNI */
+
+enum snic_rule_dest {
+	SNIC_DEST_RQ		= 0,	/* dest_id: rqn */
+	SNIC_DEST_RSS		= 1,	/* dest_id: rss group */
+	SNIC_DEST_DROP		= 2,
+};
+
+#define SNIC_ACT_COUNT		(1u << 0)	/* count packets/bytes */
+#define SNIC_ACT_DECAP		(1u << 1)	/* strip VXLAN outer headers */
+#define SNIC_ACT_TAG		(1u << 2)	/* report flow_tag in the CQE */
+
+#define SNIC_VXLAN_PORT		4789
+
+/* ADD_RULE input buffer, 64 bytes.  Lower priority value matches first. */
+struct snic_steer_rule {
+	__le32 match;		/* SNIC_MATCH_* */
+	__le16 priority;
+	__u8 dest;		/* enum snic_rule_dest */
+	__u8 actions;		/* SNIC_ACT_* */
+	__le32 dest_id;
+	__le32 flow_tag;
+	__u8 dmac[6];
+	__be16 ethertype;
+	__be32 src_ip;
+	__be32 src_ip_mask;
+	__be32 dst_ip;
+	__be32 dst_ip_mask;
+	__be16 src_port;
+	__be16 dst_port;
+	__u8 ip_proto;
+	__u8 rsvd0[3];
+	__le32 vni;
+	__u8 rsvd1[12];
+};
+
+/* ---- Port ---- */
+
+#define SNIC_PORT_F_PROMISC	(1u << 0)
+#define SNIC_PORT_F_ALLMULTI	(1u << 1)
+#define SNIC_PORT_F_UP		(1u << 2)	/* administratively up */
+#define SNIC_MAX_MACS		32
+
+/* SET_PORT input buffer */
+struct snic_port_cfg {
+	__le32 flags;		/* SNIC_PORT_F_* */
+	__le16 mtu;		/* SNIC_MIN_MTU..SNIC_MAX_MTU, L3 bytes */
+	__le16 num_macs;	/* unicast + multicast addresses accepted */
+	__le16 async_eqn;	/* EQ for link events, SNIC_EQN_NONE: none */
+	__u8 rsvd[6];
+	__u8 macs[SNIC_MAX_MACS][8];	/* 6 bytes each, padded */
+};
+
+/* QUERY_PORT output buffer */
+struct snic_port_info {
+	__le32 flags;		/* as configured */
+	__le32 link_up;		/* carrier: the QEMU netdev's link */
+	__le32 speed_mbps;
+	__le16 mtu;
+	__u8 mac[6];
+};
+
+/* ---- Statistics (QUERY_STATS) ---- */
+
+enum snic_stats_kind {
+	SNIC_STATS_PORT		= 0,	/* struct snic_port_stats */
+	SNIC_STATS_PCIE		= 1,	/* struct snic_pcie_stats, device */
+	SNIC_STATS_SQ		= 2,	/* struct snic_queue_stats, id = sqn */
+	SNIC_STATS_RQ		= 3,	/* struct snic_queue_stats, id = rqn */
+	SNIC_STATS_RULE		= 4,	/* struct snic_rule_stats, id = rule */
+};
+
+struct snic_pcie_stats {
+	__le64 dma_reads, dma_read_bytes;
+	__le64 dma_writes, dma_write_bytes;
+	__le64 mmio_reads, mmio_read_bytes;
+	__le64 mmio_writes, mmio_write_bytes;
+	__le64 msix;
+	__le64 tlps, tlp_bytes;
+	__le64 dma_errors;
+};
+
+struct snic_port_stats {
+	__le64 rx_packets, rx_bytes;
+	__le64 tx_packets, tx_bytes;
+	__le64 rx_runt;			/* shorter than 14 bytes */
+	__le64 rx_oversize;		/* longer than MTU + 18 */
+	__le64 rx_filtered;		/* MAC filter */
+	__le64 rx_no_dest;		/* no rule and no default */
+	__le64 rx_rule_drop;		/* dropped by a rule */
+	__le64 rx_no_buffer;		/* destination RQ empty */
+	__le64 rx_bad_l3;		/* bad IPv4 header or checksum */
+	__le64 rx_bad_l4;		/* bad TCP/UDP checksum */
+	__le64 rx_csum_ok;		/* frames with checksums verified */
+	__le64 rx_decap;		/* VXLAN decapsulated */
+	__le64 rx_link_down;		/* arrived while the link was down */
+	__le64 tx_csum;			/* frames checksummed by the device */
+	__le64 tx_tso_frames;		/* TSO WQEs */
+	__le64 tx_tso_segs;		/* frames TSO produced */
+	__le64 tx_errors;		/* error CQEs */
+	__le64 tx_link_down;		/* dropped, link down */
+	__le64 tx_rate_delays;		/* times the rate limiter paused an SQ */
+	__le64 eq_events, eq_irqs;	/* EQEs written, MSI-X sent for EQs */
+	__le64 cq_overflows;
+};
+
+struct snic_queue_stats {
+	__le64 packets, bytes;
+	__le64 errors;			/* error CQEs */
+	__le64 drops;			/* RQ: no buffer */
+	__le64 doorbells;
+	struct snic_pcie_stats pcie;	/* traffic on behalf of this queue */
+};
+
+struct snic_rule_stats {
+	__le64 packets, bytes;
 };
 
 #endif /* _UAPI_D2D_SNIC_IF_H */
