@@ -10,29 +10,56 @@
 #include "qom/object.h"
 #include "d2d-pcie.h"
 
+static void d2d_dma_account(D2DPcieCounters *c, D2DPcieCounters *q,
+                            MemTxResult r, D2DPcieOp op, dma_addr_t addr,
+                            dma_addr_t len)
+{
+    if (r != MEMTX_OK) {
+        c->dma_errors++;
+        if (q) {
+            q->dma_errors++;
+        }
+        return;
+    }
+    d2d_pcie_account(c, op, addr, len);
+    if (q) {
+        d2d_pcie_account(q, op, addr, len);
+    }
+}
+
 MemTxResult d2d_dma_read(PCIDevice *pdev, D2DPcieCounters *c,
-                         dma_addr_t addr, void *buf, dma_addr_t len)
+                         D2DPcieCounters *q, dma_addr_t addr, void *buf,
+                         dma_addr_t len)
 {
     MemTxResult r = pci_dma_read(pdev, addr, buf, len);
 
-    if (r != MEMTX_OK) {
-        c->dma_errors++;
-        return r;
-    }
-    d2d_pcie_account(c, D2D_PCIE_DMA_READ, addr, len);
+    d2d_dma_account(c, q, r, D2D_PCIE_DMA_READ, addr, len);
     return r;
 }
 
 MemTxResult d2d_dma_write(PCIDevice *pdev, D2DPcieCounters *c,
-                          dma_addr_t addr, const void *buf, dma_addr_t len)
+                          D2DPcieCounters *q, dma_addr_t addr,
+                          const void *buf, dma_addr_t len)
 {
     MemTxResult r = pci_dma_write(pdev, addr, buf, len);
 
-    if (r != MEMTX_OK) {
-        c->dma_errors++;
-        return r;
+    d2d_dma_account(c, q, r, D2D_PCIE_DMA_WRITE, addr, len);
+    return r;
+}
+
+MemTxResult d2d_dma_write_entry(PCIDevice *pdev, D2DPcieCounters *c,
+                                D2DPcieCounters *q, dma_addr_t addr,
+                                const void *buf, dma_addr_t len)
+{
+    MemTxResult r = pci_dma_write(pdev, addr, buf, len - 1);
+
+    if (r == MEMTX_OK) {
+        /* The entry's body must be visible before its owner byte. */
+        smp_wmb();
+        r = pci_dma_write(pdev, addr + len - 1, (const uint8_t *)buf + len - 1,
+                          1);
     }
-    d2d_pcie_account(c, D2D_PCIE_DMA_WRITE, addr, len);
+    d2d_dma_account(c, q, r, D2D_PCIE_DMA_WRITE, addr, len);
     return r;
 }
 
@@ -50,6 +77,19 @@ void d2d_mmio_account(D2DPcieCounters *c, bool write, hwaddr addr,
 {
     d2d_pcie_account(c, write ? D2D_PCIE_MMIO_WRITE : D2D_PCIE_MMIO_READ,
                      addr, size);
+}
+
+void d2d_pcie_counters_format(GString *out, const D2DPcieCounters *c)
+{
+    g_string_append_printf(out,
+        "dma_reads=%" PRIu64 " dma_read_bytes=%" PRIu64
+        " dma_writes=%" PRIu64 " dma_write_bytes=%" PRIu64
+        " mmio_reads=%" PRIu64 " mmio_writes=%" PRIu64
+        " msix=%" PRIu64 " tlps=%" PRIu64 " tlp_bytes=%" PRIu64
+        " dma_errors=%" PRIu64,
+        c->dma_reads, c->dma_read_bytes, c->dma_writes, c->dma_write_bytes,
+        c->mmio_reads, c->mmio_writes, c->msix, c->tlps, c->tlp_bytes,
+        c->dma_errors);
 }
 
 static void d2d_get_u64(Object *obj, Visitor *v, const char *name,

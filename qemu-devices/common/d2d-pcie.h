@@ -12,13 +12,29 @@
 #include "hw/pci/pci.h"
 #include "pcie-tlp.h"
 
+/*
+ * @c: the device's counters; @q: optional counters of the queue on whose
+ * behalf the access is made (NULL if none).
+ */
 MemTxResult d2d_dma_read(PCIDevice *pdev, D2DPcieCounters *c,
-                         dma_addr_t addr, void *buf, dma_addr_t len);
+                         D2DPcieCounters *q, dma_addr_t addr, void *buf,
+                         dma_addr_t len);
 MemTxResult d2d_dma_write(PCIDevice *pdev, D2DPcieCounters *c,
-                          dma_addr_t addr, const void *buf, dma_addr_t len);
+                          D2DPcieCounters *q, dma_addr_t addr,
+                          const void *buf, dma_addr_t len);
+/*
+ * A DMA write whose last byte carries a valid/owner bit: the bytes before
+ * it are visible first, so a CPU polling that bit never sees a torn entry.
+ * Accounted as one write.
+ */
+MemTxResult d2d_dma_write_entry(PCIDevice *pdev, D2DPcieCounters *c,
+                                D2DPcieCounters *q, dma_addr_t addr,
+                                const void *buf, dma_addr_t len);
 void d2d_msix_notify(PCIDevice *pdev, D2DPcieCounters *c, unsigned vector);
 void d2d_mmio_account(D2DPcieCounters *c, bool write, hwaddr addr,
                       unsigned size);
+/* Formats counters as "name=value ..." for text dumps. */
+void d2d_pcie_counters_format(GString *out, const D2DPcieCounters *c);
 
 /* Adds the counters as read-only QOM properties "pcie-<name>". */
 void d2d_pcie_counters_add_props(Object *obj, D2DPcieCounters *c);

@@ -14,8 +14,8 @@
 /* A PCIe Gen3 link as configured on the modelled platform. */
 #define D2D_PCIE_MPS            256 /* max payload size */
 #define D2D_PCIE_MRRS           512 /* max read request size */
-#define D2D_PCIE_REQ_HDR        24  /* request / write TLP overhead on the wire */
-#define D2D_PCIE_CPL_HDR        20  /* completion TLP overhead on the wire */
+#define D2D_PCIE_REQ_HDR        24  /* request / write TLP overhead */
+#define D2D_PCIE_CPL_HDR        20  /* completion TLP overhead */
 
 typedef enum D2DPcieOp {
     D2D_PCIE_DMA_READ,      /* device reads memory (host RAM or a peer BAR) */

@@ -10,11 +10,13 @@
 #include "hw/pci/msix.h"
 #include "snic.h"
 
-static bool snic_aq_probe(SnicState *s, uint64_t base)
+/* Does @addr answer a DMA read?  Used to validate ring bases. */
+bool snic_dma_probe(SnicState *s, uint64_t addr)
 {
     uint8_t byte;
 
-    return d2d_dma_read(&s->parent_obj, &s->pcie, base, &byte, 1) == MEMTX_OK;
+    return d2d_dma_read(&s->parent_obj, &s->pcie, NULL, addr, &byte, 1) ==
+           MEMTX_OK;
 }
 
 void snic_aq_enable(SnicState *s)
@@ -38,7 +40,7 @@ void snic_aq_enable(SnicState *s)
         snic_raise_error(s, SNIC_ERR_MSIX, "admin MSI-X vector out of range");
         return;
     }
-    if (!snic_aq_probe(s, aq->sq_base) || !snic_aq_probe(s, aq->cq_base)) {
+    if (!snic_dma_probe(s, aq->sq_base) || !snic_dma_probe(s, aq->cq_base)) {
         s->stats.dma_errs++;
         snic_raise_error(s, SNIC_ERR_AQ_UNMAPPED, "admin ring not mapped");
         return;
@@ -105,14 +107,22 @@ static uint16_t snic_cmd_identify(SnicState *s, const struct snic_aq_cmd *cmd)
     id.magic = cpu_to_le32(SNIC_ID_MAGIC);
     id.version = cpu_to_le32(SNIC_VERSION);
     pstrcpy(id.fw_version, sizeof(id.fw_version), SNIC_FW_VERSION);
-    id.caps = cpu_to_le64(SNIC_CAP_ADMINQ);
+    id.caps = cpu_to_le64(SNIC_CAPS);
     memcpy(id.mac, s->conf.macaddr.a, sizeof(id.mac));
     id.max_mtu = cpu_to_le16(9000);
     id.num_msix = cpu_to_le32(SNIC_NUM_MSIX);
     id.aq_max_depth = cpu_to_le32(SNIC_AQ_MAX_DEPTH);
     pstrcpy(id.serial, sizeof(id.serial), s->serial ? s->serial : "");
+    id.max_eqs = cpu_to_le16(SNIC_MAX_EQS);
+    id.max_cqs = cpu_to_le16(SNIC_MAX_CQS);
+    id.max_sqs = cpu_to_le16(SNIC_MAX_SQS);
+    id.max_rqs = cpu_to_le16(SNIC_MAX_RQS);
+    id.max_rss = cpu_to_le16(SNIC_MAX_RSS);
+    id.max_rules = cpu_to_le16(SNIC_MAX_RULES);
+    id.db_pages = cpu_to_le16(SNIC_DB_PAGES);
+    id.rss_table_size = cpu_to_le16(SNIC_RSS_TABLE_SIZE);
 
-    if (d2d_dma_write(&s->parent_obj, &s->pcie, addr, &id,
+    if (d2d_dma_write(&s->parent_obj, &s->pcie, NULL, addr, &id,
                       MIN(len, sizeof(id))) != MEMTX_OK) {
         s->stats.dma_errs++;
         return SNIC_AQ_EDMA;
@@ -129,6 +139,35 @@ static uint16_t snic_aq_execute(SnicState *s, const struct snic_aq_cmd *cmd,
         return SNIC_AQ_OK;
     case SNIC_AQ_IDENTIFY:
         return snic_cmd_identify(s, cmd);
+    case SNIC_AQ_CREATE_EQ:
+        return snic_cmd_create_eq(s, cmd, result);
+    case SNIC_AQ_CREATE_CQ:
+        return snic_cmd_create_cq(s, cmd, result);
+    case SNIC_AQ_CREATE_SQ:
+        return snic_cmd_create_sq(s, cmd, result);
+    case SNIC_AQ_MODIFY_SQ:
+        return snic_cmd_modify_sq(s, cmd);
+    case SNIC_AQ_CREATE_RQ:
+        return snic_cmd_create_rq(s, cmd, result);
+    case SNIC_AQ_DESTROY_EQ:
+    case SNIC_AQ_DESTROY_CQ:
+    case SNIC_AQ_DESTROY_SQ:
+    case SNIC_AQ_DESTROY_RQ:
+        return snic_cmd_destroy(s, cmd);
+    case SNIC_AQ_CREATE_RSS:
+    case SNIC_AQ_MODIFY_RSS:
+    case SNIC_AQ_DESTROY_RSS:
+        return snic_cmd_rss(s, cmd, result);
+    case SNIC_AQ_ADD_RULE:
+        return snic_cmd_add_rule(s, cmd, result);
+    case SNIC_AQ_DEL_RULE:
+        return snic_cmd_del_rule(s, cmd);
+    case SNIC_AQ_SET_PORT:
+        return snic_cmd_set_port(s, cmd);
+    case SNIC_AQ_QUERY_PORT:
+        return snic_cmd_query_port(s, cmd);
+    case SNIC_AQ_QUERY_STATS:
+        return snic_cmd_query_stats(s, cmd);
     default:
         qemu_log_mask(LOG_GUEST_ERROR, "snic: unknown admin opcode 0x%x\n",
                       cmd->opcode);
@@ -155,7 +194,7 @@ void snic_aq_bh(void *opaque)
         uint64_t result;
         uint16_t status;
 
-        if (d2d_dma_read(&s->parent_obj, &s->pcie,
+        if (d2d_dma_read(&s->parent_obj, &s->pcie, NULL,
                          aq->sq_base + (uint64_t)aq->sq_head * sizeof(cmd),
                          &cmd, sizeof(cmd)) != MEMTX_OK) {
             snic_aq_fatal(s, SNIC_ERR_DMA, "admin command read failed");
@@ -174,7 +213,7 @@ void snic_aq_bh(void *opaque)
         cqe.status = cpu_to_le16(status);
         cqe.sq_head = cpu_to_le16(aq->sq_head);
         cqe.flags = aq->phase ? SNIC_AQ_CQE_PHASE : 0;
-        if (d2d_dma_write(&s->parent_obj, &s->pcie,
+        if (d2d_dma_write(&s->parent_obj, &s->pcie, NULL,
                           aq->cq_base + (uint64_t)aq->cq_tail * sizeof(cqe),
                           &cqe, sizeof(cqe)) != MEMTX_OK) {
             snic_aq_fatal(s, SNIC_ERR_DMA, "admin completion write failed");

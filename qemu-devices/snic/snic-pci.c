@@ -11,21 +11,32 @@
 #include "hw/qdev-properties.h"
 #include "snic.h"
 
-/* No receive queues exist yet: frames from the wire are counted, dropped. */
+/* Like a real NIC the device never pushes back: no buffer means a drop. */
 static ssize_t snic_net_receive(NetClientState *nc, const uint8_t *buf,
                                 size_t size)
 {
-    SnicState *s = qemu_get_nic_opaque(nc);
+    return snic_rx_frame(qemu_get_nic_opaque(nc), buf, size);
+}
 
-    s->stats.rx_no_queue++;
-    return size;
+static void snic_net_link_changed(NetClientState *nc)
+{
+    snic_port_link_changed(qemu_get_nic_opaque(nc), !nc->link_down);
 }
 
 static NetClientInfo snic_net_info = {
     .type = NET_CLIENT_DRIVER_NIC,
     .size = sizeof(NICState),
     .receive = snic_net_receive,
+    .link_status_changed = snic_net_link_changed,
 };
+
+static char *snic_get_queue_stats(Object *obj, Error **errp)
+{
+    GString *out = g_string_new(NULL);
+
+    snic_queue_stats_format(SNIC(obj), out);
+    return g_string_free(out, false);
+}
 
 static void snic_realize(PCIDevice *pdev, Error **errp)
 {
@@ -38,6 +49,11 @@ static void snic_realize(PCIDevice *pdev, Error **errp)
     pci_register_bar(pdev, SNIC_BAR_REGS,
                      PCI_BASE_ADDRESS_SPACE_MEMORY |
                      PCI_BASE_ADDRESS_MEM_TYPE_64, &s->regs);
+    memory_region_init_io(&s->db, OBJECT(s), &snic_db_ops, s, "snic-db",
+                          SNIC_DB_PAGES * SNIC_DB_PAGE_SIZE);
+    pci_register_bar(pdev, SNIC_BAR_DB,
+                     PCI_BASE_ADDRESS_SPACE_MEMORY |
+                     PCI_BASE_ADDRESS_MEM_TYPE_64, &s->db);
     if (msix_init_exclusive_bar(pdev, SNIC_NUM_MSIX, SNIC_BAR_MSIX, errp)) {
         return;
     }
@@ -51,6 +67,12 @@ static void snic_realize(PCIDevice *pdev, Error **errp)
                           &DEVICE(s)->mem_reentrancy_guard, s);
     qemu_format_nic_info_str(qemu_get_queue(s->nic), s->conf.macaddr.a);
     s->aq.bh = qemu_bh_new(snic_aq_bh, s);
+    s->tx_bh = qemu_bh_new(snic_tx_bh, s);
+    s->rate_timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, snic_tx_rate_timer, s);
+    s->tx_frame = g_malloc(SNIC_MAX_TX_FRAME);
+    s->tx_seg = g_malloc(SNIC_MAX_TX_FRAME);
+    snic_queues_init(s);
+    snic_queues_reset(s);
     s->status = SNIC_STATUS_READY;
 }
 
@@ -59,6 +81,11 @@ static void snic_exit(PCIDevice *pdev)
     SnicState *s = SNIC(pdev);
 
     qemu_bh_delete(s->aq.bh);
+    qemu_bh_delete(s->tx_bh);
+    timer_free(s->rate_timer);
+    snic_queues_free(s);
+    g_free(s->tx_frame);
+    g_free(s->tx_seg);
     qemu_del_nic(s->nic);
     msix_uninit_exclusive_bar(pdev);
 }
@@ -77,6 +104,7 @@ static void snic_instance_init(Object *obj)
     SnicState *s = SNIC(obj);
 
     d2d_pcie_counters_add_props(obj, &s->pcie);
+    object_property_add_str(obj, "queue-stats", snic_get_queue_stats, NULL);
 }
 
 static Property snic_properties[] = {

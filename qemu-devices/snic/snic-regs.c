@@ -21,6 +21,7 @@ void snic_reset_state(SnicState *s)
     snic_aq_disable(s);
     memset(&s->aq, 0, offsetof(SnicAdminQueue, bh));
     memset(&s->stats, 0, sizeof(s->stats));
+    snic_queues_reset(s);
     s->error = SNIC_ERR_NONE;
     s->error_count = 0;
     s->status = 0;
@@ -56,9 +57,9 @@ static uint64_t snic_regs_read(void *opaque, hwaddr addr, unsigned size)
     case SNIC_REG_VERSION:
         return SNIC_VERSION;
     case SNIC_REG_CAPS_LO:
-        return (uint32_t)SNIC_CAP_ADMINQ;
+        return (uint32_t)SNIC_CAPS;
     case SNIC_REG_CAPS_HI:
-        return (uint32_t)(SNIC_CAP_ADMINQ >> 32);
+        return (uint32_t)(SNIC_CAPS >> 32);
     case SNIC_REG_CTRL:
         return s->ctrl;
     case SNIC_REG_STATUS:

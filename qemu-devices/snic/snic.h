@@ -1,8 +1,15 @@
 /*
  * snic: SmartNIC device model - shared state.
  *
- * Register map and admin command formats: docs/snic.md and
+ * Register map, queue and descriptor formats: docs/snic.md and
  * kernel/include/uapi/d2d/snic_if.h (the one definition).
+ *
+ * Files: snic-pci.c (PCI function, netdev glue), snic-regs.c (BAR0),
+ * snic-admin.c (admin queue, IDENTIFY), snic-queues.c (EQ/CQ/SQ/RQ objects,
+ * BAR2 doorbells, CQE/EQE posting), snic-tx.c (send path, offloads, rate
+ * limiter), snic-rx.c (receive pipeline), snic-steer.c (RSS groups,
+ * steering rules), snic-port.c (port config, statistics), snic-pkt.c
+ * (pure packet helpers).
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -11,14 +18,24 @@
 
 #include "hw/pci/pci.h"
 #include "net/net.h"
+#include "qemu/timer.h"
 #include "qom/object.h"
 #include "d2d/snic_if.h"
 #include "../common/d2d-pcie.h"
+#include "snic-pkt.h"
 
 #define TYPE_SNIC "snic"
 OBJECT_DECLARE_SIMPLE_TYPE(SnicState, SNIC)
 
 #define SNIC_FW_VERSION "d2d-snic 0.1.0"
+#define SNIC_CAPS (SNIC_CAP_ADMINQ | SNIC_CAP_ETH | SNIC_CAP_CSUM | \
+                   SNIC_CAP_TSO | SNIC_CAP_RSS | SNIC_CAP_STEER | \
+                   SNIC_CAP_VXLAN | SNIC_CAP_RATE | SNIC_CAP_STRIDING_RQ)
+#define SNIC_SPEED_MBPS 100000
+/* Largest frame the send path assembles: TSO payload + headers. */
+#define SNIC_MAX_TX_FRAME (65536 + SNIC_MAX_INLINE + 64)
+/* WQEs one SQ runs per pass before others get a turn. */
+#define SNIC_TX_BUDGET 64
 
 /* Device-wide counters mirrored in the BAR0 statistics registers. */
 typedef struct SnicStats {
@@ -28,8 +45,20 @@ typedef struct SnicStats {
     uint32_t dma_errs;
     uint32_t bad_reg;
     uint32_t irqs;
-    uint64_t rx_no_queue;   /* frames from the wire with no RX queue */
 } SnicStats;
+
+/* Port counters, as struct snic_port_stats in host order. */
+typedef struct SnicPortStats {
+    uint64_t rx_packets, rx_bytes;
+    uint64_t tx_packets, tx_bytes;
+    uint64_t rx_runt, rx_oversize, rx_filtered, rx_no_dest, rx_rule_drop;
+    uint64_t rx_no_buffer, rx_bad_l3, rx_bad_l4, rx_csum_ok, rx_decap;
+    uint64_t rx_link_down;
+    uint64_t tx_csum, tx_tso_frames, tx_tso_segs, tx_errors, tx_link_down;
+    uint64_t tx_rate_delays;
+    uint64_t eq_events, eq_irqs;
+    uint64_t cq_overflows;
+} SnicPortStats;
 
 /* Admin queue: a command ring and a completion ring in host memory. */
 typedef struct SnicAdminQueue {
@@ -45,10 +74,101 @@ typedef struct SnicAdminQueue {
     QEMUBH *bh;
 } SnicAdminQueue;
 
+typedef struct SnicQueueStats {
+    uint64_t packets, bytes, errors, drops, doorbells;
+    D2DPcieCounters pcie;
+} SnicQueueStats;
+
+typedef struct SnicEq {
+    bool valid;
+    uint64_t ring;
+    uint8_t log_size;
+    uint16_t pi, ci;
+    uint16_t msix;
+    uint16_t mod_usecs, mod_count;
+    uint16_t db_page;
+    bool armed;
+    uint32_t pending;       /* EQEs since the last interrupt */
+    uint32_t refs;          /* CQs bound to it */
+    uint64_t overflows;
+    QEMUTimer *mod_timer;
+    struct SnicState *s;
+} SnicEq;
+
+typedef struct SnicCq {
+    bool valid;
+    bool error;
+    uint64_t ring, dbr;
+    uint8_t log_size;
+    uint16_t pi, ci;
+    uint16_t eqn;
+    uint16_t db_page;
+    bool armed;
+    uint32_t refs;          /* SQs and RQs bound to it */
+} SnicCq;
+
+typedef struct SnicSq {
+    bool valid;
+    bool error;
+    uint64_t ring, dbr;
+    uint8_t log_size;
+    uint8_t flags;
+    uint16_t cqn;
+    uint16_t db_page;
+    uint16_t pi, ci;
+    bool pending;           /* has work for the TX bottom half */
+    /* token bucket */
+    uint64_t rate_bps;
+    uint32_t burst;
+    int64_t tokens;         /* bytes, may go negative */
+    int64_t refill_ns;      /* virtual time of the last refill */
+    bool rate_wait;
+    SnicQueueStats st;
+} SnicSq;
+
+typedef struct SnicRq {
+    bool valid;
+    bool error;
+    uint64_t ring, dbr;
+    uint8_t log_size;
+    uint8_t type;
+    uint8_t log_stride, log_nstrides;
+    uint16_t cqn;
+    uint16_t db_page;
+    uint16_t pi, ci;        /* known producer, next descriptor to use */
+    uint32_t stride;        /* striding: next free stride in desc ci */
+    uint32_t refs;          /* RSS groups and rules naming it */
+    SnicQueueStats st;
+} SnicRq;
+
+typedef struct SnicRss {
+    bool valid;
+    uint8_t key[SNIC_RSS_KEY_SIZE];
+    uint32_t fields;
+    uint32_t table_size;
+    uint32_t rqn[SNIC_RSS_TABLE_SIZE];
+    uint32_t refs;
+} SnicRss;
+
+typedef struct SnicRule {
+    bool valid;
+    struct snic_steer_rule r;   /* as the driver gave it (wire order) */
+    uint64_t packets, bytes;
+} SnicRule;
+
+typedef struct SnicPort {
+    uint32_t flags;
+    uint16_t mtu;
+    uint16_t num_macs;
+    uint8_t macs[SNIC_MAX_MACS][6];
+    uint16_t async_eqn;
+} SnicPort;
+
 struct SnicState {
     PCIDevice parent_obj;
 
     MemoryRegion regs;
+    MemoryRegion db;
     NICConf conf;
     NICState *nic;
     char *serial;
@@ -61,6 +181,20 @@ struct SnicState {
     SnicAdminQueue aq;
     SnicStats stats;
     D2DPcieCounters pcie;
+
+    SnicEq *eqs;
+    SnicCq *cqs;
+    SnicSq *sqs;
+    SnicRq *rqs;
+    SnicRss *rss;
+    SnicRule *rules;
+    SnicPort port;
+    SnicPortStats ps;
+
+    QEMUBH *tx_bh;
+    QEMUTimer *rate_timer;
+    uint8_t *tx_frame;      /* SNIC_MAX_TX_FRAME */
+    uint8_t *tx_seg;
 };
 
 /* snic-regs.c */
@@ -74,5 +208,54 @@ void snic_aq_disable(SnicState *s);
 void snic_aq_doorbell(SnicState *s, uint32_t tail);
 void snic_aq_kick(SnicState *s);
 void snic_aq_bh(void *opaque);
+bool snic_dma_probe(SnicState *s, uint64_t addr);
+
+/* snic-queues.c */
+extern const MemoryRegionOps snic_db_ops;
+void snic_queues_init(SnicState *s);
+void snic_queues_free(SnicState *s);
+void snic_queues_reset(SnicState *s);
+uint16_t snic_cmd_create_eq(SnicState *s, const struct snic_aq_cmd *c,
+                            uint64_t *res);
+uint16_t snic_cmd_create_cq(SnicState *s, const struct snic_aq_cmd *c,
+                            uint64_t *res);
+uint16_t snic_cmd_create_sq(SnicState *s, const struct snic_aq_cmd *c,
+                            uint64_t *res);
+uint16_t snic_cmd_modify_sq(SnicState *s, const struct snic_aq_cmd *c);
+uint16_t snic_cmd_create_rq(SnicState *s, const struct snic_aq_cmd *c,
+                            uint64_t *res);
+uint16_t snic_cmd_destroy(SnicState *s, const struct snic_aq_cmd *c);
+bool snic_cq_post(SnicState *s, uint16_t cqn, struct snic_cqe *cqe,
+                  D2DPcieCounters *q);
+void snic_eq_post(SnicState *s, uint16_t eqn, uint8_t type, uint32_t obj,
+                  uint32_t data);
+bool snic_rq_next_desc(SnicState *s, SnicRq *rq, struct snic_rx_desc *d);
+void snic_queue_error(SnicState *s, uint8_t eqe_type, uint16_t cqn,
+                      uint32_t qn, const char *why);
+void snic_queue_stats_format(SnicState *s, GString *out);
+
+/* snic-tx.c */
+void snic_tx_bh(void *opaque);
+void snic_tx_rate_timer(void *opaque);
+void snic_tx_kick(SnicState *s, SnicSq *sq);
+
+/* snic-rx.c */
+ssize_t snic_rx_frame(SnicState *s, const uint8_t *buf, size_t size);
+
+/* snic-steer.c */
+uint16_t snic_cmd_rss(SnicState *s, const struct snic_aq_cmd *c,
+                      uint64_t *res);
+uint16_t snic_cmd_add_rule(SnicState *s, const struct snic_aq_cmd *c,
+                           uint64_t *res);
+uint16_t snic_cmd_del_rule(SnicState *s, const struct snic_aq_cmd *c);
+SnicRule *snic_steer_match(SnicState *s, const uint8_t *f, size_t len,
+                           const SnicPktInfo *pi);
+
+/* snic-port.c */
+uint16_t snic_cmd_set_port(SnicState *s, const struct snic_aq_cmd *c);
+uint16_t snic_cmd_query_port(SnicState *s, const struct snic_aq_cmd *c);
+uint16_t snic_cmd_query_stats(SnicState *s, const struct snic_aq_cmd *c);
+void snic_port_link_changed(SnicState *s, bool up);
+bool snic_port_up(SnicState *s);
 
 #endif

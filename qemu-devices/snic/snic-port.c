@@ -1,0 +1,160 @@
+/*
+ * snic: the Ethernet port - configuration (MTU, MAC filter, flags), link
+ * state and events, and the QUERY_STATS command.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include "qemu/osdep.h"
+#include "snic.h"
+
+bool snic_port_up(SnicState *s)
+{
+    return (s->port.flags & SNIC_PORT_F_UP) &&
+           !qemu_get_queue(s->nic)->link_down;
+}
+
+void snic_port_link_changed(SnicState *s, bool up)
+{
+    if (s->port.async_eqn != SNIC_EQN_NONE) {
+        snic_eq_post(s, s->port.async_eqn, SNIC_EQE_LINK, 0, up);
+    }
+}
+
+static uint16_t snic_write_buf(SnicState *s, const struct snic_aq_cmd *c,
+                               const void *data, size_t len)
+{
+    if (le32_to_cpu(c->buf.len) < len) {
+        return SNIC_AQ_EINVAL_PARAM;
+    }
+    if (d2d_dma_write(&s->parent_obj, &s->pcie, NULL,
+                      le64_to_cpu(c->buf.addr), data, len) != MEMTX_OK) {
+        s->stats.dma_errs++;
+        return SNIC_AQ_EDMA;
+    }
+    return SNIC_AQ_OK;
+}
+
+uint16_t snic_cmd_set_port(SnicState *s, const struct snic_aq_cmd *c)
+{
+    struct snic_port_cfg cfg;
+    uint16_t mtu, n, eqn;
+    int i;
+
+    if (le32_to_cpu(c->buf.len) < sizeof(cfg)) {
+        return SNIC_AQ_EINVAL_PARAM;
+    }
+    if (d2d_dma_read(&s->parent_obj, &s->pcie, NULL, le64_to_cpu(c->buf.addr),
+                     &cfg, sizeof(cfg)) != MEMTX_OK) {
+        s->stats.dma_errs++;
+        return SNIC_AQ_EDMA;
+    }
+    mtu = le16_to_cpu(cfg.mtu);
+    n = le16_to_cpu(cfg.num_macs);
+    eqn = le16_to_cpu(cfg.async_eqn);
+    if (mtu < SNIC_MIN_MTU || mtu > SNIC_MAX_MTU || n > SNIC_MAX_MACS ||
+        (le32_to_cpu(cfg.flags) & ~(SNIC_PORT_F_PROMISC |
+                                    SNIC_PORT_F_ALLMULTI | SNIC_PORT_F_UP))) {
+        return SNIC_AQ_EINVAL_PARAM;
+    }
+    if (eqn != SNIC_EQN_NONE && (eqn >= SNIC_MAX_EQS || !s->eqs[eqn].valid)) {
+        return SNIC_AQ_ENOENT;
+    }
+    s->port.flags = le32_to_cpu(cfg.flags);
+    s->port.mtu = mtu;
+    s->port.num_macs = n;
+    for (i = 0; i < n; i++) {
+        memcpy(s->port.macs[i], cfg.macs[i], 6);
+    }
+    s->port.async_eqn = eqn;
+    return SNIC_AQ_OK;
+}
+
+uint16_t snic_cmd_query_port(SnicState *s, const struct snic_aq_cmd *c)
+{
+    struct snic_port_info info = { 0 };
+
+    info.flags = cpu_to_le32(s->port.flags);
+    info.link_up = cpu_to_le32(!qemu_get_queue(s->nic)->link_down);
+    info.speed_mbps = cpu_to_le32(SNIC_SPEED_MBPS);
+    info.mtu = cpu_to_le16(s->port.mtu);
+    memcpy(info.mac, s->conf.macaddr.a, 6);
+    return snic_write_buf(s, c, &info, sizeof(info));
+}
+
+static void snic_pcie_to_le(struct snic_pcie_stats *o, const D2DPcieCounters *c)
+{
+    o->dma_reads = cpu_to_le64(c->dma_reads);
+    o->dma_read_bytes = cpu_to_le64(c->dma_read_bytes);
+    o->dma_writes = cpu_to_le64(c->dma_writes);
+    o->dma_write_bytes = cpu_to_le64(c->dma_write_bytes);
+    o->mmio_reads = cpu_to_le64(c->mmio_reads);
+    o->mmio_read_bytes = cpu_to_le64(c->mmio_read_bytes);
+    o->mmio_writes = cpu_to_le64(c->mmio_writes);
+    o->mmio_write_bytes = cpu_to_le64(c->mmio_write_bytes);
+    o->msix = cpu_to_le64(c->msix);
+    o->tlps = cpu_to_le64(c->tlps);
+    o->tlp_bytes = cpu_to_le64(c->tlp_bytes);
+    o->dma_errors = cpu_to_le64(c->dma_errors);
+}
+
+static void snic_queue_stats_to_le(struct snic_queue_stats *o,
+                                   const SnicQueueStats *st)
+{
+    o->packets = cpu_to_le64(st->packets);
+    o->bytes = cpu_to_le64(st->bytes);
+    o->errors = cpu_to_le64(st->errors);
+    o->drops = cpu_to_le64(st->drops);
+    o->doorbells = cpu_to_le64(st->doorbells);
+    snic_pcie_to_le(&o->pcie, &st->pcie);
+}
+
+uint16_t snic_cmd_query_stats(SnicState *s, const struct snic_aq_cmd *c)
+{
+    uint32_t id = le32_to_cpu(c->buf.id);
+
+    switch (le32_to_cpu(c->buf.kind)) {
+    case SNIC_STATS_PORT: {
+        /* SnicPortStats mirrors struct snic_port_stats field by field. */
+        struct snic_port_stats o;
+        const uint64_t *in = (const uint64_t *)&s->ps;
+        uint64_t *out = (uint64_t *)&o;
+        size_t i;
+
+        QEMU_BUILD_BUG_ON(sizeof(o) != sizeof(s->ps));
+        for (i = 0; i < sizeof(o) / sizeof(uint64_t); i++) {
+            out[i] = cpu_to_le64(in[i]);
+        }
+        return snic_write_buf(s, c, &o, sizeof(o));
+    }
+    case SNIC_STATS_PCIE: {
+        struct snic_pcie_stats o;
+
+        snic_pcie_to_le(&o, &s->pcie);
+        return snic_write_buf(s, c, &o, sizeof(o));
+    }
+    case SNIC_STATS_SQ:
+    case SNIC_STATS_RQ: {
+        struct snic_queue_stats o;
+        bool sq = le32_to_cpu(c->buf.kind) == SNIC_STATS_SQ;
+
+        if (id >= (sq ? SNIC_MAX_SQS : SNIC_MAX_RQS) ||
+            !(sq ? s->sqs[id].valid : s->rqs[id].valid)) {
+            return SNIC_AQ_ENOENT;
+        }
+        snic_queue_stats_to_le(&o, sq ? &s->sqs[id].st : &s->rqs[id].st);
+        return snic_write_buf(s, c, &o, sizeof(o));
+    }
+    case SNIC_STATS_RULE: {
+        struct snic_rule_stats o;
+
+        if (id >= SNIC_MAX_RULES || !s->rules[id].valid) {
+            return SNIC_AQ_ENOENT;
+        }
+        o.packets = cpu_to_le64(s->rules[id].packets);
+        o.bytes = cpu_to_le64(s->rules[id].bytes);
+        return snic_write_buf(s, c, &o, sizeof(o));
+    }
+    default:
+        return SNIC_AQ_EINVAL_PARAM;
+    }
+}

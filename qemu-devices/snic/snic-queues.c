@@ -1,0 +1,671 @@
+/*
+ * snic: data queue objects - event, completion, send and receive queues,
+ * their admin commands, the BAR2 doorbell pages, and CQE/EQE posting.
+ *
+ * Rings and doorbell records are bus addresses reached only by DMA, so a
+ * queue may live in host RAM or in a peer device's BAR.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include "qemu/osdep.h"
+#include "qemu/log.h"
+#include "qemu/main-loop.h"
+#include "snic.h"
+
+#define RING_MASK(q) ((1u << (q)->log_size) - 1)
+#define RING_SIZE(q) (1u << (q)->log_size)
+
+static void snic_eq_fire(SnicState *s, SnicEq *eq)
+{
+    eq->armed = false;
+    eq->pending = 0;
+    timer_del(eq->mod_timer);
+    s->ps.eq_irqs++;
+    s->stats.irqs++;
+    d2d_msix_notify(&s->parent_obj, &s->pcie, eq->msix);
+}
+
+static void snic_eq_mod_timer(void *opaque)
+{
+    SnicEq *eq = opaque;
+
+    if (eq->valid && eq->armed && eq->pending) {
+        snic_eq_fire(eq->s, eq);
+    }
+}
+
+void snic_queues_init(SnicState *s)
+{
+    int i;
+
+    s->eqs = g_new0(SnicEq, SNIC_MAX_EQS);
+    s->cqs = g_new0(SnicCq, SNIC_MAX_CQS);
+    s->sqs = g_new0(SnicSq, SNIC_MAX_SQS);
+    s->rqs = g_new0(SnicRq, SNIC_MAX_RQS);
+    s->rss = g_new0(SnicRss, SNIC_MAX_RSS);
+    s->rules = g_new0(SnicRule, SNIC_MAX_RULES);
+    for (i = 0; i < SNIC_MAX_EQS; i++) {
+        s->eqs[i].s = s;
+        s->eqs[i].mod_timer = timer_new_ns(QEMU_CLOCK_VIRTUAL,
+                                           snic_eq_mod_timer, &s->eqs[i]);
+    }
+}
+
+void snic_queues_free(SnicState *s)
+{
+    int i;
+
+    for (i = 0; i < SNIC_MAX_EQS; i++) {
+        timer_free(s->eqs[i].mod_timer);
+    }
+    g_free(s->eqs);
+    g_free(s->cqs);
+    g_free(s->sqs);
+    g_free(s->rqs);
+    g_free(s->rss);
+    g_free(s->rules);
+}
+
+/* Reset: every queue, group and rule is gone. */
+void snic_queues_reset(SnicState *s)
+{
+    int i;
+
+    for (i = 0; i < SNIC_MAX_EQS; i++) {
+        QEMUTimer *t = s->eqs[i].mod_timer;
+
+        timer_del(t);
+        memset(&s->eqs[i], 0, sizeof(s->eqs[i]));
+        s->eqs[i].mod_timer = t;
+        s->eqs[i].s = s;
+    }
+    memset(s->cqs, 0, sizeof(SnicCq) * SNIC_MAX_CQS);
+    memset(s->sqs, 0, sizeof(SnicSq) * SNIC_MAX_SQS);
+    memset(s->rqs, 0, sizeof(SnicRq) * SNIC_MAX_RQS);
+    memset(s->rss, 0, sizeof(SnicRss) * SNIC_MAX_RSS);
+    memset(s->rules, 0, sizeof(SnicRule) * SNIC_MAX_RULES);
+    memset(&s->port, 0, sizeof(s->port));
+    s->port.async_eqn = SNIC_EQN_NONE;
+    s->port.mtu = 1500;
+    memset(&s->ps, 0, sizeof(s->ps));
+    timer_del(s->rate_timer);
+}
+
+/* Checks shared by every CREATE: ring alignment, size, record, page. */
+static uint16_t snic_check_ring(SnicState *s, uint64_t ring, uint64_t dbr,
+                                bool has_dbr, uint8_t log_size,
+                                uint16_t db_page)
+{
+    if (ring % SNIC_RING_ALIGN || (has_dbr && dbr % 4) ||
+        log_size < SNIC_MIN_LOG_SIZE || log_size > SNIC_MAX_LOG_SIZE ||
+        db_page >= SNIC_DB_PAGES) {
+        return SNIC_AQ_EINVAL_PARAM;
+    }
+    if (!snic_dma_probe(s, ring) || (has_dbr && !snic_dma_probe(s, dbr))) {
+        s->stats.dma_errs++;
+        return SNIC_AQ_EDMA;
+    }
+    return SNIC_AQ_OK;
+}
+
+/* First free slot of an object table, or @max if full. */
+#define SNIC_ALLOC(arr, max, idx) do {                  \
+        (idx) = 0;                                      \
+        while ((idx) < (max) && (arr)[idx].valid) {     \
+            (idx)++;                                    \
+        }                                               \
+    } while (0)
+
+uint16_t snic_cmd_create_eq(SnicState *s, const struct snic_aq_cmd *c,
+                            uint64_t *res)
+{
+    const struct snic_aq_create_eq *a = &c->create_eq;
+    uint16_t st;
+    SnicEq *eq;
+    int n;
+
+    if (le16_to_cpu(a->msix) >= SNIC_NUM_MSIX) {
+        return SNIC_AQ_EINVAL_PARAM;
+    }
+    st = snic_check_ring(s, le64_to_cpu(a->ring_addr), 0, false, a->log_size,
+                         le16_to_cpu(a->db_page));
+    if (st) {
+        return st;
+    }
+    SNIC_ALLOC(s->eqs, SNIC_MAX_EQS, n);
+    if (n == SNIC_MAX_EQS) {
+        return SNIC_AQ_ENOSPC;
+    }
+    eq = &s->eqs[n];
+    eq->valid = true;
+    eq->ring = le64_to_cpu(a->ring_addr);
+    eq->log_size = a->log_size;
+    eq->pi = eq->ci = 0;
+    eq->msix = le16_to_cpu(a->msix);
+    eq->mod_usecs = le16_to_cpu(a->mod_usecs);
+    eq->mod_count = le16_to_cpu(a->mod_count);
+    eq->db_page = le16_to_cpu(a->db_page);
+    eq->armed = false;
+    eq->pending = 0;
+    eq->refs = 0;
+    *res = n;
+    return SNIC_AQ_OK;
+}
+
+uint16_t snic_cmd_create_cq(SnicState *s, const struct snic_aq_cmd *c,
+                            uint64_t *res)
+{
+    const struct snic_aq_create_cq *a = &c->create_cq;
+    uint16_t eqn = le16_to_cpu(a->eqn);
+    uint16_t st;
+    SnicCq *cq;
+    int n;
+
+    if (eqn != SNIC_EQN_NONE &&
+        (eqn >= SNIC_MAX_EQS || !s->eqs[eqn].valid)) {
+        return SNIC_AQ_ENOENT;
+    }
+    st = snic_check_ring(s, le64_to_cpu(a->ring_addr),
+                         le64_to_cpu(a->dbr_addr), true, a->log_size,
+                         le16_to_cpu(a->db_page));
+    if (st) {
+        return st;
+    }
+    SNIC_ALLOC(s->cqs, SNIC_MAX_CQS, n);
+    if (n == SNIC_MAX_CQS) {
+        return SNIC_AQ_ENOSPC;
+    }
+    cq = &s->cqs[n];
+    memset(cq, 0, sizeof(*cq));
+    cq->valid = true;
+    cq->ring = le64_to_cpu(a->ring_addr);
+    cq->dbr = le64_to_cpu(a->dbr_addr);
+    cq->log_size = a->log_size;
+    cq->eqn = eqn;
+    cq->db_page = le16_to_cpu(a->db_page);
+    if (eqn != SNIC_EQN_NONE) {
+        s->eqs[eqn].refs++;
+    }
+    *res = n;
+    return SNIC_AQ_OK;
+}
+
+static bool snic_cq_exists(SnicState *s, uint16_t cqn)
+{
+    return cqn < SNIC_MAX_CQS && s->cqs[cqn].valid;
+}
+
+uint16_t snic_cmd_create_sq(SnicState *s, const struct snic_aq_cmd *c,
+                            uint64_t *res)
+{
+    const struct snic_aq_create_sq *a = &c->create_sq;
+    uint16_t cqn = le16_to_cpu(a->cqn);
+    uint16_t st;
+    SnicSq *sq;
+    int n;
+
+    if (!snic_cq_exists(s, cqn)) {
+        return SNIC_AQ_ENOENT;
+    }
+    st = snic_check_ring(s, le64_to_cpu(a->ring_addr),
+                         le64_to_cpu(a->dbr_addr), true, a->log_size,
+                         le16_to_cpu(a->db_page));
+    if (st) {
+        return st;
+    }
+    SNIC_ALLOC(s->sqs, SNIC_MAX_SQS, n);
+    if (n == SNIC_MAX_SQS) {
+        return SNIC_AQ_ENOSPC;
+    }
+    sq = &s->sqs[n];
+    memset(sq, 0, sizeof(*sq));
+    sq->valid = true;
+    sq->ring = le64_to_cpu(a->ring_addr);
+    sq->dbr = le64_to_cpu(a->dbr_addr);
+    sq->log_size = a->log_size;
+    sq->flags = a->flags;
+    sq->cqn = cqn;
+    sq->db_page = le16_to_cpu(a->db_page);
+    s->cqs[cqn].refs++;
+    *res = n;
+    return SNIC_AQ_OK;
+}
+
+uint16_t snic_cmd_modify_sq(SnicState *s, const struct snic_aq_cmd *c)
+{
+    const struct snic_aq_modify_sq *a = &c->modify_sq;
+    uint32_t sqn = le32_to_cpu(a->sqn);
+    SnicSq *sq;
+
+    if (sqn >= SNIC_MAX_SQS || !s->sqs[sqn].valid) {
+        return SNIC_AQ_ENOENT;
+    }
+    sq = &s->sqs[sqn];
+    sq->rate_bps = le64_to_cpu(a->rate_bps);
+    sq->burst = le32_to_cpu(a->burst_bytes);
+    if (!sq->burst) {
+        sq->burst = s->port.mtu + SNIC_ETH_HLEN + 4;
+    }
+    sq->tokens = sq->burst;
+    sq->refill_ns = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
+    sq->rate_wait = false;
+    snic_tx_kick(s, sq);
+    return SNIC_AQ_OK;
+}
+
+uint16_t snic_cmd_create_rq(SnicState *s, const struct snic_aq_cmd *c,
+                            uint64_t *res)
+{
+    const struct snic_aq_create_rq *a = &c->create_rq;
+    uint16_t cqn = le16_to_cpu(a->cqn);
+    uint16_t st;
+    SnicRq *rq;
+    int n;
+
+    if (a->type != SNIC_RQ_PLAIN && a->type != SNIC_RQ_STRIDING) {
+        return SNIC_AQ_EINVAL_PARAM;
+    }
+    if (a->type == SNIC_RQ_STRIDING &&
+        (a->log_stride_size < 6 || a->log_stride_size > 13 ||
+         a->log_num_strides < 1 || a->log_num_strides > 16)) {
+        return SNIC_AQ_EINVAL_PARAM;
+    }
+    if (!snic_cq_exists(s, cqn)) {
+        return SNIC_AQ_ENOENT;
+    }
+    st = snic_check_ring(s, le64_to_cpu(a->ring_addr),
+                         le64_to_cpu(a->dbr_addr), true, a->log_size,
+                         le16_to_cpu(a->db_page));
+    if (st) {
+        return st;
+    }
+    SNIC_ALLOC(s->rqs, SNIC_MAX_RQS, n);
+    if (n == SNIC_MAX_RQS) {
+        return SNIC_AQ_ENOSPC;
+    }
+    rq = &s->rqs[n];
+    memset(rq, 0, sizeof(*rq));
+    rq->valid = true;
+    rq->ring = le64_to_cpu(a->ring_addr);
+    rq->dbr = le64_to_cpu(a->dbr_addr);
+    rq->log_size = a->log_size;
+    rq->type = a->type;
+    rq->log_stride = a->log_stride_size;
+    rq->log_nstrides = a->log_num_strides;
+    rq->cqn = cqn;
+    rq->db_page = le16_to_cpu(a->db_page);
+    s->cqs[cqn].refs++;
+    *res = n;
+    return SNIC_AQ_OK;
+}
+
+uint16_t snic_cmd_destroy(SnicState *s, const struct snic_aq_cmd *c)
+{
+    uint32_t id = le32_to_cpu(c->obj.id);
+
+    switch (c->opcode) {
+    case SNIC_AQ_DESTROY_EQ:
+        if (id >= SNIC_MAX_EQS || !s->eqs[id].valid) {
+            return SNIC_AQ_ENOENT;
+        }
+        if (s->eqs[id].refs || s->port.async_eqn == id) {
+            return SNIC_AQ_EBUSY;
+        }
+        timer_del(s->eqs[id].mod_timer);
+        s->eqs[id].valid = false;
+        return SNIC_AQ_OK;
+    case SNIC_AQ_DESTROY_CQ:
+        if (id >= SNIC_MAX_CQS || !s->cqs[id].valid) {
+            return SNIC_AQ_ENOENT;
+        }
+        if (s->cqs[id].refs) {
+            return SNIC_AQ_EBUSY;
+        }
+        if (s->cqs[id].eqn != SNIC_EQN_NONE) {
+            s->eqs[s->cqs[id].eqn].refs--;
+        }
+        s->cqs[id].valid = false;
+        return SNIC_AQ_OK;
+    case SNIC_AQ_DESTROY_SQ:
+        if (id >= SNIC_MAX_SQS || !s->sqs[id].valid) {
+            return SNIC_AQ_ENOENT;
+        }
+        s->cqs[s->sqs[id].cqn].refs--;
+        s->sqs[id].valid = false;
+        return SNIC_AQ_OK;
+    case SNIC_AQ_DESTROY_RQ:
+        if (id >= SNIC_MAX_RQS || !s->rqs[id].valid) {
+            return SNIC_AQ_ENOENT;
+        }
+        if (s->rqs[id].refs) {
+            return SNIC_AQ_EBUSY;
+        }
+        s->cqs[s->rqs[id].cqn].refs--;
+        s->rqs[id].valid = false;
+        return SNIC_AQ_OK;
+    default:
+        return SNIC_AQ_EINVAL_OPCODE;
+    }
+}
+
+/* A data queue's ring or record failed DMA: stop it and tell the driver. */
+void snic_queue_error(SnicState *s, uint8_t eqe_type, uint16_t cqn,
+                      uint32_t qn, const char *why)
+{
+    snic_raise_error(s, SNIC_ERR_QUEUE_DMA, why);
+    s->stats.dma_errs++;
+    if (snic_cq_exists(s, cqn) && s->cqs[cqn].eqn != SNIC_EQN_NONE) {
+        snic_eq_post(s, s->cqs[cqn].eqn, eqe_type, qn, SNIC_ERR_QUEUE_DMA);
+    }
+}
+
+void snic_eq_post(SnicState *s, uint16_t eqn, uint8_t type, uint32_t obj,
+                  uint32_t data)
+{
+    struct snic_eqe eqe = { 0 };
+    SnicEq *eq;
+
+    if (eqn >= SNIC_MAX_EQS || !s->eqs[eqn].valid) {
+        return;
+    }
+    eq = &s->eqs[eqn];
+    if ((uint16_t)(eq->pi - eq->ci) >= RING_SIZE(eq)) {
+        eq->overflows++;
+        return;
+    }
+    eqe.type = type;
+    eqe.obj = cpu_to_le32(obj);
+    eqe.data = cpu_to_le32(data);
+    eqe.owner = ((eq->pi >> eq->log_size) & 1) ^ 1;
+    if (d2d_dma_write_entry(&s->parent_obj, &s->pcie, NULL,
+                            eq->ring + (eq->pi & RING_MASK(eq)) * sizeof(eqe),
+                            &eqe, sizeof(eqe)) != MEMTX_OK) {
+        s->stats.dma_errs++;
+        snic_raise_error(s, SNIC_ERR_QUEUE_DMA, "EQE write failed");
+        return;
+    }
+    eq->pi++;
+    s->ps.eq_events++;
+    if (!eq->armed) {
+        return;
+    }
+    eq->pending++;
+    if ((!eq->mod_usecs && !eq->mod_count) ||
+        (eq->mod_count && eq->pending >= eq->mod_count)) {
+        snic_eq_fire(s, eq);
+    } else if (eq->mod_usecs && !timer_pending(eq->mod_timer)) {
+        timer_mod(eq->mod_timer, qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) +
+                  (int64_t)eq->mod_usecs * 1000);
+    } else if (!eq->mod_usecs && eq->pending >= eq->mod_count) {
+        snic_eq_fire(s, eq);
+    }
+}
+
+static void snic_cq_event(SnicState *s, uint16_t cqn)
+{
+    SnicCq *cq = &s->cqs[cqn];
+
+    cq->armed = false;
+    if (cq->eqn != SNIC_EQN_NONE) {
+        snic_eq_post(s, cq->eqn, SNIC_EQE_COMPLETION, cqn, 0);
+    }
+}
+
+/*
+ * Write one CQE.  Returns false if the CQ is gone, in error or full (then
+ * it enters the error state).  @q: counters of the queue it completes.
+ */
+bool snic_cq_post(SnicState *s, uint16_t cqn, struct snic_cqe *cqe,
+                  D2DPcieCounters *q)
+{
+    SnicCq *cq;
+
+    if (!snic_cq_exists(s, cqn) || s->cqs[cqn].error) {
+        return false;
+    }
+    cq = &s->cqs[cqn];
+    if ((uint16_t)(cq->pi - cq->ci) >= RING_SIZE(cq)) {
+        uint32_t dbr;
+
+        /* Looks full: the driver may have consumed without a doorbell. */
+        if (d2d_dma_read(&s->parent_obj, &s->pcie, q, cq->dbr, &dbr,
+                         sizeof(dbr)) != MEMTX_OK) {
+            cq->error = true;
+            snic_queue_error(s, SNIC_EQE_CQ_ERROR, cqn, cqn,
+                             "CQ doorbell record read failed");
+            return false;
+        }
+        if ((uint16_t)(cq->pi - (uint16_t)le32_to_cpu(dbr)) <= RING_SIZE(cq)) {
+            cq->ci = le32_to_cpu(dbr);
+        }
+        if ((uint16_t)(cq->pi - cq->ci) >= RING_SIZE(cq)) {
+            cq->error = true;
+            s->ps.cq_overflows++;
+            snic_raise_error(s, SNIC_ERR_CQ_OVERFLOW, "completion queue full");
+            if (cq->eqn != SNIC_EQN_NONE) {
+                snic_eq_post(s, cq->eqn, SNIC_EQE_CQ_ERROR, cqn,
+                             SNIC_ERR_CQ_OVERFLOW);
+            }
+            return false;
+        }
+    }
+    cqe->timestamp = cpu_to_le64(qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL));
+    cqe->op_own = ((cq->pi >> cq->log_size) & 1) ^ 1;
+    if (d2d_dma_write_entry(&s->parent_obj, &s->pcie, q,
+                            cq->ring + (cq->pi & RING_MASK(cq)) * sizeof(*cqe),
+                            cqe, sizeof(*cqe)) != MEMTX_OK) {
+        cq->error = true;
+        snic_queue_error(s, SNIC_EQE_CQ_ERROR, cqn, cqn, "CQE write failed");
+        return false;
+    }
+    cq->pi++;
+    if (cq->armed) {
+        snic_cq_event(s, cqn);
+    }
+    return true;
+}
+
+/*
+ * The descriptor at the RQ's consumer counter, re-reading the doorbell
+ * record if the RQ looks empty.  Does not consume it.
+ */
+bool snic_rq_next_desc(SnicState *s, SnicRq *rq, struct snic_rx_desc *d)
+{
+    uint32_t rqn = rq - s->rqs;
+
+    if (rq->error) {
+        return false;
+    }
+    if (rq->pi == rq->ci) {
+        uint32_t dbr;
+        uint16_t pi;
+
+        if (d2d_dma_read(&s->parent_obj, &s->pcie, &rq->st.pcie, rq->dbr,
+                         &dbr, sizeof(dbr)) != MEMTX_OK) {
+            rq->error = true;
+            snic_queue_error(s, SNIC_EQE_RQ_ERROR, rq->cqn, rqn,
+                             "RQ doorbell record read failed");
+            return false;
+        }
+        pi = le32_to_cpu(dbr);
+        if ((uint16_t)(pi - rq->ci) > RING_SIZE(rq)) {
+            s->stats.bad_db++;
+            snic_raise_error(s, SNIC_ERR_DB_RANGE,
+                             "RQ doorbell record beyond ring");
+            return false;
+        }
+        rq->pi = pi;
+        if (rq->pi == rq->ci) {
+            return false;
+        }
+    }
+    if (d2d_dma_read(&s->parent_obj, &s->pcie, &rq->st.pcie,
+                     rq->ring + (rq->ci & RING_MASK(rq)) * sizeof(*d),
+                     d, sizeof(*d)) != MEMTX_OK) {
+        rq->error = true;
+        snic_queue_error(s, SNIC_EQE_RQ_ERROR, rq->cqn, rqn,
+                         "RQ descriptor read failed");
+        return false;
+    }
+    return true;
+}
+
+/* ---- BAR2 doorbell pages ---- */
+
+static bool snic_db_check(SnicState *s, bool valid, uint16_t page,
+                          uint16_t want_page)
+{
+    if (!valid) {
+        s->stats.bad_db++;
+        snic_raise_error(s, SNIC_ERR_DB_QUEUE, "doorbell for no queue");
+        return false;
+    }
+    if (page != want_page) {
+        s->stats.bad_db++;
+        snic_raise_error(s, SNIC_ERR_DB_PAGE, "doorbell on a foreign page");
+        return false;
+    }
+    return true;
+}
+
+static bool snic_db_range(SnicState *s, uint16_t ahead, uint32_t size)
+{
+    if (ahead > size) {
+        s->stats.bad_db++;
+        snic_raise_error(s, SNIC_ERR_DB_RANGE, "doorbell beyond ring");
+        return false;
+    }
+    return true;
+}
+
+static void snic_db_write(void *opaque, hwaddr addr, uint64_t val,
+                          unsigned size)
+{
+    SnicState *s = opaque;
+    uint16_t page = addr / SNIC_DB_PAGE_SIZE;
+    uint32_t qn = (uint32_t)val >> 16;
+    uint16_t ctr = val & 0xffff;
+
+    d2d_mmio_account(&s->pcie, true, addr, size);
+    if (!(s->status & SNIC_STATUS_READY)) {
+        s->stats.bad_db++;
+        snic_raise_error(s, SNIC_ERR_IN_RESET, "doorbell in reset");
+        return;
+    }
+    switch (addr % SNIC_DB_PAGE_SIZE) {
+    case SNIC_DB_SQ: {
+        SnicSq *sq = qn < SNIC_MAX_SQS ? &s->sqs[qn] : NULL;
+
+        if (!snic_db_check(s, sq && sq->valid, page, sq ? sq->db_page : 0) ||
+            !snic_db_range(s, ctr - sq->ci, RING_SIZE(sq))) {
+            return;
+        }
+        d2d_mmio_account(&sq->st.pcie, true, addr, size);
+        sq->st.doorbells++;
+        sq->pi = ctr;
+        snic_tx_kick(s, sq);
+        break;
+    }
+    case SNIC_DB_RQ: {
+        SnicRq *rq = qn < SNIC_MAX_RQS ? &s->rqs[qn] : NULL;
+
+        if (!snic_db_check(s, rq && rq->valid, page, rq ? rq->db_page : 0) ||
+            !snic_db_range(s, ctr - rq->ci, RING_SIZE(rq))) {
+            return;
+        }
+        d2d_mmio_account(&rq->st.pcie, true, addr, size);
+        rq->st.doorbells++;
+        rq->pi = ctr;
+        break;
+    }
+    case SNIC_DB_CQ:
+    case SNIC_DB_CQ_ARM: {
+        SnicCq *cq = qn < SNIC_MAX_CQS ? &s->cqs[qn] : NULL;
+
+        if (!snic_db_check(s, cq && cq->valid, page, cq ? cq->db_page : 0) ||
+            !snic_db_range(s, cq->pi - ctr, RING_SIZE(cq))) {
+            return;
+        }
+        cq->ci = ctr;
+        if (addr % SNIC_DB_PAGE_SIZE == SNIC_DB_CQ_ARM) {
+            cq->armed = true;
+            if (cq->pi != cq->ci) {
+                snic_cq_event(s, qn);
+            }
+        }
+        break;
+    }
+    case SNIC_DB_EQ:
+    case SNIC_DB_EQ_ARM: {
+        SnicEq *eq = qn < SNIC_MAX_EQS ? &s->eqs[qn] : NULL;
+
+        if (!snic_db_check(s, eq && eq->valid, page, eq ? eq->db_page : 0) ||
+            !snic_db_range(s, eq->pi - ctr, RING_SIZE(eq))) {
+            return;
+        }
+        eq->ci = ctr;
+        if (addr % SNIC_DB_PAGE_SIZE == SNIC_DB_EQ_ARM) {
+            eq->armed = true;
+            eq->pending = 0;
+            if (eq->pi != eq->ci) {
+                snic_eq_fire(s, eq);
+            }
+        }
+        break;
+    }
+    default:
+        s->stats.bad_reg++;
+        snic_raise_error(s, SNIC_ERR_BAD_REG, "undefined doorbell offset");
+        break;
+    }
+}
+
+static uint64_t snic_db_read(void *opaque, hwaddr addr, unsigned size)
+{
+    SnicState *s = opaque;
+
+    d2d_mmio_account(&s->pcie, false, addr, size);
+    return 0;
+}
+
+const MemoryRegionOps snic_db_ops = {
+    .read = snic_db_read,
+    .write = snic_db_write,
+    .endianness = DEVICE_LITTLE_ENDIAN,
+    .valid = {
+        .min_access_size = 4,
+        .max_access_size = 4,
+    },
+    .impl = {
+        .min_access_size = 4,
+        .max_access_size = 4,
+    },
+};
+
+static void snic_queue_line(GString *out, const char *kind, int n,
+                            const SnicQueueStats *st, bool error)
+{
+    g_string_append_printf(out, "%s %d%s: packets=%" PRIu64 " bytes=%" PRIu64
+                            " errors=%" PRIu64 " drops=%" PRIu64
+                            " doorbells=%" PRIu64 " ",
+                            kind, n, error ? " (error)" : "", st->packets,
+                            st->bytes, st->errors, st->drops, st->doorbells);
+    d2d_pcie_counters_format(out, &st->pcie);
+    g_string_append_c(out, '\n');
+}
+
+void snic_queue_stats_format(SnicState *s, GString *out)
+{
+    int i;
+
+    for (i = 0; i < SNIC_MAX_SQS; i++) {
+        if (s->sqs[i].valid) {
+            snic_queue_line(out, "sq", i, &s->sqs[i].st, s->sqs[i].error);
+        }
+    }
+    for (i = 0; i < SNIC_MAX_RQS; i++) {
+        if (s->rqs[i].valid) {
+            snic_queue_line(out, "rq", i, &s->rqs[i].st, s->rqs[i].error);
+        }
+    }
+}
