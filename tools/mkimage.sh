@@ -36,7 +36,7 @@ GUEST_BINS=(
 	/usr/bin/iperf3 /usr/sbin/nvme /usr/bin/lspci /usr/bin/setpci
 	/usr/sbin/ethtool /usr/bin/ip /usr/bin/rdma /usr/sbin/tc
 	/usr/sbin/mkfs.ext4 /usr/sbin/mke2fs /usr/bin/kmod
-	/usr/sbin/filefrag /usr/sbin/debugfs
+	/usr/sbin/filefrag /usr/sbin/debugfs /usr/bin/dash
 )
 
 base_key=$( (cat "$0"; find "$D2D_ROOT/tools/guest" -type f | sort | xargs cat; echo "$KVER") |
@@ -74,6 +74,9 @@ build_base() {
 	done
 
 	copy_with_libs "$root" "${GUEST_BINS[@]}"
+	# Debian's busybox sh prefers its own applets over PATH (so "ip" would
+	# be busybox's, not iproute2's): scripts run under dash instead.
+	ln -sf /usr/bin/dash "$root/bin/sh"
 	# libibverbs loads its providers at run time.
 	copy_with_libs "$root" "$LIBDIR"/libibverbs/*.so
 	mkdir -p "$root/etc/libibverbs.d"
