@@ -11,7 +11,7 @@ KDIR ?= /usr/src/linux-headers-$(KVER)
 KCONFIG := CONFIG_D2D=m CONFIG_D2D_SNIC=m
 
 .PHONY: all deps qemu modules userspace image demo check check-unit \
-	check-device check-guest clean checkpatch help
+	check-device check-guest clean checkpatch help bench-eth
 
 all: qemu modules userspace
 
@@ -21,6 +21,7 @@ help:
 	@echo "make check-unit | check-device | check-guest   one tier"
 	@echo "make deps | qemu | modules | userspace | image"
 	@echo "make checkpatch    kernel style check"
+	@echo "make bench-eth     snic vs e1000e and virtio-net (ratios)"
 
 deps:
 	@tools/deps.sh
@@ -51,6 +52,9 @@ check-device: qemu
 
 check-guest: qemu image
 	@tests/run-tier guest
+
+bench-eth: qemu image
+	@tests/bench/eth.sh
 
 checkpatch:
 	@tools/checkpatch.sh
