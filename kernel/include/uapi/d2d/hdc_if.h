@@ -1,0 +1,218 @@
+/* SPDX-License-Identifier: ((GPL-2.0 WITH Linux-syscall-note) OR BSD-2-Clause) */
+/*
+ * hdc device interface: the HDC engine (DCS-ctrl) - PCI identity, BAR
+ * layout, registers, the host command queue's D2D commands and
+ * completions, NVMe extents, function ids and auxiliary data.
+ *
+ * One definition shared by qemu-devices/hdc, kernel/hdc and the tests;
+ * docs/hdc.md describes every field.  Little endian.
+ */
+#ifndef _UAPI_D2D_HDC_IF_H
+#define _UAPI_D2D_HDC_IF_H
+
+#include <linux/types.h>
+
+#define HDC_PCI_VENDOR_ID	0x1234
+#define HDC_PCI_DEVICE_ID	0xd203
+
+#define HDC_BAR_REGS		0	/* registers + MSI-X table, 16 KiB */
+#define HDC_BAR_BUF		2	/* intermediate buffers (device RAM) */
+#define HDC_BAR_NVMEQ		4	/* the engine's NVMe queues + PRP lists */
+#define HDC_REGS_SIZE		0x4000
+#define HDC_MSIX_OFFSET		0x2000	/* MSI-X table in BAR0 */
+#define HDC_MSIX_PBA_OFFSET	0x3000
+#define HDC_NUM_MSIX		4
+#define HDC_BUF_SIZE_DEFAULT	(64u << 20)
+#define HDC_CHUNK_SIZE		(64u << 10)
+#define HDC_NVMEQ_SIZE		0x40000	/* 256 KiB */
+
+#define HDC_ID_MAGIC		0x30434448	/* "HDC0" */
+#define HDC_VERSION		0x00000001	/* major << 16 | minor */
+
+/* BAR0 registers, 32 bit */
+#define HDC_REG_ID		0x000
+#define HDC_REG_VERSION		0x004
+#define HDC_REG_CAPS		0x008	/* HDC_CAP_* */
+#define HDC_REG_CTRL		0x010	/* HDC_CTRL_* */
+#define HDC_REG_STATUS		0x014	/* HDC_STATUS_* */
+#define HDC_REG_ERROR		0x018	/* last enum hdc_err; write 0 clears */
+#define HDC_REG_ERROR_COUNT	0x01c
+#define HDC_REG_CMDQ_BASE_LO	0x020	/* command ring, HDC_QUEUE_DEPTH x 64 B */
+#define HDC_REG_CMDQ_BASE_HI	0x024
+#define HDC_REG_CPLQ_BASE_LO	0x028	/* completion ring, HDC_QUEUE_DEPTH x 16 B */
+#define HDC_REG_CPLQ_BASE_HI	0x02c
+#define HDC_REG_QUEUE_DEPTH	0x030	/* RO: HDC_QUEUE_DEPTH */
+#define HDC_REG_MSIX		0x034	/* vector for completions */
+#define HDC_REG_CMDQ_TAIL	0x038	/* doorbell: producer index */
+#define HDC_REG_CPLQ_HEAD	0x03c	/* driver's consumer index */
+#define HDC_REG_CMDQ_HEAD	0x040	/* RO: device's consumer index */
+#define HDC_REG_NVME_BAR_LO	0x080	/* bus address of the owned NVMe BAR0 */
+#define HDC_REG_NVME_BAR_HI	0x084
+#define HDC_REG_NVME_CTRL	0x088	/* HDC_NVME_* : 1 = bring up */
+#define HDC_REG_NVME_NSID	0x08c	/* namespace the engine uses (1) */
+#define HDC_REG_NVME_LBA_SHIFT	0x090	/* RO: log2 LBA size, from IDENTIFY */
+#define HDC_REG_NVME_NSZE_LO	0x094	/* RO: namespace size in LBAs */
+#define HDC_REG_NVME_NSZE_HI	0x098
+#define HDC_REG_NVME_STATUS	0x09c	/* RO: enum hdc_nvme_state */
+#define HDC_REG_BUF_SIZE	0x0a0	/* RO: intermediate buffer bytes */
+/* Statistics, RO, 32 bit (low halves of 64-bit counters) */
+#define HDC_REG_STAT_CMDS	0x100	/* D2D commands completed */
+#define HDC_REG_STAT_ERRS	0x104	/* ... with an error status */
+#define HDC_REG_STAT_DEV_CMDS	0x108	/* device commands the scoreboard issued */
+#define HDC_REG_STAT_NVME_CMDS	0x10c	/* NVMe commands sent */
+#define HDC_REG_STAT_NVME_ERRS	0x110	/* NVMe completions with error */
+#define HDC_REG_STAT_RD_KIB	0x114	/* KiB read from the SSD */
+#define HDC_REG_STAT_WR_KIB	0x118	/* KiB written to the SSD */
+#define HDC_REG_STAT_FN_KIB	0x11c	/* KiB through near-device functions */
+#define HDC_REG_STAT_INFLIGHT	0x120	/* D2D commands in the scoreboard now */
+#define HDC_REG_STAT_BAD_DB	0x124
+#define HDC_REG_STAT_DMA_ERRS	0x128
+#define HDC_REG_STAT_BAD_REG	0x12c
+
+#define HDC_CTRL_RESET		(1u << 0)	/* held: in reset */
+#define HDC_CTRL_ENABLE		(1u << 1)	/* host command queue on */
+
+#define HDC_STATUS_READY	(1u << 0)
+#define HDC_STATUS_ENABLED	(1u << 1)
+#define HDC_STATUS_NVME_READY	(1u << 2)
+
+#define HDC_NVME_BRINGUP	1
+#define HDC_NVME_SHUTDOWN	2
+
+enum hdc_nvme_state {
+	HDC_NVME_OFF		= 0,
+	HDC_NVME_INIT		= 1,	/* bring-up in progress */
+	HDC_NVME_RUNNING	= 2,
+	HDC_NVME_FAILED		= 3,	/* see HDC_REG_ERROR */
+};
+
+#define HDC_CAP_NVME		(1u << 0)
+#define HDC_CAP_CRC32C		(1u << 1)
+#define HDC_CAP_MD5		(1u << 2)
+#define HDC_CAP_SHA256		(1u << 3)
+#define HDC_CAP_AES256_CTR	(1u << 4)
+#define HDC_CAP_DEFLATE		(1u << 5)
+
+enum hdc_err {
+	HDC_ERR_NONE		= 0,
+	HDC_ERR_IN_RESET	= 1,
+	HDC_ERR_DISABLED	= 2,	/* doorbell with the queue off */
+	HDC_ERR_ALIGN		= 3,	/* ring base not 64-byte aligned */
+	HDC_ERR_UNMAPPED	= 4,	/* ring base not reachable */
+	HDC_ERR_DB_RANGE	= 5,	/* doorbell index >= depth */
+	HDC_ERR_DMA		= 6,	/* host-side DMA failed */
+	HDC_ERR_BAD_REG		= 7,
+	HDC_ERR_NVME_BAR	= 8,	/* no NVMe controller at NVME_BAR */
+	HDC_ERR_NVME_TIMEOUT	= 9,	/* controller did not become ready */
+	HDC_ERR_NVME_CMD	= 10,	/* an admin command of the bring-up failed */
+};
+
+#define HDC_QUEUE_DEPTH		64
+
+/* D2D command opcodes */
+enum hdc_opcode {
+	HDC_OP_NOP		= 0,
+	HDC_OP_TRANSFER		= 1,	/* src -> functions -> dst */
+};
+
+/* Endpoint types */
+enum hdc_ep_type {
+	HDC_EP_NONE		= 0,	/* dst only: data is consumed (digests) */
+	HDC_EP_NVME		= 1,	/* extent list in host memory */
+	HDC_EP_HOST		= 2,	/* host memory buffer (bus address) */
+	HDC_EP_DEVBUF		= 3,	/* offset into the BAR2 buffer */
+};
+
+struct hdc_endpoint {
+	__u8 type;		/* enum hdc_ep_type */
+	__u8 rsvd[3];
+	__le32 count;		/* NVME: extents; HOST/DEVBUF: capacity bytes */
+	__le64 addr;		/* NVME: extent list; HOST: bus addr; DEVBUF: offset */
+};
+
+/*
+ * An extent of the SSD namespace.  A file range maps to a list of them;
+ * the data is the concatenation of every extent's bytes, the first one
+ * starting skip bytes into its first block.
+ */
+#define HDC_EXT_ZERO		(1u << 0)	/* a hole: reads as zeros */
+
+struct hdc_extent {
+	__le64 lba;
+	__le32 nlb;		/* blocks */
+	__le16 skip;		/* bytes to skip in the first block */
+	__le16 flags;		/* HDC_EXT_* */
+};
+
+/* Near-device functions */
+enum hdc_func {
+	HDC_FN_NONE		= 0,
+	HDC_FN_CRC32C		= 1,	/* digest: 4 bytes, little endian */
+	HDC_FN_MD5		= 2,	/* digest: 16 bytes */
+	HDC_FN_SHA256		= 3,	/* digest: 32 bytes */
+	HDC_FN_AES256_CTR	= 4,	/* transform: key and IV from aux */
+	HDC_FN_DEFLATE		= 5,	/* transform: zlib stream */
+	HDC_FN_MAX		= 5,
+};
+
+#define HDC_MAX_FUNCS		4
+
+/* Auxiliary data in host memory, read at start, digests written back */
+struct hdc_aux {
+	__u8 aes_key[32];
+	__u8 aes_iv[16];	/* initial counter block, big-endian counter */
+	__u8 digest[HDC_MAX_FUNCS][32];	/* out: digest of funcs[i] */
+};
+
+/* 64-byte D2D command */
+struct hdc_cmd {
+	__u8 opcode;		/* enum hdc_opcode */
+	__u8 nfuncs;		/* 0..HDC_MAX_FUNCS */
+	__le16 cmd_id;
+	__le32 flags;
+	__le64 length;		/* source bytes */
+	struct hdc_endpoint src;
+	struct hdc_endpoint dst;
+	__u8 funcs[HDC_MAX_FUNCS];	/* enum hdc_func, applied in order */
+	__le32 rsvd;
+	__le64 aux_addr;	/* struct hdc_aux, or 0 */
+};
+
+enum hdc_status {
+	HDC_ST_OK		= 0,
+	HDC_ST_EINVAL		= 1,	/* bad opcode, endpoint, function, length */
+	HDC_ST_EDMA		= 2,	/* host memory (extents, aux, buffer) DMA failed */
+	HDC_ST_ENVME		= 3,	/* an NVMe command failed */
+	HDC_ST_ENOSPC		= 4,	/* destination capacity too small */
+	HDC_ST_ENODEV		= 5,	/* NVMe endpoint with the controller not running */
+	HDC_ST_ERANGE		= 6,	/* extent beyond the namespace */
+};
+
+#define HDC_CPL_PHASE		(1u << 0)
+
+/* 16-byte completion */
+struct hdc_cpl {
+	__le64 result;		/* bytes written to dst (after transforms) */
+	__le16 cmd_id;
+	__le16 status;		/* enum hdc_status */
+	__le16 cmdq_head;
+	__u8 rsvd;
+	__u8 flags;		/* HDC_CPL_PHASE, 1 on the first pass */
+};
+
+/*
+ * BAR4 layout: the queues and buffers the engine uses to drive its NVMe
+ * controller.  The controller DMAs into this window; a write into a CQ
+ * region tells the engine a completion arrived.
+ */
+#define HDC_NVMEQ_ASQ		0x00000	/* admin SQ, 32 x 64 B */
+#define HDC_NVMEQ_ACQ		0x01000	/* admin CQ, 32 x 16 B */
+#define HDC_NVMEQ_IOSQ		0x02000	/* I/O SQ, 64 x 64 B */
+#define HDC_NVMEQ_IOCQ		0x03000	/* I/O CQ, 64 x 16 B */
+#define HDC_NVMEQ_IDENT		0x04000	/* 4 KiB identify buffer */
+#define HDC_NVMEQ_PRP		0x08000	/* PRP lists, 256 B per I/O slot */
+#define HDC_NVMEQ_PRP_SLOT	256
+#define HDC_NVME_ADMIN_DEPTH	32
+#define HDC_NVME_IO_DEPTH	64
+
+#endif /* _UAPI_D2D_HDC_IF_H */
