@@ -35,13 +35,17 @@ static bool snic_rx_mac_ok(SnicState *s, const uint8_t *dmac)
     return false;
 }
 
-/* CQE flags from a parsed frame; counts bad and verified checksums. */
-static uint16_t snic_rx_csum_flags(SnicState *s, const SnicPktInfo *pi)
+/*
+ * CQE flags from a parsed frame.  With @count, the port's bad/verified
+ * checksum counters count it (once per frame from the wire).
+ */
+static uint16_t snic_rx_csum_flags(SnicState *s, const SnicPktInfo *pi,
+                                   bool count)
 {
     uint16_t f = 0;
 
     if (pi->l3_bad) {
-        s->ps.rx_bad_l3++;
+        s->ps.rx_bad_l3 += count;
         return SNIC_CQE_F_L3_BAD;
     }
     if (!pi->ipv4) {
@@ -51,12 +55,12 @@ static uint16_t snic_rx_csum_flags(SnicState *s, const SnicPktInfo *pi)
     if (pi->tcp || pi->udp) {
         f |= pi->tcp ? SNIC_CQE_F_TCP : SNIC_CQE_F_UDP;
         if (pi->l4_bad) {
-            s->ps.rx_bad_l4++;
+            s->ps.rx_bad_l4 += count;
             return f | SNIC_CQE_F_L4_BAD;
         }
         f |= SNIC_CQE_F_L4_OK;
     }
-    s->ps.rx_csum_ok++;
+    s->ps.rx_csum_ok += count;
     return f;
 }
 
@@ -105,6 +109,7 @@ static void snic_rx_plain(SnicState *s, SnicRq *rq, const uint8_t *f,
     }
     if (d2d_dma_write(&s->parent_obj, &s->pcie, &rq->st.pcie,
                       le64_to_cpu(d.addr), f, len) != MEMTX_OK) {
+        s->stats.dma_errs++;
         rq->st.errors++;
         snic_rx_cqe(s, rq, SNIC_CQE_RX_ERR, SNIC_SYND_DMA, len, m, 0, 0, 0);
         rq->ci++;
@@ -112,6 +117,8 @@ static void snic_rx_plain(SnicState *s, SnicRq *rq, const uint8_t *f,
     }
     rq->st.packets++;
     rq->st.bytes += len;
+    s->ps.rx_packets++;
+    s->ps.rx_bytes += len;
     snic_rx_cqe(s, rq, SNIC_CQE_RX, SNIC_SYND_OK, len, m, 0, 0, 0);
     rq->ci++;
 }
@@ -162,6 +169,7 @@ static void snic_rx_striding(SnicState *s, SnicRq *rq, const uint8_t *f,
     if (d2d_dma_write(&s->parent_obj, &s->pcie, &rq->st.pcie,
                       le64_to_cpu(d.addr) + (uint64_t)rq->stride * stride,
                       f, len) != MEMTX_OK) {
+        s->stats.dma_errs++;
         rq->st.errors++;
         snic_rx_cqe(s, rq, SNIC_CQE_RX_ERR, SNIC_SYND_DMA, len, m,
                     rq->stride, need, 0);
@@ -169,6 +177,8 @@ static void snic_rx_striding(SnicState *s, SnicRq *rq, const uint8_t *f,
     } else {
         rq->st.packets++;
         rq->st.bytes += len;
+        s->ps.rx_packets++;
+        s->ps.rx_bytes += len;
         snic_rx_cqe(s, rq, SNIC_CQE_RX, SNIC_SYND_OK, len, m, rq->stride,
                     need, rq->stride + need == nstr ? SNIC_CQE_F_MPW_LAST : 0);
         rq->stride += need;
@@ -192,8 +202,6 @@ static void snic_rx_deliver(SnicState *s, uint32_t rqn, const uint8_t *f,
         snic_rx_drop_nobuf(s, rq);
         return;
     }
-    s->ps.rx_packets++;
-    s->ps.rx_bytes += len;
     if (rq->type == SNIC_RQ_STRIDING) {
         snic_rx_striding(s, rq, f, len, m);
     } else {
@@ -227,6 +235,8 @@ ssize_t snic_rx_frame(SnicState *s, const uint8_t *buf, size_t size)
         return consumed;
     }
     snic_pkt_parse(buf, size, true, &pi);
+    /* Step 3: validated and counted for every frame, delivered or not. */
+    m.flags = snic_rx_csum_flags(s, &pi, true);
 
     rule = snic_steer_match(s, buf, size, &pi);
     if (!rule) {
@@ -252,10 +262,10 @@ ssize_t snic_rx_frame(SnicState *s, const uint8_t *buf, size_t size)
         buf += outer;
         size -= outer;
         snic_pkt_parse(buf, size, true, &pi);
-        m.flags |= SNIC_CQE_F_DECAP;
+        /* The CQE reports the inner frame's checksums. */
+        m.flags = snic_rx_csum_flags(s, &pi, false) | SNIC_CQE_F_DECAP;
         s->ps.rx_decap++;
     }
-    m.flags |= snic_rx_csum_flags(s, &pi);
     m.l4_proto = pi.ipv4 ? pi.ip_proto : 0;
     if (r->actions & SNIC_ACT_TAG) {
         m.flags |= SNIC_CQE_F_TAG;

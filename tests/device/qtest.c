@@ -27,6 +27,11 @@ struct qt {
 	char buf[65536 * 2 + 64];
 	size_t len;
 	char path[108];
+	/* QMP monitor, connected on first use */
+	char qmp_path[108];
+	int qmp_fd;
+	char qmp_buf[65536];
+	size_t qmp_len;
 };
 
 static const char *qt_qemu(void)
@@ -65,8 +70,12 @@ struct qt *qt_start(const char *args)
 	static int seq;
 
 	snprintf(qt->path, sizeof(qt->path), "/tmp/d2d-qt-%d-%d.sock",
+		 getpid(), seq);
+	snprintf(qt->qmp_path, sizeof(qt->qmp_path), "/tmp/d2d-qt-%d-%d.qmp",
 		 getpid(), seq++);
+	qt->qmp_fd = -1;
 	unlink(qt->path);
+	unlink(qt->qmp_path);
 	strcpy(sa.sun_path, qt->path);
 	lfd = socket(AF_UNIX, SOCK_STREAM, 0);
 	if (lfd < 0 || bind(lfd, (void *)&sa, sizeof(sa)) || listen(lfd, 1)) {
@@ -76,8 +85,10 @@ struct qt *qt_start(const char *args)
 	snprintf(cmd, sizeof(cmd),
 		 "exec %s -machine q35 -accel qtest -qtest unix:%s "
 		 "-qtest-log /dev/null -display none -nodefaults -m 256M "
+		 "-qmp unix:%s,server=on,wait=off "
 		 "-L /usr/share/seabios -L /usr/share/qemu %s >>%s/qemu-%d.log 2>&1",
-		 qt_qemu(), qt->path, args, logdir ? logdir : "/tmp", getpid());
+		 qt_qemu(), qt->path, qt->qmp_path, args,
+		 logdir ? logdir : "/tmp", getpid());
 	qt->pid = fork();
 	if (qt->pid == 0) {
 		close(lfd);
@@ -108,6 +119,9 @@ void qt_quit(struct qt *qt)
 		return;
 	if (qt->fd >= 0)
 		close(qt->fd);
+	if (qt->qmp_fd >= 0)
+		close(qt->qmp_fd);
+	unlink(qt->qmp_path);
 	kill(qt->pid, SIGTERM);
 	waitpid(qt->pid, &status, 0);
 	free(qt);
@@ -338,4 +352,149 @@ void qt_pci_msix_setup(struct qt *qt, int devfn, uint64_t table_addr, int vec,
 	qt_writel(qt, e + 12, 0);	/* unmasked */
 	/* Message Control: MSI-X enable */
 	qt_pci_cfg_write(qt, devfn, cap + 2, 2, 0x8000);
+}
+
+/* ---- QMP ---- */
+
+/* Read one line from the QMP socket that is not an asynchronous event. */
+static const char *qmp_line(struct qt *qt)
+{
+	static char reply[sizeof(((struct qt *)0)->qmp_buf)];
+
+	for (;;) {
+		char *nl = memchr(qt->qmp_buf, '\n', qt->qmp_len);
+		struct pollfd p = { .fd = qt->qmp_fd, .events = POLLIN };
+		ssize_t r;
+
+		if (nl) {
+			size_t l = nl - qt->qmp_buf;
+
+			memcpy(reply, qt->qmp_buf, l);
+			reply[l] = 0;
+			memmove(qt->qmp_buf, nl + 1, qt->qmp_len - l - 1);
+			qt->qmp_len -= l + 1;
+			if (strstr(reply, "\"event\"") &&
+			    !strstr(reply, "\"return\""))
+				continue;
+			return reply;
+		}
+		if (qt->qmp_len >= sizeof(qt->qmp_buf) - 1 ||
+		    poll(&p, 1, QT_REPLY_TIMEOUT_MS) != 1)
+			return NULL;
+		r = read(qt->qmp_fd, qt->qmp_buf + qt->qmp_len,
+			 sizeof(qt->qmp_buf) - qt->qmp_len - 1);
+		if (r <= 0)
+			return NULL;
+		qt->qmp_len += r;
+	}
+}
+
+static bool qmp_connect(struct qt *qt)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	static const char caps[] = "{\"execute\": \"qmp_capabilities\"}\n";
+	const char *r;
+	int i;
+
+	if (qt->qmp_fd >= 0)
+		return true;
+	if (qt->dead)
+		return false;
+	strcpy(sa.sun_path, qt->qmp_path);
+	qt->qmp_fd = socket(AF_UNIX, SOCK_STREAM, 0);
+	for (i = 0; i < 100; i++) {
+		if (!connect(qt->qmp_fd, (void *)&sa, sizeof(sa)))
+			break;
+		usleep(10000);
+	}
+	if (i == 100)
+		goto fail;
+	r = qmp_line(qt);		/* greeting */
+	if (!r || !strstr(r, "QMP"))
+		goto fail;
+	if (write(qt->qmp_fd, caps, sizeof(caps) - 1) != sizeof(caps) - 1)
+		goto fail;
+	r = qmp_line(qt);
+	if (!r || !strstr(r, "\"return\""))
+		goto fail;
+	return true;
+fail:
+	fprintf(stderr, "qtest: QMP connect to %s failed\n", qt->qmp_path);
+	close(qt->qmp_fd);
+	qt->qmp_fd = -1;
+	return false;
+}
+
+const char *qt_qmp(struct qt *qt, const char *fmt, ...)
+{
+	char line[4096];
+	va_list ap;
+	int n;
+
+	if (!qmp_connect(qt))
+		return NULL;
+	va_start(ap, fmt);
+	n = vsnprintf(line, sizeof(line) - 1, fmt, ap);
+	va_end(ap);
+	line[n++] = '\n';
+	if (write(qt->qmp_fd, line, n) != n)
+		return NULL;
+	return qmp_line(qt);
+}
+
+bool qt_qom_get_u64(struct qt *qt, const char *path, const char *prop,
+		    uint64_t *val)
+{
+	const char *r = qt_qmp(qt, "{\"execute\": \"qom-get\", \"arguments\": "
+			       "{\"path\": \"%s\", \"property\": \"%s\"}}",
+			       path, prop);
+	const char *v;
+	char *end;
+
+	if (!r || !(v = strstr(r, "\"return\":")))
+		return false;
+	v += strlen("\"return\":");
+	while (*v == ' ')
+		v++;
+	*val = strtoull(v, &end, 10);
+	return end != v;
+}
+
+bool qt_qom_get_str(struct qt *qt, const char *path, const char *prop,
+		    char *buf, size_t len)
+{
+	const char *r = qt_qmp(qt, "{\"execute\": \"qom-get\", \"arguments\": "
+			       "{\"path\": \"%s\", \"property\": \"%s\"}}",
+			       path, prop);
+	const char *v;
+	size_t n = 0;
+
+	if (!r || !(v = strstr(r, "\"return\":")))
+		return false;
+	v += strlen("\"return\":");
+	while (*v == ' ')
+		v++;
+	if (*v++ != '"')
+		return false;
+	/* Undo the JSON escapes that matter for a text dump. */
+	while (*v && *v != '"' && n + 1 < len) {
+		if (*v == '\\' && v[1]) {
+			v++;
+			buf[n++] = *v == 'n' ? '\n' : *v == 't' ? '\t' : *v;
+			v++;
+			continue;
+		}
+		buf[n++] = *v++;
+	}
+	buf[n] = 0;
+	return true;
+}
+
+bool qt_set_link(struct qt *qt, const char *name, bool up)
+{
+	const char *r = qt_qmp(qt, "{\"execute\": \"set_link\", \"arguments\": "
+			       "{\"name\": \"%s\", \"up\": %s}}",
+			       name, up ? "true" : "false");
+
+	return r && strstr(r, "\"return\"");
 }

@@ -47,4 +47,19 @@ int qt_pci_find_cap(struct qt *qt, int devfn, int id);
 void qt_pci_msix_setup(struct qt *qt, int devfn, uint64_t table_addr, int vec,
 		       uint64_t msg_addr, uint32_t data);
 
+/*
+ * QMP: every QEMU started by qt_start has a QMP monitor, connected (and
+ * capabilities negotiated) on first use.  qt_qmp sends one JSON command
+ * and returns its reply line (events skipped), NULL on failure.
+ */
+const char *qt_qmp(struct qt *qt, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* qom-get of an integer / string property of the object at @path. */
+bool qt_qom_get_u64(struct qt *qt, const char *path, const char *prop,
+		    uint64_t *val);
+bool qt_qom_get_str(struct qt *qt, const char *path, const char *prop,
+		    char *buf, size_t len);
+/* set_link: carrier of net client @name (a netdev or NIC id). */
+bool qt_set_link(struct qt *qt, const char *name, bool up);
+
 #endif

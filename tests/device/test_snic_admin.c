@@ -7,87 +7,59 @@
  */
 #include <stdlib.h>
 #include "../lib/check.h"
-#include "qtest.h"
-#include "d2d/snic_if.h"
+#include "snic_dev.h"
 
-#define BAR0		0xe0000000ull
-#define BAR4		0xe0100000ull
+#define BAR_BASE	0xe0000000ull
+#define RAM_BASE	0x100000ull
 #define MSI_ADDR	0x200000ull
 #define MSI_DATA	0xd2d00001u
-#define SQ_ADDR		0x100000ull
-#define CQ_ADDR		0x110000ull
-#define BUF_ADDR	0x120000ull
 
 static struct qt *qt;
-static uint32_t sq_tail;
+static struct snic_dev dev;
+
+#define SQ_ADDR		(dev.aq_sq)
+#define CQ_ADDR		(dev.aq_cq)
+#define BUF_ADDR	(dev.scratch)
 
 static uint32_t rd(uint32_t reg)
 {
-	return qt_readl(qt, BAR0 + reg);
+	return snic_rd(&dev, reg);
 }
 
 static void wr(uint32_t reg, uint32_t val)
 {
-	qt_writel(qt, BAR0 + reg, val);
+	snic_wr(&dev, reg, val);
 }
 
 static void dev_start(void)
 {
-	int devfn;
-
 	qt_quit(qt);
 	qt = qt_start("-device snic,mac=52:54:00:12:34:56,serial=QTEST-0");
-	devfn = qt_pci_find(qt, SNIC_PCI_VENDOR_ID, SNIC_PCI_DEVICE_ID, 0);
-	if (devfn < 0) {
+	if (!snic_dev_open(&dev, qt, 0, BAR_BASE, RAM_BASE)) {
 		fprintf(stderr, "snic not found on bus 0\n");
 		exit(1);
 	}
-	qt_pci_map_bar(qt, devfn, SNIC_BAR_REGS, BAR0);
-	qt_pci_map_bar(qt, devfn, SNIC_BAR_MSIX, BAR4);
-	qt_pci_enable(qt, devfn);
-	qt_pci_msix_setup(qt, devfn, BAR4, 0, MSI_ADDR, MSI_DATA);
-	sq_tail = 0;
+	snic_dev_msix(&dev, 0, MSI_ADDR, MSI_DATA);
 }
 
 static void aq_config(uint64_t sq, uint64_t cq, uint32_t depth)
 {
-	wr(SNIC_REG_CTRL, 0);
-	wr(SNIC_REG_AQ_SQ_BASE_LO, (uint32_t)sq);
-	wr(SNIC_REG_AQ_SQ_BASE_HI, sq >> 32);
-	wr(SNIC_REG_AQ_CQ_BASE_LO, (uint32_t)cq);
-	wr(SNIC_REG_AQ_CQ_BASE_HI, cq >> 32);
-	wr(SNIC_REG_AQ_DEPTH, depth);
-	wr(SNIC_REG_AQ_MSIX, 0);
-	wr(SNIC_REG_CTRL, SNIC_CTRL_AQ_ENABLE);
+	snic_aq_config(&dev, sq, cq, depth);
 }
 
 static bool aq_ready(uint32_t depth)
 {
-	qt_memset(qt, SQ_ADDR, 0, depth * sizeof(struct snic_aq_cmd));
-	qt_memset(qt, CQ_ADDR, 0, depth * sizeof(struct snic_aq_cqe));
-	aq_config(SQ_ADDR, CQ_ADDR, depth);
-	sq_tail = 0;
-	return rd(SNIC_REG_STATUS) & SNIC_STATUS_AQ_ENABLED;
+	return snic_aq_ready(&dev, depth);
 }
 
-static void aq_post(struct snic_aq_cmd *cmd, uint32_t depth)
+static void aq_post(struct snic_aq_cmd *cmd)
 {
-	qt_memwrite(qt, SQ_ADDR + sq_tail * sizeof(*cmd), cmd, sizeof(*cmd));
-	sq_tail = (sq_tail + 1) % depth;
-	wr(SNIC_REG_AQ_SQ_TAIL, sq_tail);
+	snic_aq_post(&dev, cmd);
 }
 
-/* Poll completion slot @idx until its phase is @phase. */
 static bool aq_wait(uint32_t idx, int phase, struct snic_aq_cqe *cqe)
 {
-	int i;
-
-	for (i = 0; i < 200; i++) {
-		qt_memread(qt, CQ_ADDR + idx * sizeof(*cqe), cqe, sizeof(*cqe));
-		if ((int)(cqe->flags & SNIC_AQ_CQE_PHASE) == phase)
-			return true;
-	}
-	return false;
+	return snic_aq_wait(&dev, idx, phase, cqe);
 }
 
 static void identity_registers(void)
@@ -108,7 +80,7 @@ static void nop_round_trip_with_msix(void)
 	dev_start();
 	CHECK(aq_ready(8));
 	qt_memset(qt, MSI_ADDR, 0, 4);
-	aq_post(&cmd, 8);
+	aq_post(&cmd);
 	CHECK(aq_wait(0, 1, &cqe));
 	CHECK_EQ(cqe.cmd_id, 0x1234);
 	CHECK_EQ(cqe.status, SNIC_AQ_OK);
@@ -131,7 +103,7 @@ static void identify_dma(void)
 	qt_memset(qt, BUF_ADDR, 0xee, 512);
 	cmd.identify.buf_addr = BUF_ADDR;
 	cmd.identify.buf_len = sizeof(id);
-	aq_post(&cmd, 8);
+	aq_post(&cmd);
 	CHECK(aq_wait(0, 1, &cqe));
 	CHECK_EQ(cqe.status, SNIC_AQ_OK);
 	qt_memread(qt, BUF_ADDR, &id, sizeof(id));
@@ -156,7 +128,7 @@ static void identify_short_buffer(void)
 	qt_memset(qt, BUF_ADDR, 0xee, 64);
 	cmd.identify.buf_addr = BUF_ADDR;
 	cmd.identify.buf_len = 8;
-	aq_post(&cmd, 8);
+	aq_post(&cmd);
 	CHECK(aq_wait(0, 1, &cqe));
 	CHECK_EQ(cqe.status, SNIC_AQ_OK);
 	CHECK_EQ(qt_readl(qt, BUF_ADDR), SNIC_ID_MAGIC);
@@ -175,7 +147,7 @@ static void phase_wraps_over_ring(void)
 	CHECK(aq_ready(depth));
 	for (i = 0; i < 11; i++) {
 		cmd.cmd_id = 100 + i;
-		aq_post(&cmd, depth);
+		aq_post(&cmd);
 		CHECK(aq_wait(head, phase, &cqe));
 		CHECK_EQ(cqe.cmd_id, 100 + i);
 		head = (head + 1) % depth;
@@ -194,13 +166,13 @@ static void unknown_opcode(void)
 
 	dev_start();
 	CHECK(aq_ready(8));
-	aq_post(&cmd, 8);
+	aq_post(&cmd);
 	CHECK(aq_wait(0, 1, &cqe));
 	CHECK_EQ(cqe.status, SNIC_AQ_EINVAL_OPCODE);
 	CHECK_EQ(rd(SNIC_REG_STAT_AQ_ERRS), 1);
 	/* The queue keeps working afterwards. */
 	cmd.opcode = SNIC_AQ_NOP;
-	aq_post(&cmd, 8);
+	aq_post(&cmd);
 	CHECK(aq_wait(1, 1, &cqe));
 	CHECK_EQ(cqe.status, SNIC_AQ_OK);
 }
@@ -282,7 +254,7 @@ static void command_in_reset(void)
 	{
 		struct snic_aq_cmd cmd = { .opcode = SNIC_AQ_NOP, .cmd_id = 3 };
 
-		aq_post(&cmd, 8);
+		aq_post(&cmd);
 	}
 	CHECK(aq_wait(0, 1, &cqe));
 	CHECK_EQ(cqe.cmd_id, 3);
@@ -297,7 +269,7 @@ static void identify_unmapped_buffer(void)
 	CHECK(aq_ready(8));
 	cmd.identify.buf_addr = 0x7000000000ull;
 	cmd.identify.buf_len = 256;
-	aq_post(&cmd, 8);
+	aq_post(&cmd);
 	CHECK(aq_wait(0, 1, &cqe));
 	CHECK_EQ(cqe.status, SNIC_AQ_EDMA);
 	CHECK(rd(SNIC_REG_STAT_DMA_ERRS) >= 1);
@@ -340,7 +312,7 @@ static void hostile_register_fuzz(void)
 		struct snic_aq_cmd cmd = { .opcode = SNIC_AQ_NOP, .cmd_id = 5 };
 		struct snic_aq_cqe cqe;
 
-		aq_post(&cmd, 8);
+		aq_post(&cmd);
 		CHECK(aq_wait(0, 1, &cqe));
 		CHECK_EQ(cqe.status, SNIC_AQ_OK);
 	}
