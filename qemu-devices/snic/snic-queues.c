@@ -195,6 +195,17 @@ static bool snic_cq_exists(SnicState *s, uint16_t cqn)
     return cqn < SNIC_MAX_CQS && s->cqs[cqn].valid;
 }
 
+/* What CREATE_SQ and CREATE_RQ check alike: the CQ, the ring, the record. */
+static uint16_t snic_wq_check(SnicState *s, uint16_t cqn, uint64_t ring,
+                              uint64_t dbr, uint8_t log_size,
+                              uint16_t db_page)
+{
+    if (!snic_cq_exists(s, cqn)) {
+        return SNIC_AQ_ENOENT;
+    }
+    return snic_check_ring(s, ring, dbr, true, log_size, db_page);
+}
+
 uint16_t snic_cmd_create_sq(SnicState *s, const struct snic_aq_cmd *c,
                             uint64_t *res)
 {
@@ -204,12 +215,9 @@ uint16_t snic_cmd_create_sq(SnicState *s, const struct snic_aq_cmd *c,
     SnicSq *sq;
     int n;
 
-    if (!snic_cq_exists(s, cqn)) {
-        return SNIC_AQ_ENOENT;
-    }
-    st = snic_check_ring(s, le64_to_cpu(a->ring_addr),
-                         le64_to_cpu(a->dbr_addr), true, a->log_size,
-                         le16_to_cpu(a->db_page));
+    st = snic_wq_check(s, cqn, le64_to_cpu(a->ring_addr),
+                       le64_to_cpu(a->dbr_addr), a->log_size,
+                       le16_to_cpu(a->db_page));
     if (st) {
         return st;
     }
@@ -270,12 +278,9 @@ uint16_t snic_cmd_create_rq(SnicState *s, const struct snic_aq_cmd *c,
          a->log_num_strides < 1 || a->log_num_strides > 16)) {
         return SNIC_AQ_EINVAL_PARAM;
     }
-    if (!snic_cq_exists(s, cqn)) {
-        return SNIC_AQ_ENOENT;
-    }
-    st = snic_check_ring(s, le64_to_cpu(a->ring_addr),
-                         le64_to_cpu(a->dbr_addr), true, a->log_size,
-                         le16_to_cpu(a->db_page));
+    st = snic_wq_check(s, cqn, le64_to_cpu(a->ring_addr),
+                       le64_to_cpu(a->dbr_addr), a->log_size,
+                       le16_to_cpu(a->db_page));
     if (st) {
         return st;
     }
