@@ -55,6 +55,7 @@
 #define HDC_REG_NVME_NSZE_HI	0x098
 #define HDC_REG_NVME_STATUS	0x09c	/* RO: enum hdc_nvme_state */
 #define HDC_REG_BUF_SIZE	0x0a0	/* RO: intermediate buffer bytes */
+#define HDC_REG_DEVBUF_SIZE	0x0a4	/* BAR2 bytes for HDC_EP_DEVBUF, from 0 */
 /* Statistics, RO, 32 bit (low halves of 64-bit counters) */
 #define HDC_REG_STAT_CMDS	0x100	/* D2D commands completed */
 #define HDC_REG_STAT_ERRS	0x104	/* ... with an error status */
@@ -68,6 +69,7 @@
 #define HDC_REG_STAT_BAD_DB	0x124
 #define HDC_REG_STAT_DMA_ERRS	0x128
 #define HDC_REG_STAT_BAD_REG	0x12c
+#define HDC_REG_STAT_STALE_CPL	0x130	/* NVMe completions of no live command */
 
 #define HDC_CTRL_RESET		(1u << 0)	/* held: in reset */
 #define HDC_CTRL_ENABLE		(1u << 1)	/* host command queue on */
@@ -136,6 +138,7 @@ struct hdc_endpoint {
  * starting skip bytes into its first block.
  */
 #define HDC_EXT_ZERO		(1u << 0)	/* a hole: reads as zeros */
+#define HDC_MAX_EXTENTS		65536	/* per endpoint */
 
 struct hdc_extent {
 	__le64 lba;

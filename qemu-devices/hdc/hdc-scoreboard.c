@@ -1,0 +1,896 @@
+/*
+ * hdc: scoreboard - each D2D command becomes device commands of at most one
+ * 64 KiB chunk: READ(i) (source -> BAR2 chunk), FUNC(i) (the chunk through
+ * the function chain, in stream order) and WRITE(i) (output -> destination).
+ * An entry is issued when its dependencies are done and its controller is
+ * free: NVMe command slots, BAR2 chunks.  Many D2D commands are in flight;
+ * the host queue posts their completions in submission order.
+ *
+ * Data layout: a READ of an SSD source reads whole blocks into its chunk,
+ * the stream's bytes starting data_off into it (the skip of an extent's
+ * first block), and ends its chunk where the next extent's skip would
+ * break the contiguity.  FUNC appends its output to the command's output
+ * FIFO and hands the chunk to WRITE(i), which takes up to 64 KiB of the
+ * FIFO (whole blocks for an SSD destination; the rest waits for the next
+ * chunk).  Once the last FUNC ran, extra WRITEs drain the FIFO; the last
+ * one pads an SSD destination's final block with zeros.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include "qemu/osdep.h"
+#include "qemu/log.h"
+#include "qapi/error.h"
+#include "hdc.h"
+
+/* ---- BAR2 chunk allocator ---- */
+
+uint8_t *hdc_chunk_ptr(HdcState *s, int32_t chunk)
+{
+    return s->buf_ptr + (uint64_t)chunk * HDC_CHUNK_SIZE;
+}
+
+/*
+ * Older commands come first: once one found no free chunk in a pass,
+ * younger ones get none in that pass either.
+ */
+static int32_t hdc_chunk_alloc(HdcState *s, HdcJob *job)
+{
+    uint32_t n = s->nchunks - s->pool_start, i;
+
+    if (s->chunk_starved && job->seq > s->chunk_starved_seq) {
+        return -1;
+    }
+    if (!s->chunks_free) {
+        if (!s->chunk_starved || job->seq < s->chunk_starved_seq) {
+            s->chunk_starved = true;
+            s->chunk_starved_seq = job->seq;
+        }
+        return -1;
+    }
+    for (i = 0; i < n; i++) {
+        uint32_t c = s->pool_start + (s->chunk_hint + i) % n;
+
+        if (!s->chunk_owned[c] && !s->chunk_orphans[c]) {
+            s->chunk_owned[c] = true;
+            s->chunks_free--;
+            s->chunk_hint = (c - s->pool_start + 1) % n;
+            return c;
+        }
+    }
+    return -1;
+}
+
+static void hdc_chunk_put(HdcState *s, int32_t chunk)
+{
+    if (chunk < 0 || !s->chunk_owned[chunk]) {
+        return;
+    }
+    s->chunk_owned[chunk] = false;
+    if (!s->chunk_orphans[chunk]) {
+        s->chunks_free++;
+    }
+}
+
+/*
+ * An NVMe command that a reset orphaned may still write its chunk: the
+ * chunk stays out of the pool until the command completes or the
+ * controller is disabled.
+ */
+void hdc_chunk_orphan_get(HdcState *s, int32_t chunk)
+{
+    if (chunk < 0) {
+        return;
+    }
+    if (!s->chunk_owned[chunk] && !s->chunk_orphans[chunk]) {
+        s->chunks_free--;
+    }
+    s->chunk_orphans[chunk]++;
+}
+
+void hdc_chunk_orphan_put(HdcState *s, int32_t chunk)
+{
+    if (chunk < 0 || !s->chunk_orphans[chunk]) {
+        return;
+    }
+    if (!--s->chunk_orphans[chunk] && !s->chunk_owned[chunk]) {
+        s->chunks_free++;
+    }
+}
+
+void hdc_sb_reset_pool(HdcState *s, bool hard)
+{
+    uint32_t c;
+
+    s->pool_start = s->devbuf_size / HDC_CHUNK_SIZE;
+    s->chunks_free = 0;
+    s->chunk_hint = 0;
+    for (c = 0; c < s->nchunks; c++) {
+        s->chunk_owned[c] = false;
+        if (hard) {
+            s->chunk_orphans[c] = 0;
+        }
+        if (c >= s->pool_start && !s->chunk_orphans[c]) {
+            s->chunks_free++;
+        }
+    }
+}
+
+void hdc_sb_init(HdcState *s)
+{
+    QTAILQ_INIT(&s->jobs);
+    s->nchunks = s->buf_size / HDC_CHUNK_SIZE;
+    s->chunk_owned = g_new0(bool, s->nchunks);
+    s->chunk_orphans = g_new0(uint16_t, s->nchunks);
+    hdc_sb_reset_pool(s, true);
+}
+
+void hdc_sb_free(HdcState *s)
+{
+    hdc_sb_drop_all(s);
+    g_free(s->chunk_owned);
+    g_free(s->chunk_orphans);
+}
+
+/* ---- entries ---- */
+
+static HdcEntry *hdc_entry_new(HdcJob *job, HdcEntryType type, HdcDev dev)
+{
+    HdcEntry *e = g_new0(HdcEntry, 1);
+
+    e->job = job;
+    e->type = type;
+    e->dev = dev;
+    e->chunk = -1;
+    QTAILQ_INSERT_TAIL(&job->entries, e, link);
+    job->nentries++;
+    return e;
+}
+
+/* Orphan the NVMe commands @e still has outstanding (reset, drop). */
+static void hdc_entry_orphan(HdcState *s, HdcEntry *e)
+{
+    unsigned i;
+
+    for (i = 0; e->pending && i < HDC_NVME_SLOTS; i++) {
+        HdcNvmeSlot *slot = &s->nv.slots[i];
+
+        if (slot->busy && slot->entry == e) {
+            slot->entry = NULL;
+            hdc_chunk_orphan_get(s, slot->chunk);
+            e->pending--;
+        }
+    }
+}
+
+static void hdc_entry_free(HdcState *s, HdcEntry *e)
+{
+    HdcJob *job = e->job;
+
+    hdc_entry_orphan(s, e);
+    hdc_chunk_put(s, e->chunk);
+    QTAILQ_REMOVE(&job->entries, e, link);
+    job->nentries--;
+    g_free(e->runs);
+    g_free(e);
+}
+
+static HdcDev hdc_ep_dev(uint8_t type)
+{
+    switch (type) {
+    case HDC_EP_NVME:
+        return HDC_DEV_NVME;
+    case HDC_EP_HOST:
+        return HDC_DEV_HOST;
+    case HDC_EP_DEVBUF:
+        return HDC_DEV_DEVBUF;
+    default:
+        return HDC_DEV_NONE;
+    }
+}
+
+static void hdc_job_fail(HdcJob *job, uint16_t status)
+{
+    if (job->status == HDC_ST_OK) {
+        job->status = status;
+    }
+}
+
+/* ---- D2D command setup ---- */
+
+static uint16_t hdc_ep_extents(HdcState *s, HdcEp *ep, uint32_t count,
+                               uint64_t addr, bool is_src, uint64_t need)
+{
+    struct hdc_extent raw[HDC_EXT_BATCH];
+    uint32_t bs, i = 0, j;
+    uint64_t total = 0;
+
+    if (s->nv.state != HDC_NVME_RUNNING || s->nv.stopping) {
+        return HDC_ST_ENODEV;
+    }
+    if (count > HDC_MAX_EXTENTS) {
+        return HDC_ST_EINVAL;
+    }
+    bs = 1u << s->nv.lba_shift;
+    ep->ext = g_new(HdcExtent, MAX(count, 1));
+    while (i < count) {
+        uint32_t n = MIN(HDC_EXT_BATCH, count - i);
+
+        if (d2d_dma_read(&s->parent_obj, &s->pcie, NULL,
+                         addr + (uint64_t)i * sizeof(raw[0]), raw,
+                         n * sizeof(raw[0])) != MEMTX_OK) {
+            s->stats.dma_errs++;
+            return HDC_ST_EDMA;
+        }
+        for (j = 0; j < n; j++) {
+            HdcExtent *x = &ep->ext[i + j];
+
+            x->lba = le64_to_cpu(raw[j].lba);
+            x->nlb = le32_to_cpu(raw[j].nlb);
+            x->skip = le16_to_cpu(raw[j].skip);
+            x->flags = le16_to_cpu(raw[j].flags);
+            if ((x->flags & ~HDC_EXT_ZERO) || !x->nlb || x->skip >= bs) {
+                return HDC_ST_EINVAL;
+            }
+            if (!is_src && (x->skip || x->flags)) {
+                return HDC_ST_EINVAL;
+            }
+            if (!(x->flags & HDC_EXT_ZERO) &&
+                (x->lba >= s->nv.nsze || x->nlb > s->nv.nsze - x->lba)) {
+                return HDC_ST_ERANGE;
+            }
+            total += ((uint64_t)x->nlb << s->nv.lba_shift) - x->skip;
+            if (total > (1ull << 62)) {
+                return HDC_ST_EINVAL;
+            }
+            ep->n = i + j + 1;
+            if (is_src && total >= need) {
+                goto done;
+            }
+        }
+        i += n;
+    }
+done:
+    ep->cap = total;
+    return is_src && total < need ? HDC_ST_EINVAL : HDC_ST_OK;
+}
+
+static uint16_t hdc_ep_setup(HdcState *s, HdcEp *ep,
+                             const struct hdc_endpoint *e, bool is_src,
+                             uint64_t need)
+{
+    uint32_t count = le32_to_cpu(e->count);
+    uint64_t addr = le64_to_cpu(e->addr);
+
+    ep->type = e->type;
+    switch (e->type) {
+    case HDC_EP_NONE:
+        if (is_src) {
+            return HDC_ST_EINVAL;
+        }
+        ep->cap = UINT64_MAX;
+        return HDC_ST_OK;
+    case HDC_EP_HOST:
+        if (addr + count < addr) {
+            return HDC_ST_EINVAL;
+        }
+        break;
+    case HDC_EP_DEVBUF:
+        if (addr > s->devbuf_size || count > s->devbuf_size - addr) {
+            return HDC_ST_EINVAL;
+        }
+        break;
+    case HDC_EP_NVME:
+        return hdc_ep_extents(s, ep, count, addr, is_src, need);
+    default:
+        qemu_log_mask(LOG_GUEST_ERROR, "hdc: unknown endpoint type %u\n",
+                      e->type);
+        return HDC_ST_EINVAL;
+    }
+    ep->addr = addr;
+    ep->cap = count;
+    return is_src && count < need ? HDC_ST_EINVAL : HDC_ST_OK;
+}
+
+static uint16_t hdc_job_setup(HdcState *s, HdcJob *job,
+                              const struct hdc_cmd *cmd)
+{
+    struct hdc_aux aux = { 0 };
+    Error *err = NULL;
+    uint16_t st;
+    unsigned i;
+
+    switch (cmd->opcode) {
+    case HDC_OP_NOP:
+        return HDC_ST_OK;
+    case HDC_OP_TRANSFER:
+        break;
+    default:
+        qemu_log_mask(LOG_GUEST_ERROR, "hdc: unknown opcode 0x%x\n",
+                      cmd->opcode);
+        return HDC_ST_EINVAL;
+    }
+    if (le32_to_cpu(cmd->flags) || cmd->nfuncs > HDC_MAX_FUNCS) {
+        return HDC_ST_EINVAL;
+    }
+    job->nfuncs = cmd->nfuncs;
+    for (i = 0; i < job->nfuncs; i++) {
+        job->funcs[i] = cmd->funcs[i];
+        if (!job->funcs[i] || job->funcs[i] > HDC_FN_MAX) {
+            qemu_log_mask(LOG_GUEST_ERROR, "hdc: unknown function %u\n",
+                          job->funcs[i]);
+            return HDC_ST_EINVAL;
+        }
+    }
+    job->length = le64_to_cpu(cmd->length);
+    job->aux_addr = le64_to_cpu(cmd->aux_addr);
+    if (hdc_func_needs_aux(job->funcs, job->nfuncs)) {
+        if (!job->aux_addr) {
+            return HDC_ST_EINVAL;
+        }
+        if (d2d_dma_read(&s->parent_obj, &s->pcie, NULL, job->aux_addr,
+                         &aux, offsetof(struct hdc_aux, digest)) !=
+            MEMTX_OK) {
+            s->stats.dma_errs++;
+            return HDC_ST_EDMA;
+        }
+    }
+    st = hdc_ep_setup(s, &job->src, &cmd->src, true, job->length);
+    if (st != HDC_ST_OK) {
+        return st;
+    }
+    st = hdc_ep_setup(s, &job->dst, &cmd->dst, false, 0);
+    if (st != HDC_ST_OK) {
+        return st;
+    }
+    if (!hdc_func_resizes(job->funcs, job->nfuncs) &&
+        job->length > job->dst.cap) {
+        return HDC_ST_ENOSPC;
+    }
+    if (job->nfuncs) {
+        job->fc = hdc_func_new(job->funcs, job->nfuncs, &aux, &err);
+        if (!job->fc) {
+            qemu_log_mask(LOG_GUEST_ERROR, "hdc: %s\n",
+                          error_get_pretty(err));
+            error_free(err);
+            return HDC_ST_EINVAL;
+        }
+    }
+    return HDC_ST_OK;
+}
+
+HdcJob *hdc_job_new(HdcState *s, const struct hdc_cmd *cmd)
+{
+    HdcJob *job = g_new0(HdcJob, 1);
+
+    job->seq = s->next_seq++;
+    job->cmd_id = le16_to_cpu(cmd->cmd_id);
+    job->opcode = cmd->opcode;
+    QTAILQ_INIT(&job->entries);
+    job->fifo = g_byte_array_new();
+    job->status = hdc_job_setup(s, job, cmd);
+    if (job->status != HDC_ST_OK || job->opcode == HDC_OP_NOP) {
+        job->done = true;
+    }
+    return job;
+}
+
+void hdc_job_free(HdcState *s, HdcJob *job)
+{
+    HdcEntry *e, *next;
+
+    QTAILQ_FOREACH_SAFE(e, &job->entries, link, next) {
+        hdc_entry_free(s, e);
+    }
+    g_free(job->src.ext);
+    g_free(job->dst.ext);
+    hdc_func_free(job->fc);
+    g_byte_array_free(job->fifo, true);
+    g_free(job);
+}
+
+void hdc_sb_drop_all(HdcState *s)
+{
+    HdcJob *job, *next;
+
+    QTAILQ_FOREACH_SAFE(job, &s->jobs, link, next) {
+        QTAILQ_REMOVE(&s->jobs, job, link);
+        hdc_job_free(s, job);
+    }
+    s->njobs = 0;
+}
+
+/* ---- chunks and runs ---- */
+
+/* The next chunk of an SSD source: whole blocks, one run per command. */
+static void hdc_read_runs(HdcState *s, HdcJob *job, HdcEntry *r)
+{
+    HdcEp *ep = &job->src;
+    uint32_t shift = s->nv.lba_shift, bs = 1u << shift;
+    uint32_t max_blk = s->nv.max_xfer >> shift;
+    uint64_t need = job->length - job->rd_pos, got = 0;
+    uint32_t buf = 0;
+    bool first = true;
+
+    r->runs = g_new(HdcRun, HDC_CHUNK_SIZE >> shift);
+    while (got < need && ep->next < ep->n) {
+        HdcExtent *x = &ep->ext[ep->next];
+        uint32_t head = ep->blk == 0 ? x->skip : 0;
+        uint64_t nblk;
+        HdcRun *run;
+
+        if (!first && head) {
+            break;      /* the skipped bytes would split the data */
+        }
+        if (HDC_CHUNK_SIZE - buf < bs) {
+            break;
+        }
+        nblk = MIN(x->nlb - ep->blk, (HDC_CHUNK_SIZE - buf) >> shift);
+        nblk = MIN(nblk, DIV_ROUND_UP(need - got + head, bs));
+        nblk = MIN(nblk, max_blk);
+        if (first) {
+            r->data_off = head;
+        }
+        run = &r->runs[r->nruns++];
+        run->lba = x->lba + ep->blk;
+        run->nlb = nblk;
+        run->off = buf;
+        run->zero = x->flags & HDC_EXT_ZERO;
+        got += MIN((nblk << shift) - head, need - got);
+        buf += nblk << shift;
+        ep->blk += nblk;
+        if (ep->blk == x->nlb) {
+            ep->next++;
+            ep->blk = 0;
+        }
+        first = false;
+    }
+    r->len = got;
+}
+
+/* The blocks of an SSD destination that WRITE @w's @plen bytes go to. */
+static void hdc_write_runs(HdcState *s, HdcJob *job, HdcEntry *w,
+                           uint32_t plen)
+{
+    HdcEp *ep = &job->dst;
+    uint32_t shift = s->nv.lba_shift;
+    uint32_t max_blk = s->nv.max_xfer >> shift;
+    uint32_t blocks = plen >> shift, off = 0;
+
+    w->runs = g_new(HdcRun, MAX(blocks, 1));
+    while (blocks && ep->next < ep->n) {
+        HdcExtent *x = &ep->ext[ep->next];
+        uint32_t nblk = MIN(MIN(x->nlb - ep->blk, blocks), max_blk);
+        HdcRun *run = &w->runs[w->nruns++];
+
+        run->lba = x->lba + ep->blk;
+        run->nlb = nblk;
+        run->off = off;
+        run->zero = false;
+        off += nblk << shift;
+        blocks -= nblk;
+        ep->blk += nblk;
+        if (ep->blk == x->nlb) {
+            ep->next++;
+            ep->blk = 0;
+        }
+    }
+}
+
+/* READ(i), FUNC(i) and WRITE(i) of the next chunk of the source. */
+static void hdc_job_open_chunk(HdcState *s, HdcJob *job)
+{
+    HdcEntry *r, *f, *w = NULL;
+
+    r = hdc_entry_new(job, HDC_E_READ, hdc_ep_dev(job->src.type));
+    r->idx = job->chunks;
+    r->pos = job->rd_pos;
+    if (job->src.type == HDC_EP_NVME) {
+        hdc_read_runs(s, job, r);
+    } else {
+        r->len = MIN(HDC_CHUNK_SIZE, job->length - job->rd_pos);
+    }
+    job->rd_pos += r->len;
+    r->last = job->rd_pos == job->length;
+    r->state = HDC_ES_READY;
+    if (!r->last && !r->len) {
+        /* Cannot happen with a validated source; never spin on it. */
+        hdc_job_fail(job, HDC_ST_EINVAL);
+        r->last = true;
+    }
+    job->all_read = r->last;
+
+    f = hdc_entry_new(job, HDC_E_FUNC, HDC_DEV_FUNC);
+    f->idx = job->chunks;
+    f->last = r->last;
+    f->read = r;
+    f->state = HDC_ES_WAIT;
+    if (job->dst.type != HDC_EP_NONE) {
+        w = hdc_entry_new(job, HDC_E_WRITE, hdc_ep_dev(job->dst.type));
+        w->idx = job->writes++;
+        w->state = HDC_ES_WAIT;
+    }
+    f->write = w;
+    job->chunks++;
+    job->reads_open++;
+}
+
+/* ---- issuing ---- */
+
+static void hdc_entry_complete(HdcState *s, HdcEntry *e)
+{
+    HdcJob *job = e->job;
+
+    if (e->type == HDC_E_WRITE) {
+        if (job->status == HDC_ST_OK) {
+            job->written += e->len;
+        }
+        hdc_entry_free(s, e);
+    } else {
+        e->state = HDC_ES_DONE;
+    }
+}
+
+/* Hand @e's remaining runs to the NVMe controller; true if any went. */
+static bool hdc_entry_submit(HdcState *s, HdcEntry *e)
+{
+    HdcJob *job = e->job;
+    bool progress = false;
+
+    while (e->next_run < e->nruns && job->status == HDC_ST_OK) {
+        HdcRun *run = &e->runs[e->next_run];
+        int r;
+
+        if (run->zero) {
+            memset(hdc_chunk_ptr(s, e->chunk) + run->off, 0,
+                   (size_t)run->nlb << s->nv.lba_shift);
+            e->next_run++;
+            progress = true;
+            continue;
+        }
+        r = hdc_nvme_submit(s, e, run, e->type == HDC_E_WRITE);
+        if (r == 0) {
+            break;      /* no free command slot: later */
+        }
+        if (r < 0) {
+            hdc_job_fail(job, HDC_ST_ENVME);
+            break;
+        }
+        e->next_run++;
+        e->pending++;
+        progress = true;
+    }
+    if (job->status != HDC_ST_OK) {
+        e->next_run = e->nruns;
+    }
+    if (e->next_run == e->nruns && !e->pending) {
+        hdc_entry_complete(s, e);
+        progress = true;
+    }
+    return progress;
+}
+
+void hdc_sb_nvme_done(HdcState *s, HdcEntry *e, bool ok)
+{
+    HdcJob *job = e->job;
+
+    e->pending--;
+    if (!ok) {
+        hdc_job_fail(job, HDC_ST_ENVME);
+        e->next_run = e->nruns;
+    }
+    if (!e->pending && e->next_run == e->nruns) {
+        hdc_entry_complete(s, e);
+    }
+}
+
+static bool hdc_issue_read(HdcState *s, HdcJob *job, HdcEntry *r)
+{
+    uint8_t *p;
+
+    r->chunk = hdc_chunk_alloc(s, job);
+    if (r->chunk < 0) {
+        return false;
+    }
+    p = hdc_chunk_ptr(s, r->chunk);
+    s->stats.dev_cmds++;
+    switch (r->dev) {
+    case HDC_DEV_HOST:
+        s->budget -= r->len;
+        if (r->len && d2d_dma_read(&s->parent_obj, &s->pcie, NULL,
+                                   job->src.addr + r->pos, p, r->len) !=
+            MEMTX_OK) {
+            s->stats.dma_errs++;
+            hdc_job_fail(job, HDC_ST_EDMA);
+        }
+        r->state = HDC_ES_DONE;
+        return true;
+    case HDC_DEV_DEVBUF:
+        s->budget -= r->len;
+        memcpy(p, s->buf_ptr + job->src.addr + r->pos, r->len);
+        r->state = HDC_ES_DONE;
+        return true;
+    default:
+        r->state = HDC_ES_ISSUE;
+        hdc_entry_submit(s, r);
+        return true;
+    }
+}
+
+static bool hdc_issue_write(HdcState *s, HdcJob *job, HdcEntry *w)
+{
+    uint8_t *p = hdc_chunk_ptr(s, w->chunk);
+
+    s->stats.dev_cmds++;
+    switch (w->dev) {
+    case HDC_DEV_HOST:
+        s->budget -= w->len;
+        if (d2d_dma_write(&s->parent_obj, &s->pcie, NULL,
+                          job->dst.addr + w->pos, p, w->len) != MEMTX_OK) {
+            s->stats.dma_errs++;
+            hdc_job_fail(job, HDC_ST_EDMA);
+        }
+        hdc_entry_complete(s, w);
+        return true;
+    case HDC_DEV_DEVBUF:
+        s->budget -= w->len;
+        memcpy(s->buf_ptr + job->dst.addr + w->pos, p, w->len);
+        hdc_entry_complete(s, w);
+        return true;
+    default:
+        w->state = HDC_ES_ISSUE;
+        hdc_entry_submit(s, w);
+        return true;
+    }
+}
+
+/*
+ * Give WRITE @w up to a chunk of the output FIFO in @chunk: whole blocks
+ * for an SSD unless this is the end of the output, which is padded.
+ */
+static void hdc_write_prepare(HdcState *s, HdcJob *job, HdcEntry *w,
+                              int32_t chunk)
+{
+    uint32_t n = MIN(job->fifo->len, HDC_CHUNK_SIZE), plen = n;
+    bool final = job->funcs_done && n == job->fifo->len;
+    uint8_t *p = hdc_chunk_ptr(s, chunk);
+
+    w->chunk = chunk;
+    if (job->dst.type == HDC_EP_NVME) {
+        uint32_t bs = 1u << s->nv.lba_shift;
+
+        if (!final) {
+            n &= ~(bs - 1);
+        }
+        plen = ROUND_UP(n, bs);
+    }
+    if (!n) {
+        hdc_entry_free(s, w);
+        return;
+    }
+    if (n > job->dst.cap || job->out_pos > job->dst.cap - n) {
+        hdc_job_fail(job, HDC_ST_ENOSPC);
+        hdc_entry_free(s, w);
+        return;
+    }
+    memcpy(p, job->fifo->data, n);
+    memset(p + n, 0, plen - n);
+    g_byte_array_remove_range(job->fifo, 0, n);
+    w->len = n;
+    w->pos = job->out_pos;
+    job->out_pos += n;
+    if (job->dst.type == HDC_EP_NVME) {
+        hdc_write_runs(s, job, w, plen);
+    }
+    w->state = HDC_ES_READY;
+}
+
+static void hdc_run_func(HdcState *s, HdcJob *job, HdcEntry *f)
+{
+    HdcEntry *r = f->read, *w = f->write;
+    size_t before = job->fifo->len;
+    Error *err = NULL;
+    int32_t chunk;
+
+    s->stats.dev_cmds++;
+    s->budget -= r->len;
+    if (job->fc) {
+        s->stats.fn_bytes += r->len;
+    }
+    if (!hdc_func_run(job->fc, hdc_chunk_ptr(s, r->chunk) + r->data_off,
+                      r->len, f->last, job->fifo, &err)) {
+        qemu_log_mask(LOG_GUEST_ERROR, "hdc: function failed: %s\n",
+                      error_get_pretty(err));
+        error_free(err);
+        hdc_job_fail(job, HDC_ST_EINVAL);
+    }
+    job->produced += job->fifo->len - before;
+    chunk = r->chunk;
+    r->chunk = -1;
+    hdc_entry_free(s, r);
+    job->reads_open--;
+    job->func_next++;
+    if (f->last) {
+        job->funcs_done = true;
+    }
+    hdc_entry_free(s, f);
+    if (!w || job->status != HDC_ST_OK) {
+        g_byte_array_set_size(job->fifo, 0);
+        hdc_chunk_put(s, chunk);
+        if (w) {
+            hdc_entry_free(s, w);
+        }
+        return;
+    }
+    hdc_write_prepare(s, job, w, chunk);
+}
+
+/*
+ * One pass over a command's entries; true if anything changed.  Issuing
+ * or running an entry may free others, so the walk restarts after each.
+ */
+static bool hdc_job_step(HdcState *s, HdcJob *job)
+{
+    HdcEntry *e;
+    bool progress = false;
+
+    if (job->done) {
+        return false;
+    }
+    while (job->status == HDC_ST_OK && !job->all_read &&
+           job->reads_open < HDC_READ_WINDOW) {
+        hdc_job_open_chunk(s, job);
+        progress = true;
+    }
+again:
+    QTAILQ_FOREACH(e, &job->entries, link) {
+        if (s->budget <= 0) {
+            return progress;
+        }
+        if (job->status != HDC_ST_OK) {
+            /* Failed: drop what is not waiting for the SSD. */
+            if (!e->pending) {
+                hdc_entry_free(s, e);
+                progress = true;
+                goto again;
+            }
+            continue;
+        }
+        switch (e->state) {
+        case HDC_ES_READY:
+            if (e->type == HDC_E_READ ? hdc_issue_read(s, job, e) :
+                hdc_issue_write(s, job, e)) {
+                progress = true;
+                goto again;
+            }
+            break;
+        case HDC_ES_ISSUE:
+            if (e->next_run < e->nruns && hdc_entry_submit(s, e)) {
+                progress = true;
+                goto again;
+            }
+            break;
+        case HDC_ES_WAIT:
+            if (e->type == HDC_E_FUNC && e->read->state == HDC_ES_DONE &&
+                job->func_next == e->idx) {
+                hdc_run_func(s, job, e);
+                progress = true;
+                goto again;
+            }
+            break;
+        }
+    }
+    /* Output beyond the per-chunk WRITEs: drain it with extra WRITEs. */
+    while (job->status == HDC_ST_OK && job->funcs_done && job->fifo->len &&
+           job->dst.type != HDC_EP_NONE && s->budget > 0) {
+        int32_t chunk = hdc_chunk_alloc(s, job);
+
+        if (chunk < 0) {
+            break;
+        }
+        e = hdc_entry_new(job, HDC_E_WRITE, hdc_ep_dev(job->dst.type));
+        e->idx = job->writes++;
+        hdc_write_prepare(s, job, e, chunk);
+        progress = true;
+    }
+    if (QTAILQ_EMPTY(&job->entries) &&
+        (job->status != HDC_ST_OK ||
+         (job->funcs_done && !job->fifo->len))) {
+        job->done = true;
+        progress = true;
+    }
+    return progress;
+}
+
+void hdc_sb_run(HdcState *s)
+{
+    HdcJob *job;
+    bool progress;
+
+    s->budget = HDC_PASS_BUDGET;
+    do {
+        progress = false;
+        s->chunk_starved = false;
+        QTAILQ_FOREACH(job, &s->jobs, link) {
+            progress |= hdc_job_step(s, job);
+            if (s->budget <= 0) {
+                /* Let the rest of QEMU run; continue in the next pass. */
+                hdc_kick(s);
+                return;
+            }
+        }
+    } while (progress);
+}
+
+/* ---- dump ---- */
+
+static const char *hdc_dev_name(uint8_t dev)
+{
+    static const char *const names[] = {
+        [HDC_DEV_NONE] = "none", [HDC_DEV_NVME] = "nvme",
+        [HDC_DEV_HOST] = "host", [HDC_DEV_DEVBUF] = "devbuf",
+        [HDC_DEV_FUNC] = "func",
+    };
+
+    return dev < ARRAY_SIZE(names) ? names[dev] : "?";
+}
+
+static const char *hdc_ep_name(uint8_t type)
+{
+    return type == HDC_EP_NONE ? "none" : hdc_dev_name(hdc_ep_dev(type));
+}
+
+static const char *hdc_state_name(uint8_t state)
+{
+    static const char *const names[] = {
+        [HDC_ES_WAIT] = "wait", [HDC_ES_READY] = "ready",
+        [HDC_ES_ISSUE] = "issue", [HDC_ES_DONE] = "done",
+    };
+
+    return state < ARRAY_SIZE(names) ? names[state] : "?";
+}
+
+void hdc_sb_format(HdcState *s, GString *out)
+{
+    HdcJob *job;
+    HdcEntry *e;
+    unsigned i;
+
+    g_string_append_printf(out,
+                           "jobs=%u chunks_free=%u/%u nvme=%s slots=%u/%u\n",
+                           s->njobs, s->chunks_free,
+                           s->nchunks - s->pool_start,
+                           hdc_nvme_state_name(s->nv.state),
+                           s->nv.slots_used, HDC_NVME_SLOTS);
+    QTAILQ_FOREACH(job, &s->jobs, link) {
+        g_string_append_printf(out, "job seq=%" PRIu64 " id=0x%04x op=%s"
+                               " len=%" PRIu64 " src=%s dst=%s funcs=",
+                               job->seq, job->cmd_id,
+                               job->opcode == HDC_OP_NOP ? "nop" :
+                               job->opcode == HDC_OP_TRANSFER ? "transfer" :
+                               "?", job->length, hdc_ep_name(job->src.type),
+                               hdc_ep_name(job->dst.type));
+        for (i = 0; i < job->nfuncs; i++) {
+            g_string_append_printf(out, "%s%s", i ? "," : "",
+                                   hdc_func_name(job->funcs[i]));
+        }
+        g_string_append_printf(out, "%s status=%u read=%" PRIu64
+                               " produced=%" PRIu64 " out=%" PRIu64
+                               " written=%" PRIu64 " done=%d\n",
+                               job->nfuncs ? "" : "-", job->status,
+                               job->rd_pos, job->produced, job->out_pos,
+                               job->written, job->done);
+        QTAILQ_FOREACH(e, &job->entries, link) {
+            g_string_append_printf(out, "  %c%u dev=%s state=%s chunk=%d"
+                                   " pos=%" PRIu64 " len=%u runs=%u/%u"
+                                   " pending=%u\n",
+                                   "RFW"[e->type], e->idx,
+                                   hdc_dev_name(e->dev),
+                                   hdc_state_name(e->state), e->chunk,
+                                   e->pos, e->len, e->next_run, e->nruns,
+                                   e->pending);
+        }
+    }
+    g_string_append(out, "nvme-pcie ");
+    d2d_pcie_counters_format(out, &s->nv.pcie);
+    g_string_append_c(out, '\n');
+}

@@ -1,0 +1,317 @@
+/*
+ * hdc: the HDC engine (DCS-ctrl) - shared state.
+ *
+ * Register map, command and completion formats: docs/hdc.md and
+ * kernel/include/uapi/d2d/hdc_if.h (the one definition).
+ *
+ * Files: hdc-pci.c (PCI function, BARs, properties, the engine's bottom
+ * half), hdc-regs.c (BAR0 registers, reset), hdc-cmdq.c (host command and
+ * completion rings), hdc-scoreboard.c (D2D commands split into READ / FUNC /
+ * WRITE device commands, dependencies, BAR2 chunk allocator), hdc-nvme.c
+ * (the engine's own NVMe host: bring-up over peer-to-peer MMIO, I/O queue
+ * in BAR4, PRPs into BAR2), hdc-func.c (near-device functions).
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#ifndef HW_D2D_HDC_H
+#define HW_D2D_HDC_H
+
+#include "hw/pci/pci.h"
+#include "qemu/queue.h"
+#include "qemu/timer.h"
+#include "qom/object.h"
+#include "d2d/hdc_if.h"
+#include "../common/d2d-pcie.h"
+#include "hdc-func.h"
+
+#define TYPE_HDC "hdc"
+OBJECT_DECLARE_SIMPLE_TYPE(HdcState, HDC)
+
+#define HDC_CAPS (HDC_CAP_NVME | HDC_CAP_CRC32C | HDC_CAP_MD5 | \
+                  HDC_CAP_SHA256 | HDC_CAP_AES256_CTR | HDC_CAP_DEFLATE)
+/* BAR0: registers up to the MSI-X table. */
+#define HDC_REGS_MMIO_SIZE HDC_MSIX_OFFSET
+/* Chunks one D2D command may hold between READ and FUNC. */
+#define HDC_READ_WINDOW 8
+/* NVMe I/O commands outstanding at most: a 64-entry SQ holds 63. */
+#define HDC_NVME_SLOTS (HDC_NVME_IO_DEPTH - 1)
+/* Extents fetched per DMA read of an extent list. */
+#define HDC_EXT_BATCH 256
+/* Bytes of synchronous copying one engine pass does before it yields. */
+#define HDC_PASS_BUDGET (4 << 20)
+/* Poll period of CSTS while waiting for RDY to change, virtual ns. */
+#define HDC_NVME_RDY_POLL_NS (1 * SCALE_MS)
+
+/* Device-wide counters; BAR0 statistics show their low 32 bits. */
+typedef struct HdcStats {
+    uint64_t cmds;
+    uint64_t errs;
+    uint64_t dev_cmds;
+    uint64_t nvme_cmds;
+    uint64_t nvme_errs;
+    uint64_t rd_bytes;
+    uint64_t wr_bytes;
+    uint64_t fn_bytes;
+    uint64_t bad_db;
+    uint64_t dma_errs;
+    uint64_t bad_reg;
+    uint64_t stale_cpl;
+} HdcStats;
+
+/* Host command queue: command ring and completion ring in host memory. */
+typedef struct HdcCmdQueue {
+    uint64_t cmd_base;
+    uint64_t cpl_base;
+    uint32_t msix;
+    uint32_t cmd_tail;      /* last doorbell value */
+    uint32_t cmd_head;      /* next command the device reads */
+    uint32_t cpl_tail;      /* next completion slot the device writes */
+    uint32_t cpl_head;      /* driver's consumer index */
+    bool phase;
+} HdcCmdQueue;
+
+/* An NVMe extent in host order. */
+typedef struct HdcExtent {
+    uint64_t lba;
+    uint32_t nlb;
+    uint16_t skip;
+    uint16_t flags;
+} HdcExtent;
+
+/* A command's source or destination, validated. */
+typedef struct HdcEp {
+    uint8_t type;           /* enum hdc_ep_type */
+    uint64_t addr;          /* HOST: bus address; DEVBUF: BAR2 offset */
+    uint64_t cap;           /* bytes it holds */
+    HdcExtent *ext;         /* NVME */
+    uint32_t next;          /* NVME cursor: extent ... */
+    uint32_t blk;           /* ... and block within it */
+    uint32_t n;
+} HdcEp;
+
+typedef enum HdcEntryType {
+    HDC_E_READ,
+    HDC_E_FUNC,
+    HDC_E_WRITE,
+} HdcEntryType;
+
+typedef enum HdcEntryState {
+    HDC_ES_WAIT,            /* dependencies not done */
+    HDC_ES_READY,           /* waiting for its controller */
+    HDC_ES_ISSUE,           /* issued, in progress */
+    HDC_ES_DONE,
+} HdcEntryState;
+
+/* Device an entry runs on. */
+typedef enum HdcDev {
+    HDC_DEV_NONE,
+    HDC_DEV_NVME,
+    HDC_DEV_HOST,
+    HDC_DEV_DEVBUF,
+    HDC_DEV_FUNC,
+} HdcDev;
+
+/* One NVMe command's worth of an entry: blocks at a chunk offset. */
+typedef struct HdcRun {
+    uint64_t lba;
+    uint32_t nlb;
+    uint32_t off;
+    bool zero;              /* a hole: zeros, no NVMe command */
+} HdcRun;
+
+typedef struct HdcJob HdcJob;
+
+/* A device command of the scoreboard. */
+typedef struct HdcEntry {
+    QTAILQ_ENTRY(HdcEntry) link;
+    HdcJob *job;
+    uint8_t type;           /* HdcEntryType */
+    uint8_t dev;            /* HdcDev */
+    uint8_t state;          /* HdcEntryState */
+    bool last;              /* READ/FUNC: the final chunk */
+    uint32_t idx;
+    int32_t chunk;          /* BAR2 chunk, -1 if none */
+    uint32_t data_off;      /* first valid byte in the chunk */
+    uint32_t len;           /* valid bytes */
+    uint64_t pos;           /* READ: source offset; WRITE: output offset */
+    HdcRun *runs;
+    uint32_t nruns;
+    uint32_t next_run;      /* runs handed to the NVMe controller */
+    uint32_t pending;       /* NVMe commands outstanding */
+    struct HdcEntry *read;  /* FUNC: its READ and WRITE */
+    struct HdcEntry *write;
+} HdcEntry;
+
+/* A D2D command from the host queue. */
+struct HdcJob {
+    QTAILQ_ENTRY(HdcJob) link;
+    uint64_t seq;
+    uint16_t cmd_id;
+    uint8_t opcode;
+    uint16_t status;        /* enum hdc_status: the first error */
+    bool done;
+    uint64_t length;
+    HdcEp src;
+    HdcEp dst;
+    uint8_t nfuncs;
+    uint8_t funcs[HDC_MAX_FUNCS];
+    uint64_t aux_addr;
+    HdcFuncChain *fc;       /* NULL: no functions */
+    QTAILQ_HEAD(, HdcEntry) entries;
+    uint32_t nentries;
+    uint32_t chunks;        /* READ entries created */
+    uint32_t func_next;     /* chunk the next FUNC runs on */
+    uint32_t reads_open;    /* chunks read or being read, FUNC not run */
+    uint32_t writes;        /* WRITE entries created */
+    uint64_t rd_pos;        /* source bytes given to READ entries */
+    bool all_read;
+    bool funcs_done;
+    GByteArray *fifo;       /* function output not yet in a WRITE */
+    uint64_t out_pos;       /* output bytes given to WRITE entries */
+    uint64_t produced;      /* output bytes of the function chain */
+    uint64_t written;       /* bytes the destination received */
+};
+
+/* An NVMe I/O command slot; its index is the command id. */
+typedef struct HdcNvmeSlot {
+    bool busy;
+    bool write;
+    HdcEntry *entry;        /* NULL: orphaned by a reset */
+    int32_t chunk;          /* chunk its data lives in */
+    uint32_t bytes;
+} HdcNvmeSlot;
+
+/* Bring-up steps (docs/hdc.md "The engine's NVMe controller"). */
+typedef enum HdcNvmeStep {
+    HDC_NS_IDLE,
+    HDC_NS_START,
+    HDC_NS_WAIT_DISABLED,
+    HDC_NS_WAIT_READY,
+    HDC_NS_ID_CTRL,
+    HDC_NS_ID_NS,
+    HDC_NS_CREATE_CQ,
+    HDC_NS_CREATE_SQ,
+} HdcNvmeStep;
+
+typedef struct HdcNvme {
+    uint32_t state;         /* enum hdc_nvme_state */
+    uint32_t step;          /* HdcNvmeStep */
+    uint64_t bar_reg;       /* HDC_REG_NVME_BAR_* */
+    uint32_t nsid;
+    uint64_t bar;           /* latched at bring-up */
+    uint64_t bar2;          /* our BAR2 and BAR4 bus addresses then */
+    uint64_t bar4;
+    uint64_t cap;
+    uint32_t db_stride;
+    int64_t deadline;
+    int64_t timeout_ns;
+    uint32_t lba_shift;
+    uint64_t nsze;
+    uint32_t max_xfer;      /* bytes per NVMe command */
+    bool live;              /* enabled with its queues in our BAR4 */
+    bool quiesce;           /* to be disabled by disable_bh */
+    bool stopping;          /* SHUTDOWN: OFF once disabled */
+    QEMUBH *disable_bh;
+    uint16_t adepth;
+    uint16_t asq_tail;
+    uint16_t acq_head;
+    bool acq_phase;
+    bool admin_busy;
+    uint16_t admin_cid;
+    uint16_t iodepth;
+    uint16_t iosq_tail;
+    uint16_t iocq_head;
+    bool iocq_phase;
+    bool sq_db_pending;
+    uint32_t slots_used;
+    HdcNvmeSlot slots[HDC_NVME_SLOTS];
+    QEMUTimer *timer;
+    uint8_t *q;             /* BAR4 backing store */
+    D2DPcieCounters pcie;   /* traffic on the controller's behalf */
+} HdcNvme;
+
+struct HdcState {
+    PCIDevice parent_obj;
+
+    MemoryRegion bar0;
+    MemoryRegion regs;
+    MemoryRegion buf;
+    MemoryRegion nvmeq;
+    uint32_t buf_mib;
+    uint64_t buf_size;
+    uint8_t *buf_ptr;
+
+    uint32_t ctrl;
+    uint32_t status;
+    uint32_t error;
+    uint32_t error_count;
+    uint64_t devbuf_size;
+
+    HdcCmdQueue q;
+    HdcStats stats;
+    D2DPcieCounters pcie;
+    HdcNvme nv;
+
+    /* scoreboard */
+    QTAILQ_HEAD(, HdcJob) jobs;
+    uint32_t njobs;
+    uint64_t next_seq;
+    uint32_t nchunks;       /* chunks of BAR2 */
+    uint32_t pool_start;    /* first chunk after the DEVBUF area */
+    uint32_t chunks_free;
+    uint32_t chunk_hint;
+    bool chunk_starved;     /* a command found no free chunk this pass */
+    uint64_t chunk_starved_seq;
+    bool *chunk_owned;
+    uint16_t *chunk_orphans;
+
+    QEMUBH *bh;
+    bool busy;
+    bool rerun;
+    int64_t budget;         /* bytes a pass may copy before yielding */
+};
+
+/* hdc-pci.c */
+void hdc_kick(HdcState *s);
+
+/* hdc-regs.c */
+extern const MemoryRegionOps hdc_regs_ops;
+void hdc_raise_error(HdcState *s, enum hdc_err err, const char *why);
+void hdc_reset_state(HdcState *s, bool hard);
+
+/* hdc-cmdq.c */
+void hdc_cmdq_enable(HdcState *s);
+void hdc_cmdq_disable(HdcState *s);
+void hdc_cmdq_doorbell(HdcState *s, uint32_t tail);
+void hdc_cmdq_fetch(HdcState *s);
+void hdc_cmdq_post(HdcState *s);
+
+/* hdc-scoreboard.c */
+void hdc_sb_init(HdcState *s);
+void hdc_sb_free(HdcState *s);
+void hdc_sb_reset_pool(HdcState *s, bool hard);
+HdcJob *hdc_job_new(HdcState *s, const struct hdc_cmd *cmd);
+void hdc_job_free(HdcState *s, HdcJob *job);
+void hdc_sb_run(HdcState *s);
+void hdc_sb_drop_all(HdcState *s);
+void hdc_sb_nvme_done(HdcState *s, HdcEntry *e, bool ok);
+void hdc_chunk_orphan_get(HdcState *s, int32_t chunk);
+void hdc_chunk_orphan_put(HdcState *s, int32_t chunk);
+void hdc_sb_format(HdcState *s, GString *out);
+uint8_t *hdc_chunk_ptr(HdcState *s, int32_t chunk);
+
+/* hdc-nvme.c */
+extern const MemoryRegionOps hdc_nvmeq_ops;
+void hdc_nvme_init(HdcState *s);
+void hdc_nvme_exit(HdcState *s);
+void hdc_nvme_ctrl_write(HdcState *s, uint32_t val);
+void hdc_nvme_process(HdcState *s);
+void hdc_nvme_flush(HdcState *s);
+/* 1: submitted, 0: no free command slot, -1: the controller is not up. */
+int hdc_nvme_submit(HdcState *s, HdcEntry *e, const HdcRun *r, bool write);
+void hdc_nvme_orphan_all(HdcState *s);
+void hdc_nvme_request_disable(HdcState *s);
+void hdc_nvme_reset(HdcState *s, bool hard);
+const char *hdc_nvme_state_name(uint32_t state);
+
+#endif

@@ -1,0 +1,1575 @@
+/*
+ * hdc device tier: the HDC engine driven through qtest with no guest, next
+ * to a real QEMU NVMe controller whose namespace is a temporary raw image.
+ * The engine brings the controller up by itself over peer-to-peer MMIO;
+ * the test plays the driver (host command queue in guest RAM) and checks
+ * every result byte for byte against the image file, zlib and nettle:
+ * copies in every direction with skips and holes, digests and AES-256-CTR
+ * known answers, deflate round trips, multi-chunk transfers, 63 commands in
+ * flight completing in order, and every bad-input path (rings, doorbells,
+ * opcodes, functions, endpoints, extents, unreachable memory, bad NVMe
+ * BARs, a controller that never becomes ready, resets mid-transfer) with
+ * QEMU still answering afterwards.
+ */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+#include <zlib.h>
+#include <nettle/aes.h>
+#include <nettle/ctr.h>
+#include <nettle/md5.h>
+#include <nettle/sha2.h>
+#include "../lib/check.h"
+#include "qtest.h"
+#include "d2d/hdc_if.h"
+
+#define IMG_SIZE	(16u << 20)
+
+#define BAR2_BASE	0xc0000000ull	/* 64 MiB buffer */
+#define BAR0_BASE	0xe0000000ull
+#define BAR4_BASE	0xe0040000ull
+#define NVME_BASE	0xe0100000ull
+
+/* Guest RAM the test uses (256 MiB machine). */
+#define CMDQ		0x100000ull
+#define CPLQ		0x101000ull
+#define MSI_ADDR	0x102000ull
+#define AUX		0x103000ull
+#define FAKE_CTRL	0x104000ull
+#define EXT_SRC		0x110000ull	/* 64 KiB of extents */
+#define EXT_DST		0x120000ull
+#define EXT_MANY	0x130000ull
+#define HSRC		0x1000000ull	/* 8 MiB */
+#define HDST		0x2000000ull	/* 8 MiB */
+#define HMANY		0x3000000ull	/* 64 x 128 KiB */
+#define UNMAPPED	0x7000000000ull
+#define MSI_DATA	0xd2d00003u
+
+#define DEVFN_NVME	(0x10 << 3)
+
+static struct qt *qt;
+static int hdc_devfn;
+static uint8_t *img;		/* the image as the test expects it */
+static char img_path[64];
+static uint32_t sq_tail, cq_head;
+static int cq_phase;
+static uint16_t next_id;
+static uint32_t lba_shift = 9;
+static bool ready;		/* QEMU up, NVMe running, queue on */
+
+/* ---- helpers ---- */
+
+static uint32_t rd(uint32_t reg)
+{
+	return qt_readl(qt, BAR0_BASE + reg);
+}
+
+static void wr(uint32_t reg, uint32_t val)
+{
+	qt_writel(qt, BAR0_BASE + reg, val);
+}
+
+static void mem_write(uint64_t addr, const void *buf, size_t len)
+{
+	const uint8_t *p = buf;
+
+	while (len) {
+		size_t n = len < 32768 ? len : 32768;
+
+		qt_memwrite(qt, addr, p, n);
+		addr += n;
+		p += n;
+		len -= n;
+	}
+}
+
+static void mem_read(uint64_t addr, void *buf, size_t len)
+{
+	uint8_t *p = buf;
+
+	while (len) {
+		size_t n = len < 32768 ? len : 32768;
+
+		qt_memread(qt, addr, p, n);
+		addr += n;
+		p += n;
+		len -= n;
+	}
+}
+
+static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
+
+static uint64_t rng(void)
+{
+	rng_state ^= rng_state >> 12;
+	rng_state ^= rng_state << 25;
+	rng_state ^= rng_state >> 27;
+	return rng_state * 0x2545f4914f6cdd1dull;
+}
+
+static void fill_random(uint8_t *p, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		p[i] = rng() >> 56;
+}
+
+static void img_create(void)
+{
+	uint64_t s = 12345;
+	size_t i;
+	int fd;
+
+	for (i = 0; i < IMG_SIZE; i += 8) {
+		s ^= s >> 12;
+		s ^= s << 25;
+		s ^= s >> 27;
+		*(uint64_t *)(img + i) = s * 0x2545f4914f6cdd1dull;
+	}
+	fd = open(img_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	if (fd < 0 || pwrite(fd, img, IMG_SIZE, 0) != IMG_SIZE) {
+		perror(img_path);
+		exit(1);
+	}
+	close(fd);
+}
+
+/* The image file as QEMU left it. */
+static void img_file(uint8_t *buf, uint64_t off, size_t len)
+{
+	int fd = open(img_path, O_RDONLY);
+
+	if (fd < 0 || pread(fd, buf, len, off) != (ssize_t)len)
+		memset(buf, 0xee, len);
+	if (fd >= 0)
+		close(fd);
+}
+
+/*
+ * Start QEMU with the platform of docs/hdc.md: an NVMe subsystem, the
+ * engine's controller at 0x10 and the engine at 0x11.
+ */
+static bool start(const char *nvme_opts, const char *ns_opts,
+		  const char *hdc_opts)
+{
+	static bool broken;
+	char args[1024];
+
+	qt_quit(qt);
+	qt = NULL;
+	ready = false;
+	if (broken)
+		return false;	/* QEMU did not start once: do not wait again */
+	img_create();
+	snprintf(args, sizeof(args),
+		 "-device nvme-subsys,id=ss0,nqn=d2d "
+		 "-device nvme,serial=d2dssd,subsys=ss0,id=n0,addr=0x10%s "
+		 "-drive file=%s,if=none,id=ssd,format=raw "
+		 "-device nvme-ns,drive=ssd,nsid=1,shared=on%s "
+		 "-device hdc,addr=0x11,id=hdc0%s",
+		 nvme_opts, img_path, ns_opts, hdc_opts);
+	qt = qt_start(args);
+	if (!qt_alive(qt)) {
+		broken = true;
+		return false;
+	}
+	hdc_devfn = qt_pci_find(qt, HDC_PCI_VENDOR_ID, HDC_PCI_DEVICE_ID, 0);
+	if (hdc_devfn < 0 ||
+	    qt_pci_cfg_read(qt, DEVFN_NVME, 0, 4) != 0x00101b36)
+		return false;
+	qt_pci_map_bar(qt, hdc_devfn, HDC_BAR_REGS, BAR0_BASE);
+	qt_pci_map_bar(qt, hdc_devfn, HDC_BAR_BUF, BAR2_BASE);
+	qt_pci_map_bar(qt, hdc_devfn, HDC_BAR_NVMEQ, BAR4_BASE);
+	qt_pci_map_bar(qt, DEVFN_NVME, 0, NVME_BASE);
+	qt_pci_enable(qt, hdc_devfn);
+	qt_pci_enable(qt, DEVFN_NVME);
+	qt_pci_msix_setup(qt, hdc_devfn, BAR0_BASE + HDC_MSIX_OFFSET, 0,
+			  MSI_ADDR, MSI_DATA);
+	return true;
+}
+
+static bool start_default(void)
+{
+	return start("", "", "");
+}
+
+/* Program NVME_BAR, bring the controller up, wait (virtual clock). */
+static uint32_t bringup_at(uint64_t bar)
+{
+	uint32_t st = HDC_NVME_INIT;
+	int i;
+
+	wr(HDC_REG_NVME_BAR_LO, (uint32_t)bar);
+	wr(HDC_REG_NVME_BAR_HI, bar >> 32);
+	wr(HDC_REG_NVME_CTRL, HDC_NVME_BRINGUP);
+	for (i = 0; i < 2000; i++) {
+		st = rd(HDC_REG_NVME_STATUS);
+		if (st != HDC_NVME_INIT)
+			break;
+		if (i > 20)
+			qt_clock_step(qt, 1000000);
+	}
+	if (st == HDC_NVME_RUNNING)
+		lba_shift = rd(HDC_REG_NVME_LBA_SHIFT);
+	return st;
+}
+
+static bool q_enable(void)
+{
+	qt_memset(qt, CMDQ, 0, HDC_QUEUE_DEPTH * sizeof(struct hdc_cmd));
+	qt_memset(qt, CPLQ, 0, HDC_QUEUE_DEPTH * sizeof(struct hdc_cpl));
+	wr(HDC_REG_CTRL, 0);
+	wr(HDC_REG_CMDQ_BASE_LO, (uint32_t)CMDQ);
+	wr(HDC_REG_CMDQ_BASE_HI, CMDQ >> 32);
+	wr(HDC_REG_CPLQ_BASE_LO, (uint32_t)CPLQ);
+	wr(HDC_REG_CPLQ_BASE_HI, CPLQ >> 32);
+	wr(HDC_REG_MSIX, 0);
+	wr(HDC_REG_CTRL, HDC_CTRL_ENABLE);
+	sq_tail = cq_head = 0;
+	cq_phase = 1;
+	return (rd(HDC_REG_STATUS) & HDC_STATUS_ENABLED) != 0;
+}
+
+/* A fresh QEMU with the controller running and the queue on. */
+static bool setup(void)
+{
+	if (ready && qt_alive(qt))
+		return true;
+	if (!start_default() || bringup_at(NVME_BASE) != HDC_NVME_RUNNING ||
+	    !q_enable())
+		return false;
+	ready = true;
+	return true;
+}
+
+static void post_nodb(struct hdc_cmd *c)
+{
+	c->cmd_id = next_id++;
+	qt_memwrite(qt, CMDQ + (uint64_t)sq_tail * sizeof(*c), c, sizeof(*c));
+	sq_tail = (sq_tail + 1) % HDC_QUEUE_DEPTH;
+}
+
+static void post(struct hdc_cmd *c)
+{
+	post_nodb(c);
+	wr(HDC_REG_CMDQ_TAIL, sq_tail);
+}
+
+static bool peek_cpl(struct hdc_cpl *c)
+{
+	qt_memread(qt, CPLQ + (uint64_t)cq_head * sizeof(*c), c, sizeof(*c));
+	return (int)(c->flags & HDC_CPL_PHASE) == cq_phase &&
+	       !(c->cmd_id == 0xffff && c->status == 0xffff);
+}
+
+static void consume_cpl(void)
+{
+	cq_head = (cq_head + 1) % HDC_QUEUE_DEPTH;
+	if (!cq_head)
+		cq_phase ^= 1;
+	wr(HDC_REG_CPLQ_HEAD, cq_head);
+}
+
+static bool wait_cpl(struct hdc_cpl *c)
+{
+	struct timespec t0, t;
+	long i;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (i = 0;; i++) {
+		if (peek_cpl(c)) {
+			consume_cpl();
+			return true;
+		}
+		if (i % 256 == 255) {
+			if (!qt_alive(qt))
+				return false;
+			clock_gettime(CLOCK_MONOTONIC, &t);
+			if (t.tv_sec - t0.tv_sec > 20)
+				return false;
+		}
+	}
+}
+
+/* Post, wait; the completion's status, or -1 (none) / -2 (wrong id). */
+static int run(struct hdc_cmd *c, struct hdc_cpl *out)
+{
+	struct hdc_cpl cpl;
+
+	post(c);
+	if (!wait_cpl(&cpl))
+		return -1;
+	if (cpl.cmd_id != c->cmd_id)
+		return -2;
+	if (out)
+		*out = cpl;
+	return cpl.status;
+}
+
+static struct hdc_endpoint ep_host(uint64_t addr, uint32_t cap)
+{
+	struct hdc_endpoint e = { .type = HDC_EP_HOST, .count = cap,
+				  .addr = addr };
+	return e;
+}
+
+static struct hdc_endpoint ep_nvme(uint64_t list, uint32_t n)
+{
+	struct hdc_endpoint e = { .type = HDC_EP_NVME, .count = n,
+				  .addr = list };
+	return e;
+}
+
+static struct hdc_endpoint ep_devbuf(uint64_t off, uint32_t cap)
+{
+	struct hdc_endpoint e = { .type = HDC_EP_DEVBUF, .count = cap,
+				  .addr = off };
+	return e;
+}
+
+static struct hdc_endpoint ep_none(void)
+{
+	struct hdc_endpoint e = { .type = HDC_EP_NONE };
+	return e;
+}
+
+static struct hdc_cmd xfer(uint64_t len, struct hdc_endpoint src,
+			   struct hdc_endpoint dst)
+{
+	struct hdc_cmd c = { .opcode = HDC_OP_TRANSFER, .length = len,
+			     .src = src, .dst = dst };
+	return c;
+}
+
+static void with_funcs(struct hdc_cmd *c, const uint8_t *f, int n)
+{
+	c->nfuncs = n;
+	memcpy(c->funcs, f, n);
+	c->aux_addr = AUX;
+}
+
+static void put_extents(uint64_t addr, const struct hdc_extent *x, int n)
+{
+	mem_write(addr, x, n * sizeof(*x));
+}
+
+/* The bytes a list of extents stands for, from the expected image. */
+static void stream_of(const struct hdc_extent *x, int n, uint8_t *out,
+		      uint64_t len)
+{
+	uint64_t got = 0;
+	int i;
+
+	for (i = 0; i < n && got < len; i++) {
+		uint64_t bytes = ((uint64_t)x[i].nlb << lba_shift) - x[i].skip;
+		uint64_t take = bytes < len - got ? bytes : len - got;
+
+		if (x[i].flags & HDC_EXT_ZERO)
+			memset(out + got, 0, take);
+		else
+			memcpy(out + got,
+			       img + (x[i].lba << lba_shift) + x[i].skip, take);
+		got += take;
+	}
+}
+
+static uint32_t crc32c_ref(const uint8_t *p, size_t len)
+{
+	uint32_t crc = 0xffffffff;
+	int k;
+
+	while (len--) {
+		crc ^= *p++;
+		for (k = 0; k < 8; k++)
+			crc = (crc >> 1) ^ (0x82f63b78 & -(crc & 1));
+	}
+	return ~crc;
+}
+
+static void aes_ctr_ref(const uint8_t *key, const uint8_t *iv,
+			const uint8_t *in, uint8_t *out, size_t len)
+{
+	struct aes256_ctx ctx;
+	uint8_t ctr[16];
+
+	memcpy(ctr, iv, 16);
+	aes256_set_encrypt_key(&ctx, key);
+	ctr_crypt(&ctx, (nettle_cipher_func *)aes256_encrypt, AES_BLOCK_SIZE,
+		  ctr, len, out, in);
+}
+
+static void hex2bin(const char *hex, uint8_t *out)
+{
+	while (hex[0] && hex[1]) {
+		if (hex[0] == ' ') {
+			hex++;
+			continue;
+		}
+		sscanf(hex, "%2hhx", out++);
+		hex += 2;
+	}
+}
+
+static bool qom_u64(const char *prop, uint64_t *v)
+{
+	return qt_qom_get_u64(qt, "/machine/peripheral/hdc0", prop, v);
+}
+
+/* ---- tests ---- */
+
+static void identity_registers(void)
+{
+	char dump[4096];
+	uint64_t v;
+
+	CHECK(start_default());
+	CHECK_EQ(rd(HDC_REG_ID), HDC_ID_MAGIC);
+	CHECK_EQ(rd(HDC_REG_VERSION), HDC_VERSION);
+	CHECK_EQ(rd(HDC_REG_CAPS), HDC_CAP_NVME | HDC_CAP_CRC32C |
+		 HDC_CAP_MD5 | HDC_CAP_SHA256 | HDC_CAP_AES256_CTR |
+		 HDC_CAP_DEFLATE);
+	CHECK_EQ(rd(HDC_REG_STATUS), HDC_STATUS_READY);
+	CHECK_EQ(rd(HDC_REG_QUEUE_DEPTH), HDC_QUEUE_DEPTH);
+	CHECK_EQ(rd(HDC_REG_BUF_SIZE), HDC_BUF_SIZE_DEFAULT);
+	CHECK_EQ(rd(HDC_REG_NVME_STATUS), HDC_NVME_OFF);
+	CHECK_EQ(rd(HDC_REG_NVME_NSID), 1);
+	CHECK_EQ(rd(HDC_REG_DEVBUF_SIZE), 0);
+	CHECK_EQ(rd(HDC_REG_ERROR), HDC_ERR_NONE);
+	CHECK(qom_u64("pcie-mmio_reads", &v) && v >= 9);
+	CHECK(qt_qom_get_str(qt, "/machine/peripheral/hdc0", "scoreboard",
+			     dump, sizeof(dump)));
+	CHECK(!strncmp(dump, "jobs=0 chunks_free=1024/1024 nvme=off", 37));
+}
+
+static void nvme_endpoint_before_bringup(void)
+{
+	struct hdc_extent x = { .lba = 0, .nlb = 1 };
+	struct hdc_cmd c;
+
+	CHECK(start_default());
+	CHECK(q_enable());
+	put_extents(EXT_SRC, &x, 1);
+	c = xfer(512, ep_nvme(EXT_SRC, 1), ep_host(HDST, 512));
+	CHECK_EQ(run(&c, NULL), HDC_ST_ENODEV);
+	CHECK_EQ(rd(HDC_REG_STAT_ERRS), 1);
+}
+
+static void bringup_over_p2p(void)
+{
+	uint64_t writes, reads;
+
+	CHECK(start_default());
+	CHECK_EQ(bringup_at(NVME_BASE), HDC_NVME_RUNNING);
+	CHECK_EQ(rd(HDC_REG_NVME_LBA_SHIFT), 9);
+	CHECK_EQ(rd(HDC_REG_NVME_NSZE_LO), IMG_SIZE / 512);
+	CHECK_EQ(rd(HDC_REG_NVME_NSZE_HI), 0);
+	CHECK(rd(HDC_REG_STATUS) & HDC_STATUS_NVME_READY);
+	CHECK_EQ(rd(HDC_REG_ERROR), HDC_ERR_NONE);
+	/* The controller is enabled (CSTS.RDY), its pin interrupts masked. */
+	CHECK_EQ(qt_readl(qt, NVME_BASE + 0x1c) & 1, 1);
+	CHECK_EQ(qt_readl(qt, NVME_BASE + 0x0c), 0xffffffff);
+	/* Register accesses and doorbells were the engine's own DMA. */
+	CHECK(qom_u64("pcie-dma_writes", &writes) && writes >= 8);
+	CHECK(qom_u64("pcie-dma_reads", &reads) && reads >= 3);
+	/* ... and the controller wrote its completions into BAR4. */
+	CHECK(qom_u64("pcie-mmio_writes", &writes) && writes >= 8);
+	CHECK(q_enable());
+	ready = true;
+}
+
+static void nop_round_trip_with_msix(void)
+{
+	struct hdc_cmd c = { .opcode = HDC_OP_NOP };
+	struct hdc_cpl cpl;
+
+	CHECK(setup());
+	qt_memset(qt, MSI_ADDR, 0, 4);
+	CHECK_EQ(run(&c, &cpl), HDC_ST_OK);
+	CHECK_EQ(cpl.flags, HDC_CPL_PHASE);
+	CHECK_EQ(cpl.cmdq_head, sq_tail);
+	CHECK_EQ(cpl.result, 0);
+	CHECK_EQ(qt_readl(qt, MSI_ADDR), MSI_DATA);
+	CHECK_EQ(rd(HDC_REG_CMDQ_HEAD), sq_tail);
+}
+
+static uint8_t bufa[4 << 20], bufb[4 << 20], bufc[4 << 20];
+
+static void nvme_to_host_exact(void)
+{
+	/* A skip, a hole, a run over a chunk boundary, a partial block. */
+	static const struct hdc_extent x[] = {
+		{ .lba = 100, .nlb = 8 },
+		{ .lba = 5000, .nlb = 3, .skip = 100 },
+		{ .lba = 0, .nlb = 2, .flags = HDC_EXT_ZERO },
+		{ .lba = 200, .nlb = 300 },
+		{ .lba = 31000, .nlb = 1, .skip = 511 },
+		{ .lba = 7, .nlb = 4 },
+	};
+	uint64_t len = 4096 + 1436 + 1024 + 153600 + 1 + 2000;
+	struct hdc_cmd c;
+	struct hdc_cpl cpl;
+
+	CHECK(setup());
+	put_extents(EXT_SRC, x, 6);
+	qt_memset(qt, HDST, 0xaa, len + 64);
+	c = xfer(len, ep_nvme(EXT_SRC, 6), ep_host(HDST, len + 64));
+	CHECK_EQ(run(&c, &cpl), HDC_ST_OK);
+	CHECK_EQ(cpl.result, len);
+	stream_of(x, 6, bufa, len);
+	mem_read(HDST, bufb, len + 64);
+	CHECK(!memcmp(bufa, bufb, len));
+	CHECK_EQ(bufb[len], 0xaa);
+	CHECK(rd(HDC_REG_STAT_NVME_CMDS) >= 5);
+	CHECK(rd(HDC_REG_STAT_RD_KIB) >= len / 1024);
+}
+
+static void host_to_nvme_write(void)
+{
+	static const struct hdc_extent x[] = {
+		{ .lba = 20000, .nlb = 50 },
+		{ .lba = 21000, .nlb = 200 },
+	};
+	const uint32_t len = 100000;
+	struct hdc_cmd c;
+	struct hdc_cpl cpl;
+	uint32_t wr_before;
+
+	CHECK(setup());
+	wr_before = rd(HDC_REG_STAT_WR_KIB);
+	fill_random(bufa, len);
+	mem_write(HSRC, bufa, len);
+	put_extents(EXT_DST, x, 2);
+	c = xfer(len, ep_host(HSRC, len), ep_nvme(EXT_DST, 2));
+	CHECK_EQ(run(&c, &cpl), HDC_ST_OK);
+	CHECK_EQ(cpl.result, len);
+	/* 25600 bytes in the first extent, the rest in the second. */
+	img_file(bufb, 20000 * 512, 25600);
+	CHECK(!memcmp(bufb, bufa, 25600));
+	img_file(bufb, 21000 * 512, 200 * 512);
+	CHECK(!memcmp(bufb, bufa + 25600, len - 25600));
+	/* The rest of the last block written is zeros, the next untouched. */
+	CHECK(bufb[len - 25600] == 0 && bufb[146 * 512 - 1] == 0);
+	CHECK(!memcmp(bufb + 146 * 512, img + (21000 + 146) * 512, 512));
+	memcpy(img + 20000 * 512, bufa, 25600);
+	memcpy(img + 21000 * 512, bufa + 25600, len - 25600);
+	memset(img + 21000 * 512 + len - 25600, 0, 146 * 512 - (len - 25600));
+	CHECK(rd(HDC_REG_STAT_WR_KIB) - wr_before >= 97);
+}
+
+static void nvme_to_nvme_holes_and_skip(void)
+{
+	static const struct hdc_extent src[] = {
+		{ .lba = 3000, .nlb = 10, .skip = 300 },
+		{ .lba = 0, .nlb = 3, .flags = HDC_EXT_ZERO },
+		{ .lba = 4000, .nlb = 150 },
+	};
+	static const struct hdc_extent dst[] = {
+		{ .lba = 25000, .nlb = 7 },
+		{ .lba = 26000, .nlb = 300 },
+	};
+	const uint64_t len = 4820 + 1536 + 76800;
+	struct hdc_cmd c;
+	struct hdc_cpl cpl;
+
+	CHECK(setup());
+	put_extents(EXT_SRC, src, 3);
+	put_extents(EXT_DST, dst, 2);
+	stream_of(src, 3, bufa, len);
+	c = xfer(len, ep_nvme(EXT_SRC, 3), ep_nvme(EXT_DST, 2));
+	CHECK_EQ(run(&c, &cpl), HDC_ST_OK);
+	CHECK_EQ(cpl.result, len);
+	img_file(bufb, 25000 * 512, 7 * 512);
+	CHECK(!memcmp(bufb, bufa, 7 * 512));
+	img_file(bufb, 26000 * 512, 300 * 512);
+	CHECK(!memcmp(bufb, bufa + 7 * 512, len - 7 * 512));
+	memcpy(img + 25000 * 512, bufa, 7 * 512);
+	memcpy(img + 26000 * 512, bufb, 300 * 512);
+}
+
+static void digest_known_answers(void)
+{
+	static const uint8_t md5_sha[] = { HDC_FN_MD5, HDC_FN_SHA256 };
+	static const uint8_t crc[] = { HDC_FN_CRC32C };
+	static const uint8_t sha[] = { HDC_FN_SHA256 };
+	uint8_t want[32], got[HDC_MAX_FUNCS][32];
+	struct hdc_cmd c;
+	struct hdc_cpl cpl;
+
+	CHECK(setup());
+	mem_write(HSRC, "abc", 3);
+	c = xfer(3, ep_host(HSRC, 3), ep_none());
+	with_funcs(&c, md5_sha, 2);
+	CHECK_EQ(run(&c, &cpl), HDC_ST_OK);
+	CHECK_EQ(cpl.result, 3);
+	mem_read(AUX + 48, got, sizeof(got));
+	hex2bin("900150983cd24fb0d6963f7d28e17f72", want);
+	CHECK(!memcmp(got[0], want, 16));
+	hex2bin("ba7816bf8f01cfea414140de5dae2223"
+		"b00361a396177a9cb410ff61f20015ad", want);
+	CHECK(!memcmp(got[1], want, 32));
+
+	mem_write(HSRC, "123456789", 9);
+	c = xfer(9, ep_host(HSRC, 9), ep_none());
+	with_funcs(&c, crc, 1);
+	CHECK_EQ(run(&c, NULL), HDC_ST_OK);
+	CHECK_EQ(qt_readl(qt, AUX + 48), 0xe3069283);
+
+	/* The digest of nothing. */
+	c = xfer(0, ep_host(HSRC, 0), ep_none());
+	with_funcs(&c, sha, 1);
+	CHECK_EQ(run(&c, &cpl), HDC_ST_OK);
+	CHECK_EQ(cpl.result, 0);
+	mem_read(AUX + 48, got, 32);
+	hex2bin("e3b0c44298fc1c149afbf4c8996fb924"
+		"27ae41e4649b934ca495991b7852b855", want);
+	CHECK(!memcmp(got[0], want, 32));
+}
+
+static void aes256_ctr_nist_vector(void)
+{
+	static const uint8_t aes[] = { HDC_FN_AES256_CTR };
+	uint8_t key_iv[48], pt[64], ct[64], got[64];
+	struct hdc_cmd c;
+
+	CHECK(setup());
+	/* NIST SP 800-38A F.5.5 CTR-AES256.Encrypt */
+	hex2bin("603deb1015ca71be2b73aef0857d7781"
+		"1f352c073b6108d72d9810a30914dff4"
+		"f0f1f2f3f4f5f6f7f8f9fafbfcfdfeff", key_iv);
+	hex2bin("6bc1bee22e409f96e93d7e117393172a"
+		"ae2d8a571e03ac9c9eb76fac45af8e51"
+		"30c81c46a35ce411e5fbc1191a0a52ef"
+		"f69f2445df4f9b17ad2b417be66c3710", pt);
+	hex2bin("601ec313775789a5b7a7f504bbf3d228"
+		"f443e3ca4d62b59aca84e990cacaf5c5"
+		"2b0930daa23de94ce87017ba2d84988d"
+		"dfc9c58db67aada613c2dd08457941a6", ct);
+	mem_write(AUX, key_iv, 48);
+	mem_write(HSRC, pt, 64);
+	c = xfer(64, ep_host(HSRC, 64), ep_host(HDST, 64));
+	with_funcs(&c, aes, 1);
+	CHECK_EQ(run(&c, NULL), HDC_ST_OK);
+	mem_read(HDST, got, 64);
+	CHECK(!memcmp(got, ct, 64));
+	/* F.5.6: decryption is the same operation. */
+	mem_write(HSRC, ct, 64);
+	CHECK_EQ(run(&c, NULL), HDC_ST_OK);
+	mem_read(HDST, got, 64);
+	CHECK(!memcmp(got, pt, 64));
+}
+
+static void deflate_round_trip(void)
+{
+	static const uint8_t defl[] = { HDC_FN_DEFLATE };
+	static const struct hdc_extent x = { .lba = 8192, .nlb = 2048 };
+	const uint32_t len = 1 << 20;
+	struct hdc_cmd c;
+	struct hdc_cpl cpl;
+	uLongf out;
+	size_t i;
+
+	CHECK(setup());
+	/* Compressible text from the host ... */
+	for (i = 0; i < len; i++)
+		bufa[i] = "the quick brown fox jumps over the lazy dog\n"
+			[(i + i / 4096) % 44];
+	mem_write(HSRC, bufa, len);
+	c = xfer(len, ep_host(HSRC, len), ep_host(HDST, len));
+	with_funcs(&c, defl, 1);
+	CHECK_EQ(run(&c, &cpl), HDC_ST_OK);
+	CHECK(cpl.result > 16 && cpl.result < len / 8);
+	mem_read(HDST, bufb, cpl.result);
+	out = len + 1;
+	CHECK_EQ(uncompress(bufc, &out, bufb, cpl.result), Z_OK);
+	CHECK_EQ(out, len);
+	CHECK(!memcmp(bufa, bufc, len));
+	/* ... and random data from the SSD, which deflate makes larger. */
+	put_extents(EXT_SRC, &x, 1);
+	c = xfer(len, ep_nvme(EXT_SRC, 1), ep_host(HDST, len + 4096));
+	with_funcs(&c, defl, 1);
+	CHECK_EQ(run(&c, &cpl), HDC_ST_OK);
+	CHECK(cpl.result > len && cpl.result < len + 4096);
+	mem_read(HDST, bufb, cpl.result);
+	out = len + 1;
+	CHECK_EQ(uncompress(bufc, &out, bufb, cpl.result), Z_OK);
+	CHECK_EQ(out, len);
+	CHECK(!memcmp(img + 8192 * 512, bufc, len));
+	/* The same stream written to the SSD, padded to whole blocks. */
+	{
+		struct hdc_extent d = { .lba = 12288, .nlb = 2100 };
+		uint64_t r = cpl.result;
+
+		put_extents(EXT_DST, &d, 1);
+		c = xfer(len, ep_nvme(EXT_SRC, 1), ep_nvme(EXT_DST, 1));
+		with_funcs(&c, defl, 1);
+		CHECK_EQ(run(&c, &cpl), HDC_ST_OK);
+		CHECK_EQ(cpl.result, r);
+		img_file(bufc, 12288 * 512, 2100 * 512);
+		CHECK(!memcmp(bufb, bufc, r));
+		for (i = r; i % 512; i++)
+			CHECK_EQ(bufc[i], 0);
+		memcpy(img + 12288 * 512, bufc, 2100 * 512);
+	}
+}
+
+static void multichunk_1mib_digests(void)
+{
+	static const uint8_t f[] = { HDC_FN_SHA256, HDC_FN_CRC32C, HDC_FN_MD5 };
+	/* A skip: every chunk boundary falls inside a block. */
+	static const struct hdc_extent x[] = {
+		{ .lba = 1000, .nlb = 1200, .skip = 77 },
+		{ .lba = 10000, .nlb = 1000 },
+	};
+	const uint32_t len = 1 << 20;
+	uint8_t got[HDC_MAX_FUNCS][32], want[32];
+	struct sha256_ctx sha;
+	struct md5_ctx md5;
+	struct hdc_cmd c;
+	struct hdc_cpl cpl;
+
+	CHECK(setup());
+	put_extents(EXT_SRC, x, 2);
+	qt_memset(qt, AUX + 48, 0, 128);
+	c = xfer(len, ep_nvme(EXT_SRC, 2), ep_host(HDST, len));
+	with_funcs(&c, f, 3);
+	CHECK_EQ(run(&c, &cpl), HDC_ST_OK);
+	CHECK_EQ(cpl.result, len);
+	stream_of(x, 2, bufa, len);
+	mem_read(HDST, bufb, len);
+	CHECK(!memcmp(bufa, bufb, len));
+	mem_read(AUX + 48, got, sizeof(got));
+	sha256_init(&sha);
+	sha256_update(&sha, len, bufa);
+	sha256_digest(&sha, 32, want);
+	CHECK(!memcmp(got[0], want, 32));
+	CHECK_EQ(*(uint32_t *)got[1], crc32c_ref(bufa, len));
+	md5_init(&md5);
+	md5_update(&md5, len, bufa);
+	md5_digest(&md5, 16, want);
+	CHECK(!memcmp(got[2], want, 16));
+	CHECK(rd(HDC_REG_STAT_FN_KIB) >= 1024);
+}
+
+/*
+ * sha256 -> deflate -> aes -> crc32c over an SSD source whose chunks are
+ * not multiples of 16 bytes: the CTR keystream must carry across chunks.
+ */
+static void function_chain_misaligned(void)
+{
+	static const uint8_t f[] = { HDC_FN_SHA256, HDC_FN_DEFLATE,
+				     HDC_FN_AES256_CTR, HDC_FN_CRC32C };
+	static const uint8_t aes[] = { HDC_FN_AES256_CTR };
+	static const struct hdc_extent x[] = {
+		{ .lba = 600, .nlb = 700, .skip = 13 },
+		{ .lba = 9000, .nlb = 5, .skip = 3 },
+		{ .lba = 0, .nlb = 1, .flags = HDC_EXT_ZERO },
+		{ .lba = 9100, .nlb = 200, .skip = 250 },
+	};
+	const uint32_t len = 358387 + 2557 + 512 + 50000;
+	uint8_t key_iv[48], got[HDC_MAX_FUNCS][32], want[32];
+	struct sha256_ctx sha;
+	struct hdc_cmd c;
+	struct hdc_cpl cpl;
+	uLongf out;
+
+	CHECK(setup());
+	fill_random(key_iv, 48);
+	key_iv[47] = 0xfe;	/* the counter's low bytes wrap early */
+	key_iv[46] = 0xff;
+	mem_write(AUX, key_iv, 48);
+	put_extents(EXT_SRC, x, 4);
+	stream_of(x, 4, bufa, len);
+
+	/* AES alone: byte-exact against nettle. */
+	c = xfer(len, ep_nvme(EXT_SRC, 4), ep_host(HDST, len));
+	with_funcs(&c, aes, 1);
+	CHECK_EQ(run(&c, &cpl), HDC_ST_OK);
+	mem_read(HDST, bufb, len);
+	aes_ctr_ref(key_iv, key_iv + 32, bufa, bufc, len);
+	CHECK(!memcmp(bufb, bufc, len));
+
+	/* The whole chain. */
+	c = xfer(len, ep_nvme(EXT_SRC, 4), ep_host(HDST, 2 * len));
+	with_funcs(&c, f, 4);
+	CHECK_EQ(run(&c, &cpl), HDC_ST_OK);
+	CHECK(cpl.result > len / 2 && cpl.result < len + 1024);
+	mem_read(HDST, bufb, cpl.result);
+	mem_read(AUX + 48, got, sizeof(got));
+	sha256_init(&sha);
+	sha256_update(&sha, len, bufa);
+	sha256_digest(&sha, 32, want);
+	CHECK(!memcmp(got[0], want, 32));
+	CHECK_EQ(*(uint32_t *)got[3], crc32c_ref(bufb, cpl.result));
+	aes_ctr_ref(key_iv, key_iv + 32, bufb, bufc, cpl.result);
+	out = len + 1;
+	CHECK_EQ(uncompress(bufb, &out, bufc, cpl.result), Z_OK);
+	CHECK_EQ(out, len);
+	CHECK(!memcmp(bufa, bufb, len));
+}
+
+/*
+ * 63 commands at once (a full ring) held in the scoreboard by a full
+ * completion ring, then released: completions in submission order.
+ */
+static void many_in_flight_in_order(void)
+{
+	static const uint8_t crc[] = { HDC_FN_CRC32C };
+	struct hdc_cmd c = { .opcode = HDC_OP_NOP };
+	struct hdc_cpl cpl;
+	uint16_t ids[63];
+	uint64_t v = 0;
+	uint32_t rd_kib;
+	char *dump = (char *)bufc, *p;
+	int i, n, jobs = -1;
+
+	CHECK(setup());
+	/* 63 NOPs fill the completion ring; nobody consumes them yet. */
+	for (i = 0; i < 63; i++)
+		post_nodb(&c);
+	wr(HDC_REG_CMDQ_TAIL, sq_tail);
+	for (i = 0; i < 1000 && rd(HDC_REG_CMDQ_HEAD) != sq_tail; i++)
+		continue;
+	/* 63 transfers: SSD -> host (two chunks each), host -> host, NOP. */
+	fill_random(bufa, 63 * 5000);
+	mem_write(HSRC, bufa, 63 * 5000);
+	for (i = 0; i < 63; i++) {
+		struct hdc_extent x = { .lba = 1000 + i * 200, .nlb = 130 };
+
+		put_extents(EXT_MANY + i * 16, &x, 1);
+		if (i % 3 == 0) {
+			c = xfer(66000, ep_nvme(EXT_MANY + i * 16, 1),
+				 ep_host(HMANY + i * 0x20000, 66000));
+		} else if (i % 3 == 1) {
+			c = xfer(5000, ep_host(HSRC + i * 5000, 5000),
+				 ep_host(HMANY + i * 0x20000, 5000));
+		} else {
+			c = xfer(66000, ep_nvme(EXT_MANY + i * 16, 1),
+				 ep_none());
+			with_funcs(&c, crc, 1);
+			c.aux_addr = AUX + 0x400 + i * 256;
+		}
+		post_nodb(&c);
+		ids[i] = c.cmd_id;
+	}
+	rd_kib = rd(HDC_REG_STAT_RD_KIB);
+	wr(HDC_REG_CMDQ_TAIL, sq_tail);
+	/*
+	 * All 63 run to completion (the last SSD read is the last thing
+	 * that can happen) and wait for room in the completion ring.
+	 */
+	for (i = 0; i < 20000; i++) {
+		if (rd(HDC_REG_STAT_INFLIGHT) == 63 &&
+		    rd(HDC_REG_STAT_RD_KIB) - rd_kib >= 42 * 66560 / 1024)
+			break;
+		usleep(100);
+	}
+	for (i = 0; i < 100; i++)
+		rd(HDC_REG_STATUS);
+	CHECK(qt_qom_get_str(qt, "/machine/peripheral/hdc0", "scoreboard",
+			     dump, sizeof(bufc)));
+	CHECK(!strstr(dump, "done=0"));
+	CHECK_EQ(rd(HDC_REG_STAT_INFLIGHT), 63);
+	if (getenv("HDC_DUMP"))
+		fprintf(stderr, "%s\n", dump);
+	CHECK(sscanf(dump, "jobs=%d", &jobs) == 1 && jobs == 63);
+	for (n = 0, p = dump; (p = strstr(p, "\njob seq=")); p++)
+		n++;
+	CHECK_EQ(n, 63);
+	CHECK(qom_u64("pcie-msix", &v) && v >= 1);
+	/* Consume the NOPs: the transfers complete, in order. */
+	for (i = 0; i < 63; i++) {
+		CHECK(wait_cpl(&cpl));
+		CHECK_EQ(cpl.status, HDC_ST_OK);
+	}
+	for (i = 0; i < 63; i++) {
+		CHECK(wait_cpl(&cpl));
+		CHECK_EQ(cpl.cmd_id, ids[i]);
+		CHECK_EQ(cpl.status, HDC_ST_OK);
+		CHECK_EQ(cpl.result, i % 3 == 1 ? 5000 : 66000);
+	}
+	CHECK_EQ(rd(HDC_REG_STAT_INFLIGHT), 0);
+	for (i = 0; i < 63; i++) {
+		mem_read(HMANY + i * 0x20000, bufb, i % 3 == 1 ? 5000 : 66000);
+		if (i % 3 == 0)
+			CHECK(!memcmp(bufb, img + (1000 + i * 200) * 512,
+				      66000));
+		else if (i % 3 == 1)
+			CHECK(!memcmp(bufb, bufa + i * 5000, 5000));
+		else
+			CHECK_EQ(qt_readl(qt, AUX + 0x400 + i * 256 + 48),
+				 crc32c_ref(img + (1000 + i * 200) * 512,
+					    66000));
+	}
+}
+
+static void devbuf_round_trip(void)
+{
+	const uint32_t len = 200000;
+	struct hdc_cmd c;
+	struct hdc_cpl cpl;
+
+	CHECK(setup());
+	/* The area may only change with the queue off. */
+	wr(HDC_REG_DEVBUF_SIZE, 1 << 20);
+	CHECK_EQ(rd(HDC_REG_DEVBUF_SIZE), 0);
+	CHECK_EQ(rd(HDC_REG_ERROR), HDC_ERR_BAD_REG);
+	wr(HDC_REG_ERROR, 0);
+	wr(HDC_REG_CTRL, 0);
+	wr(HDC_REG_DEVBUF_SIZE, 12345);
+	CHECK_EQ(rd(HDC_REG_DEVBUF_SIZE), 0);
+	wr(HDC_REG_DEVBUF_SIZE, 1 << 20);
+	CHECK_EQ(rd(HDC_REG_DEVBUF_SIZE), 1 << 20);
+	CHECK(q_enable());
+	fill_random(bufa, len);
+	mem_write(HSRC, bufa, len);
+	c = xfer(len, ep_host(HSRC, len), ep_devbuf(4096, len));
+	CHECK_EQ(run(&c, &cpl), HDC_ST_OK);
+	/* The data is in BAR2 where the host can see it. */
+	mem_read(BAR2_BASE + 4096, bufb, len);
+	CHECK(!memcmp(bufa, bufb, len));
+	qt_memset(qt, HDST, 0, len);
+	c = xfer(len, ep_devbuf(4096, len), ep_host(HDST, len));
+	CHECK_EQ(run(&c, &cpl), HDC_ST_OK);
+	mem_read(HDST, bufb, len);
+	CHECK(!memcmp(bufa, bufb, len));
+	/* Beyond the area. */
+	c = xfer(len, ep_host(HSRC, len), ep_devbuf((1 << 20) - 100, len));
+	CHECK_EQ(run(&c, NULL), HDC_ST_EINVAL);
+}
+
+static int expected_errors;
+
+static void expect_status(struct hdc_cmd *c, int want, int *failed_at,
+			  int line)
+{
+	int st = run(c, NULL);
+
+	if (want != HDC_ST_OK)
+		expected_errors++;
+	if (st != want && !*failed_at) {
+		*failed_at = line;
+		fprintf(stderr, "line %d: status %d, want %d\n", line, st,
+			want);
+	}
+}
+
+#define EXPECT(c, want) expect_status(&(c), (want), &failed_at, __LINE__)
+
+static void bad_commands(void)
+{
+	static const uint8_t sha[] = { HDC_FN_SHA256 };
+	static const uint8_t defl[] = { HDC_FN_DEFLATE };
+	struct hdc_extent x[2] = { { .lba = 100, .nlb = 10 } };
+	struct hdc_cmd c, ok;
+	uint32_t errs;
+	int failed_at = 0;
+
+	CHECK(setup());
+	errs = rd(HDC_REG_STAT_ERRS);
+	expected_errors = 0;
+	put_extents(EXT_SRC, x, 1);
+	ok = xfer(5120, ep_nvme(EXT_SRC, 1), ep_host(HDST, 5120));
+
+	c = ok;
+	c.opcode = 7;
+	EXPECT(c, HDC_ST_EINVAL);		/* unknown opcode */
+	c = ok;
+	c.nfuncs = 5;
+	EXPECT(c, HDC_ST_EINVAL);		/* too many functions */
+	c = ok;
+	c.nfuncs = 1;
+	c.funcs[0] = 9;
+	c.aux_addr = AUX;
+	EXPECT(c, HDC_ST_EINVAL);		/* unknown function */
+	c = ok;
+	c.nfuncs = 1;
+	c.funcs[0] = HDC_FN_NONE;
+	EXPECT(c, HDC_ST_EINVAL);
+	c = ok;
+	c.flags = 1;
+	EXPECT(c, HDC_ST_EINVAL);		/* unknown flags */
+	c = ok;
+	c.src.type = 9;
+	EXPECT(c, HDC_ST_EINVAL);		/* unknown endpoint type */
+	c = ok;
+	c.dst.type = 0x80;
+	EXPECT(c, HDC_ST_EINVAL);
+	c = ok;
+	c.src = ep_none();
+	EXPECT(c, HDC_ST_EINVAL);		/* nothing to read */
+	c = ok;
+	with_funcs(&c, sha, 1);
+	c.aux_addr = 0;
+	EXPECT(c, HDC_ST_EINVAL);		/* a digest needs aux */
+	c = ok;
+	with_funcs(&c, sha, 1);
+	c.aux_addr = UNMAPPED;
+	EXPECT(c, HDC_ST_EDMA);			/* aux unreachable */
+	c = ok;
+	c.src.addr = UNMAPPED;
+	EXPECT(c, HDC_ST_EDMA);			/* extents unreachable */
+	c = ok;
+	c.src.count = HDC_MAX_EXTENTS + 1;
+	EXPECT(c, HDC_ST_EINVAL);		/* too many extents */
+	c = ok;
+	c.dst = ep_host(UNMAPPED, 5120);
+	EXPECT(c, HDC_ST_EDMA);			/* host buffer unreachable */
+	c = xfer(5120, ep_host(UNMAPPED, 5120), ep_host(HDST, 5120));
+	EXPECT(c, HDC_ST_EDMA);
+	c = xfer(5120, ep_host(~0ull - 100, 5120), ep_host(HDST, 5120));
+	EXPECT(c, HDC_ST_EINVAL);		/* wraps */
+	c = ok;
+	c.length = 5121;
+	EXPECT(c, HDC_ST_EINVAL);		/* source too short */
+	c = ok;
+	c.length = ~0ull;
+	EXPECT(c, HDC_ST_EINVAL);		/* huge */
+	c = xfer(1ull << 62, ep_host(HSRC, ~0u), ep_host(HDST, ~0u));
+	EXPECT(c, HDC_ST_EINVAL);
+	c = ok;
+	c.dst.count = 5119;
+	EXPECT(c, HDC_ST_ENOSPC);		/* destination too small */
+	c = ok;
+	with_funcs(&c, defl, 1);		/* random data grows */
+	EXPECT(c, HDC_ST_ENOSPC);
+	c = ok;
+	c.length = 0;
+	EXPECT(c, HDC_ST_OK);			/* zero length */
+
+	x[0].lba = IMG_SIZE / 512 - 1;
+	x[0].nlb = 2;
+	put_extents(EXT_SRC, x, 1);
+	EXPECT(ok, HDC_ST_ERANGE);		/* beyond the namespace */
+	x[0].lba = ~0ull - 1;
+	put_extents(EXT_SRC, x, 1);
+	EXPECT(ok, HDC_ST_ERANGE);
+	x[0].lba = 100;
+	x[0].nlb = 0;
+	put_extents(EXT_SRC, x, 1);
+	EXPECT(ok, HDC_ST_EINVAL);		/* empty extent */
+	x[0].nlb = 10;
+	x[0].skip = 512;
+	put_extents(EXT_SRC, x, 1);
+	EXPECT(ok, HDC_ST_EINVAL);		/* skip beyond the block */
+	x[0].skip = 0;
+	x[0].flags = 2;
+	put_extents(EXT_SRC, x, 1);
+	EXPECT(ok, HDC_ST_EINVAL);		/* unknown extent flag */
+	x[0].flags = 0;
+	x[0].skip = 1;
+	put_extents(EXT_DST, x, 1);
+	c = xfer(512, ep_host(HSRC, 512), ep_nvme(EXT_DST, 1));
+	EXPECT(c, HDC_ST_EINVAL);		/* skip in a destination */
+	x[0].skip = 0;
+	x[0].flags = HDC_EXT_ZERO;
+	put_extents(EXT_DST, x, 1);
+	EXPECT(c, HDC_ST_EINVAL);		/* hole as a destination */
+	x[0].flags = 0;
+	x[0].nlb = 1;
+	put_extents(EXT_DST, x, 1);
+	c = xfer(513, ep_host(HSRC, 513), ep_nvme(EXT_DST, 1));
+	EXPECT(c, HDC_ST_ENOSPC);
+	CHECK(!failed_at);
+	CHECK(qt_alive(qt));
+	CHECK_EQ(rd(HDC_REG_STAT_ERRS) - errs, expected_errors);
+	CHECK(rd(HDC_REG_STAT_DMA_ERRS) >= 4);
+	/* The engine is fine afterwards. */
+	x[0].lba = 100;
+	x[0].nlb = 10;
+	put_extents(EXT_SRC, x, 1);
+	CHECK_EQ(run(&ok, NULL), HDC_ST_OK);
+	mem_read(HDST, bufb, 5120);
+	CHECK(!memcmp(bufb, img + 100 * 512, 5120));
+}
+
+static void bad_queue_setup(void)
+{
+	CHECK(start_default());
+	/* Unaligned rings. */
+	wr(HDC_REG_CMDQ_BASE_LO, (uint32_t)CMDQ + 8);
+	wr(HDC_REG_CPLQ_BASE_LO, (uint32_t)CPLQ);
+	wr(HDC_REG_CTRL, HDC_CTRL_ENABLE);
+	CHECK_EQ(rd(HDC_REG_STATUS) & HDC_STATUS_ENABLED, 0);
+	CHECK_EQ(rd(HDC_REG_ERROR), HDC_ERR_ALIGN);
+	/* Unmapped rings. */
+	wr(HDC_REG_CMDQ_BASE_LO, 0);
+	wr(HDC_REG_CMDQ_BASE_HI, UNMAPPED >> 32);
+	wr(HDC_REG_CTRL, HDC_CTRL_ENABLE);
+	CHECK_EQ(rd(HDC_REG_ERROR), HDC_ERR_UNMAPPED);
+	/* A ring in the engine's own BAR4 does not answer its DMA. */
+	wr(HDC_REG_CMDQ_BASE_LO, (uint32_t)BAR4_BASE);
+	wr(HDC_REG_CMDQ_BASE_HI, 0);
+	wr(HDC_REG_CTRL, HDC_CTRL_ENABLE);
+	CHECK_EQ(rd(HDC_REG_ERROR), HDC_ERR_UNMAPPED);
+	/* Doorbells with the queue off, beyond the ring. */
+	wr(HDC_REG_CMDQ_TAIL, 1);
+	CHECK_EQ(rd(HDC_REG_ERROR), HDC_ERR_DISABLED);
+	CHECK(q_enable());
+	wr(HDC_REG_CMDQ_TAIL, HDC_QUEUE_DEPTH);
+	CHECK_EQ(rd(HDC_REG_ERROR), HDC_ERR_DB_RANGE);
+	wr(HDC_REG_CMDQ_TAIL, 0xffffffff);
+	wr(HDC_REG_CPLQ_HEAD, 64);
+	CHECK_EQ(rd(HDC_REG_STAT_BAD_DB), 4);
+	CHECK_EQ(rd(HDC_REG_CMDQ_HEAD), 0);
+	/* Geometry is fixed while enabled; MSI-X vector in range. */
+	wr(HDC_REG_CMDQ_BASE_LO, 0x5000);
+	CHECK_EQ(rd(HDC_REG_CMDQ_BASE_LO), (uint32_t)CMDQ);
+	wr(HDC_REG_CTRL, 0);
+	wr(HDC_REG_MSIX, HDC_NUM_MSIX);
+	CHECK_EQ(rd(HDC_REG_MSIX), 0);
+	/* Undefined and read-only registers. */
+	CHECK_EQ(rd(0xffc), 0);
+	wr(HDC_REG_ID, 1);
+	CHECK_EQ(rd(HDC_REG_ERROR), HDC_ERR_BAD_REG);
+	CHECK(rd(HDC_REG_STAT_BAD_REG) >= 4);
+	/* A doorbell in reset. */
+	wr(HDC_REG_CTRL, HDC_CTRL_RESET);
+	CHECK_EQ(rd(HDC_REG_STATUS), 0);
+	wr(HDC_REG_CMDQ_TAIL, 1);
+	CHECK_EQ(rd(HDC_REG_ERROR), HDC_ERR_IN_RESET);
+	wr(HDC_REG_NVME_CTRL, HDC_NVME_BRINGUP);
+	CHECK_EQ(rd(HDC_REG_NVME_STATUS), HDC_NVME_OFF);
+	wr(HDC_REG_CTRL, 0);
+	CHECK_EQ(rd(HDC_REG_STATUS), HDC_STATUS_READY);
+	/* The queue works after all that. */
+	CHECK(q_enable());
+	{
+		struct hdc_cmd c = { .opcode = HDC_OP_NOP };
+
+		CHECK_EQ(run(&c, NULL), HDC_ST_OK);
+	}
+	CHECK(qt_alive(qt));
+}
+
+static void bad_nvme_bar(void)
+{
+	uint8_t fake[64] = { 0 };
+	uint64_t cap = 63 | 1ull << 24 | 1ull << 37;	/* MQES, TO 0.5 s, NVM */
+	int i;
+
+	CHECK(start_default());
+	CHECK_EQ(bringup_at(0), HDC_NVME_FAILED);
+	CHECK_EQ(rd(HDC_REG_ERROR), HDC_ERR_NVME_BAR);
+	CHECK_EQ(bringup_at(UNMAPPED), HDC_NVME_FAILED);	/* nothing */
+	CHECK_EQ(rd(HDC_REG_ERROR), HDC_ERR_NVME_BAR);
+	qt_memset(qt, FAKE_CTRL, 0, 4096);
+	CHECK_EQ(bringup_at(FAKE_CTRL), HDC_NVME_FAILED);	/* RAM */
+	CHECK_EQ(rd(HDC_REG_ERROR), HDC_ERR_NVME_BAR);
+	CHECK_EQ(bringup_at(BAR0_BASE), HDC_NVME_FAILED);	/* itself */
+	CHECK_EQ(bringup_at(NVME_BASE + 0x100), HDC_NVME_FAILED);
+	/* With bus mastering off the engine reaches nothing. */
+	qt_pci_cfg_write(qt, hdc_devfn, 0x04, 2, 0x0002);
+	CHECK_EQ(bringup_at(NVME_BASE), HDC_NVME_FAILED);
+	CHECK_EQ(rd(HDC_REG_ERROR), HDC_ERR_NVME_BAR);
+	qt_pci_enable(qt, hdc_devfn);
+
+	/* RAM that looks like a controller but never becomes ready. */
+	memcpy(fake, &cap, 8);
+	mem_write(FAKE_CTRL, fake, sizeof(fake));
+	wr(HDC_REG_NVME_BAR_LO, (uint32_t)FAKE_CTRL);
+	wr(HDC_REG_NVME_BAR_HI, 0);
+	wr(HDC_REG_NVME_CTRL, HDC_NVME_BRINGUP);
+	for (i = 0; i < 50; i++)
+		CHECK_EQ(rd(HDC_REG_NVME_STATUS), HDC_NVME_INIT);
+	/* It wrote CC.EN into "the controller" and waits for RDY. */
+	CHECK_EQ(qt_readl(qt, FAKE_CTRL + 0x14) & 1, 1);
+	CHECK_EQ(qt_readl(qt, FAKE_CTRL + 0x28), (uint32_t)BAR4_BASE);
+	for (i = 0; i < 10 && rd(HDC_REG_NVME_STATUS) == HDC_NVME_INIT; i++)
+		qt_clock_step(qt, 100000000);
+	CHECK_EQ(rd(HDC_REG_NVME_STATUS), HDC_NVME_FAILED);
+	CHECK_EQ(rd(HDC_REG_ERROR), HDC_ERR_NVME_TIMEOUT);
+	CHECK(i >= 4);
+	/* ... and the engine let go of it. */
+	for (i = 0; i < 20; i++)
+		rd(HDC_REG_STATUS);
+	CHECK_EQ(qt_readl(qt, FAKE_CTRL + 0x14), 0);
+	CHECK(rd(HDC_REG_ERROR_COUNT) >= 7);
+	/* A bad namespace id fails the IDENTIFY of the real one. */
+	wr(HDC_REG_NVME_NSID, 7);
+	CHECK_EQ(bringup_at(NVME_BASE), HDC_NVME_FAILED);
+	CHECK_EQ(rd(HDC_REG_ERROR), HDC_ERR_NVME_CMD);
+	/* The real one, after all that. */
+	wr(HDC_REG_NVME_NSID, 1);
+	CHECK_EQ(bringup_at(NVME_BASE), HDC_NVME_RUNNING);
+	CHECK(q_enable());
+	wr(HDC_REG_NVME_BAR_LO, 0);	/* refused while running */
+	CHECK_EQ(rd(HDC_REG_NVME_BAR_LO), (uint32_t)NVME_BASE);
+	wr(HDC_REG_NVME_CTRL, HDC_NVME_BRINGUP);
+	CHECK_EQ(rd(HDC_REG_NVME_STATUS), HDC_NVME_RUNNING);
+	ready = true;
+}
+
+static void post_big_reads(int n)
+{
+	struct hdc_extent x = { .lba = 0, .nlb = 2048 };
+	struct hdc_cmd c;
+	int i;
+
+	put_extents(EXT_SRC, &x, 1);
+	for (i = 0; i < n; i++) {
+		c = xfer(1 << 20, ep_nvme(EXT_SRC, 1),
+			 ep_host(HDST + ((i % 4) << 20), 1 << 20));
+		post_nodb(&c);
+	}
+	wr(HDC_REG_CMDQ_TAIL, sq_tail);
+}
+
+static bool copy_works(void)
+{
+	struct hdc_extent x = { .lba = 4321, .nlb = 300, .skip = 5 };
+	struct hdc_cmd c;
+
+	put_extents(EXT_SRC, &x, 1);
+	qt_memset(qt, HDST, 0, 150000);
+	c = xfer(150000, ep_nvme(EXT_SRC, 1), ep_host(HDST, 150000));
+	if (run(&c, NULL) != HDC_ST_OK)
+		return false;
+	mem_read(HDST, bufb, 150000);
+	return !memcmp(bufb, img + 4321 * 512 + 5, 150000);
+}
+
+static void reset_drops_in_flight(void)
+{
+	char dump[512];
+	int i;
+
+	CHECK(setup());
+	post_big_reads(12);
+	for (i = 0; i < 3; i++)
+		rd(HDC_REG_STAT_INFLIGHT);
+	wr(HDC_REG_CTRL, HDC_CTRL_RESET);
+	CHECK_EQ(rd(HDC_REG_STAT_INFLIGHT), 0);
+	CHECK_EQ(rd(HDC_REG_NVME_STATUS), HDC_NVME_OFF);
+	wr(HDC_REG_CTRL, 0);
+	for (i = 0; i < 200; i++)
+		rd(HDC_REG_STATUS);
+	CHECK(qt_alive(qt));
+	/* Nothing left: no job, every chunk back, no command slot held. */
+	CHECK(qt_qom_get_str(qt, "/machine/peripheral/hdc0", "scoreboard",
+			     dump, sizeof(dump)));
+	CHECK(!strncmp(dump, "jobs=0 chunks_free=1024/1024 nvme=off slots=0/63",
+		       48));
+	/* The controller was disabled behind the reset. */
+	CHECK_EQ(qt_readl(qt, NVME_BASE + 0x1c) & 1, 0);
+	CHECK_EQ(bringup_at(NVME_BASE), HDC_NVME_RUNNING);
+	CHECK(q_enable());
+	CHECK(copy_works());
+	/* Disabling the queue mid-flight drops the work too. */
+	post_big_reads(8);
+	wr(HDC_REG_CTRL, 0);
+	CHECK_EQ(rd(HDC_REG_STAT_INFLIGHT), 0);
+	CHECK(q_enable());
+	for (i = 0; i < 200; i++)
+		rd(HDC_REG_STATUS);
+	CHECK(copy_works());
+	CHECK_EQ(rd(HDC_REG_NVME_STATUS), HDC_NVME_RUNNING);
+}
+
+static void system_reset_in_flight(void)
+{
+	const char *r;
+	int i;
+
+	CHECK(setup());
+	post_big_reads(12);
+	r = qt_qmp(qt, "{\"execute\": \"system_reset\"}");
+	CHECK(r && strstr(r, "return"));
+	for (i = 0; i < 1000; i++)
+		if (qt_pci_cfg_read(qt, hdc_devfn, 0x04, 2) == 0)
+			break;
+	CHECK(i < 1000);
+	ready = false;
+	qt_pci_map_bar(qt, hdc_devfn, HDC_BAR_REGS, BAR0_BASE);
+	qt_pci_map_bar(qt, hdc_devfn, HDC_BAR_BUF, BAR2_BASE);
+	qt_pci_map_bar(qt, hdc_devfn, HDC_BAR_NVMEQ, BAR4_BASE);
+	qt_pci_map_bar(qt, DEVFN_NVME, 0, NVME_BASE);
+	qt_pci_enable(qt, hdc_devfn);
+	qt_pci_enable(qt, DEVFN_NVME);
+	qt_pci_msix_setup(qt, hdc_devfn, BAR0_BASE + HDC_MSIX_OFFSET, 0,
+			  MSI_ADDR, MSI_DATA);
+	CHECK_EQ(rd(HDC_REG_STATUS), HDC_STATUS_READY);
+	CHECK_EQ(rd(HDC_REG_STAT_INFLIGHT), 0);
+	CHECK_EQ(rd(HDC_REG_NVME_STATUS), HDC_NVME_OFF);
+	CHECK_EQ(bringup_at(NVME_BASE), HDC_NVME_RUNNING);
+	CHECK(q_enable());
+	CHECK(copy_works());
+	ready = true;
+}
+
+static bool wait_nvme_off(void)
+{
+	int i;
+
+	for (i = 0; i < 1000; i++)
+		if (rd(HDC_REG_NVME_STATUS) == HDC_NVME_OFF)
+			return true;
+	return false;
+}
+
+static void shutdown_and_bringup_again(void)
+{
+	struct hdc_extent x = { .lba = 0, .nlb = 1 };
+	struct hdc_cmd c;
+
+	CHECK(setup());
+	wr(HDC_REG_NVME_CTRL, HDC_NVME_SHUTDOWN);
+	CHECK(wait_nvme_off());
+	CHECK_EQ(rd(HDC_REG_STATUS) & HDC_STATUS_NVME_READY, 0);
+	CHECK_EQ(rd(HDC_REG_NVME_LBA_SHIFT), 0);
+	put_extents(EXT_SRC, &x, 1);
+	c = xfer(512, ep_nvme(EXT_SRC, 1), ep_host(HDST, 512));
+	CHECK_EQ(run(&c, NULL), HDC_ST_ENODEV);
+	CHECK_EQ(qt_readl(qt, NVME_BASE + 0x1c) & 1, 0);
+	wr(HDC_REG_NVME_CTRL, 3);
+	CHECK_EQ(rd(HDC_REG_ERROR), HDC_ERR_BAD_REG);
+	CHECK_EQ(bringup_at(NVME_BASE), HDC_NVME_RUNNING);
+	CHECK(copy_works());
+	/* Shut down with reads in flight: they fail, nothing hangs. */
+	post_big_reads(4);
+	wr(HDC_REG_NVME_CTRL, HDC_NVME_SHUTDOWN);
+	{
+		struct hdc_cpl cpl;
+		int i;
+
+		for (i = 0; i < 4; i++) {
+			CHECK(wait_cpl(&cpl));
+			CHECK(cpl.status == HDC_ST_OK ||
+			      cpl.status == HDC_ST_ENVME ||
+			      cpl.status == HDC_ST_ENODEV);
+		}
+	}
+	CHECK_EQ(rd(HDC_REG_STAT_INFLIGHT), 0);
+	CHECK(wait_nvme_off());
+	CHECK_EQ(bringup_at(NVME_BASE), HDC_NVME_RUNNING);
+	CHECK(copy_works());
+}
+
+/* The engine's BARs moved after bring-up: the controller cannot reach. */
+static void bars_moved_under_controller(void)
+{
+	struct hdc_extent x = { .lba = 10, .nlb = 4 };
+	struct hdc_cmd c;
+
+	CHECK(setup());
+	ready = false;
+	qt_pci_map_bar(qt, hdc_devfn, HDC_BAR_BUF, BAR2_BASE + (64 << 20));
+	put_extents(EXT_SRC, &x, 1);
+	c = xfer(2048, ep_nvme(EXT_SRC, 1), ep_host(HDST, 2048));
+	CHECK_EQ(run(&c, NULL), HDC_ST_ENVME);
+	CHECK_EQ(rd(HDC_REG_NVME_STATUS), HDC_NVME_FAILED);
+	CHECK_EQ(rd(HDC_REG_ERROR), HDC_ERR_UNMAPPED);
+	qt_pci_map_bar(qt, hdc_devfn, HDC_BAR_BUF, BAR2_BASE);
+	CHECK_EQ(bringup_at(NVME_BASE), HDC_NVME_RUNNING);
+	CHECK(copy_works());
+	ready = true;
+}
+
+/* A completion for no command (a stray write into BAR4) is ignored. */
+static void stale_completion_ignored(void)
+{
+	uint8_t cqe[16] = { 0 };
+
+	CHECK(setup());
+	/* Fresh queues: entries [0, head) carry phase 1, the rest 0. */
+	wr(HDC_REG_NVME_CTRL, HDC_NVME_SHUTDOWN);
+	CHECK(wait_nvme_off());
+	CHECK_EQ(bringup_at(NVME_BASE), HDC_NVME_RUNNING);
+	CHECK(copy_works());
+	CHECK_EQ(rd(HDC_REG_STAT_STALE_CPL), 0);
+	/* Slot 40 of the I/O CQ, phase 1, a command id never used. */
+	cqe[12] = 50;
+	cqe[14] = 1;
+	mem_write(BAR4_BASE + HDC_NVMEQ_IOCQ + 40 * 16, cqe, 16);
+	CHECK_EQ(rd(HDC_REG_STAT_STALE_CPL), 0);
+	/* ... and at the head, where the engine looks next. */
+	{
+		uint32_t i, head;
+
+		for (head = 0; head < 64; head++) {
+			uint8_t b[16];
+
+			mem_read(BAR4_BASE + HDC_NVMEQ_IOCQ + head * 16, b, 16);
+			if (!(b[14] & 1))
+				break;
+		}
+		CHECK(head < 64);
+		mem_write(BAR4_BASE + HDC_NVMEQ_IOCQ + head * 16, cqe, 16);
+		for (i = 0; i < 100 && !rd(HDC_REG_STAT_STALE_CPL); i++)
+			continue;
+	}
+	CHECK_EQ(rd(HDC_REG_STAT_STALE_CPL), 1);
+	CHECK(qt_alive(qt));
+	/* The controller's queue is out of step now: start it over. */
+	wr(HDC_REG_NVME_CTRL, HDC_NVME_SHUTDOWN);
+	CHECK(wait_nvme_off());
+	CHECK_EQ(bringup_at(NVME_BASE), HDC_NVME_RUNNING);
+	CHECK(copy_works());
+}
+
+/* 4 KiB LBAs and a controller whose MDTS is 16 KiB: commands split. */
+static void lba4k_small_mdts(void)
+{
+	static const struct hdc_extent src[] = {
+		{ .lba = 10, .nlb = 40, .skip = 1000 },
+		{ .lba = 100, .nlb = 3 },
+	};
+	static const struct hdc_extent dst[] = { { .lba = 2000, .nlb = 50 } };
+	const uint32_t len = 40 * 4096 - 1000 + 5000;
+	struct hdc_cmd c;
+	uint32_t cmds;
+
+	CHECK(start(",mdts=2", ",logical_block_size=4096,"
+		    "physical_block_size=4096", ""));
+	CHECK_EQ(bringup_at(NVME_BASE), HDC_NVME_RUNNING);
+	CHECK_EQ(rd(HDC_REG_NVME_LBA_SHIFT), 12);
+	CHECK_EQ(rd(HDC_REG_NVME_NSZE_LO), IMG_SIZE / 4096);
+	CHECK(q_enable());
+	put_extents(EXT_SRC, src, 2);
+	put_extents(EXT_DST, dst, 1);
+	cmds = rd(HDC_REG_STAT_NVME_CMDS);
+	c = xfer(len, ep_nvme(EXT_SRC, 2), ep_host(HDST, len));
+	CHECK_EQ(run(&c, NULL), HDC_ST_OK);
+	stream_of(src, 2, bufa, len);
+	mem_read(HDST, bufb, len);
+	CHECK(!memcmp(bufa, bufb, len));
+	/* 43 blocks of 4 KiB in commands of at most 4 blocks. */
+	CHECK(rd(HDC_REG_STAT_NVME_CMDS) - cmds >= 11);
+	c = xfer(len, ep_nvme(EXT_SRC, 2), ep_nvme(EXT_DST, 1));
+	CHECK_EQ(run(&c, NULL), HDC_ST_OK);
+	img_file(bufb, 2000 * 4096, 50 * 4096);
+	CHECK(!memcmp(bufa, bufb, len));
+	CHECK_EQ(bufb[len], 0);
+	lba_shift = 9;
+}
+
+/*
+ * A 1 MiB buffer (16 chunks) shared by six 1 MiB commands, half of them
+ * deflating random data (more output than input: extra WRITEs need
+ * chunks of their own): everything completes, in order, byte-exact.
+ */
+static void small_buffer_pool(void)
+{
+	static const uint8_t defl[] = { HDC_FN_DEFLATE };
+	const uint32_t len = 1 << 20;
+	struct hdc_cmd c;
+	struct hdc_cpl cpl;
+	uint16_t ids[6];
+	uLongf out;
+	int i;
+
+	CHECK(start("", "", ",buf-mib=1"));
+	CHECK_EQ(rd(HDC_REG_BUF_SIZE), 1 << 20);
+	CHECK_EQ(bringup_at(NVME_BASE), HDC_NVME_RUNNING);
+	CHECK(q_enable());
+	for (i = 0; i < 6; i++) {
+		struct hdc_extent x = { .lba = i * 4096 + 7, .nlb = 2049,
+					.skip = 11 };
+
+		put_extents(EXT_MANY + i * 16, &x, 1);
+		c = xfer(len, ep_nvme(EXT_MANY + i * 16, 1),
+			 ep_host(HDST + i * 0x120000, 0x120000));
+		if (i % 2)
+			with_funcs(&c, defl, 1);
+		post_nodb(&c);
+		ids[i] = c.cmd_id;
+	}
+	wr(HDC_REG_CMDQ_TAIL, sq_tail);
+	for (i = 0; i < 6; i++) {
+		const uint8_t *want = img + ((uint64_t)i * 4096 + 7) * 512 + 11;
+
+		CHECK(wait_cpl(&cpl));
+		CHECK_EQ(cpl.cmd_id, ids[i]);
+		CHECK_EQ(cpl.status, HDC_ST_OK);
+		mem_read(HDST + i * 0x120000, bufb, cpl.result);
+		if (i % 2) {
+			CHECK(cpl.result > len);
+			out = len + 1;
+			CHECK_EQ(uncompress(bufc, &out, bufb, cpl.result), Z_OK);
+			CHECK_EQ(out, len);
+			CHECK(!memcmp(bufc, want, len));
+		} else {
+			CHECK_EQ(cpl.result, len);
+			CHECK(!memcmp(bufb, want, len));
+		}
+	}
+	CHECK(qt_qom_get_str(qt, "/machine/peripheral/hdc0", "scoreboard",
+			     (char *)bufc, 4096));
+	CHECK(!strncmp((char *)bufc, "jobs=0 chunks_free=16/16", 24));
+}
+
+static void hostile_register_fuzz(void)
+{
+	unsigned int i;
+
+	CHECK(start_default());
+	srand(4321);
+	for (i = 0; i < 4000; i++) {
+		uint32_t reg = (rand() % 0x50) * 4;
+		uint32_t val = ((uint32_t)rand() << 16) ^ rand();
+
+		if (i % 3 == 0)
+			val &= 0x7f;
+		if (reg == HDC_REG_CMDQ_BASE_HI || reg == HDC_REG_CPLQ_BASE_HI)
+			val &= 1;
+		wr(reg, val);
+		if (i % 500 == 0)
+			qt_clock_step(qt, 10000000);
+	}
+	CHECK(qt_alive(qt));
+	CHECK_EQ(rd(HDC_REG_ID), HDC_ID_MAGIC);
+	wr(HDC_REG_CTRL, HDC_CTRL_RESET);
+	wr(HDC_REG_CTRL, 0);
+	for (i = 0; i < 100; i++)
+		rd(HDC_REG_STATUS);
+	CHECK_EQ(bringup_at(NVME_BASE), HDC_NVME_RUNNING);
+	CHECK(q_enable());
+	{
+		struct hdc_cmd c;
+
+		fill_random(bufa, 70000);
+		mem_write(HSRC, bufa, 70000);
+		c = xfer(70000, ep_host(HSRC, 70000), ep_host(HDST, 70000));
+		CHECK_EQ(run(&c, NULL), HDC_ST_OK);
+		mem_read(HDST, bufb, 70000);
+		CHECK(!memcmp(bufa, bufb, 70000));
+	}
+}
+
+int main(void)
+{
+	img = malloc(IMG_SIZE);
+	snprintf(img_path, sizeof(img_path), "/tmp/d2d-hdc-%d.img", getpid());
+
+	RUN("device/hdc", identity_registers);
+	RUN("device/hdc", nvme_endpoint_before_bringup);
+	RUN("device/hdc", bringup_over_p2p);
+	RUN("device/hdc", nop_round_trip_with_msix);
+	RUN("device/hdc", nvme_to_host_exact);
+	RUN("device/hdc", host_to_nvme_write);
+	RUN("device/hdc", nvme_to_nvme_holes_and_skip);
+	RUN("device/hdc", digest_known_answers);
+	RUN("device/hdc", aes256_ctr_nist_vector);
+	RUN("device/hdc", deflate_round_trip);
+	RUN("device/hdc", multichunk_1mib_digests);
+	RUN("device/hdc", function_chain_misaligned);
+	RUN("device/hdc", many_in_flight_in_order);
+	RUN("device/hdc", devbuf_round_trip);
+	RUN("device/hdc", bad_commands);
+	RUN("device/hdc", reset_drops_in_flight);
+	RUN("device/hdc", system_reset_in_flight);
+	RUN("device/hdc", shutdown_and_bringup_again);
+	RUN("device/hdc", stale_completion_ignored);
+	RUN("device/hdc", bars_moved_under_controller);
+	RUN("device/hdc", bad_queue_setup);
+	RUN("device/hdc", bad_nvme_bar);
+	RUN("device/hdc", lba4k_small_mdts);
+	RUN("device/hdc", small_buffer_pool);
+	RUN("device/hdc", hostile_register_fuzz);
+	qt_quit(qt);
+	unlink(img_path);
+	free(img);
+	return check_failures ? 1 : 0;
+}
