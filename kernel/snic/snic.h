@@ -2,8 +2,8 @@
 /*
  * snic: driver-private definitions.
  *
- * The device interface (registers, admin commands) is defined once in
- * <d2d/snic_if.h> and documented in docs/snic.md.
+ * The device interface (registers, admin commands, queue formats) is
+ * defined once in <d2d/snic_if.h> and documented in docs/snic.md.
  */
 #ifndef _SNIC_H
 #define _SNIC_H
@@ -12,12 +12,32 @@
 #include <linux/semaphore.h>
 #include <linux/spinlock.h>
 #include <linux/completion.h>
+#include <linux/kref.h>
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/netdevice.h>
+#include <linux/ethtool.h>
+#include <linux/u64_stats_sync.h>
 #include <d2d/snic_if.h>
 
 #define SNIC_DRV_NAME		"snic"
 #define SNIC_AQ_DEPTH		64
 #define SNIC_AQ_TIMEOUT_MS	5000
-#define SNIC_AQ_VECTOR		0
+#define SNIC_AQ_VECTOR		0	/* admin queue and the async EQ */
+
+/* Ethernet geometry */
+#define SNIC_MAX_CHANNELS	(SNIC_NUM_MSIX - 1)
+#define SNIC_ASYNC_EQ_LOG	4
+#define SNIC_EQ_LOG		6
+#define SNIC_SQ_LOG		9	/* basic blocks */
+#define SNIC_RQ_LOG		10	/* descriptors */
+#define SNIC_RX_HEADROOM	(NET_SKB_PAD + NET_IP_ALIGN)
+#define SNIC_NTUPLE_MAX		128
+#define SNIC_NTUPLE_PRIO	0x100	/* + location; below the catch-all */
+#define SNIC_CATCHALL_PRIO	0xffff
+#define SNIC_WQE_MAX_DATA	(SNIC_WQE_MAX_DS - 2)
+#define SNIC_TX_WAKE		(4 * SNIC_WQE_MAX_BBS)	/* free BBs to wake */
+#define SNIC_FRAME_OVERHEAD	18	/* device takes frames up to MTU + 18 */
 
 /* One in-flight admin command, indexed by its command ring slot. */
 struct snic_aq_ctx {
@@ -46,12 +66,193 @@ struct snic_aq {
 	u64 timeouts;
 };
 
+/* A ring in coherent host memory with its doorbell record after it. */
+struct snic_ring {
+	void *buf;
+	dma_addr_t dma;
+	size_t bytes;		/* ring part; the record follows, 64-aligned */
+	__le32 *dbr;
+	dma_addr_t dbr_dma;
+};
+
+struct snic_eq {
+	struct snic_ring r;
+	u32 size;
+	u16 cons;
+	u16 db_page;
+	u32 eqn;
+	bool live;
+};
+
+struct snic_cq {
+	struct snic_ring r;
+	u32 size;
+	u16 cons;
+	u16 db_page;
+	u32 cqn;
+	bool live;
+};
+
+/* SQ (counters in basic blocks) or RQ (counters in descriptors) */
+struct snic_wq {
+	struct snic_ring r;
+	u32 size;
+	u16 prod;
+	u16 cons;
+	u16 rung;		/* producer counter last written to the doorbell */
+	u16 db_page;
+	u32 qn;
+	bool live;
+};
+
 struct snic_dev {
 	struct pci_dev *pdev;
 	void __iomem *regs;
+	void __iomem *db;		/* BAR2 doorbell pages */
+	resource_size_t db_bus;		/* bus address of BAR2 */
 	struct snic_aq aq;
 	struct snic_identify_data id;
+	u64 caps;
 	int num_vectors;
+
+	/* doorbell page allocator */
+	spinlock_t db_lock;
+	DECLARE_BITMAP(db_used, SNIC_DB_PAGES);
+
+	/* async EQ on the admin vector: link and queue-error events */
+	struct snic_eq async_eq;
+	bool async_on;			/* async_eq exists, IRQ may poll it */
+	u64 async_errors;
+
+	struct net_device *netdev;
+
+	/* peer-queue API: bound-device list entry, lifetime, own objects */
+	struct kref ref;
+	struct list_head node;
+	struct mutex peer_lock;		/* dead, peer_objs */
+	struct list_head peer_objs;
+	bool dead;
+};
+
+/* Per-channel counters, kept across channel rebuilds. */
+struct snic_txq_stats {
+	struct u64_stats_sync syncp;
+	u64 packets;
+	u64 bytes;
+	u64 tso_packets;	/* TSO WQEs */
+	u64 tso_segs;		/* frames they become */
+	u64 tso_bytes;
+	u64 csum_offload;	/* WQEs with SNIC_ETH_CS_* */
+	u64 csum_none;
+	u64 linearize;
+	u64 stopped;
+	u64 dropped;
+};
+
+struct snic_txc_stats {
+	struct u64_stats_sync syncp;
+	u64 cqes;
+	u64 errors;		/* SNIC_CQE_TX_ERR */
+	u64 wake;
+};
+
+struct snic_rxq_stats {
+	struct u64_stats_sync syncp;
+	u64 packets;
+	u64 bytes;
+	u64 csum_ok;		/* CHECKSUM_UNNECESSARY from the CQE */
+	u64 csum_none;
+	u64 csum_bad;		/* device flagged L3/L4 bad */
+	u64 hash;
+	u64 errors;		/* SNIC_CQE_RX_ERR or bad length */
+	u64 alloc_fail;
+};
+
+struct snic_ch_stats {
+	struct snic_txq_stats tx;
+	struct snic_txc_stats txc;
+	struct snic_rxq_stats rx;
+};
+
+struct snic_tx_map {
+	dma_addr_t addr;
+	u32 len;
+	bool page;
+};
+
+/* Indexed by the WQE's first basic block. */
+struct snic_tx_buf {
+	struct sk_buff *skb;
+	u32 bytes;		/* BQL */
+	u16 bbs;
+	u8 nmaps;
+	struct snic_tx_map maps[SNIC_WQE_MAX_DATA];
+};
+
+struct snic_rx_buf {
+	void *data;		/* page fragment, NULL when empty */
+	dma_addr_t dma;
+};
+
+struct snic_priv;
+
+struct snic_channel {
+	struct snic_priv *priv;
+	struct napi_struct napi;
+	int idx;
+	int irq;
+	int db_page;
+	struct snic_eq eq;
+	struct snic_cq txcq;
+	struct snic_cq rxcq;
+	struct snic_wq sq;
+	struct snic_wq rq;
+	struct snic_tx_buf *tx_buf;
+	struct snic_rx_buf *rx_buf;
+	struct netdev_queue *txq;
+	struct snic_ch_stats *stats;
+	u32 rx_buf_len;		/* frame bytes a buffer takes */
+	u32 rx_frag_size;	/* whole fragment, for build_skb */
+	bool irq_requested;
+	bool napi_added;
+	bool napi_enabled;
+	char irq_name[IFNAMSIZ + 16];
+};
+
+struct snic_ntuple {
+	struct list_head node;
+	struct ethtool_rx_flow_spec fs;
+	u32 rule_id;
+	bool installed;
+};
+
+struct snic_priv {
+	struct snic_dev *sd;
+	struct net_device *netdev;
+	int max_ch;
+	int num_ch;		/* configured channel count */
+	struct snic_channel *ch;	/* num_ch entries while up */
+	int nch_open;		/* channels of ch[] set up so far */
+	struct snic_ch_stats *stats;	/* max_ch entries */
+	bool up;		/* channels, RSS and rules exist */
+
+	u32 rss_id;
+	u32 rss_rule;
+	bool rss_live;
+	bool rss_rule_live;
+	u8 rss_key[SNIC_RSS_KEY_SIZE];
+	u32 indir[SNIC_RSS_TABLE_SIZE];	/* channel indices */
+
+	struct list_head ntuple;	/* sorted by location */
+	int num_ntuple;
+	u32 *tx_rate;		/* Mbit/s per TX queue, 0 = unlimited */
+
+	struct mutex port_lock;	/* SET_PORT */
+	bool port_up;
+	u32 speed;
+	struct work_struct rx_mode_work;
+	struct work_struct reset_work;	/* rebuild after a queue error */
+	u64 queue_errors;
 };
 
 static inline u32 snic_rd(struct snic_dev *sd, u32 reg)
@@ -64,12 +265,85 @@ static inline void snic_wr(struct snic_dev *sd, u32 reg, u32 val)
 	iowrite32(val, sd->regs + reg);
 }
 
+static inline bool snic_has(struct snic_dev *sd, u64 cap)
+{
+	return (sd->caps & cap) == cap;
+}
+
+/* snic_main.c */
+void snic_dev_put(struct snic_dev *sd);
+
 /* snic_admin.c */
 int snic_aq_init(struct snic_dev *sd);
 void snic_aq_destroy(struct snic_dev *sd);
 irqreturn_t snic_aq_irq(int irq, void *data);
 int snic_aq_exec(struct snic_dev *sd, struct snic_aq_cmd *cmd, u64 *result);
+int snic_aq_exec_buf(struct snic_dev *sd, u8 opcode, u32 id, u32 kind,
+		     void *buf, size_t len, u64 *result);
 int snic_aq_identify(struct snic_dev *sd);
+
+/* snic_queues.c: doorbell pages, object commands, host-memory queues */
+int snic_db_page_alloc(struct snic_dev *sd);
+void snic_db_page_free(struct snic_dev *sd, int page);
+void snic_db_write(struct snic_dev *sd, u16 page, u32 offset, u32 qn,
+		   u16 ctr);
+int snic_cmd_create_eq(struct snic_dev *sd, u64 ring, u8 log_size, u16 msix,
+		       u16 db_page, u32 *eqn);
+int snic_cmd_create_cq(struct snic_dev *sd, u64 ring, u64 dbr, u8 log_size,
+		       u16 eqn, u16 db_page, u32 *cqn);
+int snic_cmd_create_sq(struct snic_dev *sd, u64 ring, u64 dbr, u8 log_size,
+		       u16 cqn, u16 db_page, u32 *sqn);
+int snic_cmd_create_rq(struct snic_dev *sd, u64 ring, u64 dbr, u8 log_size,
+		       u8 type, u8 log_stride_size, u8 log_num_strides,
+		       u16 cqn, u16 db_page, u32 *rqn);
+int snic_cmd_destroy(struct snic_dev *sd, u8 opcode, u32 id);
+int snic_cmd_sq_rate(struct snic_dev *sd, u32 sqn, u64 rate_bps);
+int snic_cmd_query_stats(struct snic_dev *sd, u32 kind, u32 id, void *buf,
+			 size_t len);
+int snic_eq_create(struct snic_dev *sd, struct snic_eq *eq, u8 log_size,
+		   u16 msix, u16 db_page);
+void snic_eq_destroy(struct snic_dev *sd, struct snic_eq *eq);
+struct snic_eqe *snic_eq_next(struct snic_eq *eq);
+void snic_eq_arm(struct snic_dev *sd, struct snic_eq *eq);
+int snic_cq_create(struct snic_dev *sd, struct snic_cq *cq, u8 log_size,
+		   u16 eqn, u16 db_page);
+void snic_cq_destroy(struct snic_dev *sd, struct snic_cq *cq);
+struct snic_cqe *snic_cq_next(struct snic_cq *cq);
+void snic_cq_update(struct snic_cq *cq);
+void snic_cq_arm(struct snic_dev *sd, struct snic_cq *cq);
+int snic_sq_create(struct snic_dev *sd, struct snic_wq *sq, u8 log_size,
+		   u16 cqn, u16 db_page);
+int snic_rq_create(struct snic_dev *sd, struct snic_wq *rq, u8 log_size,
+		   u16 cqn, u16 db_page);
+void snic_wq_destroy(struct snic_dev *sd, struct snic_wq *wq, u8 opcode);
+void snic_wq_ring(struct snic_dev *sd, struct snic_wq *wq, u32 db_offset);
+
+/* snic_port.c */
+int snic_async_eq_init(struct snic_dev *sd);
+void snic_async_eq_cleanup(struct snic_dev *sd);
+bool snic_async_eq_poll(struct snic_dev *sd);
+int snic_port_apply(struct snic_priv *priv);
+int snic_port_set_up(struct snic_priv *priv, bool up);
+int snic_port_query(struct snic_priv *priv, struct snic_port_info *info);
+void snic_rx_mode_work(struct work_struct *work);
+
+/* snic_netdev.c */
+int snic_eth_probe(struct snic_dev *sd);
+void snic_eth_remove(struct snic_dev *sd);
+int snic_channels_open(struct snic_priv *priv);
+void snic_channels_close(struct snic_priv *priv);
+int snic_rss_apply(struct snic_priv *priv);
+int snic_reconfigure(struct snic_priv *priv, int num_ch, unsigned int mtu);
+
+/* snic_ethtool.c */
+extern const struct ethtool_ops snic_ethtool_ops;
+int snic_ntuple_install(struct snic_priv *priv, struct snic_ntuple *rule);
+void snic_ntuple_uninstall(struct snic_priv *priv, struct snic_ntuple *rule);
+void snic_ntuple_flush(struct snic_priv *priv);
+
+/* snic_peer.c */
+void snic_peer_register(struct snic_dev *sd);
+void snic_peer_unregister(struct snic_dev *sd);
 
 /* snic_sysfs.c */
 extern const struct attribute_group *snic_dev_groups[];

@@ -208,6 +208,38 @@ int snic_aq_exec(struct snic_dev *sd, struct snic_aq_cmd *cmd, u64 *result)
 	return ret;
 }
 
+/*
+ * Run a command whose input or output is a buffer (struct snic_aq_buf):
+ * @buf is copied into coherent memory for the device and back after it
+ * completes, so callers may pass stack or kmalloc memory.
+ */
+int snic_aq_exec_buf(struct snic_dev *sd, u8 opcode, u32 id, u32 kind,
+		     void *buf, size_t len, u64 *result)
+{
+	struct device *dev = &sd->pdev->dev;
+	struct snic_aq_cmd cmd = {};
+	dma_addr_t dma;
+	void *dbuf;
+	int ret;
+
+	dbuf = dma_alloc_coherent(dev, len, &dma, GFP_KERNEL);
+	if (!dbuf)
+		return -ENOMEM;
+	memcpy(dbuf, buf, len);
+	cmd.opcode = opcode;
+	cmd.buf.addr = cpu_to_le64(dma);
+	cmd.buf.len = cpu_to_le32(len);
+	cmd.buf.id = cpu_to_le32(id);
+	cmd.buf.kind = cpu_to_le32(kind);
+	ret = snic_aq_exec(sd, &cmd, result);
+	if (!ret)
+		memcpy(buf, dbuf, len);
+	/* After a timeout the device may still write the buffer: leak it. */
+	if (ret != -ETIMEDOUT)
+		dma_free_coherent(dev, len, dbuf, dma);
+	return ret;
+}
+
 int snic_aq_identify(struct snic_dev *sd)
 {
 	struct device *dev = &sd->pdev->dev;

@@ -1,0 +1,584 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * snic ethtool: driver info, link, statistics (driver per-queue counters
+ * and the device's port, PCIe and per-queue counters from QUERY_STATS),
+ * channels, RSS indirection table and key, ntuple steering rules.
+ */
+#include <linux/etherdevice.h>
+#include <linux/slab.h>
+#include "snic.h"
+
+/* ---- statistics ---- */
+
+struct snic_stat_desc {
+	const char *name;
+	size_t off;
+};
+
+#define SNIC_TX_STAT(f)	{ #f, offsetof(struct snic_txq_stats, f) }
+#define SNIC_TXC_STAT(n, f) { n, offsetof(struct snic_txc_stats, f) }
+#define SNIC_RX_STAT(f)	{ #f, offsetof(struct snic_rxq_stats, f) }
+
+static const struct snic_stat_desc snic_tx_stats[] = {
+	SNIC_TX_STAT(packets),
+	SNIC_TX_STAT(bytes),
+	SNIC_TX_STAT(tso_packets),
+	SNIC_TX_STAT(tso_segs),
+	SNIC_TX_STAT(tso_bytes),
+	SNIC_TX_STAT(csum_offload),
+	SNIC_TX_STAT(csum_none),
+	SNIC_TX_STAT(linearize),
+	SNIC_TX_STAT(stopped),
+	SNIC_TX_STAT(dropped),
+};
+
+static const struct snic_stat_desc snic_txc_stats[] = {
+	SNIC_TXC_STAT("cqes", cqes),
+	SNIC_TXC_STAT("cqe_errors", errors),
+	SNIC_TXC_STAT("wake", wake),
+};
+
+static const struct snic_stat_desc snic_rx_stats[] = {
+	SNIC_RX_STAT(packets),
+	SNIC_RX_STAT(bytes),
+	SNIC_RX_STAT(csum_ok),
+	SNIC_RX_STAT(csum_none),
+	SNIC_RX_STAT(csum_bad),
+	SNIC_RX_STAT(hash),
+	SNIC_RX_STAT(errors),
+	SNIC_RX_STAT(alloc_fail),
+};
+
+/* Field order of struct snic_port_stats. */
+static const char * const snic_port_stat_names[] = {
+	"rx_packets", "rx_bytes", "tx_packets", "tx_bytes",
+	"rx_runt", "rx_oversize", "rx_filtered", "rx_no_dest",
+	"rx_rule_drop", "rx_no_buffer", "rx_bad_l3", "rx_bad_l4",
+	"rx_csum_ok", "rx_decap", "rx_link_down", "tx_csum",
+	"tx_tso_frames", "tx_tso_segs", "tx_errors", "tx_link_down",
+	"tx_rate_delays", "eq_events", "eq_irqs", "cq_overflows",
+};
+
+/* Field order of struct snic_pcie_stats. */
+static const char * const snic_pcie_stat_names[] = {
+	"dma_reads", "dma_read_bytes", "dma_writes", "dma_write_bytes",
+	"mmio_reads", "mmio_read_bytes", "mmio_writes", "mmio_write_bytes",
+	"msix", "tlps", "tlp_bytes", "dma_errors",
+};
+
+/* Field order of struct snic_queue_stats before its pcie member. */
+static const char * const snic_queue_stat_names[] = {
+	"packets", "bytes", "errors", "drops", "doorbells",
+};
+
+#define SNIC_N_PORT	ARRAY_SIZE(snic_port_stat_names)
+#define SNIC_N_PCIE	ARRAY_SIZE(snic_pcie_stat_names)
+#define SNIC_N_QUEUE	(ARRAY_SIZE(snic_queue_stat_names) + SNIC_N_PCIE)
+#define SNIC_N_PER_CH	(ARRAY_SIZE(snic_tx_stats) + \
+			 ARRAY_SIZE(snic_txc_stats) + \
+			 ARRAY_SIZE(snic_rx_stats) + 2 * SNIC_N_QUEUE)
+
+static int snic_get_sset_count(struct net_device *nd, int sset)
+{
+	struct snic_priv *priv = netdev_priv(nd);
+
+	if (sset != ETH_SS_STATS)
+		return -EOPNOTSUPP;
+	return SNIC_N_PORT + SNIC_N_PCIE + priv->num_ch * SNIC_N_PER_CH;
+}
+
+static void snic_hw_queue_strings(u8 **p, const char *dir, int i)
+{
+	int j;
+
+	for (j = 0; j < ARRAY_SIZE(snic_queue_stat_names); j++)
+		ethtool_sprintf(p, "%s%d_hw_%s", dir, i,
+				snic_queue_stat_names[j]);
+	for (j = 0; j < SNIC_N_PCIE; j++)
+		ethtool_sprintf(p, "%s%d_pcie_%s", dir, i,
+				snic_pcie_stat_names[j]);
+}
+
+static void snic_get_strings(struct net_device *nd, u32 sset, u8 *p)
+{
+	struct snic_priv *priv = netdev_priv(nd);
+	int i, j;
+
+	if (sset != ETH_SS_STATS)
+		return;
+	for (j = 0; j < SNIC_N_PORT; j++)
+		ethtool_sprintf(&p, "port_%s", snic_port_stat_names[j]);
+	for (j = 0; j < SNIC_N_PCIE; j++)
+		ethtool_sprintf(&p, "pcie_%s", snic_pcie_stat_names[j]);
+	for (i = 0; i < priv->num_ch; i++) {
+		for (j = 0; j < ARRAY_SIZE(snic_tx_stats); j++)
+			ethtool_sprintf(&p, "tx%d_%s", i, snic_tx_stats[j].name);
+		for (j = 0; j < ARRAY_SIZE(snic_txc_stats); j++)
+			ethtool_sprintf(&p, "tx%d_%s", i,
+					snic_txc_stats[j].name);
+		for (j = 0; j < ARRAY_SIZE(snic_rx_stats); j++)
+			ethtool_sprintf(&p, "rx%d_%s", i, snic_rx_stats[j].name);
+		snic_hw_queue_strings(&p, "tx", i);
+		snic_hw_queue_strings(&p, "rx", i);
+	}
+}
+
+/* Copy @n little-endian counters; zeros if the device did not answer. */
+static u64 *snic_put_le64(u64 *data, const void *buf, int n, bool ok)
+{
+	const __le64 *v = buf;
+	int i;
+
+	for (i = 0; i < n; i++)
+		*data++ = ok ? le64_to_cpu(v[i]) : 0;
+	return data;
+}
+
+static u64 *snic_put_sw(u64 *data, const struct snic_stat_desc *d, int n,
+			const void *base, struct u64_stats_sync *syncp)
+{
+	unsigned int start;
+	int i;
+
+	do {
+		start = u64_stats_fetch_begin(syncp);
+		for (i = 0; i < n; i++)
+			data[i] = *(const u64 *)(base + d[i].off);
+	} while (u64_stats_fetch_retry(syncp, start));
+	return data + n;
+}
+
+static u64 *snic_put_hw_queue(struct snic_priv *priv, u64 *data, u32 kind,
+			      int i)
+{
+	struct snic_queue_stats qs;
+	bool ok = false;
+	u32 qn;
+
+	if (priv->up && i < priv->nch_open) {
+		qn = kind == SNIC_STATS_SQ ? priv->ch[i].sq.qn :
+					     priv->ch[i].rq.qn;
+		ok = !snic_cmd_query_stats(priv->sd, kind, qn, &qs,
+					   sizeof(qs));
+	}
+	return snic_put_le64(data, &qs, SNIC_N_QUEUE, ok);
+}
+
+static void snic_get_ethtool_stats(struct net_device *nd,
+				   struct ethtool_stats *stats, u64 *data)
+{
+	struct snic_priv *priv = netdev_priv(nd);
+	struct snic_dev *sd = priv->sd;
+	struct snic_port_stats ps;
+	struct snic_pcie_stats pcs;
+	bool ok;
+	int i;
+
+	BUILD_BUG_ON(sizeof(ps) != SNIC_N_PORT * sizeof(__le64));
+	BUILD_BUG_ON(sizeof(pcs) != SNIC_N_PCIE * sizeof(__le64));
+	BUILD_BUG_ON(sizeof(struct snic_queue_stats) !=
+		     SNIC_N_QUEUE * sizeof(__le64));
+
+	ok = !snic_cmd_query_stats(sd, SNIC_STATS_PORT, 0, &ps, sizeof(ps));
+	data = snic_put_le64(data, &ps, SNIC_N_PORT, ok);
+	ok = !snic_cmd_query_stats(sd, SNIC_STATS_PCIE, 0, &pcs, sizeof(pcs));
+	data = snic_put_le64(data, &pcs, SNIC_N_PCIE, ok);
+	for (i = 0; i < priv->num_ch; i++) {
+		struct snic_ch_stats *cs = &priv->stats[i];
+
+		data = snic_put_sw(data, snic_tx_stats,
+				   ARRAY_SIZE(snic_tx_stats), &cs->tx,
+				   &cs->tx.syncp);
+		data = snic_put_sw(data, snic_txc_stats,
+				   ARRAY_SIZE(snic_txc_stats), &cs->txc,
+				   &cs->txc.syncp);
+		data = snic_put_sw(data, snic_rx_stats,
+				   ARRAY_SIZE(snic_rx_stats), &cs->rx,
+				   &cs->rx.syncp);
+		data = snic_put_hw_queue(priv, data, SNIC_STATS_SQ, i);
+		data = snic_put_hw_queue(priv, data, SNIC_STATS_RQ, i);
+	}
+}
+
+/* ---- info, link, rings ---- */
+
+static void snic_get_drvinfo(struct net_device *nd,
+			     struct ethtool_drvinfo *info)
+{
+	struct snic_priv *priv = netdev_priv(nd);
+
+	strscpy(info->driver, SNIC_DRV_NAME, sizeof(info->driver));
+	strscpy(info->fw_version, priv->sd->id.fw_version,
+		sizeof(info->fw_version));
+	strscpy(info->bus_info, pci_name(priv->sd->pdev),
+		sizeof(info->bus_info));
+}
+
+static int snic_get_link_ksettings(struct net_device *nd,
+				   struct ethtool_link_ksettings *ks)
+{
+	struct snic_priv *priv = netdev_priv(nd);
+
+	ethtool_link_ksettings_zero_link_mode(ks, supported);
+	ethtool_link_ksettings_zero_link_mode(ks, advertising);
+	ks->base.port = PORT_OTHER;
+	ks->base.autoneg = AUTONEG_DISABLE;
+	if (netif_carrier_ok(nd) && priv->speed) {
+		ks->base.speed = priv->speed;
+		ks->base.duplex = DUPLEX_FULL;
+	} else {
+		ks->base.speed = SPEED_UNKNOWN;
+		ks->base.duplex = DUPLEX_UNKNOWN;
+	}
+	return 0;
+}
+
+static void snic_get_ringparam(struct net_device *nd,
+			       struct ethtool_ringparam *ring,
+			       struct kernel_ethtool_ringparam *kring,
+			       struct netlink_ext_ack *extack)
+{
+	ring->rx_max_pending = 1u << SNIC_RQ_LOG;
+	ring->rx_pending = 1u << SNIC_RQ_LOG;
+	ring->tx_max_pending = 1u << SNIC_SQ_LOG;
+	ring->tx_pending = 1u << SNIC_SQ_LOG;
+}
+
+/* ---- channels ---- */
+
+static void snic_get_channels(struct net_device *nd,
+			      struct ethtool_channels *ch)
+{
+	struct snic_priv *priv = netdev_priv(nd);
+
+	ch->max_combined = priv->max_ch;
+	ch->combined_count = priv->num_ch;
+}
+
+static int snic_set_channels(struct net_device *nd,
+			     struct ethtool_channels *ch)
+{
+	struct snic_priv *priv = netdev_priv(nd);
+	unsigned int n = ch->combined_count;
+	struct snic_ntuple *r;
+	int i;
+
+	if (ch->rx_count || ch->tx_count || ch->other_count || !n ||
+	    n > priv->max_ch)
+		return -EINVAL;
+	if (n == priv->num_ch)
+		return 0;
+	list_for_each_entry(r, &priv->ntuple, node) {
+		if (r->fs.ring_cookie != RX_CLS_FLOW_DISC &&
+		    ethtool_get_flow_spec_ring(r->fs.ring_cookie) >= n) {
+			netdev_err(nd, "ntuple rule %u uses queue %llu\n",
+				   r->fs.location,
+				   ethtool_get_flow_spec_ring(r->fs.ring_cookie));
+			return -EINVAL;
+		}
+	}
+	if (netif_is_rxfh_configured(nd))
+		for (i = 0; i < SNIC_RSS_TABLE_SIZE; i++)
+			if (priv->indir[i] >= n)
+				return -EINVAL;
+	return snic_reconfigure(priv, n, nd->mtu);
+}
+
+/* ---- RSS ---- */
+
+static u32 snic_get_rxfh_key_size(struct net_device *nd)
+{
+	return SNIC_RSS_KEY_SIZE;
+}
+
+static u32 snic_get_rxfh_indir_size(struct net_device *nd)
+{
+	return SNIC_RSS_TABLE_SIZE;
+}
+
+static int snic_get_rxfh(struct net_device *nd, u32 *indir, u8 *key,
+			 u8 *hfunc)
+{
+	struct snic_priv *priv = netdev_priv(nd);
+
+	if (hfunc)
+		*hfunc = ETH_RSS_HASH_TOP;
+	if (indir)
+		memcpy(indir, priv->indir, sizeof(priv->indir));
+	if (key)
+		memcpy(key, priv->rss_key, sizeof(priv->rss_key));
+	return 0;
+}
+
+static int snic_set_rxfh(struct net_device *nd, const u32 *indir,
+			 const u8 *key, const u8 hfunc)
+{
+	struct snic_priv *priv = netdev_priv(nd);
+	int i;
+
+	if (!snic_has(priv->sd, SNIC_CAP_RSS))
+		return -EOPNOTSUPP;
+	if (hfunc != ETH_RSS_HASH_NO_CHANGE && hfunc != ETH_RSS_HASH_TOP)
+		return -EOPNOTSUPP;
+	if (indir) {
+		for (i = 0; i < SNIC_RSS_TABLE_SIZE; i++)
+			if (indir[i] >= priv->num_ch)
+				return -EINVAL;
+		memcpy(priv->indir, indir, sizeof(priv->indir));
+	}
+	if (key)
+		memcpy(priv->rss_key, key, sizeof(priv->rss_key));
+	return snic_rss_apply(priv);
+}
+
+/* ---- ntuple steering ---- */
+
+static struct snic_ntuple *snic_ntuple_find(struct snic_priv *priv, u32 loc)
+{
+	struct snic_ntuple *r;
+
+	list_for_each_entry(r, &priv->ntuple, node)
+		if (r->fs.location == loc)
+			return r;
+	return NULL;
+}
+
+/*
+ * Translate an ethtool flow spec into a device rule.  Only udp4/tcp4 with
+ * exact ports and masked addresses; the action is a queue or a drop.
+ * With @check_only the destination RQ is not looked up (channels may be
+ * down).
+ */
+static int snic_ntuple_build(struct snic_priv *priv,
+			     const struct ethtool_rx_flow_spec *fs,
+			     struct snic_steer_rule *r, bool check_only)
+{
+	const struct ethtool_tcpip4_spec *v = &fs->h_u.tcp_ip4_spec;
+	const struct ethtool_tcpip4_spec *m = &fs->m_u.tcp_ip4_spec;
+	u32 match = SNIC_MATCH_ETHERTYPE | SNIC_MATCH_IP_PROTO;
+	u64 q;
+
+	memset(r, 0, sizeof(*r));
+	if (fs->flow_type & (FLOW_EXT | FLOW_MAC_EXT | FLOW_RSS))
+		return -EOPNOTSUPP;
+	switch (fs->flow_type) {
+	case TCP_V4_FLOW:
+		r->ip_proto = IPPROTO_TCP;
+		break;
+	case UDP_V4_FLOW:
+		r->ip_proto = IPPROTO_UDP;
+		break;
+	default:
+		return -EOPNOTSUPP;
+	}
+	if (m->tos)
+		return -EOPNOTSUPP;
+	if ((m->psrc && m->psrc != htons(0xffff)) ||
+	    (m->pdst && m->pdst != htons(0xffff)))
+		return -EINVAL;
+	r->ethertype = htons(ETH_P_IP);
+	if (m->ip4src) {
+		match |= SNIC_MATCH_SRC_IP;
+		r->src_ip = v->ip4src & m->ip4src;
+		r->src_ip_mask = m->ip4src;
+	}
+	if (m->ip4dst) {
+		match |= SNIC_MATCH_DST_IP;
+		r->dst_ip = v->ip4dst & m->ip4dst;
+		r->dst_ip_mask = m->ip4dst;
+	}
+	if (m->psrc) {
+		match |= SNIC_MATCH_SRC_PORT;
+		r->src_port = v->psrc;
+	}
+	if (m->pdst) {
+		match |= SNIC_MATCH_DST_PORT;
+		r->dst_port = v->pdst;
+	}
+	r->match = cpu_to_le32(match);
+	r->priority = cpu_to_le16(SNIC_NTUPLE_PRIO + fs->location);
+	r->actions = SNIC_ACT_COUNT;
+	if (fs->ring_cookie == RX_CLS_FLOW_DISC) {
+		r->dest = SNIC_DEST_DROP;
+		return 0;
+	}
+	if (ethtool_get_flow_spec_ring_vf(fs->ring_cookie))
+		return -EINVAL;
+	q = ethtool_get_flow_spec_ring(fs->ring_cookie);
+	if (q >= priv->num_ch)
+		return -EINVAL;
+	r->dest = SNIC_DEST_RQ;
+	if (!check_only)
+		r->dest_id = cpu_to_le32(priv->ch[q].rq.qn);
+	return 0;
+}
+
+int snic_ntuple_install(struct snic_priv *priv, struct snic_ntuple *rule)
+{
+	struct snic_steer_rule r;
+	u64 id;
+	int ret;
+
+	if (!priv->up)
+		return 0;
+	ret = snic_ntuple_build(priv, &rule->fs, &r, false);
+	if (ret)
+		return ret;
+	ret = snic_aq_exec_buf(priv->sd, SNIC_AQ_ADD_RULE, 0, 0, &r,
+			       sizeof(r), &id);
+	if (ret)
+		return ret;
+	rule->rule_id = id;
+	rule->installed = true;
+	return 0;
+}
+
+void snic_ntuple_uninstall(struct snic_priv *priv, struct snic_ntuple *rule)
+{
+	if (!rule->installed)
+		return;
+	snic_cmd_destroy(priv->sd, SNIC_AQ_DEL_RULE, rule->rule_id);
+	rule->installed = false;
+}
+
+static void snic_ntuple_free(struct snic_priv *priv, struct snic_ntuple *r)
+{
+	snic_ntuple_uninstall(priv, r);
+	list_del(&r->node);
+	priv->num_ntuple--;
+	kfree(r);
+}
+
+void snic_ntuple_flush(struct snic_priv *priv)
+{
+	struct snic_ntuple *r, *tmp;
+
+	list_for_each_entry_safe(r, tmp, &priv->ntuple, node)
+		snic_ntuple_free(priv, r);
+}
+
+static int snic_ntuple_add(struct snic_priv *priv,
+			   struct ethtool_rx_flow_spec *fs)
+{
+	struct snic_ntuple *new, *r;
+	struct snic_steer_rule tmp;
+	struct list_head *pos;
+	int ret;
+
+	if (!(priv->netdev->features & NETIF_F_NTUPLE))
+		return -EOPNOTSUPP;
+	if (fs->location >= SNIC_NTUPLE_MAX)
+		return -EINVAL;
+	ret = snic_ntuple_build(priv, fs, &tmp, true);
+	if (ret)
+		return ret;
+	new = kzalloc(sizeof(*new), GFP_KERNEL);
+	if (!new)
+		return -ENOMEM;
+	new->fs = *fs;
+	/* Install before replacing: a refused rule leaves the old one. */
+	ret = snic_ntuple_install(priv, new);
+	if (ret) {
+		kfree(new);
+		return ret;
+	}
+	r = snic_ntuple_find(priv, fs->location);
+	if (r)
+		snic_ntuple_free(priv, r);
+	/* Keep the list sorted by location, as GRXCLSRLALL reports it. */
+	pos = &priv->ntuple;
+	list_for_each_entry(r, &priv->ntuple, node) {
+		if (r->fs.location > fs->location) {
+			pos = &r->node;
+			break;
+		}
+	}
+	list_add_tail(&new->node, pos);
+	priv->num_ntuple++;
+	return 0;
+}
+
+static int snic_get_rxnfc(struct net_device *nd, struct ethtool_rxnfc *cmd,
+			  u32 *rule_locs)
+{
+	struct snic_priv *priv = netdev_priv(nd);
+	struct snic_ntuple *r;
+	u32 n = 0;
+
+	switch (cmd->cmd) {
+	case ETHTOOL_GRXRINGS:
+		cmd->data = priv->num_ch;
+		return 0;
+	case ETHTOOL_GRXCLSRLCNT:
+		cmd->rule_cnt = priv->num_ntuple;
+		cmd->data = SNIC_NTUPLE_MAX;
+		return 0;
+	case ETHTOOL_GRXCLSRULE:
+		r = snic_ntuple_find(priv, cmd->fs.location);
+		if (!r)
+			return -ENOENT;
+		cmd->fs = r->fs;
+		return 0;
+	case ETHTOOL_GRXCLSRLALL:
+		list_for_each_entry(r, &priv->ntuple, node) {
+			if (n == cmd->rule_cnt)
+				return -EMSGSIZE;
+			rule_locs[n++] = r->fs.location;
+		}
+		cmd->rule_cnt = n;
+		cmd->data = SNIC_NTUPLE_MAX;
+		return 0;
+	case ETHTOOL_GRXFH:
+		switch (cmd->flow_type) {
+		case TCP_V4_FLOW:
+		case UDP_V4_FLOW:
+			cmd->data = RXH_IP_SRC | RXH_IP_DST | RXH_L4_B_0_1 |
+				    RXH_L4_B_2_3;
+			break;
+		case IPV4_FLOW:
+			cmd->data = RXH_IP_SRC | RXH_IP_DST;
+			break;
+		default:
+			cmd->data = 0;
+			break;
+		}
+		return 0;
+	}
+	return -EOPNOTSUPP;
+}
+
+static int snic_set_rxnfc(struct net_device *nd, struct ethtool_rxnfc *cmd)
+{
+	struct snic_priv *priv = netdev_priv(nd);
+	struct snic_ntuple *r;
+
+	switch (cmd->cmd) {
+	case ETHTOOL_SRXCLSRLINS:
+		return snic_ntuple_add(priv, &cmd->fs);
+	case ETHTOOL_SRXCLSRLDEL:
+		r = snic_ntuple_find(priv, cmd->fs.location);
+		if (!r)
+			return -ENOENT;
+		snic_ntuple_free(priv, r);
+		return 0;
+	}
+	return -EOPNOTSUPP;
+}
+
+const struct ethtool_ops snic_ethtool_ops = {
+	.get_drvinfo		= snic_get_drvinfo,
+	.get_link		= ethtool_op_get_link,
+	.get_link_ksettings	= snic_get_link_ksettings,
+	.get_ringparam		= snic_get_ringparam,
+	.get_strings		= snic_get_strings,
+	.get_sset_count		= snic_get_sset_count,
+	.get_ethtool_stats	= snic_get_ethtool_stats,
+	.get_channels		= snic_get_channels,
+	.set_channels		= snic_set_channels,
+	.get_rxnfc		= snic_get_rxnfc,
+	.set_rxnfc		= snic_set_rxnfc,
+	.get_rxfh_key_size	= snic_get_rxfh_key_size,
+	.get_rxfh_indir_size	= snic_get_rxfh_indir_size,
+	.get_rxfh		= snic_get_rxfh,
+	.set_rxfh		= snic_set_rxfh,
+};

@@ -1,0 +1,352 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * snic peer-queue API (<d2d/snic_peer.h>): raw Ethernet queues and steering
+ * rules for other drivers, whose rings and doorbell records sit at bus
+ * addresses the caller chooses (host RAM or a peer device's BAR).
+ *
+ * Queues are made with the same admin helpers as the net_device's; each
+ * gets a doorbell page of its own so that a peer device can be handed the
+ * page's bus address.  A peer may only destroy what it created.  The
+ * snic_dev is reference counted: after the PCI function goes away the
+ * structure stays until the last snic_peer_put(), and every call fails
+ * with -ENODEV (the device reset took the peer's objects with it).
+ */
+#include <linux/module.h>
+#include <linux/netdevice.h>
+#include <linux/slab.h>
+#include <net/net_namespace.h>
+#include <d2d/snic_peer.h>
+#include "snic.h"
+
+enum snic_peer_kind {
+	SNIC_PEER_CQ,
+	SNIC_PEER_SQ,
+	SNIC_PEER_RQ,
+	SNIC_PEER_RULE,
+};
+
+struct snic_peer_obj {
+	struct list_head node;
+	enum snic_peer_kind kind;
+	u32 id;
+	int page;		/* doorbell page, -1 for rules */
+};
+
+static LIST_HEAD(snic_devs);		/* bound devices, probe order */
+static DEFINE_MUTEX(snic_devs_lock);
+
+void snic_peer_register(struct snic_dev *sd)
+{
+	mutex_lock(&snic_devs_lock);
+	list_add_tail(&sd->node, &snic_devs);
+	mutex_unlock(&snic_devs_lock);
+}
+
+/* First step of remove: no new users, running calls finish first. */
+void snic_peer_unregister(struct snic_dev *sd)
+{
+	struct snic_peer_obj *o, *tmp;
+	int n = 0;
+
+	mutex_lock(&snic_devs_lock);
+	list_del_init(&sd->node);
+	mutex_unlock(&snic_devs_lock);
+
+	mutex_lock(&sd->peer_lock);
+	sd->dead = true;
+	list_for_each_entry_safe(o, tmp, &sd->peer_objs, node) {
+		snic_db_page_free(sd, o->page);
+		list_del(&o->node);
+		kfree(o);
+		n++;
+	}
+	mutex_unlock(&sd->peer_lock);
+	if (n)
+		dev_warn(&sd->pdev->dev,
+			 "%d peer queues/rules still existed at removal\n", n);
+}
+
+struct snic_dev *snic_peer_get(unsigned int index)
+{
+	struct snic_dev *sd, *found = NULL;
+
+	mutex_lock(&snic_devs_lock);
+	list_for_each_entry(sd, &snic_devs, node) {
+		if (index-- == 0) {
+			kref_get(&sd->ref);
+			found = sd;
+			break;
+		}
+	}
+	mutex_unlock(&snic_devs_lock);
+	return found;
+}
+EXPORT_SYMBOL_GPL(snic_peer_get);
+
+struct snic_dev *snic_peer_get_by_name(const char *ifname)
+{
+	struct snic_dev *sd, *found = NULL;
+	struct net_device *nd;
+
+	nd = dev_get_by_name(&init_net, ifname);
+	if (!nd)
+		return NULL;
+	mutex_lock(&snic_devs_lock);
+	list_for_each_entry(sd, &snic_devs, node) {
+		if (sd->netdev == nd) {
+			kref_get(&sd->ref);
+			found = sd;
+			break;
+		}
+	}
+	mutex_unlock(&snic_devs_lock);
+	dev_put(nd);
+	return found;
+}
+EXPORT_SYMBOL_GPL(snic_peer_get_by_name);
+
+void snic_peer_put(struct snic_dev *sd)
+{
+	if (sd)
+		snic_dev_put(sd);
+}
+EXPORT_SYMBOL_GPL(snic_peer_put);
+
+/* Returns with peer_lock held, or -ENODEV once the device is gone. */
+static int snic_peer_enter(struct snic_dev *sd)
+{
+	mutex_lock(&sd->peer_lock);
+	if (sd->dead) {
+		mutex_unlock(&sd->peer_lock);
+		return -ENODEV;
+	}
+	return 0;
+}
+
+static void snic_peer_exit(struct snic_dev *sd)
+{
+	mutex_unlock(&sd->peer_lock);
+}
+
+static struct snic_peer_obj *snic_peer_obj_find(struct snic_dev *sd,
+						enum snic_peer_kind kind,
+						u32 id)
+{
+	struct snic_peer_obj *o;
+
+	list_for_each_entry(o, &sd->peer_objs, node)
+		if (o->kind == kind && o->id == id)
+			return o;
+	return NULL;
+}
+
+static u64 snic_peer_db_bus(struct snic_dev *sd, int page, u32 offset)
+{
+	return sd->db_bus + (u64)page * SNIC_DB_PAGE_SIZE + offset;
+}
+
+/* Create a queue of @kind on a fresh doorbell page. */
+static int snic_peer_create(struct snic_dev *sd, enum snic_peer_kind kind,
+			    const void *attr, struct snic_peer_queue *q)
+{
+	const struct snic_peer_cq_attr *ca = attr;
+	const struct snic_peer_sq_attr *sa = attr;
+	const struct snic_peer_rq_attr *ra = attr;
+	struct snic_peer_obj *o;
+	u32 db_off;
+	int ret;
+
+	ret = snic_peer_enter(sd);
+	if (ret)
+		return ret;
+	o = kzalloc(sizeof(*o), GFP_KERNEL);
+	if (!o) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	o->kind = kind;
+	o->page = snic_db_page_alloc(sd);
+	if (o->page < 0) {
+		ret = o->page;
+		kfree(o);
+		goto out;
+	}
+	switch (kind) {
+	case SNIC_PEER_CQ:
+		db_off = SNIC_DB_CQ;
+		ret = snic_cmd_create_cq(sd, ca->ring_bus, ca->dbr_bus,
+					 ca->log_size, SNIC_EQN_NONE, o->page,
+					 &o->id);
+		break;
+	case SNIC_PEER_SQ:
+		db_off = SNIC_DB_SQ;
+		ret = snic_cmd_create_sq(sd, sa->ring_bus, sa->dbr_bus,
+					 sa->log_size, sa->cqn, o->page,
+					 &o->id);
+		if (!ret && sa->rate_bps) {
+			ret = snic_cmd_sq_rate(sd, o->id, sa->rate_bps);
+			if (ret)
+				snic_cmd_destroy(sd, SNIC_AQ_DESTROY_SQ, o->id);
+		}
+		break;
+	default:
+		db_off = SNIC_DB_RQ;
+		ret = snic_cmd_create_rq(sd, ra->ring_bus, ra->dbr_bus,
+					 ra->log_size, ra->type,
+					 ra->log_stride_size,
+					 ra->log_num_strides, ra->cqn, o->page,
+					 &o->id);
+		break;
+	}
+	if (ret) {
+		snic_db_page_free(sd, o->page);
+		kfree(o);
+		goto out;
+	}
+	list_add_tail(&o->node, &sd->peer_objs);
+	q->qn = o->id;
+	q->db_bus = snic_peer_db_bus(sd, o->page, db_off);
+out:
+	snic_peer_exit(sd);
+	return ret;
+}
+
+static int snic_peer_destroy(struct snic_dev *sd, enum snic_peer_kind kind,
+			     u8 opcode, u32 id)
+{
+	struct snic_peer_obj *o;
+	int ret;
+
+	ret = snic_peer_enter(sd);
+	if (ret)
+		return ret;
+	o = snic_peer_obj_find(sd, kind, id);
+	if (!o) {
+		ret = -ENOENT;
+		goto out;
+	}
+	ret = snic_cmd_destroy(sd, opcode, id);
+	if (!ret) {
+		snic_db_page_free(sd, o->page);
+		list_del(&o->node);
+		kfree(o);
+	}
+out:
+	snic_peer_exit(sd);
+	return ret;
+}
+
+int snic_peer_create_cq(struct snic_dev *sd,
+			const struct snic_peer_cq_attr *attr,
+			struct snic_peer_queue *cq)
+{
+	return snic_peer_create(sd, SNIC_PEER_CQ, attr, cq);
+}
+EXPORT_SYMBOL_GPL(snic_peer_create_cq);
+
+int snic_peer_create_sq(struct snic_dev *sd,
+			const struct snic_peer_sq_attr *attr,
+			struct snic_peer_queue *sq)
+{
+	return snic_peer_create(sd, SNIC_PEER_SQ, attr, sq);
+}
+EXPORT_SYMBOL_GPL(snic_peer_create_sq);
+
+int snic_peer_create_rq(struct snic_dev *sd,
+			const struct snic_peer_rq_attr *attr,
+			struct snic_peer_queue *rq)
+{
+	return snic_peer_create(sd, SNIC_PEER_RQ, attr, rq);
+}
+EXPORT_SYMBOL_GPL(snic_peer_create_rq);
+
+int snic_peer_destroy_cq(struct snic_dev *sd, u32 cqn)
+{
+	return snic_peer_destroy(sd, SNIC_PEER_CQ, SNIC_AQ_DESTROY_CQ, cqn);
+}
+EXPORT_SYMBOL_GPL(snic_peer_destroy_cq);
+
+int snic_peer_destroy_sq(struct snic_dev *sd, u32 sqn)
+{
+	return snic_peer_destroy(sd, SNIC_PEER_SQ, SNIC_AQ_DESTROY_SQ, sqn);
+}
+EXPORT_SYMBOL_GPL(snic_peer_destroy_sq);
+
+int snic_peer_destroy_rq(struct snic_dev *sd, u32 rqn)
+{
+	return snic_peer_destroy(sd, SNIC_PEER_RQ, SNIC_AQ_DESTROY_RQ, rqn);
+}
+EXPORT_SYMBOL_GPL(snic_peer_destroy_rq);
+
+void snic_peer_ring(struct snic_dev *sd, const struct snic_peer_queue *q,
+		    u32 db_offset, u16 counter)
+{
+	u64 off = q->db_bus - sd->db_bus;
+
+	if (q->db_bus < sd->db_bus ||
+	    off >= (u64)SNIC_DB_PAGES * SNIC_DB_PAGE_SIZE ||
+	    db_offset > SNIC_DB_EQ_ARM || (db_offset & 3)) {
+		dev_warn_ratelimited(&sd->pdev->dev,
+				     "peer doorbell %#llx offset %#x out of range\n",
+				     q->db_bus, db_offset);
+		return;
+	}
+	if (snic_peer_enter(sd))
+		return;
+	snic_db_write(sd, off / SNIC_DB_PAGE_SIZE, db_offset, q->qn, counter);
+	snic_peer_exit(sd);
+}
+EXPORT_SYMBOL_GPL(snic_peer_ring);
+
+int snic_peer_add_rule(struct snic_dev *sd,
+		       const struct snic_steer_rule *rule, u32 *rule_id)
+{
+	struct snic_steer_rule r = *rule;
+	struct snic_peer_obj *o;
+	u64 id;
+	int ret;
+
+	o = kzalloc(sizeof(*o), GFP_KERNEL);
+	if (!o)
+		return -ENOMEM;
+	ret = snic_peer_enter(sd);
+	if (ret) {
+		kfree(o);
+		return ret;
+	}
+	ret = snic_aq_exec_buf(sd, SNIC_AQ_ADD_RULE, 0, 0, &r, sizeof(r), &id);
+	if (ret) {
+		kfree(o);
+	} else {
+		o->kind = SNIC_PEER_RULE;
+		o->id = id;
+		o->page = -1;
+		list_add_tail(&o->node, &sd->peer_objs);
+		*rule_id = id;
+	}
+	snic_peer_exit(sd);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(snic_peer_add_rule);
+
+int snic_peer_del_rule(struct snic_dev *sd, u32 rule_id)
+{
+	return snic_peer_destroy(sd, SNIC_PEER_RULE, SNIC_AQ_DEL_RULE, rule_id);
+}
+EXPORT_SYMBOL_GPL(snic_peer_del_rule);
+
+int snic_peer_query_stats(struct snic_dev *sd, u32 kind, u32 id,
+			  struct snic_queue_stats *stats)
+{
+	int ret;
+
+	if (kind != SNIC_STATS_SQ && kind != SNIC_STATS_RQ)
+		return -EINVAL;
+	ret = snic_peer_enter(sd);
+	if (ret)
+		return ret;
+	ret = snic_cmd_query_stats(sd, kind, id, stats, sizeof(*stats));
+	snic_peer_exit(sd);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(snic_peer_query_stats);
