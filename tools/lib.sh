@@ -18,6 +18,12 @@ d2d_kver() {
 
 d2d_kernel_dir() { echo "$D2D_CACHE/kernel/$(d2d_kver)"; }
 
+# The image layer holding this clone's modules and tools: one per clone, so
+# clones (a CI run, a developer's tree) never boot each other's modules.
+d2d_overlay() {
+	echo "$D2D_CACHE/image/overlay-$(echo "$D2D_ROOT" | sha256sum | cut -c1-8).cpio"
+}
+
 # Unpack the guest kernel package (vmlinuz + modules) into the cache.
 d2d_guest_kernel_fetch() {
 	local kver dir tmp

@@ -2,8 +2,8 @@
 # Build the guest initramfs in two layers, both under $D2D_CACHE/image:
 #   base-<key>.cpio   Debian userland + guest kernel modules (cached; key =
 #                     this script, tools/guest/, the kernel ABI)
-#   overlay.cpio      this clone's modules and userspace (rebuilt each time,
-#                     it takes a second)
+#   overlay-<clone>.cpio  this clone's modules and userspace (rebuilt each
+#                     time, it takes a second; one per clone, see d2d_overlay)
 # tools/vm concatenates them with a per-run layer holding the guest script.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -123,7 +123,8 @@ build_overlay() {
 	fi
 	mkdir -p "$root/opt/d2d"
 	cp -r "$D2D_ROOT/tests/guest" "$root/opt/d2d/tests"
-	(cd "$root" && find . | LC_ALL=C sort | cpio -o -H newc --quiet) > "$IMG/overlay.cpio"
+	(cd "$root" && find . | LC_ALL=C sort | cpio -o -H newc --quiet) > "$(d2d_overlay).tmp"
+	mv "$(d2d_overlay).tmp" "$(d2d_overlay)"
 	rm -rf "$root"
 }
 
@@ -131,4 +132,4 @@ build_overlay() {
 ln -sfn "$(basename "$BASE")" "$IMG/base.cpio"
 build_overlay
 ln -sfn "$KROOT/boot/vmlinuz-$KVER" "$IMG/vmlinuz"
-log "image: ready ($IMG: vmlinuz, base.cpio, overlay.cpio)"
+log "image: ready ($IMG: vmlinuz, base.cpio, $(basename "$(d2d_overlay)"))"
