@@ -36,6 +36,21 @@ void d2d_mmio_account(D2DPcieCounters *c, bool write, hwaddr addr,
 /* Formats counters as "name=value ..." for text dumps. */
 void d2d_pcie_counters_format(GString *out, const D2DPcieCounters *c);
 
+/*
+ * MemoryRegionOps fields of a register file that takes only aligned
+ * little-endian 32-bit accesses (other sizes are refused by the core).
+ */
+#define D2D_MMIO_OPS_32BIT                      \
+    .endianness = DEVICE_LITTLE_ENDIAN,         \
+    .valid = {                                  \
+        .min_access_size = 4,                   \
+        .max_access_size = 4,                   \
+    },                                          \
+    .impl = {                                   \
+        .min_access_size = 4,                   \
+        .max_access_size = 4,                   \
+    }
+
 /* Adds the counters as read-only QOM properties "pcie-<name>". */
 void d2d_pcie_counters_add_props(Object *obj, D2DPcieCounters *c);
 

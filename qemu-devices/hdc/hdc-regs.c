@@ -273,13 +273,5 @@ static void hdc_regs_write(void *opaque, hwaddr addr, uint64_t val,
 const MemoryRegionOps hdc_regs_ops = {
     .read = hdc_regs_read,
     .write = hdc_regs_write,
-    .endianness = DEVICE_LITTLE_ENDIAN,
-    .valid = {
-        .min_access_size = 4,
-        .max_access_size = 4,
-    },
-    .impl = {
-        .min_access_size = 4,
-        .max_access_size = 4,
-    },
+    D2D_MMIO_OPS_32BIT,
 };

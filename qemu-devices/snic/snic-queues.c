@@ -636,15 +636,7 @@ static uint64_t snic_db_read(void *opaque, hwaddr addr, unsigned size)
 const MemoryRegionOps snic_db_ops = {
     .read = snic_db_read,
     .write = snic_db_write,
-    .endianness = DEVICE_LITTLE_ENDIAN,
-    .valid = {
-        .min_access_size = 4,
-        .max_access_size = 4,
-    },
-    .impl = {
-        .min_access_size = 4,
-        .max_access_size = 4,
-    },
+    D2D_MMIO_OPS_32BIT,
 };
 
 static void snic_queue_line(GString *out, const char *kind, int n,

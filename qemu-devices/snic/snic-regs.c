@@ -181,13 +181,5 @@ static void snic_regs_write(void *opaque, hwaddr addr, uint64_t val,
 const MemoryRegionOps snic_regs_ops = {
     .read = snic_regs_read,
     .write = snic_regs_write,
-    .endianness = DEVICE_LITTLE_ENDIAN,
-    .valid = {
-        .min_access_size = 4,
-        .max_access_size = 4,
-    },
-    .impl = {
-        .min_access_size = 4,
-        .max_access_size = 4,
-    },
+    D2D_MMIO_OPS_32BIT,
 };
