@@ -8,10 +8,10 @@ D2D_CACHE ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/d2d
 export D2D_CACHE
 KVER := $(shell dpkg-query -W -f='$${Depends}' linux-headers-amd64 2>/dev/null | sed 's/^linux-headers-//; s/ .*//')
 KDIR ?= /usr/src/linux-headers-$(KVER)
-KCONFIG := CONFIG_D2D=m CONFIG_D2D_SNIC=m CONFIG_D2D_SNIC_PEER_TEST=m
+KCONFIG := CONFIG_D2D=m CONFIG_D2D_SNIC=m CONFIG_D2D_HDC=m CONFIG_D2D_SNIC_PEER_TEST=m
 
 .PHONY: all deps qemu modules userspace image demo check check-unit \
-	check-device check-guest clean checkpatch help bench-eth
+	check-device check-guest clean checkpatch help bench-eth bench-hdc
 
 all: qemu modules userspace
 
@@ -22,6 +22,7 @@ help:
 	@echo "make deps | qemu | modules | userspace | image"
 	@echo "make checkpatch    kernel style check"
 	@echo "make bench-eth     snic vs e1000e and virtio-net (ratios)"
+	@echo "make bench-hdc     HDC engine (d2d) vs CPU copies and digests (ratios)"
 
 deps:
 	@tools/deps.sh
@@ -55,6 +56,9 @@ check-guest: qemu image
 
 bench-eth: qemu image
 	@tests/bench/eth.sh
+
+bench-hdc: qemu image
+	@tests/bench/hdc.sh
 
 checkpatch:
 	@tools/checkpatch.sh

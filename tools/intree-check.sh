@@ -30,10 +30,11 @@ if [ ! -f .config ]; then
 	scripts/config --disable MODULE_SIG --disable DEBUG_INFO_BTF \
 		--set-str SYSTEM_TRUSTED_KEYS "" --set-str SYSTEM_REVOCATION_KEYS ""
 fi
-scripts/config --module D2D --module D2D_SNIC --module D2D_SNIC_PEER_TEST
+scripts/config --module D2D --module D2D_SNIC --module D2D_SNIC_PEER_TEST --module D2D_HDC
 make -s olddefconfig
 grep -q '^CONFIG_D2D_SNIC=m' .config || die "intree: CONFIG_D2D_SNIC not enabled"
 log "intree: building drivers/d2d/ (log: $ksrc/intree.log)"
 make -j"$(nproc)" drivers/d2d/ > intree.log 2>&1 || { tail -20 intree.log; die "intree build failed"; }
-ls drivers/d2d/kernel/snic/snic.o drivers/d2d/kernel/snic/test/snic_peer_test.o >/dev/null
+ls drivers/d2d/kernel/snic/snic.o drivers/d2d/kernel/snic/test/snic_peer_test.o \
+	drivers/d2d/kernel/hdc/hdc.o >/dev/null
 log "intree: drivers/d2d built in-tree"

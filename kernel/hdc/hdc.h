@@ -1,0 +1,209 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * hdc: driver-private definitions.
+ *
+ * The device interface is defined once in <d2d/hdc_if.h>, the /dev/hdc
+ * ABI in <d2d/hdc_ioctl.h>; docs/hdc.md documents both and this driver.
+ */
+#ifndef _HDC_H
+#define _HDC_H
+
+#include <linux/completion.h>
+#include <linux/kref.h>
+#include <linux/miscdevice.h>
+#include <linux/mutex.h>
+#include <linux/pci.h>
+#include <linux/rwsem.h>
+#include <linux/spinlock.h>
+#include <linux/wait.h>
+#include <linux/workqueue.h>
+#include <d2d/hdc_if.h>
+#include <d2d/hdc_ioctl.h>
+
+#define HDC_DRV_NAME		"hdc"
+#define HDC_CMD_VECTOR		0
+#define HDC_RESET_TIMEOUT_MS	1000
+#define HDC_NVME_TIMEOUT_MS	15000
+#define HDC_DRAIN_TIMEOUT_MS	10000
+#define HDC_EXEC_TIMEOUT_MS	10000
+#define HDC_MAX_BDEVS		4
+#define HDC_USER_MAX		(4u << 20)	/* bounce buffer per user endpoint */
+#define HDC_MAX_PENDING		1024		/* NOWAIT requests per open file */
+
+/* The host command queue (hdc_queue.c). */
+struct hdc_queue {
+	struct hdc_cmd *cmdq;
+	struct hdc_cpl *cplq;
+	dma_addr_t cmdq_dma;
+	dma_addr_t cplq_dma;
+	u32 depth;
+	u32 tail;		/* next command slot */
+	u32 head;		/* next completion slot */
+	u8 phase;
+	u16 gen;		/* upper bits of cmd_id, catches stale completions */
+	u32 posted;		/* commands the device owns */
+	bool dead;		/* no more submissions (device going away) */
+	spinlock_t lock;	/* everything above, slot[], backlog */
+	struct hdc_request **slot;
+	u16 *slot_id;
+	struct list_head backlog;	/* requests waiting for a ring slot */
+	wait_queue_head_t idle;		/* posted == 0 and backlog empty */
+	u64 stale;
+};
+
+/* The engine's NVMe controller (hdc_nvme.c). */
+struct hdc_nvme {
+	struct pci_dev *pdev;
+	bool enabled;		/* we enabled it as a PCI bus master */
+	bool running;		/* HDC_REG_NVME_STATUS said RUNNING */
+	u32 lba_shift;
+	u64 nsze;		/* namespace size in LBAs */
+};
+
+struct hdc_dev {
+	struct kref ref;	/* probe, open files, requests */
+	struct pci_dev *pdev;
+	void __iomem *regs;
+	struct rw_semaphore gone_lock;	/* readers: ioctls using the device */
+	bool gone;		/* removed: -ENODEV from now on */
+	struct hdc_queue q;
+	struct hdc_nvme nvme;
+	struct workqueue_struct *wq;	/* finishes completed requests */
+	struct miscdevice misc;
+	bool misc_registered;
+	int num_vectors;
+	u32 version;
+	u32 caps;
+	u32 buf_size;
+
+	/* Block devices proven to be the engine's namespace (hdc_map.c). */
+	struct mutex bdev_lock;
+	dev_t bdevs[HDC_MAX_BDEVS];
+	int nbdevs;
+	char disk_name[32];
+
+	/* Statistics (struct hdc_stats, sysfs). */
+	spinlock_t stat_lock;
+	u64 requests;
+	u64 errors;
+	u64 bytes_in;
+	u64 bytes_out;
+	u64 dev_cmds;
+	u64 nvme_cmds;
+	u32 raw_dev_cmds;
+	u32 raw_nvme_cmds;
+	atomic_t inflight;
+};
+
+/* A file endpoint of a request. */
+struct hdc_fdep {
+	struct file *file;
+	u64 off;
+	bool dio;		/* holds an i_dio_count reference */
+};
+
+/* An extent list being built (hdc_map.c). */
+struct hdc_extlist {
+	struct hdc_extent *ext;
+	u32 n;
+	u32 cap;
+};
+
+/*
+ * One D2D request.  References: the submitter, the open file's list of
+ * NOWAIT requests, and the device while it is in flight (dropped by the
+ * work item that finishes it).
+ */
+struct hdc_request {
+	struct kref ref;
+	struct hdc_dev *hd;
+	struct list_head node;		/* hdc_file.reqs */
+	struct list_head qnode;		/* backlog, completion batch */
+	u64 id;
+	struct hdc_cmd cmd;
+
+	/* aux + extent lists, one coherent buffer */
+	void *dbuf;
+	dma_addr_t dbuf_dma;
+	size_t dbuf_len;
+	struct hdc_aux *aux;
+	/* bounce buffers of HDC_UEP_USER endpoints and internal reads */
+	void *sbounce;
+	dma_addr_t sbounce_dma;
+	size_t sbounce_len;
+	void *dbounce;
+	dma_addr_t dbounce_dma;
+	size_t dbounce_len;
+	u64 user_dst;			/* user address for the result */
+	const void *mm;			/* submitter's mm (identity only) */
+
+	struct hdc_fdep src;
+	struct hdc_fdep dst;
+	u64 length;
+	u64 dst_cap;			/* bytes of blocks prepared */
+	loff_t dst_orig_size;		/* i_size before the request */
+	loff_t dst_prep_size;		/* i_size the preparation left */
+	bool dst_prepared;		/* the destination file was changed */
+	bool dst_resize;		/* set i_size after completion (deflate) */
+	bool internal;			/* the driver's own, not counted */
+
+	/* results */
+	int drv_err;			/* failed by the driver, not the device */
+	u16 status;
+	u64 result;
+	int err;
+	u8 digest[HDC_MAX_FUNCS][32];
+	struct work_struct work;
+	struct completion done;
+};
+
+static inline u32 hdc_rd(struct hdc_dev *hd, u32 reg)
+{
+	return ioread32(hd->regs + reg);
+}
+
+static inline void hdc_wr(struct hdc_dev *hd, u32 reg, u32 val)
+{
+	iowrite32(val, hd->regs + reg);
+}
+
+/* hdc_main.c */
+void hdc_dev_put(struct hdc_dev *hd);
+
+/* hdc_queue.c */
+int hdc_queue_init(struct hdc_dev *hd);
+void hdc_queue_destroy(struct hdc_dev *hd);
+irqreturn_t hdc_queue_irq(int irq, void *data);
+int hdc_queue_submit(struct hdc_dev *hd, struct hdc_request *req);
+void hdc_queue_stop(struct hdc_dev *hd);
+
+/* hdc_nvme.c */
+int hdc_nvme_attach(struct hdc_dev *hd);
+void hdc_nvme_detach(struct hdc_dev *hd);
+const char *hdc_nvme_state_str(u32 state);
+
+/* hdc_chardev.c */
+int hdc_chardev_register(struct hdc_dev *hd);
+void hdc_chardev_unregister(struct hdc_dev *hd);
+struct hdc_request *hdc_req_alloc(struct hdc_dev *hd);
+void hdc_req_put(struct hdc_request *req);
+void hdc_req_complete(struct hdc_request *req);
+int hdc_req_alloc_dbuf(struct hdc_request *req, size_t len);
+int hdc_req_bounce(struct hdc_request *req, bool dst, size_t len);
+int hdc_exec_sync(struct hdc_request *req);
+void hdc_stats_sync(struct hdc_dev *hd);
+
+/* hdc_map.c */
+int hdc_map_check_file(struct hdc_dev *hd, struct file *file, bool dst);
+int hdc_map_src(struct hdc_dev *hd, struct hdc_request *req,
+		struct hdc_extlist *xl, bool pin);
+int hdc_map_dst(struct hdc_dev *hd, struct hdc_request *req, u64 out_len,
+		bool exact, struct hdc_extlist *xl);
+void hdc_map_dst_finish(struct hdc_request *req, int err);
+void hdc_map_src_finish(struct hdc_request *req);
+int hdc_map_find_disk(struct hdc_dev *hd);
+
+/* hdc_sysfs.c */
+extern const struct attribute_group *hdc_misc_groups[];
+
+#endif /* _HDC_H */

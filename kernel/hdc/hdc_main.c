@@ -1,0 +1,202 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * hdc: PCI driver for the d2d HDC engine (DCS-ctrl, PCI 1234:d203).
+ *
+ * probe: map BAR0, check the identity, reset, MSI-X, the host command
+ * queue, take the engine's NVMe controller and bring it up (hdc_nvme.c),
+ * then offer /dev/hdc (hdc_chardev.c).  The device structure is reference
+ * counted: open files and requests may outlive the PCI binding, they then
+ * get -ENODEV.
+ */
+#include <linux/delay.h>
+#include <linux/dma-mapping.h>
+#include <linux/interrupt.h>
+#include <linux/module.h>
+#include <linux/pci.h>
+#include <linux/slab.h>
+#include "hdc.h"
+
+static void hdc_dev_release(struct kref *ref)
+{
+	struct hdc_dev *hd = container_of(ref, struct hdc_dev, ref);
+
+	pci_dev_put(hd->pdev);
+	kfree(hd);
+}
+
+void hdc_dev_put(struct hdc_dev *hd)
+{
+	kref_put(&hd->ref, hdc_dev_release);
+}
+
+static int hdc_reset(struct hdc_dev *hd)
+{
+	unsigned long timeout = jiffies + msecs_to_jiffies(HDC_RESET_TIMEOUT_MS);
+
+	hdc_wr(hd, HDC_REG_CTRL, HDC_CTRL_RESET);
+	hdc_wr(hd, HDC_REG_CTRL, 0);
+	while (!(hdc_rd(hd, HDC_REG_STATUS) & HDC_STATUS_READY)) {
+		if (time_after(jiffies, timeout))
+			return -ETIMEDOUT;
+		usleep_range(100, 200);
+	}
+	return 0;
+}
+
+static int hdc_probe(struct pci_dev *pdev, const struct pci_device_id *ent)
+{
+	struct device *dev = &pdev->dev;
+	struct hdc_dev *hd;
+	u32 magic;
+	int ret;
+
+	hd = kzalloc(sizeof(*hd), GFP_KERNEL);
+	if (!hd)
+		return -ENOMEM;
+	kref_init(&hd->ref);
+	hd->pdev = pci_dev_get(pdev);
+	init_rwsem(&hd->gone_lock);
+	mutex_init(&hd->bdev_lock);
+	spin_lock_init(&hd->stat_lock);
+	atomic_set(&hd->inflight, 0);
+	pci_set_drvdata(pdev, hd);
+
+	ret = pcim_enable_device(pdev);
+	if (ret) {
+		dev_err(dev, "cannot enable PCI device: %d\n", ret);
+		goto err_put;
+	}
+	ret = pcim_iomap_regions(pdev, BIT(HDC_BAR_REGS), HDC_DRV_NAME);
+	if (ret) {
+		dev_err(dev, "cannot map BAR%d: %d\n", HDC_BAR_REGS, ret);
+		goto err_put;
+	}
+	hd->regs = pcim_iomap_table(pdev)[HDC_BAR_REGS];
+	ret = dma_set_mask_and_coherent(dev, DMA_BIT_MASK(64));
+	if (ret) {
+		dev_err(dev, "no usable DMA mask\n");
+		goto err_put;
+	}
+	pci_set_master(pdev);
+
+	magic = hdc_rd(hd, HDC_REG_ID);
+	hd->version = hdc_rd(hd, HDC_REG_VERSION);
+	if (magic != HDC_ID_MAGIC) {
+		dev_err(dev, "bad ID register %#x\n", magic);
+		ret = -ENODEV;
+		goto err_put;
+	}
+	if ((hd->version >> 16) != (HDC_VERSION >> 16)) {
+		dev_err(dev, "unsupported device version %u.%u\n",
+			hd->version >> 16, hd->version & 0xffff);
+		ret = -ENODEV;
+		goto err_put;
+	}
+	ret = hdc_reset(hd);
+	if (ret) {
+		dev_err(dev, "device did not leave reset\n");
+		goto err_put;
+	}
+	hd->caps = hdc_rd(hd, HDC_REG_CAPS);
+	hd->buf_size = hdc_rd(hd, HDC_REG_BUF_SIZE);
+
+	ret = pci_alloc_irq_vectors(pdev, 1, HDC_NUM_MSIX, PCI_IRQ_MSIX);
+	if (ret < 0) {
+		dev_err(dev, "cannot allocate MSI-X vectors: %d\n", ret);
+		goto err_put;
+	}
+	hd->num_vectors = ret;
+
+	hd->wq = alloc_workqueue("hdc", WQ_UNBOUND, 0);
+	if (!hd->wq) {
+		ret = -ENOMEM;
+		goto err_vectors;
+	}
+	ret = hdc_queue_init(hd);
+	if (ret)
+		goto err_wq;
+	ret = request_irq(pci_irq_vector(pdev, HDC_CMD_VECTOR), hdc_queue_irq,
+			  0, "hdc-cmd", hd);
+	if (ret)
+		goto err_queue;
+
+	/* Without its SSD the engine still digests user buffers. */
+	if (hdc_nvme_attach(hd))
+		dev_warn(dev, "NVMe controller not available: file endpoints will fail with ENODEV\n");
+
+	ret = hdc_chardev_register(hd);
+	if (ret)
+		goto err_nvme;
+
+	dev_info(dev, "HDC engine %u.%u, caps %#x, %u MiB buffer, %d MSI-X vectors, NVMe %s\n",
+		 hd->version >> 16, hd->version & 0xffff, hd->caps,
+		 hd->buf_size >> 20, hd->num_vectors,
+		 hd->nvme.running ? "running" : "off");
+	return 0;
+
+err_nvme:
+	hdc_queue_stop(hd);
+	hdc_nvme_detach(hd);
+	hdc_wr(hd, HDC_REG_CTRL, HDC_CTRL_RESET);
+	free_irq(pci_irq_vector(pdev, HDC_CMD_VECTOR), hd);
+err_queue:
+	hdc_wr(hd, HDC_REG_CTRL, HDC_CTRL_RESET);
+	hdc_queue_destroy(hd);
+err_wq:
+	destroy_workqueue(hd->wq);
+err_vectors:
+	pci_free_irq_vectors(pdev);
+err_put:
+	hdc_dev_put(hd);
+	return ret;
+}
+
+static void hdc_remove(struct pci_dev *pdev)
+{
+	struct hdc_dev *hd = pci_get_drvdata(pdev);
+
+	/* No new opens, then no new requests on open files. */
+	hdc_chardev_unregister(hd);
+	down_write(&hd->gone_lock);
+	hd->gone = true;
+	up_write(&hd->gone_lock);
+
+	/* Let the engine finish what it has, then quiesce it. */
+	hdc_queue_stop(hd);
+	hdc_nvme_detach(hd);
+	hdc_wr(hd, HDC_REG_CTRL, HDC_CTRL_RESET);
+	free_irq(pci_irq_vector(pdev, HDC_CMD_VECTOR), hd);
+	destroy_workqueue(hd->wq);
+	hdc_queue_destroy(hd);
+	pci_free_irq_vectors(pdev);
+	hdc_dev_put(hd);
+}
+
+static void hdc_shutdown(struct pci_dev *pdev)
+{
+	struct hdc_dev *hd = pci_get_drvdata(pdev);
+
+	/* Stop all DMA: the engine's and its NVMe controller's. */
+	if (hd->nvme.running)
+		hdc_wr(hd, HDC_REG_NVME_CTRL, HDC_NVME_SHUTDOWN);
+	hdc_wr(hd, HDC_REG_CTRL, HDC_CTRL_RESET);
+}
+
+static const struct pci_device_id hdc_pci_ids[] = {
+	{ PCI_DEVICE(HDC_PCI_VENDOR_ID, HDC_PCI_DEVICE_ID) },
+	{ }
+};
+MODULE_DEVICE_TABLE(pci, hdc_pci_ids);
+
+static struct pci_driver hdc_pci_driver = {
+	.name = HDC_DRV_NAME,
+	.id_table = hdc_pci_ids,
+	.probe = hdc_probe,
+	.remove = hdc_remove,
+	.shutdown = hdc_shutdown,
+};
+module_pci_driver(hdc_pci_driver);
+
+MODULE_DESCRIPTION("d2d HDC engine (DCS-ctrl) driver, /dev/hdc");
+MODULE_AUTHOR("d2d developers");
+MODULE_LICENSE("GPL");

@@ -1,0 +1,199 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * hdc sysfs attributes on the misc device, /sys/class/misc/hdc/: what the
+ * engine offers, its NVMe controller, and statistics in stats/ (the
+ * driver's request counters and the device's HDC_REG_STAT_* registers).
+ */
+#include <linux/sysfs.h>
+#include "hdc.h"
+
+static struct hdc_dev *to_hdc(struct device *dev)
+{
+	struct miscdevice *misc = dev_get_drvdata(dev);
+
+	return container_of(misc, struct hdc_dev, misc);
+}
+
+static ssize_t version_show(struct device *dev, struct device_attribute *attr,
+			    char *buf)
+{
+	u32 v = to_hdc(dev)->version;
+
+	return sysfs_emit(buf, "%u.%u\n", v >> 16, v & 0xffff);
+}
+static DEVICE_ATTR_RO(version);
+
+static ssize_t caps_show(struct device *dev, struct device_attribute *attr,
+			 char *buf)
+{
+	return sysfs_emit(buf, "%#x\n", to_hdc(dev)->caps);
+}
+static DEVICE_ATTR_RO(caps);
+
+static ssize_t buf_size_show(struct device *dev, struct device_attribute *attr,
+			     char *buf)
+{
+	return sysfs_emit(buf, "%u\n", to_hdc(dev)->buf_size);
+}
+static DEVICE_ATTR_RO(buf_size);
+
+static ssize_t nvme_state_show(struct device *dev,
+			       struct device_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%s\n",
+			  hdc_nvme_state_str(hdc_rd(to_hdc(dev),
+						    HDC_REG_NVME_STATUS)));
+}
+static DEVICE_ATTR_RO(nvme_state);
+
+static ssize_t nvme_pci_show(struct device *dev, struct device_attribute *attr,
+			     char *buf)
+{
+	struct hdc_dev *hd = to_hdc(dev);
+
+	return sysfs_emit(buf, "%s\n",
+			  hd->nvme.pdev ? pci_name(hd->nvme.pdev) : "none");
+}
+static DEVICE_ATTR_RO(nvme_pci);
+
+static ssize_t lba_size_show(struct device *dev, struct device_attribute *attr,
+			     char *buf)
+{
+	struct hdc_dev *hd = to_hdc(dev);
+
+	return sysfs_emit(buf, "%u\n",
+			  hd->nvme.running ? 1u << hd->nvme.lba_shift : 0);
+}
+static DEVICE_ATTR_RO(lba_size);
+
+static ssize_t nvme_lbas_show(struct device *dev, struct device_attribute *attr,
+			      char *buf)
+{
+	return sysfs_emit(buf, "%llu\n", to_hdc(dev)->nvme.nsze);
+}
+static DEVICE_ATTR_RO(nvme_lbas);
+
+static ssize_t nvme_disk_show(struct device *dev, struct device_attribute *attr,
+			      char *buf)
+{
+	struct hdc_dev *hd = to_hdc(dev);
+	ssize_t n;
+
+	mutex_lock(&hd->bdev_lock);
+	n = sysfs_emit(buf, "%s\n", hd->disk_name);
+	mutex_unlock(&hd->bdev_lock);
+	return n;
+}
+static DEVICE_ATTR_RO(nvme_disk);
+
+static ssize_t error_show(struct device *dev, struct device_attribute *attr,
+			  char *buf)
+{
+	struct hdc_dev *hd = to_hdc(dev);
+
+	return sysfs_emit(buf, "%u %u\n", hdc_rd(hd, HDC_REG_ERROR),
+			  hdc_rd(hd, HDC_REG_ERROR_COUNT));
+}
+static DEVICE_ATTR_RO(error);
+
+static struct attribute *hdc_attrs[] = {
+	&dev_attr_version.attr,
+	&dev_attr_caps.attr,
+	&dev_attr_buf_size.attr,
+	&dev_attr_nvme_state.attr,
+	&dev_attr_nvme_pci.attr,
+	&dev_attr_lba_size.attr,
+	&dev_attr_nvme_lbas.attr,
+	&dev_attr_nvme_disk.attr,
+	&dev_attr_error.attr,
+	NULL,
+};
+
+static const struct attribute_group hdc_attr_group = {
+	.attrs = hdc_attrs,
+};
+
+/* Driver counters, 64 bit: the attribute's var is the field's offset. */
+static ssize_t hdc_stat_show(struct device *dev, struct device_attribute *attr,
+			     char *buf)
+{
+	struct dev_ext_attribute *ea = container_of(attr, struct dev_ext_attribute,
+						    attr);
+	struct hdc_dev *hd = to_hdc(dev);
+	unsigned long flags;
+	u64 v;
+
+	hdc_stats_sync(hd);
+	spin_lock_irqsave(&hd->stat_lock, flags);
+	v = *(u64 *)((void *)hd + (unsigned long)ea->var);
+	spin_unlock_irqrestore(&hd->stat_lock, flags);
+	return sysfs_emit(buf, "%llu\n", v);
+}
+
+#define HDC_STAT(_attr, _field)						\
+	{ __ATTR(_attr, 0444, hdc_stat_show, NULL),			\
+	  (void *)offsetof(struct hdc_dev, _field) }
+
+static struct dev_ext_attribute hdc_stat_requests = HDC_STAT(requests, requests);
+static struct dev_ext_attribute hdc_stat_errors = HDC_STAT(errors, errors);
+static struct dev_ext_attribute hdc_stat_bytes_in = HDC_STAT(bytes_in, bytes_in);
+static struct dev_ext_attribute hdc_stat_bytes_out = HDC_STAT(bytes_out, bytes_out);
+static struct dev_ext_attribute hdc_stat_dev_cmds = HDC_STAT(dev_cmds, dev_cmds);
+static struct dev_ext_attribute hdc_stat_nvme_cmds = HDC_STAT(nvme_cmds, nvme_cmds);
+
+static ssize_t inflight_show(struct device *dev, struct device_attribute *attr,
+			     char *buf)
+{
+	return sysfs_emit(buf, "%d\n", atomic_read(&to_hdc(dev)->inflight));
+}
+static DEVICE_ATTR_RO(inflight);
+
+/* Device registers, 32 bit, as the engine counts them. */
+#define HDC_REG_ATTR(_name, _reg)					\
+static ssize_t _name##_show(struct device *dev,				\
+			    struct device_attribute *attr, char *buf)	\
+{									\
+	return sysfs_emit(buf, "%u\n", hdc_rd(to_hdc(dev), _reg));	\
+}									\
+static DEVICE_ATTR_RO(_name)
+
+HDC_REG_ATTR(dev_errs, HDC_REG_STAT_ERRS);
+HDC_REG_ATTR(nvme_errs, HDC_REG_STAT_NVME_ERRS);
+HDC_REG_ATTR(rd_kib, HDC_REG_STAT_RD_KIB);
+HDC_REG_ATTR(wr_kib, HDC_REG_STAT_WR_KIB);
+HDC_REG_ATTR(fn_kib, HDC_REG_STAT_FN_KIB);
+HDC_REG_ATTR(dev_inflight, HDC_REG_STAT_INFLIGHT);
+HDC_REG_ATTR(bad_doorbells, HDC_REG_STAT_BAD_DB);
+HDC_REG_ATTR(dma_errs, HDC_REG_STAT_DMA_ERRS);
+HDC_REG_ATTR(bad_regs, HDC_REG_STAT_BAD_REG);
+
+static struct attribute *hdc_stat_attrs[] = {
+	&hdc_stat_requests.attr.attr,
+	&hdc_stat_errors.attr.attr,
+	&hdc_stat_bytes_in.attr.attr,
+	&hdc_stat_bytes_out.attr.attr,
+	&hdc_stat_dev_cmds.attr.attr,
+	&hdc_stat_nvme_cmds.attr.attr,
+	&dev_attr_inflight.attr,
+	&dev_attr_dev_errs.attr,
+	&dev_attr_nvme_errs.attr,
+	&dev_attr_rd_kib.attr,
+	&dev_attr_wr_kib.attr,
+	&dev_attr_fn_kib.attr,
+	&dev_attr_dev_inflight.attr,
+	&dev_attr_bad_doorbells.attr,
+	&dev_attr_dma_errs.attr,
+	&dev_attr_bad_regs.attr,
+	NULL,
+};
+
+static const struct attribute_group hdc_stat_group = {
+	.name = "stats",
+	.attrs = hdc_stat_attrs,
+};
+
+const struct attribute_group *hdc_misc_groups[] = {
+	&hdc_attr_group,
+	&hdc_stat_group,
+	NULL,
+};

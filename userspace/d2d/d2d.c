@@ -1,0 +1,830 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * d2d - device-to-device copies and digests through the HDC engine.
+ *
+ *   d2d copy SRC DST [FUNCTION]...   SSD -> engine -> SSD
+ *   d2d digest FUNCTION FILE...      prints "<hex>  FILE" like sha256sum
+ *   d2d stat                         what the engine offers, statistics
+ *   d2d raw [OPTIONS] [SRC]          one raw request (debugging, tests)
+ *
+ * Exit status: 0 ok, 1 an operation failed, 2 usage.  docs/hdc.md, "The
+ * d2d CLI", describes it; libd2d.h the library under it.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include "libd2d.h"
+
+#define D2D_VERSION	"0.1.0"
+#define CHUNK		(8ull << 20)	/* bytes per request of a plain copy */
+#define INFLIGHT	4		/* requests of a copy in flight */
+#define PROGRESS_MIN	(16ull << 20)	/* shorter transfers show none */
+#define POLL_MS		250
+
+static int progress = -1;	/* -1: when stderr is a terminal */
+static const char *prog = "d2d";
+static char disk_hint[40];
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+"usage: d2d [--progress|--no-progress] COMMAND [ARGS]\n"
+"\n"
+"  d2d copy SRC DST [--crc32c|--md5|--sha256|--aes256-ctr KEY:IV|--deflate]...\n"
+"        copy SRC to DST (created or truncated) on the engine's SSD, through\n"
+"        the functions given, in order; digests are printed like sha256sum\n"
+"        prints them.  KEY is 64 hex digits, IV (the counter block) 32.\n"
+"  d2d digest {--crc32c|--md5|--sha256} FILE...\n"
+"        print '<hex>  FILE' for each FILE, as md5sum/sha256sum do\n"
+"        (crc32c: 8 hex digits); FILE '-' is standard input\n"
+"  d2d stat\n"
+"        the engine's capabilities, its SSD and statistics\n"
+"  d2d raw [--func ID]... [--offset N] [--length N] [--src-mode r|w|rw]\n"
+"          [--src-user N] [--src-socket] [--dst FILE] [--dst-offset N]\n"
+"          [--dst-mode r|w|rw] [--dst-user N] [--key KEY:IV] [--nowait N]\n"
+"          [--size N] [SRC]\n"
+"        one raw HDC_IOC_SUBMIT (for tests and debugging); prints\n"
+"        'ok result_len=N' and the digests, or 'error errno=NAME ...'\n"
+"\n"
+"  --progress      show progress on standard error (default: if a terminal)\n"
+"  --no-progress   never show progress\n"
+"  -h, --help      this text\n"
+"  --version       the version\n"
+"\n"
+"Files must be regular files on the file system of the SSD the engine\n"
+"shares with the host (see 'd2d stat').  Exit status: 0 ok, 1 failure,\n"
+"2 usage.  The device is $D2D_DEV or /dev/hdc.\n");
+}
+
+static int usage_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: ", prog);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, " (see 'd2d --help')\n");
+	return 2;
+}
+
+static const char *errno_name(int e)
+{
+	static const struct { int e; const char *n; } t[] = {
+		{ EPERM, "EPERM" }, { ENOENT, "ENOENT" }, { EINTR, "EINTR" },
+		{ EIO, "EIO" }, { E2BIG, "E2BIG" }, { EBADF, "EBADF" },
+		{ EAGAIN, "EAGAIN" }, { ENOMEM, "ENOMEM" }, { EFAULT, "EFAULT" },
+		{ EBUSY, "EBUSY" }, { EXDEV, "EXDEV" }, { ENODEV, "ENODEV" },
+		{ EISDIR, "EISDIR" }, { EINVAL, "EINVAL" }, { EFBIG, "EFBIG" },
+		{ ENOSPC, "ENOSPC" }, { ERANGE, "ERANGE" }, { ENOTTY, "ENOTTY" },
+		{ EOPNOTSUPP, "EOPNOTSUPP" }, { ETIMEDOUT, "ETIMEDOUT" },
+		{ ETXTBSY, "ETXTBSY" }, { ECANCELED, "ECANCELED" },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++)
+		if (t[i].e == e)
+			return t[i].n;
+	return "E?";
+}
+
+static const char *hint(int e)
+{
+	static char buf[128];
+
+	switch (e) {
+	case ENOENT:
+	case ENXIO:
+		return "no engine: load the driver with 'modprobe hdc'";
+	case EXDEV:
+		snprintf(buf, sizeof(buf),
+			 "the file is not on the engine's SSD%s; put it there first",
+			 disk_hint);
+		return buf;
+	case EBADF:
+		return "the source must be open for reading, the destination for writing";
+	case EISDIR:
+		return "directories cannot be copied or digested";
+	case EINVAL:
+		return "the engine's driver refused the request; 'dmesg | tail' says why";
+	case EOPNOTSUPP:
+		return "the file's layout or the function is not supported";
+	case ENOSPC:
+		return "no space left on the SSD (or the output did not fit)";
+	case ENODEV:
+		return "the engine or its SSD is not running; see 'd2d stat' and dmesg";
+	case EIO:
+	case ERANGE:
+		return "the engine failed; see dmesg and 'd2d stat'";
+	case EACCES:
+	case EPERM:
+		return "permission denied";
+	default:
+		return "see dmesg";
+	}
+}
+
+static int fail(int e, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: ", prog);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, ": %s (%s): %s\n", strerror(e), errno_name(e), hint(e));
+	return 1;
+}
+
+static int open_engine(void)
+{
+	struct hdc_caps caps;
+	int fd = d2d_open();
+
+	if (fd < 0) {
+		fail(-fd, "cannot open %s", getenv("D2D_DEV") ? getenv("D2D_DEV") :
+		     D2D_DEV_DEFAULT);
+		return -1;
+	}
+	if (!d2d_caps(fd, &caps) && caps.nvme_disk[0])
+		snprintf(disk_hint, sizeof(disk_hint), " (/dev/%.31s)",
+			 caps.nvme_disk);
+	return fd;
+}
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void show_progress(const char *what, uint64_t done, uint64_t total,
+			  double t0)
+{
+	double mib = done / 1048576.0, tmib = total / 1048576.0;
+	double dt = now() - t0;
+
+	if (!progress)
+		return;
+	if (total)
+		fprintf(stderr, "\r%s: %s %.1f/%.1f MiB (%d%%) %.1f s ", prog,
+			what, mib, tmib, (int)(done * 100 / total), dt);
+	else
+		fprintf(stderr, "\r%s: %s %.1f s ", prog, what, dt);
+}
+
+static void end_progress(void)
+{
+	if (progress)
+		fprintf(stderr, "\n");
+}
+
+static int parse_hex(const char *s, size_t n, uint8_t *out)
+{
+	size_t i;
+
+	if (strlen(s) != 2 * n)
+		return -1;
+	for (i = 0; i < n; i++) {
+		unsigned int v;
+
+		if (sscanf(s + 2 * i, "%2x", &v) != 1)
+			return -1;
+		out[i] = v;
+	}
+	return 0;
+}
+
+static int parse_key(const char *arg, struct d2d_chain *c)
+{
+	char key[65];
+	const char *colon = strchr(arg, ':');
+
+	if (!colon || colon - arg != 64)
+		return -1;
+	memcpy(key, arg, 64);
+	key[64] = 0;
+	if (parse_hex(key, 32, c->aes_key) || parse_hex(colon + 1, 16, c->aes_iv))
+		return -1;
+	return 0;
+}
+
+/* Function options shared by copy and digest: 1 if arg was one, -1 bad. */
+static int chain_option(int argc, char **argv, int *i, struct d2d_chain *c)
+{
+	const char *a = argv[*i];
+	int f;
+
+	if (strncmp(a, "--", 2))
+		return 0;
+	f = d2d_func_by_name(a + 2);
+	if (f < 0)
+		return 0;
+	if (c->n == HDC_MAX_FUNCS) {
+		usage_error("at most %d functions", HDC_MAX_FUNCS);
+		return -1;
+	}
+	if (f == HDC_FN_AES256_CTR) {
+		if (*i + 1 >= argc || parse_key(argv[*i + 1], c)) {
+			usage_error("--aes256-ctr needs KEY:IV (64:32 hex digits)");
+			return -1;
+		}
+		(*i)++;
+	}
+	c->funcs[c->n++] = f;
+	return 1;
+}
+
+static int chain_has(const struct d2d_chain *c, int digest, int deflate)
+{
+	unsigned int i;
+
+	for (i = 0; i < c->n; i++) {
+		if (digest && d2d_func_is_digest(c->funcs[i]))
+			return 1;
+		if (deflate && c->funcs[i] == HDC_FN_DEFLATE)
+			return 1;
+	}
+	return 0;
+}
+
+/* One request, waited for in POLL_MS steps to show that it is alive. */
+static int run_one(int hdc, struct hdc_req *req, const char *what,
+		   uint64_t total)
+{
+	struct hdc_wait w;
+	double t0 = now();
+	int ret, shown = 0;
+
+	if (!progress || total < PROGRESS_MIN)
+		return d2d_submit(hdc, req);
+	req->flags |= HDC_REQ_NOWAIT;
+	ret = d2d_submit(hdc, req);
+	if (ret)
+		return ret;
+	for (;;) {
+		ret = d2d_wait(hdc, req->id, POLL_MS, &w);
+		if (ret != -ETIMEDOUT)
+			break;
+		show_progress(what, 0, 0, t0);
+		shown = 1;
+	}
+	if (shown)
+		end_progress();
+	if (!ret) {
+		req->result_len = w.result_len;
+		memcpy(req->digest, w.digest, sizeof(req->digest));
+	}
+	return ret;
+}
+
+static int cmd_copy(int argc, char **argv)
+{
+	struct d2d_chain chain = { 0 };
+	const char *src = NULL, *dst = NULL;
+	struct stat ss, ds;
+	struct hdc_req req;
+	uint64_t len, total = 0;
+	int i, r, hdc, sfd, dfd, created, ret = 0;
+	unsigned int k;
+
+	for (i = 1; i < argc; i++) {
+		r = chain_option(argc, argv, &i, &chain);
+		if (r < 0)
+			return 2;
+		if (r)
+			continue;
+		if (argv[i][0] == '-' && argv[i][1])
+			return usage_error("copy: unknown option '%s'", argv[i]);
+		if (!src)
+			src = argv[i];
+		else if (!dst)
+			dst = argv[i];
+		else
+			return usage_error("copy: too many files");
+	}
+	if (!dst)
+		return usage_error("copy: needs SRC and DST");
+
+	hdc = open_engine();
+	if (hdc < 0)
+		return 1;
+	sfd = open(src, O_RDONLY | O_CLOEXEC);
+	if (sfd < 0)
+		return fail(errno, "cannot open '%s'", src);
+	if (fstat(sfd, &ss))
+		return fail(errno, "'%s'", src);
+	if (!stat(dst, &ds) && ds.st_dev == ss.st_dev && ds.st_ino == ss.st_ino) {
+		fprintf(stderr, "%s: '%s' and '%s' are the same file\n", prog,
+			src, dst);
+		return 1;
+	}
+	created = 1;
+	dfd = open(dst, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC,
+		   S_ISREG(ss.st_mode) ? ss.st_mode & 0777 : 0666);
+	if (dfd < 0 && errno == EEXIST) {
+		created = 0;
+		dfd = open(dst, O_WRONLY | O_CLOEXEC);
+	}
+	if (dfd < 0)
+		return fail(errno, "cannot create '%s'", dst);
+	len = S_ISREG(ss.st_mode) ? (uint64_t)ss.st_size : 0;
+
+	/*
+	 * An empty request checks both descriptors in the driver (file
+	 * types, modes, same SSD) before DST loses its old contents.
+	 */
+	d2d_req_init(&req);
+	req.src.type = HDC_UEP_FD;
+	req.src.fd = sfd;
+	req.dst.type = HDC_UEP_FD;
+	req.dst.fd = dfd;
+	ret = d2d_submit(hdc, &req);
+	if (!ret && ftruncate(dfd, 0))
+		ret = -errno;
+	if (ret) {
+		if (created)
+			unlink(dst);
+		return fail(-ret, "copy '%s' -> '%s'", src, dst);
+	}
+
+	if (chain_has(&chain, 1, 1) || len <= CHUNK) {
+		/* Digests and deflate see the whole stream: one request. */
+		d2d_req_init(&req);
+		req.src.type = HDC_UEP_FD;
+		req.src.fd = sfd;
+		req.dst.type = HDC_UEP_FD;
+		req.dst.fd = dfd;
+		req.length = len;
+		d2d_req_chain(&req, &chain);
+		ret = run_one(hdc, &req, "copy", len);
+		if (ret)
+			return fail(-ret, "copy '%s' -> '%s'", src, dst);
+		total = req.result_len;
+	} else {
+		/* Chunks, INFLIGHT at a time; AES-CTR's counter moves along. */
+		uint64_t ids[INFLIGHT], off = 0, done = 0;
+		unsigned int head = 0, n = 0;
+		struct hdc_wait w;
+		double t0 = now();
+		int show = progress && len >= PROGRESS_MIN;
+
+		while (off < len || n) {
+			if (off < len && n < INFLIGHT) {
+				struct d2d_chain c = chain;
+
+				d2d_iv_add(c.aes_iv, off / 16);
+				d2d_req_init(&req);
+				req.flags = HDC_REQ_NOWAIT;
+				req.src.type = HDC_UEP_FD;
+				req.src.fd = sfd;
+				req.src.offset = off;
+				req.dst.type = HDC_UEP_FD;
+				req.dst.fd = dfd;
+				req.dst.offset = off;
+				req.length = len - off < CHUNK ? len - off : CHUNK;
+				d2d_req_chain(&req, &c);
+				ret = d2d_submit(hdc, &req);
+				if (ret)
+					break;
+				ids[(head + n) % INFLIGHT] = req.id;
+				n++;
+				off += req.length;
+				continue;
+			}
+			ret = d2d_wait(hdc, ids[head], 0, &w);
+			if (ret)
+				break;
+			head = (head + 1) % INFLIGHT;
+			n--;
+			done += w.result_len;
+			if (show)
+				show_progress("copy", done, len, t0);
+		}
+		if (show)
+			end_progress();
+		if (ret)
+			return fail(-ret, "copy '%s' -> '%s'", src, dst);
+		total = done;
+	}
+	if (total != len && !chain_has(&chain, 0, 1))
+		fprintf(stderr, "%s: warning: %" PRIu64 " of %" PRIu64 " bytes written\n",
+			prog, total, len);
+	for (k = 0; k < chain.n; k++) {
+		char hex[65];
+		unsigned int j;
+		int transformed = 0;
+
+		if (!d2d_func_is_digest(chain.funcs[k]))
+			continue;
+		for (j = 0; j < k; j++)
+			if (!d2d_func_is_digest(chain.funcs[j]))
+				transformed = 1;
+		d2d_digest_hex(chain.funcs[k], req.digest[k], hex);
+		printf("%s  %s\n", hex, transformed ? dst : src);
+	}
+	if (close(dfd))
+		return fail(errno, "'%s'", dst);
+	close(sfd);
+	close(hdc);
+	return ret ? 1 : 0;
+}
+
+static int cmd_digest(int argc, char **argv)
+{
+	struct d2d_chain chain = { 0 };
+	const char *files[256];
+	int nfiles = 0, i, r, hdc, rc = 0;
+	uint32_t func;
+
+	for (i = 1; i < argc; i++) {
+		r = chain_option(argc, argv, &i, &chain);
+		if (r < 0)
+			return 2;
+		if (r)
+			continue;
+		if (argv[i][0] == '-' && argv[i][1])
+			return usage_error("digest: unknown option '%s'", argv[i]);
+		if (nfiles == 256)
+			return usage_error("digest: too many files");
+		files[nfiles++] = argv[i];
+	}
+	if (chain.n != 1 || !d2d_func_is_digest(chain.funcs[0]))
+		return usage_error("digest: give one of --crc32c, --md5, --sha256");
+	if (!nfiles)
+		return usage_error("digest: no FILE");
+	func = chain.funcs[0];
+
+	hdc = open_engine();
+	if (hdc < 0)
+		return 1;
+	for (i = 0; i < nfiles; i++) {
+		int fd = strcmp(files[i], "-") ? open(files[i], O_RDONLY | O_CLOEXEC) : 0;
+		struct hdc_req req;
+		struct stat st;
+		char hex[65];
+		int ret;
+
+		if (fd < 0) {
+			rc = fail(errno, "cannot open '%s'", files[i]);
+			continue;
+		}
+		if (fstat(fd, &st)) {
+			rc = fail(errno, "'%s'", files[i]);
+			goto next;
+		}
+		d2d_req_init(&req);
+		req.src.type = HDC_UEP_FD;
+		req.src.fd = fd;
+		req.length = S_ISREG(st.st_mode) ? (uint64_t)st.st_size : 0;
+		req.nfuncs = 1;
+		req.funcs[0] = func;
+		ret = run_one(hdc, &req, "digest", req.length);
+		if (ret) {
+			rc = fail(-ret, "%s of '%s'", d2d_func_name(func), files[i]);
+			goto next;
+		}
+		d2d_digest_hex(func, req.digest[0], hex);
+		printf("%s  %s\n", hex, files[i]);
+next:
+		if (fd)
+			close(fd);
+	}
+	close(hdc);
+	return rc;
+}
+
+static void print_caps(uint32_t caps)
+{
+	static const char *const names[] = {
+		"nvme", "crc32c", "md5", "sha256", "aes256-ctr", "deflate",
+	};
+	unsigned int i;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (caps & (1u << i))
+			printf(" %s", names[i]);
+}
+
+static int cmd_stat(int argc, char **argv)
+{
+	struct hdc_caps c;
+	struct hdc_stats s;
+	int hdc, ret;
+
+	(void)argv;
+	if (argc > 1)
+		return usage_error("stat: no arguments expected");
+	hdc = open_engine();
+	if (hdc < 0)
+		return 1;
+	ret = d2d_caps(hdc, &c);
+	if (ret)
+		return fail(-ret, "HDC_IOC_CAPS");
+	ret = d2d_stats(hdc, &s);
+	if (ret)
+		return fail(-ret, "HDC_IOC_STATS");
+	printf("engine:      version %u.%u, caps %#x (", c.version >> 16,
+	       c.version & 0xffff, c.caps);
+	print_caps(c.caps);
+	printf(" )\n");
+	printf("queue depth: %u\n", c.queue_depth);
+	printf("buffer:      %" PRIu64 " MiB\n", (uint64_t)c.buf_size >> 20);
+	if (c.caps & HDC_CAP_NVME)
+		printf("ssd:         %s%s, %" PRIu64 " LBAs of %u bytes (%" PRIu64 " MiB)\n",
+		       c.nvme_disk[0] ? "/dev/" : "", c.nvme_disk[0] ?
+		       c.nvme_disk : "(host disk not found)", (uint64_t)c.nvme_lbas,
+		       1u << c.lba_shift, (uint64_t)(c.nvme_lbas << c.lba_shift) >> 20);
+	else
+		printf("ssd:         not running\n");
+	printf("requests:    %" PRIu64 " (%" PRIu64 " failed, %" PRIu64 " in flight)\n",
+	       (uint64_t)s.requests, (uint64_t)s.errors, (uint64_t)s.inflight);
+	printf("bytes:       %" PRIu64 " in, %" PRIu64 " out\n",
+	       (uint64_t)s.bytes_in, (uint64_t)s.bytes_out);
+	printf("commands:    %" PRIu64 " device, %" PRIu64 " NVMe\n",
+	       (uint64_t)s.dev_cmds, (uint64_t)s.nvme_cmds);
+	close(hdc);
+	return 0;
+}
+
+static int open_mode(const char *path, const char *mode, int create)
+{
+	int flags;
+
+	if (!strcmp(mode, "r"))
+		flags = O_RDONLY;
+	else if (!strcmp(mode, "w"))
+		flags = O_WRONLY;
+	else if (!strcmp(mode, "rw"))
+		flags = O_RDWR;
+	else
+		return -2;
+	if (create && flags != O_RDONLY)
+		flags |= O_CREAT;
+	return open(path, flags | O_CLOEXEC, 0644);
+}
+
+static int parse_u64(const char *s, uint64_t *v)
+{
+	char *end;
+
+	errno = 0;
+	*v = strtoull(s, &end, 0);
+	return errno || *end || !*s ? -1 : 0;
+}
+
+/* d2d raw: one HDC_IOC_SUBMIT exactly as asked, for tests. */
+static int cmd_raw(int argc, char **argv)
+{
+	const char *src = NULL, *dst = NULL, *smode = "r", *dmode = "w";
+	uint64_t v, off = 0, doff = 0, len = 0, suser = 0, duser = 0;
+	uint64_t nowait = 0, size = sizeof(struct hdc_req);
+	struct d2d_chain chain = { 0 };
+	int i, hdc, sfd = -1, dfd = -1, sock = 0, have_len = 0, ret = 0;
+	uint8_t *sbuf = NULL, *dbuf = NULL;
+	struct hdc_req req;
+	unsigned int k;
+
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		int more = i + 1 < argc;
+
+		if (!strcmp(a, "--func") && more && !parse_u64(argv[i + 1], &v)) {
+			if (chain.n == HDC_MAX_FUNCS)
+				return usage_error("raw: at most %d functions",
+						   HDC_MAX_FUNCS);
+			chain.funcs[chain.n++] = v;
+			i++;
+		} else if (!strcmp(a, "--key") && more) {
+			if (parse_key(argv[++i], &chain))
+				return usage_error("raw: --key KEY:IV");
+		} else if (!strcmp(a, "--offset") && more && !parse_u64(argv[i + 1], &off)) {
+			i++;
+		} else if (!strcmp(a, "--length") && more && !parse_u64(argv[i + 1], &len)) {
+			have_len = 1;
+			i++;
+		} else if (!strcmp(a, "--dst-offset") && more && !parse_u64(argv[i + 1], &doff)) {
+			i++;
+		} else if (!strcmp(a, "--src-user") && more && !parse_u64(argv[i + 1], &suser)) {
+			i++;
+		} else if (!strcmp(a, "--dst-user") && more && !parse_u64(argv[i + 1], &duser)) {
+			i++;
+		} else if (!strcmp(a, "--nowait") && more && !parse_u64(argv[i + 1], &nowait)) {
+			i++;
+		} else if (!strcmp(a, "--size") && more && !parse_u64(argv[i + 1], &size)) {
+			i++;
+		} else if (!strcmp(a, "--src-mode") && more) {
+			smode = argv[++i];
+		} else if (!strcmp(a, "--dst-mode") && more) {
+			dmode = argv[++i];
+		} else if (!strcmp(a, "--dst") && more) {
+			dst = argv[++i];
+		} else if (!strcmp(a, "--src-socket")) {
+			sock = 1;
+		} else if (a[0] == '-' && a[1]) {
+			return usage_error("raw: bad option '%s'", a);
+		} else if (!src) {
+			src = a;
+		} else {
+			return usage_error("raw: too many arguments");
+		}
+	}
+	if (!src && !suser && !sock)
+		return usage_error("raw: no source");
+
+	hdc = open_engine();
+	if (hdc < 0)
+		return 1;
+	d2d_req_init(&req);
+	req.size = size;
+	d2d_req_chain(&req, &chain);
+	if (sock) {
+		int sv[2];
+
+		if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv))
+			return fail(errno, "socketpair");
+		sfd = sv[0];
+	} else if (src && !strcmp(src, "-")) {
+		sfd = 0;
+	} else if (src && !suser) {
+		sfd = open_mode(src, smode, 0);
+		if (sfd == -2)
+			return usage_error("raw: --src-mode r, w or rw");
+		if (sfd < 0)
+			return fail(errno, "cannot open '%s'", src);
+	}
+	if (suser) {
+		sbuf = calloc(1, suser);
+		if (!sbuf)
+			return fail(ENOMEM, "source buffer");
+		if (src) {
+			int fd = open(src, O_RDONLY);
+			ssize_t n = fd < 0 ? -1 : read(fd, sbuf, suser);
+
+			if (n < 0)
+				return fail(errno, "cannot read '%s'", src);
+			if (!have_len)
+				len = n;
+			have_len = 1;
+			close(fd);
+		}
+		req.src.type = HDC_UEP_USER;
+		req.src.addr = (uintptr_t)sbuf;
+		req.src.len = suser;
+		if (!have_len)
+			len = suser;
+	} else {
+		struct stat st;
+
+		req.src.type = HDC_UEP_FD;
+		req.src.fd = sfd;
+		req.src.offset = off;
+		if (!have_len)
+			len = !fstat(sfd, &st) && S_ISREG(st.st_mode) &&
+			      (uint64_t)st.st_size > off ? st.st_size - off : 0;
+	}
+	req.length = len;
+	if (dst) {
+		dfd = open_mode(dst, dmode, 1);
+		if (dfd == -2)
+			return usage_error("raw: --dst-mode r, w or rw");
+		if (dfd < 0)
+			return fail(errno, "cannot open '%s'", dst);
+		req.dst.type = HDC_UEP_FD;
+		req.dst.fd = dfd;
+		req.dst.offset = doff;
+	} else if (duser) {
+		dbuf = calloc(1, duser);
+		if (!dbuf)
+			return fail(ENOMEM, "destination buffer");
+		req.dst.type = HDC_UEP_USER;
+		req.dst.addr = (uintptr_t)dbuf;
+		req.dst.len = duser;
+	}
+
+	if (nowait) {
+		uint64_t *ids = calloc(nowait, sizeof(*ids)), n, same = 1;
+		uint8_t first[HDC_MAX_FUNCS][32];
+		struct hdc_wait w;
+
+		if (!ids)
+			return fail(ENOMEM, "ids");
+		req.flags |= HDC_REQ_NOWAIT;
+		for (n = 0; n < nowait; n++) {
+			ret = d2d_submit(hdc, &req);
+			if (ret) {
+				printf("error errno=%s submit %" PRIu64 ": %s\n",
+				       errno_name(-ret), n, strerror(-ret));
+				return 1;
+			}
+			ids[n] = req.id;
+		}
+		for (n = 0; n < nowait; n++) {
+			ret = d2d_wait(hdc, ids[n], 60000, &w);
+			if (ret) {
+				printf("error errno=%s wait %" PRIu64 ": %s\n",
+				       errno_name(-ret), n, strerror(-ret));
+				return 1;
+			}
+			if (!n)
+				memcpy(first, w.digest, sizeof(first));
+			else if (memcmp(first, w.digest, sizeof(first)))
+				same = 0;
+			req.result_len = w.result_len;
+		}
+		memcpy(req.digest, first, sizeof(first));
+		printf("ok requests=%" PRIu64 " same_digests=%s\n", nowait,
+		       same ? "yes" : "no");
+		free(ids);
+	} else {
+		ret = d2d_submit(hdc, &req);
+		if (ret) {
+			printf("error errno=%s: %s\n", errno_name(-ret),
+			       strerror(-ret));
+			fprintf(stderr, "%s: raw: %s: %s\n", prog, strerror(-ret),
+				hint(-ret));
+			return 1;
+		}
+	}
+	printf("ok result_len=%" PRIu64 "\n", (uint64_t)req.result_len);
+	for (k = 0; k < chain.n; k++) {
+		char hex[65];
+
+		if (!d2d_func_is_digest(chain.funcs[k]))
+			continue;
+		d2d_digest_hex(chain.funcs[k], req.digest[k], hex);
+		printf("digest%u=%s\n", k, hex);
+	}
+	if (dbuf && !nowait) {
+		uint64_t j;
+
+		printf("data=");
+		for (j = 0; j < req.result_len; j++)
+			printf("%02x", dbuf[j]);
+		printf("\n");
+	}
+	free(sbuf);
+	free(dbuf);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	int i;
+
+	for (i = 1; i < argc && argv[i][0] == '-'; i++) {
+		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+			usage(stdout);
+			return 0;
+		} else if (!strcmp(argv[i], "--version")) {
+			printf("d2d %s (hdc ABI %u.%u)\n", D2D_VERSION,
+			       HDC_VERSION >> 16, HDC_VERSION & 0xffff);
+			return 0;
+		} else if (!strcmp(argv[i], "--progress")) {
+			progress = 1;
+		} else if (!strcmp(argv[i], "--no-progress")) {
+			progress = 0;
+		} else {
+			return usage_error("unknown option '%s'", argv[i]);
+		}
+	}
+	if (i == argc) {
+		usage(stderr);
+		return 2;
+	}
+	if (progress < 0)
+		progress = isatty(2);
+	argc -= i;
+	argv += i;
+	/* Options after the command too: --progress anywhere. */
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--progress") || !strcmp(argv[i], "--no-progress")) {
+			progress = argv[i][2] == 'p';
+			memmove(&argv[i], &argv[i + 1], (argc - i) * sizeof(*argv));
+			argc--;
+			i--;
+		} else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			usage(stdout);
+			return 0;
+		}
+	}
+	if (!strcmp(argv[0], "copy"))
+		return cmd_copy(argc, argv);
+	if (!strcmp(argv[0], "digest"))
+		return cmd_digest(argc, argv);
+	if (!strcmp(argv[0], "stat"))
+		return cmd_stat(argc, argv);
+	if (!strcmp(argv[0], "raw"))
+		return cmd_raw(argc, argv);
+	return usage_error("unknown command '%s'", argv[0]);
+}

@@ -1,0 +1,191 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * libd2d: wrappers over the /dev/hdc ioctls (see libd2d.h).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+#include "libd2d.h"
+
+static int d2d_err(void)
+{
+	return -errno;
+}
+
+int d2d_open(void)
+{
+	const char *path = getenv("D2D_DEV");
+	int fd = open(path && *path ? path : D2D_DEV_DEFAULT, O_RDWR | O_CLOEXEC);
+
+	return fd < 0 ? d2d_err() : fd;
+}
+
+int d2d_caps(int hdc, struct hdc_caps *caps)
+{
+	memset(caps, 0, sizeof(*caps));
+	return ioctl(hdc, HDC_IOC_CAPS, caps) ? d2d_err() : 0;
+}
+
+int d2d_stats(int hdc, struct hdc_stats *stats)
+{
+	memset(stats, 0, sizeof(*stats));
+	return ioctl(hdc, HDC_IOC_STATS, stats) ? d2d_err() : 0;
+}
+
+void d2d_req_init(struct hdc_req *req)
+{
+	memset(req, 0, sizeof(*req));
+	req->size = sizeof(*req);
+}
+
+void d2d_req_chain(struct hdc_req *req, const struct d2d_chain *chain)
+{
+	unsigned int i;
+
+	if (!chain)
+		return;
+	req->nfuncs = chain->n;
+	for (i = 0; i < chain->n && i < HDC_MAX_FUNCS; i++)
+		req->funcs[i] = chain->funcs[i];
+	memcpy(req->aes_key, chain->aes_key, sizeof(req->aes_key));
+	memcpy(req->aes_iv, chain->aes_iv, sizeof(req->aes_iv));
+}
+
+int d2d_submit(int hdc, struct hdc_req *req)
+{
+	return ioctl(hdc, HDC_IOC_SUBMIT, req) ? d2d_err() : 0;
+}
+
+int d2d_wait(int hdc, uint64_t id, uint32_t timeout_ms, struct hdc_wait *w)
+{
+	memset(w, 0, sizeof(*w));
+	w->id = id;
+	w->timeout_ms = timeout_ms;
+	return ioctl(hdc, HDC_IOC_WAIT, w) ? d2d_err() : 0;
+}
+
+int d2d_copy(int hdc, int src_fd, uint64_t src_off, int dst_fd,
+	     uint64_t dst_off, uint64_t len, const struct d2d_chain *chain,
+	     struct d2d_result *res)
+{
+	struct hdc_req req;
+	int ret;
+
+	d2d_req_init(&req);
+	req.src.type = HDC_UEP_FD;
+	req.src.fd = src_fd;
+	req.src.offset = src_off;
+	if (dst_fd >= 0) {
+		req.dst.type = HDC_UEP_FD;
+		req.dst.fd = dst_fd;
+		req.dst.offset = dst_off;
+	}
+	req.length = len;
+	d2d_req_chain(&req, chain);
+	ret = d2d_submit(hdc, &req);
+	if (ret)
+		return ret;
+	if (res) {
+		res->len = req.result_len;
+		memcpy(res->digest, req.digest, sizeof(res->digest));
+	}
+	return 0;
+}
+
+int d2d_digest(int hdc, int fd, uint64_t off, uint64_t len, uint32_t func,
+	       uint8_t out[32])
+{
+	struct d2d_chain chain = { .n = 1, .funcs = { func } };
+	struct d2d_result res;
+	int ret;
+
+	if (!d2d_func_is_digest(func)) {
+		errno = EINVAL;
+		return -EINVAL;
+	}
+	ret = d2d_copy(hdc, fd, off, -1, 0, len, &chain, &res);
+	if (!ret)
+		memcpy(out, res.digest[0], 32);
+	return ret;
+}
+
+static const char *const d2d_names[] = {
+	[HDC_FN_CRC32C] = "crc32c",
+	[HDC_FN_MD5] = "md5",
+	[HDC_FN_SHA256] = "sha256",
+	[HDC_FN_AES256_CTR] = "aes256-ctr",
+	[HDC_FN_DEFLATE] = "deflate",
+};
+
+const char *d2d_func_name(uint32_t func)
+{
+	if (func >= 1 && func <= HDC_FN_MAX)
+		return d2d_names[func];
+	return "?";
+}
+
+int d2d_func_by_name(const char *name)
+{
+	int f;
+
+	for (f = 1; f <= HDC_FN_MAX; f++)
+		if (!strcasecmp(name, d2d_names[f]))
+			return f;
+	return -1;
+}
+
+size_t d2d_digest_size(uint32_t func)
+{
+	switch (func) {
+	case HDC_FN_CRC32C:
+		return 4;
+	case HDC_FN_MD5:
+		return 16;
+	case HDC_FN_SHA256:
+		return 32;
+	default:
+		return 0;
+	}
+}
+
+int d2d_func_is_digest(uint32_t func)
+{
+	return d2d_digest_size(func) != 0;
+}
+
+void d2d_digest_hex(uint32_t func, const uint8_t *digest, char *out)
+{
+	size_t i, n = d2d_digest_size(func);
+
+	if (func == HDC_FN_CRC32C) {	/* little endian on the wire */
+		uint32_t v = digest[0] | digest[1] << 8 | digest[2] << 16 |
+			     (uint32_t)digest[3] << 24;
+
+		sprintf(out, "%08x", v);
+		return;
+	}
+	for (i = 0; i < n; i++)
+		sprintf(out + 2 * i, "%02x", digest[i]);
+	out[2 * n] = 0;
+}
+
+void d2d_iv_add(uint8_t iv[16], uint64_t blocks)
+{
+	unsigned int carry = 0;
+	int i;
+
+	for (i = 15; i >= 0; i--) {
+		unsigned int v = iv[i] + (unsigned int)(blocks & 0xff) + carry;
+
+		iv[i] = v & 0xff;
+		carry = v >> 8;
+		blocks >>= 8;
+		if (!blocks && !carry)
+			break;
+	}
+}

@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * libd2d: a small C library over /dev/hdc, the D2D ioctl ABI of
+ * <d2d/hdc_ioctl.h> (docs/hdc.md, "libd2d").  Every function returns 0 (or
+ * a descriptor) on success and a negative errno on failure; errno is set
+ * as well.
+ */
+#ifndef LIBD2D_H
+#define LIBD2D_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <d2d/hdc_ioctl.h>
+
+#define D2D_DEV_DEFAULT "/dev/hdc"
+
+/* A chain of near-device functions, applied in order. */
+struct d2d_chain {
+	unsigned int n;
+	uint32_t funcs[HDC_MAX_FUNCS];	/* enum hdc_func */
+	uint8_t aes_key[32];
+	uint8_t aes_iv[16];
+};
+
+struct d2d_result {
+	uint64_t len;			/* bytes written to the destination */
+	uint8_t digest[HDC_MAX_FUNCS][32];	/* of funcs[i], if a digest */
+};
+
+/* Open the engine: $D2D_DEV or /dev/hdc. */
+int d2d_open(void);
+
+int d2d_caps(int hdc, struct hdc_caps *caps);
+int d2d_stats(int hdc, struct hdc_stats *stats);
+
+/* Raw requests: d2d_req_init() zeroes and sets the size field. */
+void d2d_req_init(struct hdc_req *req);
+void d2d_req_chain(struct hdc_req *req, const struct d2d_chain *chain);
+int d2d_submit(int hdc, struct hdc_req *req);
+int d2d_wait(int hdc, uint64_t id, uint32_t timeout_ms, struct hdc_wait *w);
+
+/*
+ * File to file on the engine's SSD: len bytes at src_off of src_fd through
+ * chain (may be NULL) to dst_off of dst_fd (dst_fd < 0: nothing is
+ * written, digests only).  Blocks until done.
+ */
+int d2d_copy(int hdc, int src_fd, uint64_t src_off, int dst_fd,
+	     uint64_t dst_off, uint64_t len, const struct d2d_chain *chain,
+	     struct d2d_result *res);
+
+/* Digest (HDC_FN_CRC32C, _MD5, _SHA256) of a file range into out. */
+int d2d_digest(int hdc, int fd, uint64_t off, uint64_t len, uint32_t func,
+	       uint8_t out[32]);
+
+/* Function helpers */
+const char *d2d_func_name(uint32_t func);
+int d2d_func_by_name(const char *name);	/* -1 if unknown */
+size_t d2d_digest_size(uint32_t func);	/* 0: not a digest */
+int d2d_func_is_digest(uint32_t func);
+/* Hex of a digest as md5sum/sha256sum print it (crc32c: 8 digits). */
+void d2d_digest_hex(uint32_t func, const uint8_t *digest, char *out);
+/* Advance a big-endian 128-bit CTR counter block by blocks. */
+void d2d_iv_add(uint8_t iv[16], uint64_t blocks);
+
+#endif /* LIBD2D_H */
