@@ -16,6 +16,7 @@
 #include <errno.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -373,18 +374,28 @@ static int eq_create(struct eq *e, struct snic_dev *d, int log, int vec,
 	return st;
 }
 
-/* The EQE at the consumer counter, if the device wrote it this pass. */
-static bool eq_peek(struct eq *e, struct snic_eqe *q, int tries)
+/*
+ * The entry of @esz bytes at consumer counter @cons of a ring, if the
+ * device wrote it this pass: bit 0 of byte @owner_off is 1 on even passes.
+ */
+static bool ring_peek(uint64_t ring, uint32_t size, uint32_t cons, void *q,
+		      size_t esz, size_t owner_off, int tries)
 {
-	int want = !((e->cons / e->size) & 1);
+	int want = !((cons / size) & 1);
 
 	while (tries--) {
-		qt_memread(qt, e->ring + (e->cons & (e->size - 1)) * sizeof(*q),
-			   q, sizeof(*q));
-		if ((int)(q->owner & SNIC_EQE_OWNER) == want)
+		qt_memread(qt, ring + (cons & (size - 1)) * esz, q, esz);
+		if ((((uint8_t *)q)[owner_off] & 1) == want)
 			return true;
 	}
 	return false;
+}
+
+/* The EQE at the consumer counter, if the device wrote it this pass. */
+static bool eq_peek(struct eq *e, struct snic_eqe *q, int tries)
+{
+	return ring_peek(e->ring, e->size, e->cons, q, sizeof(*q),
+			 offsetof(struct snic_eqe, owner), tries);
 }
 
 static bool eq_poll(struct eq *e, struct snic_eqe *q)
@@ -433,15 +444,8 @@ static int cq_create(struct cq *c, struct snic_dev *d, int log, uint32_t eqn,
 
 static bool cq_peek(struct cq *c, struct snic_cqe *q, int tries)
 {
-	int want = !((c->cons / c->size) & 1);
-
-	while (tries--) {
-		qt_memread(qt, c->ring + (c->cons & (c->size - 1)) * sizeof(*q),
-			   q, sizeof(*q));
-		if ((int)(q->op_own & SNIC_CQE_OWNER) == want)
-			return true;
-	}
-	return false;
+	return ring_peek(c->ring, c->size, c->cons, q, sizeof(*q),
+			 offsetof(struct snic_cqe, op_own), tries);
 }
 
 /* Take the next CQE: consumer counter + 1, written to the record. */
