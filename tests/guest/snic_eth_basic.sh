@@ -5,11 +5,7 @@
 . /opt/d2d/tests/lib.sh
 . /opt/d2d/tests/snic_eth.inc
 
-if ! snic_eth_up; then
-	fail setup "snic port did not come up"
-	finish
-fi
-pass setup
+snic_eth_setup
 check drvinfo sh -c "ethtool -i $if | grep -q '^driver: snic\$' &&
 	ethtool -i $if | grep -q '^firmware-version: d2d-snic'"
 check link_speed sh -c "ethtool $if | grep -q 'Speed: 100000Mb/s'"

@@ -5,11 +5,7 @@
 . /opt/d2d/tests/lib.sh
 . /opt/d2d/tests/snic_eth.inc
 
-if ! snic_eth_up; then
-	fail setup "snic port did not come up"
-	finish
-fi
-pass setup
+snic_eth_setup
 
 # iperf3 ARGS...: a bounded run against the peer; fails on no data.
 run_iperf() {
