@@ -34,6 +34,36 @@ struct qt {
 	size_t qmp_len;
 };
 
+/*
+ * The next '\n'-terminated line from socket @fd into @out (at least @cap
+ * bytes), keeping what was read beyond it in @buf/@len.  NULL on timeout,
+ * end of file or a line longer than @buf.
+ */
+static char *next_line(int fd, char *buf, size_t cap, size_t *len, char *out)
+{
+	for (;;) {
+		char *nl = memchr(buf, '\n', *len);
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+		ssize_t r;
+
+		if (nl) {
+			size_t l = nl - buf;
+
+			memcpy(out, buf, l);
+			out[l] = 0;
+			memmove(buf, nl + 1, *len - l - 1);
+			*len -= l + 1;
+			return out;
+		}
+		if (*len >= cap - 1 || poll(&p, 1, QT_REPLY_TIMEOUT_MS) != 1)
+			return NULL;
+		r = read(fd, buf + *len, cap - *len - 1);
+		if (r <= 0)
+			return NULL;
+		*len += r;
+	}
+}
+
 static const char *qt_qemu(void)
 {
 	static char path[4096];
@@ -145,36 +175,17 @@ static const char *qt_cmd(struct qt *qt, const char *fmt, ...)
 		return NULL;
 	}
 	for (;;) {
-		char *nl = memchr(qt->buf, '\n', qt->len);
-		struct pollfd p = { .fd = qt->fd, .events = POLLIN };
-		ssize_t r;
-
-		if (nl) {
-			size_t l = nl - qt->buf;
-
-			memcpy(reply, qt->buf, l);
-			reply[l] = 0;
-			memmove(qt->buf, nl + 1, qt->len - l - 1);
-			qt->len -= l + 1;
-			if (!strncmp(reply, "IRQ", 3))
-				continue;
-			if (!strncmp(reply, "OK", 2))
-				return reply[2] == ' ' ? reply + 3 : "";
-			fprintf(stderr, "qtest: '%.*s' -> '%s'\n", n - 1, line,
-				reply);
-			return NULL;
-		}
-		if (poll(&p, 1, QT_REPLY_TIMEOUT_MS) != 1) {
+		if (!next_line(qt->fd, qt->buf, sizeof(qt->buf), &qt->len, reply)) {
 			fprintf(stderr, "qtest: no reply to '%.*s'\n", n - 1, line);
 			qt->dead = true;
 			return NULL;
 		}
-		r = read(qt->fd, qt->buf + qt->len, sizeof(qt->buf) - qt->len - 1);
-		if (r <= 0) {
-			qt->dead = true;
-			return NULL;
-		}
-		qt->len += r;
+		if (!strncmp(reply, "IRQ", 3))
+			continue;
+		if (!strncmp(reply, "OK", 2))
+			return reply[2] == ' ' ? reply + 3 : "";
+		fprintf(stderr, "qtest: '%.*s' -> '%s'\n", n - 1, line, reply);
+		return NULL;
 	}
 }
 
@@ -361,32 +372,13 @@ static const char *qmp_line(struct qt *qt)
 {
 	static char reply[sizeof(((struct qt *)0)->qmp_buf)];
 
-	for (;;) {
-		char *nl = memchr(qt->qmp_buf, '\n', qt->qmp_len);
-		struct pollfd p = { .fd = qt->qmp_fd, .events = POLLIN };
-		ssize_t r;
-
-		if (nl) {
-			size_t l = nl - qt->qmp_buf;
-
-			memcpy(reply, qt->qmp_buf, l);
-			reply[l] = 0;
-			memmove(qt->qmp_buf, nl + 1, qt->qmp_len - l - 1);
-			qt->qmp_len -= l + 1;
-			if (strstr(reply, "\"event\"") &&
-			    !strstr(reply, "\"return\""))
-				continue;
+	/* Skip asynchronous events; return replies. */
+	while (next_line(qt->qmp_fd, qt->qmp_buf, sizeof(qt->qmp_buf),
+			 &qt->qmp_len, reply)) {
+		if (!strstr(reply, "\"event\"") || strstr(reply, "\"return\""))
 			return reply;
-		}
-		if (qt->qmp_len >= sizeof(qt->qmp_buf) - 1 ||
-		    poll(&p, 1, QT_REPLY_TIMEOUT_MS) != 1)
-			return NULL;
-		r = read(qt->qmp_fd, qt->qmp_buf + qt->qmp_len,
-			 sizeof(qt->qmp_buf) - qt->qmp_len - 1);
-		if (r <= 0)
-			return NULL;
-		qt->qmp_len += r;
 	}
+	return NULL;
 }
 
 static bool qmp_connect(struct qt *qt)
