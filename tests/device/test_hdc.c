@@ -152,6 +152,19 @@ static void img_file(uint8_t *buf, uint64_t off, size_t len)
  * Start QEMU with the platform of docs/hdc.md: an NVMe subsystem, the
  * engine's controller at 0x10 and the engine at 0x11.
  */
+/* Program the BARs of hdc and its NVMe controller, enable them, MSI-X 0. */
+static void map_devices(void)
+{
+	qt_pci_map_bar(qt, hdc_devfn, HDC_BAR_REGS, BAR0_BASE);
+	qt_pci_map_bar(qt, hdc_devfn, HDC_BAR_BUF, BAR2_BASE);
+	qt_pci_map_bar(qt, hdc_devfn, HDC_BAR_NVMEQ, BAR4_BASE);
+	qt_pci_map_bar(qt, DEVFN_NVME, 0, NVME_BASE);
+	qt_pci_enable(qt, hdc_devfn);
+	qt_pci_enable(qt, DEVFN_NVME);
+	qt_pci_msix_setup(qt, hdc_devfn, BAR0_BASE + HDC_MSIX_OFFSET, 0,
+			  MSI_ADDR, MSI_DATA);
+}
+
 static bool start(const char *nvme_opts, const char *ns_opts,
 		  const char *hdc_opts)
 {
@@ -180,14 +193,7 @@ static bool start(const char *nvme_opts, const char *ns_opts,
 	if (hdc_devfn < 0 ||
 	    qt_pci_cfg_read(qt, DEVFN_NVME, 0, 4) != 0x00101b36)
 		return false;
-	qt_pci_map_bar(qt, hdc_devfn, HDC_BAR_REGS, BAR0_BASE);
-	qt_pci_map_bar(qt, hdc_devfn, HDC_BAR_BUF, BAR2_BASE);
-	qt_pci_map_bar(qt, hdc_devfn, HDC_BAR_NVMEQ, BAR4_BASE);
-	qt_pci_map_bar(qt, DEVFN_NVME, 0, NVME_BASE);
-	qt_pci_enable(qt, hdc_devfn);
-	qt_pci_enable(qt, DEVFN_NVME);
-	qt_pci_msix_setup(qt, hdc_devfn, BAR0_BASE + HDC_MSIX_OFFSET, 0,
-			  MSI_ADDR, MSI_DATA);
+	map_devices();
 	return true;
 }
 
@@ -1282,14 +1288,7 @@ static void system_reset_in_flight(void)
 			break;
 	CHECK(i < 1000);
 	ready = false;
-	qt_pci_map_bar(qt, hdc_devfn, HDC_BAR_REGS, BAR0_BASE);
-	qt_pci_map_bar(qt, hdc_devfn, HDC_BAR_BUF, BAR2_BASE);
-	qt_pci_map_bar(qt, hdc_devfn, HDC_BAR_NVMEQ, BAR4_BASE);
-	qt_pci_map_bar(qt, DEVFN_NVME, 0, NVME_BASE);
-	qt_pci_enable(qt, hdc_devfn);
-	qt_pci_enable(qt, DEVFN_NVME);
-	qt_pci_msix_setup(qt, hdc_devfn, BAR0_BASE + HDC_MSIX_OFFSET, 0,
-			  MSI_ADDR, MSI_DATA);
+	map_devices();
 	CHECK_EQ(rd(HDC_REG_STATUS), HDC_STATUS_READY);
 	CHECK_EQ(rd(HDC_REG_STAT_INFLIGHT), 0);
 	CHECK_EQ(rd(HDC_REG_NVME_STATUS), HDC_NVME_OFF);
