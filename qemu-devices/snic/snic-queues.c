@@ -84,6 +84,8 @@ void snic_queues_reset(SnicState *s)
     memset(s->rqs, 0, sizeof(SnicRq) * SNIC_MAX_RQS);
     memset(s->rss, 0, sizeof(SnicRss) * SNIC_MAX_RSS);
     memset(s->rules, 0, sizeof(SnicRule) * SNIC_MAX_RULES);
+    s->sqs_hi = 0;
+    s->rules_hi = 0;
     memset(&s->port, 0, sizeof(s->port));
     s->port.async_eqn = SNIC_EQN_NONE;
     s->port.mtu = 1500;
@@ -226,6 +228,7 @@ uint16_t snic_cmd_create_sq(SnicState *s, const struct snic_aq_cmd *c,
         return SNIC_AQ_ENOSPC;
     }
     sq = &s->sqs[n];
+    s->sqs_hi = MAX(s->sqs_hi, n + 1);
     memset(sq, 0, sizeof(*sq));
     sq->valid = true;
     sq->ring = le64_to_cpu(a->ring_addr);

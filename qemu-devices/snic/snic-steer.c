@@ -149,6 +149,7 @@ uint16_t snic_cmd_add_rule(SnicState *s, const struct snic_aq_cmd *c,
         return SNIC_AQ_ENOSPC;
     }
     s->rules[n].valid = true;
+    s->rules_hi = MAX(s->rules_hi, n + 1);
     s->rules[n].r = r;
     s->rules[n].packets = 0;
     s->rules[n].bytes = 0;
@@ -231,9 +232,9 @@ SnicRule *snic_steer_match(SnicState *s, const uint8_t *f, size_t len,
                            const SnicPktInfo *pi)
 {
     SnicRule *best = NULL;
-    int i;
+    uint32_t i;
 
-    for (i = 0; i < SNIC_MAX_RULES; i++) {
+    for (i = 0; i < s->rules_hi; i++) {
         SnicRule *rule = &s->rules[i];
 
         if (!rule->valid ||

@@ -83,9 +83,9 @@ static bool snic_rate_allow(SnicState *s, SnicSq *sq)
 void snic_tx_rate_timer(void *opaque)
 {
     SnicState *s = opaque;
-    int i;
+    uint32_t i;
 
-    for (i = 0; i < SNIC_MAX_SQS; i++) {
+    for (i = 0; i < s->sqs_hi; i++) {
         if (s->sqs[i].valid && s->sqs[i].rate_wait) {
             s->sqs[i].rate_wait = false;
             snic_tx_kick(s, &s->sqs[i]);
@@ -286,9 +286,9 @@ void snic_tx_bh(void *opaque)
 {
     SnicState *s = opaque;
     bool again = false;
-    int i;
+    uint32_t i;
 
-    for (i = 0; i < SNIC_MAX_SQS; i++) {
+    for (i = 0; i < s->sqs_hi; i++) {
         SnicSq *sq = &s->sqs[i];
 
         if (!sq->pending) {

@@ -188,6 +188,9 @@ struct SnicState {
     SnicRq *rqs;
     SnicRss *rss;
     SnicRule *rules;
+    /* One past the highest slot ever used since reset: bounds the scans. */
+    uint32_t sqs_hi;
+    uint32_t rules_hi;
     SnicPort port;
     SnicPortStats ps;
 
