@@ -322,7 +322,9 @@ struct snic_wqe_ctrl {
 	__u8 flags;		/* SNIC_WQE_F_* */
 	__le16 wqe_idx;		/* producer counter of this WQE's first BB */
 	__u8 ds_cnt;		/* 16-byte segments in the WQE, ctrl included */
-	__u8 rsvd[11];
+	__u8 rsvd0[3];
+	__be32 imm;		/* RDMA: immediate data, or the rkey to invalidate */
+	__u8 rsvd1[4];
 };
 
 #define SNIC_ETH_CS_L3		(1u << 0)	/* fill the IPv4 header checksum */
@@ -407,9 +409,14 @@ struct snic_cqe {
 	__u8 opcode;		/* enum snic_cqe_opcode */
 	__u8 syndrome;		/* enum snic_cqe_syndrome */
 	__u8 l4_proto;
-	__u8 rsvd0[5];
+	__u8 rdma_flags;	/* RDMA: SNIC_CQE_RF_* (snic_rdma_if.h) */
+	__le32 rdma_qpn;	/* RDMA: local QP */
 	__le64 timestamp;	/* ns, QEMU virtual clock */
-	__u8 rsvd1[23];
+	__le64 cookie;		/* RDMA receive: snic_recv_hdr.cookie */
+	__be32 imm;		/* RDMA: immediate data or invalidated rkey */
+	__le32 src_qpn;		/* RDMA UD receive: sender's QP */
+	__u8 smac[6];		/* RDMA UD receive: sender's MAC */
+	__u8 wqe_opcode;	/* RDMA: the work's SNIC_WQE_* opcode */
 	__u8 op_own;		/* SNIC_CQE_OWNER */
 };
 

@@ -1,0 +1,372 @@
+/* SPDX-License-Identifier: ((GPL-2.0 WITH Linux-syscall-note) OR BSD-2-Clause) */
+/*
+ * snic RDMA (RoCEv2) device interface: admin commands for PDs, MRs, QPs
+ * and SRQs, the RDMA send WQE segments, receive WQEs, the RDMA fields of
+ * the CQE, QP doorbells, async events and transport statistics.
+ *
+ * Extends <d2d/snic_if.h> (admin queue, CQs, EQs, doorbell pages); one
+ * definition shared by the QEMU model, snic.ko, libsnic and the tests.
+ * docs/snic-rdma.md describes every field.  Little endian unless __be.
+ */
+#ifndef _UAPI_D2D_SNIC_RDMA_IF_H
+#define _UAPI_D2D_SNIC_RDMA_IF_H
+
+#include <linux/types.h>
+#include <d2d/snic_if.h>
+
+#define SNIC_CAP_RDMA		(1ull << 9)	/* RoCEv2 transport */
+
+/* Admin opcodes 0x30..0x4f */
+enum snic_aq_rdma_opcode {
+	SNIC_AQ_CREATE_PD	= 0x30,	/* result: pdn */
+	SNIC_AQ_DESTROY_PD	= 0x31,	/* obj */
+	SNIC_AQ_CREATE_MR	= 0x32,	/* buf: struct snic_mr_cfg; result: key */
+	SNIC_AQ_DESTROY_MR	= 0x33,	/* obj: key index (key >> 8) */
+	SNIC_AQ_CREATE_QP	= 0x34,	/* create_qp; result: qpn */
+	SNIC_AQ_MODIFY_QP	= 0x35,	/* buf: struct snic_qp_attr, id: qpn */
+	SNIC_AQ_QUERY_QP	= 0x36,	/* buf: struct snic_qp_attr out, id: qpn */
+	SNIC_AQ_DESTROY_QP	= 0x37,	/* obj: qpn */
+	SNIC_AQ_CREATE_SRQ	= 0x38,	/* create_srq; result: srqn */
+	SNIC_AQ_MODIFY_SRQ	= 0x39,	/* modify_srq */
+	SNIC_AQ_DESTROY_SRQ	= 0x3a,	/* obj: srqn */
+};
+
+/* Extra admin status codes for RDMA objects */
+#define SNIC_AQ_ESTATE		7	/* QP state transition not allowed */
+
+#define SNIC_MAX_PDS		1024
+#define SNIC_MAX_MRS		4096
+#define SNIC_MAX_QPS		1024	/* qpn 0 unused, 1 is the GSI QP */
+#define SNIC_MAX_SRQS		256
+#define SNIC_MAX_MR_PAGES	(1u << 18)	/* page list entries per MR */
+#define SNIC_MAX_SGE		15	/* send and receive scatter entries */
+#define SNIC_MAX_RD_ATOMIC	16	/* outstanding READ/atomic per QP */
+#define SNIC_MAX_MSG_SIZE	(1u << 31)
+#define SNIC_GSI_QPN		1
+#define SNIC_GSI_QKEY		0x80010000u
+#define SNIC_ROCE_UDP_PORT	4791
+#define SNIC_SRQN_NONE		0xffff
+
+/*
+ * Memory keys: bits 31:8 index the MR table, bits 7:0 are a tag the driver
+ * chooses.  A key matches only when both parts do.  lkey 0 names bus
+ * addresses directly and is accepted only on privileged (kernel) QPs.
+ */
+#define SNIC_KEY_INDEX(key)	((key) >> 8)
+#define SNIC_KEY_TAG(key)	((key) & 0xff)
+#define SNIC_MAKE_KEY(idx, tag)	(((__u32)(idx) << 8) | ((tag) & 0xff))
+#define SNIC_LKEY_BUS		0
+
+/* MR access flags (as the verbs access flags they carry) */
+#define SNIC_ACCESS_LOCAL_WRITE		(1u << 0)
+#define SNIC_ACCESS_REMOTE_WRITE	(1u << 1)
+#define SNIC_ACCESS_REMOTE_READ		(1u << 2)
+#define SNIC_ACCESS_REMOTE_ATOMIC	(1u << 3)
+
+#define SNIC_MR_F_PHYS		(1u << 0)	/* iova is a bus address, no pages */
+#define SNIC_MR_F_FAST_REG	(1u << 1)	/* invalid until a REG_MR WQE */
+
+/* CREATE_MR input buffer, 48 bytes (+ page list elsewhere) */
+struct snic_mr_cfg {
+	__le32 pdn;
+	__le32 access;		/* SNIC_ACCESS_* */
+	__le32 flags;		/* SNIC_MR_F_* */
+	__le32 key_tag;		/* bits 7:0 of the key */
+	__le64 iova;		/* first virtual address the key covers */
+	__le64 length;		/* bytes */
+	__le64 pas_addr;	/* bus address of npages __le64 page addresses */
+	__le32 npages;		/* FAST_REG: maximum pages */
+	__u8 page_shift;	/* 12..30 */
+	__u8 rsvd[3];
+};
+
+enum snic_qp_type {
+	SNIC_QPT_RC		= 0,
+	SNIC_QPT_UD		= 1,
+	SNIC_QPT_GSI		= 2,	/* UD on qpn 1: RoCE CM MADs */
+};
+
+#define SNIC_QP_F_PRIV		(1u << 0)	/* kernel QP: lkey 0 allowed */
+#define SNIC_QP_F_SIG_ALL	(1u << 1)	/* every send WQE completes */
+
+/*
+ * CREATE_QP (inline, 56 bytes).  The send ring is 64-byte basic blocks,
+ * the receive ring 2^rq_log_stride-byte WQEs.  The doorbell record holds
+ * two le32 producer counters: receive WQEs at +0, send basic blocks at +4.
+ * srqn SNIC_SRQN_NONE: the QP has its own receive ring.
+ */
+struct snic_aq_create_qp {
+	__u8 type;		/* enum snic_qp_type */
+	__u8 flags;		/* SNIC_QP_F_* */
+	__u8 sq_log;		/* basic blocks, SNIC_MIN..MAX_LOG_SIZE */
+	__u8 rq_log;		/* WQEs; 0 with an SRQ */
+	__u8 rq_log_stride;	/* 5..8: 32..256 bytes per receive WQE */
+	__u8 rsvd0;
+	__le16 db_page;
+	__le32 pdn;
+	__le16 send_cqn;
+	__le16 recv_cqn;
+	__le16 srqn;
+	__le16 rsvd1;
+	__le64 sq_addr;
+	__le64 rq_addr;
+	__le64 dbr_addr;
+	__u8 rsvd2[8];
+};
+
+/* QP states, numbered as the verbs enum ib_qp_state */
+enum snic_qp_state {
+	SNIC_QPS_RESET		= 0,
+	SNIC_QPS_INIT		= 1,
+	SNIC_QPS_RTR		= 2,
+	SNIC_QPS_RTS		= 3,
+	SNIC_QPS_SQD		= 4,
+	SNIC_QPS_SQE		= 5,
+	SNIC_QPS_ERR		= 6,
+};
+
+/* Path MTU, numbered as enum ib_mtu */
+#define SNIC_MTU_256		1
+#define SNIC_MTU_512		2
+#define SNIC_MTU_1024		3
+#define SNIC_MTU_2048		4
+#define SNIC_MTU_4096		5
+
+/*
+ * Address vector, 32 bytes: everything the transport needs to build
+ * Ethernet / IPv4 / UDP headers.  The driver resolves GIDs (IPv4-mapped)
+ * and neighbours; the device keeps no GID table.
+ */
+struct snic_av {
+	__u8 dmac[6];
+	__u8 smac[6];
+	__be32 sip;
+	__be32 dip;
+	__u8 ttl;
+	__u8 tos;		/* traffic class */
+	__le16 udp_sport;	/* RoCEv2 source port (flow entropy) */
+	__u8 rsvd[8];
+};
+
+/* MODIFY_QP mask bits (which fields of struct snic_qp_attr apply) */
+#define SNIC_QP_ATTR_STATE		(1u << 0)
+#define SNIC_QP_ATTR_CUR_STATE		(1u << 1)
+#define SNIC_QP_ATTR_ACCESS		(1u << 2)
+#define SNIC_QP_ATTR_PKEY_INDEX		(1u << 3)
+#define SNIC_QP_ATTR_QKEY		(1u << 4)
+#define SNIC_QP_ATTR_AV			(1u << 5)
+#define SNIC_QP_ATTR_PATH_MTU		(1u << 6)
+#define SNIC_QP_ATTR_TIMEOUT		(1u << 7)
+#define SNIC_QP_ATTR_RETRY_CNT		(1u << 8)
+#define SNIC_QP_ATTR_RNR_RETRY		(1u << 9)
+#define SNIC_QP_ATTR_RQ_PSN		(1u << 10)
+#define SNIC_QP_ATTR_MAX_RD_ATOMIC	(1u << 11)
+#define SNIC_QP_ATTR_MIN_RNR_TIMER	(1u << 12)
+#define SNIC_QP_ATTR_SQ_PSN		(1u << 13)
+#define SNIC_QP_ATTR_MAX_DEST_RD_ATOMIC	(1u << 14)
+#define SNIC_QP_ATTR_DEST_QPN		(1u << 15)
+#define SNIC_QP_ATTR_SQD_NOTIFY		(1u << 16)
+
+/* MODIFY_QP input / QUERY_QP output buffer, 96 bytes */
+struct snic_qp_attr {
+	__le32 mask;		/* SNIC_QP_ATTR_*; QUERY: all valid */
+	__u8 state;		/* enum snic_qp_state */
+	__u8 cur_state;
+	__u8 path_mtu;		/* SNIC_MTU_* */
+	__u8 timeout;		/* local ACK timeout: 4.096 us << timeout */
+	__u8 retry_cnt;		/* 0..7 */
+	__u8 rnr_retry;		/* 0..7, 7 = infinite */
+	__u8 min_rnr_timer;	/* IB RNR timer code, 0..31 */
+	__u8 max_rd_atomic;	/* READ/atomic we may have outstanding */
+	__u8 max_dest_rd_atomic;	/* ... the remote may have at us */
+	__u8 sqd_notify;
+	__le16 pkey_index;
+	__le32 dest_qpn;
+	__le32 rq_psn;		/* expected PSN of the next request */
+	__le32 sq_psn;		/* PSN of the next request we send */
+	__le32 qkey;
+	__le32 access;		/* SNIC_ACCESS_REMOTE_* the QP allows */
+	struct snic_av av;
+	/* QUERY_QP only: transport counters of this QP */
+	__le32 retransmits;
+	__le32 rnr_naks_rcvd;
+	__le32 seq_naks_rcvd;
+	__le32 sq_outstanding;	/* WQEs sent and not yet acknowledged */
+	__u8 rsvd[12];
+};
+
+/*
+ * CREATE_SRQ (inline).  2^log_size receive WQEs of 2^log_stride bytes;
+ * the doorbell record is one le32 producer counter.
+ */
+struct snic_aq_create_srq {
+	__le32 pdn;
+	__u8 log_size;
+	__u8 log_stride;	/* 5..8 */
+	__le16 db_page;
+	__le64 ring_addr;
+	__le64 dbr_addr;
+	__le32 limit;		/* arm the limit event at this many WQEs */
+};
+
+/* MODIFY_SRQ (inline): (re)arm the limit event */
+struct snic_aq_modify_srq {
+	__le32 srqn;
+	__le32 limit;		/* SNIC_EQE_SRQ_LIMIT when fewer WQEs remain */
+};
+
+/* ---- RDMA send WQE (send ring of an RC/UD/GSI QP) ----
+ * ctrl (struct snic_wqe_ctrl: opcode, flags, wqe_idx, ds_cnt, imm) then,
+ * by opcode:
+ *   SEND / SEND_IMM / SEND_INV         [ud] data...
+ *   RDMA_WRITE / RDMA_WRITE_IMM        raddr data...
+ *   RDMA_READ                          raddr data... (scatter list)
+ *   ATOMIC_CS / ATOMIC_FA              raddr atomic data (one 8-byte sge)
+ *   REG_MR                             reg
+ *   LOCAL_INV                          (ctrl.imm: key)
+ * UD and GSI QPs put the ud segment after ctrl.  With SNIC_WQE_F_INLINE the
+ * data segments are replaced by one inline segment.
+ */
+enum snic_wqe_rdma_opcode {
+	SNIC_WQE_SEND		= 0x08,
+	SNIC_WQE_SEND_IMM	= 0x09,
+	SNIC_WQE_SEND_INV	= 0x0a,	/* ctrl.imm: rkey the receiver invalidates */
+	SNIC_WQE_RDMA_WRITE	= 0x0b,
+	SNIC_WQE_RDMA_WRITE_IMM	= 0x0c,
+	SNIC_WQE_RDMA_READ	= 0x0d,
+	SNIC_WQE_ATOMIC_CS	= 0x0e,
+	SNIC_WQE_ATOMIC_FA	= 0x0f,
+	SNIC_WQE_REG_MR		= 0x10,
+	SNIC_WQE_LOCAL_INV	= 0x11,
+};
+
+/* ctrl.flags, besides SNIC_WQE_F_SIGNAL */
+#define SNIC_WQE_F_SOLICITED	(1u << 1)
+#define SNIC_WQE_F_FENCE	(1u << 2)	/* wait for earlier READ/atomic */
+#define SNIC_WQE_F_INLINE	(1u << 3)
+
+struct snic_wqe_raddr {
+	__le64 addr;
+	__le32 rkey;
+	__le32 rsvd;
+};
+
+struct snic_wqe_atomic {
+	__le64 swap_add;	/* CS: swap value; FA: addend */
+	__le64 compare;		/* CS only */
+};
+
+struct snic_wqe_ud {
+	struct snic_av av;
+	__le32 dest_qpn;
+	__le32 qkey;
+	__u8 rsvd[8];
+};
+
+/* Inline data: this 4-byte header, then the bytes, padded to 16 */
+#define SNIC_INLINE_SEG		(1u << 31)
+struct snic_wqe_inline {
+	__le32 byte_count;	/* SNIC_INLINE_SEG | length */
+};
+
+#define SNIC_MAX_RDMA_INLINE	(SNIC_WQE_MAX_BBS * SNIC_WQEBB_SIZE - 16 - \
+				 sizeof(struct snic_wqe_ud) - 4)
+
+/* Fast registration of a SNIC_MR_F_FAST_REG MR, 48 bytes */
+struct snic_wqe_reg {
+	__le32 key;		/* new key: same index, new tag */
+	__le32 access;		/* SNIC_ACCESS_* */
+	__le64 iova;
+	__le64 length;
+	__le64 pas_addr;	/* bus address of the page list */
+	__le32 npages;
+	__u8 page_shift;
+	__u8 rsvd[11];
+};
+
+/* ---- Receive WQE (QP receive ring or SRQ): header + scatter list ---- */
+
+struct snic_recv_hdr {
+	__le64 cookie;		/* echoed in the CQE (wr_id) */
+	__le16 num_sge;		/* struct snic_wqe_data entries that follow */
+	__u8 rsvd[6];
+};
+
+/* ---- CQE (struct snic_cqe) for RDMA work ----
+ * opcode SNIC_CQE_REQ / SNIC_CQE_RECV, or *_ERR with syndrome an
+ * enum snic_rdma_status.  Fields used: byte_cnt, wqe_counter (send: the
+ * WQE's wqe_idx; a completion also retires unsignaled WQEs before it),
+ * rdma_qpn, rdma_flags, wqe_opcode, cookie (receive), imm, src_qpn and
+ * smac (UD receive).
+ */
+enum snic_cqe_rdma_opcode {
+	SNIC_CQE_REQ		= 0x04,
+	SNIC_CQE_RECV		= 0x05,
+	SNIC_CQE_REQ_ERR	= 0x0b,
+	SNIC_CQE_RECV_ERR	= 0x0c,
+};
+
+/* cqe.rdma_flags */
+#define SNIC_CQE_RF_IMM		(1u << 0)	/* imm valid */
+#define SNIC_CQE_RF_INV		(1u << 1)	/* imm is the invalidated rkey */
+#define SNIC_CQE_RF_GRH		(1u << 2)	/* UD: 40-byte GRH area filled */
+#define SNIC_CQE_RF_SOLICITED	(1u << 3)
+
+enum snic_rdma_status {
+	SNIC_RST_OK		= 0,
+	SNIC_RST_LOC_LEN	= 1,	/* local length error */
+	SNIC_RST_LOC_QP_OP	= 2,	/* local QP operation error */
+	SNIC_RST_LOC_PROT	= 3,	/* local protection (lkey) error */
+	SNIC_RST_WR_FLUSH	= 4,	/* flushed: QP in error */
+	SNIC_RST_BAD_RESP	= 5,	/* unexpected response */
+	SNIC_RST_LOC_ACCESS	= 6,	/* local access error */
+	SNIC_RST_REM_INV_REQ	= 7,	/* remote invalid request */
+	SNIC_RST_REM_ACCESS	= 8,	/* remote access error */
+	SNIC_RST_REM_OP		= 9,	/* remote operational error */
+	SNIC_RST_RETRY_EXC	= 10,	/* transport retry counter exceeded */
+	SNIC_RST_RNR_RETRY_EXC	= 11,	/* RNR retry counter exceeded */
+	SNIC_RST_GENERAL	= 12,
+};
+
+/* ---- QP doorbells (BAR2, SNIC_DB_VAL(qpn or srqn, counter)) ---- */
+#define SNIC_DB_CQ_ARM_SE	0x18	/* event on the next solicited/error CQE */
+#define SNIC_DB_QP_SQ		0x1c	/* send producer, in basic blocks */
+#define SNIC_DB_QP_RQ		0x20	/* receive producer, in WQEs */
+#define SNIC_DB_SRQ		0x24	/* SRQ producer */
+
+/* ---- Async events on the port's async EQ ---- */
+enum snic_eqe_rdma_type {
+	SNIC_EQE_QP_ERROR	= 0x10,	/* obj: qpn, data: enum snic_rdma_status */
+	SNIC_EQE_QP_SQ_DRAINED	= 0x11,	/* obj: qpn */
+	SNIC_EQE_QP_COMM_EST	= 0x12,	/* obj: qpn, first packet in RTR */
+	SNIC_EQE_QP_LAST_WQE	= 0x13,	/* obj: qpn, SRQ QP reached error */
+	SNIC_EQE_SRQ_LIMIT	= 0x14,	/* obj: srqn */
+};
+
+/* ---- Statistics: QUERY_STATS kind SNIC_STATS_RDMA ---- */
+#define SNIC_STATS_RDMA		5
+
+struct snic_rdma_stats {
+	__le64 tx_pkts, tx_bytes;	/* RoCEv2 packets sent */
+	__le64 rx_pkts, rx_bytes;	/* RoCEv2 packets accepted */
+	__le64 tx_acks, rx_acks;
+	__le64 retransmits;		/* packets sent again */
+	__le64 timeouts;		/* retransmit timer expiries */
+	__le64 seq_naks_sent, seq_naks_rcvd;
+	__le64 rnr_naks_sent, rnr_naks_rcvd;
+	__le64 rem_access_naks_sent, rem_access_naks_rcvd;
+	__le64 rem_op_naks_sent, rem_op_naks_rcvd;
+	__le64 inv_req_naks_sent, inv_req_naks_rcvd;
+	__le64 dup_requests;		/* re-ACKed or re-executed */
+	__le64 out_of_seq;		/* requests past the expected PSN */
+	__le64 rx_icrc_errors;		/* dropped: bad ICRC */
+	__le64 rx_malformed;		/* dropped: truncated or bad headers */
+	__le64 rx_no_qp;		/* dropped: unknown or wrong-state QP */
+	__le64 rx_bad_qkey;		/* UD: qkey mismatch */
+	__le64 loss_injected;		/* dropped by the loss-injection knob */
+	__le64 req_errors, resp_errors;	/* error completions */
+	__le64 read_resps;		/* READ response packets sent */
+	__le64 atomics;			/* atomics executed */
+};
+
+#endif /* _UAPI_D2D_SNIC_RDMA_IF_H */

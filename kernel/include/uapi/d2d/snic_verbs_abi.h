@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: ((GPL-2.0 WITH Linux-syscall-note) OR BSD-2-Clause) */
+/*
+ * snic uverbs ABI: the driver-specific parts of the uverbs commands
+ * (udata) exchanged between snic.ko and the libsnic provider.
+ *
+ * Rings live in coherent memory the kernel allocates (the device needs one
+ * contiguous bus address per ring); user space maps them with mmap() at
+ * the offsets returned here.  Each ucontext owns one BAR2 doorbell page.
+ * docs/snic-rdma.md, "Provider ABI".
+ */
+#ifndef _UAPI_D2D_SNIC_VERBS_ABI_H
+#define _UAPI_D2D_SNIC_VERBS_ABI_H
+
+#include <linux/types.h>
+#include <d2d/snic_rdma_if.h>
+
+#define SNIC_UVERBS_ABI_VERSION	1
+
+struct snic_alloc_ucontext_resp {
+	__u32 db_page;		/* BAR2 page this context rings */
+	__u32 max_inline;	/* bytes of inline send data */
+	__aligned_u64 db_mmap_key;	/* mmap offset of that page */
+	__u32 cqe_size;		/* sizeof(struct snic_cqe) */
+	__u32 wqebb_size;	/* SNIC_WQEBB_SIZE */
+	__u32 max_sge;
+	__u32 rsvd;
+};
+
+/* A ring mapping: ring bytes, then the doorbell record at dbr_offset. */
+struct snic_create_cq_resp {
+	__u32 cqn;
+	__u32 log_size;		/* 2^log_size CQEs */
+	__aligned_u64 mmap_key;
+	__u32 mmap_len;
+	__u32 dbr_offset;	/* le32 consumer counter */
+};
+
+/* One mapping: send ring, receive ring, doorbell record (rq +0, sq +4). */
+struct snic_create_qp_resp {
+	__u32 qpn;
+	__u32 max_inline;
+	__u8 sq_log;		/* basic blocks */
+	__u8 rq_log;		/* receive WQEs; 0 with an SRQ */
+	__u8 rq_log_stride;
+	__u8 rsvd[5];
+	__aligned_u64 mmap_key;
+	__u32 mmap_len;
+	__u32 sq_offset;
+	__u32 rq_offset;
+	__u32 dbr_offset;
+};
+
+struct snic_create_srq_resp {
+	__u32 srqn;
+	__u8 log_size;
+	__u8 log_stride;
+	__u8 rsvd[2];
+	__aligned_u64 mmap_key;
+	__u32 mmap_len;
+	__u32 dbr_offset;	/* le32 producer counter */
+};
+
+/* The resolved address vector the provider copies into UD WQEs. */
+struct snic_create_ah_resp {
+	struct snic_av av;
+};
+
+#endif /* _UAPI_D2D_SNIC_VERBS_ABI_H */
