@@ -1,0 +1,45 @@
+#!/bin/bash
+# make bench-rdma: snic's RoCEv2 transport vs Linux Soft-RoCE (rdma_rxe)
+# over virtio-net, side by side in one boot of two guests that have both
+# NICs on the same wire: ib_write_bw at 64 KiB, ib_send_lat at 64 B, guest
+# instructions per MiB moved (insn-meter plugin, guest 1 = the client), and
+# snic's PCIe TLPs per message.  Prints "bench: <name>: <ours> vs <baseline>
+# = <ratio>".  A benchmark, not a timed test: numbers under TCG on a shared
+# host are only comparable within one run.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+out=$(mktemp -d /tmp/d2d-bench-rdma.XXXXXX)
+echo "[bench] logs in $out"
+tools/vm --quiet --guests 2 --virtio --timeout 900 --log-dir "$out" \
+	--insn-count "$out/insn" tests/bench/rdma-guest.sh
+rc=$?
+grep -h '^BENCH' "$out/guest1.log" | tr -d '\r' > "$out/results"
+if [ $rc -ne 0 ] || [ "$(grep -c 'dev=' "$out/results")" -lt 2 ]; then
+	echo "bench: rdma: run failed (status $rc, see $out)"
+	cat "$out/results"
+	exit 1
+fi
+field() { sed -n "s/.*dev=$1 .*$2=\([0-9.]*\).*/\1/p" "$out/results" | tail -1; }
+marks() {	# marks A B: guest-1 instructions between insn-mark A and B
+	local a b
+	a=$(awk -v m="$1" '$1=="mark" && $2==m {print $3}' "$out/insn.1" | tail -1)
+	b=$(awk -v m="$2" '$1=="mark" && $2==m {print $3}' "$out/insn.1" | tail -1)
+	awk -v a="${a:-0}" -v b="${b:-0}" 'BEGIN {print (b > a) ? b - a : 0}'
+}
+per_mib() {	# per_mib DEV: guest-1 instructions per MiB written by ib_write_bw
+	local m bytes n
+	m=$(field "$1" mark)
+	bytes=$(field "$1" bytes)
+	n=$(marks "$m" "$((m + 1))")
+	awk -v n="$n" -v b="$bytes" 'BEGIN {if (b > 0) printf "%.0f", n / (b / 1048576); else print 0}'
+}
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN {if (b > 0) printf "%.2f", a / b; else print "n/a"}'; }
+
+s=$(field snic bw_mbs) r=$(field rxe bw_mbs)
+echo "bench: rdma-write-bw-64KiB-MBps: snic $s vs rxe $r = $(ratio "$s" "$r") (goal >= 5)"
+s=$(field snic lat_us) r=$(field rxe lat_us)
+echo "bench: rdma-send-lat-64B-us: snic $s vs rxe $r = $(ratio "$s" "$r") (lower is better, goal <= 0.5)"
+s=$(per_mib snic) r=$(per_mib rxe)
+echo "bench: rdma-guest-insns-per-MiB-written: snic $s vs rxe $r = $(ratio "$s" "$r") (lower is better)"
+t=$(field snic tlps_per_msg)
+echo "bench: rdma-snic-pcie-tlps-per-64KiB-write: $t (client side, all queues)"
