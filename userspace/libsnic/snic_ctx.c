@@ -44,10 +44,11 @@ static int snic_query_device(struct ibv_context *context,
 				       &resp_size);
 	if (ret)
 		return ret;
+	/* snic.ko reports SNIC_REG_VERSION: major << 16 | minor. */
 	fw = resp.base.fw_ver;
 	snprintf(attr->orig_attr.fw_ver, sizeof(attr->orig_attr.fw_ver),
-		 "%u.%u.%u", (unsigned int)(fw >> 32) & 0xffff,
-		 (unsigned int)(fw >> 16) & 0xffff, (unsigned int)fw & 0xffff);
+		 "%u.%u", (unsigned int)(fw >> 16) & 0xffff,
+		 (unsigned int)fw & 0xffff);
 	return 0;
 }
 

@@ -34,6 +34,8 @@
 #include <unistd.h>
 #include <infiniband/verbs.h>
 
+#include "verbs_util.h"
+
 #define BUF_SIZE	(2u << 20)	/* per endpoint, one MR */
 #define ATOMIC_OFF	(BUF_SIZE - 64)	/* the server's atomic target */
 #define DEPTH		128
@@ -51,15 +53,6 @@ struct wire {
 	uint8_t pad[6];
 };
 
-struct dev {
-	struct ibv_context *ctx;
-	struct ibv_pd *pd;
-	struct ibv_port_attr pattr;
-	uint8_t port;
-	int gidx;
-	union ibv_gid gid;
-};
-
 struct ep {
 	struct ibv_comp_channel *ch;
 	struct ibv_cq *cq;
@@ -74,9 +67,11 @@ struct ep {
 struct tc {
 	bool server;
 	int sock;
-	struct dev *dev;
+	struct vu_dev *dev;
 	struct ep ep;
-	struct wire peer;		/* host order */
+	struct vu_peer peer;
+	uint32_t peer_rkey;
+	uint64_t peer_addr, peer_len;
 	uint32_t size;
 	bool skip;
 	char skip_why[128];
@@ -200,62 +195,9 @@ static int tcp_accept(int port)
 
 /* ---- device and endpoints ---- */
 
-/* First RoCE v2 GID that is an IPv4-mapped address, else index 0. */
-static int pick_gid(struct dev *d)
-{
-	struct ibv_gid_entry e;
-	int i;
-
-	for (i = 0; i < d->pattr.gid_tbl_len; i++) {
-		if (ibv_query_gid_ex(d->ctx, d->port, i, &e, 0))
-			continue;
-		if (e.gid_type == IBV_GID_TYPE_ROCE_V2 &&
-		    !memcmp(e.gid.raw, "\0\0\0\0\0\0\0\0\0\0\xff\xff", 12))
-			return i;
-	}
-	return 0;
-}
-
-static int dev_open(struct dev *d, const char *name, int gidx)
-{
-	struct ibv_device **list;
-	int i, n;
-
-	list = ibv_get_device_list(&n);
-	if (!list || !n) {
-		fprintf(stderr, "snic-verbs-test: no RDMA devices\n");
-		return -1;
-	}
-	for (i = 0; i < n; i++)
-		if (!name || !strcmp(ibv_get_device_name(list[i]), name))
-			break;
-	if (i == n) {
-		fprintf(stderr, "snic-verbs-test: no device %s\n", name);
-		return -1;
-	}
-	d->ctx = ibv_open_device(list[i]);
-	ibv_free_device_list(list);
-	if (!d->ctx) {
-		fprintf(stderr, "snic-verbs-test: ibv_open_device: %s\n",
-			strerror(errno));
-		return -1;
-	}
-	d->pd = ibv_alloc_pd(d->ctx);
-	if (!d->pd || ibv_query_port(d->ctx, d->port, &d->pattr)) {
-		fprintf(stderr, "snic-verbs-test: PD/port: %s\n", strerror(errno));
-		return -1;
-	}
-	d->gidx = gidx >= 0 ? gidx : pick_gid(d);
-	if (ibv_query_gid(d->ctx, d->port, d->gidx, &d->gid)) {
-		fprintf(stderr, "snic-verbs-test: no GID %d\n", d->gidx);
-		return -1;
-	}
-	return 0;
-}
-
 static int ep_create(struct tc *t, unsigned int flags)
 {
-	struct dev *d = t->dev;
+	struct vu_dev *d = t->dev;
 	struct ep *e = &t->ep;
 	struct ibv_qp_init_attr ia = {
 		.qp_type = flags & T_UD ? IBV_QPT_UD : IBV_QPT_RC,
@@ -320,71 +262,12 @@ static void ep_destroy(struct ep *e)
 	memset(e, 0, sizeof(*e));
 }
 
-static void fill_ah(struct tc *t, struct ibv_ah_attr *ah)
+static int ep_connect(struct tc *t)
 {
-	memset(ah, 0, sizeof(*ah));
-	ah->is_global = 1;
-	ah->port_num = t->dev->port;
-	ah->dlid = t->peer.lid;
-	memcpy(ah->grh.dgid.raw, t->peer.gid, 16);
-	ah->grh.sgid_index = t->dev->gidx;
-	ah->grh.hop_limit = 64;
-}
+	const char *step;
+	int r = vu_qp_connect(t->ep.qp, t->dev, &t->peer, t->ep.psn, &step);
 
-/* RESET -> INIT -> RTR -> RTS towards the peer. */
-static int ep_connect(struct tc *t, unsigned int flags)
-{
-	struct ibv_qp *qp = t->ep.qp;
-	struct ibv_qp_attr a;
-	int m;
-
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_INIT;
-	a.port_num = t->dev->port;
-	if (flags & T_UD) {
-		a.qkey = 0x11111111;
-		m = IBV_QP_QKEY;
-	} else {
-		a.qp_access_flags = IBV_ACCESS_REMOTE_WRITE |
-			IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC;
-		m = IBV_QP_ACCESS_FLAGS;
-	}
-	if (ibv_modify_qp(qp, &a, m | IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-			  IBV_QP_PORT))
-		return failf(t, "modify INIT: %s", strerror(errno));
-
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTR;
-	m = IBV_QP_STATE;
-	if (!(flags & T_UD)) {
-		a.path_mtu = t->dev->pattr.active_mtu;
-		a.dest_qp_num = t->peer.qpn;
-		a.rq_psn = t->peer.psn;
-		a.max_dest_rd_atomic = 4;
-		a.min_rnr_timer = 12;
-		fill_ah(t, &a.ah_attr);
-		m |= IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
-		     IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
-		     IBV_QP_MIN_RNR_TIMER;
-	}
-	if (ibv_modify_qp(qp, &a, m))
-		return failf(t, "modify RTR: %s", strerror(errno));
-
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTS;
-	a.sq_psn = t->ep.psn;
-	m = IBV_QP_STATE | IBV_QP_SQ_PSN;
-	if (!(flags & T_UD)) {
-		a.timeout = 14;
-		a.retry_cnt = 7;
-		a.rnr_retry = 7;
-		a.max_rd_atomic = 4;
-		m |= IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
-		     IBV_QP_MAX_QP_RD_ATOMIC;
-	}
-	if (ibv_modify_qp(qp, &a, m))
-		return failf(t, "modify RTS: %s", strerror(errno));
-	return 0;
+	return r ? failf(t, "modify to %s: %s", step, strerror(r)) : 0;
 }
 
 /* ---- helpers for the checks ---- */
@@ -603,7 +486,7 @@ static int cli_write(struct tc *t)
 
 	fill(t->ep.buf, t->size, 2);
 	if (post1(t, IBV_WR_RDMA_WRITE, 12, t->ep.buf, t->size, t->ep.mr->lkey,
-		  t->peer.addr + 4096, t->peer.rkey, IBV_SEND_SIGNALED) ||
+		  t->peer_addr + 4096, t->peer_rkey, IBV_SEND_SIGNALED) ||
 	    wait_wc(t, &wc, 1, "write"))
 		return -1;
 	return check_wc(t, &wc, 12, IBV_WC_SUCCESS, IBV_WC_RDMA_WRITE, "write");
@@ -637,7 +520,7 @@ static int cli_write_imm(struct tc *t)
 
 	fill(t->ep.buf, t->size, 3);
 	if (post1(t, IBV_WR_RDMA_WRITE_WITH_IMM, 13, t->ep.buf, t->size,
-		  t->ep.mr->lkey, t->peer.addr + 4096, t->peer.rkey,
+		  t->ep.mr->lkey, t->peer_addr + 4096, t->peer_rkey,
 		  IBV_SEND_SIGNALED) ||
 	    wait_wc(t, &wc, 1, "write-imm"))
 		return -1;
@@ -656,7 +539,7 @@ static int cli_read(struct tc *t)
 	struct ibv_wc wc;
 
 	if (post1(t, IBV_WR_RDMA_READ, 14, t->ep.buf, t->size, t->ep.mr->lkey,
-		  t->peer.addr + 8192, t->peer.rkey, IBV_SEND_SIGNALED) ||
+		  t->peer_addr + 8192, t->peer_rkey, IBV_SEND_SIGNALED) ||
 	    wait_wc(t, &wc, 1, "read") ||
 	    check_wc(t, &wc, 14, IBV_WC_SUCCESS, IBV_WC_RDMA_READ, "read"))
 		return -1;
@@ -684,10 +567,10 @@ static int cli_large(struct tc *t)
 
 	fill(t->ep.buf, 1u << 20, 10);
 	if (post1(t, IBV_WR_RDMA_WRITE, 15, t->ep.buf, 1u << 20,
-		  t->ep.mr->lkey, t->peer.addr, t->peer.rkey,
+		  t->ep.mr->lkey, t->peer_addr, t->peer_rkey,
 		  IBV_SEND_SIGNALED) ||
 	    post1(t, IBV_WR_RDMA_READ, 16, t->ep.buf + (1u << 20), 1u << 20,
-		  t->ep.mr->lkey, t->peer.addr + (1u << 20), t->peer.rkey,
+		  t->ep.mr->lkey, t->peer_addr + (1u << 20), t->peer_rkey,
 		  IBV_SEND_SIGNALED) ||
 	    wait_wc(t, wc, 2, "1 MiB write+read") ||
 	    check_wc(t, &wc[0], 15, IBV_WC_SUCCESS, IBV_WC_RDMA_WRITE, "write") ||
@@ -711,8 +594,8 @@ static int post_atomic(struct tc *t, enum ibv_wr_opcode op, uint64_t wr_id,
 				  .send_flags = IBV_SEND_SIGNALED }, *bad;
 	int r;
 
-	wr.wr.atomic.remote_addr = t->peer.addr + ATOMIC_OFF;
-	wr.wr.atomic.rkey = t->peer.rkey;
+	wr.wr.atomic.remote_addr = t->peer_addr + ATOMIC_OFF;
+	wr.wr.atomic.rkey = t->peer_rkey;
 	wr.wr.atomic.compare_add = compare_add;
 	wr.wr.atomic.swap = swap;
 	r = ibv_post_send(t->ep.qp, &wr, &bad);
@@ -868,8 +751,8 @@ static int cli_unsig(struct tc *t)
 	for (i = 0; i < 9; i++) {
 		fill(t->ep.buf + i * 4096, 512, 50 + i);
 		if (post1(t, IBV_WR_RDMA_WRITE, 60 + i, t->ep.buf + i * 4096,
-			  512, t->ep.mr->lkey, t->peer.addr + i * 4096,
-			  t->peer.rkey, i == 8 ? IBV_SEND_SIGNALED : 0))
+			  512, t->ep.mr->lkey, t->peer_addr + i * 4096,
+			  t->peer_rkey, i == 8 ? IBV_SEND_SIGNALED : 0))
 			return -1;
 	}
 	if (wait_wc(t, &wc, 1, "signaled write") ||
@@ -996,13 +879,13 @@ static int cli_ud(struct tc *t)
 	int r;
 
 	fill(t->ep.buf, 512, 6);
-	fill_ah(t, &aa);
+	vu_fill_ah(&aa, t->dev, &t->peer);
 	ah = ibv_create_ah(t->dev->pd, &aa);
 	if (!ah)
 		return failf(t, "ibv_create_ah: %s", strerror(errno));
 	wr.wr.ud.ah = ah;
 	wr.wr.ud.remote_qpn = t->peer.qpn;
-	wr.wr.ud.remote_qkey = 0x11111111;
+	wr.wr.ud.remote_qkey = VU_QKEY;
 	r = ibv_post_send(t->ep.qp, &wr, &bad);
 	if (r)
 		r = failf(t, "UD post_send: %s", strerror(r));
@@ -1103,7 +986,7 @@ static int cli_err_then_flush(struct tc *t, enum ibv_wr_opcode op,
 		return -1;
 	/* The QP is in error now: the next request is flushed. */
 	if (post1(t, IBV_WR_RDMA_WRITE, 102, t->ep.buf, 64, t->ep.mr->lkey,
-		  t->peer.addr, t->peer.rkey, 0) ||
+		  t->peer_addr, t->peer_rkey, 0) ||
 	    wait_wc(t, &wc, 1, "request after error"))
 		return -1;
 	return check_wc(t, &wc, 102, IBV_WC_WR_FLUSH_ERR, -1,
@@ -1119,7 +1002,7 @@ static uint32_t bad_key(uint32_t key)
 static int cli_err_rkey(struct tc *t)
 {
 	return cli_err_then_flush(t, IBV_WR_RDMA_WRITE, 64, t->ep.mr->lkey,
-				  t->peer.addr, bad_key(t->peer.rkey),
+				  t->peer_addr, bad_key(t->peer_rkey),
 				  IBV_WC_REM_ACCESS_ERR);
 }
 
@@ -1127,22 +1010,22 @@ static int cli_err_oob_write(struct tc *t)
 {
 	/* Starts inside the peer's MR, ends 4 KiB past it. */
 	return cli_err_then_flush(t, IBV_WR_RDMA_WRITE, 8192, t->ep.mr->lkey,
-				  t->peer.addr + t->peer.len - 4096,
-				  t->peer.rkey, IBV_WC_REM_ACCESS_ERR);
+				  t->peer_addr + t->peer_len - 4096,
+				  t->peer_rkey, IBV_WC_REM_ACCESS_ERR);
 }
 
 static int cli_err_oob_read(struct tc *t)
 {
 	return cli_err_then_flush(t, IBV_WR_RDMA_READ, 4096, t->ep.mr->lkey,
-				  t->peer.addr + t->peer.len, t->peer.rkey,
+				  t->peer_addr + t->peer_len, t->peer_rkey,
 				  IBV_WC_REM_ACCESS_ERR);
 }
 
 static int cli_err_lkey(struct tc *t)
 {
 	return cli_err_then_flush(t, IBV_WR_RDMA_WRITE, 64,
-				  bad_key(t->ep.mr->lkey), t->peer.addr,
-				  t->peer.rkey, IBV_WC_LOC_PROT_ERR);
+				  bad_key(t->ep.mr->lkey), t->peer_addr,
+				  t->peer_rkey, IBV_WC_LOC_PROT_ERR);
 }
 
 /* Local write past the end of our own MR (READ into it). */
@@ -1151,7 +1034,7 @@ static int cli_err_local_len(struct tc *t)
 	struct ibv_wc wc;
 
 	if (post1(t, IBV_WR_RDMA_READ, 103, t->ep.buf + BUF_SIZE - 1024, 4096,
-		  t->ep.mr->lkey, t->peer.addr, t->peer.rkey,
+		  t->ep.mr->lkey, t->peer_addr, t->peer_rkey,
 		  IBV_SEND_SIGNALED) ||
 	    wait_wc(t, &wc, 1, "read past local MR"))
 		return -1;
@@ -1244,14 +1127,14 @@ static int run_test(struct tc *t, const struct test *tt)
 	xchg(t->sock, &mine, &theirs, sizeof(mine));
 	t->peer.qpn = ntohl(theirs.qpn);
 	t->peer.psn = ntohl(theirs.psn);
-	t->peer.rkey = ntohl(theirs.rkey);
-	t->peer.addr = be64toh(theirs.addr);
-	t->peer.len = be64toh(theirs.len);
+	t->peer_rkey = ntohl(theirs.rkey);
+	t->peer_addr = be64toh(theirs.addr);
+	t->peer_len = be64toh(theirs.len);
 	memcpy(t->peer.gid, theirs.gid, 16);
 	t->peer.lid = ntohs(theirs.lid);
 	ok = ok && ntohl(theirs.ok);
 	if (ok)
-		ok = !ep_connect(t, tt->flags);
+		ok = !ep_connect(t);
 	if (ok && t->server && tt->server_pre)
 		ok = !tt->server_pre(t);
 	ok = sync_ok(t, ok);			/* ready */
@@ -1293,13 +1176,14 @@ int main(int argc, char **argv)
 	int tcp_port = 18515, gidx = -1, c, i;
 	int npass = 0, nfail = 0, nskip = 0;
 	uint32_t size = 4096;
-	struct dev d = { .port = 1 };
+	struct vu_dev d;
+	int port = 1;
 	struct tc t;
 
 	while ((c = getopt(argc, argv, "d:i:g:p:s:t:P:T:h")) != -1) {
 		switch (c) {
 		case 'd': devname = optarg; break;
-		case 'i': d.port = atoi(optarg); break;
+		case 'i': port = atoi(optarg); break;
 		case 'g': gidx = atoi(optarg); break;
 		case 'p': tcp_port = atoi(optarg); break;
 		case 's': size = strtoul(optarg, NULL, 0); break;
@@ -1315,7 +1199,7 @@ int main(int argc, char **argv)
 	memset(&t, 0, sizeof(t));
 	t.server = optind == argc;
 	t.dev = &d;
-	if (dev_open(&d, devname, gidx))
+	if (vu_dev_open(&d, devname, port, gidx))
 		return 2;
 	t.sock = t.server ? tcp_accept(tcp_port) :
 			    tcp_connect(argv[optind], tcp_port);
@@ -1373,7 +1257,6 @@ int main(int argc, char **argv)
 		printf("snic-verbs-test: %d passed, %d failed, %d skipped\n",
 		       npass, nfail, nskip);
 	close(t.sock);
-	ibv_dealloc_pd(d.pd);
-	ibv_close_device(d.ctx);
+	vu_dev_close(&d);
 	return nfail ? 1 : 0;
 }
