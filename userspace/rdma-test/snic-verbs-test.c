@@ -43,6 +43,7 @@
 #define IMM		0x5a17c0deu
 
 static int opt_timeout_ms = 30000;	/* per completion; TCG is slow */
+static bool opt_rxe_lkey;		/* -L: rdma_rxe's bad-lkey status */
 
 /* What one side tells the other about its endpoint (network order). */
 struct wire {
@@ -1021,11 +1022,16 @@ static int cli_err_oob_read(struct tc *t)
 				  IBV_WC_REM_ACCESS_ERR);
 }
 
+/*
+ * IBA: a bad lkey is a local protection error.  Linux rdma_rxe reports
+ * a local QP operation error instead; -L accepts that (interop runs).
+ */
 static int cli_err_lkey(struct tc *t)
 {
 	return cli_err_then_flush(t, IBV_WR_RDMA_WRITE, 64,
 				  bad_key(t->ep.mr->lkey), t->peer_addr,
-				  t->peer_rkey, IBV_WC_LOC_PROT_ERR);
+				  t->peer_rkey, opt_rxe_lkey ?
+				  IBV_WC_LOC_QP_OP_ERR : IBV_WC_LOC_PROT_ERR);
 }
 
 /* Local write past the end of our own MR (READ into it). */
@@ -1163,9 +1169,10 @@ static void usage(void)
 	fprintf(stderr,
 		"usage: snic-verbs-test [-d DEV] [-i PORT] [-g GIDX] [-p TCPPORT]\n"
 		"                       [-s SIZE] [-t CHECK[,CHECK...]] [-P PREFIX]\n"
-		"                       [-T TIMEOUT_MS] [SERVER_IP]\n"
+		"                       [-T TIMEOUT_MS] [-L] [SERVER_IP]\n"
 		"Without SERVER_IP: wait for a client.  The client prints one\n"
-		"PASS/FAIL/SKIP line per check.\n");
+		"PASS/FAIL/SKIP line per check.  -L: a bad lkey may complete\n"
+		"with LOC_QP_OP_ERR (what rdma_rxe reports) instead of LOC_PROT_ERR.\n");
 	exit(2);
 }
 
@@ -1180,7 +1187,7 @@ int main(int argc, char **argv)
 	int port = 1;
 	struct tc t;
 
-	while ((c = getopt(argc, argv, "d:i:g:p:s:t:P:T:h")) != -1) {
+	while ((c = getopt(argc, argv, "d:i:g:p:s:t:P:T:Lh")) != -1) {
 		switch (c) {
 		case 'd': devname = optarg; break;
 		case 'i': port = atoi(optarg); break;
@@ -1190,6 +1197,7 @@ int main(int argc, char **argv)
 		case 't': snprintf(only, sizeof(only), "%s", optarg); break;
 		case 'P': prefix = optarg; break;
 		case 'T': opt_timeout_ms = atoi(optarg); break;
+		case 'L': opt_rxe_lkey = true; break;
 		default: usage();
 		}
 	}
