@@ -15,6 +15,8 @@ if [ "$D2D_GUEST" = 1 ]; then
 		fail verbs_server "$(tail -1 /tmp/vt.s)"
 else
 	modprobe virtio_net; modprobe virtio_pci
+	# rxe computes its ICRC with the crypto API's crc32 (rxe_icrc_init).
+	modprobe crc32_generic
 	modprobe rdma_rxe; modprobe ib_uverbs; modprobe rdma_ucm
 	sleep 1
 	if=$(netdev_by_driver virtio-pci) || if=$(netdev_by_driver virtio_net) || if=""
