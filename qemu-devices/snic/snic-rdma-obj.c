@@ -159,7 +159,7 @@ static uint16_t snic_mr_create(SnicState *s, const struct snic_aq_cmd *c,
     }
     if (!(flags & SNIC_MR_F_PHYS) &&
         (npages == 0 || npages > SNIC_MAX_MR_PAGES ||
-         cfg.page_shift < 12 || cfg.page_shift > 30)) {
+         (!flags && (cfg.page_shift < 12 || cfg.page_shift > 30)))) {
         return SNIC_AQ_EINVAL_PARAM;
     }
     if (!flags && !snic_mr_fits(le64_to_cpu(cfg.iova),

@@ -478,9 +478,10 @@ static void av_fill(struct snic_av *av, struct snic_dev *from)
 	av->udp_sport = 0xc000 | (from == A ? 1 : 2);
 }
 
-/* RESET -> INIT -> RTR -> RTS of RC QP @q towards @peer. */
-static bool qp_connect(struct qp *q, const struct qp *peer,
-		       const struct conn *c, uint32_t sq_psn, uint32_t rq_psn)
+/* RESET -> INIT -> RTR (-> RTS with @rts) of RC QP @q towards @peer. */
+static bool qp_connect_to(struct qp *q, const struct qp *peer,
+			  const struct conn *c, uint32_t sq_psn,
+			  uint32_t rq_psn, bool rts)
 {
 	struct snic_qp_attr a;
 
@@ -502,6 +503,8 @@ static bool qp_connect(struct qp *q, const struct qp *peer,
 		     SNIC_QP_ATTR_MAX_DEST_RD_ATOMIC |
 		     SNIC_QP_ATTR_MIN_RNR_TIMER, &a) != OK)
 		return false;
+	if (!rts)
+		return true;
 	memset(&a, 0, sizeof(a));
 	a.sq_psn = sq_psn;
 	a.timeout = c->timeout;
@@ -512,6 +515,12 @@ static bool qp_connect(struct qp *q, const struct qp *peer,
 			SNIC_QP_ATTR_TIMEOUT | SNIC_QP_ATTR_RETRY_CNT |
 			SNIC_QP_ATTR_RNR_RETRY | SNIC_QP_ATTR_MAX_RD_ATOMIC,
 			&a) == OK;
+}
+
+static bool qp_connect(struct qp *q, const struct qp *peer,
+		       const struct conn *c, uint32_t sq_psn, uint32_t rq_psn)
+{
+	return qp_connect_to(q, peer, c, sq_psn, rq_psn, true);
 }
 
 /* UD/GSI QP to RTS. */
@@ -1647,6 +1656,584 @@ static void local_errors(void)
 	CHECK(qt_alive(qt));
 }
 
+/* ------------------------------------------------------------------ */
+/* Tests: reliability                                                  */
+/* ------------------------------------------------------------------ */
+
+/* Wait for @n CQEs on @c (any order of arrival is in WQE order). */
+static bool cq_wait_n(struct cq *c, struct snic_cqe *e, int n,
+		      uint64_t step_ns)
+{
+	while (n--) {
+		if (!cq_wait(c, e, step_ns) || e->syndrome)
+			return false;
+	}
+	return true;
+}
+
+static void loss_injection(void)
+{
+	static uint8_t src[BUF_LEN], dst[40000];
+	struct conn c = conn_default;
+	struct snic_rdma_stats sta, stb;
+	struct snic_qp_attr qa;
+	struct snic_cqe e;
+	struct wqe w;
+	uint64_t v = 0;
+	int i;
+
+	/* settable at start ... */
+	CHECK(env_start_opts(",loss-every=3"));
+	CHECK(qt_qom_get_u64(qt, "/machine/peripheral/snic0", "loss-every",
+			     &v));
+	CHECK_EQ(v, 3);
+	/* ... and at run time */
+	CHECK(env_start());
+	CHECK(qt_qom_set_u64(qt, "/machine/peripheral/snic0", "loss-every", 7));
+	CHECK(qt_qom_set_u64(qt, "/machine/peripheral/snic1", "loss-every", 7));
+	CHECK(qt_qom_get_u64(qt, "/machine/peripheral/snic1", "loss-every",
+			     &v));
+	CHECK_EQ(v, 7);
+	c.timeout = 10;			/* 4.2 ms */
+	CHECK(pair_up(&c));
+	fill(src, sizeof(src), 33);
+	mr_write(&sa.mr, 0, src, 60000);
+	mr_write(&sb.mr, 150000, src + 1000, 30000);
+	for (i = 0; i < 4; i++)
+		qp_recv(&sb.qp, 100 + i, 5000, sb.mr.key,
+			sb.mr.iova + 100000 + i * 5000);
+	/* 4 WRITEs, 3 READs, 4 SENDs, interleaved, all signaled */
+	for (i = 0; i < 4; i++) {
+		w_init(&w, SNIC_WQE_RDMA_WRITE, SNIC_WQE_F_SIGNAL, 0);
+		w_raddr(&w, sb.mr.iova + i * 10000, sb.mr.key);
+		w_data(&w, 10000, sa.mr.key, sa.mr.iova + i * 10000);
+		qp_put(&sa.qp, &w);
+		if (i < 3) {
+			w_init(&w, SNIC_WQE_RDMA_READ, SNIC_WQE_F_SIGNAL, 0);
+			w_raddr(&w, sb.mr.iova + 150000 + i * 10000, sb.mr.key);
+			w_data(&w, 10000, sa.mr.key,
+			       sa.mr.iova + 150000 + i * 10000);
+			qp_put(&sa.qp, &w);
+		}
+		w_init(&w, SNIC_WQE_SEND, SNIC_WQE_F_SIGNAL, 0);
+		w_data(&w, 4999, sa.mr.key, sa.mr.iova + 50000 + i * 1000);
+		qp_put(&sa.qp, &w);
+	}
+	qp_ring(&sa.qp);
+	CHECK(cq_wait_n(&sa.scq, &e, 11, 2000000));
+	CHECK(cq_wait_n(&sb.rcq, &e, 4, 2000000));
+	for (i = 0; i < 4; i++) {
+		mr_read(&sb.mr, i * 10000, dst, 10000);
+		CHECK(!memcmp(dst, src + i * 10000, 10000));
+		mr_read(&sb.mr, 100000 + i * 5000, dst, 4999);
+		CHECK(!memcmp(dst, src + 50000 + i * 1000, 4999));
+	}
+	mr_read(&sa.mr, 150000, dst, 30000);
+	CHECK(!memcmp(dst, src + 1000, 30000));
+	CHECK(rstats(A, &sta));
+	CHECK(rstats(B, &stb));
+	CHECK(sta.loss_injected > 0);
+	CHECK(stb.loss_injected > 0);
+	CHECK(sta.retransmits > 0);
+	CHECK(stb.out_of_seq + stb.dup_requests > 0);
+	CHECK_EQ(snic_rdma_query_qp(A, sa.qp.qpn, &qa), OK);
+	CHECK(qa.retransmits > 0);
+	CHECK_EQ(qa.sq_outstanding, 0);
+	CHECK_EQ(qa.state, SNIC_QPS_RTS);
+	fprintf(stderr, "loss: A retransmits %llu timeouts %llu seq_naks %llu "
+		"lost %llu; B dup %llu oos %llu lost %llu\n",
+		(unsigned long long)sta.retransmits,
+		(unsigned long long)sta.timeouts,
+		(unsigned long long)sta.seq_naks_rcvd,
+		(unsigned long long)sta.loss_injected,
+		(unsigned long long)stb.dup_requests,
+		(unsigned long long)stb.out_of_seq,
+		(unsigned long long)stb.loss_injected);
+	/* loss off again: a clean transfer */
+	CHECK(qt_qom_set_u64(qt, "/machine/peripheral/snic0", "loss-every", 0));
+	CHECK(qt_qom_set_u64(qt, "/machine/peripheral/snic1", "loss-every", 0));
+	w_init(&w, SNIC_WQE_RDMA_WRITE, SNIC_WQE_F_SIGNAL, 0);
+	w_raddr(&w, sb.mr.iova + 200000, sb.mr.key);
+	w_data(&w, 20000, sa.mr.key, sa.mr.iova);
+	qp_post(&sa.qp, &w);
+	CHECK(cq_wait_n(&sa.scq, &e, 1, 2000000));
+	mr_read(&sb.mr, 200000, dst, 20000);
+	CHECK(!memcmp(dst, src, 20000));
+}
+
+/* Random loss (loss-ppm) with atomics in the mix. */
+static void loss_ppm_atomics(void)
+{
+	struct conn c = conn_default;
+	struct snic_wqe_atomic at;
+	struct snic_rdma_stats st;
+	struct snic_cqe e;
+	struct wqe w;
+	uint64_t v;
+	int i;
+
+	CHECK(env_start());
+	CHECK(qt_qom_set_u64(qt, "/machine/peripheral/snic0", "loss-seed", 9));
+	CHECK(qt_qom_set_u64(qt, "/machine/peripheral/snic0", "loss-ppm",
+			     200000));
+	CHECK(qt_qom_set_u64(qt, "/machine/peripheral/snic1", "loss-ppm",
+			     200000));
+	c.timeout = 10;
+	CHECK(pair_up(&c));
+	v = 1000;
+	mr_write(&sb.mr, 4096, &v, 8);
+	memset(&at, 0, sizeof(at));
+	at.swap_add = 1;
+	for (i = 0; i < 20; i++) {
+		w_init(&w, SNIC_WQE_ATOMIC_FA, SNIC_WQE_F_SIGNAL, 0);
+		w_raddr(&w, sb.mr.iova + 4096, sb.mr.key);
+		w_seg(&w, &at, sizeof(at));
+		w_data(&w, 8, sa.mr.key, sa.mr.iova + 8 * i);
+		qp_put(&sa.qp, &w);
+	}
+	qp_ring(&sa.qp);
+	CHECK(cq_wait_n(&sa.scq, &e, 20, 2000000));
+	/* each add executed exactly once: replays came from the cache */
+	mr_read(&sb.mr, 4096, &v, 8);
+	CHECK_EQ(v, 1020);
+	for (i = 0; i < 20; i++) {
+		mr_read(&sa.mr, 8 * i, &v, 8);
+		CHECK_EQ(v, 1000u + i);
+	}
+	CHECK(rstats(A, &st));
+	CHECK(st.loss_injected > 0);
+	CHECK(st.retransmits > 0);
+}
+
+static void rnr_retry(void)
+{
+	struct conn c = conn_default;
+	struct snic_rdma_stats st;
+	struct snic_cqe e;
+	struct wqe w;
+	uint16_t idx;
+	int i;
+
+	CHECK(env_start());
+	c.rnr_timer = 14;		/* 1.28 ms */
+	CHECK(pair_up(&c));
+	w_init(&w, SNIC_WQE_SEND, SNIC_WQE_F_SIGNAL, 0);
+	w_data(&w, 3000, sa.mr.key, sa.mr.iova);
+	idx = qp_post(&sa.qp, &w);
+	for (i = 0; i < 5; i++) {
+		pump(16);
+		qt_clock_step(qt, 2000000);
+	}
+	CHECK(cq_empty(&sa.scq));
+	CHECK(rstats(B, &st));
+	CHECK(st.rnr_naks_sent >= 2);
+	/* the receive arrives: the next retry completes */
+	qp_recv(&sb.qp, 5, 4000, sb.mr.key, sb.mr.iova);
+	CHECK_REQ(&sa.scq, idx, SNIC_WQE_SEND, 3000, &e);
+	CHECK(cq_wait(&sb.rcq, &e, 0));
+	CHECK_EQ(e.byte_cnt, 3000);
+	CHECK(rstats(A, &st));
+	CHECK(st.rnr_naks_rcvd >= 2);
+
+	/* rnr_retry 2: the third RNR NAK ends it */
+	c.rnr_retry = 2;
+	CHECK(pair_up(&c));
+	w_init(&w, SNIC_WQE_SEND, 0, 0);
+	w_data(&w, 10, sa.mr.key, sa.mr.iova);
+	idx = qp_post(&sa.qp, &w);
+	CHECK(cq_wait(&sa.scq, &e, 2000000));
+	CHECK_EQ(e.opcode, SNIC_CQE_REQ_ERR);
+	CHECK_EQ(e.syndrome, SNIC_RST_RNR_RETRY_EXC);
+	CHECK_EQ(e.wqe_counter, idx);
+	CHECK_EQ(qp_query_state(&sa.qp), SNIC_QPS_ERR);
+}
+
+static void retry_exceeded(void)
+{
+	struct conn c = conn_default;
+	struct snic_rdma_stats st;
+	struct snic_cqe e;
+	struct wqe w;
+	uint16_t idx;
+
+	CHECK(env_start());
+	c.timeout = 8;			/* 1 ms */
+	c.retry = 3;
+	CHECK(pair_up(&c));
+	CHECK_EQ(snic_aq_obj(B, SNIC_AQ_DESTROY_QP, sb.qp.qpn), OK);
+	w_init(&w, SNIC_WQE_RDMA_WRITE, SNIC_WQE_F_SIGNAL, 0);
+	w_raddr(&w, sb.mr.iova, sb.mr.key);
+	w_data(&w, 100, sa.mr.key, sa.mr.iova);
+	idx = qp_post(&sa.qp, &w);
+	CHECK(cq_wait(&sa.scq, &e, 1000000));
+	CHECK_EQ(e.opcode, SNIC_CQE_REQ_ERR);
+	CHECK_EQ(e.syndrome, SNIC_RST_RETRY_EXC);
+	CHECK_EQ(e.wqe_counter, idx);
+	CHECK(rstats(A, &st));
+	CHECK_EQ(st.timeouts, 4);
+	CHECK_EQ(st.retransmits, 3);
+	CHECK(rstats(B, &st));
+	CHECK_EQ(st.rx_no_qp, 4);
+}
+
+/* ------------------------------------------------------------------ */
+/* Tests: memory registration, SRQ, events                             */
+/* ------------------------------------------------------------------ */
+
+static int reg_wqe(struct qp *q, uint32_t key, uint64_t iova, uint64_t len,
+		   uint64_t pas, uint32_t np, uint32_t access)
+{
+	struct snic_wqe_reg r;
+	struct wqe w;
+
+	memset(&r, 0, sizeof(r));
+	r.key = key;
+	r.access = access;
+	r.iova = iova;
+	r.length = len;
+	r.pas_addr = pas;
+	r.npages = np;
+	r.page_shift = 12;
+	w_init(&w, SNIC_WQE_REG_MR, SNIC_WQE_F_SIGNAL, 0);
+	w_seg(&w, &r, sizeof(r));
+	return qp_post(q, &w);
+}
+
+/* Both QPs back through RESET and connected again (same PDs, MRs, CQs). */
+static bool pair_reconnect(void)
+{
+	struct snic_qp_attr a;
+	struct qp *q[2] = { &sa.qp, &sb.qp };
+	int i;
+
+	memset(&a, 0, sizeof(a));
+	for (i = 0; i < 2; i++) {
+		if (qp_state(q[i], SNIC_QPS_RESET, 0, &a) != OK)
+			return false;
+		q[i]->sq_prod = q[i]->rq_prod = 0;
+		qt_writel(qt, q[i]->dbr, 0);
+		qt_writel(qt, q[i]->dbr + 4, 0);
+	}
+	return qp_connect(&sa.qp, &sb.qp, &conn_default, 300, 7000) &&
+	       qp_connect(&sb.qp, &sa.qp, &conn_default, 7000, 300);
+}
+
+static void fast_reg_and_invalidate(void)
+{
+	struct snic_mr_cfg mc;
+	struct snic_cqe e;
+	struct wqe w;
+	uint64_t pas, buf, iova = 0x123400000000ull;
+	uint32_t key, k1, k2, i;
+	uint8_t d[64];
+	uint16_t idx;
+
+	CHECK(env_start());
+	CHECK(pair_up(&conn_default));
+	memset(&mc, 0, sizeof(mc));
+	mc.pdn = sb.pdn;
+	mc.flags = SNIC_MR_F_FAST_REG;
+	mc.npages = 4;
+	mc.key_tag = 1;
+	CHECK_EQ(snic_rdma_create_mr(B, &mc, &key), OK);
+	buf = galloc(4 * 4096, 4096);
+	pas = galloc(64, 64);
+	for (i = 0; i < 4; i++) {
+		uint64_t pa = buf + (3 - i) * 4096;
+
+		qt_memwrite(qt, pas + 8 * i, &pa, 8);
+	}
+	/* not registered yet: remote access error */
+	w_init(&w, SNIC_WQE_RDMA_WRITE, SNIC_WQE_F_SIGNAL, 0);
+	w_raddr(&w, iova, key);
+	w_data(&w, 16, sa.mr.key, sa.mr.iova);
+	qp_post(&sa.qp, &w);
+	CHECK(cq_wait(&sa.scq, &e, 1000000));
+	CHECK_EQ(e.syndrome, SNIC_RST_REM_ACCESS);
+	CHECK(pair_reconnect());
+	/* REG_MR with tag 2 on B's QP */
+	k1 = SNIC_MAKE_KEY(SNIC_KEY_INDEX(key), 2);
+	idx = reg_wqe(&sb.qp, k1, iova, 4 * 4096, pas, 4, ALL_ACCESS);
+	CHECK_REQ(&sb.scq, idx, SNIC_WQE_REG_MR, 0, &e);
+	/* WRITE across a page boundary lands in the right guest pages */
+	fill(d, sizeof(d), 44);
+	mr_write(&sa.mr, 0, d, sizeof(d));
+	w_init(&w, SNIC_WQE_RDMA_WRITE, SNIC_WQE_F_SIGNAL, 0);
+	w_raddr(&w, iova + 4096 - 32, k1);
+	w_data(&w, 64, sa.mr.key, sa.mr.iova);
+	idx = qp_post(&sa.qp, &w);
+	CHECK_REQ(&sa.scq, idx, SNIC_WQE_RDMA_WRITE, 64, &e);
+	{
+		uint8_t x[64];
+
+		mread(buf + 3 * 4096 + 4096 - 32, x, 32);
+		mread(buf + 2 * 4096, x + 32, 32);
+		CHECK(!memcmp(x, d, 64));
+	}
+	/* LOCAL_INV: the key stops working */
+	w_init(&w, SNIC_WQE_LOCAL_INV, SNIC_WQE_F_SIGNAL, k1);
+	idx = qp_post(&sb.qp, &w);
+	CHECK_REQ(&sb.scq, idx, SNIC_WQE_LOCAL_INV, 0, &e);
+	w_init(&w, SNIC_WQE_RDMA_WRITE, SNIC_WQE_F_SIGNAL, 0);
+	w_raddr(&w, iova, k1);
+	w_data(&w, 8, sa.mr.key, sa.mr.iova);
+	qp_post(&sa.qp, &w);
+	CHECK(cq_wait(&sa.scq, &e, 1000000));
+	CHECK_EQ(e.syndrome, SNIC_RST_REM_ACCESS);
+	CHECK(pair_reconnect());
+	/* re-register with tag 3; the stale tag 2 is refused */
+	k2 = SNIC_MAKE_KEY(SNIC_KEY_INDEX(key), 3);
+	idx = reg_wqe(&sb.qp, k2, iova, 4 * 4096, pas, 4, ALL_ACCESS);
+	CHECK_REQ(&sb.scq, idx, SNIC_WQE_REG_MR, 0, &e);
+	/* registering a valid MR again fails locally (B's QP to ERR) */
+	idx = reg_wqe(&sb.qp, k2, iova, 4096, pas, 1, ALL_ACCESS);
+	CHECK(cq_wait(&sb.scq, &e, 0));
+	CHECK_EQ(e.syndrome, SNIC_RST_LOC_PROT);
+	CHECK_EQ(e.wqe_counter, idx);
+	CHECK(pair_reconnect());
+	w_init(&w, SNIC_WQE_RDMA_WRITE, SNIC_WQE_F_SIGNAL, 0);
+	w_raddr(&w, iova + 8, k2);
+	w_data(&w, 8, sa.mr.key, sa.mr.iova);
+	idx = qp_post(&sa.qp, &w);
+	CHECK_REQ(&sa.scq, idx, SNIC_WQE_RDMA_WRITE, 8, &e);
+	/* SEND with invalidate names k2: B's receive reports it */
+	qp_recv(&sb.qp, 0x51, 100, sb.mr.key, sb.mr.iova);
+	w_init(&w, SNIC_WQE_SEND_INV, SNIC_WQE_F_SIGNAL, k2);
+	w_data(&w, 20, sa.mr.key, sa.mr.iova);
+	idx = qp_post(&sa.qp, &w);
+	CHECK_REQ(&sa.scq, idx, SNIC_WQE_SEND_INV, 20, &e);
+	CHECK(cq_wait(&sb.rcq, &e, 0));
+	CHECK_EQ(e.opcode, SNIC_CQE_RECV);
+	CHECK_EQ(e.wqe_opcode, SNIC_WQE_SEND_INV);
+	CHECK_EQ(e.rdma_flags, SNIC_CQE_RF_INV);
+	CHECK_EQ(ntohl(e.imm), k2);
+	CHECK_EQ(e.byte_cnt, 20);
+	/* ... and k2 is dead now */
+	w_init(&w, SNIC_WQE_RDMA_WRITE, SNIC_WQE_F_SIGNAL, 0);
+	w_raddr(&w, iova, k2);
+	w_data(&w, 8, sa.mr.key, sa.mr.iova);
+	qp_post(&sa.qp, &w);
+	CHECK(cq_wait(&sa.scq, &e, 1000000));
+	CHECK_EQ(e.syndrome, SNIC_RST_REM_ACCESS);
+}
+
+/* SRQ shared by two QPs, limit event, and the receive-side events. */
+static void srq_shared(void)
+{
+	struct snic_aq_create_srq cs;
+	struct snic_aq_modify_srq ms;
+	struct qp a2, b2;
+	struct eq eb;
+	struct snic_eqe q;
+	struct snic_cqe e;
+	struct wqe w;
+	uint64_t ring, dbr, r;
+	uint32_t srqn;
+	int i, from1 = 0, from2 = 0;
+
+	CHECK(env_start());
+	CHECK_EQ(eq_create(&eb, B, 5), OK);
+	CHECK_EQ(port_up(B, eb.n), OK);
+	CHECK(side_make(&sa, A, SNIC_QPT_RC));
+	memset(&sb, 0, sizeof(sb));
+	sb.d = B;
+	sb.pdn = pd_create(B);
+	CHECK_EQ(cq_create(&sb.scq, B, 8, SNIC_EQN_NONE, 4), OK);
+	CHECK_EQ(cq_create(&sb.rcq, B, 8, SNIC_EQN_NONE, 4), OK);
+	CHECK_EQ(mr_create(&sb.mr, B, sb.pdn, BUF_LEN, ALL_ACCESS, 0), OK);
+	ring = galloc(256 * 16, 64);
+	dbr = galloc(64, 64);
+	memset(&cs, 0, sizeof(cs));
+	cs.pdn = sb.pdn;
+	cs.log_size = 4;
+	cs.log_stride = 5;
+	cs.db_page = 4;
+	cs.ring_addr = ring;
+	cs.dbr_addr = dbr;
+	cs.limit = 0;
+	CHECK_EQ(snic_aq_cmd(B, SNIC_AQ_CREATE_SRQ, &cs, sizeof(cs), &r), OK);
+	srqn = r;
+	/* an SRQ of another PD is refused */
+	CHECK_EQ(qp_create(&b2, B, SNIC_QPT_RC, pd_create(B), &sb.scq, &sb.rcq,
+			   srqn), SNIC_AQ_EINVAL_PARAM);
+	CHECK_EQ(qp_create(&sb.qp, B, SNIC_QPT_RC, sb.pdn, &sb.scq, &sb.rcq,
+			   srqn), OK);
+	CHECK_EQ(qp_create(&b2, B, SNIC_QPT_RC, sb.pdn, &sb.scq, &sb.rcq, srqn),
+		 OK);
+	CHECK_EQ(qp_create(&a2, A, SNIC_QPT_RC, sa.pdn, &sa.scq, &sa.rcq, -1),
+		 OK);
+	CHECK(qp_connect(&sa.qp, &sb.qp, &conn_default, 1, 2));
+	CHECK(qp_connect(&sb.qp, &sa.qp, &conn_default, 2, 1));
+	CHECK(qp_connect(&a2, &b2, &conn_default, 10, 20));
+	/* b2 only receives: RTR is enough, and its first packet is COMM_EST */
+	CHECK(qp_connect_to(&b2, &a2, &conn_default, 20, 10, false));
+	CHECK_EQ(snic_aq_obj(B, SNIC_AQ_DESTROY_SRQ, srqn), SNIC_AQ_EBUSY);
+	/* 6 receive WQEs of 32 bytes; limit armed at 3 */
+	for (i = 0; i < 6; i++) {
+		uint8_t b[32] = { 0 };
+		struct snic_recv_hdr *h = (void *)b;
+		struct snic_wqe_data *d = (void *)(b + 16);
+
+		h->cookie = 0x500 + i;
+		h->num_sge = 1;
+		d->byte_count = 1000;
+		d->lkey = sb.mr.key;
+		d->addr = sb.mr.iova + i * 1000;
+		qt_memwrite(qt, ring + i * 32, b, 32);
+	}
+	qt_writel(qt, dbr, 6);
+	snic_db(B, 4, SNIC_DB_SRQ, srqn, 6);
+	ms.srqn = srqn;
+	ms.limit = 3;
+	CHECK_EQ(snic_aq_cmd(B, SNIC_AQ_MODIFY_SRQ, &ms, sizeof(ms), NULL), OK);
+	for (i = 0; i < 4; i++) {
+		w_init(&w, SNIC_WQE_SEND, SNIC_WQE_F_SIGNAL, 0);
+		w_data(&w, 100 + i, sa.mr.key, sa.mr.iova);
+		qp_post(i % 2 ? &a2 : &sa.qp, &w);
+		CHECK(cq_wait(&sb.rcq, &e, 1000000));
+		CHECK_EQ(e.opcode, SNIC_CQE_RECV);
+		CHECK_EQ(e.cookie, 0x500u + i);
+		CHECK_EQ(e.wqe_counter, i);
+		CHECK_EQ(e.byte_cnt, 100u + i);
+		from1 += e.rdma_qpn == sb.qp.qpn;
+		from2 += e.rdma_qpn == b2.qpn;
+	}
+	CHECK_EQ(from1, 2);
+	CHECK_EQ(from2, 2);
+	CHECK(eq_find(&eb, SNIC_EQE_QP_COMM_EST, &q));
+	CHECK_EQ(q.obj, b2.qpn);
+	CHECK(eq_find(&eb, SNIC_EQE_SRQ_LIMIT, &q));
+	CHECK_EQ(q.obj, srqn);
+	CHECK_EQ(q.data, 2);
+	/* a QP on an SRQ going to ERR raises LAST_WQE, no receive flush */
+	{
+		struct snic_qp_attr a;
+
+		memset(&a, 0, sizeof(a));
+		CHECK_EQ(qp_state(&b2, SNIC_QPS_ERR, 0, &a), OK);
+	}
+	CHECK(cq_empty(&sb.rcq));
+	CHECK_EQ(snic_aq_obj(B, SNIC_AQ_DESTROY_QP, b2.qpn), OK);
+	CHECK_EQ(snic_aq_obj(B, SNIC_AQ_DESTROY_QP, sb.qp.qpn), OK);
+	CHECK_EQ(snic_aq_obj(B, SNIC_AQ_DESTROY_SRQ, srqn), OK);
+}
+
+/* SQD drains, events; CQ armed for solicited completions only. */
+static void sqd_and_solicited_events(void)
+{
+	struct snic_qp_attr a;
+	struct eq ea, eb;
+	struct cq rc;
+	struct snic_eqe q;
+	struct snic_cqe e;
+	struct wqe w;
+
+	CHECK(env_start());
+	CHECK_EQ(eq_create(&ea, A, 5), OK);
+	CHECK_EQ(eq_create(&eb, B, 5), OK);
+	CHECK_EQ(port_up(A, ea.n), OK);
+	CHECK(side_make(&sa, A, SNIC_QPT_RC));
+	memset(&sb, 0, sizeof(sb));
+	sb.d = B;
+	sb.pdn = pd_create(B);
+	CHECK_EQ(cq_create(&sb.scq, B, 8, SNIC_EQN_NONE, 4), OK);
+	CHECK_EQ(cq_create(&rc, B, 8, eb.n, 4), OK);
+	sb.rcq = rc;
+	CHECK_EQ(mr_create(&sb.mr, B, sb.pdn, BUF_LEN, ALL_ACCESS, 0), OK);
+	CHECK_EQ(qp_create(&sb.qp, B, SNIC_QPT_RC, sb.pdn, &sb.scq, &sb.rcq,
+			   -1), OK);
+	CHECK(qp_connect(&sa.qp, &sb.qp, &conn_default, 1, 2));
+	CHECK(qp_connect(&sb.qp, &sa.qp, &conn_default, 2, 1));
+	/* armed for solicited only: a plain SEND raises nothing */
+	snic_db(B, 4, SNIC_DB_CQ_ARM_SE, rc.n, 0);
+	qp_recv(&sb.qp, 1, 100, sb.mr.key, sb.mr.iova);
+	qp_recv(&sb.qp, 2, 100, sb.mr.key, sb.mr.iova);
+	w_init(&w, SNIC_WQE_SEND, 0, 0);
+	w_data(&w, 10, sa.mr.key, sa.mr.iova);
+	qp_post(&sa.qp, &w);
+	CHECK(cq_wait(&sb.rcq, &e, 0));
+	CHECK(!eq_find(&eb, SNIC_EQE_COMPLETION, &q));
+	w_init(&w, SNIC_WQE_SEND, SNIC_WQE_F_SOLICITED, 0);
+	w_data(&w, 10, sa.mr.key, sa.mr.iova);
+	qp_post(&sa.qp, &w);
+	CHECK(cq_wait(&sb.rcq, &e, 0));
+	CHECK_EQ(e.rdma_flags, SNIC_CQE_RF_SOLICITED);
+	CHECK(eq_find(&eb, SNIC_EQE_COMPLETION, &q));
+	CHECK_EQ(q.obj, rc.n);
+	/* RTS -> SQD with notify: drained event once the SQ is idle */
+	memset(&a, 0, sizeof(a));
+	a.sqd_notify = 1;
+	CHECK_EQ(qp_state(&sa.qp, SNIC_QPS_SQD, SNIC_QP_ATTR_SQD_NOTIFY, &a),
+		 OK);
+	CHECK(eq_find(&ea, SNIC_EQE_QP_SQ_DRAINED, &q));
+	CHECK_EQ(q.obj, sa.qp.qpn);
+	/* posted in SQD: waits until back in RTS */
+	w_init(&w, SNIC_WQE_RDMA_WRITE, SNIC_WQE_F_SIGNAL, 0);
+	w_raddr(&w, sb.mr.iova, sb.mr.key);
+	w_data(&w, 10, sa.mr.key, sa.mr.iova);
+	qp_post(&sa.qp, &w);
+	CHECK(cq_empty(&sa.scq));
+	CHECK_EQ(qp_state(&sa.qp, SNIC_QPS_RTS, 0, &a), OK);
+	CHECK(cq_wait(&sa.scq, &e, 0));
+	CHECK_EQ(e.opcode, SNIC_CQE_REQ);
+}
+
+/* A hostile peer/guest mix: random WQEs and doorbells never crash. */
+static void hostile_wqes(void)
+{
+	struct snic_cqe e;
+	struct wqe w;
+	int i, k;
+
+	CHECK(env_start());
+	CHECK(pair_up(&conn_default));
+	srand(11);
+	for (i = 0; i < 300; i++) {
+		w_init(&w, rand() % 20, rand() % 16, rand());
+		for (k = 16; k < (int)sizeof(w.b); k++)
+			w.b[k] = rand() % 3 ? 0 : rand();
+		if (rand() % 2) {
+			struct snic_wqe_data *d = (void *)(w.b + 16 * (1 + rand() % 3));
+
+			d->lkey = rand() % 2 ? sa.mr.key : (uint32_t)rand();
+			d->addr = sa.mr.iova + rand() % BUF_LEN;
+			d->byte_count = rand() % 5000;
+		}
+		w.ds = rand() % 18;
+		qp_put(&sa.qp, &w);
+		if (rand() % 3 == 0)
+			qp_recv(&sb.qp, i, rand() % 3000, rand() % 2 ?
+				sb.mr.key : (uint32_t)rand(),
+				sb.mr.iova + rand() % BUF_LEN);
+		if (rand() % 4 == 0) {
+			qp_ring(&sa.qp);
+			pump(4);
+			qt_clock_step(qt, 100000000);
+		}
+		if (rand() % 16 == 0)
+			snic_db(A, rand() % 8, 0x18 + 4 * (rand() % 4),
+				rand() % 8, rand());
+		while (cq_peek(&sa.scq, &e, 1))
+			sa.scq.cons++;
+		qt_writel(qt, sa.scq.dbr, sa.scq.cons);
+		while (cq_peek(&sb.rcq, &e, 1))
+			sb.rcq.cons++;
+		qt_writel(qt, sb.rcq.dbr, sb.rcq.cons);
+		if (qp_query_state(&sa.qp) == SNIC_QPS_ERR && rand() % 4 == 0)
+			CHECK(pair_reconnect());
+	}
+	CHECK(qt_alive(qt));
+	CHECK_EQ(snic_rd(A, SNIC_REG_ID), SNIC_ID_MAGIC);
+	/* still works */
+	CHECK(pair_up(&conn_default));
+	w_init(&w, SNIC_WQE_RDMA_WRITE, SNIC_WQE_F_SIGNAL, 0);
+	w_raddr(&w, sb.mr.iova, sb.mr.key);
+	w_data(&w, 10, sa.mr.key, sa.mr.iova);
+	qp_post(&sa.qp, &w);
+	CHECK(cq_wait(&sa.scq, &e, 1000000));
+	CHECK_EQ(e.opcode, SNIC_CQE_REQ);
+}
+
 int main(void)
 {
 	RUN("device/snic_rdma", caps_and_objects);
@@ -1661,6 +2248,14 @@ int main(void)
 	RUN("device/snic_rdma", malformed_frames);
 	RUN("device/snic_rdma", remote_access_errors);
 	RUN("device/snic_rdma", local_errors);
+	RUN("device/snic_rdma", loss_injection);
+	RUN("device/snic_rdma", loss_ppm_atomics);
+	RUN("device/snic_rdma", rnr_retry);
+	RUN("device/snic_rdma", retry_exceeded);
+	RUN("device/snic_rdma", fast_reg_and_invalidate);
+	RUN("device/snic_rdma", srq_shared);
+	RUN("device/snic_rdma", sqd_and_solicited_events);
+	RUN("device/snic_rdma", hostile_wqes);
 	qt_quit(qt);
 	inj_close();
 	return check_failures ? 1 : 0;
