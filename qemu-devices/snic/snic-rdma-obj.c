@@ -41,6 +41,7 @@ static void snic_rdma_drop_all(SnicState *s)
     memset(r->srqs, 0, sizeof(SnicSrq) * SNIC_MAX_SRQS);
     memset(r->qps, 0, sizeof(SnicQp) * SNIC_MAX_QPS);
     r->qps_hi = 0;
+    r->nqps = 0;
     r->pages_used = 0;
 }
 
@@ -671,5 +672,21 @@ void snic_rdma_stats_format(SnicState *s, GString *out)
     for (i = 0; i < ARRAY_SIZE(names); i++) {
         g_string_append_printf(out, "%s=%" PRIu64 "%s", names[i], v[i],
                                i + 1 < ARRAY_SIZE(names) ? " " : "\n");
+    }
+    for (i = 0; i < s->rdma.qps_hi; i++) {
+        SnicQp *qp = &s->rdma.qps[i];
+
+        if (!qp->valid) {
+            continue;
+        }
+        g_string_append_printf(out, "qp %u: type=%u state=%u sq_psn=%u "
+                               "rq_psn=%u outstanding=%u retransmits=%u "
+                               "rnr_naks_rcvd=%u seq_naks_rcvd=%u ",
+                               qp->qpn, qp->type, qp->state, qp->next_psn,
+                               qp->resp_psn, qp->win_tail - qp->win_head,
+                               qp->cnt.retransmits, qp->cnt.rnr_naks_rcvd,
+                               qp->cnt.seq_naks_rcvd);
+        d2d_pcie_counters_format(out, &qp->pcie);
+        g_string_append_c(out, '\n');
     }
 }

@@ -120,6 +120,7 @@ uint16_t snic_rdma_create_qp(SnicState *s, const struct snic_aq_cmd *c,
         s->rdma.srqs[srqn].refs++;
     }
     s->rdma.qps_hi = MAX(s->rdma.qps_hi, qpn + 1);
+    s->rdma.nqps++;
     *res = qpn;
     return SNIC_AQ_OK;
 }
@@ -133,6 +134,7 @@ void snic_rdma_qp_free(SnicState *s, SnicQp *qp)
     qp->retry_timer = qp->rnr_timer = NULL;
     qp->win = NULL;
     qp->valid = false;
+    s->rdma.nqps--;
 }
 
 uint16_t snic_rdma_destroy_qp(SnicState *s, uint32_t qpn)

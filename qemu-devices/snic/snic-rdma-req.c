@@ -77,6 +77,21 @@ void snic_rdma_hdr_init(SnicState *s, SnicQp *qp, SnicRoceHdr *h,
     h->pkey = ROCE_PKEY_DEFAULT;
 }
 
+/*
+ * UD/GSI messages: the largest IB MTU whose packet (IPv4, UDP, BTH, DETH,
+ * ImmDt, ICRC: 56 bytes of headers) fits the port MTU, as rdma_rxe derives
+ * its active MTU from the net_device.
+ */
+uint32_t snic_rdma_ud_mtu(SnicState *s)
+{
+    uint32_t mtu = 4096;
+
+    while (mtu > 256 && mtu + 56 > s->port.mtu) {
+        mtu >>= 1;
+    }
+    return mtu;
+}
+
 /* ---- WQE fetch ---- */
 
 static bool snic_wqe_opcode_ok(SnicQp *qp, uint8_t op)
@@ -235,7 +250,7 @@ static uint8_t snic_wqe_parse(SnicState *s, SnicQp *qp, SnicSwqe *w,
         (w->len != 8 || w->nsge != 1)) {
         return SNIC_RST_LOC_LEN;
     }
-    if (qp->type != SNIC_QPT_RC && w->len > qp->mtu) {
+    if (qp->type != SNIC_QPT_RC && w->len > snic_rdma_ud_mtu(s)) {
         return SNIC_RST_LOC_LEN;
     }
     return SNIC_RST_OK;
@@ -405,7 +420,8 @@ static bool snic_req_packet(SnicState *s, SnicQp *qp, SnicSwqe *w)
         h.ackreq = true;
         break;
     default:
-        len = MIN(qp->mtu, w->len - off);
+        /* UD messages were checked against the port MTU at fetch */
+        len = qp->type == SNIC_QPT_RC ? MIN(qp->mtu, w->len - off) : w->len;
         last = off + len >= w->len;
         h.opcode = snic_send_opcode(w, k == 0, last);
         if (qp->type != SNIC_QPT_RC) {

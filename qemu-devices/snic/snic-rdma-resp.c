@@ -565,7 +565,11 @@ bool snic_rdma_rx(SnicState *s, const uint8_t *f, size_t len)
     uint32_t fl;
     SnicQp *qp;
 
-    if (len < SNIC_ETH_HLEN || !snic_rdma_for_us(s, f)) {
+    /*
+     * Without any QP the RDMA engine is not in use: RoCE frames take the
+     * Ethernet path, so a software RoCE stack over the net_device works.
+     */
+    if (!s->rdma.nqps || len < SNIC_ETH_HLEN || !snic_rdma_for_us(s, f)) {
         return false;
     }
     switch (snic_roce_parse(f, len, &h)) {

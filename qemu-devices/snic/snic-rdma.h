@@ -215,6 +215,7 @@ typedef struct SnicRdma {
     SnicSrq *srqs;
     SnicQp *qps;
     uint32_t qps_hi;            /* one past the highest qpn used */
+    uint32_t nqps;              /* QPs that exist */
     uint32_t pages_used;
     SnicRdmaStats st;
     QEMUBH *bh;
@@ -288,6 +289,7 @@ void snic_rdma_xmit(SnicState *s, SnicQp *qp, const uint8_t *f, size_t len);
 void snic_rdma_hdr_init(SnicState *s, SnicQp *qp, SnicRoceHdr *h,
                         uint8_t opcode, uint32_t psn);
 void snic_rdma_loss_props(SnicState *s, Object *obj);
+uint32_t snic_rdma_ud_mtu(SnicState *s);
 
 /* snic-rdma-resp.c */
 bool snic_rdma_rx(SnicState *s, const uint8_t *f, size_t len);

@@ -1384,6 +1384,19 @@ static void malformed_frames(void)
 	int i;
 
 	CHECK(env_start());
+	/* no QP yet: the RDMA engine is idle, RoCE takes the Ethernet path */
+	{
+		struct snic_port_stats ps;
+
+		len = mk_req(f, 0x04, 5, 0, 8);
+		CHECK(inj_send(f, len));
+		pump(16);
+		CHECK(rstats(B, &s0));
+		CHECK_EQ(s0.rx_pkts + s0.rx_no_qp, 0);
+		CHECK_EQ(snic_query_stats(B, SNIC_STATS_PORT, 0, &ps,
+					  sizeof(ps)), OK);
+		CHECK_EQ(ps.rx_no_dest, 1);
+	}
 	CHECK(pair_up(&conn_default));
 	CHECK(rstats(B, &s0));
 	/* a good SEND ONLY to B's QP, with the PSN it expects: accepted */
@@ -1860,6 +1873,13 @@ static void retry_exceeded(void)
 	c.timeout = 8;			/* 1 ms */
 	c.retry = 3;
 	CHECK(pair_up(&c));
+	/* B keeps a QP, so its RDMA engine stays in use and counts drops */
+	{
+		struct qp spare;
+
+		CHECK_EQ(qp_create(&spare, B, SNIC_QPT_RC, sb.pdn, &sb.scq,
+				   &sb.rcq, -1), OK);
+	}
 	CHECK_EQ(snic_aq_obj(B, SNIC_AQ_DESTROY_QP, sb.qp.qpn), OK);
 	w_init(&w, SNIC_WQE_RDMA_WRITE, SNIC_WQE_F_SIGNAL, 0);
 	w_raddr(&w, sb.mr.iova, sb.mr.key);
