@@ -239,6 +239,10 @@ bool snic_rdma_key_ok(SnicState *s, SnicQp *qp, uint32_t key, uint64_t addr,
     SnicMr *mr;
 
     *mrp = NULL;
+    if (remote && len == 0) {
+        /* zero-length RDMA: no memory is touched, no key is checked */
+        return true;
+    }
     if (!remote && key == SNIC_LKEY_BUS) {
         return (qp->flags & SNIC_QP_F_PRIV) && addr + len >= addr;
     }

@@ -342,6 +342,9 @@ uint16_t snic_rdma_modify_qp(SnicState *s, const struct snic_aq_cmd *c)
         qp->state = to;
         if (to == SNIC_QPS_ERR && from != SNIC_QPS_ERR) {
             snic_rdma_flush(s, qp);
+            if (qp->srqn != SNIC_SRQN_NONE) {
+                snic_rdma_event(s, SNIC_EQE_QP_LAST_WQE, qp->qpn, 0);
+            }
         }
         if (to == SNIC_QPS_SQD) {
             qp->drained_sent = false;

@@ -1203,8 +1203,9 @@ static void mtu_4096(void)
 	CHECK_REQ(&sa.scq, idx, SNIC_WQE_RDMA_READ, 40000, &e);
 	mr_read(&sa.mr, 200000, dst, 40000);
 	CHECK(!memcmp(src, dst, 40000));
+	/* zero-length READ: no memory touched, so no key needed */
 	w_init(&w, SNIC_WQE_RDMA_READ, SNIC_WQE_F_SIGNAL, 0);
-	w_raddr(&w, sb.mr.iova, sb.mr.key);
+	w_raddr(&w, 0, 0);
 	idx = qp_post(&sa.qp, &w);
 	CHECK_REQ(&sa.scq, idx, SNIC_WQE_RDMA_READ, 0, &e);
 }
@@ -2132,6 +2133,8 @@ static void srq_shared(void)
 		memset(&a, 0, sizeof(a));
 		CHECK_EQ(qp_state(&b2, SNIC_QPS_ERR, 0, &a), OK);
 	}
+	CHECK(eq_find(&eb, SNIC_EQE_QP_LAST_WQE, &q));
+	CHECK_EQ(q.obj, b2.qpn);
 	CHECK(cq_empty(&sb.rcq));
 	CHECK_EQ(snic_aq_obj(B, SNIC_AQ_DESTROY_QP, b2.qpn), OK);
 	CHECK_EQ(snic_aq_obj(B, SNIC_AQ_DESTROY_QP, sb.qp.qpn), OK);
