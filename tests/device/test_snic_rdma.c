@@ -1006,6 +1006,22 @@ static void ud_send_recv(void)
 	CHECK_EQ(e.syndrome, SNIC_RST_LOC_LEN);
 	CHECK_EQ(e.wqe_counter, idx);
 	CHECK_EQ(qp_query_state(&ua.qp), SNIC_QPS_SQE);
+	/* SQE -> RTS: sending works again */
+	{
+		struct snic_qp_attr a;
+
+		memset(&a, 0, sizeof(a));
+		CHECK_EQ(qp_state(&ua.qp, SNIC_QPS_RTS, 0, &a), OK);
+	}
+	qp_recv(&ub.qp, 0xcc, 2000, ub.mr.key, ub.mr.iova + 8192);
+	w_init(&w, SNIC_WQE_SEND, SNIC_WQE_F_SIGNAL, 0);
+	w_seg(&w, &ud, sizeof(ud));
+	w_data(&w, 1024, ua.mr.key, ua.mr.iova);
+	idx = qp_post(&ua.qp, &w);
+	CHECK_REQ(&ua.scq, idx, SNIC_WQE_SEND, 1024, &e);
+	CHECK(cq_wait(&ub.rcq, &e, 0));
+	CHECK_EQ(e.cookie, 0xbb);	/* the WQE left by the bad qkey */
+	CHECK_EQ(e.byte_cnt, 40 + 1024);
 }
 
 static void gsi_qp(void)
@@ -2257,6 +2273,103 @@ static void hostile_wqes(void)
 	CHECK_EQ(e.opcode, SNIC_CQE_REQ);
 }
 
+/* PSNs wrap at 2^24 in the middle of messages. */
+static void psn_wrap(void)
+{
+	static uint8_t src[40000], dst[40000];
+	struct snic_cqe e;
+	struct wqe w;
+	uint16_t idx;
+
+	CHECK(env_start());
+	CHECK(side_make(&sa, A, SNIC_QPT_RC) && side_make(&sb, B, SNIC_QPT_RC));
+	CHECK(qp_connect(&sa.qp, &sb.qp, &conn_default, 0xfffff0, 0xfffffa));
+	CHECK(qp_connect(&sb.qp, &sa.qp, &conn_default, 0xfffffa, 0xfffff0));
+	fill(src, sizeof(src), 61);
+	mr_write(&sa.mr, 0, src, sizeof(src));
+	mr_write(&sb.mr, 100000, src, sizeof(src));
+	w_init(&w, SNIC_WQE_RDMA_WRITE, SNIC_WQE_F_SIGNAL, 0);
+	w_raddr(&w, sb.mr.iova, sb.mr.key);
+	w_data(&w, 40000, sa.mr.key, sa.mr.iova);
+	idx = qp_post(&sa.qp, &w);
+	CHECK_REQ(&sa.scq, idx, SNIC_WQE_RDMA_WRITE, 40000, &e);
+	mr_read(&sb.mr, 0, dst, sizeof(dst));
+	CHECK(!memcmp(src, dst, sizeof(dst)));
+	w_init(&w, SNIC_WQE_RDMA_READ, SNIC_WQE_F_SIGNAL, 0);
+	w_raddr(&w, sb.mr.iova + 100000, sb.mr.key);
+	w_data(&w, 40000, sa.mr.key, sa.mr.iova + 50000);
+	idx = qp_post(&sa.qp, &w);
+	CHECK_REQ(&sa.scq, idx, SNIC_WQE_RDMA_READ, 40000, &e);
+	mr_read(&sa.mr, 50000, dst, sizeof(dst));
+	CHECK(!memcmp(src, dst, sizeof(dst)));
+	{
+		struct snic_qp_attr a;
+
+		CHECK_EQ(snic_rdma_query_qp(A, sa.qp.qpn, &a), OK);
+		CHECK_EQ(a.sq_psn, (0xfffff0 + 40 + 40) & 0xffffff);
+		CHECK_EQ(snic_rdma_query_qp(B, sb.qp.qpn, &a), OK);
+		CHECK_EQ(a.rq_psn, (0xfffff0 + 80) & 0xffffff);
+	}
+}
+
+/*
+ * max_rd_atomic 1: a second READ goes out only after the first one's
+ * responses; a fenced SEND waits for the READ before it.  Checked on the
+ * wire through the capture port.
+ */
+static void rd_atomic_limit_and_fence(void)
+{
+	struct conn c = conn_default;
+	uint8_t f[9100], ops[64];
+	struct snic_cqe e;
+	struct wqe w;
+	int n, nops = 0, i, first_req = -1, second_req = -1, resp = -1;
+	int send = -1, last_resp = -1;
+
+	CHECK(env_start());
+	c.rd_atomic = 1;
+	CHECK(pair_up(&c));
+	qp_recv(&sb.qp, 1, 100, sb.mr.key, sb.mr.iova);
+	cap_drain();
+	for (i = 0; i < 2; i++) {
+		w_init(&w, SNIC_WQE_RDMA_READ, SNIC_WQE_F_SIGNAL, 0);
+		w_raddr(&w, sb.mr.iova + i * 4096, sb.mr.key);
+		w_data(&w, 3000, sa.mr.key, sa.mr.iova + i * 4096);
+		qp_put(&sa.qp, &w);
+	}
+	w_init(&w, SNIC_WQE_SEND, SNIC_WQE_F_SIGNAL | SNIC_WQE_F_FENCE, 0);
+	w_data(&w, 10, sa.mr.key, sa.mr.iova);
+	qp_put(&sa.qp, &w);
+	qp_ring(&sa.qp);
+	for (i = 0; i < 3; i++) {
+		int k;
+
+		for (k = 0; k < 400 && !cq_peek(&sa.scq, &e, 1); k++)
+			qt_readl(qt, A->bar0 + SNIC_REG_ID);
+		CHECK_EQ(e.syndrome, 0);
+		sa.scq.cons++;
+	}
+	while ((n = cap_recv(f, sizeof(f), 100)) > 0 && nops < 64)
+		if (n > 42)
+			ops[nops++] = f[42];
+	for (i = 0; i < nops; i++) {
+		if (ops[i] == 0x0c && first_req < 0)
+			first_req = i;
+		else if (ops[i] == 0x0c)
+			second_req = i;
+		if (ops[i] >= 0x0d && ops[i] <= 0x10) {
+			if (resp < 0)
+				resp = i;
+			last_resp = i;
+		}
+		if (ops[i] == 0x04)
+			send = i;
+	}
+	CHECK(first_req >= 0 && second_req > 0 && resp > 0 && send > 0);
+	CHECK(resp < second_req);
+	CHECK(send > last_resp);
+}
+
 int main(void)
 {
 	RUN("device/snic_rdma", caps_and_objects);
@@ -2267,6 +2380,8 @@ int main(void)
 	RUN("device/snic_rdma", rc_write_read_atomic);
 	RUN("device/snic_rdma", mtu_4096);
 	RUN("device/snic_rdma", unsignaled);
+	RUN("device/snic_rdma", psn_wrap);
+	RUN("device/snic_rdma", rd_atomic_limit_and_fence);
 	RUN("device/snic_rdma", icrc_capture);
 	RUN("device/snic_rdma", malformed_frames);
 	RUN("device/snic_rdma", remote_access_errors);
