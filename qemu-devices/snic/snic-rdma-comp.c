@@ -249,8 +249,8 @@ static void snic_comp_data(SnicState *s, SnicQp *qp, SnicSwqe *w,
         return;
     }
     if (w->opcode == SNIC_WQE_RDMA_READ) {
-        off = (uint64_t)snic_psn_diff(h->psn, w->first_psn) * qp->mtu;
-        want = MIN(qp->mtu, w->len - off);
+        off = (uint64_t)snic_psn_diff(h->psn, w->first_psn) * w->mtu;
+        want = MIN(w->mtu, w->len - off);
         if (h->paylen != want) {
             s->rdma.st.rx_malformed++;
             return;

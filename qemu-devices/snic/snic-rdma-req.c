@@ -319,6 +319,7 @@ static void snic_req_fetch(SnicState *s, SnicQp *qp)
             w->local = true;
             qp->fetch_blocked = true;
         } else if (!w->local) {
+            w->mtu = qp->mtu;
             w->first_psn = qp->next_psn;
             w->npkts = qp->type == SNIC_QPT_RC ? snic_wqe_npkts(qp, w) : 1;
             qp->next_psn = (qp->next_psn + w->npkts) & ROCE_PSN_MASK;
@@ -394,12 +395,16 @@ static uint8_t snic_send_opcode(const SnicSwqe *w, bool first, bool last)
 static bool snic_req_packet(SnicState *s, SnicQp *qp, SnicSwqe *w)
 {
     uint8_t *f = s->rdma.frame;
-    uint32_t k = snic_psn_diff(qp->tx_psn, w->first_psn);
-    uint64_t off = (uint64_t)k * qp->mtu;
+    int32_t k = snic_psn_diff(qp->tx_psn, w->first_psn);
+    uint64_t off = (uint64_t)k * w->mtu;
     SnicRoceHdr h;
     size_t hl, len = 0;
     bool last = true;
 
+    if (k < 0 || k >= (int32_t)w->npkts || off > w->len) {
+        w->status = SNIC_RST_GENERAL;   /* cannot happen: PSN bookkeeping */
+        return false;
+    }
     snic_rdma_hdr_init(s, qp, &h, 0, qp->tx_psn);
     switch (w->opcode) {
     case SNIC_WQE_RDMA_READ:
@@ -421,7 +426,7 @@ static bool snic_req_packet(SnicState *s, SnicQp *qp, SnicSwqe *w)
         break;
     default:
         /* UD messages were checked against the port MTU at fetch */
-        len = qp->type == SNIC_QPT_RC ? MIN(qp->mtu, w->len - off) : w->len;
+        len = qp->type == SNIC_QPT_RC ? MIN(w->mtu, w->len - off) : w->len;
         last = off + len >= w->len;
         h.opcode = snic_send_opcode(w, k == 0, last);
         if (qp->type != SNIC_QPT_RC) {

@@ -184,6 +184,7 @@ static void snic_resp_read(SnicState *s, SnicQp *qp, const SnicRoceHdr *h,
         return;
     }
     j.psn = h->psn;
+    j.mtu = qp->mtu;
     j.npkts = snic_read_npkts(qp, h->dlen);
     j.va = h->va;
     j.rkey = h->rkey;
@@ -504,13 +505,13 @@ bool snic_rdma_resp_run(SnicState *s, SnicQp *qp, int *budget)
         } else {
             snic_rdma_hdr_init(s, qp, &h, snic_read_resp_opcode(j),
                                j->psn + j->sent);
-            len = MIN(qp->mtu, j->len - (uint64_t)j->sent * qp->mtu);
+            len = MIN(j->mtu, j->len - (uint64_t)j->sent * j->mtu);
         }
         h.syndrome = AETH_ACK | AETH_ACK_UNLIMITED;
         h.msn = qp->msn;
         hl = snic_roce_build(f, &h, len);
         if (len) {
-            uint64_t va = j->va + (uint64_t)j->sent * qp->mtu;
+            uint64_t va = j->va + (uint64_t)j->sent * j->mtu;
             SnicMr *mr;
 
             /* the MR may have been invalidated since the request */

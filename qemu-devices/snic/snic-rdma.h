@@ -89,6 +89,7 @@ typedef struct SnicSwqe {
     bool sent;                  /* UD: on the wire */
     bool inl;                   /* data in inl[] */
     uint32_t first_psn, npkts;
+    uint32_t mtu;               /* path MTU when it was fetched */
     uint64_t len;
     uint32_t imm;               /* wire value (BE order as a number) */
     uint64_t raddr;
@@ -106,6 +107,7 @@ typedef struct SnicRdJob {
     bool atomic;
     uint32_t psn;               /* first response PSN */
     uint32_t npkts, sent;
+    uint32_t mtu;               /* path MTU when it was queued */
     uint64_t va;
     uint32_t rkey, len;
     uint64_t orig;              /* atomic result */
