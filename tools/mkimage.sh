@@ -16,9 +16,9 @@ LIBDIR=/usr/lib/x86_64-linux-gnu
 
 # Guest kernel modules, loaded on demand with modprobe in the guest.
 GUEST_MODULES=(
-	ib_core ib_uverbs ib_umad rdma_cm rdma_ucm rdma_rxe
-	nvme nvme-core nvme-rdma nvmet nvmet-rdma nvme-fabrics
-	ext4 crc32c_generic libcrc32c
+	ib_core ib_uverbs ib_umad ib_cm iw_cm rdma_cm rdma_ucm rdma_rxe
+	nvme nvme-core nvme-rdma nvmet nvmet-rdma nvme-fabrics null_blk configfs
+	ext4 crc32c_generic crc32_generic libcrc32c
 	virtio_net virtio_pci virtio_blk e1000e
 	uio uio_pci_generic
 )
@@ -120,6 +120,17 @@ build_overlay() {
 	find "$D2D_ROOT/kernel" -name '*.ko' -exec cp {} "$root/usr/lib/modules/$KVER/extra/" \;
 	if [ -d "$D2D_ROOT/userspace/build/bin" ]; then
 		cp -r "$D2D_ROOT/userspace/build/bin/." "$root/usr/local/bin/"
+	fi
+	# Files staged at their guest paths by 'make userspace', e.g. the
+	# libsnic provider: usr/lib/<multiarch>/libibverbs/libsnic-rdmav34.so
+	# and etc/libibverbs.d/snic.driver.  Only /usr and /etc: a top-level
+	# lib directory would replace the base layer's lib -> usr/lib link.
+	if [ -d "$D2D_ROOT/userspace/build/root" ]; then
+		local d
+		for d in usr etc; do
+			[ -d "$D2D_ROOT/userspace/build/root/$d" ] &&
+				cp -r "$D2D_ROOT/userspace/build/root/$d" "$root/"
+		done
 	fi
 	mkdir -p "$root/opt/d2d"
 	cp -r "$D2D_ROOT/tests/guest" "$root/opt/d2d/tests"

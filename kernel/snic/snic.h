@@ -27,7 +27,7 @@
 
 /* Ethernet geometry */
 #define SNIC_MAX_CHANNELS	(SNIC_NUM_MSIX - 1)
-#define SNIC_ASYNC_EQ_LOG	4
+#define SNIC_ASYNC_EQ_LOG	8	/* link, queue and RDMA QP events */
 #define SNIC_EQ_LOG		6
 #define SNIC_SQ_LOG		9	/* basic blocks */
 #define SNIC_RQ_LOG		10	/* descriptors */
@@ -126,6 +126,10 @@ struct snic_dev {
 
 	struct net_device *netdev;
 
+	/* RDMA: the ib_device on top of netdev, its completion vector */
+	struct snic_ib_dev *ib;
+	int rdma_vector;		/* 0: no vector, no ib_device */
+
 	/* peer-queue API: bound-device list entry, lifetime, own objects */
 	struct kref ref;
 	struct list_head node;
@@ -195,6 +199,7 @@ struct snic_rx_buf {
 };
 
 struct snic_priv;
+struct snic_ib_dev;
 
 struct snic_channel {
 	struct snic_priv *priv;
@@ -344,6 +349,12 @@ void snic_ntuple_flush(struct snic_priv *priv);
 /* snic_peer.c */
 void snic_peer_register(struct snic_dev *sd);
 void snic_peer_unregister(struct snic_dev *sd);
+
+/* snic_ib_main.c: the RoCEv2 ib_device */
+int snic_ib_probe(struct snic_dev *sd);
+void snic_ib_remove(struct snic_dev *sd);
+void snic_ib_async_event(struct snic_dev *sd, struct snic_eqe *eqe);
+void snic_ib_port_event(struct snic_dev *sd, bool up);
 
 /* snic_sysfs.c */
 extern const struct attribute_group *snic_dev_groups[];

@@ -11,6 +11,7 @@
 #include <linux/dma-mapping.h>
 #include <linux/interrupt.h>
 #include <linux/slab.h>
+#include <d2d/snic_rdma_if.h>
 #include "snic.h"
 
 #define SNIC_CMD_SLOT_BITS	12
@@ -25,6 +26,7 @@ static const char *snic_aq_status_str(u16 status)
 	case SNIC_AQ_ENOSPC:		return "out of resources";
 	case SNIC_AQ_ENOENT:		return "no such object";
 	case SNIC_AQ_EBUSY:		return "object busy";
+	case SNIC_AQ_ESTATE:		return "QP state transition not allowed";
 	default:			return "unknown status";
 	}
 }
@@ -39,6 +41,7 @@ static int snic_aq_status_errno(u16 status)
 	case SNIC_AQ_ENOSPC:		return -ENOSPC;
 	case SNIC_AQ_ENOENT:		return -ENOENT;
 	case SNIC_AQ_EBUSY:		return -EBUSY;
+	case SNIC_AQ_ESTATE:		return -EINVAL;
 	default:			return -EIO;
 	}
 }

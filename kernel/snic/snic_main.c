@@ -5,13 +5,15 @@
  * probe: map BAR0, check the device identity, reset it, set up MSI-X and
  * the admin queue, and learn the device's capabilities with IDENTIFY.
  * With SNIC_CAP_ETH it maps the doorbell BAR, registers a net_device and
- * offers the function to the peer-queue API.
+ * offers the function to the peer-queue API; with SNIC_CAP_RDMA too it
+ * registers an ib_device on that net_device (snic_ib_main.c).
  */
 #include <linux/module.h>
 #include <linux/pci.h>
 #include <linux/interrupt.h>
 #include <linux/delay.h>
 #include <linux/slab.h>
+#include <d2d/snic_rdma_if.h>
 #include "snic.h"
 
 #define SNIC_RESET_TIMEOUT_MS	1000
@@ -148,6 +150,10 @@ static int snic_probe(struct pci_dev *pdev, const struct pci_device_id *ent)
 	dev_info(dev, "%s, caps %#llx, %d MSI-X vectors, MAC %pM\n",
 		 sd->id.fw_version, sd->caps, sd->num_vectors, sd->id.mac);
 
+	/* The last vector carries RDMA completions, the rest Ethernet. */
+	if (snic_has(sd, SNIC_CAP_RDMA) && sd->num_vectors >= 3)
+		sd->rdma_vector = sd->num_vectors - 1;
+
 	if (snic_has(sd, SNIC_CAP_ETH)) {
 		ret = snic_map_doorbells(sd);
 		if (ret) {
@@ -157,6 +163,10 @@ static int snic_probe(struct pci_dev *pdev, const struct pci_device_id *ent)
 		ret = snic_eth_probe(sd);
 		if (ret)
 			goto err_irq;
+		/* Ethernet keeps working without the RDMA device. */
+		ret = snic_ib_probe(sd);
+		if (ret)
+			dev_warn(dev, "no RDMA device: %d\n", ret);
 		snic_peer_register(sd);
 	}
 	return 0;
@@ -178,6 +188,7 @@ static void snic_remove(struct pci_dev *pdev)
 	struct snic_dev *sd = pci_get_drvdata(pdev);
 
 	snic_peer_unregister(sd);
+	snic_ib_remove(sd);
 	snic_eth_remove(sd);
 	/* Quiesce the device before its rings and vectors go away. */
 	snic_wr(sd, SNIC_REG_CTRL, SNIC_CTRL_RESET);

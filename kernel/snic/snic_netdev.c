@@ -1065,7 +1065,8 @@ static netdev_features_t snic_features(struct snic_dev *sd)
 int snic_eth_probe(struct snic_dev *sd)
 {
 	struct device *dev = &sd->pdev->dev;
-	int max_ch = min(sd->num_vectors - 1, SNIC_MAX_CHANNELS);
+	int max_ch = min(sd->num_vectors - 1 - !!sd->rdma_vector,
+			 SNIC_MAX_CHANNELS);
 	struct snic_priv *priv;
 	struct net_device *nd;
 	u16 max_mtu;

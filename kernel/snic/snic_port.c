@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * snic port: SET_PORT (admin state, MTU, MAC filter), QUERY_PORT (carrier)
- * and the async EQ that carries link and queue-error events.
+ * and the async EQ that carries link, queue-error and RDMA QP/SRQ events
+ * (the latter handed to snic_ib_main.c).
  *
  * The async EQ shares MSI-X vector 0 with the admin queue so that every
  * other vector can drive a channel; the admin interrupt handler polls it.
@@ -9,6 +10,7 @@
 #include <linux/etherdevice.h>
 #include <linux/interrupt.h>
 #include <linux/slab.h>
+#include <d2d/snic_rdma_if.h>
 #include "snic.h"
 
 int snic_async_eq_init(struct snic_dev *sd)
@@ -55,9 +57,11 @@ static void snic_link_event(struct snic_dev *sd, bool up)
 	if (up && !netif_carrier_ok(nd)) {
 		netif_carrier_on(nd);
 		netdev_info(nd, "link up\n");
+		snic_ib_port_event(sd, true);
 	} else if (!up && netif_carrier_ok(nd)) {
 		netif_carrier_off(nd);
 		netdev_info(nd, "link down\n");
+		snic_ib_port_event(sd, false);
 	}
 }
 
@@ -76,6 +80,13 @@ static void snic_async_event(struct snic_dev *sd, struct snic_eqe *eqe)
 		dev_err_ratelimited(&sd->pdev->dev,
 				    "queue error event %u on object %u (error %u)\n",
 				    eqe->type, obj, data);
+		break;
+	case SNIC_EQE_QP_ERROR:
+	case SNIC_EQE_QP_SQ_DRAINED:
+	case SNIC_EQE_QP_COMM_EST:
+	case SNIC_EQE_QP_LAST_WQE:
+	case SNIC_EQE_SRQ_LIMIT:
+		snic_ib_async_event(sd, eqe);
 		break;
 	default:
 		dev_warn_ratelimited(&sd->pdev->dev,

@@ -38,6 +38,14 @@ static char *snic_get_queue_stats(Object *obj, Error **errp)
     return g_string_free(out, false);
 }
 
+static char *snic_get_rdma_stats(Object *obj, Error **errp)
+{
+    GString *out = g_string_new(NULL);
+
+    snic_rdma_stats_format(SNIC(obj), out);
+    return g_string_free(out, false);
+}
+
 static void snic_realize(PCIDevice *pdev, Error **errp)
 {
     SnicState *s = SNIC(pdev);
@@ -72,6 +80,7 @@ static void snic_realize(PCIDevice *pdev, Error **errp)
     s->tx_frame = g_malloc(SNIC_MAX_TX_FRAME);
     s->tx_seg = g_malloc(SNIC_MAX_TX_FRAME);
     snic_queues_init(s);
+    snic_rdma_init(s);
     snic_queues_reset(s);
     s->status = SNIC_STATUS_READY;
 }
@@ -83,6 +92,7 @@ static void snic_exit(PCIDevice *pdev)
     qemu_bh_delete(s->aq.bh);
     qemu_bh_delete(s->tx_bh);
     timer_free(s->rate_timer);
+    snic_rdma_free(s);
     snic_queues_free(s);
     g_free(s->tx_frame);
     g_free(s->tx_seg);
@@ -105,6 +115,8 @@ static void snic_instance_init(Object *obj)
 
     d2d_pcie_counters_add_props(obj, &s->pcie);
     object_property_add_str(obj, "queue-stats", snic_get_queue_stats, NULL);
+    object_property_add_str(obj, "rdma-stats", snic_get_rdma_stats, NULL);
+    snic_rdma_loss_props(s, obj);
 }
 
 static Property snic_properties[] = {

@@ -20,6 +20,32 @@
 /* Outer Ethernet + IPv4 (no options) + UDP + VXLAN */
 #define SNIC_VXLAN_OUTER    (SNIC_ETH_HLEN + 20 + 8 + SNIC_VXLAN_HLEN)
 
+/* Big-endian (network order) field access. */
+static inline uint16_t snic_rd16(const uint8_t *p)
+{
+    return (uint16_t)(p[0] << 8 | p[1]);
+}
+
+static inline uint32_t snic_rd32(const uint8_t *p)
+{
+    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
+           (uint32_t)p[2] << 8 | p[3];
+}
+
+static inline void snic_wr16(uint8_t *p, uint16_t v)
+{
+    p[0] = v >> 8;
+    p[1] = v;
+}
+
+static inline void snic_wr32(uint8_t *p, uint32_t v)
+{
+    p[0] = v >> 24;
+    p[1] = v >> 16;
+    p[2] = v >> 8;
+    p[3] = v;
+}
+
 typedef struct SnicPktInfo {
     uint16_t ethertype;
     bool ipv4;              /* a well-formed IPv4 header */

@@ -20,8 +20,8 @@ void snic_port_link_changed(SnicState *s, bool up)
     }
 }
 
-static uint16_t snic_write_buf(SnicState *s, const struct snic_aq_cmd *c,
-                               const void *data, size_t len)
+uint16_t snic_aq_write_buf(SnicState *s, const struct snic_aq_cmd *c,
+                           const void *data, size_t len)
 {
     if (le32_to_cpu(c->buf.len) < len) {
         return SNIC_AQ_EINVAL_PARAM;
@@ -78,7 +78,7 @@ uint16_t snic_cmd_query_port(SnicState *s, const struct snic_aq_cmd *c)
     info.speed_mbps = cpu_to_le32(SNIC_SPEED_MBPS);
     info.mtu = cpu_to_le16(s->port.mtu);
     memcpy(info.mac, s->conf.macaddr.a, 6);
-    return snic_write_buf(s, c, &info, sizeof(info));
+    return snic_aq_write_buf(s, c, &info, sizeof(info));
 }
 
 static void snic_pcie_to_le(struct snic_pcie_stats *o, const D2DPcieCounters *c)
@@ -124,13 +124,13 @@ uint16_t snic_cmd_query_stats(SnicState *s, const struct snic_aq_cmd *c)
         for (i = 0; i < sizeof(o) / sizeof(uint64_t); i++) {
             out[i] = cpu_to_le64(in[i]);
         }
-        return snic_write_buf(s, c, &o, sizeof(o));
+        return snic_aq_write_buf(s, c, &o, sizeof(o));
     }
     case SNIC_STATS_PCIE: {
         struct snic_pcie_stats o;
 
         snic_pcie_to_le(&o, &s->pcie);
-        return snic_write_buf(s, c, &o, sizeof(o));
+        return snic_aq_write_buf(s, c, &o, sizeof(o));
     }
     case SNIC_STATS_SQ:
     case SNIC_STATS_RQ: {
@@ -142,8 +142,10 @@ uint16_t snic_cmd_query_stats(SnicState *s, const struct snic_aq_cmd *c)
             return SNIC_AQ_ENOENT;
         }
         snic_queue_stats_to_le(&o, sq ? &s->sqs[id].st : &s->rqs[id].st);
-        return snic_write_buf(s, c, &o, sizeof(o));
+        return snic_aq_write_buf(s, c, &o, sizeof(o));
     }
+    case SNIC_STATS_RDMA:
+        return snic_rdma_query_stats(s, c);
     case SNIC_STATS_RULE: {
         struct snic_rule_stats o;
 
@@ -152,7 +154,7 @@ uint16_t snic_cmd_query_stats(SnicState *s, const struct snic_aq_cmd *c)
         }
         o.packets = cpu_to_le64(s->rules[id].packets);
         o.bytes = cpu_to_le64(s->rules[id].bytes);
-        return snic_write_buf(s, c, &o, sizeof(o));
+        return snic_aq_write_buf(s, c, &o, sizeof(o));
     }
     default:
         return SNIC_AQ_EINVAL_PARAM;

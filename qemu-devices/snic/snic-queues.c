@@ -84,6 +84,7 @@ void snic_queues_reset(SnicState *s)
     memset(s->rqs, 0, sizeof(SnicRq) * SNIC_MAX_RQS);
     memset(s->rss, 0, sizeof(SnicRss) * SNIC_MAX_RSS);
     memset(s->rules, 0, sizeof(SnicRule) * SNIC_MAX_RULES);
+    snic_rdma_reset(s);
     s->sqs_hi = 0;
     s->rules_hi = 0;
     memset(&s->port, 0, sizeof(s->port));
@@ -467,7 +468,10 @@ bool snic_cq_post(SnicState *s, uint16_t cqn, struct snic_cqe *cqe,
         return false;
     }
     cq->pi++;
-    if (cq->armed) {
+    if (cq->armed && (!cq->arm_se ||
+                      (cqe->rdma_flags & SNIC_CQE_RF_SOLICITED) ||
+                      cqe->opcode == SNIC_CQE_REQ_ERR ||
+                      cqe->opcode == SNIC_CQE_RECV_ERR)) {
         snic_cq_event(s, cqn);
     }
     return true;
@@ -587,7 +591,8 @@ static void snic_db_write(void *opaque, hwaddr addr, uint64_t val,
         break;
     }
     case SNIC_DB_CQ:
-    case SNIC_DB_CQ_ARM: {
+    case SNIC_DB_CQ_ARM:
+    case SNIC_DB_CQ_ARM_SE: {
         SnicCq *cq = qn < SNIC_MAX_CQS ? &s->cqs[qn] : NULL;
 
         if (!snic_db_check(s, cq && cq->valid, page, cq ? cq->db_page : 0) ||
@@ -597,9 +602,14 @@ static void snic_db_write(void *opaque, hwaddr addr, uint64_t val,
         cq->ci = ctr;
         if (addr % SNIC_DB_PAGE_SIZE == SNIC_DB_CQ_ARM) {
             cq->armed = true;
+            cq->arm_se = false;
             if (cq->pi != cq->ci) {
                 snic_cq_event(s, qn);
             }
+        } else if (addr % SNIC_DB_PAGE_SIZE == SNIC_DB_CQ_ARM_SE) {
+            /* only solicited or error CQEs written from now on count */
+            cq->armed = true;
+            cq->arm_se = true;
         }
         break;
     }
@@ -622,6 +632,9 @@ static void snic_db_write(void *opaque, hwaddr addr, uint64_t val,
         break;
     }
     default:
+        if (snic_rdma_db(s, page, addr % SNIC_DB_PAGE_SIZE, qn, ctr)) {
+            break;
+        }
         s->stats.bad_reg++;
         snic_raise_error(s, SNIC_ERR_BAD_REG, "undefined doorbell offset");
         break;

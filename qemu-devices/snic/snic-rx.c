@@ -234,6 +234,10 @@ ssize_t snic_rx_frame(SnicState *s, const uint8_t *buf, size_t size)
         s->ps.rx_filtered++;
         return consumed;
     }
+    /* RoCEv2 to our own address: the RDMA engine, before steering. */
+    if (snic_rdma_rx(s, buf, size)) {
+        return consumed;
+    }
     snic_pkt_parse(buf, size, true, &pi);
     /* Step 3: validated and counted for every frame, delivered or not. */
     m.flags = snic_rx_csum_flags(s, &pi, true);

@@ -9,7 +9,7 @@
  * BAR2 doorbells, CQE/EQE posting), snic-tx.c (send path, offloads, rate
  * limiter), snic-rx.c (receive pipeline), snic-steer.c (RSS groups,
  * steering rules), snic-port.c (port config, statistics), snic-pkt.c
- * (pure packet helpers).
+ * (pure packet helpers); the RoCEv2 transport: snic-rdma.h.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -27,10 +27,13 @@
 #define TYPE_SNIC "snic"
 OBJECT_DECLARE_SIMPLE_TYPE(SnicState, SNIC)
 
+#include "snic-rdma.h"
+
 #define SNIC_FW_VERSION "d2d-snic 0.1.0"
 #define SNIC_CAPS (SNIC_CAP_ADMINQ | SNIC_CAP_ETH | SNIC_CAP_CSUM | \
                    SNIC_CAP_TSO | SNIC_CAP_RSS | SNIC_CAP_STEER | \
-                   SNIC_CAP_VXLAN | SNIC_CAP_RATE | SNIC_CAP_STRIDING_RQ)
+                   SNIC_CAP_VXLAN | SNIC_CAP_RATE | SNIC_CAP_STRIDING_RQ | \
+                   SNIC_CAP_RDMA)
 #define SNIC_SPEED_MBPS 100000
 /* Largest frame the send path assembles: TSO payload + headers. */
 #define SNIC_MAX_TX_FRAME (65536 + SNIC_MAX_INLINE + 64)
@@ -104,7 +107,8 @@ typedef struct SnicCq {
     uint16_t eqn;
     uint16_t db_page;
     bool armed;
-    uint32_t refs;          /* SQs and RQs bound to it */
+    bool arm_se;            /* armed for solicited and error CQEs only */
+    uint32_t refs;          /* SQs, RQs and QPs bound to it */
 } SnicCq;
 
 typedef struct SnicSq {
@@ -198,6 +202,8 @@ struct SnicState {
     QEMUTimer *rate_timer;
     uint8_t *tx_frame;      /* SNIC_MAX_TX_FRAME */
     uint8_t *tx_seg;
+
+    SnicRdma rdma;
 };
 
 /* snic-regs.c */
@@ -258,6 +264,9 @@ SnicRule *snic_steer_match(SnicState *s, const uint8_t *f, size_t len,
 uint16_t snic_cmd_set_port(SnicState *s, const struct snic_aq_cmd *c);
 uint16_t snic_cmd_query_port(SnicState *s, const struct snic_aq_cmd *c);
 uint16_t snic_cmd_query_stats(SnicState *s, const struct snic_aq_cmd *c);
+/* Write @len bytes to an admin command's buffer (struct snic_aq_buf). */
+uint16_t snic_aq_write_buf(SnicState *s, const struct snic_aq_cmd *c,
+                           const void *data, size_t len);
 void snic_port_link_changed(SnicState *s, bool up);
 bool snic_port_up(SnicState *s);
 

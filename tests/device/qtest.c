@@ -482,6 +482,17 @@ bool qt_qom_get_str(struct qt *qt, const char *path, const char *prop,
 	return true;
 }
 
+bool qt_qom_set_u64(struct qt *qt, const char *path, const char *prop,
+		    uint64_t val)
+{
+	const char *r = qt_qmp(qt, "{\"execute\": \"qom-set\", \"arguments\": "
+			       "{\"path\": \"%s\", \"property\": \"%s\", "
+			       "\"value\": %llu}}", path, prop,
+			       (unsigned long long)val);
+
+	return r && strstr(r, "\"return\"");
+}
+
 bool qt_set_link(struct qt *qt, const char *name, bool up)
 {
 	const char *r = qt_qmp(qt, "{\"execute\": \"set_link\", \"arguments\": "

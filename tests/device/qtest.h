@@ -59,6 +59,9 @@ bool qt_qom_get_u64(struct qt *qt, const char *path, const char *prop,
 		    uint64_t *val);
 bool qt_qom_get_str(struct qt *qt, const char *path, const char *prop,
 		    char *buf, size_t len);
+/* qom-set of an integer property. */
+bool qt_qom_set_u64(struct qt *qt, const char *path, const char *prop,
+		    uint64_t val);
 /* set_link: carrier of net client @name (a netdev or NIC id). */
 bool qt_set_link(struct qt *qt, const char *name, bool up);
 

@@ -186,3 +186,44 @@ int snic_query_stats(struct snic_dev *d, uint32_t kind, uint32_t id,
 	return snic_aq_buf(d, SNIC_AQ_QUERY_STATS, NULL, 0, len, id, kind,
 			   out, len, NULL);
 }
+
+bool snic_ring_peek(struct qt *qt, uint64_t ring, uint32_t size,
+		    uint32_t cons, void *q, size_t esz, size_t owner_off,
+		    int tries)
+{
+	int want = !((cons / size) & 1);
+
+	while (tries--) {
+		qt_memread(qt, ring + (cons & (size - 1)) * esz, q, esz);
+		if ((((uint8_t *)q)[owner_off] & 1) == want)
+			return true;
+	}
+	return false;
+}
+
+int snic_rdma_create_mr(struct snic_dev *d, const struct snic_mr_cfg *cfg,
+			uint32_t *key)
+{
+	uint64_t res = ~0ull;
+	int st = snic_aq_buf(d, SNIC_AQ_CREATE_MR, cfg, sizeof(*cfg),
+			     sizeof(*cfg), 0, 0, NULL, 0, &res);
+
+	if (key)
+		*key = res;
+	return st;
+}
+
+int snic_rdma_modify_qp(struct snic_dev *d, uint32_t qpn,
+			const struct snic_qp_attr *a)
+{
+	return snic_aq_buf(d, SNIC_AQ_MODIFY_QP, a, sizeof(*a), sizeof(*a), qpn,
+			   0, NULL, 0, NULL);
+}
+
+int snic_rdma_query_qp(struct snic_dev *d, uint32_t qpn,
+		       struct snic_qp_attr *a)
+{
+	qt_memset(d->qt, d->scratch, 0xa5, sizeof(*a));
+	return snic_aq_buf(d, SNIC_AQ_QUERY_QP, NULL, 0, sizeof(*a), qpn, 0, a,
+			   sizeof(*a), NULL);
+}

@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include "qtest.h"
 #include "d2d/snic_if.h"
+#include "d2d/snic_rdma_if.h"
 
 struct snic_dev {
 	struct qt *qt;
@@ -82,5 +83,22 @@ int snic_aq_buf(struct snic_dev *d, uint8_t opcode, const void *in,
 int snic_identify(struct snic_dev *d, struct snic_identify_data *id);
 int snic_query_stats(struct snic_dev *d, uint32_t kind, uint32_t id,
 		     void *out, size_t len);
+
+/*
+ * The entry of @esz bytes at consumer counter @cons of a ring of @size
+ * entries at @ring, if the device wrote it this pass: bit 0 of byte
+ * @owner_off is 1 on even passes.  Tries @tries reads.
+ */
+bool snic_ring_peek(struct qt *qt, uint64_t ring, uint32_t size,
+		    uint32_t cons, void *q, size_t esz, size_t owner_off,
+		    int tries);
+
+/* ---- RDMA objects (docs/snic-rdma.md) ---- */
+int snic_rdma_create_mr(struct snic_dev *d, const struct snic_mr_cfg *cfg,
+			uint32_t *key);
+int snic_rdma_modify_qp(struct snic_dev *d, uint32_t qpn,
+			const struct snic_qp_attr *a);
+int snic_rdma_query_qp(struct snic_dev *d, uint32_t qpn,
+		       struct snic_qp_attr *a);
 
 #endif

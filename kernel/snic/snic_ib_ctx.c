@@ -1,0 +1,207 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * snic RDMA: user contexts and what they map.
+ *
+ * A ucontext owns one BAR2 doorbell page (from the driver's doorbell page
+ * allocator; the device refuses doorbells of this context's queues on any
+ * other page).  CQ, QP and SRQ rings are physically contiguous host pages
+ * the device reaches at one bus address; user space maps doorbell page and
+ * rings through rdma_user_mmap_entry offsets.  A ring's pages belong to its
+ * mmap entry and are freed with it, after the last mapping is gone.
+ */
+#include <linux/dma-mapping.h>
+#include <linux/mm.h>
+#include <rdma/uverbs_ioctl.h>
+#include "snic_ib.h"
+
+int snic_ib_buf_alloc(struct snic_ib_dev *ibd, struct snic_ib_buf *b,
+		      size_t size)
+{
+	struct device *dev = &ibd->sd->pdev->dev;
+
+	b->size = PAGE_ALIGN(size);
+	b->va = alloc_pages_exact(b->size, GFP_KERNEL | __GFP_ZERO);
+	if (!b->va)
+		return -ENOMEM;
+	/*
+	 * Shared with the device for the ring's whole life (like a coherent
+	 * buffer); x86 DMA is cache coherent and the 64-bit mask never
+	 * bounces, so the streaming mapping is never synced.
+	 */
+	b->dma = dma_map_single(dev, b->va, b->size, DMA_BIDIRECTIONAL);
+	if (dma_mapping_error(dev, b->dma)) {
+		free_pages_exact(b->va, b->size);
+		b->va = NULL;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+void snic_ib_buf_free(struct snic_ib_dev *ibd, struct snic_ib_buf *b)
+{
+	if (!b->va)
+		return;
+	dma_unmap_single(&ibd->sd->pdev->dev, b->dma, b->size,
+			 DMA_BIDIRECTIONAL);
+	free_pages_exact(b->va, b->size);
+	b->va = NULL;
+}
+
+static struct snic_ib_mmap *snic_ib_mmap_insert(struct snic_ib_ucontext *uc,
+						struct snic_ib_mmap *m,
+						size_t len, u64 *key)
+{
+	int ret;
+
+	ret = rdma_user_mmap_entry_insert(&uc->ibuc, &m->rdma, len);
+	if (ret) {
+		kfree(m);
+		return ERR_PTR(ret);
+	}
+	*key = rdma_user_mmap_get_offset(&m->rdma);
+	return m;
+}
+
+/*
+ * Hand @b over to a new mmap entry of @uc.  On success the entry owns the
+ * pages (snic_ib_buf_release drops them); on failure @b is untouched.
+ */
+struct snic_ib_mmap *snic_ib_mmap_buf(struct snic_ib_ucontext *uc,
+				      struct snic_ib_buf *b, u64 *key)
+{
+	struct snic_ib_mmap *m;
+
+	m = kzalloc(sizeof(*m), GFP_KERNEL);
+	if (!m)
+		return ERR_PTR(-ENOMEM);
+	m->ibd = to_sibdev(uc->ibuc.device);
+	m->type = SNIC_IB_MMAP_BUF;
+	m->buf = *b;
+	return snic_ib_mmap_insert(uc, m, b->size, key);
+}
+
+/* Free a ring: now (kernel object) or with its last mapping (user). */
+void snic_ib_buf_release(struct snic_ib_dev *ibd, struct snic_ib_buf *b,
+			 struct snic_ib_mmap *m)
+{
+	if (m)
+		rdma_user_mmap_entry_remove(&m->rdma);
+	else
+		snic_ib_buf_free(ibd, b);
+	b->va = NULL;
+}
+
+/* Doorbell page for an object: the context's for user objects. */
+u16 snic_ib_db_page(struct snic_ib_dev *ibd, struct ib_udata *udata)
+{
+	struct snic_ib_ucontext *uc;
+
+	if (!udata)
+		return ibd->kdb_page;
+	uc = rdma_udata_to_drv_context(udata, struct snic_ib_ucontext, ibuc);
+	return uc->db_page;
+}
+
+int snic_ib_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata)
+{
+	struct snic_ib_ucontext *uc = to_sibuc(ibuc);
+	struct snic_ib_dev *ibd = to_sibdev(ibuc->device);
+	struct snic_alloc_ucontext_resp resp = {};
+	struct snic_ib_mmap *m;
+	u64 key;
+	int ret;
+
+	uc->db_page = snic_db_page_alloc(ibd->sd);
+	if (uc->db_page < 0)
+		return uc->db_page;
+	m = kzalloc(sizeof(*m), GFP_KERNEL);
+	if (!m) {
+		snic_db_page_free(ibd->sd, uc->db_page);
+		return -ENOMEM;
+	}
+	m->ibd = ibd;
+	m->type = SNIC_IB_MMAP_DB;
+	m->db_page = uc->db_page;
+	m = snic_ib_mmap_insert(uc, m, PAGE_SIZE, &key);
+	if (IS_ERR(m)) {
+		snic_db_page_free(ibd->sd, uc->db_page);
+		return PTR_ERR(m);
+	}
+	uc->db_entry = &m->rdma;
+
+	resp.db_page = uc->db_page;
+	resp.max_inline = SNIC_MAX_RDMA_INLINE;
+	resp.db_mmap_key = key;
+	resp.cqe_size = sizeof(struct snic_cqe);
+	resp.wqebb_size = SNIC_WQEBB_SIZE;
+	resp.max_sge = SNIC_MAX_SGE;
+	ret = ib_copy_to_udata(udata, &resp, min(sizeof(resp), udata->outlen));
+	if (ret) {
+		/* mmap_free gives the page back. */
+		rdma_user_mmap_entry_remove(uc->db_entry);
+		return ret;
+	}
+	return 0;
+}
+
+void snic_ib_dealloc_ucontext(struct ib_ucontext *ibuc)
+{
+	rdma_user_mmap_entry_remove(to_sibuc(ibuc)->db_entry);
+}
+
+static int snic_ib_mmap_pages(struct vm_area_struct *vma,
+			      struct snic_ib_buf *b)
+{
+	unsigned long off;
+	int ret;
+
+	/* Each page gets a reference held by the mapping. */
+	for (off = 0; off < b->size; off += PAGE_SIZE) {
+		ret = vm_insert_page(vma, vma->vm_start + off,
+				     virt_to_page(b->va + off));
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+int snic_ib_mmap(struct ib_ucontext *ibuc, struct vm_area_struct *vma)
+{
+	struct snic_ib_dev *ibd = to_sibdev(ibuc->device);
+	struct rdma_user_mmap_entry *e;
+	struct snic_ib_mmap *m;
+	unsigned long pfn;
+	int ret;
+
+	e = rdma_user_mmap_entry_get(ibuc, vma);
+	if (!e)
+		return -EINVAL;
+	m = container_of(e, struct snic_ib_mmap, rdma);
+	if (m->type == SNIC_IB_MMAP_DB) {
+		if (vma->vm_flags & VM_EXEC) {
+			ret = -EPERM;
+			goto out;
+		}
+		pfn = (pci_resource_start(ibd->sd->pdev, SNIC_BAR_DB) +
+		       (resource_size_t)m->db_page * SNIC_DB_PAGE_SIZE) >>
+		      PAGE_SHIFT;
+		ret = rdma_user_mmap_io(ibuc, vma, pfn, PAGE_SIZE,
+					pgprot_noncached(vma->vm_page_prot), e);
+	} else {
+		ret = snic_ib_mmap_pages(vma, &m->buf);
+	}
+out:
+	rdma_user_mmap_entry_put(e);
+	return ret;
+}
+
+void snic_ib_mmap_free(struct rdma_user_mmap_entry *e)
+{
+	struct snic_ib_mmap *m = container_of(e, struct snic_ib_mmap, rdma);
+
+	if (m->type == SNIC_IB_MMAP_DB)
+		snic_db_page_free(m->ibd->sd, m->db_page);
+	else
+		snic_ib_buf_free(m->ibd, &m->buf);
+	kfree(m);
+}

@@ -1,0 +1,674 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * snic RDMA: queue pairs (RC, UD, GSI), shared receive queues and
+ * address handles.
+ *
+ * A QP's send ring (64-byte basic blocks), receive ring (2^stride-byte
+ * WQEs) and doorbell record share one buffer; kernel QPs are posted by
+ * snic_ib_post.c, user QPs by libsnic through its mapping of the buffer.
+ * Kernel QPs are created SNIC_QP_F_PRIV (lkey 0 = bus address), user QPs
+ * never.  Addresses are resolved here into struct snic_av (the device has
+ * no GID table): MODIFY_QP carries it for RC, AHs hold it for UD/GSI.
+ */
+#include <linux/etherdevice.h>
+#include <net/ipv6.h>
+#include <rdma/ib_cache.h>
+#include <rdma/uverbs_ioctl.h>
+#include "snic_ib.h"
+
+/* ---- address vectors ---- */
+
+static bool snic_ib_gid_v4(const union ib_gid *gid)
+{
+	return ipv6_addr_v4mapped((const struct in6_addr *)gid->raw);
+}
+
+/*
+ * Resolve a RoCE address into the headers the device builds: never
+ * sleeps (kernel AHs may be created in atomic context).
+ */
+int snic_ib_resolve_av(struct snic_ib_dev *ibd,
+		       const struct rdma_ah_attr *ah, u32 lqpn, u32 rqpn,
+		       struct snic_av *av)
+{
+	const struct ib_global_route *grh;
+	const struct ib_gid_attr *sattr;
+	struct net_device *nd;
+
+	if (ah->type != RDMA_AH_ATTR_TYPE_ROCE ||
+	    !(rdma_ah_get_ah_flags(ah) & IB_AH_GRH))
+		return -EINVAL;
+	grh = rdma_ah_read_grh(ah);
+	sattr = grh->sgid_attr;
+	if (!sattr || sattr->gid_type != IB_GID_TYPE_ROCE_UDP_ENCAP)
+		return -EINVAL;
+	/* RoCEv2 over IPv4 only: both GIDs IPv4-mapped. */
+	if (!snic_ib_gid_v4(&sattr->gid) || !snic_ib_gid_v4(&grh->dgid))
+		return -EAFNOSUPPORT;
+	memset(av, 0, sizeof(*av));
+	rcu_read_lock();
+	nd = rdma_read_gid_attr_ndev_rcu(sattr);
+	if (IS_ERR(nd)) {
+		rcu_read_unlock();
+		return PTR_ERR(nd);
+	}
+	ether_addr_copy(av->smac, nd->dev_addr);
+	rcu_read_unlock();
+	ether_addr_copy(av->dmac, ah->roce.dmac);
+	memcpy(&av->sip, &sattr->gid.raw[12], sizeof(av->sip));
+	memcpy(&av->dip, &grh->dgid.raw[12], sizeof(av->dip));
+	av->ttl = grh->hop_limit ?: 64;
+	av->tos = grh->traffic_class;
+	av->udp_sport = cpu_to_le16(rdma_get_udp_sport(grh->flow_label, lqpn,
+						       rqpn));
+	return 0;
+}
+
+int snic_ib_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
+		      struct ib_udata *udata)
+{
+	struct snic_ib_dev *ibd = to_sibdev(ibah->device);
+	struct snic_ib_ah *ah = to_sibah(ibah);
+	struct snic_create_ah_resp resp = {};
+	int ret;
+
+	/* Pure host state: the same with or without RDMA_CREATE_AH_SLEEPABLE. */
+	ret = snic_ib_resolve_av(ibd, init->ah_attr, 0, 0, &ah->av);
+	if (ret)
+		return ret;
+	if (udata) {
+		resp.av = ah->av;
+		ret = ib_copy_to_udata(udata, &resp,
+				       min(sizeof(resp), udata->outlen));
+	}
+	return ret;
+}
+
+int snic_ib_query_ah(struct ib_ah *ibah, struct rdma_ah_attr *attr)
+{
+	return -EOPNOTSUPP;
+}
+
+int snic_ib_destroy_ah(struct ib_ah *ibah, u32 flags)
+{
+	return 0;
+}
+
+/* ---- QPs ---- */
+
+static int snic_ib_qp_type(enum ib_qp_type t)
+{
+	switch (t) {
+	case IB_QPT_RC:
+		return SNIC_QPT_RC;
+	case IB_QPT_UD:
+		return SNIC_QPT_UD;
+	case IB_QPT_GSI:
+		return SNIC_QPT_GSI;
+	default:
+		return -EOPNOTSUPP;
+	}
+}
+
+/* Largest WQE a QP of these capabilities may post, in basic blocks. */
+static u32 snic_ib_wqe_bbs(struct snic_ib_qp *qp)
+{
+	u32 body, inl;
+
+	body = 1 + qp->max_send_sge;			/* raddr + data */
+	body = max_t(u32, body, 3);			/* raddr, atomic, 1 sge */
+	if (!qp->user)
+		body = max_t(u32, body, 3);		/* REG_MR segment */
+	inl = 1 + DIV_ROUND_UP(4 + qp->max_inline, 16);	/* raddr + inline */
+	body = max(body, inl);
+	if (qp->type != SNIC_QPT_RC)
+		body += 3;				/* ud segment */
+	return DIV_ROUND_UP(1 + body, SNIC_WQEBB_SIZE / 16);
+}
+
+static int snic_ib_qp_caps(struct snic_ib_qp *qp, struct ib_qp_init_attr *init)
+{
+	struct ib_qp_cap *cap = &init->cap;
+	u32 max_sge = qp->type == SNIC_QPT_RC ? SNIC_IB_MAX_SEND_SGE :
+						SNIC_IB_MAX_UD_SGE;
+	u32 bbs, n;
+
+	if (cap->max_send_sge > max_sge || cap->max_recv_sge > SNIC_MAX_SGE ||
+	    cap->max_inline_data > SNIC_MAX_RDMA_INLINE ||
+	    cap->max_send_wr > (1u << SNIC_MAX_LOG_SIZE) / SNIC_WQE_MAX_BBS ||
+	    (!init->srq && cap->max_recv_wr > (1u << SNIC_MAX_LOG_SIZE)))
+		return -EINVAL;
+	qp->max_send_sge = max_t(u32, cap->max_send_sge, 1);
+	qp->max_recv_sge = max_t(u32, cap->max_recv_sge, 1);
+	qp->max_inline = cap->max_inline_data;
+	bbs = snic_ib_wqe_bbs(qp);
+	n = max_t(u32, cap->max_send_wr, 1) * bbs;
+	qp->sq_log = max_t(u8, order_base_2(n), SNIC_MIN_LOG_SIZE);
+	if (qp->sq_log > SNIC_MAX_LOG_SIZE)
+		return -EINVAL;
+	qp->sq_size = 1u << qp->sq_log;
+	qp->max_send_wr = qp->sq_size / bbs;
+	if (init->srq) {
+		qp->rq_log = 0;
+		qp->rq_size = 0;
+		qp->rq_log_stride = SNIC_IB_RECV_MIN_LOG;
+	} else {
+		qp->rq_log = max_t(u8, order_base_2(max_t(u32, cap->max_recv_wr, 1)),
+				   SNIC_MIN_LOG_SIZE);
+		qp->rq_size = 1u << qp->rq_log;
+		qp->rq_log_stride = max_t(u8, SNIC_IB_RECV_MIN_LOG,
+					  order_base_2(16 * (1 + qp->max_recv_sge)));
+	}
+	qp->sq_off = 0;
+	qp->rq_off = ALIGN(qp->sq_size * SNIC_WQEBB_SIZE, SNIC_RING_ALIGN);
+	qp->dbr_off = ALIGN(qp->rq_off + (qp->rq_size << qp->rq_log_stride),
+			    SNIC_RING_ALIGN);
+
+	cap->max_send_wr = qp->max_send_wr;
+	cap->max_send_sge = qp->max_send_sge;
+	cap->max_inline_data = qp->max_inline;
+	if (!init->srq) {
+		cap->max_recv_wr = qp->rq_size;
+		cap->max_recv_sge = qp->max_recv_sge;
+	}
+	return 0;
+}
+
+static int snic_ib_qp_cmd(struct snic_ib_dev *ibd, struct snic_ib_qp *qp,
+			  struct ib_qp_init_attr *init, u32 pdn)
+{
+	struct snic_aq_cmd cmd = { .opcode = SNIC_AQ_CREATE_QP };
+	struct snic_aq_create_qp c = {};
+	u64 qpn;
+	int ret;
+
+	BUILD_BUG_ON(sizeof(c) > sizeof(cmd.raw));
+	c.type = qp->type;
+	c.flags = (qp->user ? 0 : SNIC_QP_F_PRIV) |
+		  (qp->sig_all ? SNIC_QP_F_SIG_ALL : 0);
+	c.sq_log = qp->sq_log;
+	c.rq_log = qp->rq_log;
+	c.rq_log_stride = qp->rq_log_stride;
+	c.db_page = cpu_to_le16(qp->db_page);
+	c.pdn = cpu_to_le32(pdn);
+	c.send_cqn = cpu_to_le16(to_sibcq(init->send_cq)->cq.cqn);
+	c.recv_cqn = cpu_to_le16(to_sibcq(init->recv_cq)->cq.cqn);
+	c.srqn = cpu_to_le16(qp->srq ? qp->srq->srqn : SNIC_SRQN_NONE);
+	c.sq_addr = cpu_to_le64(qp->buf.dma + qp->sq_off);
+	c.rq_addr = cpu_to_le64(qp->rq_size ? qp->buf.dma + qp->rq_off : 0);
+	c.dbr_addr = cpu_to_le64(qp->buf.dma + qp->dbr_off);
+	memcpy(cmd.raw, &c, sizeof(c));
+	ret = snic_aq_exec(ibd->sd, &cmd, &qpn);
+	if (ret)
+		return ret;
+	qp->qpn = qpn;
+	return 0;
+}
+
+int snic_ib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
+		      struct ib_udata *udata)
+{
+	struct snic_ib_dev *ibd = to_sibdev(ibqp->device);
+	struct snic_ib_qp *qp = to_sibqp(ibqp);
+	struct snic_create_qp_resp resp = {};
+	struct snic_ib_ucontext *uc = NULL;
+	int type, ret;
+
+	type = snic_ib_qp_type(init->qp_type);
+	if (type < 0)
+		return type;
+	if (init->create_flags || !init->send_cq || !init->recv_cq ||
+	    (udata && type == SNIC_QPT_GSI))
+		return -EOPNOTSUPP;
+	if (udata)
+		uc = rdma_udata_to_drv_context(udata, struct snic_ib_ucontext,
+					       ibuc);
+	qp->type = type;
+	qp->user = !!udata;
+	qp->sig_all = init->sq_sig_type == IB_SIGNAL_ALL_WR;
+	qp->srq = init->srq ? to_sibsrq(init->srq) : NULL;
+	qp->port = SNIC_IB_PORT;
+	qp->state = IB_QPS_RESET;
+	qp->db_page = snic_ib_db_page(ibd, udata);
+	spin_lock_init(&qp->sq_lock);
+	spin_lock_init(&qp->rq_lock);
+	ret = snic_ib_qp_caps(qp, init);
+	if (ret)
+		return ret;
+	if (!qp->user) {
+		qp->swqe = kvcalloc(qp->sq_size, sizeof(*qp->swqe), GFP_KERNEL);
+		if (!qp->swqe)
+			return -ENOMEM;
+	}
+	ret = snic_ib_buf_alloc(ibd, &qp->buf, qp->dbr_off + SNIC_RING_ALIGN);
+	if (ret)
+		goto err_swqe;
+	ret = snic_ib_qp_cmd(ibd, qp, init, to_sibpd(ibqp->pd)->pdn);
+	if (ret)
+		goto err_buf;
+	if (type == SNIC_QPT_GSI && qp->qpn != SNIC_GSI_QPN) {
+		dev_err(&ibd->sd->pdev->dev, "GSI QP got qpn %u\n", qp->qpn);
+		ret = -EIO;
+		goto err_destroy;
+	}
+	ibqp->qp_num = qp->qpn;
+	ret = xa_insert_irq(&ibd->qps, qp->qpn, qp, GFP_KERNEL);
+	if (ret)
+		goto err_destroy;
+
+	if (uc) {
+		u64 key;
+
+		qp->mmap = snic_ib_mmap_buf(uc, &qp->buf, &key);
+		if (IS_ERR(qp->mmap)) {
+			ret = PTR_ERR(qp->mmap);
+			qp->mmap = NULL;
+			goto err_xa;
+		}
+		resp.qpn = qp->qpn;
+		resp.max_inline = qp->max_inline;
+		resp.sq_log = qp->sq_log;
+		resp.rq_log = qp->rq_log;
+		resp.rq_log_stride = qp->rq_log_stride;
+		resp.mmap_key = key;
+		resp.mmap_len = qp->buf.size;
+		resp.sq_offset = qp->sq_off;
+		resp.rq_offset = qp->rq_off;
+		resp.dbr_offset = qp->dbr_off;
+		ret = ib_copy_to_udata(udata, &resp,
+				       min(sizeof(resp), udata->outlen));
+		if (ret)
+			goto err_xa;
+	}
+	return 0;
+
+err_xa:
+	xa_erase_irq(&ibd->qps, qp->qpn);
+	snic_ib_sync_events(ibd);
+err_destroy:
+	if (snic_cmd_destroy(ibd->sd, SNIC_AQ_DESTROY_QP, qp->qpn))
+		goto err_swqe;	/* the device may still use the ring: leak it */
+err_buf:
+	snic_ib_buf_release(ibd, &qp->buf, qp->mmap);
+err_swqe:
+	kvfree(qp->swqe);
+	return ret;
+}
+
+int snic_ib_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
+{
+	struct snic_ib_dev *ibd = to_sibdev(ibqp->device);
+	struct snic_ib_qp *qp = to_sibqp(ibqp);
+	int ret;
+
+	ret = snic_cmd_destroy(ibd->sd, SNIC_AQ_DESTROY_QP, qp->qpn);
+	/* CQEs still queued for it are dropped by poll_cq from now on. */
+	xa_erase_irq(&ibd->qps, qp->qpn);
+	snic_ib_sync_events(ibd);
+	if (ret)
+		dev_warn(&ibd->sd->pdev->dev,
+			 "DESTROY_QP %u failed: %d, keeping its rings\n",
+			 qp->qpn, ret);
+	else
+		snic_ib_buf_release(ibd, &qp->buf, qp->mmap);
+	kvfree(qp->swqe);
+	qp->swqe = NULL;
+	return 0;
+}
+
+#define SNIC_IB_QP_MASKS (IB_QP_STATE | IB_QP_CUR_STATE | \
+			  IB_QP_ACCESS_FLAGS | IB_QP_PKEY_INDEX | IB_QP_PORT | \
+			  IB_QP_QKEY | IB_QP_AV | IB_QP_PATH_MTU | \
+			  IB_QP_TIMEOUT | IB_QP_RETRY_CNT | IB_QP_RNR_RETRY | \
+			  IB_QP_RQ_PSN | IB_QP_MAX_QP_RD_ATOMIC | \
+			  IB_QP_MIN_RNR_TIMER | IB_QP_SQ_PSN | \
+			  IB_QP_MAX_DEST_RD_ATOMIC | IB_QP_DEST_QPN | \
+			  IB_QP_EN_SQD_ASYNC_NOTIFY)
+
+/* Attribute values the device cannot take: -EINVAL before any command. */
+static int snic_ib_check_attr(const struct ib_qp_attr *a, int mask)
+{
+	if (mask & ~SNIC_IB_QP_MASKS)
+		return -EOPNOTSUPP;
+	if (((mask & IB_QP_PKEY_INDEX) && a->pkey_index) ||
+	    ((mask & IB_QP_PORT) && a->port_num != SNIC_IB_PORT) ||
+	    ((mask & IB_QP_PATH_MTU) &&
+	     (a->path_mtu < IB_MTU_256 || a->path_mtu > IB_MTU_4096)) ||
+	    ((mask & IB_QP_TIMEOUT) && a->timeout > 31) ||
+	    ((mask & IB_QP_RETRY_CNT) && a->retry_cnt > 7) ||
+	    ((mask & IB_QP_RNR_RETRY) && a->rnr_retry > 7) ||
+	    ((mask & IB_QP_MIN_RNR_TIMER) && a->min_rnr_timer > 31) ||
+	    ((mask & IB_QP_MAX_QP_RD_ATOMIC) &&
+	     a->max_rd_atomic > SNIC_MAX_RD_ATOMIC) ||
+	    ((mask & IB_QP_MAX_DEST_RD_ATOMIC) &&
+	     a->max_dest_rd_atomic > SNIC_MAX_RD_ATOMIC) ||
+	    ((mask & IB_QP_RQ_PSN) && a->rq_psn > 0xffffff) ||
+	    ((mask & IB_QP_SQ_PSN) && a->sq_psn > 0xffffff) ||
+	    ((mask & IB_QP_DEST_QPN) && a->dest_qp_num > 0xffffff) ||
+	    ((mask & IB_QP_ACCESS_FLAGS) &&
+	     (a->qp_access_flags & ~(IB_ACCESS_LOCAL_WRITE |
+				     IB_ACCESS_REMOTE_WRITE |
+				     IB_ACCESS_REMOTE_READ |
+				     IB_ACCESS_REMOTE_ATOMIC))))
+		return -EINVAL;
+	return 0;
+}
+
+static const struct {
+	int ib;
+	u32 snic;
+} snic_ib_mask_map[] = {
+	{ IB_QP_STATE, SNIC_QP_ATTR_STATE },
+	{ IB_QP_CUR_STATE, SNIC_QP_ATTR_CUR_STATE },
+	{ IB_QP_ACCESS_FLAGS, SNIC_QP_ATTR_ACCESS },
+	{ IB_QP_PKEY_INDEX, SNIC_QP_ATTR_PKEY_INDEX },
+	{ IB_QP_QKEY, SNIC_QP_ATTR_QKEY },
+	{ IB_QP_AV, SNIC_QP_ATTR_AV },
+	{ IB_QP_PATH_MTU, SNIC_QP_ATTR_PATH_MTU },
+	{ IB_QP_TIMEOUT, SNIC_QP_ATTR_TIMEOUT },
+	{ IB_QP_RETRY_CNT, SNIC_QP_ATTR_RETRY_CNT },
+	{ IB_QP_RNR_RETRY, SNIC_QP_ATTR_RNR_RETRY },
+	{ IB_QP_RQ_PSN, SNIC_QP_ATTR_RQ_PSN },
+	{ IB_QP_MAX_QP_RD_ATOMIC, SNIC_QP_ATTR_MAX_RD_ATOMIC },
+	{ IB_QP_MIN_RNR_TIMER, SNIC_QP_ATTR_MIN_RNR_TIMER },
+	{ IB_QP_SQ_PSN, SNIC_QP_ATTR_SQ_PSN },
+	{ IB_QP_MAX_DEST_RD_ATOMIC, SNIC_QP_ATTR_MAX_DEST_RD_ATOMIC },
+	{ IB_QP_DEST_QPN, SNIC_QP_ATTR_DEST_QPN },
+	{ IB_QP_EN_SQD_ASYNC_NOTIFY, SNIC_QP_ATTR_SQD_NOTIFY },
+};
+
+/* A kernel QP back in RESET starts its rings from 0, like the device. */
+static void snic_ib_qp_reset(struct snic_ib_qp *qp)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&qp->sq_lock, flags);
+	qp->sq_prod = 0;
+	qp->sq_cons = 0;
+	spin_unlock_irqrestore(&qp->sq_lock, flags);
+	spin_lock_irqsave(&qp->rq_lock, flags);
+	qp->rq_prod = 0;
+	qp->rq_cons = 0;
+	spin_unlock_irqrestore(&qp->rq_lock, flags);
+	memset(qp->buf.va + qp->dbr_off, 0, 8);
+}
+
+int snic_ib_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *a, int mask,
+		      struct ib_udata *udata)
+{
+	struct snic_ib_dev *ibd = to_sibdev(ibqp->device);
+	struct snic_ib_qp *qp = to_sibqp(ibqp);
+	enum ib_qp_state cur, next;
+	struct snic_qp_attr *s;
+	u32 smask = 0, dqpn;
+	int i, ret;
+
+	if (udata && udata->inlen)
+		return -EOPNOTSUPP;
+	cur = mask & IB_QP_CUR_STATE ? a->cur_qp_state : READ_ONCE(qp->state);
+	next = mask & IB_QP_STATE ? a->qp_state : cur;
+	if (!ib_modify_qp_is_ok(cur, next, ibqp->qp_type, mask))
+		return -EINVAL;
+	ret = snic_ib_check_attr(a, mask);
+	if (ret)
+		return ret;
+
+	s = kzalloc(sizeof(*s), GFP_KERNEL);
+	if (!s)
+		return -ENOMEM;
+	for (i = 0; i < ARRAY_SIZE(snic_ib_mask_map); i++)
+		if (mask & snic_ib_mask_map[i].ib)
+			smask |= snic_ib_mask_map[i].snic;
+	s->mask = cpu_to_le32(smask);
+	s->state = next;
+	s->cur_state = cur;
+	s->path_mtu = a->path_mtu;
+	s->timeout = a->timeout;
+	s->retry_cnt = a->retry_cnt;
+	s->rnr_retry = a->rnr_retry;
+	s->min_rnr_timer = a->min_rnr_timer;
+	s->max_rd_atomic = a->max_rd_atomic;
+	s->max_dest_rd_atomic = a->max_dest_rd_atomic;
+	s->sqd_notify = a->en_sqd_async_notify;
+	s->pkey_index = cpu_to_le16(a->pkey_index);
+	s->dest_qpn = cpu_to_le32(a->dest_qp_num);
+	s->rq_psn = cpu_to_le32(a->rq_psn);
+	s->sq_psn = cpu_to_le32(a->sq_psn);
+	s->qkey = cpu_to_le32(a->qkey);
+	s->access = cpu_to_le32(a->qp_access_flags);
+	if (mask & IB_QP_AV) {
+		dqpn = mask & IB_QP_DEST_QPN ? a->dest_qp_num :
+					       qp->attr.dest_qp_num;
+		ret = snic_ib_resolve_av(ibd, &a->ah_attr, qp->qpn, dqpn,
+					 &s->av);
+		if (ret)
+			goto out;
+	}
+	ret = snic_aq_exec_buf(ibd->sd, SNIC_AQ_MODIFY_QP, qp->qpn, 0, s,
+			       sizeof(*s), NULL);
+	if (ret)
+		goto out;
+
+	if (next == IB_QPS_RESET && !qp->user)
+		snic_ib_qp_reset(qp);
+	WRITE_ONCE(qp->state, next);
+	if (mask & IB_QP_QKEY)
+		qp->qkey = a->qkey;
+	/* Remember what query_qp reports (ah_attr without its sgid ref). */
+	if (mask & IB_QP_AV) {
+		qp->attr.ah_attr = a->ah_attr;
+		qp->attr.ah_attr.grh.sgid_attr = NULL;
+	}
+	if (mask & IB_QP_PATH_MTU)
+		qp->attr.path_mtu = a->path_mtu;
+	if (mask & IB_QP_DEST_QPN)
+		qp->attr.dest_qp_num = a->dest_qp_num;
+	if (mask & IB_QP_ACCESS_FLAGS)
+		qp->attr.qp_access_flags = a->qp_access_flags;
+	if (mask & IB_QP_TIMEOUT)
+		qp->attr.timeout = a->timeout;
+	if (mask & IB_QP_RETRY_CNT)
+		qp->attr.retry_cnt = a->retry_cnt;
+	if (mask & IB_QP_RNR_RETRY)
+		qp->attr.rnr_retry = a->rnr_retry;
+	if (mask & IB_QP_MIN_RNR_TIMER)
+		qp->attr.min_rnr_timer = a->min_rnr_timer;
+	if (mask & IB_QP_MAX_QP_RD_ATOMIC)
+		qp->attr.max_rd_atomic = a->max_rd_atomic;
+	if (mask & IB_QP_MAX_DEST_RD_ATOMIC)
+		qp->attr.max_dest_rd_atomic = a->max_dest_rd_atomic;
+	if (mask & IB_QP_RQ_PSN)
+		qp->attr.rq_psn = a->rq_psn;
+	if (mask & IB_QP_SQ_PSN)
+		qp->attr.sq_psn = a->sq_psn;
+out:
+	kfree(s);
+	return ret;
+}
+
+int snic_ib_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *a, int mask,
+		     struct ib_qp_init_attr *init)
+{
+	struct snic_ib_dev *ibd = to_sibdev(ibqp->device);
+	struct snic_ib_qp *qp = to_sibqp(ibqp);
+	struct snic_qp_attr *s;
+	int ret;
+
+	s = kzalloc(sizeof(*s), GFP_KERNEL);
+	if (!s)
+		return -ENOMEM;
+	*a = qp->attr;
+	a->qp_state = READ_ONCE(qp->state);
+	ret = snic_aq_exec_buf(ibd->sd, SNIC_AQ_QUERY_QP, qp->qpn, 0, s,
+			       sizeof(*s), NULL);
+	if (!ret) {
+		/* The device's view: state (ERR after a failure) and PSNs. */
+		a->qp_state = s->state;
+		a->sq_psn = le32_to_cpu(s->sq_psn);
+		a->rq_psn = le32_to_cpu(s->rq_psn);
+		a->sq_draining = s->state == SNIC_QPS_SQD &&
+				 le32_to_cpu(s->sq_outstanding);
+	}
+	kfree(s);
+	if (ret && ret != -EOPNOTSUPP)
+		return ret;
+	a->cur_qp_state = a->qp_state;
+	a->qkey = qp->qkey;
+	a->port_num = qp->port;
+	a->cap.max_send_wr = qp->max_send_wr;
+	a->cap.max_send_sge = qp->max_send_sge;
+	a->cap.max_inline_data = qp->max_inline;
+	a->cap.max_recv_wr = qp->rq_size;
+	a->cap.max_recv_sge = qp->srq ? 0 : qp->max_recv_sge;
+
+	memset(init, 0, sizeof(*init));
+	init->qp_type = ibqp->qp_type;
+	init->send_cq = ibqp->send_cq;
+	init->recv_cq = ibqp->recv_cq;
+	init->srq = ibqp->srq;
+	init->cap = a->cap;
+	init->sq_sig_type = qp->sig_all ? IB_SIGNAL_ALL_WR : IB_SIGNAL_REQ_WR;
+	return 0;
+}
+
+/* ---- SRQs ---- */
+
+int snic_ib_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
+		       struct ib_udata *udata)
+{
+	struct snic_ib_dev *ibd = to_sibdev(ibsrq->device);
+	struct snic_ib_srq *srq = to_sibsrq(ibsrq);
+	struct snic_aq_cmd cmd = { .opcode = SNIC_AQ_CREATE_SRQ };
+	struct ib_srq_attr *a = &init->attr;
+	struct snic_create_srq_resp resp = {};
+	struct snic_aq_create_srq c = {};
+	size_t ring;
+	u64 srqn;
+	int ret;
+
+	if (init->srq_type != IB_SRQT_BASIC || !a->max_wr ||
+	    a->max_wr >= (1u << SNIC_MAX_LOG_SIZE) ||
+	    a->max_sge > SNIC_MAX_SGE || a->srq_limit > a->max_wr)
+		return -EINVAL;
+	spin_lock_init(&srq->lock);
+	srq->log_size = max_t(u8, order_base_2(a->max_wr + 1),
+			      SNIC_MIN_LOG_SIZE);
+	srq->size = 1u << srq->log_size;
+	srq->max_sge = max_t(u32, a->max_sge, 1);
+	srq->log_stride = max_t(u8, SNIC_IB_RECV_MIN_LOG,
+				order_base_2(16 * (1 + srq->max_sge)));
+	srq->db_page = snic_ib_db_page(ibd, udata);
+	srq->limit = a->srq_limit;
+	ring = ALIGN(srq->size << srq->log_stride, SNIC_RING_ALIGN);
+	ret = snic_ib_buf_alloc(ibd, &srq->buf, ring + SNIC_RING_ALIGN);
+	if (ret)
+		return ret;
+	srq->dbr = srq->buf.va + ring;
+
+	BUILD_BUG_ON(sizeof(c) > sizeof(cmd.raw));
+	c.pdn = cpu_to_le32(to_sibpd(ibsrq->pd)->pdn);
+	c.log_size = srq->log_size;
+	c.log_stride = srq->log_stride;
+	c.db_page = cpu_to_le16(srq->db_page);
+	c.ring_addr = cpu_to_le64(srq->buf.dma);
+	c.dbr_addr = cpu_to_le64(srq->buf.dma + ring);
+	c.limit = cpu_to_le32(srq->limit);
+	memcpy(cmd.raw, &c, sizeof(c));
+	ret = snic_aq_exec(ibd->sd, &cmd, &srqn);
+	if (ret)
+		goto err_buf;
+	srq->srqn = srqn;
+	ret = xa_insert_irq(&ibd->srqs, srq->srqn, srq, GFP_KERNEL);
+	if (ret)
+		goto err_destroy;
+
+	if (udata) {
+		struct snic_ib_ucontext *uc =
+			rdma_udata_to_drv_context(udata,
+						  struct snic_ib_ucontext, ibuc);
+		u64 key;
+
+		srq->mmap = snic_ib_mmap_buf(uc, &srq->buf, &key);
+		if (IS_ERR(srq->mmap)) {
+			ret = PTR_ERR(srq->mmap);
+			srq->mmap = NULL;
+			goto err_xa;
+		}
+		resp.srqn = srq->srqn;
+		resp.log_size = srq->log_size;
+		resp.log_stride = srq->log_stride;
+		resp.mmap_key = key;
+		resp.mmap_len = srq->buf.size;
+		resp.dbr_offset = ring;
+		ret = ib_copy_to_udata(udata, &resp,
+				       min(sizeof(resp), udata->outlen));
+		if (ret)
+			goto err_xa;
+	}
+	a->max_wr = srq->size - 1;
+	a->max_sge = srq->max_sge;
+	return 0;
+
+err_xa:
+	xa_erase_irq(&ibd->srqs, srq->srqn);
+	snic_ib_sync_events(ibd);
+err_destroy:
+	if (snic_cmd_destroy(ibd->sd, SNIC_AQ_DESTROY_SRQ, srq->srqn))
+		return ret;	/* the device may still use the ring: leak it */
+err_buf:
+	snic_ib_buf_release(ibd, &srq->buf, srq->mmap);
+	return ret;
+}
+
+int snic_ib_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *a,
+		       enum ib_srq_attr_mask mask, struct ib_udata *udata)
+{
+	struct snic_ib_dev *ibd = to_sibdev(ibsrq->device);
+	struct snic_ib_srq *srq = to_sibsrq(ibsrq);
+	struct snic_aq_cmd cmd = { .opcode = SNIC_AQ_MODIFY_SRQ };
+	struct snic_aq_modify_srq m = {};
+	int ret;
+
+	if (mask & IB_SRQ_MAX_WR)
+		return -EOPNOTSUPP;	/* no resize */
+	if (!(mask & IB_SRQ_LIMIT))
+		return 0;
+	if (a->srq_limit >= srq->size)
+		return -EINVAL;
+	BUILD_BUG_ON(sizeof(m) > sizeof(cmd.raw));
+	m.srqn = cpu_to_le32(srq->srqn);
+	m.limit = cpu_to_le32(a->srq_limit);
+	memcpy(cmd.raw, &m, sizeof(m));
+	ret = snic_aq_exec(ibd->sd, &cmd, NULL);
+	if (!ret)
+		srq->limit = a->srq_limit;
+	return ret;
+}
+
+int snic_ib_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *a)
+{
+	struct snic_ib_srq *srq = to_sibsrq(ibsrq);
+
+	a->max_wr = srq->size - 1;
+	a->max_sge = srq->max_sge;
+	a->srq_limit = srq->limit;
+	return 0;
+}
+
+int snic_ib_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)
+{
+	struct snic_ib_dev *ibd = to_sibdev(ibsrq->device);
+	struct snic_ib_srq *srq = to_sibsrq(ibsrq);
+	int ret;
+
+	ret = snic_cmd_destroy(ibd->sd, SNIC_AQ_DESTROY_SRQ, srq->srqn);
+	xa_erase_irq(&ibd->srqs, srq->srqn);
+	snic_ib_sync_events(ibd);
+	if (ret)
+		dev_warn(&ibd->sd->pdev->dev,
+			 "DESTROY_SRQ %u failed: %d, keeping its ring\n",
+			 srq->srqn, ret);
+	else
+		snic_ib_buf_release(ibd, &srq->buf, srq->mmap);
+	return 0;
+}

@@ -1,0 +1,551 @@
+/*
+ * snic: RDMA queue pairs - CREATE/MODIFY/QUERY/DESTROY_QP, the verbs state
+ * machine with its required attributes, moving to the error state and
+ * flushing, the QP and SRQ doorbells, and async events.
+ * docs/snic-rdma.md "State machine", "Errors and flush".
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include "qemu/osdep.h"
+#include "qemu/log.h"
+#include "qemu/main-loop.h"
+#include "snic.h"
+
+#define QP_SQ_SIZE(qp) (1u << (qp)->sq_log)
+
+SnicQp *snic_rdma_qp(SnicState *s, uint32_t qpn)
+{
+    return qpn < SNIC_MAX_QPS && s->rdma.qps[qpn].valid ?
+           &s->rdma.qps[qpn] : NULL;
+}
+
+void snic_rdma_event(SnicState *s, uint8_t type, uint32_t obj, uint32_t data)
+{
+    if (s->port.async_eqn != SNIC_EQN_NONE) {
+        snic_eq_post(s, s->port.async_eqn, type, obj, data);
+    }
+}
+
+static bool snic_cq_ok(SnicState *s, uint16_t cqn)
+{
+    return cqn < SNIC_MAX_CQS && s->cqs[cqn].valid;
+}
+
+uint16_t snic_rdma_create_qp(SnicState *s, const struct snic_aq_cmd *c,
+                             uint64_t *res)
+{
+    struct snic_aq_create_qp a;
+    uint32_t pdn, qpn;
+    uint16_t srqn, scqn, rcqn;
+    SnicQp *qp;
+    SnicPd *pd;
+
+    memcpy(&a, c->raw, sizeof(a));
+    pdn = le32_to_cpu(a.pdn);
+    srqn = le16_to_cpu(a.srqn);
+    scqn = le16_to_cpu(a.send_cqn);
+    rcqn = le16_to_cpu(a.recv_cqn);
+    pd = pdn < SNIC_MAX_PDS && s->rdma.pds[pdn].valid ? &s->rdma.pds[pdn] :
+         NULL;
+    if (!pd || !snic_cq_ok(s, scqn) || !snic_cq_ok(s, rcqn)) {
+        return SNIC_AQ_ENOENT;
+    }
+    if (srqn != SNIC_SRQN_NONE &&
+        (srqn >= SNIC_MAX_SRQS || !s->rdma.srqs[srqn].valid)) {
+        return SNIC_AQ_ENOENT;
+    }
+    if (a.type > SNIC_QPT_GSI ||
+        (a.flags & ~(SNIC_QP_F_PRIV | SNIC_QP_F_SIG_ALL)) ||
+        a.sq_log < SNIC_MIN_LOG_SIZE || a.sq_log > SNIC_MAX_LOG_SIZE ||
+        le16_to_cpu(a.db_page) >= SNIC_DB_PAGES ||
+        le64_to_cpu(a.sq_addr) % SNIC_RING_ALIGN ||
+        le64_to_cpu(a.dbr_addr) % 4 ||
+        (srqn != SNIC_SRQN_NONE && s->rdma.srqs[srqn].pdn != pdn) ||
+        (srqn == SNIC_SRQN_NONE &&
+         (a.rq_log < SNIC_MIN_LOG_SIZE || a.rq_log > SNIC_MAX_LOG_SIZE ||
+          a.rq_log_stride < 5 || a.rq_log_stride > 8 ||
+          le64_to_cpu(a.rq_addr) % SNIC_RING_ALIGN))) {
+        return SNIC_AQ_EINVAL_PARAM;
+    }
+    if (!snic_dma_probe(s, le64_to_cpu(a.sq_addr)) ||
+        !snic_dma_probe(s, le64_to_cpu(a.dbr_addr)) ||
+        (srqn == SNIC_SRQN_NONE &&
+         !snic_dma_probe(s, le64_to_cpu(a.rq_addr)))) {
+        s->stats.dma_errs++;
+        return SNIC_AQ_EDMA;
+    }
+    if (a.type == SNIC_QPT_GSI) {
+        if (s->rdma.qps[SNIC_GSI_QPN].valid) {
+            return SNIC_AQ_EBUSY;
+        }
+        qpn = SNIC_GSI_QPN;
+    } else {
+        for (qpn = 2; qpn < SNIC_MAX_QPS && s->rdma.qps[qpn].valid; qpn++) {
+            continue;
+        }
+        if (qpn == SNIC_MAX_QPS) {
+            return SNIC_AQ_ENOSPC;
+        }
+    }
+    qp = &s->rdma.qps[qpn];
+    memset(qp, 0, sizeof(*qp));
+    qp->valid = true;
+    qp->s = s;
+    qp->qpn = qpn;
+    qp->type = a.type;
+    qp->flags = a.flags;
+    qp->state = SNIC_QPS_RESET;
+    qp->pdn = pdn;
+    qp->scqn = scqn;
+    qp->rcqn = rcqn;
+    qp->srqn = srqn;
+    qp->db_page = le16_to_cpu(a.db_page);
+    qp->sq_ring = le64_to_cpu(a.sq_addr);
+    qp->rq_ring = le64_to_cpu(a.rq_addr);
+    qp->dbr = le64_to_cpu(a.dbr_addr);
+    qp->sq_log = a.sq_log;
+    qp->rq_log = srqn == SNIC_SRQN_NONE ? a.rq_log : 0;
+    qp->rq_stride_log = a.rq_log_stride;
+    qp->path_mtu = SNIC_MTU_1024;
+    qp->mtu = 1024;
+    qp->qkey = a.type == SNIC_QPT_GSI ? SNIC_GSI_QKEY : 0;
+    qp->win = g_new0(SnicSwqe, SNIC_RDMA_WIN);
+    qp->retry_timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, snic_rdma_retry_timer,
+                                   qp);
+    qp->rnr_timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, snic_rdma_rnr_timer, qp);
+    pd->refs++;
+    s->cqs[scqn].refs++;
+    s->cqs[rcqn].refs++;
+    if (srqn != SNIC_SRQN_NONE) {
+        s->rdma.srqs[srqn].refs++;
+    }
+    s->rdma.qps_hi = MAX(s->rdma.qps_hi, qpn + 1);
+    s->rdma.nqps++;
+    *res = qpn;
+    return SNIC_AQ_OK;
+}
+
+/* Release what a QP holds (destroy and device reset). */
+void snic_rdma_qp_free(SnicState *s, SnicQp *qp)
+{
+    timer_free(qp->retry_timer);
+    timer_free(qp->rnr_timer);
+    g_free(qp->win);
+    qp->retry_timer = qp->rnr_timer = NULL;
+    qp->win = NULL;
+    qp->valid = false;
+    s->rdma.nqps--;
+}
+
+uint16_t snic_rdma_destroy_qp(SnicState *s, uint32_t qpn)
+{
+    SnicQp *qp = snic_rdma_qp(s, qpn);
+
+    if (!qp) {
+        return SNIC_AQ_ENOENT;
+    }
+    s->rdma.pds[qp->pdn].refs--;
+    s->cqs[qp->scqn].refs--;
+    s->cqs[qp->rcqn].refs--;
+    if (qp->srqn != SNIC_SRQN_NONE) {
+        s->rdma.srqs[qp->srqn].refs--;
+    }
+    snic_rdma_qp_free(s, qp);
+    return SNIC_AQ_OK;
+}
+
+/* RESET: back to creation state (rings start at counter 0 again). */
+static void snic_qp_reset(SnicQp *qp)
+{
+    timer_del(qp->retry_timer);
+    timer_del(qp->rnr_timer);
+    qp->sq_pi = qp->sq_fetch = 0;
+    qp->win_head = qp->win_tail = qp->tx_wqe = 0;
+    qp->rq_pi = qp->rq_ci = 0;
+    qp->resp_op = 0;
+    qp->have_rwqe = false;
+    qp->ack_pending = false;
+    qp->nak_sent = false;
+    qp->comm_est = false;
+    qp->job_head = qp->job_tail = 0;
+    memset(qp->acache, 0, sizeof(qp->acache));
+    qp->rnr_wait = false;
+    qp->rewound = false;
+    qp->fetch_blocked = false;
+    qp->drained_sent = false;
+    qp->pkts_since_ack = 0;
+    qp->msn = 0;
+    memset(&qp->cnt, 0, sizeof(qp->cnt));
+}
+
+static void snic_qp_set_psn(SnicQp *qp, uint32_t psn)
+{
+    qp->next_psn = qp->tx_psn = qp->comp_psn = qp->max_sent = psn;
+}
+
+/*
+ * Is @from -> @to a verbs transition, and which attributes must come with
+ * it?  Returns false if not allowed.
+ */
+static bool snic_qp_transition(SnicQp *qp, uint8_t from, uint8_t to,
+                               uint32_t *req)
+{
+    bool rc = qp->type == SNIC_QPT_RC;
+
+    *req = 0;
+    if (to == SNIC_QPS_RESET || to == SNIC_QPS_ERR) {
+        return true;
+    }
+    switch (from) {
+    case SNIC_QPS_RESET:
+        if (to != SNIC_QPS_INIT) {
+            return false;
+        }
+        *req = SNIC_QP_ATTR_PKEY_INDEX |
+               (rc ? SNIC_QP_ATTR_ACCESS : SNIC_QP_ATTR_QKEY);
+        return true;
+    case SNIC_QPS_INIT:
+        if (to == SNIC_QPS_RTR) {
+            *req = rc ? SNIC_QP_ATTR_AV | SNIC_QP_ATTR_PATH_MTU |
+                        SNIC_QP_ATTR_DEST_QPN | SNIC_QP_ATTR_RQ_PSN |
+                        SNIC_QP_ATTR_MAX_DEST_RD_ATOMIC |
+                        SNIC_QP_ATTR_MIN_RNR_TIMER : 0;
+            return true;
+        }
+        return to == SNIC_QPS_INIT;
+    case SNIC_QPS_RTR:
+        if (to != SNIC_QPS_RTS) {
+            return false;
+        }
+        *req = SNIC_QP_ATTR_SQ_PSN |
+               (rc ? SNIC_QP_ATTR_TIMEOUT | SNIC_QP_ATTR_RETRY_CNT |
+                     SNIC_QP_ATTR_RNR_RETRY | SNIC_QP_ATTR_MAX_RD_ATOMIC : 0);
+        return true;
+    case SNIC_QPS_RTS:
+        return to == SNIC_QPS_RTS || to == SNIC_QPS_SQD;
+    case SNIC_QPS_SQD:
+        return to == SNIC_QPS_RTS || to == SNIC_QPS_SQD;
+    case SNIC_QPS_SQE:
+        return to == SNIC_QPS_RTS;
+    default:
+        return false;
+    }
+}
+
+uint16_t snic_rdma_modify_qp(SnicState *s, const struct snic_aq_cmd *c)
+{
+    struct snic_qp_attr a;
+    uint32_t mask, req;
+    uint8_t to;
+    SnicQp *qp;
+
+    qp = snic_rdma_qp(s, le32_to_cpu(c->buf.id));
+    if (!qp) {
+        return SNIC_AQ_ENOENT;
+    }
+    if (le32_to_cpu(c->buf.len) < sizeof(a)) {
+        return SNIC_AQ_EINVAL_PARAM;
+    }
+    if (d2d_dma_read(&s->parent_obj, &s->pcie, NULL, le64_to_cpu(c->buf.addr),
+                     &a, sizeof(a)) != MEMTX_OK) {
+        s->stats.dma_errs++;
+        return SNIC_AQ_EDMA;
+    }
+    mask = le32_to_cpu(a.mask);
+    to = (mask & SNIC_QP_ATTR_STATE) ? a.state : qp->state;
+    if (to > SNIC_QPS_ERR || (mask & ~0x1ffffu)) {
+        return SNIC_AQ_EINVAL_PARAM;
+    }
+    if ((mask & SNIC_QP_ATTR_CUR_STATE) && a.cur_state != qp->state) {
+        return SNIC_AQ_ESTATE;
+    }
+    if (mask & SNIC_QP_ATTR_STATE) {
+        if (!snic_qp_transition(qp, qp->state, to, &req)) {
+            return SNIC_AQ_ESTATE;
+        }
+        if ((mask & req) != req) {
+            return SNIC_AQ_EINVAL_PARAM;
+        }
+    }
+    if (((mask & SNIC_QP_ATTR_PATH_MTU) &&
+         (a.path_mtu < SNIC_MTU_256 || a.path_mtu > SNIC_MTU_4096)) ||
+        ((mask & SNIC_QP_ATTR_RETRY_CNT) && a.retry_cnt > 7) ||
+        ((mask & SNIC_QP_ATTR_RNR_RETRY) && a.rnr_retry > 7) ||
+        ((mask & SNIC_QP_ATTR_MIN_RNR_TIMER) && a.min_rnr_timer > 31) ||
+        ((mask & SNIC_QP_ATTR_TIMEOUT) && a.timeout > 31) ||
+        ((mask & SNIC_QP_ATTR_MAX_RD_ATOMIC) &&
+         a.max_rd_atomic > SNIC_MAX_RD_ATOMIC) ||
+        ((mask & SNIC_QP_ATTR_MAX_DEST_RD_ATOMIC) &&
+         a.max_dest_rd_atomic > SNIC_MAX_RD_ATOMIC) ||
+        ((mask & SNIC_QP_ATTR_PKEY_INDEX) && a.pkey_index) ||
+        ((mask & SNIC_QP_ATTR_RQ_PSN) &&
+         le32_to_cpu(a.rq_psn) > ROCE_PSN_MASK) ||
+        ((mask & SNIC_QP_ATTR_SQ_PSN) &&
+         le32_to_cpu(a.sq_psn) > ROCE_PSN_MASK) ||
+        ((mask & SNIC_QP_ATTR_DEST_QPN) &&
+         le32_to_cpu(a.dest_qpn) > ROCE_PSN_MASK)) {
+        return SNIC_AQ_EINVAL_PARAM;
+    }
+
+    /* Accepted: apply. */
+    if (mask & SNIC_QP_ATTR_STATE && to == SNIC_QPS_RESET) {
+        snic_qp_reset(qp);
+    }
+    if (mask & SNIC_QP_ATTR_ACCESS) {
+        qp->access = le32_to_cpu(a.access) & 0xf;
+    }
+    if (mask & SNIC_QP_ATTR_QKEY && qp->type != SNIC_QPT_GSI) {
+        qp->qkey = le32_to_cpu(a.qkey);
+    }
+    if (mask & SNIC_QP_ATTR_AV) {
+        qp->av = a.av;
+    }
+    if (mask & SNIC_QP_ATTR_PATH_MTU) {
+        qp->path_mtu = a.path_mtu;
+        qp->mtu = 128u << a.path_mtu;
+    }
+    if (mask & SNIC_QP_ATTR_TIMEOUT) {
+        qp->timeout = a.timeout;
+    }
+    if (mask & SNIC_QP_ATTR_RETRY_CNT) {
+        qp->retry_cnt = a.retry_cnt;
+        qp->retry_left = a.retry_cnt;
+    }
+    if (mask & SNIC_QP_ATTR_RNR_RETRY) {
+        qp->rnr_retry = a.rnr_retry;
+        qp->rnr_left = a.rnr_retry;
+    }
+    if (mask & SNIC_QP_ATTR_MIN_RNR_TIMER) {
+        qp->min_rnr_timer = a.min_rnr_timer;
+    }
+    if (mask & SNIC_QP_ATTR_MAX_RD_ATOMIC) {
+        qp->max_rd_atomic = a.max_rd_atomic;
+    }
+    if (mask & SNIC_QP_ATTR_MAX_DEST_RD_ATOMIC) {
+        qp->max_dest_rd_atomic = a.max_dest_rd_atomic;
+    }
+    if (mask & SNIC_QP_ATTR_SQD_NOTIFY) {
+        qp->sqd_notify = a.sqd_notify;
+    }
+    if (mask & SNIC_QP_ATTR_DEST_QPN) {
+        qp->dest_qpn = le32_to_cpu(a.dest_qpn);
+    }
+    if (mask & SNIC_QP_ATTR_RQ_PSN) {
+        qp->resp_psn = le32_to_cpu(a.rq_psn);
+    }
+    if (mask & SNIC_QP_ATTR_SQ_PSN) {
+        snic_qp_set_psn(qp, le32_to_cpu(a.sq_psn));
+    }
+    if (mask & SNIC_QP_ATTR_STATE) {
+        uint8_t from = qp->state;
+
+        qp->state = to;
+        if (to == SNIC_QPS_ERR && from != SNIC_QPS_ERR) {
+            snic_rdma_flush(s, qp);
+            if (qp->srqn != SNIC_SRQN_NONE) {
+                snic_rdma_event(s, SNIC_EQE_QP_LAST_WQE, qp->qpn, 0);
+            }
+        }
+        if (to == SNIC_QPS_SQD) {
+            qp->drained_sent = false;
+        }
+        if (to == SNIC_QPS_RTS && from == SNIC_QPS_SQE) {
+            qp->fetch_blocked = false;
+        }
+    }
+    snic_rdma_kick(s, qp);
+    return SNIC_AQ_OK;
+}
+
+uint16_t snic_rdma_query_qp(SnicState *s, const struct snic_aq_cmd *c)
+{
+    struct snic_qp_attr a;
+    SnicQp *qp = snic_rdma_qp(s, le32_to_cpu(c->buf.id));
+
+    if (!qp) {
+        return SNIC_AQ_ENOENT;
+    }
+    memset(&a, 0, sizeof(a));
+    a.mask = cpu_to_le32(0x1ffff);
+    a.state = a.cur_state = qp->state;
+    a.path_mtu = qp->path_mtu;
+    a.timeout = qp->timeout;
+    a.retry_cnt = qp->retry_cnt;
+    a.rnr_retry = qp->rnr_retry;
+    a.min_rnr_timer = qp->min_rnr_timer;
+    a.max_rd_atomic = qp->max_rd_atomic;
+    a.max_dest_rd_atomic = qp->max_dest_rd_atomic;
+    a.sqd_notify = qp->sqd_notify;
+    a.dest_qpn = cpu_to_le32(qp->dest_qpn);
+    a.rq_psn = cpu_to_le32(qp->resp_psn);
+    a.sq_psn = cpu_to_le32(qp->next_psn);
+    a.qkey = cpu_to_le32(qp->qkey);
+    a.access = cpu_to_le32(qp->access);
+    a.av = qp->av;
+    a.retransmits = cpu_to_le32(qp->cnt.retransmits);
+    a.rnr_naks_rcvd = cpu_to_le32(qp->cnt.rnr_naks_rcvd);
+    a.seq_naks_rcvd = cpu_to_le32(qp->cnt.seq_naks_rcvd);
+    a.sq_outstanding = cpu_to_le32(qp->win_tail - qp->win_head);
+    return snic_aq_write_buf(s, c, &a, sizeof(a));
+}
+
+/* ---- errors and flush ---- */
+
+static void snic_recv_flush_cqe(SnicState *s, SnicQp *qp, uint64_t cookie,
+                                uint16_t counter)
+{
+    struct snic_cqe cqe = { 0 };
+
+    cqe.opcode = SNIC_CQE_RECV_ERR;
+    cqe.syndrome = SNIC_RST_WR_FLUSH;
+    cqe.wqe_counter = cpu_to_le16(counter);
+    cqe.qn = cpu_to_le16(qp->qpn);
+    cqe.rdma_qpn = cpu_to_le32(qp->qpn);
+    cqe.cookie = cpu_to_le64(cookie);
+    snic_cq_post(s, qp->rcqn, &cqe, &qp->pcie);
+}
+
+/* Complete every send WQE not yet completed, and posted ones. */
+static void snic_flush_send(SnicState *s, SnicQp *qp)
+{
+    uint64_t dbr = qp->dbr + 4;
+    uint32_t v;
+
+    while (qp->win_head != qp->win_tail) {
+        SnicSwqe *w = &qp->win[qp->win_head % SNIC_RDMA_WIN];
+
+        snic_rdma_req_cqe(s, qp, w, w->status ? w->status : SNIC_RST_WR_FLUSH);
+        qp->win_head++;
+    }
+    qp->tx_wqe = qp->win_head;
+    qp->job_head = qp->job_tail;
+    qp->rnr_wait = false;
+    timer_del(qp->retry_timer);
+    timer_del(qp->rnr_timer);
+    /* posted but not fetched: read the record, complete each WQE */
+    if (d2d_dma_read(&s->parent_obj, &s->pcie, &qp->pcie, dbr, &v,
+                     sizeof(v)) == MEMTX_OK &&
+        (uint16_t)((uint16_t)le32_to_cpu(v) - qp->sq_fetch) <= QP_SQ_SIZE(qp)) {
+        qp->sq_pi = le32_to_cpu(v);
+    }
+    while (qp->sq_fetch != qp->sq_pi) {
+        struct snic_wqe_ctrl ctrl;
+        SnicSwqe w = { 0 };
+        unsigned nbb;
+
+        if (d2d_dma_read(&s->parent_obj, &s->pcie, &qp->pcie,
+                         qp->sq_ring + (uint64_t)(qp->sq_fetch &
+                         (QP_SQ_SIZE(qp) - 1)) * SNIC_WQEBB_SIZE, &ctrl,
+                         sizeof(ctrl)) != MEMTX_OK) {
+            s->stats.dma_errs++;
+            break;
+        }
+        nbb = DIV_ROUND_UP(ctrl.ds_cnt, 4);
+        nbb = MAX(1, MIN(nbb, (uint16_t)(qp->sq_pi - qp->sq_fetch)));
+        w.opcode = ctrl.opcode;
+        w.idx = qp->sq_fetch;
+        w.nbb = nbb;
+        snic_rdma_req_cqe(s, qp, &w, SNIC_RST_WR_FLUSH);
+        qp->sq_fetch += nbb;
+    }
+}
+
+static void snic_flush_recv(SnicState *s, SnicQp *qp)
+{
+    SnicRecvWqe w;
+
+    if (qp->have_rwqe) {
+        snic_recv_flush_cqe(s, qp, qp->rwqe.cookie, qp->rwqe.counter);
+        qp->have_rwqe = false;
+    }
+    qp->resp_op = 0;
+    if (qp->srqn != SNIC_SRQN_NONE) {
+        return;
+    }
+    while (snic_rdma_recv_peek(s, qp, &w)) {
+        snic_recv_flush_cqe(s, qp, w.cookie, w.counter);
+        snic_rdma_recv_consume(s, qp);
+    }
+}
+
+void snic_rdma_flush(SnicState *s, SnicQp *qp)
+{
+    if (qp->state == SNIC_QPS_ERR) {
+        snic_flush_send(s, qp);
+        snic_flush_recv(s, qp);
+    } else if (qp->state == SNIC_QPS_SQE) {
+        snic_flush_send(s, qp);
+    }
+}
+
+void snic_rdma_qp_error(SnicState *s, SnicQp *qp, uint8_t status,
+                        bool send_side)
+{
+    if (qp->state == SNIC_QPS_ERR || qp->state == SNIC_QPS_RESET) {
+        return;
+    }
+    qemu_log_mask(LOG_GUEST_ERROR, "snic: qp %u: error %u, to %s\n",
+                  qp->qpn, status,
+                  send_side && qp->type != SNIC_QPT_RC ? "SQE" : "ERR");
+    if (send_side && qp->type != SNIC_QPT_RC) {
+        qp->state = SNIC_QPS_SQE;
+    } else {
+        qp->state = SNIC_QPS_ERR;
+    }
+    snic_rdma_event(s, SNIC_EQE_QP_ERROR, qp->qpn, status);
+    snic_rdma_flush(s, qp);
+    if (qp->state == SNIC_QPS_ERR && qp->srqn != SNIC_SRQN_NONE) {
+        snic_rdma_event(s, SNIC_EQE_QP_LAST_WQE, qp->qpn, 0);
+    }
+}
+
+/* ---- doorbells ---- */
+
+bool snic_rdma_db(SnicState *s, uint16_t page, uint32_t off, uint32_t qn,
+                  uint16_t ctr)
+{
+    SnicQp *qp;
+
+    switch (off) {
+    case SNIC_DB_QP_SQ:
+    case SNIC_DB_QP_RQ:
+        break;
+    case SNIC_DB_SRQ:
+        snic_rdma_srq_db(s, page, qn, ctr);
+        return true;
+    default:
+        return false;
+    }
+    qp = snic_rdma_qp(s, qn);
+    if (!qp) {
+        s->stats.bad_db++;
+        snic_raise_error(s, SNIC_ERR_DB_QUEUE, "doorbell for no QP");
+        return true;
+    }
+    if (page != qp->db_page) {
+        s->stats.bad_db++;
+        snic_raise_error(s, SNIC_ERR_DB_PAGE, "QP doorbell on a foreign page");
+        return true;
+    }
+    d2d_mmio_account(&qp->pcie, true, page * SNIC_DB_PAGE_SIZE + off, 4);
+    if (off == SNIC_DB_QP_SQ) {
+        if ((uint16_t)(ctr - qp->sq_fetch) > QP_SQ_SIZE(qp)) {
+            s->stats.bad_db++;
+            snic_raise_error(s, SNIC_ERR_DB_RANGE,
+                             "QP SQ doorbell beyond ring");
+            return true;
+        }
+        qp->sq_pi = ctr;
+    } else {
+        if (qp->srqn != SNIC_SRQN_NONE ||
+            (uint16_t)(ctr - qp->rq_ci) > (1u << qp->rq_log)) {
+            s->stats.bad_db++;
+            snic_raise_error(s, SNIC_ERR_DB_RANGE,
+                             "QP RQ doorbell beyond ring");
+            return true;
+        }
+        qp->rq_pi = ctr;
+    }
+    snic_rdma_kick(s, qp);
+    return true;
+}

@@ -1,0 +1,615 @@
+/*
+ * snic: RDMA requester - send WQE fetch and validation, REG_MR/LOCAL_INV,
+ * packetisation (headers built here, payload DMA'd straight from the MR
+ * into the frame), go-back-N retransmission from a PSN, the bottom half
+ * that sends for every QP with a budget, transmission with loss injection.
+ * docs/snic-rdma.md "Send WQE", "Reliability".
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include "qemu/osdep.h"
+#include "qemu/log.h"
+#include "qemu/main-loop.h"
+#include "qapi/visitor.h"
+#include "snic.h"
+
+#define QP_SQ_SIZE(qp) (1u << (qp)->sq_log)
+
+void snic_rdma_kick(SnicState *s, SnicQp *qp)
+{
+    qp->pending = true;
+    qemu_bh_schedule(s->rdma.bh);
+}
+
+/* ---- transmission ---- */
+
+static bool snic_rdma_lose(SnicRdma *r)
+{
+    r->loss_count++;
+    if (r->loss_every && r->loss_count % r->loss_every == 0) {
+        return true;
+    }
+    if (r->loss_ppm) {
+        if (r->loss_seed_used != r->loss_seed || !r->loss_rng) {
+            r->loss_seed_used = r->loss_seed;
+            r->loss_rng = r->loss_seed * 0x9e3779b97f4a7c15ull + 1;
+        }
+        /* xorshift64 */
+        r->loss_rng ^= r->loss_rng << 13;
+        r->loss_rng ^= r->loss_rng >> 7;
+        r->loss_rng ^= r->loss_rng << 17;
+        return r->loss_rng % 1000000 < r->loss_ppm;
+    }
+    return false;
+}
+
+void snic_rdma_xmit(SnicState *s, SnicQp *qp, const uint8_t *f, size_t len)
+{
+    SnicRdma *r = &s->rdma;
+
+    if (snic_rdma_lose(r)) {
+        r->st.loss_injected++;
+        return;
+    }
+    if (!snic_port_up(s)) {
+        s->ps.tx_link_down++;
+        return;
+    }
+    r->st.tx_pkts++;
+    r->st.tx_bytes += len;
+    qemu_send_packet(qemu_get_queue(s->nic), f, len);
+}
+
+void snic_rdma_hdr_init(SnicState *s, SnicQp *qp, SnicRoceHdr *h,
+                        uint8_t opcode, uint32_t psn)
+{
+    memset(h, 0, sizeof(*h));
+    memcpy(h->dmac, qp->av.dmac, 6);
+    memcpy(h->smac, qp->av.smac, 6);
+    h->sip = be32_to_cpu(qp->av.sip);
+    h->dip = be32_to_cpu(qp->av.dip);
+    h->ttl = qp->av.ttl;
+    h->tos = qp->av.tos;
+    h->sport = le16_to_cpu(qp->av.udp_sport);
+    h->opcode = opcode;
+    h->dqpn = qp->dest_qpn;
+    h->psn = psn & ROCE_PSN_MASK;
+    h->pkey = ROCE_PKEY_DEFAULT;
+}
+
+/*
+ * UD/GSI messages: the largest IB MTU whose packet (IPv4, UDP, BTH, DETH,
+ * ImmDt, ICRC: 56 bytes of headers) fits the port MTU, as rdma_rxe derives
+ * its active MTU from the net_device.
+ */
+uint32_t snic_rdma_ud_mtu(SnicState *s)
+{
+    uint32_t mtu = 4096;
+
+    while (mtu > 256 && mtu + 56 > s->port.mtu) {
+        mtu >>= 1;
+    }
+    return mtu;
+}
+
+/* ---- WQE fetch ---- */
+
+static bool snic_wqe_opcode_ok(SnicQp *qp, uint8_t op)
+{
+    switch (op) {
+    case SNIC_WQE_NOP:
+    case SNIC_WQE_SEND:
+    case SNIC_WQE_SEND_IMM:
+    case SNIC_WQE_REG_MR:
+    case SNIC_WQE_LOCAL_INV:
+        return true;
+    case SNIC_WQE_SEND_INV:
+    case SNIC_WQE_RDMA_WRITE:
+    case SNIC_WQE_RDMA_WRITE_IMM:
+    case SNIC_WQE_RDMA_READ:
+    case SNIC_WQE_ATOMIC_CS:
+    case SNIC_WQE_ATOMIC_FA:
+        return qp->type == SNIC_QPT_RC;
+    default:
+        return false;
+    }
+}
+
+/* Parse the data part of a WQE (segments from @seg on); status. */
+static uint8_t snic_wqe_data(SnicState *s, SnicQp *qp, SnicSwqe *w,
+                             const uint8_t *segs, unsigned seg,
+                             unsigned ds_cnt)
+{
+    bool scatter = w->opcode == SNIC_WQE_RDMA_READ ||
+                   w->opcode == SNIC_WQE_ATOMIC_CS ||
+                   w->opcode == SNIC_WQE_ATOMIC_FA;
+    unsigned i;
+
+    w->len = 0;
+    if (w->flags & SNIC_WQE_F_INLINE) {
+        uint32_t bc;
+
+        if (scatter || seg >= ds_cnt) {
+            return SNIC_RST_LOC_QP_OP;
+        }
+        bc = ldl_le_p(segs + 16 * seg);
+        if (!(bc & SNIC_INLINE_SEG)) {
+            return SNIC_RST_LOC_QP_OP;
+        }
+        bc &= ~SNIC_INLINE_SEG;
+        if (bc > SNIC_MAX_RDMA_INLINE || seg * 16 + 4 + bc > ds_cnt * 16) {
+            return SNIC_RST_LOC_LEN;
+        }
+        w->inl = true;
+        memcpy(w->inl_data, segs + 16 * seg + 4, bc);
+        w->len = bc;
+        return SNIC_RST_OK;
+    }
+    if (ds_cnt - seg > SNIC_MAX_SGE) {
+        return SNIC_RST_LOC_QP_OP;
+    }
+    w->nsge = ds_cnt - seg;
+    for (i = 0; i < w->nsge; i++) {
+        const struct snic_wqe_data *d = (const void *)(segs + 16 * (seg + i));
+
+        w->sge[i].len = le32_to_cpu(d->byte_count);
+        w->sge[i].lkey = le32_to_cpu(d->lkey);
+        w->sge[i].addr = le64_to_cpu(d->addr);
+        w->len += w->sge[i].len;
+    }
+    if (w->len > SNIC_MAX_MSG_SIZE) {
+        return SNIC_RST_LOC_LEN;
+    }
+    for (i = 0; i < w->nsge; i++) {
+        SnicMr *mr;
+
+        if (!snic_rdma_key_ok(s, qp, w->sge[i].lkey, w->sge[i].addr,
+                              w->sge[i].len,
+                              scatter ? SNIC_ACCESS_LOCAL_WRITE : 0, false,
+                              &mr)) {
+            return SNIC_RST_LOC_PROT;
+        }
+    }
+    return SNIC_RST_OK;
+}
+
+/* Fill @w from the WQE in @segs; returns the status it completes with. */
+static uint8_t snic_wqe_parse(SnicState *s, SnicQp *qp, SnicSwqe *w,
+                              const uint8_t *segs, unsigned ds_cnt)
+{
+    const struct snic_wqe_ctrl *ctrl = (const void *)segs;
+    unsigned seg = 1;
+    uint8_t st;
+
+    w->opcode = ctrl->opcode;
+    w->flags = ctrl->flags;
+    w->imm = be32_to_cpu(ctrl->imm);
+    if (!snic_wqe_opcode_ok(qp, w->opcode)) {
+        return SNIC_RST_LOC_QP_OP;
+    }
+    switch (w->opcode) {
+    case SNIC_WQE_NOP:
+        w->local = true;
+        return SNIC_RST_OK;
+    case SNIC_WQE_LOCAL_INV:
+        w->local = true;
+        return snic_rdma_invalidate(s, qp, w->imm);
+    case SNIC_WQE_REG_MR: {
+        struct snic_wqe_reg r;
+
+        w->local = true;
+        if (ds_cnt < 4) {
+            return SNIC_RST_LOC_QP_OP;
+        }
+        memcpy(&r, segs + 16, sizeof(r));
+        return snic_rdma_fast_reg(s, qp, &r);
+    }
+    default:
+        break;
+    }
+    if (qp->type != SNIC_QPT_RC) {
+        struct snic_wqe_ud ud;
+
+        if (ds_cnt < 4) {
+            return SNIC_RST_LOC_QP_OP;
+        }
+        memcpy(&ud, segs + 16, sizeof(ud));
+        w->av = ud.av;
+        w->dest_qpn = le32_to_cpu(ud.dest_qpn) & ROCE_PSN_MASK;
+        w->qkey = le32_to_cpu(ud.qkey);
+        if (w->qkey & 0x80000000u) {
+            w->qkey = qp->qkey;
+        }
+        seg = 4;
+    }
+    if (w->opcode >= SNIC_WQE_RDMA_WRITE) {
+        const struct snic_wqe_raddr *ra = (const void *)(segs + 16);
+
+        if (ds_cnt < 2) {
+            return SNIC_RST_LOC_QP_OP;
+        }
+        w->raddr = le64_to_cpu(ra->addr);
+        w->rkey = le32_to_cpu(ra->rkey);
+        seg = 2;
+    }
+    if (w->opcode == SNIC_WQE_ATOMIC_CS || w->opcode == SNIC_WQE_ATOMIC_FA) {
+        const struct snic_wqe_atomic *at = (const void *)(segs + 32);
+
+        if (ds_cnt < 4) {
+            return SNIC_RST_LOC_QP_OP;
+        }
+        w->swap_add = le64_to_cpu(at->swap_add);
+        w->compare = le64_to_cpu(at->compare);
+        seg = 3;
+    }
+    st = snic_wqe_data(s, qp, w, segs, seg, ds_cnt);
+    if (st) {
+        return st;
+    }
+    if ((w->opcode == SNIC_WQE_ATOMIC_CS || w->opcode == SNIC_WQE_ATOMIC_FA) &&
+        (w->len != 8 || w->nsge != 1)) {
+        return SNIC_RST_LOC_LEN;
+    }
+    if (qp->type != SNIC_QPT_RC && w->len > snic_rdma_ud_mtu(s)) {
+        return SNIC_RST_LOC_LEN;
+    }
+    return SNIC_RST_OK;
+}
+
+static uint32_t snic_wqe_npkts(SnicQp *qp, SnicSwqe *w)
+{
+    switch (w->opcode) {
+    case SNIC_WQE_ATOMIC_CS:
+    case SNIC_WQE_ATOMIC_FA:
+        return 1;
+    default:
+        return w->len ? DIV_ROUND_UP(w->len, qp->mtu) : 1;
+    }
+}
+
+/* Fetch new WQEs into the window while the QP may start them. */
+static void snic_req_fetch(SnicState *s, SnicQp *qp)
+{
+    uint8_t segs[SNIC_WQE_MAX_BBS * SNIC_WQEBB_SIZE];
+
+    while (qp->state == SNIC_QPS_RTS && !qp->fetch_blocked &&
+           qp->win_tail - qp->win_head < SNIC_RDMA_WIN &&
+           qp->sq_fetch != qp->sq_pi) {
+        const struct snic_wqe_ctrl *ctrl = (const void *)segs;
+        SnicSwqe *w = &qp->win[qp->win_tail % SNIC_RDMA_WIN];
+        uint16_t avail = qp->sq_pi - qp->sq_fetch;
+        unsigned nbb = 1, i, ds_cnt;
+
+        for (i = 0; i < SNIC_WQE_MAX_BBS; i++) {
+            if (i == 1) {
+                nbb = DIV_ROUND_UP(ctrl->ds_cnt, 4);
+                if (nbb <= 1 || nbb > SNIC_WQE_MAX_BBS || nbb > avail) {
+                    break;
+                }
+            } else if (i > 1 && i >= nbb) {
+                break;
+            }
+            if (d2d_dma_read(&s->parent_obj, &s->pcie, &qp->pcie,
+                             qp->sq_ring + (uint64_t)((qp->sq_fetch + i) &
+                             (QP_SQ_SIZE(qp) - 1)) * SNIC_WQEBB_SIZE,
+                             segs + i * SNIC_WQEBB_SIZE, SNIC_WQEBB_SIZE)
+                != MEMTX_OK) {
+                s->stats.dma_errs++;
+                snic_rdma_qp_error(s, qp, SNIC_RST_GENERAL, false);
+                return;
+            }
+        }
+        memset(w, 0, offsetof(SnicSwqe, sge));
+        ds_cnt = ctrl->ds_cnt;
+        nbb = DIV_ROUND_UP(ds_cnt, 4);
+        w->idx = qp->sq_fetch;
+        if (ds_cnt == 0 || ds_cnt > SNIC_WQE_MAX_DS || nbb > avail) {
+            /* unknown extent: one basic block */
+            w->nbb = 1;
+            w->opcode = ctrl->opcode;
+            w->status = SNIC_RST_LOC_QP_OP;
+        } else {
+            w->nbb = nbb;
+            w->status = snic_wqe_parse(s, qp, w, segs, ds_cnt);
+        }
+        qp->sq_fetch += w->nbb;
+        if (w->status) {
+            qemu_log_mask(LOG_GUEST_ERROR, "snic: qp %u: WQE %u: status %u\n",
+                          qp->qpn, w->idx, w->status);
+            w->local = true;
+            qp->fetch_blocked = true;
+        } else if (!w->local) {
+            w->mtu = qp->mtu;
+            w->first_psn = qp->next_psn;
+            w->npkts = qp->type == SNIC_QPT_RC ? snic_wqe_npkts(qp, w) : 1;
+            qp->next_psn = (qp->next_psn + w->npkts) & ROCE_PSN_MASK;
+        }
+        qp->win_tail++;
+    }
+}
+
+/* ---- packetisation ---- */
+
+static bool snic_is_rd_atomic(const SnicSwqe *w)
+{
+    return w->opcode == SNIC_WQE_RDMA_READ ||
+           w->opcode == SNIC_WQE_ATOMIC_CS || w->opcode == SNIC_WQE_ATOMIC_FA;
+}
+
+/* May window entry @n start now (max_rd_atomic, fence)? */
+static bool snic_req_may_start(SnicQp *qp, uint32_t n)
+{
+    SnicSwqe *w = &qp->win[n % SNIC_RDMA_WIN];
+    uint32_t i, busy = 0;
+
+    if (!snic_is_rd_atomic(w) && !(w->flags & SNIC_WQE_F_FENCE)) {
+        return true;
+    }
+    for (i = qp->win_head; i != n; i++) {
+        SnicSwqe *p = &qp->win[i % SNIC_RDMA_WIN];
+
+        /* earlier READ/atomics still waiting for their responses */
+        if (snic_is_rd_atomic(p) && !p->local &&
+            snic_psn_diff(qp->comp_psn, p->first_psn + p->npkts) < 0) {
+            busy++;
+        }
+    }
+    if ((w->flags & SNIC_WQE_F_FENCE) && busy) {
+        return false;
+    }
+    return !snic_is_rd_atomic(w) || busy < MAX(1, qp->max_rd_atomic);
+}
+
+static uint8_t snic_send_opcode(const SnicSwqe *w, bool first, bool last)
+{
+    switch (w->opcode) {
+    case SNIC_WQE_SEND:
+        return first && last ? ROCE_SEND_ONLY :
+               first ? ROCE_SEND_FIRST : last ? ROCE_SEND_LAST :
+               ROCE_SEND_MIDDLE;
+    case SNIC_WQE_SEND_IMM:
+        return first && last ? ROCE_SEND_ONLY_IMM :
+               first ? ROCE_SEND_FIRST : last ? ROCE_SEND_LAST_IMM :
+               ROCE_SEND_MIDDLE;
+    case SNIC_WQE_SEND_INV:
+        return first && last ? ROCE_SEND_ONLY_INV :
+               first ? ROCE_SEND_FIRST : last ? ROCE_SEND_LAST_INV :
+               ROCE_SEND_MIDDLE;
+    case SNIC_WQE_RDMA_WRITE:
+        return first && last ? ROCE_WRITE_ONLY :
+               first ? ROCE_WRITE_FIRST : last ? ROCE_WRITE_LAST :
+               ROCE_WRITE_MIDDLE;
+    case SNIC_WQE_RDMA_WRITE_IMM:
+        return first && last ? ROCE_WRITE_ONLY_IMM :
+               first ? ROCE_WRITE_FIRST : last ? ROCE_WRITE_LAST_IMM :
+               ROCE_WRITE_MIDDLE;
+    default:
+        return ROCE_SEND_ONLY;
+    }
+}
+
+/*
+ * Send the packet of WQE @w at PSN qp->tx_psn.  Returns false if the WQE
+ * failed locally (then w->status is set).
+ */
+static bool snic_req_packet(SnicState *s, SnicQp *qp, SnicSwqe *w)
+{
+    uint8_t *f = s->rdma.frame;
+    int32_t k = snic_psn_diff(qp->tx_psn, w->first_psn);
+    uint64_t off = (uint64_t)k * w->mtu;
+    SnicRoceHdr h;
+    size_t hl, len = 0;
+    bool last = true;
+
+    if (k < 0 || k >= (int32_t)w->npkts || off > w->len) {
+        w->status = SNIC_RST_GENERAL;   /* cannot happen: PSN bookkeeping */
+        return false;
+    }
+    snic_rdma_hdr_init(s, qp, &h, 0, qp->tx_psn);
+    switch (w->opcode) {
+    case SNIC_WQE_RDMA_READ:
+        h.opcode = ROCE_READ_REQ;
+        h.va = w->raddr + off;
+        h.rkey = w->rkey;
+        h.dlen = w->len - off;
+        h.ackreq = true;
+        break;
+    case SNIC_WQE_ATOMIC_CS:
+    case SNIC_WQE_ATOMIC_FA:
+        h.opcode = w->opcode == SNIC_WQE_ATOMIC_CS ? ROCE_CMP_SWAP :
+                   ROCE_FETCH_ADD;
+        h.va = w->raddr;
+        h.rkey = w->rkey;
+        h.swap_add = w->swap_add;
+        h.compare = w->compare;
+        h.ackreq = true;
+        break;
+    default:
+        /* UD messages were checked against the port MTU at fetch */
+        len = qp->type == SNIC_QPT_RC ? MIN(w->mtu, w->len - off) : w->len;
+        last = off + len >= w->len;
+        h.opcode = snic_send_opcode(w, k == 0, last);
+        if (qp->type != SNIC_QPT_RC) {
+            h.opcode = w->opcode == SNIC_WQE_SEND_IMM ?
+                       ROCE_UD_SEND_ONLY_IMM : ROCE_UD_SEND_ONLY;
+            memcpy(h.dmac, w->av.dmac, 6);
+            memcpy(h.smac, w->av.smac, 6);
+            h.sip = be32_to_cpu(w->av.sip);
+            h.dip = be32_to_cpu(w->av.dip);
+            h.ttl = w->av.ttl;
+            h.tos = w->av.tos;
+            h.sport = le16_to_cpu(w->av.udp_sport);
+            h.dqpn = w->dest_qpn;
+            h.qkey = w->qkey;
+            h.sqpn = qp->qpn;
+        }
+        h.va = w->raddr;
+        h.rkey = w->rkey;
+        h.dlen = w->len;
+        h.imm = w->imm;
+        h.ieth = w->imm;
+        h.se = last && (w->flags & SNIC_WQE_F_SOLICITED);
+        h.ackreq = last || ++qp->pkts_since_ack >= SNIC_RDMA_ACK_EVERY;
+        break;
+    }
+    if (h.ackreq) {
+        qp->pkts_since_ack = 0;
+    }
+    hl = snic_roce_build(f, &h, len);
+    if (len) {
+        uint8_t st = SNIC_RST_OK;
+
+        if (w->inl) {
+            memcpy(f + hl, w->inl_data + off, len);
+        } else {
+            st = snic_rdma_sg_copy(s, qp, w->sge, w->nsge, off, f + hl, len,
+                                   false);
+        }
+        if (st) {
+            w->status = st;
+            return false;
+        }
+    }
+    snic_rdma_xmit(s, qp, f, snic_roce_finish(f, &h, len));
+    return true;
+}
+
+/* Window counter of the WQE holding @psn (tail if none). */
+static uint32_t snic_req_find(SnicQp *qp, uint32_t psn)
+{
+    uint32_t i;
+
+    for (i = qp->win_head; i != qp->win_tail; i++) {
+        SnicSwqe *w = &qp->win[i % SNIC_RDMA_WIN];
+
+        if (!w->local && snic_psn_diff(psn, w->first_psn + w->npkts) < 0) {
+            return i;
+        }
+    }
+    return qp->win_tail;
+}
+
+/* Go back: send again from @psn. */
+void snic_rdma_req_rewind(SnicQp *qp, uint32_t psn)
+{
+    qp->tx_psn = psn & ROCE_PSN_MASK;
+    qp->tx_wqe = snic_req_find(qp, psn);
+    qp->pkts_since_ack = 0;
+}
+
+/*
+ * Fetch and send for one QP within @budget packets.  Returns true if it
+ * has more to send right now.
+ */
+bool snic_rdma_req_run(SnicState *s, SnicQp *qp, int *budget)
+{
+    bool rc = qp->type == SNIC_QPT_RC;
+
+    snic_req_fetch(s, qp);
+    if (qp->rnr_wait) {
+        return false;
+    }
+    while (qp->tx_wqe != qp->win_tail &&
+           (qp->state == SNIC_QPS_RTS || qp->state == SNIC_QPS_SQD)) {
+        SnicSwqe *w = &qp->win[qp->tx_wqe % SNIC_RDMA_WIN];
+        bool fresh;
+
+        if (w->local || (!rc && w->sent)) {
+            qp->tx_wqe++;
+            continue;
+        }
+        if (*budget <= 0) {
+            return true;
+        }
+        if (rc && snic_psn_diff(qp->tx_psn, qp->comp_psn) >=
+            SNIC_RDMA_MAX_INFLIGHT) {
+            break;
+        }
+        fresh = qp->tx_psn == w->first_psn;
+        if (fresh && !snic_req_may_start(qp, qp->tx_wqe)) {
+            break;
+        }
+        if (!snic_req_packet(s, qp, w)) {
+            /* data DMA failed: this WQE completes in error */
+            w->local = true;
+            qp->fetch_blocked = true;
+            qp->tx_wqe++;
+            break;
+        }
+        (*budget)--;
+        if (snic_psn_diff(qp->tx_psn, qp->max_sent) < 0) {
+            s->rdma.st.retransmits++;
+            qp->cnt.retransmits++;
+        }
+        if (snic_is_rd_atomic(w) || !rc) {
+            qp->tx_psn = (w->first_psn + w->npkts) & ROCE_PSN_MASK;
+        } else {
+            qp->tx_psn = (qp->tx_psn + 1) & ROCE_PSN_MASK;
+        }
+        if (snic_psn_diff(qp->tx_psn, qp->max_sent) > 0) {
+            qp->max_sent = qp->tx_psn;
+        }
+        if (snic_psn_diff(qp->tx_psn, w->first_psn + w->npkts) >= 0) {
+            w->sent = true;
+            qp->tx_wqe++;
+        }
+    }
+    if (rc) {
+        snic_rdma_timer_update(s, qp);
+    } else {
+        snic_rdma_retire(s, qp);
+    }
+    return false;
+}
+
+/* ---- the bottom half ---- */
+
+void snic_rdma_bh(void *opaque)
+{
+    SnicState *s = opaque;
+    bool again = false;
+    uint32_t i;
+
+    for (i = 0; i < s->rdma.qps_hi; i++) {
+        SnicQp *qp = &s->rdma.qps[i];
+        int budget = SNIC_RDMA_BUDGET;
+        bool more;
+
+        if (!qp->valid || !qp->pending) {
+            continue;
+        }
+        qp->pending = false;
+        if (qp->state == SNIC_QPS_ERR || qp->state == SNIC_QPS_SQE) {
+            snic_rdma_resp_run(s, qp, &budget);
+            snic_rdma_flush(s, qp);
+            if (qp->state == SNIC_QPS_ERR) {
+                continue;
+            }
+        }
+        if (qp->state < SNIC_QPS_RTR) {
+            continue;
+        }
+        more = snic_rdma_resp_run(s, qp, &budget);
+        more |= snic_rdma_req_run(s, qp, &budget);
+        snic_rdma_retire(s, qp);
+        if (more) {
+            qp->pending = true;
+            again = true;
+        }
+    }
+    if (again) {
+        qemu_bh_schedule(s->rdma.bh);
+    }
+}
+
+/* ---- loss injection properties ---- */
+
+void snic_rdma_loss_props(SnicState *s, Object *obj)
+{
+    object_property_add_uint32_ptr(obj, "loss-every", &s->rdma.loss_every,
+                                   OBJ_PROP_FLAG_READWRITE);
+    object_property_add_uint32_ptr(obj, "loss-ppm", &s->rdma.loss_ppm,
+                                   OBJ_PROP_FLAG_READWRITE);
+    object_property_add_uint64_ptr(obj, "loss-seed", &s->rdma.loss_seed,
+                                   OBJ_PROP_FLAG_READWRITE);
+}

@@ -1,0 +1,311 @@
+/*
+ * snic: RDMA (RoCEv2) transport - shared state of PDs, MRs, SRQs and QPs
+ * and the interfaces between the transport's parts, split by role like
+ * Linux rdma_rxe:
+ *
+ *   snic-rdma-obj.c   PD/MR/SRQ admin, MR keys and translation, DMA
+ *                     through MRs, receive WQE fetch, statistics
+ *   snic-rdma-qp.c    QP admin, state machine, flush, doorbells, events
+ *   snic-roce.c       wire headers and ICRC (pure C)
+ *   snic-rdma-req.c   requester: WQE fetch, packetisation, retransmission,
+ *                     the send bottom half, loss injection
+ *   snic-rdma-resp.c  responder: requests in, ACK/NAK, READ responses,
+ *                     atomics
+ *   snic-rdma-comp.c  completer: responses in, send CQEs, timers
+ *
+ * Interface: kernel/include/uapi/d2d/snic_rdma_if.h, docs/snic-rdma.md.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#ifndef HW_D2D_SNIC_RDMA_H
+#define HW_D2D_SNIC_RDMA_H
+
+#include "d2d/snic_rdma_if.h"
+#include "snic-roce.h"
+
+/* Included by snic.h after SnicState is declared. */
+
+/* Send WQEs one QP has fetched and not yet completed (power of 2). */
+#define SNIC_RDMA_WIN           32
+/* Packets one RC QP may have unacknowledged. */
+#define SNIC_RDMA_MAX_INFLIGHT  256
+/* The requester asks for an ACK at least every this many packets. */
+#define SNIC_RDMA_ACK_EVERY     16
+/* Packets one QP sends per bottom-half pass before others get a turn. */
+#define SNIC_RDMA_BUDGET        16
+/* Page-list entries the device holds over all MRs. */
+#define SNIC_RDMA_MAX_PAGES     (4u << 20)
+/* Largest frame: headers + 4096 payload + pad + ICRC. */
+#define SNIC_RDMA_MAX_FRAME     (ROCE_MAX_HDRS + 4096 + 8)
+
+typedef struct SnicPd {
+    bool valid;
+    uint32_t refs;              /* MRs, QPs, SRQs naming it */
+} SnicPd;
+
+typedef struct SnicMr {
+    bool valid;                 /* allocated */
+    bool live;                  /* usable: not invalidated / registered */
+    uint8_t tag;
+    uint32_t pdn, access, flags;
+    uint64_t iova, length;
+    uint8_t page_shift;
+    uint32_t npages, max_pages;
+    uint64_t *pages;            /* bus addresses, host order */
+} SnicMr;
+
+typedef struct SnicSrq {
+    bool valid;
+    uint32_t pdn;
+    uint8_t log_size, log_stride;
+    uint16_t db_page;
+    uint64_t ring, dbr;
+    uint16_t pi, ci;
+    uint32_t limit;
+    uint32_t refs;              /* QPs on it */
+} SnicSrq;
+
+typedef struct SnicSge {
+    uint64_t addr;
+    uint32_t len, lkey;
+} SnicSge;
+
+/* A receive WQE as the device copied it from the ring. */
+typedef struct SnicRecvWqe {
+    uint64_t cookie;
+    uint16_t counter;           /* ring counter it came from */
+    bool bad;                   /* num_sge out of range */
+    uint8_t nsge;
+    uint64_t len;               /* sum of the scatter list */
+    SnicSge sge[SNIC_MAX_SGE];
+} SnicRecvWqe;
+
+/* A send WQE the requester fetched. */
+typedef struct SnicSwqe {
+    uint8_t opcode, flags, nbb;
+    uint16_t idx;               /* SQ counter of its first basic block */
+    uint8_t status;             /* SNIC_RST_* found locally, 0 if none */
+    bool local;                 /* no packets (REG_MR, LOCAL_INV, NOP) */
+    bool sent;                  /* UD: on the wire */
+    bool inl;                   /* data in inl[] */
+    uint32_t first_psn, npkts;
+    uint32_t mtu;               /* path MTU when it was fetched */
+    uint64_t len;
+    uint32_t imm;               /* wire value (BE order as a number) */
+    uint64_t raddr;
+    uint32_t rkey;
+    uint64_t swap_add, compare;
+    struct snic_av av;          /* UD */
+    uint32_t dest_qpn, qkey;    /* UD */
+    uint8_t nsge;
+    SnicSge sge[SNIC_MAX_SGE];
+    uint8_t inl_data[SNIC_MAX_RDMA_INLINE];
+} SnicSwqe;
+
+/* Responder work for the bottom half: READ responses, atomic ACKs. */
+typedef struct SnicRdJob {
+    bool atomic;
+    uint32_t psn;               /* first response PSN */
+    uint32_t npkts, sent;
+    uint32_t mtu;               /* path MTU when it was queued */
+    uint64_t va;
+    uint32_t rkey, len;
+    uint64_t orig;              /* atomic result */
+} SnicRdJob;
+
+typedef struct SnicAtomicCache {
+    bool valid;
+    uint32_t psn;
+    uint64_t orig;
+} SnicAtomicCache;
+
+typedef struct SnicRdmaCounters {
+    uint32_t retransmits, rnr_naks_rcvd, seq_naks_rcvd;
+} SnicRdmaCounters;
+
+typedef struct SnicQp {
+    bool valid;
+    SnicState *s;
+    uint32_t qpn;
+    uint8_t type, flags, state;
+    uint32_t pdn;
+    uint16_t scqn, rcqn, srqn, db_page;
+    uint64_t sq_ring, rq_ring, dbr;
+    uint8_t sq_log, rq_log, rq_stride_log;
+
+    /* attributes */
+    uint8_t path_mtu;
+    uint32_t mtu;
+    uint8_t timeout, retry_cnt, rnr_retry, min_rnr_timer;
+    uint8_t max_rd_atomic, max_dest_rd_atomic, sqd_notify;
+    uint32_t dest_qpn, qkey, access;
+    struct snic_av av;
+
+    /* send queue and requester */
+    uint16_t sq_pi;             /* producer from doorbell / record */
+    uint16_t sq_fetch;          /* next basic block to fetch */
+    SnicSwqe *win;              /* SNIC_RDMA_WIN entries */
+    uint32_t win_head, win_tail;    /* counters into win */
+    uint32_t tx_wqe;            /* window counter of the WQE at tx_psn */
+    uint32_t next_psn;          /* first PSN of the next new WQE */
+    uint32_t tx_psn;            /* next PSN to put on the wire */
+    uint32_t comp_psn;          /* oldest unacknowledged PSN */
+    uint32_t max_sent;          /* one past the highest PSN ever sent */
+    uint32_t pkts_since_ack;
+    bool rewound;               /* a gap already made us go back */
+    uint32_t rewound_at;
+    uint8_t retry_left, rnr_left;
+    bool rnr_wait;
+    bool fetch_blocked;         /* a fetched WQE failed: fetch no more */
+    bool drained_sent;
+    QEMUTimer *retry_timer, *rnr_timer;
+    bool pending;               /* work for the bottom half */
+
+    /* responder */
+    uint32_t resp_psn;          /* expected request PSN */
+    uint32_t msn;
+    bool nak_sent;              /* sequence NAK for resp_psn sent */
+    bool comm_est;
+    uint32_t resp_op;           /* ROCE_F_SEND / ROCE_F_WRITE in progress */
+    bool have_rwqe;
+    SnicRecvWqe rwqe;           /* consumed for the SEND in progress */
+    uint64_t resp_off;
+    uint64_t w_va;
+    uint32_t w_rkey, w_len;
+    bool ack_pending;
+    uint8_t ack_syn;
+    uint32_t ack_psn;
+    SnicRdJob jobs[SNIC_MAX_RD_ATOMIC];
+    uint32_t job_head, job_tail;
+    SnicAtomicCache acache[SNIC_MAX_RD_ATOMIC];
+    uint32_t acache_next;
+
+    /* receive ring */
+    uint16_t rq_pi, rq_ci;
+
+    SnicRdmaCounters cnt;
+    D2DPcieCounters pcie;
+} SnicQp;
+
+/* Host-order mirror of struct snic_rdma_stats. */
+typedef struct SnicRdmaStats {
+    uint64_t tx_pkts, tx_bytes;
+    uint64_t rx_pkts, rx_bytes;
+    uint64_t tx_acks, rx_acks;
+    uint64_t retransmits;
+    uint64_t timeouts;
+    uint64_t seq_naks_sent, seq_naks_rcvd;
+    uint64_t rnr_naks_sent, rnr_naks_rcvd;
+    uint64_t rem_access_naks_sent, rem_access_naks_rcvd;
+    uint64_t rem_op_naks_sent, rem_op_naks_rcvd;
+    uint64_t inv_req_naks_sent, inv_req_naks_rcvd;
+    uint64_t dup_requests;
+    uint64_t out_of_seq;
+    uint64_t rx_icrc_errors;
+    uint64_t rx_malformed;
+    uint64_t rx_no_qp;
+    uint64_t rx_bad_qkey;
+    uint64_t loss_injected;
+    uint64_t req_errors, resp_errors;
+    uint64_t read_resps;
+    uint64_t atomics;
+} SnicRdmaStats;
+
+typedef struct SnicRdma {
+    SnicPd *pds;
+    SnicMr *mrs;
+    SnicSrq *srqs;
+    SnicQp *qps;
+    uint32_t qps_hi;            /* one past the highest qpn used */
+    uint32_t nqps;              /* QPs that exist */
+    uint32_t pages_used;
+    SnicRdmaStats st;
+    QEMUBH *bh;
+    uint8_t *frame;             /* SNIC_RDMA_MAX_FRAME */
+    /* loss injection (QOM properties) */
+    uint32_t loss_every, loss_ppm;
+    uint64_t loss_seed, loss_seed_used, loss_rng;
+    uint64_t loss_count;
+} SnicRdma;
+
+/* snic-rdma-obj.c */
+void snic_rdma_init(SnicState *s);
+void snic_rdma_free(SnicState *s);
+void snic_rdma_reset(SnicState *s);
+uint16_t snic_rdma_admin(SnicState *s, const struct snic_aq_cmd *c,
+                         uint64_t *res);
+uint16_t snic_rdma_query_stats(SnicState *s, const struct snic_aq_cmd *c);
+void snic_rdma_stats_format(SnicState *s, GString *out);
+/*
+ * Check @key for [addr, addr + len) with @access (SNIC_ACCESS_*, 0 for a
+ * read of local memory) on behalf of @qp.  *mr is NULL for a bus address.
+ */
+bool snic_rdma_key_ok(SnicState *s, SnicQp *qp, uint32_t key, uint64_t addr,
+                      uint64_t len, uint32_t access, bool remote,
+                      SnicMr **mr);
+/* DMA through an MR (or bus addresses if @mr is NULL). */
+bool snic_rdma_mr_dma(SnicState *s, SnicQp *qp, SnicMr *mr, uint64_t addr,
+                      void *buf, uint64_t len, bool write);
+/*
+ * Copy between @buf and the scatter/gather list at message offset @off.
+ * Returns SNIC_RST_OK, SNIC_RST_LOC_PROT (key) or SNIC_RST_GENERAL (DMA).
+ */
+uint8_t snic_rdma_sg_copy(SnicState *s, SnicQp *qp, const SnicSge *sge,
+                          unsigned nsge, uint64_t off, void *buf, size_t len,
+                          bool to_mem);
+/* Next receive WQE of @qp (its RQ or SRQ) without consuming it. */
+bool snic_rdma_recv_peek(SnicState *s, SnicQp *qp, SnicRecvWqe *w);
+void snic_rdma_recv_consume(SnicState *s, SnicQp *qp);
+uint8_t snic_rdma_fast_reg(SnicState *s, SnicQp *qp,
+                           const struct snic_wqe_reg *r);
+uint8_t snic_rdma_invalidate(SnicState *s, SnicQp *qp, uint32_t key);
+uint16_t snic_rdma_srq_db(SnicState *s, uint16_t page, uint32_t srqn,
+                          uint16_t ctr);
+
+/* snic-rdma-qp.c */
+uint16_t snic_rdma_create_qp(SnicState *s, const struct snic_aq_cmd *c,
+                             uint64_t *res);
+uint16_t snic_rdma_modify_qp(SnicState *s, const struct snic_aq_cmd *c);
+uint16_t snic_rdma_query_qp(SnicState *s, const struct snic_aq_cmd *c);
+uint16_t snic_rdma_destroy_qp(SnicState *s, uint32_t qpn);
+void snic_rdma_qp_free(SnicState *s, SnicQp *qp);
+/* QP doorbells; false if @off is not an RDMA doorbell. */
+bool snic_rdma_db(SnicState *s, uint16_t page, uint32_t off, uint32_t qn,
+                  uint16_t ctr);
+/* A send or receive error moves the QP to ERR (RC) or SQE (UD). */
+void snic_rdma_qp_error(SnicState *s, SnicQp *qp, uint8_t status,
+                        bool send_side);
+void snic_rdma_flush(SnicState *s, SnicQp *qp);
+void snic_rdma_event(SnicState *s, uint8_t type, uint32_t obj,
+                     uint32_t data);
+SnicQp *snic_rdma_qp(SnicState *s, uint32_t qpn);
+
+/* snic-rdma-req.c */
+void snic_rdma_kick(SnicState *s, SnicQp *qp);
+void snic_rdma_bh(void *opaque);
+bool snic_rdma_req_run(SnicState *s, SnicQp *qp, int *budget);
+void snic_rdma_req_rewind(SnicQp *qp, uint32_t psn);
+/* Put a finished frame on the wire (loss injection, counters). */
+void snic_rdma_xmit(SnicState *s, SnicQp *qp, const uint8_t *f, size_t len);
+/* Headers every packet of @qp shares (addresses, BTH basics). */
+void snic_rdma_hdr_init(SnicState *s, SnicQp *qp, SnicRoceHdr *h,
+                        uint8_t opcode, uint32_t psn);
+void snic_rdma_loss_props(SnicState *s, Object *obj);
+uint32_t snic_rdma_ud_mtu(SnicState *s);
+
+/* snic-rdma-resp.c */
+bool snic_rdma_rx(SnicState *s, const uint8_t *f, size_t len);
+void snic_rdma_resp_rx(SnicState *s, SnicQp *qp, const SnicRoceHdr *h);
+bool snic_rdma_resp_run(SnicState *s, SnicQp *qp, int *budget);
+
+/* snic-rdma-comp.c */
+void snic_rdma_comp_rx(SnicState *s, SnicQp *qp, const SnicRoceHdr *h);
+bool snic_rdma_retire(SnicState *s, SnicQp *qp);
+void snic_rdma_req_cqe(SnicState *s, SnicQp *qp, const SnicSwqe *w,
+                       uint8_t status);
+void snic_rdma_timer_update(SnicState *s, SnicQp *qp);
+void snic_rdma_retry_timer(void *opaque);
+void snic_rdma_rnr_timer(void *opaque);
+int64_t snic_rdma_rnr_ns(uint8_t code);
+
+#endif

@@ -1,0 +1,36 @@
+# User-level RDMA on one guest with two snic ports on a hub, through the
+# libsnic provider: ibv_devinfo shows RoCE v2 ports, and the ibverbs-utils
+# ping-pongs run port to port (RC at 64 B, 4 KiB and 64 KiB, UD, SRQ).
+# vm-args: --guests 1
+# timeout: 240
+. /opt/d2d/tests/lib.sh
+. /opt/d2d/tests/snic_eth.inc
+. /opt/d2d/tests/snic_rdma_user.inc
+
+rdma_user_one_guest
+check ibv_devices sh -c "ibv_devices | grep -q -w $dev0 && ibv_devices | grep -q -w $dev1"
+ibv_devinfo -v -d "$dev0" > /tmp/devinfo 2>&1
+check devinfo_roce_v2 sh -c "grep -q 'state:.*PORT_ACTIVE' /tmp/devinfo &&
+	grep -q 'link_layer:.*Ethernet' /tmp/devinfo &&
+	grep -q 'GID\[ *$gid0\]:.*10\.0\.0\.1, RoCE v2' /tmp/devinfo ||
+	{ tail -3 /tmp/devinfo; false; }"
+check devinfo_vendor sh -c "grep -q 'vendor_id:.*0x1234' /tmp/devinfo &&
+	grep -q 'vendor_part_id:.*53761' /tmp/devinfo ||
+	{ grep vendor /tmp/devinfo; false; }"
+
+p=18515
+for s in 64 4096 65536; do
+	pair "rc_pingpong_$s" $p \
+		"ibv_rc_pingpong -d $dev0 -g $gid0 -p $p -s $s -n 50" \
+		"ibv_rc_pingpong -d $dev1 -g $gid1 -p $p -s $s -n 50 127.0.0.1"
+	p=$((p + 1))
+done
+pair ud_pingpong $p \
+	"ibv_ud_pingpong -d $dev0 -g $gid0 -p $p -s 512 -n 50" \
+	"ibv_ud_pingpong -d $dev1 -g $gid1 -p $p -s 512 -n 50 127.0.0.1"
+p=$((p + 1))
+pair srq_pingpong $p \
+	"ibv_srq_pingpong -d $dev0 -g $gid0 -p $p -s 4096 -q 4 -n 50" \
+	"ibv_srq_pingpong -d $dev1 -g $gid1 -p $p -s 4096 -q 4 -n 50 127.0.0.1"
+check dmesg_clean dmesg_clean
+finish

@@ -1,0 +1,43 @@
+# Interoperability: snic-verbs-test between guest 1's snic (through the
+# libsnic provider) and Soft-RoCE (rdma_rxe) on guest 2's virtio-net port
+# on the same wire.  Guest 1 serves, guest 2 runs the client and prints
+# the check lines.
+# vm-args: --guests 2 --rxe-peer
+# timeout: 300
+. /opt/d2d/tests/lib.sh
+. /opt/d2d/tests/snic_eth.inc
+. /opt/d2d/tests/snic_rdma_user.inc
+
+if [ "$D2D_GUEST" = 1 ]; then
+	rdma_user_two_guests
+	check ping wait_ping "$peer" 60
+	timeout 240 snic-verbs-test -d "$dev" -p 18600 > /tmp/vt.s 2>&1 ||
+		fail verbs_server "$(tail -1 /tmp/vt.s)"
+else
+	modprobe virtio_net; modprobe virtio_pci
+	# rxe computes its ICRC with the crypto API's crc32 (rxe_icrc_init).
+	modprobe crc32_generic
+	modprobe rdma_rxe; modprobe ib_uverbs; modprobe rdma_ucm
+	sleep 1
+	if=$(netdev_by_driver virtio-pci) || if=$(netdev_by_driver virtio_net) || if=""
+	err=""
+	if [ -z "$if" ]; then
+		err="no virtio-net port"
+	else
+		ip addr add 10.0.0.2/24 dev "$if" && ip link set "$if" up &&
+			rdma link add rxe0 type rxe netdev "$if" || err="rdma link add failed"
+	fi
+	[ -z "$err" ] && { roce_v2_gid rxe0 >/dev/null || err="rxe0 has no RoCE v2 GID"; }
+	if [ -n "$err" ]; then
+		fail setup "$err"
+		finish
+	fi
+	pass setup
+	check ping wait_ping 10.0.0.1 60
+	# rxe reports a bad lkey as LOC_QP_OP_ERR (-L).
+	timeout 240 snic-verbs-test -d rxe0 -p 18600 -L -P "guest/$T/verbs" \
+		10.0.0.1 > /tmp/vt.c 2>&1
+	tool_lines verbs /tmp/vt.c
+fi
+check dmesg_clean dmesg_clean
+finish

@@ -1,0 +1,189 @@
+/*
+ * snic RoCEv2 wire helpers (qemu-devices/snic/snic-roce.c): header layout
+ * per opcode, ICRC against an independent bit-by-bit CRC-32 over the masked
+ * pseudo-header of IBA Annex A17 (as Linux rdma_rxe computes it), and
+ * rejection of malformed or corrupted packets.
+ */
+#include <stdlib.h>
+#include "../lib/check.h"
+#include "snic/snic-pkt.h"
+#include "snic/snic-roce.h"
+
+/* Reflected CRC-32 (poly 0xedb88320), all-ones start, no final xor. */
+static uint32_t crc_raw(uint32_t crc, const uint8_t *p, size_t n)
+{
+	while (n--) {
+		crc ^= *p++;
+		for (int k = 0; k < 8; k++)
+			crc = crc & 1 ? (crc >> 1) ^ 0xedb88320u : crc >> 1;
+	}
+	return crc;
+}
+
+/* The ICRC of frame @f (@len bytes, ICRC included), computed here. */
+static uint32_t ref_icrc(const uint8_t *f, size_t len)
+{
+	uint8_t m[4096 + 256], ones[8];
+	size_t n = len - 14 - 4;
+
+	memcpy(m, f + 14, n);
+	m[1] = 0xff;			/* TOS */
+	m[8] = 0xff;			/* TTL */
+	m[10] = m[11] = 0xff;		/* IP checksum */
+	m[26] = m[27] = 0xff;		/* UDP checksum */
+	m[32] = 0xff;			/* BTH resv8a (FECN, BECN) */
+	memset(ones, 0xff, 8);
+	return ~crc_raw(crc_raw(0xffffffffu, ones, 8), m, n);
+}
+
+static uint32_t wire_icrc(const uint8_t *f, size_t len)
+{
+	const uint8_t *p = f + len - 4;
+
+	return p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static size_t mk(uint8_t *f, uint8_t opcode, size_t paylen)
+{
+	SnicRoceHdr h = {
+		.dmac = { 0x52, 0x54, 0, 0, 0, 2 },
+		.smac = { 0x52, 0x54, 0, 0, 0, 1 },
+		.sip = 0x0a000001, .dip = 0x0a000002, .ttl = 64, .tos = 0x12,
+		.sport = 0xc123, .opcode = opcode, .dqpn = 0x12, .psn = 0xabcdef,
+		.ackreq = true, .va = 0x1122334455667788ull, .rkey = 0x1234,
+		.dlen = 3000, .syndrome = 0x1f, .msn = 7, .swap_add = 5,
+		.compare = 6, .orig = 9, .imm = 0xdeadbeef, .ieth = 0x4321,
+		.qkey = 0x80010000, .sqpn = 1,
+	};
+	size_t off = snic_roce_build(f, &h, paylen);
+
+	for (size_t i = 0; i < paylen; i++)
+		f[off + i] = i * 7;
+	return snic_roce_finish(f, &h, paylen);
+}
+
+static void icrc_matches_reference(void)
+{
+	static const uint8_t ops[] = {
+		ROCE_SEND_ONLY, ROCE_SEND_ONLY_IMM, ROCE_WRITE_ONLY_IMM,
+		ROCE_READ_REQ, ROCE_READ_RESP_FIRST, ROCE_ACK, ROCE_ATOMIC_ACK,
+		ROCE_CMP_SWAP, ROCE_SEND_ONLY_INV, ROCE_UD_SEND_ONLY_IMM,
+	};
+	uint8_t f[4400];
+
+	for (size_t i = 0; i < sizeof(ops); i++) {
+		uint32_t fl = snic_roce_opflags(ops[i]);
+		size_t pl = (fl & ROCE_F_PAYLOAD) ? 1 + i * 37 : 0;
+		size_t len = mk(f, ops[i], pl);
+
+		CHECK(fl);
+		CHECK_EQ(wire_icrc(f, len), ref_icrc(f, len));
+		CHECK_EQ(len, 14 + 20 + 8 + snic_roce_hdr_len(fl) + pl +
+			 ((4 - pl % 4) % 4) + 4);
+		/* the IPv4 header checksum is valid */
+		CHECK_EQ(snic_csum_fold(snic_csum_partial(0, f + 14, 20)), 0);
+	}
+}
+
+static void masked_fields_ignored(void)
+{
+	uint8_t f[512];
+	size_t len = mk(f, ROCE_SEND_ONLY, 100);
+	SnicRoceHdr h;
+
+	/* TTL, TOS (with the IP checksum fixed up), UDP checksum, FECN/BECN */
+	f[14 + 8] = 3;
+	f[14 + 1] = 0x55;
+	f[14 + 10] = f[14 + 11] = 0;
+	snic_wr16(f + 14 + 10, snic_csum_fold(snic_csum_partial(0, f + 14, 20)));
+	f[14 + 20 + 6] = 0x12;
+	f[42 + 4] = 0xc0;
+	CHECK_EQ(snic_roce_parse(f, len, &h), ROCE_OK);
+	/* ... but the PSN is covered */
+	f[42 + 11] ^= 1;
+	CHECK_EQ(snic_roce_parse(f, len, &h), ROCE_BAD_ICRC);
+}
+
+static void parse_round_trip(void)
+{
+	uint8_t f[4400];
+	size_t len = mk(f, ROCE_WRITE_ONLY_IMM, 4096);
+	SnicRoceHdr h;
+
+	CHECK_EQ(snic_roce_parse(f, len, &h), ROCE_OK);
+	CHECK_EQ(h.opcode, ROCE_WRITE_ONLY_IMM);
+	CHECK_EQ(h.dqpn, 0x12);
+	CHECK_EQ(h.psn, 0xabcdef);
+	CHECK(h.ackreq);
+	CHECK_EQ(h.va, 0x1122334455667788ull);
+	CHECK_EQ(h.rkey, 0x1234);
+	CHECK_EQ(h.dlen, 3000);
+	CHECK_EQ(h.imm, 0xdeadbeef);
+	CHECK_EQ(h.paylen, 4096);
+	CHECK_EQ(h.payload[5], 35);
+	/* RETH right after BTH, ImmDt after RETH (offsets of the wire) */
+	CHECK_EQ(snic_rd32(f + 42 + 12 + 8), 0x1234);
+	CHECK_EQ(snic_rd32(f + 42 + 12 + 16), 0xdeadbeef);
+
+	len = mk(f, ROCE_ATOMIC_ACK, 0);
+	CHECK_EQ(snic_roce_parse(f, len, &h), ROCE_OK);
+	CHECK_EQ(h.syndrome, 0x1f);
+	CHECK_EQ(h.msn, 7);
+	CHECK_EQ(h.orig, 9);
+	len = mk(f, ROCE_CMP_SWAP, 0);
+	CHECK_EQ(snic_roce_parse(f, len, &h), ROCE_OK);
+	CHECK_EQ(h.swap_add, 5);
+	CHECK_EQ(h.compare, 6);
+	len = mk(f, ROCE_UD_SEND_ONLY, 3);
+	CHECK_EQ(snic_roce_parse(f, len, &h), ROCE_OK);
+	CHECK_EQ(h.qkey, 0x80010000u);
+	CHECK_EQ(h.sqpn, 1);
+	CHECK_EQ(h.pad, 1);
+	CHECK_EQ(h.paylen, 3);
+}
+
+static void malformed_rejected(void)
+{
+	uint8_t f[600], g[600];
+	size_t len = mk(f, ROCE_SEND_ONLY, 64), l;
+	SnicRoceHdr h;
+
+	for (l = 0; l < len; l++)
+		CHECK(snic_roce_parse(f, l, &h) != ROCE_OK);
+	memcpy(g, f, len);
+	g[42] = 0x15;		/* reserved opcode */
+	CHECK_EQ(snic_roce_parse(g, len, &h), ROCE_MALFORMED);
+	memcpy(g, f, len);
+	g[14 + 3] += 1;		/* IP length without checksum fix */
+	CHECK_EQ(snic_roce_parse(g, len, &h), ROCE_MALFORMED);
+	memcpy(g, f, len);
+	g[len - 10] ^= 0x40;	/* payload bit */
+	CHECK_EQ(snic_roce_parse(g, len, &h), ROCE_BAD_ICRC);
+	memcpy(g, f, len);
+	g[14 + 20 + 3] = 0x35;	/* another UDP port: not RoCE */
+	CHECK_EQ(snic_roce_parse(g, len, &h), ROCE_NOT_ROCE);
+	/* an ACK with payload bytes it cannot carry */
+	l = mk(g, ROCE_ACK, 0);
+	CHECK_EQ(snic_roce_parse(g, l, &h), ROCE_OK);
+	CHECK_EQ(snic_psn_diff(1, 0xffffff), 2);
+	CHECK_EQ(snic_psn_diff(0xfffffe, 3), -5);
+	srand(3);
+	for (int i = 0; i < 20000; i++) {
+		memcpy(g, f, len);
+		for (int k = 0; k < 1 + rand() % 4; k++)
+			g[rand() % len] = rand();
+		l = rand() % 8 ? len : (size_t)(rand() % len);
+		snic_roce_parse(g, l, &h);	/* must not crash */
+		if (snic_roce_parse(g, l, &h) == ROCE_OK)
+			CHECK(h.payload + h.paylen <= g + l);
+	}
+}
+
+int main(void)
+{
+	RUN("unit/snic_roce", icrc_matches_reference);
+	RUN("unit/snic_roce", masked_fields_ignored);
+	RUN("unit/snic_roce", parse_round_trip);
+	RUN("unit/snic_roce", malformed_rejected);
+	return check_failures ? 1 : 0;
+}

@@ -1,0 +1,178 @@
+/* SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause) */
+/*
+ * libsnic internals: the provider's objects (context, CQ, QP, SRQ) around
+ * the libibverbs ones, the rings they map from snic.ko, and the ordering
+ * rules between ring memory, doorbell records and doorbell MMIO.
+ */
+#ifndef LIBSNIC_LIBSNIC_H
+#define LIBSNIC_LIBSNIC_H
+
+#include <endian.h>
+#include <pthread.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <d2d/snic_verbs_abi.h>
+
+#include "verbs_provider_abi.h"
+#include "snic_wqe.h"
+
+#define snic_container_of(ptr, type, member) \
+	((type *)((char *)(ptr) - offsetof(type, member)))
+
+/*
+ * Ordering (as rdma-core's udma barriers): ring and record writes must be
+ * visible to the device before the doorbell that announces them, and a
+ * CQE's body may be read only after its owner bit.  x86 keeps stores in
+ * order and loads in order, so a compiler barrier is enough there; the
+ * doorbell page may be write-combining, so it is flushed with sfence.
+ */
+#if defined(__x86_64__) || defined(__i386__)
+#define snic_to_device_barrier()	asm volatile("" ::: "memory")
+#define snic_from_device_barrier()	asm volatile("" ::: "memory")
+#define snic_mmio_flush()		asm volatile("sfence" ::: "memory")
+#else
+#define snic_to_device_barrier()	__atomic_thread_fence(__ATOMIC_SEQ_CST)
+#define snic_from_device_barrier()	__atomic_thread_fence(__ATOMIC_ACQUIRE)
+#define snic_mmio_flush()		__atomic_thread_fence(__ATOMIC_SEQ_CST)
+#endif
+
+struct snic_qp;
+struct snic_srq;
+
+struct snic_device {
+	struct verbs_device vdev;
+};
+
+struct snic_context {
+	struct verbs_context vctx;
+	uint8_t *db;			/* this context's BAR2 doorbell page */
+	uint32_t db_page;
+	uint32_t max_inline;
+	uint32_t max_sge;
+	pthread_mutex_t table_lock;	/* qp_table writers */
+	struct snic_qp *qp_table[SNIC_MAX_QPS];
+};
+
+struct snic_cq {
+	struct verbs_cq vcq;
+	pthread_spinlock_t lock;
+	struct snic_cqe *ring;
+	volatile uint32_t *dbr;		/* le32 consumer counter */
+	void *map;
+	size_t map_len;
+	uint32_t cqn;
+	uint32_t log_size;
+	uint32_t cons;			/* free running; device sees 16 bits */
+};
+
+/* Send queue: 64-byte basic blocks; per-BB bookkeeping of posted WQEs. */
+struct snic_sq {
+	uint8_t *ring;
+	uint32_t log_bbs;
+	uint32_t prod, cons;		/* in basic blocks */
+	uint64_t *wr_id;		/* by first BB of each WQE */
+	uint8_t *nbb;
+	uint8_t *wc_op;			/* enum ibv_wc_opcode */
+};
+
+/* Receive queue of a QP or an SRQ: 2^log_size WQEs of 2^log_stride B. */
+struct snic_rq {
+	uint8_t *ring;
+	uint32_t log_size;
+	uint32_t log_stride;
+	uint32_t prod, cons;		/* in WQEs */
+};
+
+struct snic_srq {
+	struct verbs_srq vsrq;
+	pthread_spinlock_t lock;
+	struct snic_rq rq;
+	volatile uint32_t *dbr;		/* le32 producer counter */
+	void *map;
+	size_t map_len;
+	uint32_t srqn;
+};
+
+struct snic_qp {
+	struct verbs_qp vqp;
+	pthread_spinlock_t sq_lock;
+	pthread_spinlock_t rq_lock;
+	struct snic_sq sq;
+	struct snic_rq rq;		/* unused with an SRQ */
+	struct snic_srq *srq;
+	volatile uint32_t *dbr;		/* [0] RQ producer, [1] SQ producer */
+	void *map;
+	size_t map_len;
+	struct snic_sq_params params;
+	uint32_t qpn;
+	enum ibv_qp_state state;	/* as last set through modify_qp */
+};
+
+static inline struct snic_context *to_sctx(struct ibv_context *c)
+{
+	return snic_container_of(c, struct snic_context, vctx.context);
+}
+
+static inline struct snic_cq *to_scq(struct ibv_cq *c)
+{
+	return snic_container_of(c, struct snic_cq, vcq.cq);
+}
+
+static inline struct snic_qp *to_sqp(struct ibv_qp *q)
+{
+	return snic_container_of(q, struct snic_qp, vqp.qp);
+}
+
+static inline struct snic_srq *to_ssrq(struct ibv_srq *s)
+{
+	return snic_container_of(s, struct snic_srq, vsrq.srq);
+}
+
+/* Doorbell: 32-bit little-endian MMIO write on the context's page. */
+static inline void snic_ring_db(struct snic_context *ctx, uint32_t offset,
+				uint32_t qn, uint32_t counter)
+{
+	volatile uint32_t *reg = (volatile uint32_t *)(ctx->db + offset);
+
+	*reg = htole32(SNIC_DB_VAL(qn, counter));
+	snic_mmio_flush();
+}
+
+static inline void snic_set_record(volatile uint32_t *rec, uint32_t counter)
+{
+	*rec = htole32(counter & 0xffff);
+}
+
+/* snic_cq.c */
+struct ibv_cq *snic_create_cq(struct ibv_context *context, int cqe,
+			      struct ibv_comp_channel *channel,
+			      int comp_vector);
+int snic_destroy_cq(struct ibv_cq *cq);
+int snic_poll_cq(struct ibv_cq *cq, int num_entries, struct ibv_wc *wc);
+int snic_req_notify_cq(struct ibv_cq *cq, int solicited_only);
+void snic_cq_clean(struct snic_cq *cq, uint32_t qpn);
+
+/* snic_qp.c */
+struct ibv_qp *snic_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr);
+int snic_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask,
+		  struct ibv_qp_init_attr *init_attr);
+int snic_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask);
+int snic_destroy_qp(struct ibv_qp *qp);
+int snic_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr,
+		   struct ibv_send_wr **bad_wr);
+int snic_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr,
+		   struct ibv_recv_wr **bad_wr);
+struct ibv_srq *snic_create_srq(struct ibv_pd *pd,
+				struct ibv_srq_init_attr *attr);
+int snic_modify_srq(struct ibv_srq *srq, struct ibv_srq_attr *attr,
+		    int attr_mask);
+int snic_query_srq(struct ibv_srq *srq, struct ibv_srq_attr *attr);
+int snic_destroy_srq(struct ibv_srq *srq);
+int snic_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr,
+		       struct ibv_recv_wr **bad_wr);
+/* Called by the CQ poller: account one completion of @qp's WQE. */
+uint64_t snic_sq_retire(struct snic_qp *qp, uint32_t wqe_counter,
+			enum ibv_wc_opcode *op);
+void snic_rq_retire(struct snic_qp *qp);
+
+#endif /* LIBSNIC_LIBSNIC_H */

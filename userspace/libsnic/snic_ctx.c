@@ -1,0 +1,299 @@
+// SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
+/*
+ * libsnic device and context: registration with libibverbs (PCI match on
+ * the snic function), the user context with its mapped doorbell page,
+ * device and port queries, protection domains, memory regions and
+ * address handles.  Control operations go through snic.ko (ibv_cmd_*);
+ * the data path lives in snic_qp.c and snic_cq.c.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <rdma/ib_user_ioctl_verbs.h>
+
+#include "libsnic.h"
+
+/* The driver's uverbs responses: core part, then ours. */
+struct snic_get_context_resp {
+	struct ib_uverbs_get_context_resp ibv;
+	struct snic_alloc_ucontext_resp drv;
+};
+
+struct snic_create_ah_resp_full {
+	struct ib_uverbs_create_ah_resp ibv;
+	struct snic_create_ah_resp drv;
+};
+
+_Static_assert(offsetof(struct snic_get_context_resp, drv) ==
+	       sizeof(struct ib_uverbs_get_context_resp), "no padding");
+_Static_assert(offsetof(struct snic_create_ah_resp_full, drv) ==
+	       sizeof(struct ib_uverbs_create_ah_resp), "no padding");
+
+static int snic_query_device(struct ibv_context *context,
+			     const struct ibv_query_device_ex_input *input,
+			     struct ibv_device_attr_ex *attr, size_t attr_size)
+{
+	struct ib_uverbs_ex_query_device_resp resp;
+	size_t resp_size = sizeof(resp);
+	uint64_t fw;
+	int ret;
+
+	ret = ibv_cmd_query_device_any(context, input, attr, attr_size, &resp,
+				       &resp_size);
+	if (ret)
+		return ret;
+	/* snic.ko reports SNIC_REG_VERSION: major << 16 | minor. */
+	fw = resp.base.fw_ver;
+	snprintf(attr->orig_attr.fw_ver, sizeof(attr->orig_attr.fw_ver),
+		 "%u.%u", (unsigned int)(fw >> 16) & 0xffff,
+		 (unsigned int)fw & 0xffff);
+	return 0;
+}
+
+static int snic_query_port(struct ibv_context *context, uint8_t port,
+			   struct ibv_port_attr *attr)
+{
+	struct verbs_cmd_query_port cmd;
+
+	return ibv_cmd_query_port(context, port, attr, &cmd, sizeof(cmd));
+}
+
+static struct ibv_pd *snic_alloc_pd(struct ibv_context *context)
+{
+	struct verbs_cmd_alloc_pd cmd;
+	struct ib_uverbs_alloc_pd_resp resp;
+	struct ibv_pd *pd;
+	int ret;
+
+	pd = calloc(1, sizeof(*pd));
+	if (!pd)
+		return NULL;
+	ret = ibv_cmd_alloc_pd(context, pd, &cmd, sizeof(cmd), &resp,
+			       sizeof(resp));
+	if (ret) {
+		free(pd);
+		errno = ret;
+		return NULL;
+	}
+	return pd;
+}
+
+static int snic_dealloc_pd(struct ibv_pd *pd)
+{
+	int ret = ibv_cmd_dealloc_pd(pd);
+
+	if (!ret)
+		free(pd);
+	return ret;
+}
+
+static struct ibv_mr *snic_reg_mr(struct ibv_pd *pd, void *addr,
+				  size_t length, uint64_t hca_va, int access)
+{
+	struct verbs_cmd_reg_mr cmd;
+	struct ib_uverbs_reg_mr_resp resp;
+	struct verbs_mr *vmr;
+	int ret;
+
+	vmr = calloc(1, sizeof(*vmr));
+	if (!vmr)
+		return NULL;
+	ret = ibv_cmd_reg_mr(pd, addr, length, hca_va, access, vmr, &cmd,
+			     sizeof(cmd), &resp, sizeof(resp));
+	if (ret) {
+		free(vmr);
+		errno = ret;
+		return NULL;
+	}
+	return &vmr->ibv_mr;
+}
+
+static int snic_dereg_mr(struct verbs_mr *vmr)
+{
+	int ret = ibv_cmd_dereg_mr(vmr);
+
+	if (!ret)
+		free(vmr);
+	return ret;
+}
+
+/* The kernel resolves the GID into a snic_av; UD WQEs carry a copy. */
+static struct ibv_ah *snic_create_ah(struct ibv_pd *pd,
+				     struct ibv_ah_attr *attr)
+{
+	struct snic_create_ah_resp_full resp;
+	struct snic_ah *ah;
+	int ret;
+
+	ah = calloc(1, sizeof(*ah));
+	if (!ah)
+		return NULL;
+	memset(&resp, 0, sizeof(resp));
+	ret = ibv_cmd_create_ah(pd, &ah->ibv_ah, attr, &resp.ibv, sizeof(resp));
+	if (ret) {
+		free(ah);
+		errno = ret;
+		return NULL;
+	}
+	ah->av = resp.drv.av;
+	return &ah->ibv_ah;
+}
+
+static int snic_destroy_ah(struct ibv_ah *ibah)
+{
+	struct snic_ah *ah = snic_container_of(ibah, struct snic_ah, ibv_ah);
+	int ret = ibv_cmd_destroy_ah(ibah);
+
+	if (!ret)
+		free(ah);
+	return ret;
+}
+
+static void snic_free_context(struct ibv_context *ibctx)
+{
+	struct snic_context *ctx = to_sctx(ibctx);
+
+	if (ctx->db)
+		munmap(ctx->db, SNIC_DB_PAGE_SIZE);
+	pthread_mutex_destroy(&ctx->table_lock);
+	verbs_uninit_context(&ctx->vctx);
+	free(ctx);
+}
+
+static const struct verbs_context_ops snic_ctx_ops = {
+	.alloc_pd = snic_alloc_pd,
+	.create_ah = snic_create_ah,
+	.create_cq = snic_create_cq,
+	.create_qp = snic_create_qp,
+	.create_srq = snic_create_srq,
+	.dealloc_pd = snic_dealloc_pd,
+	.dereg_mr = snic_dereg_mr,
+	.destroy_ah = snic_destroy_ah,
+	.destroy_cq = snic_destroy_cq,
+	.destroy_qp = snic_destroy_qp,
+	.destroy_srq = snic_destroy_srq,
+	.free_context = snic_free_context,
+	.modify_qp = snic_modify_qp,
+	.modify_srq = snic_modify_srq,
+	.poll_cq = snic_poll_cq,
+	.post_recv = snic_post_recv,
+	.post_send = snic_post_send,
+	.post_srq_recv = snic_post_srq_recv,
+	.query_device_ex = snic_query_device,
+	.query_port = snic_query_port,
+	.query_qp = snic_query_qp,
+	.query_srq = snic_query_srq,
+	.reg_mr = snic_reg_mr,
+	.req_notify_cq = snic_req_notify_cq,
+};
+
+/*
+ * libibverbs copies the data-path operations into the public
+ * ibv_context_ops, which applications call inline.  Seeing ours there
+ * proves that our idea of verbs_context_ops matches the library's.
+ */
+static int snic_check_ops(struct snic_context *ctx)
+{
+	struct ibv_context_ops *ops = &ctx->vctx.context.ops;
+
+	if (ops->poll_cq != snic_poll_cq || ops->post_send != snic_post_send ||
+	    ops->post_recv != snic_post_recv ||
+	    ops->req_notify_cq != snic_req_notify_cq ||
+	    ops->post_srq_recv != snic_post_srq_recv) {
+		fprintf(stderr, "libsnic: libibverbs provider ABI mismatch "
+			"(verbs_context_ops layout is not rdma-core 44's)\n");
+		return -1;
+	}
+	return 0;
+}
+
+static struct verbs_context *snic_alloc_context(struct ibv_device *ibdev,
+						int cmd_fd, void *private_data)
+{
+	struct verbs_cmd_get_context cmd;
+	struct snic_get_context_resp resp;
+	struct snic_context *ctx;
+	void *db;
+
+	(void)private_data;
+	/* The library allocates the whole struct; it wants vctx's offset. */
+	ctx = _verbs_init_and_alloc_context(ibdev, cmd_fd, sizeof(*ctx),
+			(struct verbs_context *)offsetof(struct snic_context, vctx),
+			RDMA_DRIVER_UNKNOWN);
+	if (!ctx)
+		return NULL;
+	pthread_mutex_init(&ctx->table_lock, NULL);
+	memset(&resp, 0, sizeof(resp));
+	if (ibv_cmd_get_context(&ctx->vctx, &cmd, sizeof(cmd), &resp.ibv,
+				sizeof(resp)))
+		goto err;
+	if (resp.drv.cqe_size != sizeof(struct snic_cqe) ||
+	    resp.drv.wqebb_size != SNIC_WQEBB_SIZE) {
+		fprintf(stderr, "libsnic: kernel reports CQE %u / WQEBB %u bytes, "
+			"provider built for %zu / %u\n", resp.drv.cqe_size,
+			resp.drv.wqebb_size, sizeof(struct snic_cqe),
+			SNIC_WQEBB_SIZE);
+		errno = EPROTO;
+		goto err;
+	}
+	ctx->db_page = resp.drv.db_page;
+	ctx->max_inline = resp.drv.max_inline;
+	ctx->max_sge = resp.drv.max_sge;
+	db = mmap(NULL, SNIC_DB_PAGE_SIZE, PROT_WRITE, MAP_SHARED, cmd_fd,
+		  resp.drv.db_mmap_key);
+	if (db == MAP_FAILED)
+		goto err;
+	ctx->db = db;
+	verbs_set_ops(&ctx->vctx, &snic_ctx_ops);
+	if (snic_check_ops(ctx)) {
+		errno = EPROTO;
+		goto err;
+	}
+	return &ctx->vctx;
+
+err:
+	if (ctx->db)
+		munmap(ctx->db, SNIC_DB_PAGE_SIZE);
+	pthread_mutex_destroy(&ctx->table_lock);
+	verbs_uninit_context(&ctx->vctx);
+	free(ctx);
+	return NULL;
+}
+
+static struct verbs_device *snic_alloc_device(struct verbs_sysfs_dev *sdev)
+{
+	struct snic_device *dev;
+
+	(void)sdev;
+	dev = calloc(1, sizeof(*dev));
+	return dev ? &dev->vdev : NULL;
+}
+
+static void snic_uninit_device(struct verbs_device *vdev)
+{
+	free(snic_container_of(vdev, struct snic_device, vdev));
+}
+
+static const struct verbs_match_ent snic_match_table[] = {
+	{ .vendor = SNIC_PCI_VENDOR_ID, .device = SNIC_PCI_DEVICE_ID,
+	  .kind = VERBS_MATCH_PCI },
+	{ .kind = VERBS_MATCH_SENTINEL },
+};
+
+static const struct verbs_device_ops snic_dev_ops = {
+	.name = "snic",
+	.match_min_abi_version = SNIC_UVERBS_ABI_VERSION,
+	.match_max_abi_version = SNIC_UVERBS_ABI_VERSION,
+	.match_table = snic_match_table,
+	.alloc_device = snic_alloc_device,
+	.uninit_device = snic_uninit_device,
+	.alloc_context = snic_alloc_context,
+};
+
+/* dlopen() by libibverbs runs this: hand it our device operations. */
+static void __attribute__((constructor)) snic_register(void)
+{
+	verbs_register_driver_34(&snic_dev_ops);
+}

@@ -1,0 +1,467 @@
+// SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
+/*
+ * libsnic queue pairs and shared receive queues.  snic.ko creates them
+ * and maps their rings and doorbell record to us; posting writes WQEs
+ * into the rings, updates the record and rings the context's doorbell
+ * page, all in user space.  The send side remembers wr_id, size and
+ * opcode per WQE so that a completion (which names the WQE's first basic
+ * block) can report them and retire unsignaled WQEs before it.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "libsnic.h"
+
+struct snic_create_qp_resp_full {
+	struct ib_uverbs_create_qp_resp ibv;
+	struct snic_create_qp_resp drv;
+};
+
+struct snic_create_srq_resp_full {
+	struct ib_uverbs_create_srq_resp ibv;
+	struct snic_create_srq_resp drv;
+};
+
+_Static_assert(offsetof(struct snic_create_qp_resp_full, drv) ==
+	       sizeof(struct ib_uverbs_create_qp_resp), "no padding");
+_Static_assert(offsetof(struct snic_create_srq_resp_full, drv) ==
+	       sizeof(struct ib_uverbs_create_srq_resp), "no padding");
+
+/* [off, off + len) lies inside a mapping of map_len bytes. */
+static bool snic_fits(uint64_t off, uint64_t len, uint64_t map_len)
+{
+	return off <= map_len && len <= map_len - off;
+}
+
+static void snic_qp_reset_rings(struct snic_qp *qp)
+{
+	pthread_spin_lock(&qp->sq_lock);
+	qp->sq.prod = 0;
+	qp->sq.cons = 0;
+	snic_set_record(&qp->dbr[1], 0);
+	pthread_spin_unlock(&qp->sq_lock);
+	pthread_spin_lock(&qp->rq_lock);
+	qp->rq.prod = 0;
+	qp->rq.cons = 0;
+	snic_set_record(&qp->dbr[0], 0);
+	pthread_spin_unlock(&qp->rq_lock);
+}
+
+static void snic_qp_free(struct snic_qp *qp)
+{
+	if (qp->map)
+		munmap(qp->map, qp->map_len);
+	free(qp->sq.wr_id);
+	free(qp->sq.nbb);
+	free(qp->sq.wc_op);
+	pthread_spin_destroy(&qp->sq_lock);
+	pthread_spin_destroy(&qp->rq_lock);
+	free(qp);
+}
+
+struct ibv_qp *snic_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
+{
+	struct snic_context *ctx = to_sctx(pd->context);
+	struct verbs_cmd_create_qp cmd;
+	struct snic_create_qp_resp_full resp;
+	const struct snic_create_qp_resp *r = &resp.drv;
+	struct snic_qp *qp;
+	uint32_t nbbs;
+	void *map;
+	int ret;
+
+	if (attr->qp_type != IBV_QPT_RC && attr->qp_type != IBV_QPT_UD) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	qp = calloc(1, sizeof(*qp));
+	if (!qp)
+		return NULL;
+	pthread_spin_init(&qp->sq_lock, PTHREAD_PROCESS_PRIVATE);
+	pthread_spin_init(&qp->rq_lock, PTHREAD_PROCESS_PRIVATE);
+	memset(&resp, 0, sizeof(resp));
+	ret = ibv_cmd_create_qp(pd, &qp->vqp.qp, attr, &cmd, sizeof(cmd),
+				&resp.ibv, sizeof(resp));
+	if (ret) {
+		pthread_spin_destroy(&qp->sq_lock);
+		pthread_spin_destroy(&qp->rq_lock);
+		free(qp);
+		errno = ret;
+		return NULL;
+	}
+
+	/* Check the geometry the kernel gave before touching any of it. */
+	ret = EPROTO;
+	if (r->qpn >= SNIC_MAX_QPS || r->sq_log < SNIC_MIN_LOG_SIZE ||
+	    r->sq_log > SNIC_MAX_LOG_SIZE ||
+	    !snic_fits(r->sq_offset, (uint64_t)SNIC_WQEBB_SIZE << r->sq_log,
+		       r->mmap_len) ||
+	    !snic_fits(r->dbr_offset, 8, r->mmap_len) || (r->dbr_offset & 3))
+		goto err_destroy;
+	if (!attr->srq &&
+	    (r->rq_log > SNIC_MAX_LOG_SIZE || r->rq_log_stride < 5 ||
+	     r->rq_log_stride > 8 ||
+	     !snic_fits(r->rq_offset, (uint64_t)1 << (r->rq_log + r->rq_log_stride),
+			r->mmap_len)))
+		goto err_destroy;
+
+	nbbs = 1u << r->sq_log;
+	qp->sq.wr_id = calloc(nbbs, sizeof(*qp->sq.wr_id));
+	qp->sq.nbb = calloc(nbbs, sizeof(*qp->sq.nbb));
+	qp->sq.wc_op = calloc(nbbs, sizeof(*qp->sq.wc_op));
+	ret = ENOMEM;
+	if (!qp->sq.wr_id || !qp->sq.nbb || !qp->sq.wc_op)
+		goto err_destroy;
+	map = mmap(NULL, r->mmap_len, PROT_READ | PROT_WRITE, MAP_SHARED,
+		   pd->context->cmd_fd, r->mmap_key);
+	if (map == MAP_FAILED) {
+		ret = errno;
+		goto err_destroy;
+	}
+	qp->map = map;
+	qp->map_len = r->mmap_len;
+	qp->sq.ring = (uint8_t *)map + r->sq_offset;
+	qp->sq.log_bbs = r->sq_log;
+	qp->dbr = (volatile uint32_t *)((uint8_t *)map + r->dbr_offset);
+	if (attr->srq) {
+		qp->srq = to_ssrq(attr->srq);
+	} else {
+		qp->rq.ring = (uint8_t *)map + r->rq_offset;
+		qp->rq.log_size = r->rq_log;
+		qp->rq.log_stride = r->rq_log_stride;
+	}
+	qp->qpn = r->qpn;
+	qp->state = IBV_QPS_RESET;
+	qp->params.qp_type = attr->qp_type;
+	qp->params.sig_all = attr->sq_sig_all;
+	qp->params.max_inline = r->max_inline;
+	qp->params.max_sge = attr->cap.max_send_sge < SNIC_MAX_SGE ?
+			     attr->cap.max_send_sge : SNIC_MAX_SGE;
+
+	pthread_mutex_lock(&ctx->table_lock);
+	if (ctx->qp_table[qp->qpn]) {
+		pthread_mutex_unlock(&ctx->table_lock);
+		ret = EPROTO;
+		goto err_destroy;
+	}
+	__atomic_store_n(&ctx->qp_table[qp->qpn], qp, __ATOMIC_RELEASE);
+	pthread_mutex_unlock(&ctx->table_lock);
+	return &qp->vqp.qp;
+
+err_destroy:
+	ibv_cmd_destroy_qp(&qp->vqp.qp);
+	snic_qp_free(qp);
+	errno = ret;
+	return NULL;
+}
+
+int snic_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask,
+		  struct ibv_qp_init_attr *init_attr)
+{
+	struct verbs_cmd_query_qp cmd;
+
+	return ibv_cmd_query_qp(qp, attr, attr_mask, init_attr, &cmd,
+				sizeof(cmd));
+}
+
+int snic_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
+		   int attr_mask)
+{
+	struct snic_qp *qp = to_sqp(ibqp);
+	struct verbs_cmd_modify_qp cmd;
+	int ret;
+
+	ret = ibv_cmd_modify_qp(ibqp, attr, attr_mask, &cmd, sizeof(cmd));
+	if (ret)
+		return ret;
+	if (attr_mask & IBV_QP_QKEY)
+		qp->params.qkey = attr->qkey;
+	if (attr_mask & IBV_QP_STATE) {
+		/* A QP back in RESET starts its rings again from 0. */
+		if (attr->qp_state == IBV_QPS_RESET)
+			snic_qp_reset_rings(qp);
+		__atomic_store_n(&qp->state, attr->qp_state, __ATOMIC_RELEASE);
+	}
+	return 0;
+}
+
+int snic_destroy_qp(struct ibv_qp *ibqp)
+{
+	struct snic_context *ctx = to_sctx(ibqp->context);
+	struct snic_qp *qp = to_sqp(ibqp);
+	int ret;
+
+	ret = ibv_cmd_destroy_qp(ibqp);
+	if (ret)
+		return ret;
+	pthread_mutex_lock(&ctx->table_lock);
+	__atomic_store_n(&ctx->qp_table[qp->qpn], NULL, __ATOMIC_RELEASE);
+	pthread_mutex_unlock(&ctx->table_lock);
+	/* Also waits out a poller that still holds a pointer to us. */
+	snic_cq_clean(to_scq(ibqp->send_cq), qp->qpn);
+	if (ibqp->recv_cq != ibqp->send_cq)
+		snic_cq_clean(to_scq(ibqp->recv_cq), qp->qpn);
+	snic_qp_free(qp);
+	return 0;
+}
+
+/* Copy @nbb basic blocks to the send ring at @prod; a WQE may wrap. */
+static void snic_sq_copy(struct snic_sq *sq, uint32_t prod, const uint8_t *wqe,
+			 unsigned int nbb)
+{
+	uint32_t mask = (1u << sq->log_bbs) - 1;
+	unsigned int i;
+
+	for (i = 0; i < nbb; i++)
+		memcpy(sq->ring + ((prod + i) & mask) * SNIC_WQEBB_SIZE,
+		       wqe + i * SNIC_WQEBB_SIZE, SNIC_WQEBB_SIZE);
+}
+
+int snic_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
+		   struct ibv_send_wr **bad_wr)
+{
+	struct snic_context *ctx = to_sctx(ibqp->context);
+	struct snic_qp *qp = to_sqp(ibqp);
+	struct snic_sq *sq = &qp->sq;
+	uint32_t size = 1u << sq->log_bbs;
+	uint8_t wqe[SNIC_WQE_MAX_BYTES] __attribute__((aligned(16)));
+	enum ibv_qp_state state;
+	uint32_t start;
+	int ret = 0;
+
+	state = __atomic_load_n(&qp->state, __ATOMIC_ACQUIRE);
+	if (state == IBV_QPS_RESET || state == IBV_QPS_INIT ||
+	    state == IBV_QPS_RTR) {
+		*bad_wr = wr;
+		return EINVAL;
+	}
+	pthread_spin_lock(&qp->sq_lock);
+	start = sq->prod;
+	for (; wr; wr = wr->next) {
+		struct snic_wqe_info info;
+		uint32_t slot;
+
+		ret = snic_build_send_wqe(&qp->params, wr, sq->prod & 0xffff,
+					  wqe, &info);
+		if (ret)
+			break;
+		if (sq->prod - sq->cons + info.nbb > size) {
+			ret = ENOMEM;
+			break;
+		}
+		snic_sq_copy(sq, sq->prod, wqe, info.nbb);
+		slot = sq->prod & (size - 1);
+		sq->wr_id[slot] = wr->wr_id;
+		sq->nbb[slot] = info.nbb;
+		sq->wc_op[slot] = info.wc_opcode;
+		sq->prod += info.nbb;
+	}
+	if (ret)
+		*bad_wr = wr;
+	if (sq->prod != start) {
+		/* WQEs, then the record, then the doorbell. */
+		snic_to_device_barrier();
+		snic_set_record(&qp->dbr[1], sq->prod);
+		snic_to_device_barrier();
+		snic_ring_db(ctx, SNIC_DB_QP_SQ, qp->qpn, sq->prod);
+	}
+	pthread_spin_unlock(&qp->sq_lock);
+	return ret;
+}
+
+uint64_t snic_sq_retire(struct snic_qp *qp, uint32_t wqe_counter,
+			enum ibv_wc_opcode *op)
+{
+	struct snic_sq *sq = &qp->sq;
+	uint32_t mask = (1u << sq->log_bbs) - 1;
+	uint32_t slot = wqe_counter & mask;
+	uint32_t dist, outstanding, nbb;
+	uint64_t wr_id;
+
+	pthread_spin_lock(&qp->sq_lock);
+	wr_id = sq->wr_id[slot];
+	*op = sq->wc_op[slot];
+	/* The device counts in 16 bits; ignore a counter we never posted. */
+	dist = (uint16_t)(wqe_counter - sq->cons);
+	outstanding = sq->prod - sq->cons;
+	if (dist < outstanding) {
+		nbb = sq->nbb[slot] ? sq->nbb[slot] : 1;
+		if (dist + nbb > outstanding)
+			nbb = outstanding - dist;
+		sq->cons += dist + nbb;
+	}
+	pthread_spin_unlock(&qp->sq_lock);
+	return wr_id;
+}
+
+void snic_rq_retire(struct snic_qp *qp)
+{
+	struct snic_srq *srq = qp->srq;
+
+	if (srq) {
+		pthread_spin_lock(&srq->lock);
+		if (srq->rq.cons != srq->rq.prod)
+			srq->rq.cons++;
+		pthread_spin_unlock(&srq->lock);
+		return;
+	}
+	pthread_spin_lock(&qp->rq_lock);
+	if (qp->rq.cons != qp->rq.prod)
+		qp->rq.cons++;
+	pthread_spin_unlock(&qp->rq_lock);
+}
+
+/* Write receive WQEs into @rq; returns the error of the first bad one. */
+static int snic_rq_post(struct snic_rq *rq, struct ibv_recv_wr *wr,
+			struct ibv_recv_wr **bad_wr)
+{
+	uint32_t size = 1u << rq->log_size;
+	int ret = 0;
+
+	for (; wr; wr = wr->next) {
+		uint8_t *slot;
+
+		if (rq->prod - rq->cons >= size) {
+			ret = ENOMEM;
+			break;
+		}
+		slot = rq->ring + ((size_t)(rq->prod & (size - 1)) << rq->log_stride);
+		ret = snic_build_recv_wqe(slot, rq->log_stride, wr);
+		if (ret)
+			break;
+		rq->prod++;
+	}
+	if (ret)
+		*bad_wr = wr;
+	return ret;
+}
+
+int snic_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
+		   struct ibv_recv_wr **bad_wr)
+{
+	struct snic_context *ctx = to_sctx(ibqp->context);
+	struct snic_qp *qp = to_sqp(ibqp);
+	uint32_t start;
+	int ret;
+
+	if (qp->srq ||
+	    __atomic_load_n(&qp->state, __ATOMIC_ACQUIRE) == IBV_QPS_RESET) {
+		*bad_wr = wr;
+		return EINVAL;
+	}
+	pthread_spin_lock(&qp->rq_lock);
+	start = qp->rq.prod;
+	ret = snic_rq_post(&qp->rq, wr, bad_wr);
+	if (qp->rq.prod != start) {
+		snic_to_device_barrier();
+		snic_set_record(&qp->dbr[0], qp->rq.prod);
+		snic_to_device_barrier();
+		snic_ring_db(ctx, SNIC_DB_QP_RQ, qp->qpn, qp->rq.prod);
+	}
+	pthread_spin_unlock(&qp->rq_lock);
+	return ret;
+}
+
+struct ibv_srq *snic_create_srq(struct ibv_pd *pd,
+				struct ibv_srq_init_attr *attr)
+{
+	struct verbs_cmd_create_srq cmd;
+	struct snic_create_srq_resp_full resp;
+	const struct snic_create_srq_resp *r = &resp.drv;
+	struct snic_srq *srq;
+	void *map;
+	int ret;
+
+	srq = calloc(1, sizeof(*srq));
+	if (!srq)
+		return NULL;
+	pthread_spin_init(&srq->lock, PTHREAD_PROCESS_PRIVATE);
+	memset(&resp, 0, sizeof(resp));
+	ret = ibv_cmd_create_srq(pd, &srq->vsrq.srq, attr, &cmd, sizeof(cmd),
+				 &resp.ibv, sizeof(resp));
+	if (ret) {
+		pthread_spin_destroy(&srq->lock);
+		free(srq);
+		errno = ret;
+		return NULL;
+	}
+	ret = EPROTO;
+	if (r->log_size > SNIC_MAX_LOG_SIZE || r->log_stride < 5 ||
+	    r->log_stride > 8 ||
+	    (1ull << (r->log_size + r->log_stride)) > r->dbr_offset ||
+	    !snic_fits(r->dbr_offset, 4, r->mmap_len) || (r->dbr_offset & 3))
+		goto err_destroy;
+	map = mmap(NULL, r->mmap_len, PROT_READ | PROT_WRITE, MAP_SHARED,
+		   pd->context->cmd_fd, r->mmap_key);
+	if (map == MAP_FAILED) {
+		ret = errno;
+		goto err_destroy;
+	}
+	srq->map = map;
+	srq->map_len = r->mmap_len;
+	srq->rq.ring = map;
+	srq->rq.log_size = r->log_size;
+	srq->rq.log_stride = r->log_stride;
+	srq->dbr = (volatile uint32_t *)((uint8_t *)map + r->dbr_offset);
+	srq->srqn = r->srqn;
+	return &srq->vsrq.srq;
+
+err_destroy:
+	ibv_cmd_destroy_srq(&srq->vsrq.srq);
+	pthread_spin_destroy(&srq->lock);
+	free(srq);
+	errno = ret;
+	return NULL;
+}
+
+int snic_modify_srq(struct ibv_srq *srq, struct ibv_srq_attr *attr,
+		    int attr_mask)
+{
+	struct verbs_cmd_modify_srq cmd;
+
+	return ibv_cmd_modify_srq(srq, attr, attr_mask, &cmd, sizeof(cmd));
+}
+
+int snic_query_srq(struct ibv_srq *srq, struct ibv_srq_attr *attr)
+{
+	struct verbs_cmd_query_srq cmd;
+
+	return ibv_cmd_query_srq(srq, attr, &cmd, sizeof(cmd));
+}
+
+int snic_destroy_srq(struct ibv_srq *ibsrq)
+{
+	struct snic_srq *srq = to_ssrq(ibsrq);
+	int ret;
+
+	ret = ibv_cmd_destroy_srq(ibsrq);
+	if (ret)
+		return ret;
+	munmap(srq->map, srq->map_len);
+	pthread_spin_destroy(&srq->lock);
+	free(srq);
+	return 0;
+}
+
+int snic_post_srq_recv(struct ibv_srq *ibsrq, struct ibv_recv_wr *wr,
+		       struct ibv_recv_wr **bad_wr)
+{
+	struct snic_context *ctx = to_sctx(ibsrq->context);
+	struct snic_srq *srq = to_ssrq(ibsrq);
+	uint32_t start;
+	int ret;
+
+	pthread_spin_lock(&srq->lock);
+	start = srq->rq.prod;
+	ret = snic_rq_post(&srq->rq, wr, bad_wr);
+	if (srq->rq.prod != start) {
+		snic_to_device_barrier();
+		snic_set_record(srq->dbr, srq->rq.prod);
+		snic_to_device_barrier();
+		snic_ring_db(ctx, SNIC_DB_SRQ, srq->srqn, srq->rq.prod);
+	}
+	pthread_spin_unlock(&srq->lock);
+	return ret;
+}

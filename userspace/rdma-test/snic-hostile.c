@@ -1,0 +1,480 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * snic-hostile: a misbehaving RDMA process.  It opens two snic ports
+ * (one guest, two ports on a hub), connects an RC QP pair between them and
+ * then, bypassing libsnic's checks, writes garbage straight into its
+ * mapped rings and rings its doorbell page: unknown opcodes, bad ds_cnt,
+ * foreign and bus-address lkeys, huge lengths, inline overflow, bad
+ * receive WQEs, random bytes, doorbells beyond the ring or for queues it
+ * does not own.  Each case must end in error completions (or a refused
+ * doorbell), never a hang; afterwards a fresh QP pair must still work.
+ * One PASS/FAIL line per case.
+ *
+ * Uses libsnic's internal layout (libsnic.h) to find the rings: it only
+ * works on snic devices and says SKIP elsewhere.
+ *
+ *   snic-hostile -d DEV_A -D DEV_B [-P PREFIX] [-T TIMEOUT_MS]
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "libsnic.h"
+#include "verbs_util.h"
+
+#define BUF	(64 * 1024)
+
+struct side {
+	struct vu_dev d;
+	struct ibv_mr *mr;
+	uint8_t *buf;
+	struct ibv_cq *cq;
+	struct ibv_qp *qp;
+};
+
+static const char *prefix = "hostile";
+static int timeout_ms = 20000;
+static int npass, nfail;
+static char why[256];
+
+static void result(const char *name)
+{
+	if (why[0]) {
+		printf("FAIL %s/%s: %s\n", prefix, name, why);
+		nfail++;
+	} else {
+		printf("PASS %s/%s\n", prefix, name);
+		npass++;
+	}
+	fflush(stdout);
+	why[0] = 0;
+}
+
+static int failf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int failf(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!why[0]) {
+		va_start(ap, fmt);
+		vsnprintf(why, sizeof(why), fmt, ap);
+		va_end(ap);
+	}
+	return -1;
+}
+
+static long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void side_down(struct side *s)
+{
+	if (s->qp)
+		ibv_destroy_qp(s->qp);
+	if (s->cq)
+		ibv_destroy_cq(s->cq);
+	s->qp = NULL;
+	s->cq = NULL;
+}
+
+/* Fresh CQ and RC QP on both sides, connected to each other. */
+static int pair_up(struct side *a, struct side *b)
+{
+	struct ibv_qp_init_attr ia = {
+		.qp_type = IBV_QPT_RC,
+		.cap = { .max_send_wr = 64, .max_recv_wr = 64,
+			 .max_send_sge = 2, .max_recv_sge = 2 },
+	};
+	struct side *s[2] = { a, b };
+	struct vu_peer p[2];
+	const char *step;
+	int i, r;
+
+	for (i = 0; i < 2; i++) {
+		s[i]->cq = ibv_create_cq(s[i]->d.ctx, 256, NULL, NULL, 0);
+		if (!s[i]->cq)
+			return failf("ibv_create_cq: %s", strerror(errno));
+		ia.send_cq = ia.recv_cq = s[i]->cq;
+		s[i]->qp = ibv_create_qp(s[i]->d.pd, &ia);
+		if (!s[i]->qp)
+			return failf("ibv_create_qp: %s", strerror(errno));
+		p[i].qpn = s[i]->qp->qp_num;
+		p[i].psn = 100 + i;
+		p[i].lid = s[i]->d.pattr.lid;
+		memcpy(p[i].gid, s[i]->d.gid.raw, 16);
+	}
+	for (i = 0; i < 2; i++) {
+		r = vu_qp_connect(s[i]->qp, &s[i]->d, &p[1 - i], p[i].psn, &step);
+		if (r)
+			return failf("modify to %s: %s", step, strerror(r));
+	}
+	return 0;
+}
+
+/* Write @nbb raw basic blocks at the send producer and ring (or lie). */
+static void inject_send(struct side *s, const uint8_t *bbs, unsigned int nbb,
+			uint32_t db_extra)
+{
+	struct snic_qp *qp = to_sqp(s->qp);
+	struct snic_context *ctx = to_sctx(s->qp->context);
+	uint32_t mask = (1u << qp->sq.log_bbs) - 1, i;
+
+	pthread_spin_lock(&qp->sq_lock);
+	for (i = 0; i < nbb; i++)
+		memcpy(qp->sq.ring + ((qp->sq.prod + i) & mask) * SNIC_WQEBB_SIZE,
+		       bbs + i * SNIC_WQEBB_SIZE, SNIC_WQEBB_SIZE);
+	qp->sq.wr_id[qp->sq.prod & mask] = 0xbad;
+	qp->sq.nbb[qp->sq.prod & mask] = nbb ? nbb : 1;
+	qp->sq.prod += nbb;
+	snic_to_device_barrier();
+	snic_set_record(&qp->dbr[1], qp->sq.prod + db_extra);
+	snic_to_device_barrier();
+	snic_ring_db(ctx, SNIC_DB_QP_SQ, qp->qpn, qp->sq.prod + db_extra);
+	pthread_spin_unlock(&qp->sq_lock);
+}
+
+/* Write one raw receive WQE into @s's receive ring. */
+static void inject_recv(struct side *s, const void *wqe, size_t len)
+{
+	struct snic_qp *qp = to_sqp(s->qp);
+	struct snic_context *ctx = to_sctx(s->qp->context);
+	uint32_t mask = (1u << qp->rq.log_size) - 1;
+	size_t stride = (size_t)1 << qp->rq.log_stride;
+
+	pthread_spin_lock(&qp->rq_lock);
+	memset(qp->rq.ring + (qp->rq.prod & mask) * stride, 0, stride);
+	memcpy(qp->rq.ring + (qp->rq.prod & mask) * stride, wqe,
+	       len < stride ? len : stride);
+	qp->rq.prod++;
+	snic_to_device_barrier();
+	snic_set_record(&qp->dbr[0], qp->rq.prod);
+	snic_to_device_barrier();
+	snic_ring_db(ctx, SNIC_DB_QP_RQ, qp->qpn, qp->rq.prod);
+	pthread_spin_unlock(&qp->rq_lock);
+}
+
+/*
+ * Wait for completions on @a (and @b if given) until one is an error;
+ * a success there first is a failure (garbage was executed).
+ */
+static int expect_error(struct side *a, struct side *b, bool success_ok)
+{
+	long end = now_ms() + timeout_ms;
+	struct ibv_wc wc;
+	struct side *s[2] = { a, b };
+	int i;
+
+	while (now_ms() < end) {
+		for (i = 0; i < 2; i++) {
+			if (!s[i] || ibv_poll_cq(s[i]->cq, 1, &wc) <= 0)
+				continue;
+			if (wc.status != IBV_WC_SUCCESS)
+				return 0;
+			if (!success_ok)
+				return failf("garbage completed successfully "
+					     "(wr_id %#llx opcode %d)",
+					     (unsigned long long)wc.wr_id,
+					     wc.opcode);
+		}
+		usleep(500);
+	}
+	return failf("no error completion in %d ms", timeout_ms);
+}
+
+static void ctrl(uint8_t *wqe, uint8_t opcode, uint8_t flags, uint8_t ds,
+		 uint32_t prod)
+{
+	struct snic_wqe_ctrl *c = (void *)wqe;
+
+	c->opcode = opcode;
+	c->flags = flags | SNIC_WQE_F_SIGNAL;
+	c->wqe_idx = htole16(prod);
+	c->ds_cnt = ds;
+}
+
+static void data(uint8_t *wqe, unsigned int i, uint32_t len, uint32_t lkey,
+		 uint64_t addr)
+{
+	struct snic_wqe_data *d = (void *)(wqe + 16 * i);
+
+	d->byte_count = htole32(len);
+	d->lkey = htole32(lkey);
+	d->addr = htole64(addr);
+}
+
+enum kind { K_OPCODE, K_DS0, K_DSBIG, K_LKEY, K_BUSKEY, K_HUGE, K_TOTAL,
+	    K_INLINE };
+
+/* One malformed send WQE on a fresh pair: an error completion follows. */
+static void send_case(struct side *a, struct side *b, const char *name,
+		      enum kind k)
+{
+	uint8_t w[SNIC_WQE_MAX_BYTES] = { 0 };
+	uint32_t prod, lkey;
+	uint64_t addr;
+	unsigned int nbb = 1, i;
+
+	if (pair_up(a, b))
+		goto out;
+	prod = to_sqp(a->qp)->sq.prod;
+	lkey = a->mr->lkey;
+	addr = (uintptr_t)a->buf;
+	switch (k) {
+	case K_OPCODE:
+		ctrl(w, 0x7f, 0, 1, prod);
+		break;
+	case K_DS0:
+		ctrl(w, SNIC_WQE_SEND, 0, 0, prod);
+		break;
+	case K_DSBIG:
+		ctrl(w, SNIC_WQE_SEND, 0, 200, prod);
+		nbb = 4;
+		break;
+	case K_LKEY:	/* an MR index far beyond the table */
+		ctrl(w, SNIC_WQE_SEND, 0, 2, prod);
+		data(w, 1, 64, 0xfffff000u | (lkey & 0xff), addr);
+		break;
+	case K_BUSKEY:	/* lkey 0 = bus address: kernel QPs only */
+		ctrl(w, SNIC_WQE_SEND, 0, 2, prod);
+		data(w, 1, 64, SNIC_LKEY_BUS, 0x100000);
+		break;
+	case K_HUGE:	/* valid key, length far past the MR */
+		ctrl(w, SNIC_WQE_SEND, 0, 2, prod);
+		data(w, 1, 0x7fffffffu, lkey, addr);
+		break;
+	case K_TOTAL:	/* fifteen 2 GiB pieces: beyond SNIC_MAX_MSG_SIZE */
+		ctrl(w, SNIC_WQE_SEND, 0, 16, prod);
+		for (i = 1; i < 16; i++)
+			data(w, i, 0x7fffffffu, lkey, addr);
+		nbb = 4;
+		break;
+	case K_INLINE:	/* claims 4000 inline bytes in one basic block */
+		ctrl(w, SNIC_WQE_SEND, SNIC_WQE_F_INLINE, 2, prod);
+		*(uint32_t *)(w + 16) = htole32(SNIC_INLINE_SEG | 4000);
+		break;
+	}
+	inject_send(a, w, nbb, 0);
+	expect_error(a, NULL, false);
+out:
+	side_down(a);
+	side_down(b);
+	result(name);
+}
+
+/* A malformed receive WQE on b, then a well-formed SEND from a. */
+static void recv_case(struct side *a, struct side *b, const char *name,
+		      bool bad_lkey)
+{
+	uint8_t w[64] = { 0 };
+	struct snic_recv_hdr *h = (void *)w;
+	struct ibv_sge sge;
+	struct ibv_send_wr wr = { 0 }, *bad;
+
+	if (pair_up(a, b))
+		goto out;
+	h->cookie = htole64(0xbad);
+	if (bad_lkey) {
+		h->num_sge = htole16(1);
+		data(w, 1, 4096, 0xfffff000u, (uintptr_t)b->buf);
+	} else {
+		h->num_sge = htole16(0xffff);
+	}
+	inject_recv(b, w, sizeof(w));
+	sge.addr = (uintptr_t)a->buf;
+	sge.length = 64;
+	sge.lkey = a->mr->lkey;
+	wr.wr_id = 1;
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	wr.opcode = IBV_WR_SEND;
+	wr.send_flags = IBV_SEND_SIGNALED;
+	if (ibv_post_send(a->qp, &wr, &bad)) {
+		failf("post_send: %s", strerror(errno));
+		goto out;
+	}
+	/* The receiver's error and/or the sender's NAK-ed send. */
+	expect_error(a, b, false);
+out:
+	side_down(a);
+	side_down(b);
+	result(name);
+}
+
+/* Random basic blocks, then doorbells that lie; nothing may hang. */
+static void chaos_case(struct side *a, struct side *b, const char *name,
+		       bool lie)
+{
+	uint8_t w[SNIC_WQE_MAX_BYTES];
+	struct snic_context *ctx;
+	struct ibv_wc wc;
+	unsigned int i, j;
+	long end;
+
+	if (pair_up(a, b))
+		goto out;
+	ctx = to_sctx(a->qp->context);
+	if (lie) {
+		/* Producer far beyond the ring; queues we do not own. */
+		inject_send(a, w, 0, 3 * (1u << to_sqp(a->qp)->sq.log_bbs) + 7);
+		snic_ring_db(ctx, SNIC_DB_QP_SQ, SNIC_GSI_QPN, 0x1234);
+		snic_ring_db(ctx, SNIC_DB_QP_RQ, SNIC_MAX_QPS + 5, 1);
+		snic_ring_db(ctx, SNIC_DB_SRQ, 0, 3);
+		snic_ring_db(ctx, SNIC_DB_CQ_ARM, 0, 0);
+		snic_ring_db(ctx, SNIC_DB_CQ_ARM_SE, 0xffff, 0xffff);
+	} else {
+		srand(12345);
+		for (i = 0; i < 8; i++) {
+			for (j = 0; j < sizeof(w); j++)
+				w[j] = rand();
+			inject_send(a, w, 1 + i % 4, 0);
+		}
+	}
+	/* Drain whatever comes for a few seconds: the point is no hang. */
+	end = now_ms() + 3000;
+	while (now_ms() < end) {
+		while (ibv_poll_cq(a->cq, 1, &wc) > 0)
+			;
+		usleep(1000);
+	}
+out:
+	side_down(a);
+	side_down(b);
+	result(name);
+}
+
+/* A fresh pair moves three messages intact. */
+static void still_works(struct side *a, struct side *b)
+{
+	struct ibv_sge ss, rs;
+	struct ibv_send_wr sw = { 0 }, *sbad;
+	struct ibv_recv_wr rw = { 0 }, *rbad;
+	struct ibv_wc wc;
+	long end;
+	int i, got;
+
+	if (pair_up(a, b))
+		goto out;
+	for (i = 0; i < 3; i++) {
+		memset(b->buf, 0, 4096);
+		memset(a->buf, 0x30 + i, 4096);
+		rs = (struct ibv_sge){ (uintptr_t)b->buf, 4096, b->mr->lkey };
+		rw.wr_id = 10 + i;
+		rw.sg_list = &rs;
+		rw.num_sge = 1;
+		ss = (struct ibv_sge){ (uintptr_t)a->buf, 4096, a->mr->lkey };
+		sw.wr_id = 20 + i;
+		sw.sg_list = &ss;
+		sw.num_sge = 1;
+		sw.opcode = IBV_WR_SEND;
+		sw.send_flags = IBV_SEND_SIGNALED;
+		if (ibv_post_recv(b->qp, &rw, &rbad) ||
+		    ibv_post_send(a->qp, &sw, &sbad)) {
+			failf("post: %s", strerror(errno));
+			goto out;
+		}
+		end = now_ms() + timeout_ms;
+		for (got = 0; got < 2 && now_ms() < end;) {
+			struct side *s = got ? b : a;
+
+			if (ibv_poll_cq(s->cq, 1, &wc) <= 0) {
+				usleep(500);
+				continue;
+			}
+			if (wc.status != IBV_WC_SUCCESS) {
+				failf("message %d: %s", i,
+				      ibv_wc_status_str(wc.status));
+				goto out;
+			}
+			got++;
+		}
+		if (got < 2) {
+			failf("message %d: no completion", i);
+			goto out;
+		}
+		if (b->buf[0] != 0x30 + i || b->buf[4095] != 0x30 + i) {
+			failf("message %d: payload wrong", i);
+			goto out;
+		}
+	}
+out:
+	side_down(a);
+	side_down(b);
+	result("nic_still_works");
+}
+
+static int side_open(struct side *s, const char *dev)
+{
+	struct verbs_device *vdev;
+
+	if (vu_dev_open(&s->d, dev, 1, -1))
+		return -1;
+	vdev = (struct verbs_device *)s->d.ctx->device;
+	if (!vdev->ops || !vdev->ops->name || strcmp(vdev->ops->name, "snic")) {
+		printf("SKIP %s/setup: %s is not driven by libsnic\n", prefix,
+		       dev);
+		exit(0);
+	}
+	s->buf = aligned_alloc(4096, BUF);
+	if (!s->buf)
+		return -1;
+	memset(s->buf, 0, BUF);
+	s->mr = ibv_reg_mr(s->d.pd, s->buf, BUF, IBV_ACCESS_LOCAL_WRITE |
+			   IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ);
+	return s->mr ? 0 : -1;
+}
+
+int main(int argc, char **argv)
+{
+	const char *deva = NULL, *devb = NULL;
+	struct side a = { 0 }, b = { 0 };
+	int c;
+
+	while ((c = getopt(argc, argv, "d:D:P:T:")) != -1) {
+		switch (c) {
+		case 'd': deva = optarg; break;
+		case 'D': devb = optarg; break;
+		case 'P': prefix = optarg; break;
+		case 'T': timeout_ms = atoi(optarg); break;
+		default:
+			fprintf(stderr, "usage: snic-hostile -d DEV_A -D DEV_B "
+				"[-P PREFIX] [-T TIMEOUT_MS]\n");
+			return 2;
+		}
+	}
+	if (!deva || !devb)
+		return 2;
+	if (side_open(&a, deva) || side_open(&b, devb)) {
+		printf("FAIL %s/setup: cannot open %s and %s\n", prefix, deva,
+		       devb);
+		return 1;
+	}
+	send_case(&a, &b, "bad_opcode", K_OPCODE);
+	send_case(&a, &b, "ds_cnt_zero", K_DS0);
+	send_case(&a, &b, "ds_cnt_too_big", K_DSBIG);
+	send_case(&a, &b, "foreign_lkey", K_LKEY);
+	send_case(&a, &b, "bus_address_lkey", K_BUSKEY);
+	send_case(&a, &b, "huge_length", K_HUGE);
+	send_case(&a, &b, "huge_total_length", K_TOTAL);
+	send_case(&a, &b, "inline_overflow", K_INLINE);
+	recv_case(&a, &b, "recv_bad_num_sge", false);
+	recv_case(&a, &b, "recv_bad_lkey", true);
+	chaos_case(&a, &b, "random_wqes", false);
+	chaos_case(&a, &b, "lying_doorbells", true);
+	still_works(&a, &b);
+	printf("snic-hostile: %d passed, %d failed\n", npass, nfail);
+	ibv_dereg_mr(a.mr);
+	ibv_dereg_mr(b.mr);
+	vu_dev_close(&a.d);
+	vu_dev_close(&b.d);
+	free(a.buf);
+	free(b.buf);
+	return nfail ? 1 : 0;
+}
