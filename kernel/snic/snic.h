@@ -132,6 +132,8 @@ struct snic_dev {
 	struct mutex peer_lock;		/* dead, peer_objs */
 	struct list_head peer_objs;
 	bool dead;
+
+	struct snic_spin *spin;		/* sPIN host interface, NULL: none */
 };
 
 /* Per-channel counters, kept across channel rebuilds. */
@@ -344,6 +346,10 @@ void snic_ntuple_flush(struct snic_priv *priv);
 /* snic_peer.c */
 void snic_peer_register(struct snic_dev *sd);
 void snic_peer_unregister(struct snic_dev *sd);
+
+/* snic_spin.c: /dev/snic-spinN */
+int snic_spin_probe(struct snic_dev *sd);
+void snic_spin_remove(struct snic_dev *sd);
 
 /* snic_sysfs.c */
 extern const struct attribute_group *snic_dev_groups[];

@@ -5,7 +5,8 @@
  * probe: map BAR0, check the device identity, reset it, set up MSI-X and
  * the admin queue, and learn the device's capabilities with IDENTIFY.
  * With SNIC_CAP_ETH it maps the doorbell BAR, registers a net_device and
- * offers the function to the peer-queue API.
+ * offers the function to the peer-queue API; with SNIC_CAP_SPIN it also
+ * creates /dev/snic-spinN (snic_spin.c).
  */
 #include <linux/module.h>
 #include <linux/pci.h>
@@ -158,6 +159,9 @@ static int snic_probe(struct pci_dev *pdev, const struct pci_device_id *ent)
 		if (ret)
 			goto err_irq;
 		snic_peer_register(sd);
+		/* The NIC works without its sPIN engine: not fatal. */
+		if (snic_spin_probe(sd))
+			dev_warn(dev, "sPIN engine not available\n");
 	}
 	return 0;
 
@@ -177,6 +181,7 @@ static void snic_remove(struct pci_dev *pdev)
 {
 	struct snic_dev *sd = pci_get_drvdata(pdev);
 
+	snic_spin_remove(sd);
 	snic_peer_unregister(sd);
 	snic_eth_remove(sd);
 	/* Quiesce the device before its rings and vectors go away. */
