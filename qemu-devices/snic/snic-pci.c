@@ -73,6 +73,15 @@ static void snic_realize(PCIDevice *pdev, Error **errp)
     s->tx_seg = g_malloc(SNIC_MAX_TX_FRAME);
     snic_queues_init(s);
     snic_queues_reset(s);
+    if (s->spin.clusters < 1 || s->spin.clusters > SNIC_SPIN_MAX_CLUSTERS ||
+        s->spin.hpus < 1 || s->spin.hpus > SNIC_SPIN_MAX_HPUS ||
+        s->spin.clock_mhz < 1 || s->spin.clock_mhz > 100000) {
+        error_setg(errp, "snic: spin-clusters 1..%d, spin-hpus 1..%d, "
+                   "spin-clock-mhz 1..100000", SNIC_SPIN_MAX_CLUSTERS,
+                   SNIC_SPIN_MAX_HPUS);
+        return;
+    }
+    snic_spin_init(s);
     s->status = SNIC_STATUS_READY;
 }
 
@@ -84,6 +93,7 @@ static void snic_exit(PCIDevice *pdev)
     qemu_bh_delete(s->tx_bh);
     timer_free(s->rate_timer);
     snic_queues_free(s);
+    snic_spin_free(s);
     g_free(s->tx_frame);
     g_free(s->tx_seg);
     qemu_del_nic(s->nic);
@@ -110,6 +120,11 @@ static void snic_instance_init(Object *obj)
 static Property snic_properties[] = {
     DEFINE_NIC_PROPERTIES(SnicState, conf),
     DEFINE_PROP_STRING("serial", SnicState, serial),
+    DEFINE_PROP_UINT32("spin-clusters", SnicState, spin.clusters,
+                       SNIC_SPIN_DEF_CLUSTERS),
+    DEFINE_PROP_UINT32("spin-hpus", SnicState, spin.hpus, SNIC_SPIN_DEF_HPUS),
+    DEFINE_PROP_UINT32("spin-clock-mhz", SnicState, spin.clock_mhz,
+                       SNIC_SPIN_DEF_CLOCK_MHZ),
     DEFINE_PROP_END_OF_LIST(),
 };
 

@@ -144,6 +144,9 @@ uint16_t snic_cmd_query_stats(SnicState *s, const struct snic_aq_cmd *c)
         snic_queue_stats_to_le(&o, sq ? &s->sqs[id].st : &s->rqs[id].st);
         return snic_write_buf(s, c, &o, sizeof(o));
     }
+    case SNIC_STATS_SPIN:
+    case SNIC_STATS_SPIN_DEV:
+        return snic_spin_query_stats(s, c);
     case SNIC_STATS_RULE: {
         struct snic_rule_stats o;
 
