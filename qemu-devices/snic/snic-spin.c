@@ -559,12 +559,31 @@ static SnicSpinMsg *snic_spin_msg_open(SnicSpin *sp, uint32_t ctx_id,
     return m;
 }
 
+/* The open message of flow @key that still expects packets. */
+static SnicSpinMsg *snic_spin_msg_find(SnicSpin *sp, uint32_t ctx_id,
+                                       uint64_t key)
+{
+    uint32_t i;
+
+    for (i = 0; i < sp->clusters * SNIC_SPIN_MSG_SLOTS; i++) {
+        SnicSpinMsg *m = &sp->msgs[i];
+
+        if (m->valid && m->ctx == ctx_id && m->key == key && !m->last_seen) {
+            return m;
+        }
+    }
+    return NULL;
+}
+
 /*
- * A steered frame for context @ctx_id.  UDP (SNIC_SPIN_MATCH_STEER): each
- * frame is a one-packet message.  A QP match would find the message of
- * its QP here and set first/last from the opcode.
+ * One packet of a message for context @ctx_id: the generic entry of the
+ * match.  @key names the flow whose messages follow one another (an RDMA
+ * QP); @first / @last come from the transport (SEND/WRITE first, middle,
+ * last).  A middle or last packet with no open message of its flow is
+ * dropped.
  */
-void snic_spin_rx(SnicState *s, uint32_t ctx_id, const uint8_t *f, size_t len)
+void snic_spin_packet_in(SnicState *s, uint32_t ctx_id, uint64_t key,
+                         bool first, bool last, const uint8_t *f, size_t len)
 {
     SnicSpin *sp = &s->spin;
     SnicSpinCtx *ctx = snic_spin_ctx(s, ctx_id);
@@ -581,16 +600,25 @@ void snic_spin_rx(SnicState *s, uint32_t ctx_id, const uint8_t *f, size_t len)
     if (len > SPIN_PKT_MAX || sp->l2p_used + len > SNIC_SPIN_L2P_SIZE) {
         goto no_resources;
     }
-    m = snic_spin_msg_open(sp, ctx_id, ctx);
-    if (!m) {
-        goto no_resources;
+    if (first) {
+        m = snic_spin_msg_open(sp, ctx_id, ctx);
+        if (!m) {
+            goto no_resources;
+        }
+        m->key = key;
+    } else {
+        m = snic_spin_msg_find(sp, ctx_id, key);
+        if (!m) {
+            ctx->drop++;
+            return;
+        }
     }
     p = g_malloc(sizeof(*p) + len);
     p->ctx = ctx_id;
     p->msg = m - sp->msgs;
     p->idx = m->pkts;
-    p->first = true;
-    p->last = true;
+    p->first = first;
+    p->last = last;
     p->arrival = snic_spin_now(sp);
     p->len = len;
     memcpy(p->data, f, len);
@@ -612,6 +640,12 @@ no_resources:
     ctx->no_resources++;
     ctx->drop++;
     sp->no_resources++;
+}
+
+/* A frame a steering rule gave to context @ctx_id: a one-packet message. */
+void snic_spin_rx(SnicState *s, uint32_t ctx_id, const uint8_t *f, size_t len)
+{
+    snic_spin_packet_in(s, ctx_id, 0, true, true, f, len);
 }
 
 /* ---- handler invocation ---- */

@@ -51,6 +51,7 @@ typedef struct SnicSpinMsg {
     bool valid;
     uint32_t ctx;
     uint32_t id;
+    uint64_t key;               /* flow of a multi-packet message (QP) */
     uint32_t cluster;
     uint8_t *scratch;
     uint32_t scratch_size;
@@ -129,6 +130,8 @@ uint32_t *snic_spin_ctx_refs(SnicState *s, uint32_t ctx);
 void snic_spin_bh(void *opaque);
 void snic_spin_timer(void *opaque);
 void snic_spin_rx(SnicState *s, uint32_t ctx, const uint8_t *f, size_t len);
+void snic_spin_packet_in(SnicState *s, uint32_t ctx_id, uint64_t key,
+                         bool first, bool last, const uint8_t *f, size_t len);
 void snic_spin_event(SnicState *s, uint32_t ctx_id, uint8_t type,
                      uint8_t handler, uint32_t msg_id, uint32_t pc,
                      uint32_t addr, uint32_t info, uint32_t insns,
