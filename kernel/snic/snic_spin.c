@@ -226,6 +226,9 @@ static int snic_spin_stats(struct snic_spin *sp, struct snic_spin_stats *s)
 		return -EINVAL;
 	if (kind == SNIC_STATS_SPIN && s->ctx >= SNIC_SPIN_MAX_CTXS)
 		return -EINVAL;
+	/* The device may keep counters of a freed slot: not a context. */
+	if (kind == SNIC_STATS_SPIN && !snic_spin_ctx_live(sp, s->ctx))
+		return -ENOENT;
 	buf = kzalloc(sizeof(*buf), GFP_KERNEL);
 	if (!buf)
 		return -ENOMEM;

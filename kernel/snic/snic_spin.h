@@ -93,6 +93,7 @@ struct snic_spin_alloc *snic_spin_alloc_find(struct snic_spin_file *f,
 /* snic_spin_ctx.c: called with sp->lock held */
 struct snic_spin_ctx *snic_spin_ctx_find(struct snic_spin_file *f, u32 ctx,
 					 int *err);
+bool snic_spin_ctx_live(struct snic_spin *sp, u32 ctx);
 int snic_spin_ctx_create(struct snic_spin_file *f,
 			 struct snic_spin_ctx_create *req);
 void snic_spin_ctx_destroy(struct snic_spin *sp, struct snic_spin_ctx *c);

@@ -37,6 +37,18 @@ struct snic_spin_ctx *snic_spin_ctx_find(struct snic_spin_file *f, u32 ctx,
 	return NULL;
 }
 
+bool snic_spin_ctx_live(struct snic_spin *sp, u32 ctx)
+{
+	struct snic_spin_file *o;
+	struct snic_spin_ctx *c;
+
+	list_for_each_entry(o, &sp->files, node)
+		list_for_each_entry(c, &o->ctxs, node)
+			if (c->id == ctx)
+				return true;
+	return false;
+}
+
 static void snic_spin_region_free(struct snic_spin *sp,
 				  struct snic_spin_region *r, bool unmap)
 {

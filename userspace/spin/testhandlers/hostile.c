@@ -4,7 +4,7 @@
  *
  *	'L' infinite loop (watchdog)        'W' store to a wild pointer
  *	'I' illegal instruction             'F' jump outside the code
- *	'H' DMA larger than its region      'O' DMA outside every region
+ *	'H' DMA past the end of its region  'O' DMA outside every region
  *	'C' DMA longer than SPIN_DMA_MAX    'R' unknown return code
  *	'S' stack overflow (unbounded recursion)
  *	anything else: behave (count it and drop)
@@ -20,9 +20,9 @@ uint32_t hostile_sink;
 static uint32_t __attribute__((noinline)) recurse(volatile uint32_t *p,
 						  uint32_t n)
 {
-	volatile uint32_t frame[64];
+	volatile uint32_t frame[1024];	/* 4 KiB: the 64 KiB slot runs out fast */
 
-	frame[n & 63] = n;
+	frame[n & 1023] = n;
 	if (n == 0xffffffffu)	/* never: the stack runs out long before */
 		return 0;
 	return recurse(frame, n + 1) + p[0];
@@ -50,7 +50,9 @@ static int hostile(const struct spin_args *a)
 		((void (*)(void))0x00000100)();
 		break;
 	case 'H':
-		spin_wait(spin_dma_to_host(0, 0, (void *)a->pkt, SPIN_DMA_MAX));
+		/* 8 KiB from L1 (inside the slot) into a 4 KiB region */
+		spin_wait(spin_dma_to_host(0, 0, (void *)a->pkt,
+					   spin_region_size(0) + 4096));
 		break;
 	case 'O':
 		spin_wait(spin_dma_to_host(0, spin_region_size(0) + 4096,
