@@ -233,3 +233,55 @@ int log_ch(struct spin_args *a)
 {
 	return log_entry(a, rdcycle());
 }
+
+/* More hostile handlers: each must abort with a memory fault. */
+int codewrite_ph(struct spin_args *a)
+{
+	(void)a;
+	*(volatile U32 *)SPIN_CODE_BASE = 0;
+	return SPIN_DROP;
+}
+
+int cmdbyte_ph(struct spin_args *a)
+{
+	(void)a;
+	*(volatile U8 *)SPIN_CMD_BASE = 1;
+	return SPIN_DROP;
+}
+
+int hmem_oob_ph(struct spin_args *a)
+{
+	return *(volatile U32 *)(a->hmem + a->hmem_size);
+}
+
+static U32 deep(volatile U32 *p, U32 n)
+{
+	volatile U32 pad[64];
+
+	pad[0] = n;
+	return n ? deep(p, n - 1) + pad[0] : *p;
+}
+
+int stack_ph(struct spin_args *a)
+{
+	return deep((volatile U32 *)a->hmem, 100000);
+}
+
+/*
+ * The argument block, as the handler sees it: copied to hmem + 256 for
+ * message msg_id (64 bytes each), with the scratch's first word (which
+ * must be 0: scratch is per message) replacing the hpu field.
+ */
+int args_ph(struct spin_args *a)
+{
+	U32 *dst = (U32 *)(a->hmem + 256 + 64 * (a->msg_id % 8));
+	const U32 *src = (const U32 *)a;
+	U32 *scratch = (U32 *)a->scratch;
+	int i;
+
+	for (i = 0; i < 16; i++)
+		dst[i] = src[i];
+	dst[15] = scratch[0];
+	scratch[0] = 0xabcd;
+	return SPIN_DROP;
+}

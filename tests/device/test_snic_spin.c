@@ -288,6 +288,26 @@ static bool ctx_stats(struct ctx *c, struct snic_spin_ctx_stats *st)
 				sizeof(*st)) == OK;
 }
 
+/*
+ * Wait (up to ~5 s) until @c has been handed @n packets and has no
+ * message open: frames cross a socket, so they arrive when they arrive.
+ */
+static bool ctx_wait(struct ctx *c, uint64_t n)
+{
+	struct snic_spin_ctx_stats st;
+	int i;
+
+	for (i = 0; i < 500; i++) {
+		if (!ctx_stats(c, &st))
+			return false;
+		if (st.packets >= n && st.messages_done + st.no_resources >=
+		    st.messages)
+			return st.packets == n;
+		usleep(10000);
+	}
+	return false;
+}
+
 /* Next event of @c's ring (owner bit of the current pass), or false. */
 static bool ev_next(struct ctx *c, struct snic_spin_event *ev)
 {
@@ -568,7 +588,7 @@ static void drop_and_pass(void)
 	CHECK(send_udp(5000, "Pass me"));
 	CHECK(send_udp(5000, "Change port"));
 	CHECK(send_udp(6000, "not for sPIN"));
-	settle();
+	CHECK(ctx_wait(&c, 3));
 	CHECK_EQ(rxq_poll(&q, &cqe, f), 42 + 7);
 	CHECK(!memcmp(f + 42, "Pass me", 7));
 	CHECK_EQ(get16(f + 36), 5000);
@@ -613,7 +633,7 @@ static void host_memory(void)
 	CHECK_EQ(rule_add(10, SNIC_DEST_SPIN, c.id, 4444), OK);
 	CHECK(send_udp(4444, "0123456789abcdefghijklmnopqrstuv-msg0"));
 	CHECK(send_udp(4444, "ABCDEFGHIJKLMNOPQRSTUVWXYZ012345-msg1"));
-	settle();
+	CHECK(ctx_wait(&c, 2));
 	for (i = 0; i < 2; i++) {
 		qt_memread(qt, buf + 64 * i, got, 32);
 		CHECK(!memcmp(got, i ? "ABCDEFGHIJKLMNOPQRSTUVWXYZ012345" :
@@ -654,8 +674,13 @@ static void hostile_handlers(void)
 		{ "baddma", SYM_baddma_ph, SNIC_SPIN_EV_DMA_FAULT, 0 },
 		{ "hugedma", SYM_hugedma_ph, SNIC_SPIN_EV_CMD_FAULT, 0 },
 		{ "badret", SYM_badret_ph, SNIC_SPIN_EV_BAD_RETURN, 0 },
+		{ "codewrite", SYM_codewrite_ph, SNIC_SPIN_EV_MEM_FAULT, 0 },
+		{ "cmdbyte", SYM_cmdbyte_ph, SNIC_SPIN_EV_MEM_FAULT, 0 },
+		{ "hmem_oob", SYM_hmem_oob_ph, SNIC_SPIN_EV_MEM_FAULT, 0 },
+		{ "stack", SYM_stack_ph, SNIC_SPIN_EV_MEM_FAULT, 0 },
 	};
-	struct ctx bad[6], good;
+	enum { NBAD = sizeof(h) / sizeof(h[0]) };
+	struct ctx bad[NBAD], good;
 	struct snic_spin_ctx_stats st;
 	struct snic_spin_event ev;
 	uint64_t buf;
@@ -666,7 +691,7 @@ static void hostile_handlers(void)
 	buf = galloc(8192, 4096);
 	CHECK_EQ(ctx_create(&good, 0, 0, SYM_count_ph, 0, 0), OK);
 	CHECK_EQ(rule_add(10, SNIC_DEST_SPIN, good.id, 1000), OK);
-	for (i = 0; i < 6; i++) {
+	for (i = 0; i < NBAD; i++) {
 		CHECK_EQ(ctx_create(&bad[i], 1 + i, 0, h[i].entry, 0,
 				    h[i].watchdog), OK);
 		/* registered: the second page only */
@@ -680,20 +705,22 @@ static void hostile_handlers(void)
 	}
 	/* good traffic interleaved with every hostile handler, twice */
 	for (round = 0; round < 2; round++) {
-		for (i = 0; i < 6; i++) {
+		for (i = 0; i < NBAD; i++) {
 			CHECK(send_udp(1000, "good"));
 			CHECK(send_udp(2000 + i, "evil"));
 			CHECK(send_udp(1000, "good"));
 			sent += 2;
 		}
 	}
-	settle();
+	CHECK(ctx_wait(&good, sent));
+	for (i = 0; i < NBAD; i++)
+		CHECK(ctx_wait(&bad[i], 2));
 	CHECK_EQ(hmem_word(good.hmem_off), sent);
 	CHECK(ctx_stats(&good, &st));
 	CHECK_EQ(st.packets, sent);
 	CHECK_EQ(st.aborts, 0);
 	CHECK_EQ(st.events, 0);
-	for (i = 0; i < 6; i++) {
+	for (i = 0; i < NBAD; i++) {
 		CHECK(ctx_stats(&bad[i], &st));
 		CHECK_EQ(st.packets, 2);
 		CHECK_EQ(st.by_event[h[i].ev], 2);
@@ -713,8 +740,14 @@ static void hostile_handlers(void)
 			      ev.pc < SPIN_CODE_BASE + sizeof(spin_code));
 		if (h[i].ev == SNIC_SPIN_EV_WATCHDOG)
 			CHECK(ev.cycles >= 20000);
-		if (h[i].ev == SNIC_SPIN_EV_MEM_FAULT)
+		if (h[i].entry == SYM_wild_ph)
 			CHECK_EQ(ev.addr, 0x50000000);
+		if (h[i].entry == SYM_codewrite_ph)
+			CHECK_EQ(ev.addr, SPIN_CODE_BASE);
+		if (h[i].entry == SYM_hmem_oob_ph)
+			CHECK_EQ(ev.addr, SPIN_HMEM_BASE + HMEM_SLICE);
+		if (h[i].entry == SYM_stack_ph)
+			CHECK(ev.addr < SPIN_L1_BASE);
 		if (h[i].ev == SNIC_SPIN_EV_ILLEGAL)
 			CHECK_EQ(ev.addr, 0xffffffff);
 		if (h[i].ev == SNIC_SPIN_EV_DMA_FAULT)
@@ -744,7 +777,7 @@ static void event_overflow(void)
 	CHECK_EQ(rule_add(10, SNIC_DEST_SPIN, c.id, 3000), OK);
 	for (i = 0; i < (1 << EV_LOG) + 3; i++)
 		CHECK(send_udp(3000, "x"));
-	settle();
+	CHECK(ctx_wait(&c, (1 << EV_LOG) + 3));
 	CHECK(ctx_stats(&c, &st));
 	CHECK_EQ(st.aborts, (1 << EV_LOG) + 3);
 	CHECK_EQ(st.events, 1 << EV_LOG);
@@ -764,7 +797,7 @@ static void ordering(void)
 	CHECK_EQ(rule_add(10, SNIC_DEST_SPIN, c.id, 6000), OK);
 	for (i = 0; i < 8; i++)
 		CHECK(send_udp(6000, "order"));
-	settle();
+	CHECK(ctx_wait(&c, 8));
 	n = hmem_word(c.hmem_off + 4 * 7);
 	CHECK_EQ(n, 24);
 	b = galloc(sizeof(log), 64);
@@ -807,6 +840,48 @@ static void ordering(void)
 	CHECK(st.occupancy_ppm > 0);
 }
 
+static void handler_args(void)
+{
+	static const char longpl[] =
+		"a payload long enough to pass the 128 bytes that copy_bytes "
+		"puts into L1: the rest stays in the L2 packet buffer only";
+	uint32_t w[16];
+	uint64_t b;
+	struct ctx c;
+	int i;
+
+	CHECK(env_start(""));
+	CHECK_EQ(ctx_create(&c, 2, 0, SYM_args_ph, 0, 0), OK);
+	CHECK_EQ(rule_add(10, SNIC_DEST_SPIN, c.id, 8000), OK);
+	CHECK(send_udp(8000, "short"));
+	CHECK(send_udp(8000, longpl));
+	CHECK(ctx_wait(&c, 2));
+	b = galloc(128, 64);
+	CHECK_EQ(spin_mem(SNIC_AQ_SPIN_READ_MEM, SNIC_SPIN_MEM_L2H,
+			  c.hmem_off + 256, b, 128), OK);
+	for (i = 0; i < 2; i++) {
+		uint32_t full = 42 + (i ? strlen(longpl) : 5);
+
+		qt_memread(qt, b + 64 * i, w, sizeof(w));
+		CHECK_EQ(w[0], SPIN_PKT_ADDR);
+		CHECK_EQ(w[1], full < 128 ? full : 128);
+		CHECK_EQ(w[2], SPIN_PKTBUF_BASE);
+		CHECK_EQ(w[3], full);
+		CHECK_EQ(w[4], i);			/* msg_id */
+		CHECK_EQ(w[5], 0);			/* pkt_idx */
+		CHECK_EQ(w[6], SPIN_ARG_F_FIRST | SPIN_ARG_F_LAST);
+		CHECK_EQ(w[7], SPIN_HANDLER_PAYLOAD);
+		CHECK_EQ(w[8], SPIN_HMEM_BASE);
+		CHECK_EQ(w[9], HMEM_SLICE);
+		CHECK_EQ(w[10], SPIN_SCRATCH_BASE);
+		CHECK_EQ(w[11], 256);
+		CHECK_EQ(w[12], c.id);
+		CHECK_EQ(w[13], 1);			/* msg_pkts */
+		CHECK_EQ(w[14], full);			/* msg_bytes */
+		CHECK_EQ(w[15], 0);	/* fresh scratch for each message */
+	}
+}
+
 static void reset_clears(void)
 {
 	struct snic_spin_dev_stats ds;
@@ -833,6 +908,7 @@ int main(void)
 	RUN("device/snic_spin", hostile_handlers);
 	RUN("device/snic_spin", event_overflow);
 	RUN("device/snic_spin", ordering);
+	RUN("device/snic_spin", handler_args);
 	RUN("device/snic_spin", reset_clears);
 	qt_quit(qt);
 	if (inj >= 0)
