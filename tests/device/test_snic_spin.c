@@ -784,6 +784,95 @@ static void event_overflow(void)
 	CHECK_EQ(st.event_overflows, 3);
 }
 
+/* Events also go to an EQ; a context holds its EQ. */
+static void event_eqe(void)
+{
+	struct snic_aq_create_eq e = { 0 };
+	struct snic_spin_event ev;
+	struct snic_eqe eqe;
+	struct ctx c;
+	uint64_t ring, eqn = ~0ull;
+	int i;
+
+	CHECK(env_start(""));
+	ring = galloc(16 * 16, 64);
+	e.ring_addr = ring;
+	e.log_size = 4;
+	e.msix = 0;
+	e.db_page = 3;
+	CHECK_EQ(snic_aq_cmd(&dev, SNIC_AQ_CREATE_EQ, &e, sizeof(e), &eqn), OK);
+	memset(&c, 0, sizeof(c));
+	CHECK_EQ(ctx_create(&c, 0, 0, SYM_illegal_ph, 0, 0), OK);
+	CHECK_EQ(snic_aq_obj(&dev, SNIC_AQ_SPIN_DESTROY_CTX, c.id), OK);
+	/* the same, with ev_eqn: ctx_create's config plus the EQ */
+	{
+		struct snic_spin_ctx_cfg cfg;
+		uint64_t res;
+
+		memset(&cfg, 0, sizeof(cfg));
+		cfg.entry[SPIN_HANDLER_PAYLOAD] = SYM_illegal_ph;
+		cfg.code_size = sizeof(spin_code);
+		cfg.hmem_size = HMEM_SLICE;
+		cfg.ev_ring = c.ev_ring;
+		cfg.ev_dbr = c.ev_dbr;
+		cfg.ev_log_size = EV_LOG;
+		cfg.ev_eqn = eqn;
+		CHECK_EQ(snic_aq_buf(&dev, SNIC_AQ_SPIN_CREATE_CTX, &cfg,
+				     sizeof(cfg), sizeof(cfg), 0, 0, NULL, 0,
+				     &res), OK);
+		c.id = res;
+	}
+	CHECK_EQ(snic_aq_obj(&dev, SNIC_AQ_DESTROY_EQ, eqn), SNIC_AQ_EBUSY);
+	CHECK_EQ(rule_add(10, SNIC_DEST_SPIN, c.id, 3100), OK);
+	CHECK(send_udp(3100, "x"));
+	CHECK(ctx_wait(&c, 1));
+	CHECK(ev_next(&c, &ev));
+	CHECK_EQ(ev.type, SNIC_SPIN_EV_ILLEGAL);
+	for (i = 0; i < 50; i++) {
+		qt_memread(qt, ring, &eqe, sizeof(eqe));
+		if (eqe.owner & SNIC_EQE_OWNER)
+			break;
+		settle();
+	}
+	CHECK(eqe.owner & SNIC_EQE_OWNER);
+	CHECK_EQ(eqe.type, SNIC_EQE_SPIN_EVENT);
+	CHECK_EQ(eqe.obj, c.id);
+	CHECK_EQ(eqe.data, 1);
+	CHECK_EQ(snic_aq_obj(&dev, SNIC_AQ_DEL_RULE, 0), OK);
+	CHECK_EQ(snic_aq_obj(&dev, SNIC_AQ_SPIN_DESTROY_CTX, c.id), OK);
+	CHECK_EQ(snic_aq_obj(&dev, SNIC_AQ_DESTROY_EQ, eqn), OK);
+}
+
+/* Destroying a context or resetting while its packets wait is clean. */
+static void teardown_under_load(void)
+{
+	struct snic_spin_dev_stats ds;
+	struct ctx c, good;
+	int i;
+
+	CHECK(env_start(""));
+	CHECK_EQ(ctx_create(&c, 0, 0, SYM_loop_ph, 0, SNIC_SPIN_WATCHDOG_MAX),
+		 OK);
+	CHECK_EQ(ctx_create(&good, 1, 0, SYM_count_ph, 0, 0), OK);
+	CHECK_EQ(rule_add(10, SNIC_DEST_SPIN, c.id, 3200), OK);
+	CHECK_EQ(rule_add(10, SNIC_DEST_SPIN, good.id, 3300), OK);
+	for (i = 0; i < 20; i++)
+		CHECK(send_udp(3200, "spin"));
+	CHECK_EQ(snic_aq_obj(&dev, SNIC_AQ_DEL_RULE, 0), OK);
+	CHECK_EQ(snic_aq_obj(&dev, SNIC_AQ_SPIN_DESTROY_CTX, c.id), OK);
+	CHECK(send_udp(3300, "after"));
+	CHECK(ctx_wait(&good, 1));
+	CHECK_EQ(hmem_word(good.hmem_off), 1);
+	for (i = 0; i < 5; i++)
+		CHECK(send_udp(3300, "more"));
+	CHECK(snic_reset(&dev));
+	CHECK(snic_aq_ready(&dev, 64));
+	CHECK_EQ(snic_query_stats(&dev, SNIC_STATS_SPIN_DEV, 0, &ds,
+				  sizeof(ds)), OK);
+	CHECK_EQ(ds.num_ctxs, 0);
+	CHECK(qt_alive(qt));
+}
+
 static void ordering(void)
 {
 	struct snic_spin_ctx_stats st;
@@ -907,6 +996,8 @@ int main(void)
 	RUN("device/snic_spin", host_memory);
 	RUN("device/snic_spin", hostile_handlers);
 	RUN("device/snic_spin", event_overflow);
+	RUN("device/snic_spin", event_eqe);
+	RUN("device/snic_spin", teardown_under_load);
 	RUN("device/snic_spin", ordering);
 	RUN("device/snic_spin", handler_args);
 	RUN("device/snic_spin", reset_clears);
