@@ -21,6 +21,7 @@ void spin_rv32_reset(SpinRv32 *cpu, uint32_t entry)
     cpu->pc = entry;
     cpu->insns = 0;
     cpu->cycles = 0;
+    cpu->last_win = 0;
     cpu->resv_valid = false;
     cpu->fault_pc = 0;
     cpu->fault_addr = 0;
@@ -44,44 +45,64 @@ void spin_rv32_add_window(SpinRv32 *cpu, uint32_t base, uint32_t size,
     w->writable = writable;
 }
 
-/* Host pointer for [addr, addr + len) if one window holds all of it. */
+static inline bool spin_rv32_in(const SpinRvWindow *w, uint32_t addr,
+                                unsigned len)
+{
+    uint32_t off = addr - w->base;
+
+    return addr >= w->base && off < w->size && len <= w->size - off;
+}
+
+/*
+ * Host pointer for [addr, addr + len) if one window holds all of it.  The
+ * window of the last hit is tried first: handlers stay in one for a while.
+ */
 static uint8_t *spin_rv32_map(SpinRv32 *cpu, uint32_t addr, unsigned len,
                               bool write)
 {
+    SpinRvWindow *w = &cpu->win[cpu->last_win];
     unsigned i;
 
-    for (i = 0; i < cpu->nwin; i++) {
-        SpinRvWindow *w = &cpu->win[i];
-        uint32_t off = addr - w->base;
-
-        if (addr >= w->base && off < w->size && len <= w->size - off) {
-            if (write && !w->writable) {
-                return NULL;
+    if (cpu->last_win >= cpu->nwin || !spin_rv32_in(w, addr, len)) {
+        for (i = 0; i < cpu->nwin; i++) {
+            if (spin_rv32_in(&cpu->win[i], addr, len)) {
+                break;
             }
-            cpu->cycles += w->cost;
-            return w->host + off;
         }
+        if (i == cpu->nwin) {
+            return NULL;
+        }
+        cpu->last_win = i;
+        w = &cpu->win[i];
     }
-    return NULL;
+    if (write && !w->writable) {
+        return NULL;
+    }
+    cpu->cycles += w->cost;
+    return w->host + (addr - w->base);
 }
 
 static uint32_t ld_le(const uint8_t *p, unsigned size)
 {
-    uint32_t v = 0;
-    unsigned i;
-
-    for (i = 0; i < size; i++) {
-        v |= (uint32_t)p[i] << (8 * i);
+    switch (size) {
+    case 1:
+        return p[0];
+    case 2:
+        return p[0] | p[1] << 8;
+    default:
+        return p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24;
     }
-    return v;
 }
 
 static void st_le(uint8_t *p, unsigned size, uint32_t v)
 {
-    unsigned i;
-
-    for (i = 0; i < size; i++) {
-        p[i] = v >> (8 * i);
+    p[0] = v;
+    if (size > 1) {
+        p[1] = v >> 8;
+    }
+    if (size > 2) {
+        p[2] = v >> 16;
+        p[3] = v >> 24;
     }
 }
 
@@ -397,7 +418,8 @@ static int spin_rv32_step(SpinRv32 *cpu)
         cpu->fault_addr = pc;
         return SPIN_RV_FETCH_FAULT;
     }
-    insn = ld_le(cpu->code + off, 4);
+    insn = cpu->code[off] | cpu->code[off + 1] << 8 |
+           cpu->code[off + 2] << 16 | (uint32_t)cpu->code[off + 3] << 24;
     cpu->insns++;
     cpu->cycles++;
     rd = (insn >> 7) & 31;

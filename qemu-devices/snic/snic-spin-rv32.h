@@ -63,6 +63,7 @@ typedef struct SpinRv32 {
     uint32_t code_size;
     SpinRvWindow win[SPIN_RV_MAX_WINDOWS];
     unsigned nwin;
+    unsigned last_win;      /* window of the last data access */
     SpinRvMmio mmio;
     void *opaque;
 
