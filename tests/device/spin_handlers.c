@@ -201,7 +201,10 @@ int badret_ph(struct spin_args *a)
 	return 42;
 }
 
-/* Ordering: each handler logs {kind, msg, start, end} in handler memory. */
+/*
+ * Ordering: each handler logs {kind | hpu << 8, msg, start, end} in
+ * handler memory.
+ */
 static int log_entry(struct spin_args *a, U32 start)
 {
 	U32 *hm = hmem(a);
@@ -212,7 +215,7 @@ static int log_entry(struct spin_args *a, U32 start)
 	/* Some work so that handlers overlap in modeled time. */
 	for (k = 0; k < 50; k++)
 		__asm__ volatile("" : : "r"(k));
-	e[0] = a->handler;
+	e[0] = a->handler | a->hpu << 8;
 	e[1] = a->msg_id;
 	e[2] = start;
 	e[3] = rdcycle();

@@ -897,12 +897,14 @@ static void ordering(void)
 	memset(ph, -1, sizeof(ph));
 	memset(ch, -1, sizeof(ch));
 	for (i = 0; i < n; i++) {
-		uint32_t m = log[i][1];
+		uint32_t m = log[i][1], kind = log[i][0] & 0xff;
 
-		CHECK(m < 8 && log[i][0] < 3);
-		if (log[i][0] == SPIN_HANDLER_HEADER)
+		CHECK(m < 8 && kind < 3);
+		/* home cluster: msg_id % clusters, nothing else is full */
+		CHECK_EQ(log[i][0] >> 16, m % SNIC_SPIN_DEF_CLUSTERS);
+		if (kind == SPIN_HANDLER_HEADER)
 			hh[m] = i;
-		else if (log[i][0] == SPIN_HANDLER_PAYLOAD)
+		else if (kind == SPIN_HANDLER_PAYLOAD)
 			ph[m] = i;
 		else
 			ch[m] = i;
