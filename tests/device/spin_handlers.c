@@ -288,3 +288,54 @@ int args_ph(struct spin_args *a)
 	scratch[0] = 0xabcd;
 	return SPIN_DROP;
 }
+
+/*
+ * Random command descriptors (seeded by the message id): opcodes, flags,
+ * local addresses, lengths and host addresses around the registered
+ * region at hmem words 1/2.  Most abort the handler; none may hurt the
+ * device.  Returns SPIN_DROP if it got through all of them.
+ */
+int fuzzcmd_ph(struct spin_args *a)
+{
+	static const U32 locals[] = {
+		SPIN_PKT_ADDR, SPIN_HMEM_BASE, SPIN_PKTBUF_BASE, SPIN_CODE_BASE,
+		SPIN_SCRATCH_BASE, 0, SPIN_CMD_BASE, 0xfffffff0,
+	};
+	U32 *hm = hmem(a);
+	U32 seed = a->msg_id * 2654435761u + 1, i, h, op, local, len;
+	U32 lo = hm[HM_HOST_LO], hi = hm[HM_HOST_HI];	/* atomics may hit hm */
+
+	for (i = 0; i < 64; i++) {
+		U32 r2;
+
+		seed = seed * 1664525u + 1013904223u;
+		r2 = seed * 69069u + 1;
+		/* mostly plausible, sometimes wild: each field on its own */
+		op = (r2 & 0xf) ? 1 + (seed >> 24) % 5 : (seed >> 24) % 8;
+		local = (r2 & 0xf00) ? locals[(seed >> 4) % 5] +
+			((seed >> 12) & 0x1c) : locals[5 + (seed >> 4) % 3];
+		len = (r2 & 0xf000) ? 14 + ((seed >> 7) & 0x1f) : seed >> 3;
+		if (op == SPIN_CMD_ATOMIC && (r2 & 0xf00))
+			local = SPIN_HMEM_BASE + 0x40 + ((seed >> 12) & 0x1c);
+		if (op == SPIN_CMD_DMA_FROM_HOST && local == SPIN_CODE_BASE)
+			local = SPIN_PKT_ADDR;
+		if (op == SPIN_CMD_HOST_WRITE && (r2 & 0xf000))
+			len = 1 + len % 32;
+		CMD[0] = op;
+		CMD[1] = (r2 & 0xf0) ? 0 : (r2 & 0x10000000) ?
+			 (seed >> 20) % 6 : seed >> 16;
+		CMD[2] = local;
+		CMD[3] = len;
+		CMD[4] = lo + ((r2 & 0xf0000) ? (seed >> 5) & 0xf00 :
+				((seed >> 5) & 0x1fff) - 0x800);
+		CMD[5] = (r2 & 0xf00000) ? hi : seed;
+		CMD[6] = seed;
+		CMD[7] = seed >> 1;
+		h = CMD[SPIN_CMD_REG_ISSUE / 4];
+		if (seed & 1)
+			cmd_wait(h);
+		else
+			(void)CMD[SPIN_CMD_REG_STATUS / 4 + ((seed >> 9) & 7)];
+	}
+	return SPIN_DROP;
+}
