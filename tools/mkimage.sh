@@ -132,6 +132,12 @@ build_overlay() {
 				cp -r "$D2D_ROOT/userspace/build/root/$d" "$root/"
 		done
 	fi
+	# Data files (e.g. sPIN handler ELFs in share/spin).
+	if [ -d "$D2D_ROOT/userspace/build/share" ]; then
+		mkdir -p "$root/usr/local/share"
+		cp -r "$D2D_ROOT/userspace/build/share/." "$root/usr/local/share/"
+		find "$root/usr/local/share" -name '*.o' -delete
+	fi
 	mkdir -p "$root/opt/d2d"
 	cp -r "$D2D_ROOT/tests/guest" "$root/opt/d2d/tests"
 	(cd "$root" && find . | LC_ALL=C sort | cpio -o -H newc --quiet) > "$(d2d_overlay).tmp"

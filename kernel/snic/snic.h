@@ -136,6 +136,8 @@ struct snic_dev {
 	struct mutex peer_lock;		/* dead, peer_objs */
 	struct list_head peer_objs;
 	bool dead;
+
+	struct snic_spin *spin;		/* sPIN host interface, NULL: none */
 };
 
 /* Per-channel counters, kept across channel rebuilds. */
@@ -355,6 +357,10 @@ int snic_ib_probe(struct snic_dev *sd);
 void snic_ib_remove(struct snic_dev *sd);
 void snic_ib_async_event(struct snic_dev *sd, struct snic_eqe *eqe);
 void snic_ib_port_event(struct snic_dev *sd, bool up);
+
+/* snic_spin.c: /dev/snic-spinN */
+int snic_spin_probe(struct snic_dev *sd);
+void snic_spin_remove(struct snic_dev *sd);
 
 /* snic_sysfs.c */
 extern const struct attribute_group *snic_dev_groups[];

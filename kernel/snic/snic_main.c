@@ -6,7 +6,8 @@
  * the admin queue, and learn the device's capabilities with IDENTIFY.
  * With SNIC_CAP_ETH it maps the doorbell BAR, registers a net_device and
  * offers the function to the peer-queue API; with SNIC_CAP_RDMA too it
- * registers an ib_device on that net_device (snic_ib_main.c).
+ * registers an ib_device on that net_device (snic_ib_main.c); with
+ * SNIC_CAP_SPIN it also creates /dev/snic-spinN (snic_spin.c).
  */
 #include <linux/module.h>
 #include <linux/pci.h>
@@ -168,6 +169,9 @@ static int snic_probe(struct pci_dev *pdev, const struct pci_device_id *ent)
 		if (ret)
 			dev_warn(dev, "no RDMA device: %d\n", ret);
 		snic_peer_register(sd);
+		/* The NIC works without its sPIN engine: not fatal. */
+		if (snic_spin_probe(sd))
+			dev_warn(dev, "sPIN engine not available\n");
 	}
 	return 0;
 
@@ -187,6 +191,7 @@ static void snic_remove(struct pci_dev *pdev)
 {
 	struct snic_dev *sd = pci_get_drvdata(pdev);
 
+	snic_spin_remove(sd);
 	snic_peer_unregister(sd);
 	snic_ib_remove(sd);
 	snic_eth_remove(sd);

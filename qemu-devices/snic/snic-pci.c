@@ -82,6 +82,15 @@ static void snic_realize(PCIDevice *pdev, Error **errp)
     snic_queues_init(s);
     snic_rdma_init(s);
     snic_queues_reset(s);
+    if (s->spin.clusters < 1 || s->spin.clusters > SNIC_SPIN_MAX_CLUSTERS ||
+        s->spin.hpus < 1 || s->spin.hpus > SNIC_SPIN_MAX_HPUS ||
+        s->spin.clock_mhz < 1 || s->spin.clock_mhz > 100000) {
+        error_setg(errp, "snic: spin-clusters 1..%d, spin-hpus 1..%d, "
+                   "spin-clock-mhz 1..100000", SNIC_SPIN_MAX_CLUSTERS,
+                   SNIC_SPIN_MAX_HPUS);
+        return;
+    }
+    snic_spin_init(s);
     s->status = SNIC_STATUS_READY;
 }
 
@@ -94,6 +103,7 @@ static void snic_exit(PCIDevice *pdev)
     timer_free(s->rate_timer);
     snic_rdma_free(s);
     snic_queues_free(s);
+    snic_spin_free(s);
     g_free(s->tx_frame);
     g_free(s->tx_seg);
     qemu_del_nic(s->nic);
@@ -122,6 +132,11 @@ static void snic_instance_init(Object *obj)
 static Property snic_properties[] = {
     DEFINE_NIC_PROPERTIES(SnicState, conf),
     DEFINE_PROP_STRING("serial", SnicState, serial),
+    DEFINE_PROP_UINT32("spin-clusters", SnicState, spin.clusters,
+                       SNIC_SPIN_DEF_CLUSTERS),
+    DEFINE_PROP_UINT32("spin-hpus", SnicState, spin.hpus, SNIC_SPIN_DEF_HPUS),
+    DEFINE_PROP_UINT32("spin-clock-mhz", SnicState, spin.clock_mhz,
+                       SNIC_SPIN_DEF_CLOCK_MHZ),
     DEFINE_PROP_END_OF_LIST(),
 };
 

@@ -146,6 +146,9 @@ uint16_t snic_cmd_query_stats(SnicState *s, const struct snic_aq_cmd *c)
     }
     case SNIC_STATS_RDMA:
         return snic_rdma_query_stats(s, c);
+    case SNIC_STATS_SPIN:
+    case SNIC_STATS_SPIN_DEV:
+        return snic_spin_query_stats(s, c);
     case SNIC_STATS_RULE: {
         struct snic_rule_stats o;
 

@@ -22,6 +22,7 @@ void snic_reset_state(SnicState *s)
     memset(&s->aq, 0, offsetof(SnicAdminQueue, bh));
     memset(&s->stats, 0, sizeof(s->stats));
     snic_queues_reset(s);
+    snic_spin_reset(s);
     s->error = SNIC_ERR_NONE;
     s->error_count = 0;
     s->status = 0;

@@ -209,14 +209,84 @@ static void snic_rx_deliver(SnicState *s, uint32_t rqn, const uint8_t *f,
     }
 }
 
-ssize_t snic_rx_frame(SnicState *s, const uint8_t *buf, size_t size)
+/*
+ * Steps 3 to 6.  @passed: a frame a sPIN handler passed on; its checksums
+ * were counted when it came from the wire and sPIN rules are skipped.
+ */
+static void snic_rx_steer(SnicState *s, const uint8_t *buf, size_t size,
+                          bool passed)
 {
-    const ssize_t consumed = size;   /* the net layer wants the wire size */
     const struct snic_steer_rule *r;
     SnicRxMeta m = { 0 };
     SnicPktInfo pi;
     SnicRule *rule;
     uint32_t rqn;
+
+    snic_pkt_parse(buf, size, true, &pi);
+    /* Step 3: validated and counted for every frame, delivered or not. */
+    m.flags = snic_rx_csum_flags(s, &pi, !passed);
+
+    rule = snic_steer_match(s, buf, size, &pi, passed);
+    if (!rule) {
+        s->ps.rx_no_dest++;
+        return;
+    }
+    r = &rule->r;
+    if (r->actions & SNIC_ACT_COUNT) {
+        rule->packets++;
+        rule->bytes += size;
+    }
+    if (r->dest == SNIC_DEST_DROP) {
+        s->ps.rx_rule_drop++;
+        return;
+    }
+    if ((r->actions & SNIC_ACT_DECAP) && pi.vxlan) {
+        size_t outer = pi.l4_off + 8 + SNIC_VXLAN_HLEN;
+
+        if (size - outer < SNIC_ETH_HLEN) {
+            s->ps.rx_runt++;
+            return;
+        }
+        buf += outer;
+        size -= outer;
+        snic_pkt_parse(buf, size, true, &pi);
+        /* The CQE reports the inner frame's checksums. */
+        m.flags = snic_rx_csum_flags(s, &pi, false) | SNIC_CQE_F_DECAP;
+        s->ps.rx_decap++;
+    }
+    m.l4_proto = pi.ipv4 ? pi.ip_proto : 0;
+    if (r->actions & SNIC_ACT_TAG) {
+        m.flags |= SNIC_CQE_F_TAG;
+        m.tag = le32_to_cpu(r->flow_tag);
+    }
+
+    rqn = le32_to_cpu(r->dest_id);
+    if (r->dest == SNIC_DEST_SPIN) {
+        snic_spin_rx(s, rqn, buf, size);
+        return;
+    }
+    if (r->dest == SNIC_DEST_RSS) {
+        SnicRss *g = &s->rss[rqn];
+        uint32_t idx = 0;
+
+        if (g->fields && snic_rss_hash(g->key, g->fields & SNIC_RSS_HASH_L4,
+                                       &pi, &m.hash)) {
+            m.flags |= SNIC_CQE_F_HASH;
+            idx = m.hash & (g->table_size - 1);
+        }
+        rqn = g->rqn[idx];
+    }
+    snic_rx_deliver(s, rqn, buf, size, &m);
+}
+
+void snic_rx_spin_pass(SnicState *s, const uint8_t *buf, size_t size)
+{
+    snic_rx_steer(s, buf, size, true);
+}
+
+ssize_t snic_rx_frame(SnicState *s, const uint8_t *buf, size_t size)
+{
+    const ssize_t consumed = size;   /* the net layer wants the wire size */
 
     if (!snic_port_up(s)) {
         s->ps.rx_link_down++;
@@ -238,56 +308,6 @@ ssize_t snic_rx_frame(SnicState *s, const uint8_t *buf, size_t size)
     if (snic_rdma_rx(s, buf, size)) {
         return consumed;
     }
-    snic_pkt_parse(buf, size, true, &pi);
-    /* Step 3: validated and counted for every frame, delivered or not. */
-    m.flags = snic_rx_csum_flags(s, &pi, true);
-
-    rule = snic_steer_match(s, buf, size, &pi);
-    if (!rule) {
-        s->ps.rx_no_dest++;
-        return consumed;
-    }
-    r = &rule->r;
-    if (r->actions & SNIC_ACT_COUNT) {
-        rule->packets++;
-        rule->bytes += size;
-    }
-    if (r->dest == SNIC_DEST_DROP) {
-        s->ps.rx_rule_drop++;
-        return consumed;
-    }
-    if ((r->actions & SNIC_ACT_DECAP) && pi.vxlan) {
-        size_t outer = pi.l4_off + 8 + SNIC_VXLAN_HLEN;
-
-        if (size - outer < SNIC_ETH_HLEN) {
-            s->ps.rx_runt++;
-            return consumed;
-        }
-        buf += outer;
-        size -= outer;
-        snic_pkt_parse(buf, size, true, &pi);
-        /* The CQE reports the inner frame's checksums. */
-        m.flags = snic_rx_csum_flags(s, &pi, false) | SNIC_CQE_F_DECAP;
-        s->ps.rx_decap++;
-    }
-    m.l4_proto = pi.ipv4 ? pi.ip_proto : 0;
-    if (r->actions & SNIC_ACT_TAG) {
-        m.flags |= SNIC_CQE_F_TAG;
-        m.tag = le32_to_cpu(r->flow_tag);
-    }
-
-    rqn = le32_to_cpu(r->dest_id);
-    if (r->dest == SNIC_DEST_RSS) {
-        SnicRss *g = &s->rss[rqn];
-        uint32_t idx = 0;
-
-        if (g->fields && snic_rss_hash(g->key, g->fields & SNIC_RSS_HASH_L4,
-                                       &pi, &m.hash)) {
-            m.flags |= SNIC_CQE_F_HASH;
-            idx = m.hash & (g->table_size - 1);
-        }
-        rqn = g->rqn[idx];
-    }
-    snic_rx_deliver(s, rqn, buf, size, &m);
+    snic_rx_steer(s, buf, size, false);
     return consumed;
 }

@@ -114,6 +114,9 @@ static uint32_t *snic_rule_dest_refs(SnicState *s,
     if (r->dest == SNIC_DEST_RSS) {
         return &s->rss[id].refs;
     }
+    if (r->dest == SNIC_DEST_SPIN) {
+        return snic_spin_ctx_refs(s, id);
+    }
     return NULL;
 }
 
@@ -130,7 +133,7 @@ uint16_t snic_cmd_add_rule(SnicState *s, const struct snic_aq_cmd *c,
         return st;
     }
     dest_id = le32_to_cpu(r.dest_id);
-    if (r.dest > SNIC_DEST_DROP ||
+    if (r.dest > SNIC_DEST_SPIN ||
         (r.actions & ~(SNIC_ACT_COUNT | SNIC_ACT_DECAP | SNIC_ACT_TAG)) ||
         (le32_to_cpu(r.match) & ~0xffu)) {
         return SNIC_AQ_EINVAL_PARAM;
@@ -138,7 +141,8 @@ uint16_t snic_cmd_add_rule(SnicState *s, const struct snic_aq_cmd *c,
     if ((r.dest == SNIC_DEST_RQ &&
          (dest_id >= SNIC_MAX_RQS || !s->rqs[dest_id].valid)) ||
         (r.dest == SNIC_DEST_RSS &&
-         (dest_id >= SNIC_MAX_RSS || !s->rss[dest_id].valid))) {
+         (dest_id >= SNIC_MAX_RSS || !s->rss[dest_id].valid)) ||
+        (r.dest == SNIC_DEST_SPIN && !snic_spin_ctx_exists(s, dest_id))) {
         return SNIC_AQ_ENOENT;
     }
     n = 0;
@@ -228,8 +232,9 @@ static bool snic_rule_matches(const struct snic_steer_rule *r,
     return true;
 }
 
+/* @skip_spin: a frame a sPIN handler passed on ignores sPIN rules. */
 SnicRule *snic_steer_match(SnicState *s, const uint8_t *f, size_t len,
-                           const SnicPktInfo *pi)
+                           const SnicPktInfo *pi, bool skip_spin)
 {
     SnicRule *best = NULL;
     uint32_t i;
@@ -237,7 +242,7 @@ SnicRule *snic_steer_match(SnicState *s, const uint8_t *f, size_t len,
     for (i = 0; i < s->rules_hi; i++) {
         SnicRule *rule = &s->rules[i];
 
-        if (!rule->valid ||
+        if (!rule->valid || (skip_spin && rule->r.dest == SNIC_DEST_SPIN) ||
             (best && le16_to_cpu(rule->r.priority) >=
                      le16_to_cpu(best->r.priority))) {
             continue;

@@ -96,11 +96,13 @@ void snic_tx_rate_timer(void *opaque)
 static void snic_tx_wire(SnicState *s, SnicSq *sq, const uint8_t *f,
                          size_t len)
 {
-    if (sq->rate_bps) {
+    if (sq && sq->rate_bps) {
         sq->tokens -= len;
     }
-    sq->st.packets++;
-    sq->st.bytes += len;
+    if (sq) {
+        sq->st.packets++;
+        sq->st.bytes += len;
+    }
     if (!snic_port_up(s)) {
         s->ps.tx_link_down++;
         return;
@@ -108,6 +110,26 @@ static void snic_tx_wire(SnicState *s, SnicSq *sq, const uint8_t *f,
     s->ps.tx_packets++;
     s->ps.tx_bytes += len;
     qemu_send_packet(qemu_get_queue(s->nic), f, len);
+}
+
+/*
+ * A frame built by the device itself (sPIN send command): same length
+ * rule, checksum offload and port accounting as an SQ frame.
+ */
+bool snic_tx_frame_out(SnicState *s, uint8_t *f, size_t len,
+                       uint8_t cs_flags)
+{
+    if (len < SNIC_ETH_HLEN || len > s->port.mtu + SNIC_ETH_HLEN + 4) {
+        s->ps.tx_errors++;
+        return false;
+    }
+    if (cs_flags & (SNIC_ETH_CS_L3 | SNIC_ETH_CS_L4)) {
+        snic_pkt_fill_csum(f, len, cs_flags & SNIC_ETH_CS_L3,
+                           cs_flags & SNIC_ETH_CS_L4);
+        s->ps.tx_csum++;
+    }
+    snic_tx_wire(s, NULL, f, len);
+    return true;
 }
 
 typedef struct SnicTsoCtx {

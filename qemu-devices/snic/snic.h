@@ -9,7 +9,8 @@
  * BAR2 doorbells, CQE/EQE posting), snic-tx.c (send path, offloads, rate
  * limiter), snic-rx.c (receive pipeline), snic-steer.c (RSS groups,
  * steering rules), snic-port.c (port config, statistics), snic-pkt.c
- * (pure packet helpers); the RoCEv2 transport: snic-rdma.h.
+ * (pure packet helpers), snic-spin*.c (sPIN engine, docs/snic-spin.md);
+ * the RoCEv2 transport: snic-rdma.h.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -28,12 +29,13 @@
 OBJECT_DECLARE_SIMPLE_TYPE(SnicState, SNIC)
 
 #include "snic-rdma.h"
+#include "snic-spin.h"
 
 #define SNIC_FW_VERSION "d2d-snic 0.1.0"
 #define SNIC_CAPS (SNIC_CAP_ADMINQ | SNIC_CAP_ETH | SNIC_CAP_CSUM | \
                    SNIC_CAP_TSO | SNIC_CAP_RSS | SNIC_CAP_STEER | \
                    SNIC_CAP_VXLAN | SNIC_CAP_RATE | SNIC_CAP_STRIDING_RQ | \
-                   SNIC_CAP_RDMA)
+                   SNIC_CAP_RDMA | SNIC_CAP_SPIN)
 #define SNIC_SPEED_MBPS 100000
 /* Largest frame the send path assembles: TSO payload + headers. */
 #define SNIC_MAX_TX_FRAME (65536 + SNIC_MAX_INLINE + 64)
@@ -204,6 +206,7 @@ struct SnicState {
     uint8_t *tx_seg;
 
     SnicRdma rdma;
+    SnicSpin spin;
 };
 
 /* snic-regs.c */
@@ -247,9 +250,12 @@ void snic_queue_stats_format(SnicState *s, GString *out);
 void snic_tx_bh(void *opaque);
 void snic_tx_rate_timer(void *opaque);
 void snic_tx_kick(SnicState *s, SnicSq *sq);
+bool snic_tx_frame_out(SnicState *s, uint8_t *f, size_t len,
+                       uint8_t cs_flags);
 
 /* snic-rx.c */
 ssize_t snic_rx_frame(SnicState *s, const uint8_t *buf, size_t size);
+void snic_rx_spin_pass(SnicState *s, const uint8_t *buf, size_t size);
 
 /* snic-steer.c */
 uint16_t snic_cmd_rss(SnicState *s, const struct snic_aq_cmd *c,
@@ -258,7 +264,7 @@ uint16_t snic_cmd_add_rule(SnicState *s, const struct snic_aq_cmd *c,
                            uint64_t *res);
 uint16_t snic_cmd_del_rule(SnicState *s, const struct snic_aq_cmd *c);
 SnicRule *snic_steer_match(SnicState *s, const uint8_t *f, size_t len,
-                           const SnicPktInfo *pi);
+                           const SnicPktInfo *pi, bool skip_spin);
 
 /* snic-port.c */
 uint16_t snic_cmd_set_port(SnicState *s, const struct snic_aq_cmd *c);

@@ -1234,7 +1234,7 @@ static void objects_bad_params(void)
 	BAD(snic_aq_buf(A, SNIC_AQ_MODIFY_RSS, &rc, sizeof(rc), sizeof(rc),
 			rss + 50, 0, NULL, 0, NULL), NOENT);
 	/* Rules */
-	rule.dest = 3;
+	rule.dest = 0xff;	/* no such destination (3 is SNIC_DEST_SPIN) */
 	BAD(rule_add(A, &rule, NULL), EINV);
 	rule.dest = SNIC_DEST_RQ;
 	rule.dest_id = no_rq;

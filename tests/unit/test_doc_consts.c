@@ -5,7 +5,9 @@
  * every PREFIX name the tables give a value must be the header's.
  *
  * Built once per device with -DHEADER, -DCONSTS (generated from the
- * header by tests/Makefile), -DPREFIX ("SNIC_") and -DDEV ("snic").
+ * header by tests/Makefile), -DPREFIX ("SNIC_") and -DDEV ("snic"); an
+ * optional -DPREFIX2 names a second prefix (sPIN: "SPIN_" for
+ * snic_spin_hpu.h, included by snic_spin_if.h).
  */
 #include <stdlib.h>
 #include "../lib/check.h"
@@ -13,6 +15,9 @@
 
 #ifndef DOC
 #define DOC DEV
+#endif
+#ifndef PREFIX2
+#define PREFIX2 PREFIX
 #endif
 
 #define C(x) { #x, (unsigned long long)(x) },
@@ -62,7 +67,8 @@ static void doc_values_match_header(void)
 			if (e - p > 3 && *p == '`' && e[-1] == '`' &&
 			    strspn(p + 1, "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") ==
 			    (size_t)(e - p - 2) &&
-			    !strncmp(p + 1, PREFIX, strlen(PREFIX))) {
+			    (!strncmp(p + 1, PREFIX, strlen(PREFIX)) ||
+			     !strncmp(p + 1, PREFIX2, strlen(PREFIX2)))) {
 				idx = lookup(p + 1, e - p - 2);
 				if (idx < 0) {
 					e[-1] = 0;
@@ -120,7 +126,7 @@ static void struct_sizes_match_doc(void)
 	CHECK_EQ(__builtin_offsetof(struct snic_wqe_reg, page_shift), 36);
 	CHECK_EQ(__builtin_offsetof(struct snic_aq_create_srq, limit), 24);
 }
-#elif defined(SNIC_ID_MAGIC)
+#elif defined(SNIC_ID_MAGIC) && !defined(SNIC_CAP_SPIN)
 static void struct_sizes_match_doc(void)
 {
 	CHECK_EQ(sizeof(struct snic_aq_cmd), 64);
@@ -140,6 +146,26 @@ static void struct_sizes_match_doc(void)
 	CHECK_EQ(sizeof(struct snic_wqe_data), 16);
 	CHECK_EQ(sizeof(struct snic_rx_desc), 16);
 	CHECK_EQ(sizeof(struct snic_steer_rule), 64);
+}
+#endif
+
+#ifdef SNIC_CAP_SPIN
+static void struct_sizes_match_doc(void)
+{
+	CHECK_EQ(sizeof(struct spin_args), 64);
+	CHECK_EQ(__builtin_offsetof(struct spin_args, hpu), 60);
+	CHECK_EQ(sizeof(struct spin_cmd), 64);
+	CHECK_EQ(__builtin_offsetof(struct spin_cmd, imm), 32);
+	CHECK_EQ(sizeof(struct snic_aq_spin_mem), 24);
+	CHECK_EQ(sizeof(struct snic_aq_spin_region), 32);
+	CHECK_EQ(sizeof(struct snic_spin_ctx_cfg), 128);
+	CHECK_EQ(__builtin_offsetof(struct snic_spin_ctx_cfg, ev_ring), 56);
+	CHECK_EQ(__builtin_offsetof(struct snic_spin_ctx_cfg, ev_eqn), 74);
+	CHECK_EQ(sizeof(struct snic_spin_event), 32);
+	CHECK_EQ(__builtin_offsetof(struct snic_spin_event, cycles), 24);
+	CHECK_EQ(sizeof(struct snic_spin_ctx_stats), 464);
+	CHECK_EQ(sizeof(struct snic_spin_dev_stats), 80);
+	CHECK_EQ(SPIN_CMD_REG_WAIT - SPIN_CMD_REG_STATUS, 4 * SPIN_CMD_SLOTS);
 }
 #endif
 

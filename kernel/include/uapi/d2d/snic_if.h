@@ -473,6 +473,7 @@ enum snic_rule_dest {
 	SNIC_DEST_RQ		= 0,	/* dest_id: rqn */
 	SNIC_DEST_RSS		= 1,	/* dest_id: rss group */
 	SNIC_DEST_DROP		= 2,
+	SNIC_DEST_SPIN		= 3,	/* dest_id: sPIN context (snic_spin_if.h) */
 };
 
 #define SNIC_ACT_COUNT		(1u << 0)	/* count packets/bytes */

@@ -1,0 +1,193 @@
+/* SPDX-License-Identifier: ((GPL-2.0 WITH Linux-syscall-note) OR BSD-2-Clause) */
+/*
+ * snic sPIN engine device interface: admin commands (handler memory,
+ * execution contexts, host DMA regions), the context configuration, the
+ * event ring entry, statistics and the modeled costs.  What a handler sees
+ * on its HPU is in <d2d/snic_spin_hpu.h>, included here.
+ *
+ * Extends <d2d/snic_if.h>; one definition shared by the QEMU model,
+ * snic.ko, spinctl and the tests.  docs/snic-spin.md describes every
+ * field.  Little endian.
+ */
+#ifndef _UAPI_D2D_SNIC_SPIN_IF_H
+#define _UAPI_D2D_SNIC_SPIN_IF_H
+
+#include <linux/types.h>
+#include <d2d/snic_if.h>
+#include <d2d/snic_spin_hpu.h>
+
+#define SNIC_CAP_SPIN		(1ull << 10)	/* sPIN engine */
+
+/* Admin opcodes 0x50..0x6f */
+enum snic_aq_spin_opcode {
+	SNIC_AQ_SPIN_WRITE_MEM	= 0x50,	/* spin_mem: host buffer -> device memory */
+	SNIC_AQ_SPIN_READ_MEM	= 0x51,	/* spin_mem: device memory -> host buffer */
+	SNIC_AQ_SPIN_CREATE_CTX	= 0x52,	/* buf: struct snic_spin_ctx_cfg; result: ctx */
+	SNIC_AQ_SPIN_DESTROY_CTX = 0x53,	/* obj: ctx */
+	SNIC_AQ_SPIN_ADD_REGION	= 0x54,	/* spin_region; result: region index */
+	SNIC_AQ_SPIN_DEL_REGION	= 0x55,	/* spin_region: ctx, index */
+};
+
+/* Device memories (spin_mem.mem) */
+#define SNIC_SPIN_MEM_PROG	0	/* program memory */
+#define SNIC_SPIN_MEM_L2H	1	/* L2 handler memory */
+
+/* Geometry */
+#define SNIC_SPIN_PMEM_SIZE	0x100000	/* program memory, 1 MiB */
+#define SNIC_SPIN_L2H_SIZE	0x400000	/* L2 handler memory, 4 MiB */
+#define SNIC_SPIN_L2P_SIZE	0x400000	/* L2 packet buffer, 4 MiB */
+#define SNIC_SPIN_L1_SIZE	0x100000	/* L1 per cluster, 1 MiB */
+#define SNIC_SPIN_MSG_SLOTS	64	/* open messages per cluster */
+#define SNIC_SPIN_MAX_CTXS	64
+#define SNIC_SPIN_MAX_REGIONS	8	/* host DMA regions per context */
+#define SNIC_SPIN_MAX_CLUSTERS	16
+#define SNIC_SPIN_MAX_HPUS	16	/* per cluster */
+#define SNIC_SPIN_DEF_CLUSTERS	4
+#define SNIC_SPIN_DEF_HPUS	8
+#define SNIC_SPIN_DEF_CLOCK_MHZ	1000
+#define SNIC_SPIN_WATCHDOG_DEF	100000	/* cycles per invocation */
+#define SNIC_SPIN_WATCHDOG_MAX	10000000
+#define SNIC_SPIN_TIMEOUT_DEF_US	10000	/* message inactivity */
+#define SNIC_SPIN_MIN_LOG_EV	1
+#define SNIC_SPIN_MAX_LOG_EV	12
+
+/*
+ * Modeled cycle costs: every instruction costs SNIC_SPIN_COST_INSN; a load
+ * or store to L2 (handler memory, packet buffer) adds SNIC_SPIN_COST_L2, to
+ * program memory SNIC_SPIN_COST_PMEM, to the command unit
+ * SNIC_SPIN_COST_CMD.  Commands complete asynchronously after their cost;
+ * DMA adds len / SNIC_SPIN_DMA_BYTES_PER_CYCLE.  Each invocation costs
+ * SNIC_SPIN_COST_DISPATCH on its HPU before the first instruction.
+ */
+#define SNIC_SPIN_COST_INSN	1
+#define SNIC_SPIN_COST_L2	4
+#define SNIC_SPIN_COST_PMEM	2
+#define SNIC_SPIN_COST_CMD	2
+#define SNIC_SPIN_COST_DISPATCH	4
+#define SNIC_SPIN_COST_DMA_READ	500	/* host read round trip */
+#define SNIC_SPIN_COST_DMA_WRITE	100	/* posted host write */
+#define SNIC_SPIN_COST_SEND	50
+#define SNIC_SPIN_COST_HOST_WRITE	50
+#define SNIC_SPIN_COST_ATOMIC	10
+#define SNIC_SPIN_DMA_BYTES_PER_CYCLE	32
+
+struct snic_aq_spin_mem {
+	__le64 host_addr;	/* bus address of the host buffer */
+	__le32 len;		/* bytes, 1..the memory's size */
+	__le32 offset;		/* in the device memory */
+	__u8 mem;		/* SNIC_SPIN_MEM_* */
+	__u8 rsvd[7];
+};
+
+#define SNIC_SPIN_REGION_READ	0x1	/* handlers may DMA from it */
+#define SNIC_SPIN_REGION_WRITE	0x2	/* handlers may DMA / host-write to it */
+
+struct snic_aq_spin_region {
+	__le64 addr;		/* bus address */
+	__le64 len;
+	__le32 ctx;
+	__le32 flags;		/* SNIC_SPIN_REGION_*; DEL_REGION: unused */
+	__le32 index;		/* DEL_REGION: the region */
+	__le32 rsvd;
+};
+
+/* Which packets reach the context */
+#define SNIC_SPIN_MATCH_STEER	0	/* steering rules with SNIC_DEST_SPIN */
+#define SNIC_SPIN_MATCH_QP	1	/* an RDMA QP (match_id): not yet */
+
+/* CREATE_CTX input buffer, 128 bytes */
+struct snic_spin_ctx_cfg {
+	__le32 entry[SPIN_NUM_HANDLERS];	/* HPU addresses, 0: none */
+	__le32 code_off;	/* code window in program memory */
+	__le32 code_size;
+	__le32 hmem_off;	/* handler-memory window in L2 */
+	__le32 hmem_size;
+	__le32 scratch_size;	/* per-message L1 scratch, 0..SPIN_SCRATCH_MAX */
+	__le32 copy_bytes;	/* packet bytes copied to L1, 0..SPIN_PKT_MAX */
+	__le32 watchdog;	/* cycles per invocation, 0: default */
+	__le32 timeout_us;	/* message inactivity, 0: default */
+	__le32 match;		/* SNIC_SPIN_MATCH_* */
+	__le32 match_id;	/* MATCH_QP: qpn */
+	__le32 rsvd0;
+	__le64 ev_ring;		/* event ring bus address, 32-byte entries */
+	__le64 ev_dbr;		/* le32 consumer counter written by the host */
+	__u8 ev_log_size;	/* SNIC_SPIN_MIN_LOG_EV..SNIC_SPIN_MAX_LOG_EV */
+	__u8 rsvd1;
+	__le16 ev_eqn;		/* EQ for SNIC_EQE_SPIN_EVENT, SNIC_EQN_NONE */
+	__u8 rsvd2[52];
+};
+
+/* Event ring entry types */
+enum snic_spin_ev_type {
+	SNIC_SPIN_EV_WATCHDOG	= 1,	/* ran past the watchdog */
+	SNIC_SPIN_EV_MEM_FAULT	= 2,	/* load/store outside its windows */
+	SNIC_SPIN_EV_FETCH_FAULT = 3,	/* pc outside the code window */
+	SNIC_SPIN_EV_ILLEGAL	= 4,	/* illegal instruction, ecall, ebreak */
+	SNIC_SPIN_EV_DMA_FAULT	= 5,	/* DMA outside a registered region */
+	SNIC_SPIN_EV_CMD_FAULT	= 6,	/* bad command descriptor */
+	SNIC_SPIN_EV_BAD_RETURN	= 7,	/* unknown return code: dropped */
+	SNIC_SPIN_EV_MSG_TIMEOUT = 8,	/* message inactive: abandoned */
+};
+
+#define SNIC_SPIN_EV_MAX	16
+#define SNIC_SPIN_EV_OWNER	0x1
+
+/* Event ring entry, 32 bytes */
+struct snic_spin_event {
+	__u8 type;		/* enum snic_spin_ev_type */
+	__u8 handler;		/* SPIN_HANDLER_* */
+	__le16 ctx;
+	__le32 msg_id;
+	__le32 pc;		/* faulting instruction */
+	__le32 addr;		/* faulting address, or the instruction */
+	__le32 info;		/* return code, command opcode */
+	__le32 insns;		/* instructions run before the abort */
+	__le32 cycles;
+	__u8 rsvd[3];
+	__u8 owner;		/* SNIC_SPIN_EV_OWNER: phase, 1 on first pass */
+};
+
+#define SNIC_EQE_SPIN_EVENT	0x20	/* obj: ctx, data: event counter */
+
+/* QUERY_STATS kinds */
+#define SNIC_STATS_SPIN		8	/* struct snic_spin_ctx_stats, id: ctx */
+#define SNIC_STATS_SPIN_DEV	9	/* struct snic_spin_dev_stats */
+
+struct snic_spin_handler_stats {
+	__le64 invocations;
+	__le64 insns, insns_min, insns_max;
+	__le64 cycles, cycles_min, cycles_max;	/* mean = total / invocations */
+};
+
+struct snic_spin_ctx_stats {
+	__le64 packets, bytes;
+	__le64 messages, messages_done;
+	__le64 pass, drop;
+	struct snic_spin_handler_stats h[SPIN_NUM_HANDLERS];
+	__le64 commands, cmd_dma_bytes;
+	__le64 sends, host_writes, atomics;
+	__le64 aborts;
+	__le64 events, event_overflows;
+	__le64 no_resources;	/* dropped: packet buffer or message slots full */
+	__le64 busy_cycles;	/* HPU cycles spent on this context */
+	__le64 first_cycle;	/* device cycle of the first packet */
+	__le64 last_cycle;	/* device cycle the last handler ended */
+	__le64 occupancy_ppm;	/* busy / (span * HPUs), parts per million */
+	__le64 throughput_mbps;	/* bytes * 8 over the span, at the clock */
+	__le64 sat_mbps;	/* bytes * 8 * HPUs * clock / busy_cycles */
+	__le64 by_event[SNIC_SPIN_EV_MAX];	/* counts per event type */
+};
+
+struct snic_spin_dev_stats {
+	__le32 clusters, hpus_per_cluster;
+	__le32 clock_mhz, num_ctxs;
+	__le64 packets;
+	__le64 no_ctx;		/* steered to a context that is gone */
+	__le64 no_resources;
+	__le64 aborts;
+	__le64 busy_cycles;
+	__le64 now_cycle;	/* latest HPU cycle */
+	__le64 l2p_used, l2p_peak;	/* packet buffer bytes */
+};
+
+#endif /* _UAPI_D2D_SNIC_SPIN_IF_H */

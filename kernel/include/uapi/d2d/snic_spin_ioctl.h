@@ -1,0 +1,154 @@
+/* SPDX-License-Identifier: ((GPL-2.0 WITH Linux-syscall-note) OR BSD-2-Clause) */
+/*
+ * /dev/snic-spinN: the host interface of the snic sPIN engine (snic.ko).
+ *
+ * An open file owns what it creates: allocations of program and handler
+ * memory, execution contexts, their UDP attachments and host regions.
+ * Only that file may change them; all of it is torn down when the file is
+ * released (close + munmap of its regions).  Statistics of any context can
+ * be read by anyone who can open the device.  docs/snic-spin.md ("Host
+ * interface") documents every field and errno.
+ */
+#ifndef _UAPI_D2D_SNIC_SPIN_IOCTL_H
+#define _UAPI_D2D_SNIC_SPIN_IOCTL_H
+
+#include <linux/ioctl.h>
+#include <linux/types.h>
+#include <d2d/snic_spin_if.h>
+
+#define SNIC_SPIN_DEV_PREFIX	"snic-spin"	/* /dev/snic-spin0, ... */
+
+/* SNIC_SPIN_IOC_INFO */
+struct snic_spin_info {
+	__u32 clusters;
+	__u32 hpus_per_cluster;
+	__u32 clock_mhz;
+	__u32 max_ctxs;
+	__u32 pmem_size;	/* program memory */
+	__u32 l2h_size;		/* L2 handler memory */
+	__u32 pmem_free;	/* still unallocated */
+	__u32 l2h_free;
+	__u32 max_regions;	/* per context */
+	__u32 max_region_size;	/* bytes per host region */
+	__u32 rsvd[6];
+};
+
+/*
+ * SNIC_SPIN_IOC_MEM_ALLOC / SNIC_SPIN_IOC_MEM_FREE: a zeroed piece of
+ * program memory (SNIC_SPIN_MEM_PROG) or L2 handler memory
+ * (SNIC_SPIN_MEM_L2H).  Sizes are rounded up to SNIC_SPIN_MEM_ALIGN.
+ */
+#define SNIC_SPIN_MEM_ALIGN	64
+
+struct snic_spin_mem_alloc {
+	__u32 mem;		/* SNIC_SPIN_MEM_* */
+	__u32 size;		/* bytes */
+	__u32 id;		/* out: allocation; FREE: in */
+	__u32 offset;		/* out: offset in the device memory */
+};
+
+/*
+ * SNIC_SPIN_IOC_MEM_WRITE / SNIC_SPIN_IOC_MEM_READ: copy len bytes between
+ * user memory at data and allocation id at offset.
+ */
+struct snic_spin_mem_rw {
+	__u32 id;
+	__u32 offset;		/* in the allocation */
+	__u64 data;		/* user pointer */
+	__u32 len;
+	__u32 rsvd;
+};
+
+/* SNIC_SPIN_IOC_CTX_CREATE */
+#define SNIC_SPIN_EV_LOG_DEF	8	/* event ring entries 2^n when 0 */
+
+struct snic_spin_ctx_create {
+	__u32 entry[SPIN_NUM_HANDLERS];	/* HPU addresses, 0: none */
+	__u32 code_id;		/* program memory allocation: code window */
+	__u32 hmem_id;		/* L2 handler memory allocation */
+	__u32 scratch_size;	/* per-message L1 scratch */
+	__u32 copy_bytes;	/* packet bytes copied into L1 */
+	__u32 watchdog;		/* cycles, 0: device default */
+	__u32 timeout_us;	/* message inactivity, 0: device default */
+	__u32 ev_log_size;	/* 0: SNIC_SPIN_EV_LOG_DEF */
+	__u32 rsvd[4];
+	__u32 ctx;		/* out: context number */
+};
+
+/* SNIC_SPIN_IOC_CTX_DESTROY */
+struct snic_spin_ctx_ref {
+	__u32 ctx;
+	__u32 rsvd;
+};
+
+/* SNIC_SPIN_IOC_ATTACH / SNIC_SPIN_IOC_DETACH */
+#define SNIC_SPIN_ATTACH_UDP	0	/* UDP/IPv4 destination port */
+#define SNIC_SPIN_ATTACH_QP	1	/* RDMA QP: reserved, -EOPNOTSUPP */
+#define SNIC_SPIN_MAX_ATTACH	8	/* per context */
+#define SNIC_SPIN_RULE_PRIO	0x80	/* ahead of ntuple (0x100+) and RSS */
+
+struct snic_spin_attach {
+	__u32 ctx;
+	__u32 type;		/* SNIC_SPIN_ATTACH_* */
+	__u32 port;		/* UDP: destination port, 1..65535 */
+	__u32 id;		/* out: attachment; DETACH: in */
+};
+
+/*
+ * SNIC_SPIN_IOC_REGION_ADD: a zeroed, physically contiguous host buffer
+ * that handlers of ctx may DMA to / from (flags SNIC_SPIN_REGION_*).  The
+ * caller maps it with mmap(fd, offset = mmap_offset, length = size) and
+ * gives the handler bus_addr (spinctl writes it into the handler's
+ * spin_regions table).
+ */
+struct snic_spin_region_add {
+	__u32 ctx;
+	__u32 flags;		/* SNIC_SPIN_REGION_READ | _WRITE */
+	__u64 size;		/* bytes, rounded up to pages */
+	__u32 index;		/* out: region index in the context */
+	__u32 rsvd;
+	__u64 bus_addr;		/* out */
+	__u64 mmap_offset;	/* out */
+};
+
+/*
+ * SNIC_SPIN_IOC_EVENTS: take up to max events from ctx's event ring into
+ * the user array at buf (struct snic_spin_event each).  Owner only.
+ */
+struct snic_spin_events {
+	__u32 ctx;
+	__u32 max;
+	__u64 buf;
+	__u32 count;		/* out: events copied */
+	__u32 rsvd;
+	__u64 total;		/* out: events taken from the ring so far */
+};
+
+/*
+ * SNIC_SPIN_IOC_STATS: the device's statistics of ctx (struct
+ * snic_spin_ctx_stats), or with ctx = SNIC_SPIN_CTX_DEV the engine's
+ * (struct snic_spin_dev_stats).  len: bytes at buf, at most the struct.
+ */
+#define SNIC_SPIN_CTX_DEV	0xffffffffu
+
+struct snic_spin_stats {
+	__u32 ctx;
+	__u32 len;
+	__u64 buf;
+};
+
+#define SNIC_SPIN_IOC_MAGIC	'S'
+#define SNIC_SPIN_IOC_INFO	_IOR(SNIC_SPIN_IOC_MAGIC, 0x00, struct snic_spin_info)
+#define SNIC_SPIN_IOC_MEM_ALLOC	_IOWR(SNIC_SPIN_IOC_MAGIC, 0x01, struct snic_spin_mem_alloc)
+#define SNIC_SPIN_IOC_MEM_FREE	_IOW(SNIC_SPIN_IOC_MAGIC, 0x02, struct snic_spin_mem_alloc)
+#define SNIC_SPIN_IOC_MEM_WRITE	_IOW(SNIC_SPIN_IOC_MAGIC, 0x03, struct snic_spin_mem_rw)
+#define SNIC_SPIN_IOC_MEM_READ	_IOW(SNIC_SPIN_IOC_MAGIC, 0x04, struct snic_spin_mem_rw)
+#define SNIC_SPIN_IOC_CTX_CREATE _IOWR(SNIC_SPIN_IOC_MAGIC, 0x05, struct snic_spin_ctx_create)
+#define SNIC_SPIN_IOC_CTX_DESTROY _IOW(SNIC_SPIN_IOC_MAGIC, 0x06, struct snic_spin_ctx_ref)
+#define SNIC_SPIN_IOC_ATTACH	_IOWR(SNIC_SPIN_IOC_MAGIC, 0x07, struct snic_spin_attach)
+#define SNIC_SPIN_IOC_DETACH	_IOW(SNIC_SPIN_IOC_MAGIC, 0x08, struct snic_spin_attach)
+#define SNIC_SPIN_IOC_REGION_ADD _IOWR(SNIC_SPIN_IOC_MAGIC, 0x09, struct snic_spin_region_add)
+#define SNIC_SPIN_IOC_EVENTS	_IOWR(SNIC_SPIN_IOC_MAGIC, 0x0a, struct snic_spin_events)
+#define SNIC_SPIN_IOC_STATS	_IOW(SNIC_SPIN_IOC_MAGIC, 0x0b, struct snic_spin_stats)
+
+#endif /* _UAPI_D2D_SNIC_SPIN_IOCTL_H */

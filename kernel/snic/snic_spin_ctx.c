@@ -1,0 +1,381 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * snic sPIN execution contexts as seen from an open /dev/snic-spinN:
+ * creating one (windows from the file's allocations, an event ring in
+ * coherent host memory), attaching it to UDP ports with steering rules
+ * whose destination is SNIC_DEST_SPIN, host regions for handler DMA, and
+ * taking events off its ring.  Called with sp->lock held.
+ */
+#include <linux/dma-mapping.h>
+#include <linux/if_ether.h>
+#include <linux/in.h>
+#include <linux/mm.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+#include "snic_spin.h"
+
+/* The context's owner is the only file that may name it. */
+struct snic_spin_ctx *snic_spin_ctx_find(struct snic_spin_file *f, u32 ctx,
+					 int *err)
+{
+	struct snic_spin_file *o;
+	struct snic_spin_ctx *c;
+
+	list_for_each_entry(o, &f->sp->files, node) {
+		list_for_each_entry(c, &o->ctxs, node) {
+			if (c->id != ctx)
+				continue;
+			if (o != f) {
+				*err = -EPERM;
+				return NULL;
+			}
+			*err = 0;
+			return c;
+		}
+	}
+	*err = -ENOENT;
+	return NULL;
+}
+
+bool snic_spin_ctx_live(struct snic_spin *sp, u32 ctx)
+{
+	struct snic_spin_file *o;
+	struct snic_spin_ctx *c;
+
+	list_for_each_entry(o, &sp->files, node)
+		list_for_each_entry(c, &o->ctxs, node)
+			if (c->id == ctx)
+				return true;
+	return false;
+}
+
+static void snic_spin_region_free(struct snic_spin *sp,
+				  struct snic_spin_region *r, bool unmap)
+{
+	unsigned int i;
+
+	if (unmap)
+		dma_unmap_page(&sp->sd->pdev->dev, r->dma, r->size,
+			       DMA_BIDIRECTIONAL);
+	/* Pages still mapped by the user keep the mapping's reference. */
+	for (i = 0; i < (1u << r->order); i++)
+		__free_page(r->page + i);
+	kfree(r);
+}
+
+static void snic_spin_ev_free(struct snic_spin *sp, struct snic_spin_ctx *c)
+{
+	if (c->ev_ring)
+		dma_free_coherent(&sp->sd->pdev->dev, c->ev_bytes, c->ev_ring,
+				  c->ev_dma);
+	c->ev_ring = NULL;
+}
+
+static void snic_spin_rule_del(struct snic_spin *sp, struct snic_spin_ctx *c,
+			       int i)
+{
+	int ret;
+
+	if (!c->att[i].live)
+		return;
+	ret = snic_cmd_destroy(sp->sd, SNIC_AQ_DEL_RULE, c->att[i].rule_id);
+	if (ret)
+		dev_warn(&sp->sd->pdev->dev,
+			 "sPIN: context %u: deleting rule %u failed: %d\n",
+			 c->id, c->att[i].rule_id, ret);
+	c->att[i].live = false;
+}
+
+/*
+ * Detach, destroy on the device, then free the host memory the device
+ * could write.  If the device refuses the destroy (it is broken), the
+ * ring and regions are leaked rather than handed back while it may still
+ * DMA into them.
+ */
+void snic_spin_ctx_destroy(struct snic_spin *sp, struct snic_spin_ctx *c)
+{
+	bool device_done;
+	int i, ret;
+
+	for (i = 0; i < SNIC_SPIN_MAX_ATTACH; i++)
+		snic_spin_rule_del(sp, c, i);
+	ret = snic_cmd_destroy(sp->sd, SNIC_AQ_SPIN_DESTROY_CTX, c->id);
+	device_done = !ret || ret == -ENOENT;
+	if (!device_done)
+		dev_err(&sp->sd->pdev->dev,
+			"sPIN: destroying context %u failed: %d, leaking its memory\n",
+			c->id, ret);
+	for (i = 0; i < SNIC_SPIN_MAX_REGIONS; i++)
+		if (c->regions[i] && device_done)
+			snic_spin_region_free(sp, c->regions[i], true);
+	if (device_done)
+		snic_spin_ev_free(sp, c);
+	if (c->code)
+		c->code->users--;
+	if (c->hmem)
+		c->hmem->users--;
+	list_del(&c->node);
+	kfree(c);
+}
+
+int snic_spin_ctx_create(struct snic_spin_file *f,
+			 struct snic_spin_ctx_create *req)
+{
+	struct snic_spin *sp = f->sp;
+	struct device *dev = &sp->sd->pdev->dev;
+	struct snic_spin_alloc *code, *hmem;
+	struct snic_spin_ctx_cfg cfg = {};
+	struct snic_spin_ctx *c;
+	u32 log = req->ev_log_size ? req->ev_log_size : SNIC_SPIN_EV_LOG_DEF;
+	size_t ring;
+	u64 id;
+	int i, ret;
+
+	for (i = 0; i < ARRAY_SIZE(req->rsvd); i++)
+		if (req->rsvd[i])
+			return -EINVAL;
+	code = snic_spin_alloc_find(f, req->code_id);
+	hmem = snic_spin_alloc_find(f, req->hmem_id);
+	if (!code || !hmem)
+		return -ENOENT;
+	if (code->mem != SNIC_SPIN_MEM_PROG || hmem->mem != SNIC_SPIN_MEM_L2H)
+		return -EINVAL;
+	if (log < SNIC_SPIN_MIN_LOG_EV || log > SNIC_SPIN_MAX_LOG_EV)
+		return -EINVAL;
+	/* The device checks the rest (entry points, sizes, watchdog). */
+
+	c = kzalloc(sizeof(*c), GFP_KERNEL);
+	if (!c)
+		return -ENOMEM;
+	c->owner = f;
+	c->ev_size = 1u << log;
+	ring = ALIGN((size_t)c->ev_size * sizeof(struct snic_spin_event),
+		     SNIC_RING_ALIGN);
+	c->ev_bytes = ring + SNIC_RING_ALIGN;
+	/* Zeroed: no owner bit set yet, consumer counter 0. */
+	c->ev_ring = dma_alloc_coherent(dev, c->ev_bytes, &c->ev_dma,
+					GFP_KERNEL);
+	if (!c->ev_ring) {
+		kfree(c);
+		return -ENOMEM;
+	}
+	c->ev_dbr = c->ev_ring + ring;
+
+	for (i = 0; i < SPIN_NUM_HANDLERS; i++)
+		cfg.entry[i] = cpu_to_le32(req->entry[i]);
+	cfg.code_off = cpu_to_le32(code->offset);
+	cfg.code_size = cpu_to_le32(code->size);
+	cfg.hmem_off = cpu_to_le32(hmem->offset);
+	cfg.hmem_size = cpu_to_le32(hmem->size);
+	cfg.scratch_size = cpu_to_le32(req->scratch_size);
+	cfg.copy_bytes = cpu_to_le32(req->copy_bytes);
+	cfg.watchdog = cpu_to_le32(req->watchdog);
+	cfg.timeout_us = cpu_to_le32(req->timeout_us);
+	cfg.match = cpu_to_le32(SNIC_SPIN_MATCH_STEER);
+	cfg.ev_ring = cpu_to_le64(c->ev_dma);
+	cfg.ev_dbr = cpu_to_le64(c->ev_dma + ring);
+	cfg.ev_log_size = log;
+	cfg.ev_eqn = cpu_to_le16(SNIC_EQN_NONE);	/* polled by EVENTS */
+	ret = snic_aq_exec_buf(sp->sd, SNIC_AQ_SPIN_CREATE_CTX, 0, 0, &cfg,
+			       sizeof(cfg), &id);
+	if (ret) {
+		snic_spin_ev_free(sp, c);
+		kfree(c);
+		return ret;
+	}
+	c->id = id;
+	c->code = code;
+	c->hmem = hmem;
+	code->users++;
+	hmem->users++;
+	list_add_tail(&c->node, &f->ctxs);
+	req->ctx = c->id;
+	return 0;
+}
+
+/* A UDP port is steered to one context of the device at a time. */
+static bool snic_spin_port_taken(struct snic_spin *sp, u16 port)
+{
+	struct snic_spin_file *o;
+	struct snic_spin_ctx *c;
+	int i;
+
+	list_for_each_entry(o, &sp->files, node)
+		list_for_each_entry(c, &o->ctxs, node)
+			for (i = 0; i < SNIC_SPIN_MAX_ATTACH; i++)
+				if (c->att[i].live && c->att[i].port == port)
+					return true;
+	return false;
+}
+
+int snic_spin_attach(struct snic_spin_file *f, struct snic_spin_attach *a)
+{
+	struct snic_spin *sp = f->sp;
+	struct snic_steer_rule r = {};
+	struct snic_spin_ctx *c;
+	int i, ret;
+	u64 id;
+
+	c = snic_spin_ctx_find(f, a->ctx, &ret);
+	if (!c)
+		return ret;
+	if (a->type == SNIC_SPIN_ATTACH_QP)
+		return -EOPNOTSUPP;	/* needs snic RDMA */
+	if (a->type != SNIC_SPIN_ATTACH_UDP || !a->port || a->port > 0xffff)
+		return -EINVAL;
+	if (snic_spin_port_taken(sp, a->port))
+		return -EBUSY;
+	for (i = 0; i < SNIC_SPIN_MAX_ATTACH && c->att[i].live; i++)
+		;
+	if (i == SNIC_SPIN_MAX_ATTACH)
+		return -ENOSPC;
+
+	r.match = cpu_to_le32(SNIC_MATCH_ETHERTYPE | SNIC_MATCH_IP_PROTO |
+			      SNIC_MATCH_DST_PORT);
+	r.priority = cpu_to_le16(SNIC_SPIN_RULE_PRIO);
+	r.dest = SNIC_DEST_SPIN;
+	r.actions = SNIC_ACT_COUNT;
+	r.dest_id = cpu_to_le32(c->id);
+	r.ethertype = htons(ETH_P_IP);
+	r.ip_proto = IPPROTO_UDP;
+	r.dst_port = htons(a->port);
+	ret = snic_aq_exec_buf(sp->sd, SNIC_AQ_ADD_RULE, 0, 0, &r, sizeof(r),
+			       &id);
+	if (ret)
+		return ret;
+	c->att[i].rule_id = id;
+	c->att[i].port = a->port;
+	c->att[i].live = true;
+	a->id = i;
+	return 0;
+}
+
+int snic_spin_detach(struct snic_spin_file *f, struct snic_spin_attach *a)
+{
+	struct snic_spin_ctx *c;
+	int ret;
+
+	c = snic_spin_ctx_find(f, a->ctx, &ret);
+	if (!c)
+		return ret;
+	if (a->id >= SNIC_SPIN_MAX_ATTACH || !c->att[a->id].live)
+		return -ENOENT;
+	snic_spin_rule_del(f->sp, c, a->id);
+	return 0;
+}
+
+int snic_spin_region_add(struct snic_spin_file *f,
+			 struct snic_spin_region_add *req)
+{
+	struct snic_spin *sp = f->sp;
+	struct device *dev = &sp->sd->pdev->dev;
+	struct snic_aq_spin_region *ar;
+	struct snic_spin_region *r;
+	struct snic_aq_cmd cmd = {};
+	struct snic_spin_ctx *c;
+	unsigned int order;
+	u64 index;
+	int ret;
+
+	BUILD_BUG_ON(sizeof(*ar) > sizeof(cmd.raw));
+	c = snic_spin_ctx_find(f, req->ctx, &ret);
+	if (!c)
+		return ret;
+	if (!req->flags || req->flags & ~(SNIC_SPIN_REGION_READ |
+					  SNIC_SPIN_REGION_WRITE))
+		return -EINVAL;
+	if (!req->size || req->size > (PAGE_SIZE << (MAX_ORDER - 1)))
+		return -EINVAL;
+	order = get_order(req->size);
+	r = kzalloc(sizeof(*r), GFP_KERNEL);
+	if (!r)
+		return -ENOMEM;
+	r->order = order;
+	r->size = PAGE_SIZE << order;
+	r->page = alloc_pages(GFP_KERNEL | __GFP_ZERO | __GFP_NOWARN, order);
+	if (!r->page) {
+		kfree(r);
+		return -ENOMEM;
+	}
+	/* Single refcounted pages: each can be mapped and outlive us. */
+	split_page(r->page, order);
+	r->dma = dma_map_page(dev, r->page, 0, r->size, DMA_BIDIRECTIONAL);
+	if (dma_mapping_error(dev, r->dma)) {
+		snic_spin_region_free(sp, r, false);
+		return -ENOMEM;
+	}
+
+	cmd.opcode = SNIC_AQ_SPIN_ADD_REGION;
+	ar = (struct snic_aq_spin_region *)cmd.raw;
+	ar->addr = cpu_to_le64(r->dma);
+	ar->len = cpu_to_le64(r->size);
+	ar->ctx = cpu_to_le32(c->id);
+	ar->flags = cpu_to_le32(req->flags);
+	ret = snic_aq_exec(sp->sd, &cmd, &index);
+	if (!ret && (index >= SNIC_SPIN_MAX_REGIONS || c->regions[index]))
+		ret = -EIO;	/* the device's answer makes no sense */
+	if (ret) {
+		snic_spin_region_free(sp, r, true);
+		return ret;
+	}
+	r->index = index;
+	r->pgoff = f->next_pgoff;
+	f->next_pgoff += 1ul << order;
+	c->regions[index] = r;
+	req->index = index;
+	req->size = r->size;
+	req->bus_addr = r->dma;
+	req->mmap_offset = (u64)r->pgoff << PAGE_SHIFT;
+	return 0;
+}
+
+struct snic_spin_region *snic_spin_region_by_pgoff(struct snic_spin_file *f,
+						   unsigned long pgoff)
+{
+	struct snic_spin_ctx *c;
+	int i;
+
+	list_for_each_entry(c, &f->ctxs, node)
+		for (i = 0; i < SNIC_SPIN_MAX_REGIONS; i++)
+			if (c->regions[i] && c->regions[i]->pgoff == pgoff)
+				return c->regions[i];
+	return NULL;
+}
+
+/*
+ * Take events off the ring: entry cons & (size - 1) is valid when its
+ * owner bit equals the pass parity (1 on the first pass).
+ */
+int snic_spin_events(struct snic_spin_file *f, struct snic_spin_events *ev)
+{
+	struct snic_spin_event __user *ubuf = u64_to_user_ptr(ev->buf);
+	struct snic_spin_ctx *c;
+	u32 n = 0;
+	int ret;
+
+	c = snic_spin_ctx_find(f, ev->ctx, &ret);
+	if (!c)
+		return ret;
+	while (n < ev->max) {
+		struct snic_spin_event *e = c->ev_ring +
+			(c->ev_cons & (c->ev_size - 1)) * sizeof(*e);
+		u8 phase = !((c->ev_cons / c->ev_size) & 1);
+
+		if ((READ_ONCE(e->owner) & SNIC_SPIN_EV_OWNER) != phase)
+			break;
+		dma_rmb();
+		if (copy_to_user(&ubuf[n], e, sizeof(*e))) {
+			ret = -EFAULT;
+			break;
+		}
+		c->ev_cons++;
+		c->ev_total++;
+		n++;
+	}
+	/* Free the taken entries for the device even after a fault. */
+	if (n)
+		WRITE_ONCE(*c->ev_dbr, cpu_to_le32(c->ev_cons));
+	ev->count = n;
+	ev->total = c->ev_total;
+	return ret;
+}

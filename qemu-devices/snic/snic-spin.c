@@ -1,0 +1,917 @@
+/*
+ * snic sPIN engine: memories, execution contexts and their admin commands,
+ * the match of steered frames to messages, scheduling of header / payload /
+ * completion handlers on the HPUs of a cluster with per-HPU virtual cycle
+ * counters, return codes, the event ring and per-context accounting.
+ * Handlers are interpreted (snic-spin-rv32.c) in a bottom half with an
+ * instruction budget per pass.  docs/snic-spin.md is the specification.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include "qemu/osdep.h"
+#include "qemu/log.h"
+#include "qemu/main-loop.h"
+#include "qemu/timer.h"
+#include "snic.h"
+
+/* Instructions one bottom-half pass may interpret before yielding. */
+#define SNIC_SPIN_BH_BUDGET     (4 * 1000 * 1000)
+/* Half of each cluster's L1 holds message scratch, the rest HPU slots. */
+#define SNIC_SPIN_SCRATCH_POOL  (SNIC_SPIN_L1_SIZE / 2)
+
+static SnicSpinCtx *snic_spin_ctx(SnicState *s, uint32_t id)
+{
+    if (id >= SNIC_SPIN_MAX_CTXS || !s->spin.ctxs[id].valid) {
+        return NULL;
+    }
+    return &s->spin.ctxs[id];
+}
+
+bool snic_spin_ctx_exists(SnicState *s, uint32_t ctx)
+{
+    return snic_spin_ctx(s, ctx) != NULL;
+}
+
+uint32_t *snic_spin_ctx_refs(SnicState *s, uint32_t ctx)
+{
+    return ctx < SNIC_SPIN_MAX_CTXS ? &s->spin.ctxs[ctx].refs : NULL;
+}
+
+/* Device cycle of the current virtual time. */
+static uint64_t snic_spin_now(SnicSpin *sp)
+{
+    return (uint64_t)((unsigned __int128)
+                      qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) *
+                      sp->clock_mhz / 1000);
+}
+
+void snic_spin_init(SnicState *s)
+{
+    SnicSpin *sp = &s->spin;
+    uint32_t i, n = sp->clusters * sp->hpus;
+
+    sp->pmem = g_malloc0(SNIC_SPIN_PMEM_SIZE);
+    sp->l2h = g_malloc0(SNIC_SPIN_L2H_SIZE);
+    sp->frame = g_malloc0(SPIN_PKT_MAX);
+    sp->hpu = g_new0(SnicSpinHpu, n);
+    for (i = 0; i < n; i++) {
+        sp->hpu[i].l1 = g_malloc0(SPIN_L1_SLOT_SIZE);
+        sp->hpu[i].last_ctx = -1;
+    }
+    sp->open_msgs = g_new0(uint32_t, sp->clusters);
+    sp->scratch_used = g_new0(uint32_t, sp->clusters);
+    sp->msgs = g_new0(SnicSpinMsg, sp->clusters * SNIC_SPIN_MSG_SLOTS);
+    QSIMPLEQ_INIT(&sp->queue);
+    sp->bh = qemu_bh_new(snic_spin_bh, s);
+    sp->timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, snic_spin_timer, s);
+}
+
+static void snic_spin_msg_close(SnicSpin *sp, SnicSpinMsg *m)
+{
+    g_free(m->scratch);
+    m->scratch = NULL;
+    sp->open_msgs[m->cluster]--;
+    sp->scratch_used[m->cluster] -= m->scratch_size;
+    m->valid = false;
+}
+
+/* Drop queued packets and open messages (of @ctx, or all if -1). */
+static void snic_spin_flush(SnicState *s, int ctx)
+{
+    SnicSpin *sp = &s->spin;
+    SnicSpinPkt *p, *tmp;
+    uint32_t i;
+
+    QSIMPLEQ_FOREACH_SAFE(p, &sp->queue, next, tmp) {
+        if (ctx < 0 || p->ctx == ctx) {
+            QSIMPLEQ_REMOVE(&sp->queue, p, SnicSpinPkt, next);
+            sp->l2p_used -= p->len;
+            g_free(p);
+        }
+    }
+    for (i = 0; i < sp->clusters * SNIC_SPIN_MSG_SLOTS; i++) {
+        if (sp->msgs[i].valid && (ctx < 0 || sp->msgs[i].ctx == ctx)) {
+            snic_spin_msg_close(sp, &sp->msgs[i]);
+        }
+    }
+}
+
+void snic_spin_free(SnicState *s)
+{
+    SnicSpin *sp = &s->spin;
+    uint32_t i;
+
+    snic_spin_flush(s, -1);
+    qemu_bh_delete(sp->bh);
+    timer_free(sp->timer);
+    for (i = 0; i < sp->clusters * sp->hpus; i++) {
+        g_free(sp->hpu[i].l1);
+    }
+    g_free(sp->hpu);
+    g_free(sp->open_msgs);
+    g_free(sp->scratch_used);
+    g_free(sp->msgs);
+    g_free(sp->pmem);
+    g_free(sp->l2h);
+    g_free(sp->frame);
+}
+
+void snic_spin_reset(SnicState *s)
+{
+    SnicSpin *sp = &s->spin;
+    uint32_t i;
+
+    if (!sp->pmem) {
+        return;     /* not realized yet */
+    }
+    snic_spin_flush(s, -1);
+    timer_del(sp->timer);
+    memset(sp->ctxs, 0, sizeof(sp->ctxs));
+    memset(sp->pmem, 0, SNIC_SPIN_PMEM_SIZE);
+    memset(sp->l2h, 0, SNIC_SPIN_L2H_SIZE);
+    for (i = 0; i < sp->clusters * sp->hpus; i++) {
+        SnicSpinHpu *h = &sp->hpu[i];
+        uint8_t *l1 = h->l1;
+
+        memset(l1, 0, SPIN_L1_SLOT_SIZE);
+        memset(h, 0, sizeof(*h));
+        h->l1 = l1;
+        h->last_ctx = -1;
+    }
+    sp->l2p_used = sp->l2p_peak = 0;
+    sp->packets = sp->no_ctx = sp->no_resources = 0;
+    sp->aborts = sp->busy_cycles = sp->now_cycle = 0;
+}
+
+/* ---- event ring ---- */
+
+void snic_spin_event(SnicState *s, uint32_t ctx_id, uint8_t type,
+                     uint8_t handler, uint32_t msg_id, uint32_t pc,
+                     uint32_t addr, uint32_t info, uint32_t insns,
+                     uint32_t cycles)
+{
+    SnicSpinCtx *ctx = &s->spin.ctxs[ctx_id];
+    struct snic_spin_event ev = { 0 };
+    uint32_t size = 1u << ctx->ev_log, ci;
+
+    ctx->by_event[type % SNIC_SPIN_EV_MAX]++;
+    if (!ctx->ev_ring) {
+        return;
+    }
+    if (d2d_dma_read(&s->parent_obj, &s->pcie, NULL, ctx->ev_dbr, &ci,
+                     sizeof(ci)) != MEMTX_OK) {
+        s->stats.dma_errs++;
+        ctx->event_overflows++;
+        return;
+    }
+    if (ctx->ev_pi - le32_to_cpu(ci) >= size) {
+        ctx->event_overflows++;
+        return;
+    }
+    ev.type = type;
+    ev.handler = handler;
+    ev.ctx = cpu_to_le16(ctx_id);
+    ev.msg_id = cpu_to_le32(msg_id);
+    ev.pc = cpu_to_le32(pc);
+    ev.addr = cpu_to_le32(addr);
+    ev.info = cpu_to_le32(info);
+    ev.insns = cpu_to_le32(insns);
+    ev.cycles = cpu_to_le32(cycles);
+    ev.owner = (ctx->ev_pi >> ctx->ev_log) & 1 ? 0 : SNIC_SPIN_EV_OWNER;
+    if (d2d_dma_write_entry(&s->parent_obj, &s->pcie, NULL,
+                            ctx->ev_ring + (uint64_t)(ctx->ev_pi & (size - 1)) *
+                            sizeof(ev), &ev, sizeof(ev)) != MEMTX_OK) {
+        s->stats.dma_errs++;
+        ctx->event_overflows++;
+        return;
+    }
+    ctx->ev_pi++;
+    ctx->events++;
+    if (ctx->ev_eqn != SNIC_EQN_NONE) {
+        snic_eq_post(s, ctx->ev_eqn, SNIC_EQE_SPIN_EVENT, ctx_id, ctx->ev_pi);
+    }
+}
+
+/* ---- admin commands ---- */
+
+static uint16_t snic_spin_mem_cmd(SnicState *s, const struct snic_aq_cmd *c)
+{
+    struct snic_aq_spin_mem m;
+    uint32_t len, off, size;
+    uint64_t host;
+    uint8_t *mem;
+    MemTxResult r;
+
+    memcpy(&m, c->raw, sizeof(m));
+    len = le32_to_cpu(m.len);
+    off = le32_to_cpu(m.offset);
+    host = le64_to_cpu(m.host_addr);
+    if (m.mem == SNIC_SPIN_MEM_PROG) {
+        mem = s->spin.pmem;
+        size = SNIC_SPIN_PMEM_SIZE;
+    } else if (m.mem == SNIC_SPIN_MEM_L2H) {
+        mem = s->spin.l2h;
+        size = SNIC_SPIN_L2H_SIZE;
+    } else {
+        return SNIC_AQ_EINVAL_PARAM;
+    }
+    if (len == 0 || off >= size || len > size - off) {
+        return SNIC_AQ_EINVAL_PARAM;
+    }
+    if (c->opcode == SNIC_AQ_SPIN_WRITE_MEM) {
+        r = d2d_dma_read(&s->parent_obj, &s->pcie, NULL, host, mem + off, len);
+    } else {
+        r = d2d_dma_write(&s->parent_obj, &s->pcie, NULL, host, mem + off,
+                          len);
+    }
+    if (r != MEMTX_OK) {
+        s->stats.dma_errs++;
+        return SNIC_AQ_EDMA;
+    }
+    return SNIC_AQ_OK;
+}
+
+static bool snic_spin_window_ok(uint32_t off, uint32_t size, uint32_t mem)
+{
+    return off < mem && size <= mem - off;
+}
+
+static uint16_t snic_spin_create_ctx(SnicState *s, const struct snic_aq_cmd *c,
+                                     uint64_t *res)
+{
+    SnicSpin *sp = &s->spin;
+    struct snic_spin_ctx_cfg cfg;
+    SnicSpinCtx *ctx;
+    uint32_t id, i, wd, tmo;
+    uint16_t eqn;
+
+    if (le32_to_cpu(c->buf.len) < sizeof(cfg)) {
+        return SNIC_AQ_EINVAL_PARAM;
+    }
+    if (d2d_dma_read(&s->parent_obj, &s->pcie, NULL, le64_to_cpu(c->buf.addr),
+                     &cfg, sizeof(cfg)) != MEMTX_OK) {
+        s->stats.dma_errs++;
+        return SNIC_AQ_EDMA;
+    }
+    wd = le32_to_cpu(cfg.watchdog);
+    tmo = le32_to_cpu(cfg.timeout_us);
+    eqn = le16_to_cpu(cfg.ev_eqn);
+    if (le32_to_cpu(cfg.code_size) == 0 ||
+        !snic_spin_window_ok(le32_to_cpu(cfg.code_off),
+                             le32_to_cpu(cfg.code_size), SNIC_SPIN_PMEM_SIZE) ||
+        (le32_to_cpu(cfg.hmem_size) &&
+         !snic_spin_window_ok(le32_to_cpu(cfg.hmem_off),
+                              le32_to_cpu(cfg.hmem_size),
+                              SNIC_SPIN_L2H_SIZE)) ||
+        le32_to_cpu(cfg.scratch_size) > SPIN_SCRATCH_MAX ||
+        le32_to_cpu(cfg.copy_bytes) > SPIN_PKT_MAX ||
+        wd > SNIC_SPIN_WATCHDOG_MAX ||
+        le32_to_cpu(cfg.match) != SNIC_SPIN_MATCH_STEER) {
+        return SNIC_AQ_EINVAL_PARAM;
+    }
+    for (i = 0; i < SPIN_NUM_HANDLERS; i++) {
+        uint32_t e = le32_to_cpu(cfg.entry[i]);
+
+        if (e && (e & 3 || e < SPIN_CODE_BASE ||
+                  e - SPIN_CODE_BASE >= le32_to_cpu(cfg.code_size))) {
+            return SNIC_AQ_EINVAL_PARAM;
+        }
+    }
+    if (cfg.ev_ring) {
+        if (le64_to_cpu(cfg.ev_ring) % SNIC_RING_ALIGN ||
+            le64_to_cpu(cfg.ev_dbr) % 4 ||
+            cfg.ev_log_size < SNIC_SPIN_MIN_LOG_EV ||
+            cfg.ev_log_size > SNIC_SPIN_MAX_LOG_EV) {
+            return SNIC_AQ_EINVAL_PARAM;
+        }
+        if (!snic_dma_probe(s, le64_to_cpu(cfg.ev_ring)) ||
+            !snic_dma_probe(s, le64_to_cpu(cfg.ev_dbr))) {
+            return SNIC_AQ_EDMA;
+        }
+    }
+    if (eqn != SNIC_EQN_NONE && (eqn >= SNIC_MAX_EQS || !s->eqs[eqn].valid)) {
+        return SNIC_AQ_ENOENT;
+    }
+    for (id = 0; id < SNIC_SPIN_MAX_CTXS && sp->ctxs[id].valid; id++) {
+        /* first free context */
+    }
+    if (id == SNIC_SPIN_MAX_CTXS) {
+        return SNIC_AQ_ENOSPC;
+    }
+    ctx = &sp->ctxs[id];
+    memset(ctx, 0, sizeof(*ctx));
+    ctx->valid = true;
+    for (i = 0; i < SPIN_NUM_HANDLERS; i++) {
+        ctx->entry[i] = le32_to_cpu(cfg.entry[i]);
+        ctx->h[i].insns_min = UINT64_MAX;
+        ctx->h[i].cycles_min = UINT64_MAX;
+    }
+    ctx->code_off = le32_to_cpu(cfg.code_off);
+    ctx->code_size = le32_to_cpu(cfg.code_size);
+    ctx->hmem_off = le32_to_cpu(cfg.hmem_off);
+    ctx->hmem_size = le32_to_cpu(cfg.hmem_size);
+    ctx->scratch_size = le32_to_cpu(cfg.scratch_size);
+    ctx->copy_bytes = le32_to_cpu(cfg.copy_bytes);
+    ctx->watchdog = wd ? wd : SNIC_SPIN_WATCHDOG_DEF;
+    ctx->timeout_ns = (uint64_t)(tmo ? tmo : SNIC_SPIN_TIMEOUT_DEF_US) * 1000;
+    ctx->ev_ring = le64_to_cpu(cfg.ev_ring);
+    ctx->ev_dbr = le64_to_cpu(cfg.ev_dbr);
+    ctx->ev_log = cfg.ev_log_size;
+    ctx->ev_eqn = eqn;
+    if (eqn != SNIC_EQN_NONE) {
+        s->eqs[eqn].refs++;
+    }
+    *res = id;
+    return SNIC_AQ_OK;
+}
+
+static uint16_t snic_spin_destroy_ctx(SnicState *s, uint32_t id)
+{
+    SnicSpinCtx *ctx = snic_spin_ctx(s, id);
+
+    if (!ctx) {
+        return SNIC_AQ_ENOENT;
+    }
+    if (ctx->refs) {
+        return SNIC_AQ_EBUSY;
+    }
+    snic_spin_flush(s, id);
+    if (ctx->ev_eqn != SNIC_EQN_NONE) {
+        s->eqs[ctx->ev_eqn].refs--;
+    }
+    ctx->valid = false;
+    return SNIC_AQ_OK;
+}
+
+static uint16_t snic_spin_region_cmd(SnicState *s, const struct snic_aq_cmd *c,
+                                     uint64_t *res)
+{
+    struct snic_aq_spin_region r;
+    SnicSpinCtx *ctx;
+    uint64_t addr, len;
+    uint32_t flags, i;
+
+    memcpy(&r, c->raw, sizeof(r));
+    ctx = snic_spin_ctx(s, le32_to_cpu(r.ctx));
+    if (!ctx) {
+        return SNIC_AQ_ENOENT;
+    }
+    if (c->opcode == SNIC_AQ_SPIN_DEL_REGION) {
+        i = le32_to_cpu(r.index);
+        if (i >= SNIC_SPIN_MAX_REGIONS || !ctx->regions[i].valid) {
+            return SNIC_AQ_ENOENT;
+        }
+        ctx->regions[i].valid = false;
+        return SNIC_AQ_OK;
+    }
+    addr = le64_to_cpu(r.addr);
+    len = le64_to_cpu(r.len);
+    flags = le32_to_cpu(r.flags);
+    if (len == 0 || addr + len < addr || !flags ||
+        (flags & ~(SNIC_SPIN_REGION_READ | SNIC_SPIN_REGION_WRITE))) {
+        return SNIC_AQ_EINVAL_PARAM;
+    }
+    for (i = 0; i < SNIC_SPIN_MAX_REGIONS && ctx->regions[i].valid; i++) {
+        /* first free slot */
+    }
+    if (i == SNIC_SPIN_MAX_REGIONS) {
+        return SNIC_AQ_ENOSPC;
+    }
+    ctx->regions[i].valid = true;
+    ctx->regions[i].addr = addr;
+    ctx->regions[i].len = len;
+    ctx->regions[i].flags = flags;
+    *res = i;
+    return SNIC_AQ_OK;
+}
+
+uint16_t snic_spin_admin(SnicState *s, const struct snic_aq_cmd *c,
+                         uint64_t *res)
+{
+    switch (c->opcode) {
+    case SNIC_AQ_SPIN_WRITE_MEM:
+    case SNIC_AQ_SPIN_READ_MEM:
+        return snic_spin_mem_cmd(s, c);
+    case SNIC_AQ_SPIN_CREATE_CTX:
+        return snic_spin_create_ctx(s, c, res);
+    case SNIC_AQ_SPIN_DESTROY_CTX:
+        return snic_spin_destroy_ctx(s, le32_to_cpu(c->obj.id));
+    case SNIC_AQ_SPIN_ADD_REGION:
+    case SNIC_AQ_SPIN_DEL_REGION:
+        return snic_spin_region_cmd(s, c, res);
+    default:
+        return SNIC_AQ_EINVAL_OPCODE;
+    }
+}
+
+/* ---- statistics ---- */
+
+static uint64_t snic_spin_div(unsigned __int128 a, uint64_t b)
+{
+    return b ? (uint64_t)(a / b) : 0;
+}
+
+uint16_t snic_spin_query_stats(SnicState *s, const struct snic_aq_cmd *c)
+{
+    SnicSpin *sp = &s->spin;
+    uint32_t hpus = sp->clusters * sp->hpus;
+    uint64_t addr = le64_to_cpu(c->buf.addr);
+    uint32_t len = le32_to_cpu(c->buf.len);
+    const void *out;
+    size_t size;
+    struct snic_spin_ctx_stats o;
+    struct snic_spin_dev_stats d;
+
+    if (le32_to_cpu(c->buf.kind) == SNIC_STATS_SPIN) {
+        SnicSpinCtx *x = snic_spin_ctx(s, le32_to_cpu(c->buf.id));
+        uint64_t span;
+        int i;
+
+        if (!x) {
+            return SNIC_AQ_ENOENT;
+        }
+        memset(&o, 0, sizeof(o));
+        span = x->seen && x->last_cycle > x->first_cycle ?
+               x->last_cycle - x->first_cycle : 0;
+        o.packets = cpu_to_le64(x->packets);
+        o.bytes = cpu_to_le64(x->bytes);
+        o.messages = cpu_to_le64(x->messages);
+        o.messages_done = cpu_to_le64(x->messages_done);
+        o.pass = cpu_to_le64(x->pass);
+        o.drop = cpu_to_le64(x->drop);
+        for (i = 0; i < SPIN_NUM_HANDLERS; i++) {
+            const SnicSpinHStats *h = &x->h[i];
+
+            o.h[i].invocations = cpu_to_le64(h->inv);
+            o.h[i].insns = cpu_to_le64(h->insns);
+            o.h[i].insns_min = cpu_to_le64(h->inv ? h->insns_min : 0);
+            o.h[i].insns_max = cpu_to_le64(h->insns_max);
+            o.h[i].cycles = cpu_to_le64(h->cycles);
+            o.h[i].cycles_min = cpu_to_le64(h->inv ? h->cycles_min : 0);
+            o.h[i].cycles_max = cpu_to_le64(h->cycles_max);
+        }
+        o.commands = cpu_to_le64(x->commands);
+        o.cmd_dma_bytes = cpu_to_le64(x->cmd_dma_bytes);
+        o.sends = cpu_to_le64(x->sends);
+        o.host_writes = cpu_to_le64(x->host_writes);
+        o.atomics = cpu_to_le64(x->atomics);
+        o.aborts = cpu_to_le64(x->aborts);
+        o.events = cpu_to_le64(x->events);
+        o.event_overflows = cpu_to_le64(x->event_overflows);
+        o.no_resources = cpu_to_le64(x->no_resources);
+        o.busy_cycles = cpu_to_le64(x->busy_cycles);
+        o.first_cycle = cpu_to_le64(x->first_cycle);
+        o.last_cycle = cpu_to_le64(x->last_cycle);
+        o.occupancy_ppm = cpu_to_le64(
+            snic_spin_div((unsigned __int128)x->busy_cycles * 1000000,
+                          span * hpus));
+        o.throughput_mbps = cpu_to_le64(
+            snic_spin_div((unsigned __int128)x->bytes * 8 * sp->clock_mhz,
+                          span));
+        o.sat_mbps = cpu_to_le64(
+            snic_spin_div((unsigned __int128)x->bytes * 8 * hpus *
+                          sp->clock_mhz, x->busy_cycles));
+        for (i = 0; i < SNIC_SPIN_EV_MAX; i++) {
+            o.by_event[i] = cpu_to_le64(x->by_event[i]);
+        }
+        out = &o;
+        size = sizeof(o);
+    } else {
+        uint32_t i, n = 0;
+
+        for (i = 0; i < SNIC_SPIN_MAX_CTXS; i++) {
+            n += sp->ctxs[i].valid;
+        }
+        memset(&d, 0, sizeof(d));
+        d.clusters = cpu_to_le32(sp->clusters);
+        d.hpus_per_cluster = cpu_to_le32(sp->hpus);
+        d.clock_mhz = cpu_to_le32(sp->clock_mhz);
+        d.num_ctxs = cpu_to_le32(n);
+        d.packets = cpu_to_le64(sp->packets);
+        d.no_ctx = cpu_to_le64(sp->no_ctx);
+        d.no_resources = cpu_to_le64(sp->no_resources);
+        d.aborts = cpu_to_le64(sp->aborts);
+        d.busy_cycles = cpu_to_le64(sp->busy_cycles);
+        d.now_cycle = cpu_to_le64(sp->now_cycle);
+        d.l2p_used = cpu_to_le64(sp->l2p_used);
+        d.l2p_peak = cpu_to_le64(sp->l2p_peak);
+        out = &d;
+        size = sizeof(d);
+    }
+    if (len < size) {
+        return SNIC_AQ_EINVAL_PARAM;
+    }
+    if (d2d_dma_write(&s->parent_obj, &s->pcie, NULL, addr, out, size) !=
+        MEMTX_OK) {
+        s->stats.dma_errs++;
+        return SNIC_AQ_EDMA;
+    }
+    return SNIC_AQ_OK;
+}
+
+/* ---- messages ---- */
+
+/*
+ * Open a message in its home cluster, else in the least loaded one that
+ * has a slot and scratch room.  NULL when every cluster is full.
+ */
+static SnicSpinMsg *snic_spin_msg_open(SnicSpin *sp, uint32_t ctx_id,
+                                       SnicSpinCtx *ctx)
+{
+    uint32_t home = ctx->next_msg % sp->clusters, c, best = UINT32_MAX, i;
+    SnicSpinMsg *m = NULL;
+
+    for (c = 0; c < sp->clusters; c++) {
+        if (sp->open_msgs[c] >= SNIC_SPIN_MSG_SLOTS ||
+            sp->scratch_used[c] + ctx->scratch_size > SNIC_SPIN_SCRATCH_POOL) {
+            continue;
+        }
+        if (c == home) {
+            best = c;
+            break;
+        }
+        if (best == UINT32_MAX || sp->open_msgs[c] < sp->open_msgs[best]) {
+            best = c;
+        }
+    }
+    if (best == UINT32_MAX) {
+        return NULL;
+    }
+    for (i = 0; i < SNIC_SPIN_MSG_SLOTS; i++) {
+        if (!sp->msgs[best * SNIC_SPIN_MSG_SLOTS + i].valid) {
+            m = &sp->msgs[best * SNIC_SPIN_MSG_SLOTS + i];
+            break;
+        }
+    }
+    if (!m) {
+        return NULL;    /* open_msgs and the slots disagree: cannot be */
+    }
+    memset(m, 0, sizeof(*m));
+    m->valid = true;
+    m->ctx = ctx_id;
+    m->id = ctx->next_msg++;
+    m->cluster = best;
+    m->scratch_size = ctx->scratch_size;
+    m->scratch = ctx->scratch_size ? g_malloc0(ctx->scratch_size) : NULL;
+    sp->open_msgs[best]++;
+    sp->scratch_used[best] += ctx->scratch_size;
+    ctx->messages++;
+    return m;
+}
+
+/* The open message of flow @key that still expects packets. */
+static SnicSpinMsg *snic_spin_msg_find(SnicSpin *sp, uint32_t ctx_id,
+                                       uint64_t key)
+{
+    uint32_t i;
+
+    for (i = 0; i < sp->clusters * SNIC_SPIN_MSG_SLOTS; i++) {
+        SnicSpinMsg *m = &sp->msgs[i];
+
+        if (m->valid && m->ctx == ctx_id && m->key == key && !m->last_seen) {
+            return m;
+        }
+    }
+    return NULL;
+}
+
+/*
+ * One packet of a message for context @ctx_id: the generic entry of the
+ * match.  @key names the flow whose messages follow one another (an RDMA
+ * QP); @first / @last come from the transport (SEND/WRITE first, middle,
+ * last).  A middle or last packet with no open message of its flow is
+ * dropped.
+ */
+void snic_spin_packet_in(SnicState *s, uint32_t ctx_id, uint64_t key,
+                         bool first, bool last, const uint8_t *f, size_t len)
+{
+    SnicSpin *sp = &s->spin;
+    SnicSpinCtx *ctx = snic_spin_ctx(s, ctx_id);
+    SnicSpinMsg *m;
+    SnicSpinPkt *p;
+
+    sp->packets++;
+    if (!ctx) {
+        sp->no_ctx++;
+        return;
+    }
+    ctx->packets++;
+    ctx->bytes += len;
+    if (len > SPIN_PKT_MAX || sp->l2p_used + len > SNIC_SPIN_L2P_SIZE) {
+        goto no_resources;
+    }
+    if (first) {
+        m = snic_spin_msg_open(sp, ctx_id, ctx);
+        if (!m) {
+            goto no_resources;
+        }
+        m->key = key;
+    } else {
+        m = snic_spin_msg_find(sp, ctx_id, key);
+        if (!m) {
+            ctx->drop++;
+            return;
+        }
+    }
+    p = g_malloc(sizeof(*p) + len);
+    p->ctx = ctx_id;
+    p->msg = m - sp->msgs;
+    p->idx = m->pkts;
+    p->first = first;
+    p->last = last;
+    p->arrival = snic_spin_now(sp);
+    p->len = len;
+    memcpy(p->data, f, len);
+    m->pkts++;
+    m->bytes += len;
+    m->last_seen = p->last;
+    m->last_ns = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
+    if (!ctx->seen) {
+        ctx->seen = true;
+        ctx->first_cycle = p->arrival;
+    }
+    sp->l2p_used += len;
+    sp->l2p_peak = MAX(sp->l2p_peak, sp->l2p_used);
+    QSIMPLEQ_INSERT_TAIL(&sp->queue, p, next);
+    qemu_bh_schedule(sp->bh);
+    return;
+
+no_resources:
+    ctx->no_resources++;
+    ctx->drop++;
+    sp->no_resources++;
+}
+
+/* A frame a steering rule gave to context @ctx_id: a one-packet message. */
+void snic_spin_rx(SnicState *s, uint32_t ctx_id, const uint8_t *f, size_t len)
+{
+    snic_spin_packet_in(s, ctx_id, 0, true, true, f, len);
+}
+
+/* ---- handler invocation ---- */
+
+static void snic_spin_hstat(SnicSpinHStats *h, uint64_t insns, uint64_t cyc)
+{
+    h->inv++;
+    h->insns += insns;
+    h->insns_min = MIN(h->insns_min, insns);
+    h->insns_max = MAX(h->insns_max, insns);
+    h->cycles += cyc;
+    h->cycles_min = MIN(h->cycles_min, cyc);
+    h->cycles_max = MAX(h->cycles_max, cyc);
+}
+
+static const uint8_t snic_spin_ev_of[] = {
+    [SPIN_RV_FETCH_FAULT] = SNIC_SPIN_EV_FETCH_FAULT,
+    [SPIN_RV_MEM_FAULT] = SNIC_SPIN_EV_MEM_FAULT,
+    [SPIN_RV_ILLEGAL] = SNIC_SPIN_EV_ILLEGAL,
+    [SPIN_RV_WATCHDOG] = SNIC_SPIN_EV_WATCHDOG,
+};
+
+/*
+ * Run handler @kind of message @m (packet @p, NULL for completion) on the
+ * first free HPU of the message's cluster, not before cycle @ready.
+ * Returns the handler's return code, or -1 if it aborted; *end is the
+ * cycle it ended.
+ */
+static int snic_spin_invoke(SnicState *s, SnicSpinMsg *m, SnicSpinPkt *p,
+                            int kind, uint64_t ready, uint64_t *end,
+                            uint64_t *insns)
+{
+    SnicSpin *sp = &s->spin;
+    SnicSpinCtx *ctx = &sp->ctxs[m->ctx];
+    SnicSpinHpu *h = NULL;
+    struct spin_args *a;
+    SnicSpinRun run;
+    SpinRv32 *cpu = &run.cpu;
+    uint32_t i, hpu_idx = 0, copy;
+    uint64_t start, cyc;
+    SpinRvStatus st;
+    int ret;
+
+    for (i = 0; i < sp->hpus; i++) {
+        SnicSpinHpu *c = &sp->hpu[m->cluster * sp->hpus + i];
+
+        if (!h || c->free_at < h->free_at) {
+            h = c;
+            hpu_idx = i;
+        }
+    }
+    start = MAX(ready, h->free_at);
+
+    /* The HPU's L1 slot: nothing of another context may remain. */
+    if (h->last_ctx != (int32_t)m->ctx) {
+        memset(h->l1, 0, SPIN_L1_SLOT_SIZE);
+        h->last_ctx = m->ctx;
+    }
+    memset(h->slot, 0, sizeof(h->slot));
+    a = (struct spin_args *)h->l1;
+    memset(a, 0, sizeof(*a));
+    copy = p ? MIN(ctx->copy_bytes, p->len) : 0;
+    if (p) {
+        memcpy(h->l1 + (SPIN_PKT_ADDR - SPIN_L1_BASE), p->data, copy);
+        a->pkt = cpu_to_le32(SPIN_PKT_ADDR);
+        a->pkt_len = cpu_to_le32(copy);
+        a->pkt_l2 = cpu_to_le32(SPIN_PKTBUF_BASE);
+        a->full_len = cpu_to_le32(p->len);
+        a->pkt_idx = cpu_to_le32(p->idx);
+        a->flags = cpu_to_le32((p->first ? SPIN_ARG_F_FIRST : 0) |
+                               (p->last ? SPIN_ARG_F_LAST : 0));
+    }
+    a->msg_id = cpu_to_le32(m->id);
+    a->handler = cpu_to_le32(kind);
+    a->hmem = cpu_to_le32(SPIN_HMEM_BASE);
+    a->hmem_size = cpu_to_le32(ctx->hmem_size);
+    a->scratch = cpu_to_le32(m->scratch_size ? SPIN_SCRATCH_BASE : 0);
+    a->scratch_size = cpu_to_le32(m->scratch_size);
+    a->ctx_id = cpu_to_le32(m->ctx);
+    a->msg_pkts = cpu_to_le32(m->pkts);
+    a->msg_bytes = cpu_to_le32(m->bytes);
+    a->hpu = cpu_to_le32(m->cluster << 8 | hpu_idx);
+
+    memset(&run, 0, sizeof(run));
+    run.s = s;
+    run.ctx = ctx;
+    run.ctx_id = m->ctx;
+    run.hpu = h;
+    run.pkt = p;
+    cpu->code = sp->pmem + ctx->code_off;
+    cpu->code_base = SPIN_CODE_BASE;
+    cpu->code_size = ctx->code_size;
+    cpu->exit_pc = SPIN_EXIT_ADDR;
+    cpu->watchdog = ctx->watchdog;
+    cpu->cycle_base = start + SNIC_SPIN_COST_DISPATCH;
+    cpu->hartid = m->cluster << 8 | hpu_idx;
+    cpu->mmio = snic_spin_cmd_mmio;
+    cpu->opaque = &run;
+    spin_rv32_add_window(cpu, SPIN_L1_BASE, SPIN_L1_SLOT_SIZE, h->l1, 0, true);
+    spin_rv32_add_window(cpu, SPIN_HMEM_BASE, ctx->hmem_size,
+                         sp->l2h + ctx->hmem_off, SNIC_SPIN_COST_L2, true);
+    if (p) {
+        spin_rv32_add_window(cpu, SPIN_PKTBUF_BASE, p->len, p->data,
+                             SNIC_SPIN_COST_L2, true);
+    }
+    if (m->scratch_size) {
+        spin_rv32_add_window(cpu, SPIN_SCRATCH_BASE, m->scratch_size,
+                             m->scratch, 0, true);
+    }
+    spin_rv32_add_window(cpu, SPIN_CODE_BASE, ctx->code_size, sp->pmem +
+                         ctx->code_off, SNIC_SPIN_COST_PMEM, false);
+    spin_rv32_reset(cpu, ctx->entry[kind]);
+    cpu->x[1] = SPIN_EXIT_ADDR;
+    cpu->x[2] = SPIN_STACK_TOP;
+    cpu->x[10] = SPIN_ARGS_ADDR;
+
+    st = spin_rv32_run(cpu, 0);
+
+    cyc = SNIC_SPIN_COST_DISPATCH + cpu->cycles;
+    *end = start + cyc;
+    *insns = cpu->insns;
+    h->free_at = *end;
+    snic_spin_hstat(&ctx->h[kind], cpu->insns, cyc);
+    ctx->busy_cycles += cyc;
+    ctx->last_cycle = MAX(ctx->last_cycle, *end);
+    sp->busy_cycles += cyc;
+    sp->now_cycle = MAX(sp->now_cycle, *end);
+
+    if (st == SPIN_RV_EXIT) {
+        ret = cpu->x[10];
+        if (ret == SPIN_DROP || ret == SPIN_PASS || ret == SPIN_PASS_CSUM) {
+            return ret;
+        }
+        snic_spin_event(s, m->ctx, SNIC_SPIN_EV_BAD_RETURN, kind, m->id,
+                        cpu->pc, 0, ret, cpu->insns, cyc);
+        return -1;
+    }
+    ctx->aborts++;
+    sp->aborts++;
+    qemu_log_mask(LOG_GUEST_ERROR,
+                  "snic: spin ctx %u: handler %d aborted (%d) at pc 0x%x\n",
+                  m->ctx, kind, st, cpu->fault_pc);
+    if (st == SPIN_RV_ABORT) {
+        snic_spin_event(s, m->ctx, cpu->abort_code, kind, m->id,
+                        cpu->fault_pc, run.ev_addr, cpu->abort_info,
+                        cpu->insns, cyc);
+    } else {
+        snic_spin_event(s, m->ctx, st < ARRAY_SIZE(snic_spin_ev_of) ?
+                        snic_spin_ev_of[st] : SNIC_SPIN_EV_ILLEGAL, kind,
+                        m->id, cpu->fault_pc, cpu->fault_addr, 0, cpu->insns,
+                        cyc);
+    }
+    return -1;
+}
+
+/*
+ * All handlers of one packet, in order: header (first packet), payload,
+ * then completion once the message's last packet is done.  Returns the
+ * instructions interpreted.
+ */
+static uint64_t snic_spin_packet(SnicState *s, SnicSpinPkt *p)
+{
+    SnicSpin *sp = &s->spin;
+    SnicSpinMsg *m = &sp->msgs[p->msg];
+    SnicSpinCtx *ctx = &sp->ctxs[p->ctx];
+    uint64_t end, n, total = 0;
+    int verdict = SPIN_DROP, r;
+    bool aborted = false;
+
+    if (p->first) {
+        m->hh_end = p->arrival;
+        if (ctx->entry[SPIN_HANDLER_HEADER]) {
+            r = snic_spin_invoke(s, m, p, SPIN_HANDLER_HEADER, p->arrival,
+                                 &end, &n);
+            m->hh_end = end;
+            total += n;
+            aborted |= r < 0;
+            verdict = r > 0 ? r : verdict;
+        }
+    }
+    m->ph_end = MAX(m->ph_end, m->hh_end);
+    if (ctx->entry[SPIN_HANDLER_PAYLOAD]) {
+        r = snic_spin_invoke(s, m, p, SPIN_HANDLER_PAYLOAD,
+                             MAX(p->arrival, m->hh_end), &end, &n);
+        m->ph_end = MAX(m->ph_end, end);
+        total += n;
+        aborted |= r < 0;
+        verdict = r >= 0 ? r : verdict;
+    }
+    if (!aborted && verdict != SPIN_DROP) {
+        if (verdict == SPIN_PASS_CSUM) {
+            snic_pkt_fill_csum(p->data, p->len, true, true);
+        }
+        ctx->pass++;
+        snic_rx_spin_pass(s, p->data, p->len);
+    } else {
+        ctx->drop++;
+    }
+    m->pkts_done++;
+    if (m->last_seen && m->pkts_done == m->pkts) {
+        if (ctx->entry[SPIN_HANDLER_COMPLETION]) {
+            snic_spin_invoke(s, m, NULL, SPIN_HANDLER_COMPLETION, m->ph_end,
+                             &end, &n);
+            total += n;
+        }
+        ctx->messages_done++;
+        snic_spin_msg_close(sp, m);
+    }
+    return total;
+}
+
+void snic_spin_bh(void *opaque)
+{
+    SnicState *s = opaque;
+    SnicSpin *sp = &s->spin;
+    SnicSpinPkt *p;
+    uint64_t spent = 0;
+    uint32_t i;
+
+    while (spent < SNIC_SPIN_BH_BUDGET && (p = QSIMPLEQ_FIRST(&sp->queue))) {
+        QSIMPLEQ_REMOVE_HEAD(&sp->queue, next);
+        spent += snic_spin_packet(s, p);
+        sp->l2p_used -= p->len;
+        g_free(p);
+    }
+    if (!QSIMPLEQ_EMPTY(&sp->queue)) {
+        qemu_bh_schedule(sp->bh);
+    }
+    /* Multi-packet messages still waiting for packets: watch them. */
+    timer_del(sp->timer);
+    for (i = 0; i < sp->clusters * SNIC_SPIN_MSG_SLOTS; i++) {
+        if (sp->msgs[i].valid && !sp->msgs[i].last_seen) {
+            timer_mod(sp->timer, qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) +
+                      SCALE_MS);
+            break;
+        }
+    }
+}
+
+/* Abandon messages with no packet for their context's timeout. */
+void snic_spin_timer(void *opaque)
+{
+    SnicState *s = opaque;
+    SnicSpin *sp = &s->spin;
+    int64_t now = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
+    bool open = false;
+    uint32_t i;
+
+    for (i = 0; i < sp->clusters * SNIC_SPIN_MSG_SLOTS; i++) {
+        SnicSpinMsg *m = &sp->msgs[i];
+        SnicSpinCtx *ctx = &sp->ctxs[m->ctx];
+
+        if (!m->valid || m->last_seen) {
+            continue;
+        }
+        /* Only once its queued packets ran: nothing refers to it then. */
+        if (m->pkts_done == m->pkts &&
+            now - m->last_ns >= (int64_t)ctx->timeout_ns) {
+            snic_spin_event(s, m->ctx, SNIC_SPIN_EV_MSG_TIMEOUT,
+                            SPIN_HANDLER_PAYLOAD, m->id, 0, 0, m->pkts, 0, 0);
+            snic_spin_msg_close(sp, m);
+            continue;
+        }
+        open = true;
+    }
+    if (open) {
+        timer_mod(sp->timer, now + SCALE_MS);
+    }
+}

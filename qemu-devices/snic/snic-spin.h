@@ -1,0 +1,144 @@
+/*
+ * snic sPIN engine - model state shared by snic-spin.c (contexts, admin
+ * commands, messages, scheduling, accounting) and snic-spin-cmd.c (the
+ * HPU command unit).  Interface: docs/snic-spin.md and
+ * kernel/include/uapi/d2d/snic_spin_if.h.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#ifndef HW_D2D_SNIC_SPIN_H
+#define HW_D2D_SNIC_SPIN_H
+
+#include "d2d/snic_spin_if.h"
+#include "snic-spin-rv32.h"
+
+typedef struct SnicSpinRegion {
+    bool valid;
+    uint64_t addr, len;
+    uint32_t flags;
+} SnicSpinRegion;
+
+typedef struct SnicSpinHStats {
+    uint64_t inv, insns, insns_min, insns_max, cycles, cycles_min, cycles_max;
+} SnicSpinHStats;
+
+typedef struct SnicSpinCtx {
+    bool valid;
+    uint32_t entry[SPIN_NUM_HANDLERS];
+    uint32_t code_off, code_size, hmem_off, hmem_size;
+    uint32_t scratch_size, copy_bytes, watchdog;
+    uint64_t timeout_ns;
+    uint64_t ev_ring, ev_dbr;
+    uint8_t ev_log;
+    uint16_t ev_eqn;
+    uint32_t ev_pi;
+    uint32_t refs;              /* steering rules naming it */
+    uint32_t next_msg;
+    SnicSpinRegion regions[SNIC_SPIN_MAX_REGIONS];
+
+    /* accounting, as struct snic_spin_ctx_stats */
+    uint64_t packets, bytes, messages, messages_done, pass, drop;
+    SnicSpinHStats h[SPIN_NUM_HANDLERS];
+    uint64_t commands, cmd_dma_bytes, sends, host_writes, atomics;
+    uint64_t aborts, events, event_overflows, no_resources;
+    uint64_t busy_cycles, first_cycle, last_cycle;
+    bool seen;
+    uint64_t by_event[SNIC_SPIN_EV_MAX];
+} SnicSpinCtx;
+
+/* An open message: its cluster, scratch and ordering state. */
+typedef struct SnicSpinMsg {
+    bool valid;
+    uint32_t ctx;
+    uint32_t id;
+    uint64_t key;               /* flow of a multi-packet message (QP) */
+    uint32_t cluster;
+    uint8_t *scratch;
+    uint32_t scratch_size;
+    uint32_t pkts, bytes;       /* arrived so far */
+    uint32_t pkts_done;         /* payload handlers finished */
+    bool last_seen;
+    uint64_t hh_end;            /* cycle the header handler ended */
+    uint64_t ph_end;            /* latest payload handler end */
+    int64_t last_ns;            /* virtual time of the last packet */
+} SnicSpinMsg;
+
+/* A packet in the L2 packet buffer, waiting for its handlers. */
+typedef struct SnicSpinPkt {
+    QSIMPLEQ_ENTRY(SnicSpinPkt) next;
+    uint32_t ctx;
+    uint32_t msg;               /* index in SnicSpin.msgs */
+    uint32_t idx;
+    bool first, last;
+    uint64_t arrival;           /* device cycle */
+    uint32_t len;
+    uint8_t data[];
+} SnicSpinPkt;
+
+typedef struct SnicSpinSlot {
+    bool used;
+    uint64_t done;              /* HPU cycle (of its run) it completes */
+    uint32_t result;
+} SnicSpinSlot;
+
+/* One HPU: its L1 slot, its timeline and its command unit. */
+typedef struct SnicSpinHpu {
+    uint8_t *l1;                /* SPIN_L1_SLOT_SIZE bytes */
+    uint64_t free_at;           /* device cycle it becomes free */
+    int32_t last_ctx;           /* whose data is in l1 (-1: clean) */
+    uint32_t desc[16];          /* command descriptor registers */
+    SnicSpinSlot slot[SPIN_CMD_SLOTS];
+} SnicSpinHpu;
+
+/* One invocation being interpreted. */
+typedef struct SnicSpinRun {
+    SnicState *s;
+    SnicSpinCtx *ctx;
+    uint32_t ctx_id;
+    SnicSpinHpu *hpu;
+    SnicSpinPkt *pkt;           /* NULL for a completion handler */
+    uint32_t ev_addr;           /* command faults: the address reported */
+    SpinRv32 cpu;
+} SnicSpinRun;
+
+typedef struct SnicSpin {
+    uint32_t clusters, hpus, clock_mhz;     /* QOM properties */
+    uint8_t *pmem;
+    uint8_t *l2h;
+    SnicSpinHpu *hpu;           /* clusters * hpus */
+    uint32_t *open_msgs;        /* per cluster */
+    uint32_t *scratch_used;     /* per cluster, bytes of L1 */
+    SnicSpinCtx ctxs[SNIC_SPIN_MAX_CTXS];
+    SnicSpinMsg *msgs;          /* clusters * SNIC_SPIN_MSG_SLOTS */
+    QSIMPLEQ_HEAD(, SnicSpinPkt) queue;
+    uint64_t l2p_used, l2p_peak;
+    uint64_t packets, no_ctx, no_resources, aborts, busy_cycles, now_cycle;
+    uint8_t *frame;             /* send command: SPIN_PKT_MAX bytes */
+    QEMUBH *bh;
+    QEMUTimer *timer;           /* message inactivity */
+} SnicSpin;
+
+/* snic-spin.c: hooks called by the rest of the model */
+void snic_spin_init(SnicState *s);
+void snic_spin_free(SnicState *s);
+void snic_spin_reset(SnicState *s);
+uint16_t snic_spin_admin(SnicState *s, const struct snic_aq_cmd *c,
+                         uint64_t *res);
+uint16_t snic_spin_query_stats(SnicState *s, const struct snic_aq_cmd *c);
+bool snic_spin_ctx_exists(SnicState *s, uint32_t ctx);
+uint32_t *snic_spin_ctx_refs(SnicState *s, uint32_t ctx);
+void snic_spin_bh(void *opaque);
+void snic_spin_timer(void *opaque);
+void snic_spin_rx(SnicState *s, uint32_t ctx, const uint8_t *f, size_t len);
+void snic_spin_packet_in(SnicState *s, uint32_t ctx_id, uint64_t key,
+                         bool first, bool last, const uint8_t *f, size_t len);
+void snic_spin_event(SnicState *s, uint32_t ctx_id, uint8_t type,
+                     uint8_t handler, uint32_t msg_id, uint32_t pc,
+                     uint32_t addr, uint32_t info, uint32_t insns,
+                     uint32_t cycles);
+
+/* snic-spin-cmd.c: command unit MMIO of the running HPU */
+int snic_spin_cmd_mmio(SpinRv32 *cpu, uint32_t addr, unsigned size,
+                       bool write, uint32_t *val);
+
+#endif

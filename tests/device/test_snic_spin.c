@@ -1,0 +1,1060 @@
+/*
+ * snic device tier: the sPIN engine of docs/snic-spin.md, driven through
+ * qtest with no guest.  RV32 handlers (spin_handlers.c, built by clang-14
+ * into spin_handlers.h) are loaded with SNIC_AQ_SPIN_WRITE_MEM; UDP frames
+ * are injected and captured through a datagram-socket hub port as in
+ * test_snic_eth.c; results are read from host memory, handler memory
+ * (SNIC_AQ_SPIN_READ_MEM), the event rings and QUERY_STATS.
+ */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <sys/socket.h>
+#include <unistd.h>
+#include "../lib/check.h"
+#include "snic_dev.h"
+#include "d2d/snic_spin_if.h"
+#include "spin_handlers.h"	/* spin_code[], SYM_* (generated) */
+
+#define OK		SNIC_AQ_OK
+#define BAR_BASE	0xe0000000ull
+#define RAM_BASE	0x1000000ull
+#define HEAP_BASE	0x1100000ull
+#define HEAP_END	0xf000000ull
+#define MTU		1500
+#define HMEM_SLICE	0x10000		/* handler memory per test context */
+#define EV_LOG		4
+
+static struct qt *qt;
+static struct snic_dev dev;
+static int inj = -1;
+static uint64_t heap;
+static const uint8_t mac_nic[6] = { 0x52, 0x54, 0x00, 0x00, 0x00, 0x01 };
+static const uint8_t mac_peer[6] = { 0x52, 0x54, 0x00, 0x00, 0x00, 0x09 };
+
+static uint64_t galloc(size_t size, size_t align)
+{
+	uint64_t a = (heap + align - 1) & ~(uint64_t)(align - 1);
+
+	if (a + size > HEAP_END) {
+		fprintf(stderr, "test heap exhausted\n");
+		exit(1);
+	}
+	heap = a + size;
+	qt_memset(qt, a, 0, size);
+	return a;
+}
+
+static void settle(void)
+{
+	int i;
+
+	for (i = 0; i < 16; i++)
+		qt_readl(qt, dev.bar0 + SNIC_REG_ID);
+}
+
+/* ---- injection / capture port (a connected loopback UDP pair) ---- */
+
+static bool inj_open(int *qfd)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET }, b;
+	socklen_t l = sizeof(b);
+	int q, t;
+
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	q = socket(AF_INET, SOCK_DGRAM, 0);
+	t = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (q < 0 || t < 0 || bind(q, (void *)&a, sizeof(a)) ||
+	    bind(t, (void *)&a, sizeof(a)))
+		return false;
+	if (getsockname(t, (void *)&b, &l) || connect(q, (void *)&b, l))
+		return false;
+	l = sizeof(b);
+	if (getsockname(q, (void *)&b, &l) || connect(t, (void *)&b, l))
+		return false;
+	inj = t;
+	*qfd = q;
+	return true;
+}
+
+static int cap_recv(void *buf, size_t len, int ms)
+{
+	struct pollfd p = { .fd = inj, .events = POLLIN };
+
+	if (poll(&p, 1, ms) != 1)
+		return -1;
+	return recv(inj, buf, len, MSG_DONTWAIT);
+}
+
+static void cap_drain(void)
+{
+	uint8_t buf[2048];
+
+	settle();
+	while (recv(inj, buf, sizeof(buf), MSG_DONTWAIT) > 0)
+		;
+}
+
+/* ---- frames ---- */
+
+static void put16(uint8_t *p, uint16_t v)
+{
+	p[0] = v >> 8;
+	p[1] = v;
+}
+
+static uint16_t get16(const uint8_t *p)
+{
+	return p[0] << 8 | p[1];
+}
+
+static uint32_t sum16(uint32_t s, const uint8_t *p, size_t n)
+{
+	for (; n > 1; p += 2, n -= 2)
+		s += get16(p);
+	if (n)
+		s += p[0] << 8;
+	return s;
+}
+
+static uint16_t fold(uint32_t s)
+{
+	while (s >> 16)
+		s = (s & 0xffff) + (s >> 16);
+	return s;
+}
+
+static bool csums_ok(const uint8_t *f)
+{
+	const uint8_t *ip = f + 14;
+	uint16_t l4len = get16(ip + 2) - 20;
+	uint32_t ps = sum16(0, ip + 12, 8) + ip[9] + l4len;
+
+	return fold(sum16(0, ip, 20)) == 0xffff && get16(f + 40) != 0 &&
+	       fold(sum16(ps, ip + 20, l4len)) == 0xffff;
+}
+
+/* Ethernet/IPv4/UDP peer -> NIC, to @dport, @plen payload bytes. */
+static size_t mk_udp(uint8_t *f, uint16_t dport, const void *pl, size_t plen)
+{
+	uint8_t *ip = f + 14, *udp = ip + 20;
+	uint32_t ps;
+
+	memcpy(f, mac_nic, 6);
+	memcpy(f + 6, mac_peer, 6);
+	put16(f + 12, 0x0800);
+	memset(ip, 0, 20);
+	ip[0] = 0x45;
+	put16(ip + 2, 28 + plen);
+	ip[8] = 64;
+	ip[9] = 17;
+	memcpy(ip + 12, (uint8_t[]){ 10, 0, 0, 9 }, 4);
+	memcpy(ip + 16, (uint8_t[]){ 10, 0, 0, 1 }, 4);
+	put16(ip + 10, ~fold(sum16(0, ip, 20)));
+	put16(udp, 40000);
+	put16(udp + 2, dport);
+	put16(udp + 4, 8 + plen);
+	put16(udp + 6, 0);
+	memcpy(udp + 8, pl, plen);
+	ps = sum16(0, ip + 12, 8) + 17 + 8 + plen;
+	put16(udp + 6, ~fold(sum16(ps, udp, 8 + plen)));
+	return 42 + plen;
+}
+
+static bool send_udp(uint16_t dport, const char *pl)
+{
+	uint8_t f[256];
+	size_t n = mk_udp(f, dport, pl, strlen(pl));
+
+	return send(inj, f, n, 0) == (ssize_t)n;
+}
+
+/* ---- admin helpers ---- */
+
+static int port_up(void)
+{
+	struct snic_port_cfg c;
+
+	memset(&c, 0, sizeof(c));
+	c.flags = SNIC_PORT_F_UP;
+	c.mtu = MTU;
+	c.num_macs = 1;
+	c.async_eqn = SNIC_EQN_NONE;
+	memcpy(c.macs[0], mac_nic, 6);
+	return snic_aq_buf(&dev, SNIC_AQ_SET_PORT, &c, sizeof(c), sizeof(c),
+			   0, 0, NULL, 0, NULL);
+}
+
+static int spin_mem(uint8_t op, uint8_t mem, uint32_t off, uint64_t host,
+		    uint32_t len)
+{
+	struct snic_aq_spin_mem m = {
+		.host_addr = host, .len = len, .offset = off, .mem = mem,
+	};
+
+	return snic_aq_cmd(&dev, op, &m, sizeof(m), NULL);
+}
+
+static int hmem_write(uint32_t off, const void *p, uint32_t len)
+{
+	uint64_t b = galloc(len, 64);
+
+	qt_memwrite(qt, b, p, len);
+	return spin_mem(SNIC_AQ_SPIN_WRITE_MEM, SNIC_SPIN_MEM_L2H, off, b, len);
+}
+
+static uint32_t hmem_word(uint32_t off)
+{
+	uint64_t b = galloc(4, 64);
+
+	if (spin_mem(SNIC_AQ_SPIN_READ_MEM, SNIC_SPIN_MEM_L2H, off, b, 4) != OK)
+		return 0xdeadbeef;
+	return qt_readl(qt, b);
+}
+
+struct ctx {
+	uint32_t id;
+	uint32_t hmem_off;
+	uint64_t ev_ring, ev_dbr;
+	uint32_t ev_cons;
+};
+
+/* A context running handlers @hh, @ph, @ch (SYM_ addresses or 0). */
+static int ctx_create(struct ctx *c, int slice, uint32_t hh, uint32_t ph,
+		      uint32_t ch, uint32_t watchdog)
+{
+	struct snic_spin_ctx_cfg cfg;
+	uint64_t res = ~0ull;
+	int st;
+
+	memset(c, 0, sizeof(*c));
+	c->hmem_off = slice * HMEM_SLICE;
+	c->ev_ring = galloc(32 << EV_LOG, 64);
+	c->ev_dbr = galloc(64, 64);
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.entry[SPIN_HANDLER_HEADER] = hh;
+	cfg.entry[SPIN_HANDLER_PAYLOAD] = ph;
+	cfg.entry[SPIN_HANDLER_COMPLETION] = ch;
+	cfg.code_off = 0;
+	cfg.code_size = sizeof(spin_code);
+	cfg.hmem_off = c->hmem_off;
+	cfg.hmem_size = HMEM_SLICE;
+	cfg.scratch_size = 256;
+	cfg.copy_bytes = 128;
+	cfg.watchdog = watchdog;
+	cfg.match = SNIC_SPIN_MATCH_STEER;
+	cfg.ev_ring = c->ev_ring;
+	cfg.ev_dbr = c->ev_dbr;
+	cfg.ev_log_size = EV_LOG;
+	cfg.ev_eqn = SNIC_EQN_NONE;
+	st = snic_aq_buf(&dev, SNIC_AQ_SPIN_CREATE_CTX, &cfg, sizeof(cfg),
+			 sizeof(cfg), 0, 0, NULL, 0, &res);
+	c->id = res;
+	return st;
+}
+
+static int region_add(struct ctx *c, uint64_t addr, uint64_t len,
+		      uint32_t flags)
+{
+	struct snic_aq_spin_region r = {
+		.addr = addr, .len = len, .ctx = c->id, .flags = flags,
+	};
+
+	return snic_aq_cmd(&dev, SNIC_AQ_SPIN_ADD_REGION, &r, sizeof(r), NULL);
+}
+
+static int rule_add(uint16_t prio, uint8_t dest, uint32_t id, uint16_t dport)
+{
+	struct snic_steer_rule r;
+
+	memset(&r, 0, sizeof(r));
+	r.priority = prio;
+	r.dest = dest;
+	r.dest_id = id;
+	if (dport) {
+		r.match = SNIC_MATCH_IP_PROTO | SNIC_MATCH_DST_PORT;
+		r.ip_proto = 17;
+		r.dst_port = htons(dport);
+	}
+	return snic_aq_buf(&dev, SNIC_AQ_ADD_RULE, &r, sizeof(r), sizeof(r),
+			   0, 0, NULL, 0, NULL);
+}
+
+static bool ctx_stats(struct ctx *c, struct snic_spin_ctx_stats *st)
+{
+	return snic_query_stats(&dev, SNIC_STATS_SPIN, c->id, st,
+				sizeof(*st)) == OK;
+}
+
+/*
+ * Wait (up to ~5 s) until @c has been handed @n packets and has no
+ * message open: frames cross a socket, so they arrive when they arrive.
+ */
+static bool ctx_wait(struct ctx *c, uint64_t n)
+{
+	struct snic_spin_ctx_stats st;
+	int i;
+
+	for (i = 0; i < 500; i++) {
+		if (!ctx_stats(c, &st))
+			return false;
+		if (st.packets >= n && st.messages_done + st.no_resources >=
+		    st.messages)
+			return st.packets == n;
+		usleep(10000);
+	}
+	return false;
+}
+
+/* Next event of @c's ring (owner bit of the current pass), or false. */
+static bool ev_next(struct ctx *c, struct snic_spin_event *ev)
+{
+	uint32_t size = 1u << EV_LOG;
+	uint8_t phase = (c->ev_cons >> EV_LOG) & 1 ? 0 : SNIC_SPIN_EV_OWNER;
+
+	qt_memread(qt, c->ev_ring + 32 * (c->ev_cons & (size - 1)), ev,
+		   sizeof(*ev));
+	if ((ev->owner & SNIC_SPIN_EV_OWNER) != phase)
+		return false;
+	c->ev_cons++;
+	qt_writel(qt, c->ev_dbr, c->ev_cons);
+	return true;
+}
+
+/* ---- receive queue for PASS ---- */
+
+struct rxq {
+	uint32_t cqn, rqn, cons, prod;
+	uint64_t cq, cq_dbr, rq, rq_dbr, bufs;
+};
+
+static bool rxq_setup(struct rxq *q)
+{
+	struct snic_aq_create_cq cq = { 0 };
+	struct snic_aq_create_rq rq = { 0 };
+	uint64_t r;
+	int i;
+
+	memset(q, 0, sizeof(*q));
+	q->cq = galloc(64 * 64, 64);
+	q->cq_dbr = galloc(64, 64);
+	q->rq = galloc(16 * 16, 64);
+	q->rq_dbr = galloc(64, 64);
+	q->bufs = galloc(16 * 2048, 64);
+	cq.ring_addr = q->cq;
+	cq.dbr_addr = q->cq_dbr;
+	cq.log_size = 6;
+	cq.eqn = SNIC_EQN_NONE;
+	cq.db_page = 1;
+	if (snic_aq_cmd(&dev, SNIC_AQ_CREATE_CQ, &cq, sizeof(cq), &r) != OK)
+		return false;
+	q->cqn = r;
+	rq.ring_addr = q->rq;
+	rq.dbr_addr = q->rq_dbr;
+	rq.log_size = 4;
+	rq.type = SNIC_RQ_PLAIN;
+	rq.cqn = q->cqn;
+	rq.db_page = 1;
+	if (snic_aq_cmd(&dev, SNIC_AQ_CREATE_RQ, &rq, sizeof(rq), &r) != OK)
+		return false;
+	q->rqn = r;
+	for (i = 0; i < 16; i++) {
+		struct snic_rx_desc d = {
+			.byte_count = 2048, .addr = q->bufs + 2048 * i,
+		};
+
+		qt_memwrite(qt, q->rq + 16 * i, &d, sizeof(d));
+	}
+	q->prod = 16;
+	qt_writel(qt, q->rq_dbr, q->prod);
+	snic_db(&dev, 1, SNIC_DB_RQ, q->rqn, q->prod);
+	/* catch-all below every sPIN rule */
+	return rule_add(1000, SNIC_DEST_RQ, q->rqn, 0) == OK;
+}
+
+/* Next RX completion and its frame, or -1. */
+static int rxq_poll(struct rxq *q, struct snic_cqe *cqe, uint8_t *f)
+{
+	uint8_t phase = (q->cons >> 6) & 1 ? 0 : SNIC_CQE_OWNER;
+	int i;
+
+	for (i = 0; i < 50; i++) {
+		qt_memread(qt, q->cq + 64 * (q->cons & 63), cqe, sizeof(*cqe));
+		if ((cqe->op_own & SNIC_CQE_OWNER) == phase)
+			break;
+		settle();
+	}
+	if (i == 50)
+		return -1;
+	q->cons++;
+	qt_writel(qt, q->cq_dbr, q->cons);
+	qt_memread(qt, q->bufs + 2048 * ((q->cons - 1) & 15), f,
+		   cqe->byte_cnt);
+	return cqe->byte_cnt;
+}
+
+/* ---- environment ---- */
+
+static bool env_start(const char *extra)
+{
+	char args[1024];
+	uint64_t code;
+	int qfd;
+
+	qt_quit(qt);
+	qt = NULL;
+	if (inj >= 0)
+		close(inj);
+	inj = -1;
+	if (!inj_open(&qfd))
+		return false;
+	snprintf(args, sizeof(args),
+		 "-netdev hubport,id=p0,hubid=0 "
+		 "-netdev dgram,id=inj,local.type=fd,local.str=%d "
+		 "-netdev hubport,id=p2,hubid=0,netdev=inj "
+		 "-device snic,id=snic0,netdev=p0,mac=52:54:00:00:00:01%s",
+		 qfd, extra);
+	qt = qt_start(args);
+	close(qfd);
+	if (!qt_alive(qt) ||
+	    !snic_dev_open(&dev, qt, 0, BAR_BASE, RAM_BASE))
+		return false;
+	heap = HEAP_BASE;
+	if (!snic_aq_ready(&dev, 64) || port_up() != OK)
+		return false;
+	code = galloc(sizeof(spin_code), 64);
+	qt_memwrite(qt, code, spin_code, sizeof(spin_code));
+	if (spin_mem(SNIC_AQ_SPIN_WRITE_MEM, SNIC_SPIN_MEM_PROG, 0, code,
+		     sizeof(spin_code)) != OK)
+		return false;
+	cap_drain();
+	return true;
+}
+
+/* ------------------------------------------------------------------ */
+
+static void identify_and_defaults(void)
+{
+	struct snic_identify_data id;
+	struct snic_spin_dev_stats ds;
+
+	CHECK(env_start(""));
+	CHECK_EQ(snic_identify(&dev, &id), OK);
+	CHECK(id.caps & SNIC_CAP_SPIN);
+	CHECK_EQ(snic_query_stats(&dev, SNIC_STATS_SPIN_DEV, 0, &ds,
+				  sizeof(ds)), OK);
+	CHECK_EQ(ds.clusters, SNIC_SPIN_DEF_CLUSTERS);
+	CHECK_EQ(ds.hpus_per_cluster, SNIC_SPIN_DEF_HPUS);
+	CHECK_EQ(ds.clock_mhz, SNIC_SPIN_DEF_CLOCK_MHZ);
+	CHECK(env_start(",spin-clusters=2,spin-hpus=3,spin-clock-mhz=500"));
+	CHECK_EQ(snic_query_stats(&dev, SNIC_STATS_SPIN_DEV, 0, &ds,
+				  sizeof(ds)), OK);
+	CHECK_EQ(ds.clusters, 2);
+	CHECK_EQ(ds.hpus_per_cluster, 3);
+	CHECK_EQ(ds.clock_mhz, 500);
+}
+
+static void admin_validation(void)
+{
+	struct snic_spin_ctx_cfg cfg;
+	struct ctx c;
+	uint64_t b;
+
+	CHECK(env_start(""));
+	/* memory commands out of range */
+	b = galloc(64, 64);
+	CHECK_EQ(spin_mem(SNIC_AQ_SPIN_WRITE_MEM, SNIC_SPIN_MEM_PROG,
+			  SNIC_SPIN_PMEM_SIZE - 4, b, 8), SNIC_AQ_EINVAL_PARAM);
+	CHECK_EQ(spin_mem(SNIC_AQ_SPIN_WRITE_MEM, 7, 0, b, 8),
+		 SNIC_AQ_EINVAL_PARAM);
+	CHECK_EQ(spin_mem(SNIC_AQ_SPIN_READ_MEM, SNIC_SPIN_MEM_L2H, 0,
+			  0x4000000000ull, 8), SNIC_AQ_EDMA);
+	/* context configurations */
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.code_size = sizeof(spin_code);
+	cfg.entry[1] = SPIN_CODE_BASE + sizeof(spin_code);	/* outside */
+	cfg.ev_eqn = SNIC_EQN_NONE;
+	CHECK_EQ(snic_aq_buf(&dev, SNIC_AQ_SPIN_CREATE_CTX, &cfg, sizeof(cfg),
+			     sizeof(cfg), 0, 0, NULL, 0, NULL),
+		 SNIC_AQ_EINVAL_PARAM);
+	cfg.entry[1] = SYM_count_ph;
+	cfg.hmem_off = SNIC_SPIN_L2H_SIZE - 16;
+	cfg.hmem_size = 32;
+	CHECK_EQ(snic_aq_buf(&dev, SNIC_AQ_SPIN_CREATE_CTX, &cfg, sizeof(cfg),
+			     sizeof(cfg), 0, 0, NULL, 0, NULL),
+		 SNIC_AQ_EINVAL_PARAM);
+	cfg.hmem_off = 0;
+	cfg.match = SNIC_SPIN_MATCH_QP;
+	CHECK_EQ(snic_aq_buf(&dev, SNIC_AQ_SPIN_CREATE_CTX, &cfg, sizeof(cfg),
+			     sizeof(cfg), 0, 0, NULL, 0, NULL),
+		 SNIC_AQ_EINVAL_PARAM);
+	cfg.match = SNIC_SPIN_MATCH_STEER;
+	cfg.ev_ring = 0x1001;	/* unaligned */
+	CHECK_EQ(snic_aq_buf(&dev, SNIC_AQ_SPIN_CREATE_CTX, &cfg, sizeof(cfg),
+			     sizeof(cfg), 0, 0, NULL, 0, NULL),
+		 SNIC_AQ_EINVAL_PARAM);
+	cfg.ev_ring = 0;
+	cfg.ev_eqn = 5;		/* no such EQ */
+	CHECK_EQ(snic_aq_buf(&dev, SNIC_AQ_SPIN_CREATE_CTX, &cfg, sizeof(cfg),
+			     sizeof(cfg), 0, 0, NULL, 0, NULL), SNIC_AQ_ENOENT);
+	/* a rule naming a context that does not exist, then one that does */
+	CHECK_EQ(rule_add(10, SNIC_DEST_SPIN, 3, 9000), SNIC_AQ_ENOENT);
+	CHECK_EQ(ctx_create(&c, 0, 0, SYM_count_ph, 0, 0), OK);
+	CHECK_EQ(rule_add(10, SNIC_DEST_SPIN, c.id, 9000), OK);
+	CHECK_EQ(snic_aq_obj(&dev, SNIC_AQ_SPIN_DESTROY_CTX, c.id),
+		 SNIC_AQ_EBUSY);
+	CHECK_EQ(snic_aq_obj(&dev, SNIC_AQ_DEL_RULE, 0), OK);
+	CHECK_EQ(snic_aq_obj(&dev, SNIC_AQ_SPIN_DESTROY_CTX, c.id), OK);
+	CHECK_EQ(snic_aq_obj(&dev, SNIC_AQ_SPIN_DESTROY_CTX, c.id),
+		 SNIC_AQ_ENOENT);
+	/* regions */
+	CHECK_EQ(ctx_create(&c, 0, 0, SYM_count_ph, 0, 0), OK);
+	CHECK_EQ(region_add(&c, 0x1000, 0, SNIC_SPIN_REGION_READ),
+		 SNIC_AQ_EINVAL_PARAM);
+	CHECK_EQ(region_add(&c, ~0ull - 10, 100, SNIC_SPIN_REGION_READ),
+		 SNIC_AQ_EINVAL_PARAM);
+	CHECK_EQ(region_add(&c, 0x1000, 100, 0x80), SNIC_AQ_EINVAL_PARAM);
+	CHECK(qt_alive(qt));
+}
+
+static void udp_echo(void)
+{
+	struct snic_spin_ctx_stats st;
+	struct snic_port_stats ps;
+	uint8_t f[2048], sent[256];
+	struct ctx c;
+	size_t n;
+	int i, got;
+
+	CHECK(env_start(""));
+	CHECK_EQ(ctx_create(&c, 0, 0, SYM_echo_ph, 0, 0), OK);
+	CHECK_EQ(rule_add(10, SNIC_DEST_SPIN, c.id, 7), OK);
+	for (i = 0; i < 5; i++) {
+		char pl[32];
+
+		snprintf(pl, sizeof(pl), "ping %d", i);
+		n = mk_udp(sent, 7, pl, strlen(pl));
+		CHECK(send(inj, sent, n, 0) == (ssize_t)n);
+		settle();
+		got = cap_recv(f, sizeof(f), 2000);
+		CHECK_EQ(got, n);
+		CHECK(!memcmp(f, mac_peer, 6) && !memcmp(f + 6, mac_nic, 6));
+		CHECK(!memcmp(f + 26, sent + 30, 4) &&
+		      !memcmp(f + 30, sent + 26, 4));
+		CHECK_EQ(get16(f + 34), 7);
+		CHECK_EQ(get16(f + 36), 40000);
+		CHECK(!memcmp(f + 42, pl, strlen(pl)));
+		CHECK(csums_ok(f));
+	}
+	CHECK_EQ(hmem_word(c.hmem_off), 5);
+	CHECK(ctx_stats(&c, &st));
+	CHECK_EQ(st.packets, 5);
+	CHECK_EQ(st.messages, 5);
+	CHECK_EQ(st.messages_done, 5);
+	CHECK_EQ(st.sends, 5);
+	CHECK_EQ(st.drop, 5);
+	CHECK_EQ(st.h[SPIN_HANDLER_PAYLOAD].invocations, 5);
+	CHECK_EQ(st.h[SPIN_HANDLER_HEADER].invocations, 0);
+	CHECK(st.h[SPIN_HANDLER_PAYLOAD].insns_min > 10);
+	CHECK(st.h[SPIN_HANDLER_PAYLOAD].insns_min <=
+	      st.h[SPIN_HANDLER_PAYLOAD].insns_max);
+	/* the send waited SNIC_SPIN_COST_SEND cycles */
+	CHECK(st.h[SPIN_HANDLER_PAYLOAD].cycles_min >
+	      st.h[SPIN_HANDLER_PAYLOAD].insns_min + SNIC_SPIN_COST_SEND);
+	CHECK(st.busy_cycles == st.h[SPIN_HANDLER_PAYLOAD].cycles);
+	CHECK(st.sat_mbps > 0);
+	CHECK_EQ(st.aborts, 0);
+	CHECK_EQ(snic_query_stats(&dev, SNIC_STATS_PORT, 0, &ps, sizeof(ps)),
+		 OK);
+	CHECK_EQ(ps.tx_packets, 5);
+	CHECK_EQ(ps.tx_csum, 5);
+}
+
+static void drop_and_pass(void)
+{
+	struct snic_spin_ctx_stats st;
+	struct snic_cqe cqe;
+	struct rxq q;
+	struct ctx c;
+	uint8_t f[2048];
+
+	CHECK(env_start(""));
+	CHECK(rxq_setup(&q));
+	CHECK_EQ(ctx_create(&c, 0, 0, SYM_pass_ph, 0, 0), OK);
+	CHECK_EQ(rule_add(10, SNIC_DEST_SPIN, c.id, 5000), OK);
+	CHECK(send_udp(5000, "Drop me"));
+	CHECK(send_udp(5000, "Pass me"));
+	CHECK(send_udp(5000, "Change port"));
+	CHECK(send_udp(6000, "not for sPIN"));
+	CHECK(ctx_wait(&c, 3));
+	CHECK_EQ(rxq_poll(&q, &cqe, f), 42 + 7);
+	CHECK(!memcmp(f + 42, "Pass me", 7));
+	CHECK_EQ(get16(f + 36), 5000);
+	CHECK(cqe.flags & SNIC_CQE_F_L4_OK);
+	CHECK_EQ(rxq_poll(&q, &cqe, f), 42 + 11);
+	CHECK(!memcmp(f + 42, "Change port", 11));
+	CHECK_EQ(get16(f + 36), 7777);		/* rewritten by the handler */
+	CHECK(csums_ok(f));			/* refilled: SPIN_PASS_CSUM */
+	CHECK(cqe.flags & SNIC_CQE_F_L4_OK);
+	CHECK_EQ(rxq_poll(&q, &cqe, f), 42 + 12);
+	CHECK(!memcmp(f + 42, "not for sPIN", 12));
+	CHECK_EQ(rxq_poll(&q, &cqe, f), -1);
+	CHECK(ctx_stats(&c, &st));
+	CHECK_EQ(st.packets, 3);
+	CHECK_EQ(st.pass, 2);
+	CHECK_EQ(st.drop, 1);
+	CHECK_EQ(hmem_word(c.hmem_off), 3);
+}
+
+static void host_memory(void)
+{
+	struct snic_spin_ctx_stats st;
+	uint64_t buf, buf2;
+	uint32_t w[5];
+	uint8_t got[32];
+	struct ctx c;
+	int i;
+
+	CHECK(env_start(""));
+	buf = galloc(4096, 4096);
+	buf2 = galloc(4096, 4096);
+	CHECK_EQ(ctx_create(&c, 1, 0, SYM_dma_ph, 0, 0), OK);
+	CHECK_EQ(region_add(&c, buf, 4096, SNIC_SPIN_REGION_READ |
+			    SNIC_SPIN_REGION_WRITE), OK);
+	CHECK_EQ(region_add(&c, buf2, 4096, SNIC_SPIN_REGION_WRITE), OK);
+	w[0] = 1000;
+	w[1] = (uint32_t)buf;
+	w[2] = buf >> 32;
+	w[3] = (uint32_t)buf2;
+	w[4] = buf2 >> 32;
+	CHECK_EQ(hmem_write(c.hmem_off, w, sizeof(w)), OK);
+	CHECK_EQ(rule_add(10, SNIC_DEST_SPIN, c.id, 4444), OK);
+	CHECK(send_udp(4444, "0123456789abcdefghijklmnopqrstuv-msg0"));
+	CHECK(send_udp(4444, "ABCDEFGHIJKLMNOPQRSTUVWXYZ012345-msg1"));
+	CHECK(ctx_wait(&c, 2));
+	for (i = 0; i < 2; i++) {
+		qt_memread(qt, buf + 64 * i, got, 32);
+		CHECK(!memcmp(got, i ? "ABCDEFGHIJKLMNOPQRSTUVWXYZ012345" :
+			      "0123456789abcdefghijklmnopqrstuv", 32));
+		CHECK_EQ(qt_readl(qt, buf2 + 8 * i), i);
+		CHECK_EQ(qt_readl(qt, buf2 + 8 * i + 4), 0x5b1d);
+	}
+	/* atomic: 1000 + two frame lengths; its old value came back */
+	CHECK_EQ(hmem_word(c.hmem_off), 1000 + 2 * (42 + 37));
+	CHECK_EQ(hmem_word(c.hmem_off + 4 * 5), 1000 + 42 + 37);
+	/* the DMA read back from the host (second message) */
+	CHECK_EQ(hmem_word(c.hmem_off + 64), 0x44434241);
+	CHECK(ctx_stats(&c, &st));
+	CHECK_EQ(st.aborts, 0);
+	CHECK_EQ(st.host_writes, 2);
+	CHECK_EQ(st.atomics, 2);
+	CHECK_EQ(st.commands, 8);
+	CHECK_EQ(st.cmd_dma_bytes, 2 * (32 + 16));
+	CHECK_EQ(st.drop, 2);
+	/* waits for the host read cost cycles */
+	CHECK(st.h[SPIN_HANDLER_PAYLOAD].cycles_min >
+	      SNIC_SPIN_COST_DMA_WRITE + SNIC_SPIN_COST_DMA_READ);
+}
+
+struct hostile {
+	const char *name;
+	uint32_t entry;
+	uint8_t ev;
+	uint32_t watchdog;
+};
+
+static void hostile_handlers(void)
+{
+	static const struct hostile h[] = {
+		{ "loop", SYM_loop_ph, SNIC_SPIN_EV_WATCHDOG, 20000 },
+		{ "wild", SYM_wild_ph, SNIC_SPIN_EV_MEM_FAULT, 0 },
+		{ "illegal", SYM_illegal_ph, SNIC_SPIN_EV_ILLEGAL, 0 },
+		{ "baddma", SYM_baddma_ph, SNIC_SPIN_EV_DMA_FAULT, 0 },
+		{ "hugedma", SYM_hugedma_ph, SNIC_SPIN_EV_CMD_FAULT, 0 },
+		{ "badret", SYM_badret_ph, SNIC_SPIN_EV_BAD_RETURN, 0 },
+		{ "codewrite", SYM_codewrite_ph, SNIC_SPIN_EV_MEM_FAULT, 0 },
+		{ "cmdbyte", SYM_cmdbyte_ph, SNIC_SPIN_EV_MEM_FAULT, 0 },
+		{ "hmem_oob", SYM_hmem_oob_ph, SNIC_SPIN_EV_MEM_FAULT, 0 },
+		{ "stack", SYM_stack_ph, SNIC_SPIN_EV_MEM_FAULT, 0 },
+	};
+	enum { NBAD = sizeof(h) / sizeof(h[0]) };
+	struct ctx bad[NBAD], good;
+	struct snic_spin_ctx_stats st;
+	struct snic_spin_event ev;
+	uint64_t buf;
+	uint32_t w[3];
+	unsigned i, round, sent = 0;
+
+	CHECK(env_start(""));
+	buf = galloc(8192, 4096);
+	CHECK_EQ(ctx_create(&good, 0, 0, SYM_count_ph, 0, 0), OK);
+	CHECK_EQ(rule_add(10, SNIC_DEST_SPIN, good.id, 1000), OK);
+	for (i = 0; i < NBAD; i++) {
+		CHECK_EQ(ctx_create(&bad[i], 1 + i, 0, h[i].entry, 0,
+				    h[i].watchdog), OK);
+		/* registered: the second page only */
+		CHECK_EQ(region_add(&bad[i], buf + 4096, 4096,
+				    SNIC_SPIN_REGION_WRITE), OK);
+		w[0] = 0;
+		w[1] = (uint32_t)(buf + 4096);
+		w[2] = (buf + 4096) >> 32;
+		CHECK_EQ(hmem_write(bad[i].hmem_off, w, sizeof(w)), OK);
+		CHECK_EQ(rule_add(10, SNIC_DEST_SPIN, bad[i].id, 2000 + i), OK);
+	}
+	/* good traffic interleaved with every hostile handler, twice */
+	for (round = 0; round < 2; round++) {
+		for (i = 0; i < NBAD; i++) {
+			CHECK(send_udp(1000, "good"));
+			CHECK(send_udp(2000 + i, "evil"));
+			CHECK(send_udp(1000, "good"));
+			sent += 2;
+		}
+	}
+	CHECK(ctx_wait(&good, sent));
+	for (i = 0; i < NBAD; i++)
+		CHECK(ctx_wait(&bad[i], 2));
+	CHECK_EQ(hmem_word(good.hmem_off), sent);
+	CHECK(ctx_stats(&good, &st));
+	CHECK_EQ(st.packets, sent);
+	CHECK_EQ(st.aborts, 0);
+	CHECK_EQ(st.events, 0);
+	for (i = 0; i < NBAD; i++) {
+		CHECK(ctx_stats(&bad[i], &st));
+		CHECK_EQ(st.packets, 2);
+		CHECK_EQ(st.by_event[h[i].ev], 2);
+		CHECK_EQ(st.events, 2);
+		CHECK_EQ(st.drop, 2);
+		CHECK_EQ(st.aborts, h[i].ev == SNIC_SPIN_EV_BAD_RETURN ? 0 : 2);
+		CHECK(ev_next(&bad[i], &ev));
+		CHECK_EQ(ev.type, h[i].ev);
+		CHECK_EQ(ev.ctx, bad[i].id);
+		CHECK_EQ(ev.handler, SPIN_HANDLER_PAYLOAD);
+		CHECK_EQ(ev.msg_id, 0);
+		CHECK_EQ(ev.owner, SNIC_SPIN_EV_OWNER);
+		if (h[i].ev == SNIC_SPIN_EV_BAD_RETURN)
+			CHECK_EQ(ev.pc, SPIN_EXIT_ADDR);
+		else
+			CHECK(ev.pc >= h[i].entry &&
+			      ev.pc < SPIN_CODE_BASE + sizeof(spin_code));
+		if (h[i].ev == SNIC_SPIN_EV_WATCHDOG)
+			CHECK(ev.cycles >= 20000);
+		if (h[i].entry == SYM_wild_ph)
+			CHECK_EQ(ev.addr, 0x50000000);
+		if (h[i].entry == SYM_codewrite_ph)
+			CHECK_EQ(ev.addr, SPIN_CODE_BASE);
+		if (h[i].entry == SYM_hmem_oob_ph)
+			CHECK_EQ(ev.addr, SPIN_HMEM_BASE + HMEM_SLICE);
+		if (h[i].entry == SYM_stack_ph)
+			CHECK(ev.addr < SPIN_L1_BASE);
+		if (h[i].ev == SNIC_SPIN_EV_ILLEGAL)
+			CHECK_EQ(ev.addr, 0xffffffff);
+		if (h[i].ev == SNIC_SPIN_EV_DMA_FAULT)
+			CHECK_EQ(ev.addr, (uint32_t)buf);
+		if (h[i].ev == SNIC_SPIN_EV_BAD_RETURN)
+			CHECK_EQ(ev.info, 42);
+		CHECK(ev_next(&bad[i], &ev));
+		CHECK_EQ(ev.type, h[i].ev);
+		CHECK_EQ(ev.msg_id, 1);
+		CHECK(!ev_next(&bad[i], &ev));
+	}
+	/* nothing of the bad DMA reached the unregistered page */
+	for (i = 0; i < 16; i++)
+		CHECK_EQ(qt_readl(qt, buf + 4 * i), 0);
+	CHECK(qt_alive(qt));
+}
+
+/* Random command descriptors from a handler: aborts, never harm. */
+static void fuzz_commands(void)
+{
+	struct snic_spin_ctx_stats st, gst;
+	struct ctx c, good;
+	uint64_t buf, faults;
+	uint32_t w[3];
+	int i;
+
+	CHECK(env_start(""));
+	buf = galloc(16384, 4096);
+	CHECK_EQ(ctx_create(&good, 0, 0, SYM_count_ph, 0, 0), OK);
+	CHECK_EQ(rule_add(10, SNIC_DEST_SPIN, good.id, 1000), OK);
+	CHECK_EQ(ctx_create(&c, 1, 0, SYM_fuzzcmd_ph, 0, 0), OK);
+	CHECK_EQ(region_add(&c, buf + 4096, 4096, SNIC_SPIN_REGION_READ |
+			    SNIC_SPIN_REGION_WRITE), OK);
+	w[0] = 0;
+	w[1] = (uint32_t)(buf + 4096);
+	w[2] = (buf + 4096) >> 32;
+	CHECK_EQ(hmem_write(c.hmem_off, w, sizeof(w)), OK);
+	CHECK_EQ(rule_add(10, SNIC_DEST_SPIN, c.id, 2500), OK);
+	for (i = 0; i < 60; i++) {
+		CHECK(send_udp(2500, "fuzz fuzz fuzz fuzz fuzz fuzz fuzz"));
+		CHECK(send_udp(1000, "good"));
+	}
+	CHECK(ctx_wait(&c, 60));
+	CHECK(ctx_wait(&good, 60));
+	CHECK(ctx_stats(&c, &st));
+	CHECK(ctx_stats(&good, &gst));
+	faults = st.by_event[SNIC_SPIN_EV_DMA_FAULT] +
+		 st.by_event[SNIC_SPIN_EV_CMD_FAULT] +
+		 st.by_event[SNIC_SPIN_EV_MEM_FAULT];
+	CHECK(st.aborts > 0);
+	CHECK_EQ(st.aborts, faults);
+	CHECK_EQ(st.drop, 60);
+	/* deterministic (seeded per message): deep enough to reach all */
+	CHECK(st.commands > 2 * 60);
+	CHECK(st.sends > 0 && st.host_writes > 0 && st.atomics > 0);
+	CHECK_EQ(gst.packets, 60);
+	CHECK_EQ(gst.aborts, 0);
+	CHECK_EQ(hmem_word(good.hmem_off), 60);
+	/* outside the registered page nothing was written */
+	for (i = 0; i < 1024; i++) {
+		CHECK_EQ(qt_readl(qt, buf + 4 * i), 0);
+		CHECK_EQ(qt_readl(qt, buf + 8192 + 4 * i), 0);
+	}
+	CHECK(qt_alive(qt));
+}
+
+/* A full event ring drops events and counts them. */
+static void event_overflow(void)
+{
+	struct snic_spin_ctx_stats st;
+	struct ctx c;
+	int i;
+
+	CHECK(env_start(""));
+	CHECK_EQ(ctx_create(&c, 0, 0, SYM_wild_ph, 0, 0), OK);
+	CHECK_EQ(rule_add(10, SNIC_DEST_SPIN, c.id, 3000), OK);
+	for (i = 0; i < (1 << EV_LOG) + 3; i++)
+		CHECK(send_udp(3000, "x"));
+	CHECK(ctx_wait(&c, (1 << EV_LOG) + 3));
+	CHECK(ctx_stats(&c, &st));
+	CHECK_EQ(st.aborts, (1 << EV_LOG) + 3);
+	CHECK_EQ(st.events, 1 << EV_LOG);
+	CHECK_EQ(st.event_overflows, 3);
+}
+
+/* Events also go to an EQ; a context holds its EQ. */
+static void event_eqe(void)
+{
+	struct snic_aq_create_eq e = { 0 };
+	struct snic_spin_event ev;
+	struct snic_eqe eqe;
+	struct ctx c;
+	uint64_t ring, eqn = ~0ull;
+	int i;
+
+	CHECK(env_start(""));
+	ring = galloc(16 * 16, 64);
+	e.ring_addr = ring;
+	e.log_size = 4;
+	e.msix = 0;
+	e.db_page = 3;
+	CHECK_EQ(snic_aq_cmd(&dev, SNIC_AQ_CREATE_EQ, &e, sizeof(e), &eqn), OK);
+	memset(&c, 0, sizeof(c));
+	CHECK_EQ(ctx_create(&c, 0, 0, SYM_illegal_ph, 0, 0), OK);
+	CHECK_EQ(snic_aq_obj(&dev, SNIC_AQ_SPIN_DESTROY_CTX, c.id), OK);
+	/* the same, with ev_eqn: ctx_create's config plus the EQ */
+	{
+		struct snic_spin_ctx_cfg cfg;
+		uint64_t res;
+
+		memset(&cfg, 0, sizeof(cfg));
+		cfg.entry[SPIN_HANDLER_PAYLOAD] = SYM_illegal_ph;
+		cfg.code_size = sizeof(spin_code);
+		cfg.hmem_size = HMEM_SLICE;
+		cfg.ev_ring = c.ev_ring;
+		cfg.ev_dbr = c.ev_dbr;
+		cfg.ev_log_size = EV_LOG;
+		cfg.ev_eqn = eqn;
+		CHECK_EQ(snic_aq_buf(&dev, SNIC_AQ_SPIN_CREATE_CTX, &cfg,
+				     sizeof(cfg), sizeof(cfg), 0, 0, NULL, 0,
+				     &res), OK);
+		c.id = res;
+	}
+	CHECK_EQ(snic_aq_obj(&dev, SNIC_AQ_DESTROY_EQ, eqn), SNIC_AQ_EBUSY);
+	CHECK_EQ(rule_add(10, SNIC_DEST_SPIN, c.id, 3100), OK);
+	CHECK(send_udp(3100, "x"));
+	CHECK(ctx_wait(&c, 1));
+	CHECK(ev_next(&c, &ev));
+	CHECK_EQ(ev.type, SNIC_SPIN_EV_ILLEGAL);
+	for (i = 0; i < 50; i++) {
+		qt_memread(qt, ring, &eqe, sizeof(eqe));
+		if (eqe.owner & SNIC_EQE_OWNER)
+			break;
+		settle();
+	}
+	CHECK(eqe.owner & SNIC_EQE_OWNER);
+	CHECK_EQ(eqe.type, SNIC_EQE_SPIN_EVENT);
+	CHECK_EQ(eqe.obj, c.id);
+	CHECK_EQ(eqe.data, 1);
+	CHECK_EQ(snic_aq_obj(&dev, SNIC_AQ_DEL_RULE, 0), OK);
+	CHECK_EQ(snic_aq_obj(&dev, SNIC_AQ_SPIN_DESTROY_CTX, c.id), OK);
+	CHECK_EQ(snic_aq_obj(&dev, SNIC_AQ_DESTROY_EQ, eqn), OK);
+}
+
+/* Destroying a context or resetting while its packets wait is clean. */
+static void teardown_under_load(void)
+{
+	struct snic_spin_dev_stats ds;
+	struct ctx c, good;
+	int i;
+
+	CHECK(env_start(""));
+	CHECK_EQ(ctx_create(&c, 0, 0, SYM_loop_ph, 0, SNIC_SPIN_WATCHDOG_MAX),
+		 OK);
+	CHECK_EQ(ctx_create(&good, 1, 0, SYM_count_ph, 0, 0), OK);
+	CHECK_EQ(rule_add(10, SNIC_DEST_SPIN, c.id, 3200), OK);
+	CHECK_EQ(rule_add(10, SNIC_DEST_SPIN, good.id, 3300), OK);
+	for (i = 0; i < 20; i++)
+		CHECK(send_udp(3200, "spin"));
+	CHECK_EQ(snic_aq_obj(&dev, SNIC_AQ_DEL_RULE, 0), OK);
+	CHECK_EQ(snic_aq_obj(&dev, SNIC_AQ_SPIN_DESTROY_CTX, c.id), OK);
+	CHECK(send_udp(3300, "after"));
+	CHECK(ctx_wait(&good, 1));
+	CHECK_EQ(hmem_word(good.hmem_off), 1);
+	for (i = 0; i < 5; i++)
+		CHECK(send_udp(3300, "more"));
+	CHECK(snic_reset(&dev));
+	CHECK(snic_aq_ready(&dev, 64));
+	CHECK_EQ(snic_query_stats(&dev, SNIC_STATS_SPIN_DEV, 0, &ds,
+				  sizeof(ds)), OK);
+	CHECK_EQ(ds.num_ctxs, 0);
+	CHECK(qt_alive(qt));
+}
+
+static void ordering(void)
+{
+	struct snic_spin_ctx_stats st;
+	uint32_t log[64][4], n, i, j;
+	int hh[8], ph[8], ch[8], overlap = 0;
+	uint64_t b;
+	struct ctx c;
+
+	CHECK(env_start(""));
+	CHECK_EQ(ctx_create(&c, 0, SYM_log_hh, SYM_log_ph, SYM_log_ch, 0), OK);
+	CHECK_EQ(rule_add(10, SNIC_DEST_SPIN, c.id, 6000), OK);
+	for (i = 0; i < 8; i++)
+		CHECK(send_udp(6000, "order"));
+	CHECK(ctx_wait(&c, 8));
+	n = hmem_word(c.hmem_off + 4 * 7);
+	CHECK_EQ(n, 24);
+	b = galloc(sizeof(log), 64);
+	CHECK_EQ(spin_mem(SNIC_AQ_SPIN_READ_MEM, SNIC_SPIN_MEM_L2H,
+			  c.hmem_off + 32, b, sizeof(log)), OK);
+	qt_memread(qt, b, log, sizeof(log));
+	memset(hh, -1, sizeof(hh));
+	memset(ph, -1, sizeof(ph));
+	memset(ch, -1, sizeof(ch));
+	for (i = 0; i < n; i++) {
+		uint32_t m = log[i][1], kind = log[i][0] & 0xff;
+
+		CHECK(m < 8 && kind < 3);
+		/* home cluster: msg_id % clusters, nothing else is full */
+		CHECK_EQ(log[i][0] >> 16, m % SNIC_SPIN_DEF_CLUSTERS);
+		if (kind == SPIN_HANDLER_HEADER)
+			hh[m] = i;
+		else if (kind == SPIN_HANDLER_PAYLOAD)
+			ph[m] = i;
+		else
+			ch[m] = i;
+	}
+	for (i = 0; i < 8; i++) {
+		CHECK(hh[i] >= 0 && ph[i] >= 0 && ch[i] >= 0);
+		/* in execution order ... */
+		CHECK(hh[i] < ph[i] && ph[i] < ch[i]);
+		/* ... and in modeled time: each starts after the one before */
+		CHECK(log[hh[i]][3] < log[ph[i]][2]);
+		CHECK(log[ph[i]][3] < log[ch[i]][2]);
+	}
+	/* payload handlers of different messages ran in parallel */
+	for (i = 0; i < 8; i++)
+		for (j = i + 1; j < 8; j++)
+			overlap += log[ph[i]][2] < log[ph[j]][3] &&
+				   log[ph[j]][2] < log[ph[i]][3];
+	CHECK(overlap > 0);
+	CHECK(ctx_stats(&c, &st));
+	CHECK_EQ(st.h[0].invocations, 8);
+	CHECK_EQ(st.h[1].invocations, 8);
+	CHECK_EQ(st.h[2].invocations, 8);
+	CHECK_EQ(st.messages_done, 8);
+	CHECK(st.occupancy_ppm > 0);
+}
+
+static void handler_args(void)
+{
+	static const char longpl[] =
+		"a payload long enough to pass the 128 bytes that copy_bytes "
+		"puts into L1: the rest stays in the L2 packet buffer only";
+	uint32_t w[16];
+	uint64_t b;
+	struct ctx c;
+	int i;
+
+	CHECK(env_start(""));
+	CHECK_EQ(ctx_create(&c, 2, 0, SYM_args_ph, 0, 0), OK);
+	CHECK_EQ(rule_add(10, SNIC_DEST_SPIN, c.id, 8000), OK);
+	CHECK(send_udp(8000, "short"));
+	CHECK(send_udp(8000, longpl));
+	CHECK(ctx_wait(&c, 2));
+	b = galloc(128, 64);
+	CHECK_EQ(spin_mem(SNIC_AQ_SPIN_READ_MEM, SNIC_SPIN_MEM_L2H,
+			  c.hmem_off + 256, b, 128), OK);
+	for (i = 0; i < 2; i++) {
+		uint32_t full = 42 + (i ? strlen(longpl) : 5);
+
+		qt_memread(qt, b + 64 * i, w, sizeof(w));
+		CHECK_EQ(w[0], SPIN_PKT_ADDR);
+		CHECK_EQ(w[1], full < 128 ? full : 128);
+		CHECK_EQ(w[2], SPIN_PKTBUF_BASE);
+		CHECK_EQ(w[3], full);
+		CHECK_EQ(w[4], i);			/* msg_id */
+		CHECK_EQ(w[5], 0);			/* pkt_idx */
+		CHECK_EQ(w[6], SPIN_ARG_F_FIRST | SPIN_ARG_F_LAST);
+		CHECK_EQ(w[7], SPIN_HANDLER_PAYLOAD);
+		CHECK_EQ(w[8], SPIN_HMEM_BASE);
+		CHECK_EQ(w[9], HMEM_SLICE);
+		CHECK_EQ(w[10], SPIN_SCRATCH_BASE);
+		CHECK_EQ(w[11], 256);
+		CHECK_EQ(w[12], c.id);
+		CHECK_EQ(w[13], 1);			/* msg_pkts */
+		CHECK_EQ(w[14], full);			/* msg_bytes */
+		CHECK_EQ(w[15], 0);	/* fresh scratch for each message */
+	}
+}
+
+static void reset_clears(void)
+{
+	struct snic_spin_dev_stats ds;
+	struct ctx c;
+
+	CHECK(env_start(""));
+	CHECK_EQ(ctx_create(&c, 0, 0, SYM_count_ph, 0, 0), OK);
+	CHECK(snic_reset(&dev));
+	CHECK(snic_aq_ready(&dev, 64));
+	CHECK_EQ(snic_query_stats(&dev, SNIC_STATS_SPIN_DEV, 0, &ds,
+				  sizeof(ds)), OK);
+	CHECK_EQ(ds.num_ctxs, 0);
+	CHECK_EQ(snic_query_stats(&dev, SNIC_STATS_SPIN, c.id, &ds,
+				  sizeof(ds)), SNIC_AQ_ENOENT);
+}
+
+int main(void)
+{
+	RUN("device/snic_spin", identify_and_defaults);
+	RUN("device/snic_spin", admin_validation);
+	RUN("device/snic_spin", udp_echo);
+	RUN("device/snic_spin", drop_and_pass);
+	RUN("device/snic_spin", host_memory);
+	RUN("device/snic_spin", hostile_handlers);
+	RUN("device/snic_spin", fuzz_commands);
+	RUN("device/snic_spin", event_overflow);
+	RUN("device/snic_spin", event_eqe);
+	RUN("device/snic_spin", teardown_under_load);
+	RUN("device/snic_spin", ordering);
+	RUN("device/snic_spin", handler_args);
+	RUN("device/snic_spin", reset_clears);
+	qt_quit(qt);
+	if (inj >= 0)
+		close(inj);
+	return check_failures ? 1 : 0;
+}
