@@ -13,15 +13,15 @@
 #define DBR         4       /* doorbell record / producer index */
 #define IFG_PREAMBLE 20     /* Ethernet per-frame overhead on the wire */
 
-const char *const fld_mem_row_names[FLD_MEM_ROWS] = {
-    [FLD_MEM_TX_RING] = "tx_ring",
-    [FLD_MEM_TX_RING_MAP] = "tx_ring_map",
-    [FLD_MEM_TX_BUF] = "tx_buffers",
-    [FLD_MEM_TX_BUF_MAP] = "tx_buffer_map",
-    [FLD_MEM_RX_BUF] = "rx_buffers",
-    [FLD_MEM_CQ] = "cqs",
-    [FLD_MEM_RQ_RING] = "rq_ring",
-    [FLD_MEM_PI] = "producer_indices",
+const char *const fld_mem_row_names[FLD_MEM_TOTAL] = {
+    [FLD_MEM_ROW_TX_RING] = "tx_ring",
+    [FLD_MEM_ROW_TX_RING_MAP] = "tx_ring_map",
+    [FLD_MEM_ROW_TX_BUF] = "tx_buffers",
+    [FLD_MEM_ROW_TX_BUF_MAP] = "tx_buffer_map",
+    [FLD_MEM_ROW_RX_BUF] = "rx_buffers",
+    [FLD_MEM_ROW_CQ] = "cqs",
+    [FLD_MEM_ROW_RQ_RING] = "rq_ring",
+    [FLD_MEM_ROW_PI] = "producer_indices",
 };
 
 void fld_mem_params_paper(FldMemParams *p)
@@ -76,7 +76,7 @@ int fld_mem_compute(const FldMemParams *p, FldMemTable *t)
         p->tx_block > p->min_msg) {
         return -1;
     }
-    for (i = 0; i < FLD_MEM_ROWS; i++) {
+    for (i = 0; i < FLD_MEM_TOTAL; i++) {
         t->fld[i] = t->conv[i] = 0;
     }
     /*
@@ -92,9 +92,9 @@ int fld_mem_compute(const FldMemParams *p, FldMemTable *t)
     rxd2 = pow2_ceil(t->rx_descs);
 
     /* Conventional: every queue's ring must absorb the whole BDP. */
-    t->conv[FLD_MEM_TX_RING] = txd2 * p->num_txq * WQEBB;
-    t->fld[FLD_MEM_TX_RING] = txd2 * FLD_DESC;
-    t->fld[FLD_MEM_TX_RING_MAP] =
+    t->conv[FLD_MEM_ROW_TX_RING] = txd2 * p->num_txq * WQEBB;
+    t->fld[FLD_MEM_ROW_TX_RING] = txd2 * FLD_DESC;
+    t->fld[FLD_MEM_ROW_TX_RING_MAP] =
         fld_mem_cuckoo_bytes(txd2 * p->num_txq, t->tx_descs);
 
     /*
@@ -104,27 +104,27 @@ int fld_mem_compute(const FldMemParams *p, FldMemTable *t)
      */
     tx_out = 2 * t->tx_bdp_bytes;
     rx_out = 2 * t->rx_bdp_bytes;
-    t->conv[FLD_MEM_TX_BUF] = (uint64_t)t->tx_descs * p->max_msg;
-    t->fld[FLD_MEM_TX_BUF] = tx_out;
+    t->conv[FLD_MEM_ROW_TX_BUF] = (uint64_t)t->tx_descs * p->max_msg;
+    t->fld[FLD_MEM_ROW_TX_BUF] = tx_out;
     blocks = div_ceil(tx_out, p->tx_block);
-    t->fld[FLD_MEM_TX_BUF_MAP] =
+    t->fld[FLD_MEM_ROW_TX_BUF_MAP] =
         fld_mem_cuckoo_bytes(div_ceil(tx_out * p->num_txq, p->tx_block),
                              blocks);
-    t->conv[FLD_MEM_RX_BUF] = (uint64_t)t->rx_descs * p->max_msg;
-    t->fld[FLD_MEM_RX_BUF] = rx_out;
+    t->conv[FLD_MEM_ROW_RX_BUF] = (uint64_t)t->rx_descs * p->max_msg;
+    t->fld[FLD_MEM_ROW_RX_BUF] = rx_out;
 
     /* One shared TX CQ and one RX CQ, each as deep as its ring. */
-    t->conv[FLD_MEM_CQ] = (txd2 + rxd2) * CQE;
-    t->fld[FLD_MEM_CQ] = (txd2 + rxd2) * FLD_CQE_X8 / 8;
+    t->conv[FLD_MEM_ROW_CQ] = (txd2 + rxd2) * CQE;
+    t->fld[FLD_MEM_ROW_CQ] = (txd2 + rxd2) * FLD_CQE_X8 / 8;
 
     /* The striding RQ ring stays in host memory with FLD. */
-    t->conv[FLD_MEM_RQ_RING] = rxd2 * RWQE;
+    t->conv[FLD_MEM_ROW_RQ_RING] = rxd2 * RWQE;
 
-    t->conv[FLD_MEM_PI] = t->fld[FLD_MEM_PI] =
+    t->conv[FLD_MEM_ROW_PI] = t->fld[FLD_MEM_ROW_PI] =
         (uint64_t)DBR * p->num_txq + DBR;
 
     t->fld_total = t->conv_total = 0;
-    for (i = 0; i < FLD_MEM_ROWS; i++) {
+    for (i = 0; i < FLD_MEM_TOTAL; i++) {
         t->fld_total += t->fld[i];
         t->conv_total += t->conv[i];
     }

@@ -15,6 +15,7 @@
 #define HW_D2D_FLD_MEM_H
 
 #include <stdint.h>
+#include "d2d/fld_if.h"
 
 typedef struct FldMemParams {
     uint32_t linerate_gbps;     /* e.g. 100 */
@@ -26,28 +27,18 @@ typedef struct FldMemParams {
     uint32_t tx_block;          /* FLD TX buffer translation grain, 256 */
 } FldMemParams;
 
-enum {
-    FLD_MEM_TX_RING,            /* send queue WQEs / FLD descriptor pool */
-    FLD_MEM_TX_RING_MAP,        /* (queue, index) -> pool slot cuckoo */
-    FLD_MEM_TX_BUF,             /* transmit buffers */
-    FLD_MEM_TX_BUF_MAP,         /* (queue, block) -> buffer cuckoo */
-    FLD_MEM_RX_BUF,             /* receive buffers */
-    FLD_MEM_CQ,                 /* TX + RX completion queues */
-    FLD_MEM_RQ_RING,            /* receive descriptors */
-    FLD_MEM_PI,                 /* producer indices / doorbell records */
-    FLD_MEM_ROWS,
-};
+/* Rows: enum fld_mem_row of fld_if.h (FLD_MEM_TOTAL real rows). */
 
 typedef struct FldMemTable {
-    uint64_t fld[FLD_MEM_ROWS];
-    uint64_t conv[FLD_MEM_ROWS];
+    uint64_t fld[FLD_MEM_TOTAL];
+    uint64_t conv[FLD_MEM_TOTAL];
     uint64_t fld_total, conv_total;
     /* intermediate figures, reported for the docs */
     uint64_t tx_bdp_bytes, rx_bdp_bytes;
     uint32_t tx_descs, rx_descs;
 } FldMemTable;
 
-extern const char *const fld_mem_row_names[FLD_MEM_ROWS];
+extern const char *const fld_mem_row_names[FLD_MEM_TOTAL];
 
 /* The paper's analysis point: 100 Gbit/s, 512 SQs, 256 B..16 KiB, 25/5 us. */
 void fld_mem_params_paper(FldMemParams *p);

@@ -53,28 +53,28 @@ static void conventional_rows(void)
 {
 	FldMemTable t = paper();
 
-	CHECK_ROW(t.conv[FLD_MEM_TX_RING], 64 * MIB);
-	CHECK_ROW(t.conv[FLD_MEM_TX_RING_MAP], 0);
-	CHECK_ROW(t.conv[FLD_MEM_TX_BUF], 17.703125 * MIB);
-	CHECK_ROW(t.conv[FLD_MEM_TX_BUF_MAP], 0);
-	CHECK_ROW(t.conv[FLD_MEM_RX_BUF], 3.546875 * MIB);
-	CHECK_ROW(t.conv[FLD_MEM_CQ], 144 * KIB);
-	CHECK_ROW(t.conv[FLD_MEM_RQ_RING], 4 * KIB);
-	CHECK_ROW(t.conv[FLD_MEM_PI], 2052);
+	CHECK_ROW(t.conv[FLD_MEM_ROW_TX_RING], 64 * MIB);
+	CHECK_ROW(t.conv[FLD_MEM_ROW_TX_RING_MAP], 0);
+	CHECK_ROW(t.conv[FLD_MEM_ROW_TX_BUF], 17.703125 * MIB);
+	CHECK_ROW(t.conv[FLD_MEM_ROW_TX_BUF_MAP], 0);
+	CHECK_ROW(t.conv[FLD_MEM_ROW_RX_BUF], 3.546875 * MIB);
+	CHECK_ROW(t.conv[FLD_MEM_ROW_CQ], 144 * KIB);
+	CHECK_ROW(t.conv[FLD_MEM_ROW_RQ_RING], 4 * KIB);
+	CHECK_ROW(t.conv[FLD_MEM_ROW_PI], 2052);
 }
 
 static void fld_rows(void)
 {
 	FldMemTable t = paper();
 
-	CHECK_ROW(t.fld[FLD_MEM_TX_RING], 16 * KIB);
-	CHECK_ROW(t.fld[FLD_MEM_TX_RING_MAP], 15.5 * KIB);
-	CHECK_ROW(t.fld[FLD_MEM_TX_BUF], 610.351562 * KIB);
-	CHECK_ROW(t.fld[FLD_MEM_TX_BUF_MAP], 33 * KIB);
-	CHECK_ROW(t.fld[FLD_MEM_RX_BUF], 122.070312 * KIB);
-	CHECK_ROW(t.fld[FLD_MEM_CQ], 33.75 * KIB);
-	CHECK_ROW(t.fld[FLD_MEM_RQ_RING], 0);
-	CHECK_ROW(t.fld[FLD_MEM_PI], 2052);
+	CHECK_ROW(t.fld[FLD_MEM_ROW_TX_RING], 16 * KIB);
+	CHECK_ROW(t.fld[FLD_MEM_ROW_TX_RING_MAP], 15.5 * KIB);
+	CHECK_ROW(t.fld[FLD_MEM_ROW_TX_BUF], 610.351562 * KIB);
+	CHECK_ROW(t.fld[FLD_MEM_ROW_TX_BUF_MAP], 33 * KIB);
+	CHECK_ROW(t.fld[FLD_MEM_ROW_RX_BUF], 122.070312 * KIB);
+	CHECK_ROW(t.fld[FLD_MEM_ROW_CQ], 33.75 * KIB);
+	CHECK_ROW(t.fld[FLD_MEM_ROW_RQ_RING], 0);
+	CHECK_ROW(t.fld[FLD_MEM_ROW_PI], 2052);
 }
 
 static void totals_85_3_mib_vs_832_7_kib_x105(void)
@@ -98,8 +98,8 @@ static void scales_with_queues(void)
 	CHECK_EQ(fld_mem_compute(&p, &a), 0);
 	p.num_txq *= 2;
 	CHECK_EQ(fld_mem_compute(&p, &b), 0);
-	CHECK_EQ(b.conv[FLD_MEM_TX_RING], 2 * a.conv[FLD_MEM_TX_RING]);
-	CHECK_EQ(b.fld[FLD_MEM_TX_RING], a.fld[FLD_MEM_TX_RING]);
+	CHECK_EQ(b.conv[FLD_MEM_ROW_TX_RING], 2 * a.conv[FLD_MEM_ROW_TX_RING]);
+	CHECK_EQ(b.fld[FLD_MEM_ROW_TX_RING], a.fld[FLD_MEM_ROW_TX_RING]);
 	CHECK(b.fld_total - a.fld_total < 8 * KIB);
 }
 
