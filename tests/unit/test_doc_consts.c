@@ -182,6 +182,15 @@ static void struct_sizes_match_doc(void)
 }
 #endif
 
+#ifdef FLD_ID_MAGIC
+static void struct_sizes_match_doc(void)
+{
+	CHECK_EQ(sizeof(struct fld_txd), 8);
+	CHECK_EQ(__builtin_offsetof(struct fld_txd, cs_flags), 4);
+	CHECK_EQ(__builtin_offsetof(struct fld_txd, nblocks), 5);
+}
+#endif
+
 int main(int argc, char **argv)
 {
 	const char *path = argc > 1 ? argv[1] : "docs/" DOC ".md";

@@ -1,0 +1,230 @@
+/* SPDX-License-Identifier: ((GPL-2.0 WITH Linux-syscall-note) OR BSD-2-Clause) */
+/*
+ * fld (FlexDriver) device interface: PCI identity, BAR0 registers and
+ * commands, the BAR2 window map the NIC reaches over peer-to-peer PCIe,
+ * the internal descriptor and compressed CQE forms, statistics and the
+ * memory table.
+ *
+ * One definition shared by the QEMU model (qemu-devices/fld), the driver
+ * (kernel/fld), fldctl and the tests; docs/fld.md describes every field
+ * and tests/unit/test_fld_doc checks the document's tables against it.
+ * All multi-byte fields are little endian.
+ */
+#ifndef _UAPI_D2D_FLD_IF_H
+#define _UAPI_D2D_FLD_IF_H
+
+#include <linux/types.h>
+
+#define FLD_PCI_VENDOR_ID	0x1234
+#define FLD_PCI_DEVICE_ID	0xd202
+
+#define FLD_BAR_REGS		0	/* registers */
+#define FLD_BAR_WIN		2	/* NIC-facing windows */
+#define FLD_BAR_MSIX		4
+#define FLD_REGS_SIZE		0x1000
+#define FLD_NUM_MSIX		4
+
+#define FLD_ID_MAGIC		0x30444c46	/* "FLD0" */
+#define FLD_VERSION_MAJOR	0
+#define FLD_VERSION_MINOR	1
+#define FLD_VERSION		((FLD_VERSION_MAJOR << 16) | FLD_VERSION_MINOR)
+
+/* ---- BAR0 registers, 32 bit ---- */
+#define FLD_REG_ID		0x000	/* RO: FLD_ID_MAGIC */
+#define FLD_REG_VERSION		0x004	/* RO */
+#define FLD_REG_CAPS		0x008	/* RO: FLD_CAP_* */
+#define FLD_REG_ACCEL		0x00c	/* RO: enum fld_accel of this instance */
+#define FLD_REG_CTRL		0x010	/* RW: FLD_CTRL_* */
+#define FLD_REG_STATUS		0x014	/* RO: FLD_STATUS_* */
+#define FLD_REG_ERROR		0x018	/* RW: last enum fld_err, write 0 clears */
+#define FLD_REG_ERROR_COUNT	0x01c	/* RO */
+#define FLD_REG_ERR_MSIX	0x020	/* RW: vector for error interrupts */
+#define FLD_REG_ERR_INFO	0x024	/* RO: detail of the last error */
+#define FLD_REG_CMD		0x040	/* WO: enum fld_cmd, runs at once */
+#define FLD_REG_CMD_STATUS	0x044	/* RO: enum fld_cmd_status */
+#define FLD_REG_CMD_RESULT	0x048	/* RO */
+#define FLD_REG_CMD_ARG0	0x050	/* RW: 8 arguments, 4 bytes apart */
+#define FLD_CMD_NARGS		8
+#define FLD_REG_WIN_SIZE	0x080	/* RO: BAR2 bytes */
+#define FLD_REG_MAX_SQS		0x084	/* RO */
+#define FLD_REG_MAX_CQS		0x088	/* RO */
+#define FLD_REG_MAX_RQS		0x08c	/* RO */
+#define FLD_REG_POOL_DESCS	0x090	/* RO: descriptor pool slots */
+#define FLD_REG_POOL_BLOCKS	0x094	/* RO: TX buffer pool blocks */
+#define FLD_REG_BLOCK_SIZE	0x098	/* RO: TX buffer block bytes */
+#define FLD_REG_POOL_IN_USE	0x09c	/* RO: descriptors posted, not completed */
+#define FLD_REG_BLOCKS_IN_USE	0x0a0	/* RO */
+#define FLD_REG_STATS		0x400	/* RO: 64-bit counters, enum fld_stat */
+#define FLD_REG_MEM		0x800	/* RO: memory table, 32 bytes a row */
+#define FLD_MEM_ROW_SIZE	32
+
+/* Capabilities: the accelerators this model implements. */
+#define FLD_CAP_ECHO		(1u << 0)
+#define FLD_CAP_ZUC		(1u << 1)
+#define FLD_CAP_DEFRAG		(1u << 2)
+#define FLD_CAP_IOTAUTH		(1u << 3)
+#define FLD_CAP_STRIDING_RQ	(1u << 8)
+
+enum fld_accel {
+	FLD_ACCEL_NONE		= 0,
+	FLD_ACCEL_ECHO		= 1,
+	FLD_ACCEL_ZUC		= 2,
+	FLD_ACCEL_DEFRAG	= 3,
+	FLD_ACCEL_IOTAUTH	= 4,
+};
+
+#define FLD_CTRL_RESET		(1u << 0)	/* held: queues gone, stats 0 */
+#define FLD_CTRL_ENABLE		(1u << 1)	/* data plane runs */
+#define FLD_STATUS_READY	(1u << 0)
+#define FLD_STATUS_ENABLED	(1u << 1)
+
+enum fld_err {
+	FLD_ERR_NONE		= 0,
+	FLD_ERR_BAD_REG		= 1,	/* undefined / read-only register */
+	FLD_ERR_BAD_CMD		= 2,	/* command refused, see CMD_STATUS */
+	FLD_ERR_WIN_READ	= 3,	/* NIC read outside a configured window */
+	FLD_ERR_WIN_WRITE	= 4,	/* NIC write outside a configured window */
+	FLD_ERR_WQE_MISS	= 5,	/* NIC read a send slot with no descriptor */
+	FLD_ERR_CQE_QUEUE	= 6,	/* CQE names a queue FLD does not know */
+	FLD_ERR_DMA		= 7,	/* FLD's doorbell write to the NIC failed */
+	FLD_ERR_NIC_CQE		= 8,	/* the NIC completed with an error */
+	FLD_ERR_IN_RESET	= 9,
+};
+
+/* ---- Commands: arguments in CMD_ARG0..7, then the opcode in CMD ---- */
+enum fld_cmd {
+	FLD_CMD_NOP		= 0x00,
+	FLD_CMD_SQ_SET		= 0x01,	/* slot, sqn, log_size, cq slot, db lo, db hi, quota */
+	FLD_CMD_SQ_CLEAR	= 0x02,	/* slot */
+	FLD_CMD_CQ_SET		= 0x03,	/* slot, cqn, log_size */
+	FLD_CMD_CQ_CLEAR	= 0x04,	/* slot */
+	FLD_CMD_RQ_SET		= 0x05,	/* slot, rqn, log_size, log_stride, log_nstrides, cq slot, db lo, db hi */
+	FLD_CMD_RQ_CLEAR	= 0x06,	/* slot */
+	FLD_CMD_RQ_ROUTE	= 0x07,	/* rq slot, sq slot for replies */
+	FLD_CMD_MEM_PARAMS	= 0x08,	/* gbps, sqs, min, max, lat tx, lat rx, block */
+	FLD_CMD_KEY_SET		= 0x09,	/* index, len, key words (accelerator keys) */
+	FLD_CMD_BIND		= 0x0a,	/* kind, slot, NIC queue number, db lo, db hi */
+};
+
+/*
+ * A slot is set before the NIC queue exists (the NIC probes its ring when
+ * it creates it) with queue number FLD_QN_NONE, then bound to the number
+ * the NIC gave it (and the doorbell address, if known only then).
+ */
+#define FLD_QN_NONE		0xffff
+enum fld_bind_kind {
+	FLD_BIND_SQ		= 0,
+	FLD_BIND_RQ		= 1,
+	FLD_BIND_CQ		= 2,
+};
+
+enum fld_cmd_status {
+	FLD_CMD_OK		= 0,
+	FLD_CMD_EINVAL		= 1,	/* an argument out of range */
+	FLD_CMD_EBUSY		= 2,	/* slot in use / still referenced */
+	FLD_CMD_ENOENT		= 3,	/* slot not configured */
+	FLD_CMD_EOPNOTSUPP	= 4,	/* unknown command */
+	FLD_CMD_ESTATE		= 5,	/* device in reset or not enabled */
+};
+
+/* ---- BAR2: windows the NIC reaches (docs/fld.md) ---- */
+#define FLD_WIN_SIZE		0x2000000	/* 32 MiB */
+#define FLD_WIN_SQ		0x0000000	/* send rings, one window per SQ */
+#define FLD_SQ_WIN_SIZE		0x10000
+#define FLD_MAX_SQS		128
+#define FLD_SQ_MAX_LOG		10		/* 1024 basic blocks */
+#define FLD_WIN_CQ		0x0800000	/* completion rings */
+#define FLD_CQ_WIN_SIZE		0x20000
+#define FLD_MAX_CQS		16
+#define FLD_CQ_MAX_LOG		11		/* 2048 CQEs */
+#define FLD_WIN_DBR		0x0a00000	/* doorbell records, 4 bytes each */
+#define FLD_DBR_SQ		0x000		/* + 4 x slot: SQ producer counter */
+#define FLD_DBR_CQ		0x200		/* + 4 x slot: CQ consumer counter */
+#define FLD_DBR_RQ		0x400		/* + 4 x slot: RQ producer counter */
+#define FLD_DBR_SIZE		0x1000
+#define FLD_WIN_RXBUF		0x0c00000	/* receive buffers */
+#define FLD_RQ_BUF_SIZE		0x80000		/* per RQ slot */
+#define FLD_MAX_RQS		8
+#define FLD_RQ_MAX_LOG		8		/* 256 descriptors */
+#define FLD_RQ_MIN_LOG_STRIDE	6
+#define FLD_RQ_MAX_LOG_STRIDE	13
+#define FLD_RQ_MAX_LOG_NSTRIDES	8
+#define FLD_WIN_TXBUF		0x1000000	/* transmit buffers, one window per SQ */
+#define FLD_TXBUF_WIN_SIZE	0x10000
+#define FLD_BLOCK_SIZE		256		/* TX buffer translation grain */
+#define FLD_MAX_FRAME		9018
+#define FLD_MAX_FLOW_TAG	0xfff		/* tags the compressed CQE keeps */
+
+/*
+ * Internal send descriptor, 8 bytes: what FLD keeps per posted packet.
+ * The NIC sees it as a 64-byte WQE (ctrl + eth + one data segment) built
+ * when it reads the slot.
+ */
+struct fld_txd {
+	__le16 len;		/* frame bytes */
+	__le16 vblock;		/* first block in the SQ's TX buffer window */
+	__u8 cs_flags;		/* SNIC_ETH_CS_* */
+	__u8 nblocks;		/* blocks the frame spans */
+	__le16 rsvd;
+};
+
+/*
+ * Compressed CQE: 15 bytes, 120 bits packed from bit 0 of byte 0 up:
+ * opcode 4, syndrome 4, qn 10, wqe_counter 16, byte_cnt 14, flags 11,
+ * stride_idx 8, num_strides 9, flow_tag 12, rss_hash 32.
+ */
+#define FLD_CQE_SIZE		15
+
+/* ---- Statistics: 64-bit counters at FLD_REG_STATS + 8 x index ---- */
+enum fld_stat {
+	FLD_STAT_RX_PACKETS	= 0,	/* frames the NIC delivered into RX windows */
+	FLD_STAT_RX_BYTES	= 1,
+	FLD_STAT_TX_POSTS	= 2,	/* descriptors posted to send queues */
+	FLD_STAT_TX_BYTES	= 3,
+	FLD_STAT_TX_DONE	= 4,	/* TX completions that freed a descriptor */
+	FLD_STAT_WQE_READS	= 5,	/* 64-byte WQEs synthesised for the NIC */
+	FLD_STAT_CQE_WRITES	= 6,	/* CQEs compressed */
+	FLD_STAT_DBR_READS	= 7,
+	FLD_STAT_TXBUF_READ_BYTES = 8,
+	FLD_STAT_RXBUF_WRITE_BYTES = 9,
+	FLD_STAT_BAD_READS	= 10,	/* NIC reads outside any window */
+	FLD_STAT_BAD_WRITES	= 11,	/* NIC writes outside any window */
+	FLD_STAT_WQE_MISSES	= 12,	/* reads of slots with no descriptor */
+	FLD_STAT_POOL_STALLS	= 13,	/* posts stalled: descriptor pool full */
+	FLD_STAT_BUF_STALLS	= 14,	/* posts stalled: buffer pool full */
+	FLD_STAT_CREDIT_STALLS	= 15,	/* posts stalled: queue credits */
+	FLD_STAT_ACCEL_RX	= 16,	/* packets handed to the accelerator */
+	FLD_STAT_ACCEL_RX_DROPS	= 17,	/* accelerator input overflow */
+	FLD_STAT_ACCEL_TX	= 18,	/* packets the accelerator sent */
+	FLD_STAT_ACCEL_BAD	= 19,	/* malformed requests dropped */
+	FLD_STAT_NIC_ERR_CQES	= 20,	/* error CQEs from the NIC */
+	FLD_STAT_CQE_BAD_QUEUE	= 21,	/* CQEs for unknown queues */
+	FLD_STAT_CQE_TAG_OVERFLOW = 22,	/* flow tags above FLD_MAX_FLOW_TAG */
+	FLD_STAT_DOORBELLS	= 23,	/* doorbells FLD wrote to the NIC */
+	FLD_STAT_DB_ERRORS	= 24,
+	FLD_STAT_RX_RECYCLED	= 25,	/* receive buffers reposted */
+	FLD_STAT_BAD_CMDS	= 26,
+	FLD_STAT_ACCEL_DROPS	= 27,	/* dropped by the accelerator's policy */
+	FLD_STAT_COUNT		= 28,
+};
+
+/*
+ * Memory table at FLD_REG_MEM: one 32-byte row per structure, index
+ * enum fld_mem_row; each row is four 64-bit values: FLD model bytes,
+ * conventional driver bytes, bytes this instance allocated, reserved.
+ * Row FLD_MEM_TOTAL sums them.
+ */
+enum fld_mem_row {
+	FLD_MEM_ROW_TX_RING	= 0,
+	FLD_MEM_ROW_TX_RING_MAP	= 1,
+	FLD_MEM_ROW_TX_BUF	= 2,
+	FLD_MEM_ROW_TX_BUF_MAP	= 3,
+	FLD_MEM_ROW_RX_BUF	= 4,
+	FLD_MEM_ROW_CQ		= 5,
+	FLD_MEM_ROW_RQ_RING	= 6,
+	FLD_MEM_ROW_PI		= 7,
+	FLD_MEM_TOTAL		= 8,
+	FLD_MEM_NROWS		= 9,
+};
+
+#endif /* _UAPI_D2D_FLD_IF_H */

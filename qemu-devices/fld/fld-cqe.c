@@ -1,0 +1,111 @@
+/*
+ * fld: 64-byte CQE to 15-byte form and back (see fld-cqe.h).
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include <string.h>
+#include "fld-cqe.h"
+
+/* Offsets of the snic CQE fields used (docs/snic.md, struct snic_cqe). */
+#define RAW_BYTE_CNT    0
+#define RAW_RSS_HASH    4
+#define RAW_FLOW_TAG    8
+#define RAW_WQE_COUNTER 12
+#define RAW_QN          14
+#define RAW_FLAGS       16
+#define RAW_STRIDE_IDX  18
+#define RAW_NUM_STRIDES 20
+#define RAW_OPCODE      24
+#define RAW_SYNDROME    25
+#define F_TAG           0x20    /* SNIC_CQE_F_TAG */
+
+static uint32_t le32(const uint8_t *p)
+{
+    return p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+           (uint32_t)p[3] << 24;
+}
+
+static uint16_t le16(const uint8_t *p)
+{
+    return p[0] | p[1] << 8;
+}
+
+/* Little-endian bit stream writer/reader over 120 bits. */
+static void put_bits(uint8_t *b, unsigned *pos, uint32_t v, unsigned n)
+{
+    unsigned i;
+
+    for (i = 0; i < n; i++, (*pos)++) {
+        if (v & (1u << i)) {
+            b[*pos / 8] |= 1u << (*pos % 8);
+        }
+    }
+}
+
+static uint32_t get_bits(const uint8_t *b, unsigned *pos, unsigned n)
+{
+    uint32_t v = 0;
+    unsigned i;
+
+    for (i = 0; i < n; i++, (*pos)++) {
+        if (b[*pos / 8] & (1u << (*pos % 8))) {
+            v |= 1u << i;
+        }
+    }
+    return v;
+}
+
+bool fld_cqe_compress(const uint8_t raw[64], uint8_t out[FLD_CQE_SIZE],
+                      bool *tag_overflow)
+{
+    uint32_t byte_cnt = le32(raw + RAW_BYTE_CNT);
+    uint32_t tag = le32(raw + RAW_FLOW_TAG);
+    uint16_t flags = le16(raw + RAW_FLAGS);
+    uint16_t qn = le16(raw + RAW_QN);
+    uint16_t sidx = le16(raw + RAW_STRIDE_IDX);
+    uint16_t nstr = le16(raw + RAW_NUM_STRIDES);
+    uint8_t op = raw[RAW_OPCODE], synd = raw[RAW_SYNDROME];
+    unsigned pos = 0;
+    bool fits = true;
+
+    *tag_overflow = false;
+    if ((flags & F_TAG) && tag > FLD_MAX_FLOW_TAG) {
+        *tag_overflow = true;
+        flags &= ~F_TAG;
+    }
+    if (!(flags & F_TAG)) {
+        tag = 0;
+    }
+    if (op > 0xf || synd > 0xf || qn > 0x3ff || byte_cnt > 0x3fff ||
+        flags > 0x7ff || sidx > 0xff || nstr > 0x1ff) {
+        fits = false;
+    }
+    memset(out, 0, FLD_CQE_SIZE);
+    put_bits(out, &pos, op, 4);
+    put_bits(out, &pos, synd, 4);
+    put_bits(out, &pos, qn, 10);
+    put_bits(out, &pos, le16(raw + RAW_WQE_COUNTER), 16);
+    put_bits(out, &pos, byte_cnt, 14);
+    put_bits(out, &pos, flags, 11);
+    put_bits(out, &pos, sidx, 8);
+    put_bits(out, &pos, nstr, 9);
+    put_bits(out, &pos, tag, 12);
+    put_bits(out, &pos, le32(raw + RAW_RSS_HASH), 32);
+    return fits;
+}
+
+void fld_cqe_expand(const uint8_t in[FLD_CQE_SIZE], FldCqe *c)
+{
+    unsigned pos = 0;
+
+    c->opcode = get_bits(in, &pos, 4);
+    c->syndrome = get_bits(in, &pos, 4);
+    c->qn = get_bits(in, &pos, 10);
+    c->wqe_counter = get_bits(in, &pos, 16);
+    c->byte_cnt = get_bits(in, &pos, 14);
+    c->flags = get_bits(in, &pos, 11);
+    c->stride_idx = get_bits(in, &pos, 8);
+    c->num_strides = get_bits(in, &pos, 9);
+    c->flow_tag = get_bits(in, &pos, 12);
+    c->rss_hash = get_bits(in, &pos, 32);
+}

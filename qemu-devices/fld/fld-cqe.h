@@ -1,0 +1,42 @@
+/*
+ * fld: the 15-byte compressed completion form.
+ *
+ * The NIC writes 64-byte CQEs into FLD's completion window; FLD keeps only
+ * the 120 bits it needs (opcode, syndrome, queue, counter, length, flags,
+ * stride position, flow tag, RSS hash, see fld_if.h and docs/fld.md).
+ * Pure C, checked by tests/unit/test_fld_cqe.c.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#ifndef HW_D2D_FLD_CQE_H
+#define HW_D2D_FLD_CQE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "d2d/fld_if.h"
+
+/* The fields of a compressed CQE, unpacked. */
+typedef struct FldCqe {
+    uint8_t opcode;         /* SNIC_CQE_*, 4 bits */
+    uint8_t syndrome;       /* 4 bits */
+    uint16_t qn;            /* 10 bits */
+    uint16_t wqe_counter;
+    uint16_t byte_cnt;      /* 14 bits */
+    uint16_t flags;         /* SNIC_CQE_F_*, 11 bits */
+    uint8_t stride_idx;     /* 8 bits */
+    uint16_t num_strides;   /* 9 bits */
+    uint16_t flow_tag;      /* 12 bits */
+    uint32_t rss_hash;
+} FldCqe;
+
+/*
+ * Compress the 64-byte snic CQE @raw into @out (FLD_CQE_SIZE bytes).
+ * Returns false if a field does not fit its width (the caller counts it);
+ * a flow tag above FLD_MAX_FLOW_TAG is dropped (TAG flag cleared) and
+ * *tag_overflow set, the rest still compressed.
+ */
+bool fld_cqe_compress(const uint8_t raw[64], uint8_t out[FLD_CQE_SIZE],
+                      bool *tag_overflow);
+void fld_cqe_expand(const uint8_t in[FLD_CQE_SIZE], FldCqe *c);
+
+#endif

@@ -1,0 +1,424 @@
+/*
+ * fld: the accelerator stream API and FLD's side of the data plane.
+ *
+ * Transmit: the accelerator hands a frame to fld_stream_tx(); FLD charges
+ * the send queue's credits (ring slots, buffer bytes), copies the frame
+ * into blocks of the shared buffer pool, maps the queue's window blocks
+ * onto them (translation table), posts the 8-byte descriptor in the
+ * shared pool under (queue, ring index) and rings the NIC's doorbell.
+ * Completions release all three.  Receive: each RX CQE names a stride of
+ * a receive window; the frame goes to the accelerator's input FIFO with
+ * its metadata (never back-pressured: a full FIFO drops and counts), and a
+ * retired buffer is reposted by advancing the producer counter only - the
+ * ring in host memory is never rewritten because buffers come back in
+ * the order they were posted.
+ *
+ * All of it runs in FLD's bottom half; MMIO handlers only record and kick,
+ * so FLD never reaches the NIC while the NIC is reaching FLD.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include "qemu/osdep.h"
+#include "qemu/main-loop.h"
+#include "fld.h"
+
+#define VBLOCKS (FLD_TXBUF_WIN_SIZE / FLD_BLOCK_SIZE)
+#define BKEY(slot, vb) ((uint32_t)(slot) << 16 | (vb))
+
+void fld_kick(FldState *s)
+{
+    qemu_bh_schedule(s->bh);
+}
+
+void fld_stream_reset(FldState *s)
+{
+    unsigned i;
+
+    for (i = 0; i < FLD_MAX_SQS; i++) {
+        memset(&s->sqs[i], 0, sizeof(s->sqs[i]));
+    }
+    for (i = 0; i < FLD_MAX_CQS; i++) {
+        s->cqs[i].valid = false;
+        s->cqs[i].pi = s->cqs[i].ci = 0;
+        s->cqs[i].stage_mask = 0;
+    }
+    for (i = 0; i < FLD_MAX_RQS; i++) {
+        s->rqs[i].valid = false;
+    }
+    fld_pool_reset(&s->pool);
+    fld_ck_clear(&s->bmap);
+    for (i = 0; i < s->pool_blocks; i++) {
+        s->bfree[i] = s->pool_blocks - 1 - i;
+    }
+    s->bfree_top = s->pool_blocks;
+    s->fifo_head = s->fifo_len = 0;
+}
+
+bool fld_txd_get(FldState *s, unsigned slot, uint16_t idx,
+                 struct fld_txd *d)
+{
+    uint64_t v;
+
+    if (!fld_pool_get(&s->pool, slot, idx, &v)) {
+        return false;
+    }
+    memcpy(d, &v, sizeof(*d));
+    return true;
+}
+
+bool fld_txbuf_byte(FldState *s, unsigned slot, uint32_t off, uint8_t *b)
+{
+    uint32_t pb;
+
+    if (!s->sqs[slot].valid ||
+        !fld_ck_lookup(&s->bmap, BKEY(slot, off / FLD_BLOCK_SIZE), &pb)) {
+        return false;
+    }
+    *b = s->blocks[(size_t)pb * FLD_BLOCK_SIZE + off % FLD_BLOCK_SIZE];
+    return true;
+}
+
+/* Unmap window blocks [vb, vb + n) of @slot and free their pool blocks. */
+static void fld_blocks_put(FldState *s, unsigned slot, unsigned vb,
+                           unsigned n)
+{
+    unsigned i;
+    uint32_t pb;
+
+    for (i = 0; i < n; i++) {
+        uint32_t key = BKEY(slot, (vb + i) % VBLOCKS);
+
+        if (fld_ck_lookup(&s->bmap, key, &pb)) {
+            fld_ck_remove(&s->bmap, key);
+            s->bfree[s->bfree_top++] = pb;
+        }
+    }
+}
+
+/* Completion of (slot, idx): descriptor, translations, credits back. */
+static bool fld_tx_release(FldState *s, unsigned slot, uint16_t idx)
+{
+    FldSq *sq = &s->sqs[slot];
+    struct fld_txd d;
+
+    if (!fld_txd_get(s, slot, idx, &d)) {
+        return false;
+    }
+    fld_blocks_put(s, slot, le16_to_cpu(d.vblock), d.nblocks);
+    fld_pool_release(&s->pool, slot, idx);
+    sq->bytes_held -= MIN(sq->bytes_held, d.nblocks * FLD_BLOCK_SIZE);
+    return true;
+}
+
+void fld_sq_drop(FldState *s, unsigned slot)
+{
+    FldSq *sq = &s->sqs[slot];
+    uint16_t i;
+
+    for (i = sq->ci; i != sq->pi; i++) {
+        fld_tx_release(s, slot, i);
+    }
+    memset(sq, 0, sizeof(*sq));
+}
+
+void fld_stream_credits(FldState *s, unsigned slot, uint32_t *descs,
+                        uint32_t *bytes)
+{
+    FldSq *sq = &s->sqs[slot];
+
+    *descs = *bytes = 0;
+    if (slot < FLD_MAX_SQS && sq->valid) {
+        *descs = (1u << sq->log_size) - (uint16_t)(sq->pi - sq->ci);
+        *bytes = sq->quota > sq->bytes_held ? sq->quota - sq->bytes_held : 0;
+    }
+}
+
+FldTxResult fld_stream_tx(FldState *s, unsigned slot, const uint8_t *f,
+                          size_t len, uint8_t cs_flags)
+{
+    FldSq *sq = &s->sqs[slot];
+    unsigned n = DIV_ROUND_UP(len, FLD_BLOCK_SIZE), vb, i;
+    uint32_t descs, bytes;
+    struct fld_txd d;
+    uint64_t dv;
+
+    if (slot >= FLD_MAX_SQS || !sq->valid || len < FLD_ETH_HLEN ||
+        len > FLD_MAX_FRAME) {
+        return FLD_TX_BAD;
+    }
+    fld_stream_credits(s, slot, &descs, &bytes);
+    if (descs == 0 || bytes < n * FLD_BLOCK_SIZE) {
+        s->stats[FLD_STAT_CREDIT_STALLS]++;
+        return FLD_TX_NO_CREDIT;
+    }
+    /* Contiguous window blocks; a run never wraps the window. */
+    vb = sq->vb_head + n > VBLOCKS ? 0 : sq->vb_head;
+    for (i = 0; i < n; i++) {
+        uint32_t pb;
+
+        if (fld_ck_lookup(&s->bmap, BKEY(slot, vb + i), &pb)) {
+            s->stats[FLD_STAT_CREDIT_STALLS]++;
+            return FLD_TX_NO_CREDIT;
+        }
+    }
+    if (s->bfree_top < n) {
+        s->stats[FLD_STAT_BUF_STALLS]++;
+        return FLD_TX_STALL;
+    }
+    for (i = 0; i < n; i++) {
+        uint32_t pb = s->bfree[s->bfree_top - 1];
+
+        if (fld_ck_insert(&s->bmap, BKEY(slot, vb + i), pb) != FLD_CK_OK) {
+            fld_blocks_put(s, slot, vb, i);
+            s->stats[FLD_STAT_BUF_STALLS]++;
+            return FLD_TX_STALL;
+        }
+        s->bfree_top--;
+        memcpy(s->blocks + (size_t)pb * FLD_BLOCK_SIZE, f + i * FLD_BLOCK_SIZE,
+               MIN(FLD_BLOCK_SIZE, len - i * FLD_BLOCK_SIZE));
+    }
+    memset(&d, 0, sizeof(d));
+    d.len = cpu_to_le16(len);
+    d.vblock = cpu_to_le16(vb);
+    d.cs_flags = cs_flags;
+    d.nblocks = n;
+    memcpy(&dv, &d, sizeof(dv));
+    if (fld_pool_post(&s->pool, slot, sq->pi, dv) != FLD_POOL_OK) {
+        fld_blocks_put(s, slot, vb, n);
+        s->stats[FLD_STAT_POOL_STALLS]++;
+        return FLD_TX_STALL;
+    }
+    sq->pi++;
+    sq->vb_head = (vb + n) % VBLOCKS;
+    sq->bytes_held += n * FLD_BLOCK_SIZE;
+    s->stats[FLD_STAT_TX_POSTS]++;
+    s->stats[FLD_STAT_TX_BYTES] += len;
+    return FLD_TX_OK;
+}
+
+/* Doorbell @val to the NIC at @addr: a peer-to-peer MMIO write. */
+static void fld_doorbell(FldState *s, uint64_t addr, uint32_t val)
+{
+    uint32_t le = cpu_to_le32(val);
+
+    if (d2d_dma_write(&s->parent_obj, &s->pcie, NULL, addr, &le,
+                      sizeof(le)) != MEMTX_OK) {
+        s->stats[FLD_STAT_DB_ERRORS]++;
+        fld_raise_error(s, FLD_ERR_DMA, (uint32_t)addr,
+                        "doorbell write to the NIC failed");
+        return;
+    }
+    s->stats[FLD_STAT_DOORBELLS]++;
+}
+
+static int fld_sq_by_sqn(FldState *s, uint16_t sqn)
+{
+    unsigned i;
+
+    for (i = 0; i < FLD_MAX_SQS; i++) {
+        if (s->sqs[i].valid && s->sqs[i].sqn == sqn) {
+            return i;
+        }
+    }
+    return -1;
+}
+
+static int fld_rq_by_rqn(FldState *s, uint16_t rqn)
+{
+    unsigned i;
+
+    for (i = 0; i < FLD_MAX_RQS; i++) {
+        if (s->rqs[i].valid && s->rqs[i].rqn == rqn) {
+            return i;
+        }
+    }
+    return -1;
+}
+
+static void fld_cqe_tx(FldState *s, const FldCqe *c)
+{
+    int slot = fld_sq_by_sqn(s, c->qn);
+    FldSq *sq;
+
+    if (slot < 0) {
+        s->stats[FLD_STAT_CQE_BAD_QUEUE]++;
+        fld_raise_error(s, FLD_ERR_CQE_QUEUE, c->qn, "TX CQE for no SQ");
+        return;
+    }
+    sq = &s->sqs[slot];
+    if (c->opcode == SNIC_CQE_TX_ERR) {
+        s->stats[FLD_STAT_NIC_ERR_CQES]++;
+        fld_raise_error(s, FLD_ERR_NIC_CQE, c->syndrome << 16 | slot,
+                        "NIC reported a send error");
+    }
+    /* Every WQE is signaled: completions arrive one per slot, in order. */
+    if ((uint16_t)(c->wqe_counter - sq->ci) >= (uint16_t)(sq->pi - sq->ci) ||
+        !fld_tx_release(s, slot, c->wqe_counter)) {
+        s->stats[FLD_STAT_CQE_BAD_QUEUE]++;
+        fld_raise_error(s, FLD_ERR_CQE_QUEUE, c->wqe_counter,
+                        "TX CQE for a slot not in flight");
+        return;
+    }
+    sq->ci = c->wqe_counter + 1;
+    s->stats[FLD_STAT_TX_DONE]++;
+}
+
+static void fld_cqe_rx(FldState *s, const FldCqe *c)
+{
+    int slot = fld_rq_by_rqn(s, c->qn);
+    FldRq *rq;
+    uint32_t off, bufsz;
+
+    if (slot < 0) {
+        s->stats[FLD_STAT_CQE_BAD_QUEUE]++;
+        fld_raise_error(s, FLD_ERR_CQE_QUEUE, c->qn, "RX CQE for no RQ");
+        return;
+    }
+    rq = &s->rqs[slot];
+    bufsz = 1u << (rq->log_stride + rq->log_nstrides);
+    off = (c->wqe_counter & ((1u << rq->log_size) - 1)) * bufsz +
+          ((uint32_t)c->stride_idx << rq->log_stride);
+    if (c->opcode == SNIC_CQE_RX_ERR) {
+        s->stats[FLD_STAT_NIC_ERR_CQES]++;
+        fld_raise_error(s, FLD_ERR_NIC_CQE, c->syndrome << 16 | slot,
+                        "NIC reported a receive error");
+    } else if (c->byte_cnt) {
+        s->stats[FLD_STAT_RX_PACKETS]++;
+        s->stats[FLD_STAT_RX_BYTES] += c->byte_cnt;
+        if (c->byte_cnt > FLD_MAX_FRAME ||
+            off + c->byte_cnt > (bufsz << rq->log_size)) {
+            s->stats[FLD_STAT_CQE_BAD_QUEUE]++;
+            fld_raise_error(s, FLD_ERR_CQE_QUEUE, off,
+                            "RX CQE beyond its buffer");
+        } else if (s->fifo_len == FLD_ACCEL_FIFO) {
+            s->stats[FLD_STAT_ACCEL_RX_DROPS]++;
+        } else {
+            FldPkt *p = &s->fifo[(s->fifo_head + s->fifo_len) %
+                                 FLD_ACCEL_FIFO];
+
+            memset(&p->m, 0, sizeof(p->m));
+            p->m.rq = slot;
+            p->m.routed = rq->routed;
+            p->m.reply_sq = rq->route_sq;
+            p->m.csum_ok = (c->flags & (SNIC_CQE_F_L3_OK | SNIC_CQE_F_L4_OK))
+                           == (SNIC_CQE_F_L3_OK | SNIC_CQE_F_L4_OK);
+            p->m.tag_valid = c->flags & SNIC_CQE_F_TAG;
+            p->m.flow_tag = c->flow_tag;
+            p->m.hash_valid = c->flags & SNIC_CQE_F_HASH;
+            p->m.rss_hash = c->rss_hash;
+            p->m.decap = c->flags & SNIC_CQE_F_DECAP;
+            p->len = c->byte_cnt;
+            memcpy(p->data, rq->buf + off, p->len);
+            s->fifo_len++;
+            s->stats[FLD_STAT_ACCEL_RX]++;
+        }
+    }
+    if (c->flags & SNIC_CQE_F_MPW_LAST) {
+        /* Buffers retire in posting order: repost = advance the counter. */
+        rq->pi++;
+        s->stats[FLD_STAT_RX_RECYCLED]++;
+    }
+}
+
+/* Drain up to @budget compressed CQEs of every CQ; true if some remain. */
+static bool fld_cqs_run(FldState *s, int budget)
+{
+    bool more = false;
+    unsigned i;
+
+    for (i = 0; i < FLD_MAX_CQS; i++) {
+        FldCq *cq = &s->cqs[i];
+
+        while (cq->valid && cq->ci != cq->pi) {
+            FldCqe c;
+
+            if (budget-- <= 0) {
+                more = true;
+                break;
+            }
+            fld_cqe_expand(cq->ring[cq->ci & ((1u << cq->log_size) - 1)], &c);
+            cq->ci++;
+            switch (c.opcode) {
+            case SNIC_CQE_TX:
+            case SNIC_CQE_TX_ERR:
+                fld_cqe_tx(s, &c);
+                break;
+            case SNIC_CQE_RX:
+            case SNIC_CQE_RX_ERR:
+                fld_cqe_rx(s, &c);
+                break;
+            default:
+                s->stats[FLD_STAT_CQE_BAD_QUEUE]++;
+                fld_raise_error(s, FLD_ERR_CQE_QUEUE, c.opcode,
+                                "CQE with an unknown opcode");
+                break;
+            }
+        }
+    }
+    return more;
+}
+
+/* Hand queued packets to the accelerator until it runs out of credits. */
+static void fld_accel_run(FldState *s)
+{
+    int budget = FLD_BH_BUDGET;
+
+    while (s->fifo_len && budget--) {
+        FldPkt *p = &s->fifo[s->fifo_head];
+
+        if (!s->accel->rx(s, p)) {
+            break;
+        }
+        s->fifo_head = (s->fifo_head + 1) % FLD_ACCEL_FIFO;
+        s->fifo_len--;
+    }
+}
+
+static void fld_doorbells(FldState *s)
+{
+    unsigned i;
+
+    for (i = 0; i < FLD_MAX_SQS; i++) {
+        FldSq *sq = &s->sqs[i];
+
+        if (sq->valid && sq->db_pi != sq->pi) {
+            sq->db_pi = sq->pi;
+            fld_doorbell(s, sq->db_addr, SNIC_DB_VAL(sq->sqn, sq->pi));
+        }
+    }
+    for (i = 0; i < FLD_MAX_RQS; i++) {
+        FldRq *rq = &s->rqs[i];
+
+        if (rq->valid && rq->db_pi != rq->pi) {
+            rq->db_pi = rq->pi;
+            if (rq->db_addr) {
+                fld_doorbell(s, rq->db_addr, SNIC_DB_VAL(rq->rqn, rq->pi));
+            }
+        }
+    }
+}
+
+void fld_bh(void *opaque)
+{
+    FldState *s = opaque;
+    bool more;
+
+    if (!(s->status & FLD_STATUS_ENABLED)) {
+        return;
+    }
+    if (s->bh_busy) {
+        s->bh_rerun = true;
+        return;
+    }
+    s->bh_busy = true;
+    do {
+        s->bh_rerun = false;
+        more = fld_cqs_run(s, FLD_BH_BUDGET);
+        fld_accel_run(s);
+        fld_doorbells(s);
+    } while (s->bh_rerun);
+    s->bh_busy = false;
+    if (more) {
+        fld_kick(s);
+    }
+}

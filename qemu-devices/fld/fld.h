@@ -1,0 +1,199 @@
+/*
+ * fld: the FlexDriver endpoint - shared state.
+ *
+ * An accelerator-side block that drives snic's data plane over
+ * peer-to-peer PCIe: the NIC's send rings, completion rings, doorbell
+ * records and buffers are windows of FLD's BAR2, answered from compressed
+ * state.  Register map and formats: docs/fld.md and
+ * kernel/include/uapi/d2d/fld_if.h (the one definition).
+ *
+ * Files: fld-pci.c (PCI function, BARs, properties, the bottom half),
+ * fld-regs.c (BAR0 registers, commands, reset, memory table),
+ * fld-win.c (BAR2 windows: WQE synthesis, CQE compression, doorbell
+ * records, TX buffer translation, RX buffers), fld-stream.c (the
+ * accelerator stream API: receive with metadata, transmit with credits,
+ * completions, doorbells to the NIC), fld-accel.c (the accelerators),
+ * fld-cqe.c, fld-pool.c, fld-cuckoo.c, fld-mem.c, fld-zuc.c (pure C
+ * components with host unit tests).
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#ifndef HW_D2D_FLD_H
+#define HW_D2D_FLD_H
+
+#include "hw/pci/pci.h"
+#include "qom/object.h"
+#include "d2d/fld_if.h"
+#include "d2d/snic_if.h"
+#include "../common/d2d-pcie.h"
+#include "fld-cuckoo.h"
+#include "fld-pool.h"
+#include "fld-mem.h"
+#include "fld-cqe.h"
+
+#define TYPE_FLD "fld"
+OBJECT_DECLARE_SIMPLE_TYPE(FldState, FLD)
+
+#define FLD_ETH_HLEN        14
+/* Packets the accelerator's input FIFO holds (then drops and counts). */
+#define FLD_ACCEL_FIFO      64
+/* Packets the bottom half hands the accelerator per pass. */
+#define FLD_BH_BUDGET       64
+
+/* A send queue: what the NIC reads as a ring of WQEs. */
+typedef struct FldSq {
+    bool valid;
+    uint16_t sqn;           /* the NIC's queue number */
+    uint8_t log_size;       /* basic blocks */
+    uint8_t cq;             /* FLD CQ slot of its completions */
+    uint64_t db_addr;       /* NIC doorbell (bus address) */
+    uint32_t quota;         /* buffer bytes it may hold */
+    uint16_t pi;            /* producer counter: the only ring state */
+    uint16_t ci;            /* completed up to here */
+    uint16_t vb_head;       /* next free block of its TX buffer window */
+    uint32_t bytes_held;    /* buffer bytes in flight */
+    uint32_t blocks_held;
+    uint16_t db_pi;         /* last producer counter rung */
+} FldSq;
+
+/* A completion queue window: CQEs compressed on write. */
+typedef struct FldCq {
+    bool valid;
+    uint16_t cqn;
+    uint8_t log_size;
+    uint16_t pi;            /* CQEs received */
+    uint16_t ci;            /* CQEs processed (the doorbell record) */
+    uint8_t stage[64];      /* the CQE being written */
+    uint64_t stage_mask;    /* bytes of it written so far */
+    uint32_t stage_slot;
+    uint8_t (*ring)[FLD_CQE_SIZE];  /* 1 << FLD_CQ_MAX_LOG compressed CQEs */
+} FldCq;
+
+/* A striding receive queue whose buffers are FLD's RX window. */
+typedef struct FldRq {
+    bool valid;
+    uint16_t rqn;
+    uint8_t log_size;       /* descriptors */
+    uint8_t log_stride, log_nstrides;
+    uint8_t cq;
+    uint8_t route_sq;       /* SQ slot the accelerator answers on */
+    bool routed;
+    uint64_t db_addr;
+    uint16_t pi;            /* descriptors posted (the doorbell record) */
+    uint16_t db_pi;
+    uint8_t *buf;           /* FLD_RQ_BUF_SIZE bytes */
+} FldRq;
+
+/* What the accelerator learns about a received packet. */
+typedef struct FldRxMeta {
+    uint8_t rq;             /* FLD RQ slot */
+    uint8_t reply_sq;       /* its routed SQ slot */
+    bool routed;
+    bool csum_ok;           /* NIC verified L3 and L4 checksums */
+    bool tag_valid;
+    bool hash_valid;
+    bool decap;             /* NIC removed VXLAN outer headers */
+    uint16_t flow_tag;      /* steering tag: tenant / context */
+    uint32_t rss_hash;
+} FldRxMeta;
+
+/* A packet waiting in the accelerator's input FIFO. */
+typedef struct FldPkt {
+    FldRxMeta m;
+    uint16_t len;
+    uint8_t data[FLD_MAX_FRAME];
+} FldPkt;
+
+typedef struct FldAccelOps {
+    const char *name;
+    uint32_t id;            /* enum fld_accel */
+    /*
+     * One received packet.  Returns true when done with it (sent, or
+     * dropped and counted), false to be called again with it later
+     * (no transmit credit now).
+     */
+    bool (*rx)(FldState *s, FldPkt *p);
+} FldAccelOps;
+
+typedef enum FldTxResult {
+    FLD_TX_OK = 0,
+    FLD_TX_NO_CREDIT = 1,   /* ring full or quota: retry after completions */
+    FLD_TX_STALL = 2,       /* shared pool full: retry after completions */
+    FLD_TX_BAD = 3,         /* bad queue or length: dropped */
+} FldTxResult;
+
+struct FldState {
+    PCIDevice parent_obj;
+
+    MemoryRegion regs;
+    MemoryRegion win;
+    QEMUBH *bh;
+    D2DPcieCounters pcie;
+
+    /* properties */
+    char *accel_name;
+    uint32_t pool_descs;
+    uint32_t pool_blocks;
+
+    const FldAccelOps *accel;
+    uint32_t ctrl, status;
+    uint32_t error, error_count, err_info, err_msix;
+    uint32_t cmd_args[FLD_CMD_NARGS];
+    uint32_t cmd_status, cmd_result;
+    uint64_t stats[FLD_STAT_COUNT];
+
+    FldSq sqs[FLD_MAX_SQS];
+    FldCq cqs[FLD_MAX_CQS];
+    FldRq rqs[FLD_MAX_RQS];
+
+    /* compressed transmit state */
+    FldDescPool pool;       /* (sq, ring index) -> 8-byte descriptor */
+    FldCuckoo bmap;         /* (sq, window block) -> buffer pool block */
+    uint8_t *blocks;        /* pool_blocks x FLD_BLOCK_SIZE */
+    uint32_t *bfree;        /* free block stack */
+    uint32_t bfree_top;
+
+    /* accelerator input FIFO */
+    FldPkt *fifo;
+    uint32_t fifo_head, fifo_len;
+
+    FldMemParams mem_params;
+    FldMemTable mem;
+    uint8_t *keys;          /* accelerator key table (FLD_CMD_KEY_SET) */
+
+    bool bh_busy, bh_rerun;
+};
+
+/* fld-regs.c */
+extern const MemoryRegionOps fld_regs_ops;
+void fld_reset_state(FldState *s);
+void fld_raise_error(FldState *s, enum fld_err err, uint32_t info,
+                     const char *why);
+
+/* fld-win.c */
+extern const MemoryRegionOps fld_win_ops;
+
+/* fld-stream.c */
+void fld_kick(FldState *s);
+void fld_bh(void *opaque);
+void fld_stream_reset(FldState *s);
+void fld_sq_drop(FldState *s, unsigned slot);
+bool fld_txd_get(FldState *s, unsigned slot, uint16_t idx,
+                 struct fld_txd *d);
+/* The buffer byte at @off of SQ @slot's TX window; false if unmapped. */
+bool fld_txbuf_byte(FldState *s, unsigned slot, uint32_t off, uint8_t *b);
+/*
+ * The accelerator's transmit: copy @len bytes into the shared buffer
+ * pool, post a descriptor on SQ @slot and ring the NIC's doorbell.
+ */
+FldTxResult fld_stream_tx(FldState *s, unsigned slot, const uint8_t *f,
+                          size_t len, uint8_t cs_flags);
+/* Credits of SQ @slot: free ring slots and buffer bytes. */
+void fld_stream_credits(FldState *s, unsigned slot, uint32_t *descs,
+                        uint32_t *bytes);
+
+/* fld-accel.c */
+const FldAccelOps *fld_accel_find(const char *name);
+extern const FldAccelOps fld_accels[];
+
+#endif

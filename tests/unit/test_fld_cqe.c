@@ -1,0 +1,104 @@
+/*
+ * FLD's 15-byte compressed CQE (qemu-devices/fld/fld-cqe.c): every field
+ * of a snic CQE that FLD keeps survives compression at its full width;
+ * out-of-range values are reported, large flow tags dropped and flagged.
+ */
+#include "../lib/check.h"
+#include "fld/fld-cqe.h"
+#include "d2d/snic_if.h"
+
+static void mk(struct snic_cqe *e)
+{
+	memset(e, 0x5a, sizeof(*e));	/* fields FLD drops: garbage */
+	e->byte_cnt = 0x3fff;
+	e->rss_hash = 0xdeadbeef;
+	e->flow_tag = 0xabc;
+	e->wqe_counter = 0xfedc;
+	e->qn = 0x3ff;
+	e->flags = SNIC_CQE_F_L3_OK | SNIC_CQE_F_L4_OK | SNIC_CQE_F_TAG |
+		   SNIC_CQE_F_HASH | SNIC_CQE_F_MPW_LAST;
+	e->stride_idx = 0xff;
+	e->num_strides = 0x100;
+	e->opcode = SNIC_CQE_RX_ERR;
+	e->syndrome = SNIC_SYND_RATE;
+}
+
+static void roundtrip_full_width(void)
+{
+	struct snic_cqe e;
+	uint8_t z[FLD_CQE_SIZE];
+	bool ovf;
+	FldCqe c;
+
+	CHECK_EQ(sizeof(e), 64);
+	mk(&e);
+	CHECK(fld_cqe_compress((const uint8_t *)&e, z, &ovf));
+	CHECK(!ovf);
+	fld_cqe_expand(z, &c);
+	CHECK_EQ(c.opcode, SNIC_CQE_RX_ERR);
+	CHECK_EQ(c.syndrome, SNIC_SYND_RATE);
+	CHECK_EQ(c.qn, 0x3ff);
+	CHECK_EQ(c.wqe_counter, 0xfedc);
+	CHECK_EQ(c.byte_cnt, 0x3fff);
+	CHECK_EQ(c.flags, e.flags);
+	CHECK_EQ(c.stride_idx, 0xff);
+	CHECK_EQ(c.num_strides, 0x100);
+	CHECK_EQ(c.flow_tag, 0xabc);
+	CHECK_EQ(c.rss_hash, 0xdeadbeef);
+}
+
+static void zero_cqe(void)
+{
+	struct snic_cqe e;
+	uint8_t z[FLD_CQE_SIZE];
+	bool ovf;
+	FldCqe c;
+	unsigned i;
+
+	memset(&e, 0, sizeof(e));
+	CHECK(fld_cqe_compress((const uint8_t *)&e, z, &ovf));
+	for (i = 0; i < FLD_CQE_SIZE; i++)
+		CHECK_EQ(z[i], 0);
+	fld_cqe_expand(z, &c);
+	CHECK_EQ(c.rss_hash, 0);
+}
+
+static void big_tag_dropped_and_flagged(void)
+{
+	struct snic_cqe e;
+	uint8_t z[FLD_CQE_SIZE];
+	bool ovf;
+	FldCqe c;
+
+	mk(&e);
+	e.flow_tag = 0x1000;
+	CHECK(fld_cqe_compress((const uint8_t *)&e, z, &ovf));
+	CHECK(ovf);
+	fld_cqe_expand(z, &c);
+	CHECK(!(c.flags & SNIC_CQE_F_TAG));
+	CHECK_EQ(c.flow_tag, 0);
+	CHECK_EQ(c.rss_hash, 0xdeadbeef);
+}
+
+static void out_of_range_reported(void)
+{
+	struct snic_cqe e;
+	uint8_t z[FLD_CQE_SIZE];
+	bool ovf;
+
+	mk(&e);
+	e.qn = 0x400;
+	CHECK(!fld_cqe_compress((const uint8_t *)&e, z, &ovf));
+	mk(&e);
+	e.byte_cnt = 0x4000;
+	CHECK(!fld_cqe_compress((const uint8_t *)&e, z, &ovf));
+}
+
+int main(void)
+{
+	RUN("unit/fld_cqe", roundtrip_full_width);
+	RUN("unit/fld_cqe", zero_cqe);
+	RUN("unit/fld_cqe", big_tag_dropped_and_flagged);
+	RUN("unit/fld_cqe", out_of_range_reported);
+	return check_failures ? 1 : 0;
+}
