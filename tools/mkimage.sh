@@ -18,7 +18,7 @@ LIBDIR=/usr/lib/x86_64-linux-gnu
 GUEST_MODULES=(
 	ib_core ib_uverbs ib_umad rdma_cm rdma_ucm rdma_rxe
 	nvme nvme-core nvme-rdma nvmet nvmet-rdma nvme-fabrics
-	ext4 crc32c_generic libcrc32c
+	ext4 crc32c_generic libcrc32c crc32_generic
 	virtio_net virtio_pci virtio_blk e1000e
 	uio uio_pci_generic
 )
