@@ -11,7 +11,10 @@
  * from /proc/self/pagemap (no IOMMU in the test guest).  Every ring fits in
  * one page; the data buffer is an MR over scattered pages.
  *
- * usage: snic-raw-pp BDF MY_IP PEER_MAC ITERS SIZE [TCP_PORT]
+ * With "ud" as the last argument it serves ibv_ud_pingpong instead (UD QP,
+ * qkey 0x11111111, the 40-byte GRH area in front of every receive).
+ *
+ * usage: snic-raw-pp BDF MY_IP PEER_MAC ITERS SIZE [TCP_PORT [rc|ud]]
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -273,6 +276,11 @@ static volatile uint32_t *qp_dbr;
 static uint16_t sq_prod, rq_prod;
 static uint8_t *buf;
 static uint64_t buf_iova;
+static bool ud;
+static struct snic_wqe_ud ud_seg;
+
+#define UD_QKEY		0x11111111u
+#define GRH		40
 
 static void post_recv(uint32_t len)
 {
@@ -282,7 +290,7 @@ static void post_recv(uint32_t len)
 
 	h->cookie = rq_prod;
 	h->num_sge = 1;
-	d->byte_count = len;
+	d->byte_count = len + (ud ? GRH : 0);
 	d->lkey = key;
 	d->addr = buf_iova + BUF_PAGES / 2 * PAGE;
 	rq_prod++;
@@ -293,19 +301,27 @@ static void post_recv(uint32_t len)
 
 static void post_send(uint32_t len)
 {
-	uint8_t *w = sq_ring + (sq_prod & ((1u << SQ_LOG) - 1)) * SNIC_WQEBB_SIZE;
+	uint8_t w[2 * SNIC_WQEBB_SIZE] = { 0 };
 	struct snic_wqe_ctrl *c = (void *)w;
-	struct snic_wqe_data *d = (void *)(w + 16);
+	struct snic_wqe_data *d;
+	unsigned int ds = 1, i;
 
-	memset(w, 0, SNIC_WQEBB_SIZE);
 	c->opcode = SNIC_WQE_SEND;
 	c->flags = SNIC_WQE_F_SIGNAL;
 	c->wqe_idx = sq_prod;
-	c->ds_cnt = 2;
+	if (ud) {
+		memcpy(w + 16, &ud_seg, sizeof(ud_seg));
+		ds += sizeof(ud_seg) / 16;
+	}
+	d = (void *)(w + 16 * ds++);
 	d->byte_count = len;
 	d->lkey = key;
 	d->addr = buf_iova;
-	sq_prod++;
+	c->ds_cnt = ds;
+	for (i = 0; i < (ds + 3) / 4; i++, sq_prod++)
+		memcpy(sq_ring + (sq_prod & ((1u << SQ_LOG) - 1)) *
+		       SNIC_WQEBB_SIZE, w + i * SNIC_WQEBB_SIZE,
+		       SNIC_WQEBB_SIZE);
 	__sync_synchronize();
 	qp_dbr[1] = sq_prod;
 	db(SNIC_DB_QP_SQ, qpn, sq_prod);
@@ -352,13 +368,14 @@ int main(int argc, char **argv)
 	int ls, fd, one = 1;
 
 	if (argc < 6)
-		die("usage: snic-raw-pp BDF MY_IP PEER_MAC ITERS SIZE [PORT]");
+		die("usage: snic-raw-pp BDF MY_IP PEER_MAC ITERS SIZE [PORT [rc|ud]]");
+	ud = argc > 7 && !strcmp(argv[7], "ud");
 	if (inet_pton(AF_INET, argv[2], &my_ip) != 1)
 		die("bad IP %s", argv[2]);
 	parse_mac(argv[3], peer_mac);
 	iters = atoi(argv[4]);
 	size = atoi(argv[5]);
-	if (size > BUF_PAGES / 2 * PAGE)
+	if (size + GRH > BUF_PAGES / 2 * PAGE)
 		die("size too large");
 	pci_enable(argv[1]);
 	bar0 = map_bar(argv[1], SNIC_BAR_REGS, SNIC_REGS_SIZE);
@@ -411,7 +428,7 @@ int main(int argc, char **argv)
 	mc.page_shift = 12;
 	key = aq_must(SNIC_AQ_CREATE_MR, &mc, sizeof(mc), 0, true);
 	memset(&qc, 0, sizeof(qc));
-	qc.type = SNIC_QPT_RC;
+	qc.type = ud ? SNIC_QPT_UD : SNIC_QPT_RC;
 	qc.sq_log = SQ_LOG;
 	qc.rq_log = RQ_LOG;
 	qc.rq_log_stride = 5;
@@ -429,7 +446,9 @@ int main(int argc, char **argv)
 	qpn = aq_must(SNIC_AQ_CREATE_QP, &qc, sizeof(qc), 0, false);
 	memset(&a, 0, sizeof(a));
 	a.access = SNIC_ACCESS_REMOTE_WRITE | SNIC_ACCESS_REMOTE_READ;
-	modify(SNIC_QPS_INIT, SNIC_QP_ATTR_PKEY_INDEX | SNIC_QP_ATTR_ACCESS, &a);
+	a.qkey = UD_QKEY;
+	modify(SNIC_QPS_INIT, SNIC_QP_ATTR_PKEY_INDEX |
+	       (ud ? SNIC_QP_ATTR_QKEY : SNIC_QP_ATTR_ACCESS), &a);
 	for (i = 0; i < 8; i++)
 		post_recv(size);
 
@@ -464,6 +483,17 @@ int main(int argc, char **argv)
 	memcpy(&a.av.dip, gid + 12, 4);
 	a.av.ttl = 64;
 	a.av.udp_sport = 0xc123;
+	if (ud) {
+		/* the address goes into every WQE; the QP just comes up */
+		ud_seg.av = a.av;
+		ud_seg.dest_qpn = peer_qpn;
+		ud_seg.qkey = UD_QKEY;
+		memset(&a, 0, sizeof(a));
+		modify(SNIC_QPS_RTR, 0, &a);
+		a.sq_psn = my_psn;
+		modify(SNIC_QPS_RTS, SNIC_QP_ATTR_SQ_PSN, &a);
+		goto connected;
+	}
 	a.path_mtu = SNIC_MTU_1024;
 	a.dest_qpn = peer_qpn;
 	a.rq_psn = peer_psn;
@@ -481,6 +511,7 @@ int main(int argc, char **argv)
 	modify(SNIC_QPS_RTS, SNIC_QP_ATTR_SQ_PSN | SNIC_QP_ATTR_TIMEOUT |
 	       SNIC_QP_ATTR_RETRY_CNT | SNIC_QP_ATTR_RNR_RETRY |
 	       SNIC_QP_ATTR_MAX_RD_ATOMIC, &a);
+connected:
 	{
 		uint8_t mine[16] = { [10] = 0xff, [11] = 0xff };
 		char g[33];
@@ -499,15 +530,30 @@ int main(int argc, char **argv)
 	for (i = 0; i < iters; i++) {
 		struct snic_cqe e;
 
+		uint8_t *rx = buf + BUF_PAGES / 2 * PAGE;
+
 		cq_poll(&rcq, &e, 20000);
-		if (e.opcode != SNIC_CQE_RECV || e.byte_cnt != size)
+		if (e.opcode != SNIC_CQE_RECV ||
+		    e.byte_cnt != size + (ud ? GRH : 0))
 			die("iteration %u: receive CQE opcode %u status %u bytes %u",
 			    i, e.opcode, e.syndrome, e.byte_cnt);
+		if (ud) {
+			uint32_t src;
+
+			/* GRH area: 20 zero bytes, then the IPv4 header */
+			memcpy(&src, rx + 20 + 12, 4);
+			if (rx[20] != 0x45 || rx[20 + 9] != 17 ||
+			    src != ud_seg.av.dip || e.src_qpn != peer_qpn ||
+			    !(e.rdma_flags & SNIC_CQE_RF_GRH) ||
+			    memcmp(e.smac, peer_mac, 6))
+				die("iteration %u: bad UD receive", i);
+			rx += GRH;
+		}
 		/*
-		 * ibv_rc_pingpong fills its buffer with 0x7b and sends back
-		 * what it received: any corruption either way shows here.
+		 * ibv_*_pingpong fill their buffer with 0x7b and send back
+		 * what they received: any corruption either way shows here.
 		 */
-		if (!all_7b(buf + BUF_PAGES / 2 * PAGE, size))
+		if (!all_7b(rx, size))
 			die("iteration %u: received data corrupted", i);
 		post_recv(size);
 		memset(buf, 0x7b, size);
