@@ -830,6 +830,10 @@ static void hostile_admin(void)
 			     NULL, 0, NULL), SNIC_AQ_EINVAL_PARAM);
 	CHECK_EQ(snic_aq_buf(A, SNIC_AQ_QUERY_QP, NULL, 0, 10, q.qpn, 0,
 			     NULL, 0, NULL), SNIC_AQ_EINVAL_PARAM);
+	/* PSNs cannot change once the QP runs */
+	a.mask = SNIC_QP_ATTR_RQ_PSN;
+	a.rq_psn = 1;
+	CHECK_EQ(snic_rdma_modify_qp(A, q.qpn, &a), OK);	/* in INIT */
 	/* any -> ERR, ERR -> RTS refused, ERR -> RESET -> INIT */
 	CHECK_EQ(qp_state(&q, SNIC_QPS_ERR, 0, &a), OK);
 	CHECK_EQ(qp_state(&q, SNIC_QPS_RTS, 0, &a), SNIC_AQ_ESTATE);
@@ -861,6 +865,17 @@ static void hostile_admin(void)
 	}
 	CHECK(qt_alive(qt));
 	CHECK_EQ(snic_rd(A, SNIC_REG_ID), SNIC_ID_MAGIC);
+	CHECK(env_start());
+	CHECK(pair_up(&conn_default));
+	memset(&a, 0, sizeof(a));
+	a.mask = SNIC_QP_ATTR_SQ_PSN;
+	CHECK_EQ(snic_rdma_modify_qp(A, sa.qp.qpn, &a), SNIC_AQ_EINVAL_PARAM);
+	a.mask = SNIC_QP_ATTR_RQ_PSN | SNIC_QP_ATTR_STATE;
+	a.state = SNIC_QPS_RTS;
+	CHECK_EQ(snic_rdma_modify_qp(A, sa.qp.qpn, &a), SNIC_AQ_EINVAL_PARAM);
+	a.mask = SNIC_QP_ATTR_TIMEOUT | SNIC_QP_ATTR_STATE;
+	a.timeout = 9;
+	CHECK_EQ(snic_rdma_modify_qp(A, sa.qp.qpn, &a), OK);	/* RTS->RTS */
 	CHECK(snic_reset(A));
 	CHECK(snic_aq_ready(A, 64));
 	CHECK_EQ(snic_aq_obj(A, SNIC_AQ_DESTROY_QP, q.qpn), SNIC_AQ_ENOENT);
