@@ -2471,6 +2471,46 @@ static void fairness_and_ethernet(void)
 	CHECK(cq_empty(&erq_cq));
 }
 
+/* Reset and QP destruction with traffic, timers and BH work pending. */
+static void reset_under_traffic(void)
+{
+	struct snic_cqe e;
+	struct wqe w;
+	int i;
+
+	CHECK(env_start());
+	CHECK(pair_up(&conn_default));
+	for (i = 0; i < 8; i++) {
+		w_init(&w, i % 2 ? SNIC_WQE_RDMA_READ : SNIC_WQE_RDMA_WRITE,
+		       SNIC_WQE_F_SIGNAL, 0);
+		w_raddr(&w, sb.mr.iova, sb.mr.key);
+		w_data(&w, 30000, sa.mr.key, sa.mr.iova + 100000);
+		qp_put(&sa.qp, &w);
+	}
+	qp_ring(&sa.qp);
+	qt_readl(qt, A->bar0 + SNIC_REG_ID);
+	/* B's QP vanishes mid-transfer, then A is reset */
+	CHECK_EQ(snic_aq_obj(B, SNIC_AQ_DESTROY_QP, sb.qp.qpn), OK);
+	qt_readl(qt, A->bar0 + SNIC_REG_ID);
+	CHECK(snic_reset(A));
+	for (i = 0; i < 10; i++) {
+		pump(8);
+		qt_clock_step(qt, 1000000000);
+	}
+	CHECK(qt_alive(qt));
+	/* both usable again */
+	CHECK(snic_aq_ready(A, 64));
+	CHECK_EQ(port_up(A, SNIC_EQN_NONE), OK);
+	CHECK(pair_up(&conn_default));
+	w_init(&w, SNIC_WQE_RDMA_WRITE, SNIC_WQE_F_SIGNAL, 0);
+	w_raddr(&w, sb.mr.iova, sb.mr.key);
+	w_data(&w, 5000, sa.mr.key, sa.mr.iova);
+	qp_post(&sa.qp, &w);
+	CHECK(cq_wait(&sa.scq, &e, 1000000));
+	CHECK_EQ(e.opcode, SNIC_CQE_REQ);
+	CHECK_EQ(e.syndrome, 0);
+}
+
 int main(void)
 {
 	RUN("device/snic_rdma", caps_and_objects);
@@ -2496,6 +2536,7 @@ int main(void)
 	RUN("device/snic_rdma", sqd_and_solicited_events);
 	RUN("device/snic_rdma", hostile_wqes);
 	RUN("device/snic_rdma", fairness_and_ethernet);
+	RUN("device/snic_rdma", reset_under_traffic);
 	qt_quit(qt);
 	inj_close();
 	return check_failures ? 1 : 0;
