@@ -1794,6 +1794,19 @@ static void loss_injection(void)
 		(unsigned long long)stb.dup_requests,
 		(unsigned long long)stb.out_of_seq,
 		(unsigned long long)stb.loss_injected);
+	/* the host sees the same counters, and per-QP lines, through QOM */
+	{
+		static char txt[8192];
+		char want[64];
+
+		CHECK(qt_qom_get_str(qt, "/machine/peripheral/snic0",
+				     "rdma-stats", txt, sizeof(txt)));
+		CHECK(strstr(txt, "retransmits="));
+		CHECK(strstr(txt, "loss_injected="));
+		snprintf(want, sizeof(want), "qp %u: type=0 state=3", sa.qp.qpn);
+		CHECK(strstr(txt, want));
+		CHECK(strstr(txt, "dma_reads="));
+	}
 	/* loss off again: a clean transfer */
 	CHECK(qt_qom_set_u64(qt, "/machine/peripheral/snic0", "loss-every", 0));
 	CHECK(qt_qom_set_u64(qt, "/machine/peripheral/snic1", "loss-every", 0));
