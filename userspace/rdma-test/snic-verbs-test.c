@@ -203,7 +203,8 @@ static int ep_create(struct tc *t, unsigned int flags)
 	struct ibv_qp_init_attr ia = {
 		.qp_type = flags & T_UD ? IBV_QPT_UD : IBV_QPT_RC,
 		.cap = { .max_send_wr = DEPTH, .max_recv_wr = DEPTH,
-			 .max_send_sge = 4, .max_recv_sge = 4 },
+			 .max_send_sge = 4, .max_recv_sge = 4,
+			 .max_inline_data = flags & T_UD ? 0 : 64 },
 	};
 	struct ibv_qp_attr qa;
 	struct ibv_qp_init_attr qia;
