@@ -67,7 +67,6 @@ static int snic_ib_query_port(struct ib_device *ibdev, u32 port,
 {
 	struct snic_ib_dev *ibd = to_sibdev(ibdev);
 	struct net_device *nd = ibd->netdev;
-	int ret;
 
 	/* ib_core cleared *a. */
 	a->gid_tbl_len = SNIC_IB_GID_TBL_LEN;
@@ -81,13 +80,15 @@ static int snic_ib_query_port(struct ib_device *ibdev, u32 port,
 	if (netif_running(nd) && netif_carrier_ok(nd)) {
 		a->state = IB_PORT_ACTIVE;
 		a->phys_state = IB_PORT_PHYS_STATE_LINK_UP;
-	} else {
-		a->state = IB_PORT_DOWN;
-		a->phys_state = IB_PORT_PHYS_STATE_DISABLED;
+		/* From ethtool's link speed (only known with carrier). */
+		return ib_get_eth_speed(ibdev, port, &a->active_speed,
+					&a->active_width);
 	}
-	ret = ib_get_eth_speed(ibdev, port, &a->active_speed,
-			       &a->active_width);
-	return ret;
+	a->state = IB_PORT_DOWN;
+	a->phys_state = IB_PORT_PHYS_STATE_DISABLED;
+	a->active_speed = IB_SPEED_SDR;
+	a->active_width = IB_WIDTH_1X;
+	return 0;
 }
 
 static int snic_ib_get_port_immutable(struct ib_device *ibdev, u32 port,
@@ -407,6 +408,7 @@ int snic_ib_probe(struct snic_dev *sd)
 	if (ret)
 		goto err_page;
 
+	ibdev->dev.parent = dev;
 	ibdev->node_type = RDMA_NODE_IB_CA;
 	ibdev->phys_port_cnt = 1;
 	ibdev->num_comp_vectors = 1;

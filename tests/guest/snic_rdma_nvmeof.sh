@@ -26,8 +26,8 @@ check gid_ready wait_gid "$ibdev" "$(v4_gid "10.0.0.$me")" 10
 cfs=/sys/kernel/config
 
 if [ "$me" = 1 ]; then
-	grep -q configfs /proc/mounts || mount -t configfs none $cfs
 	check modprobe_nvmet modprobe nvmet-rdma
+	grep -q configfs /proc/mounts || mount -t configfs none $cfs
 	# tmpfs has no O_DIRECT: the namespace uses buffered I/O.
 	dd if=/dev/zero of=/tmp/ns.img bs=1M count=32 2>/dev/null
 	s=$cfs/nvmet/subsystems/$NQN
@@ -57,10 +57,12 @@ else
 	check connect sh -c "nvme connect -t rdma -a 10.0.0.1 -s 4420 -n $NQN -q hostnqn-g2 2>&1"
 	dev=""
 	for i in $(seq 1 100); do
+		# The only NVMe controller of this guest is the fabrics one; with
+		# native multipath its namespace is /dev/nvmeXnY, not under it.
 		for c in /sys/class/nvme/nvme*; do
 			[ "$(cat "$c/transport" 2>/dev/null)" = rdma ] || continue
-			n=$(ls -d "$c"/nvme*n1 2>/dev/null | head -1)
-			[ -n "$n" ] && dev=/dev/$(basename "$n")
+			n=$(ls /sys/block | grep -E '^nvme[0-9]+n1$' | head -1)
+			[ -n "$n" ] && dev=/dev/$n
 		done
 		[ -n "$dev" ] && [ -b "$dev" ] && break
 		sleep 0.1
