@@ -176,8 +176,14 @@ static int expect_error(struct side *a, struct side *b, bool success_ok)
 		for (i = 0; i < 2; i++) {
 			if (!s[i] || ibv_poll_cq(s[i]->cq, 1, &wc) <= 0)
 				continue;
-			if (wc.status != IBV_WC_SUCCESS)
+			if (wc.status != IBV_WC_SUCCESS) {
+				/* For the log: which error the garbage got. */
+				printf("  %s: %s (syndrome %u)\n",
+				       i ? "receiver" : "sender",
+				       ibv_wc_status_str(wc.status),
+				       wc.vendor_err);
 				return 0;
+			}
 			if (!success_ok)
 				return failf("garbage completed successfully "
 					     "(wr_id %#llx opcode %d)",
