@@ -11,6 +11,12 @@
 if [ "$D2D_GUEST" = 1 ]; then
 	rdma_user_two_guests
 	check ping wait_ping "$peer" 60
+	# Serve only once the rxe side is up (it does not come to this
+	# barrier when its setup failed).
+	if ! barrier 0 >/dev/null; then
+		fail barrier_0 "the rxe guest did not come up"
+		finish
+	fi
 	timeout 240 snic-verbs-test -d "$dev" -p 18600 > /tmp/vt.s 2>&1 ||
 		fail verbs_server "$(tail -1 /tmp/vt.s)"
 	check barrier_1 barrier 1
@@ -39,6 +45,7 @@ else
 	fi
 	pass setup
 	check ping wait_ping 10.0.0.1 60
+	check barrier_0 barrier 0
 	# rxe reports a bad lkey as LOC_QP_OP_ERR (-L).
 	timeout 240 snic-verbs-test -d rxe0 -p 18600 -L -P "guest/$T/verbs" \
 		10.0.0.1 > /tmp/vt.c 2>&1
