@@ -10,6 +10,7 @@
  */
 #include <linux/etherdevice.h>
 #include <linux/interrupt.h>
+#include <linux/slab.h>
 #include <net/addrconf.h>
 #include <rdma/ib_addr.h>
 #include <rdma/ib_cache.h>
@@ -67,7 +68,6 @@ static int snic_ib_query_port(struct ib_device *ibdev, u32 port,
 {
 	struct snic_ib_dev *ibd = to_sibdev(ibdev);
 	struct net_device *nd = ibd->netdev;
-	int ret;
 
 	/* ib_core cleared *a. */
 	a->gid_tbl_len = SNIC_IB_GID_TBL_LEN;
@@ -81,13 +81,15 @@ static int snic_ib_query_port(struct ib_device *ibdev, u32 port,
 	if (netif_running(nd) && netif_carrier_ok(nd)) {
 		a->state = IB_PORT_ACTIVE;
 		a->phys_state = IB_PORT_PHYS_STATE_LINK_UP;
-	} else {
-		a->state = IB_PORT_DOWN;
-		a->phys_state = IB_PORT_PHYS_STATE_DISABLED;
+		/* From ethtool's link speed (only known with carrier). */
+		return ib_get_eth_speed(ibdev, port, &a->active_speed,
+					&a->active_width);
 	}
-	ret = ib_get_eth_speed(ibdev, port, &a->active_speed,
-			       &a->active_width);
-	return ret;
+	a->state = IB_PORT_DOWN;
+	a->phys_state = IB_PORT_PHYS_STATE_DISABLED;
+	a->active_speed = IB_SPEED_SDR;
+	a->active_width = IB_WIDTH_1X;
+	return 0;
 }
 
 static int snic_ib_get_port_immutable(struct ib_device *ibdev, u32 port,
@@ -137,6 +139,67 @@ static void snic_ib_disassociate_ucontext(struct ib_ucontext *uc)
 {
 }
 
+/*
+ * Port hw_counters (/sys/class/infiniband/<dev>/ports/1/hw_counters):
+ * the device's transport statistics, struct snic_rdma_stats in order.
+ */
+static const struct rdma_stat_desc snic_ib_stat_descs[] = {
+	{ .name = "tx_pkts" }, { .name = "tx_bytes" },
+	{ .name = "rx_pkts" }, { .name = "rx_bytes" },
+	{ .name = "tx_acks" }, { .name = "rx_acks" },
+	{ .name = "retransmits" }, { .name = "timeouts" },
+	{ .name = "seq_naks_sent" }, { .name = "seq_naks_rcvd" },
+	{ .name = "rnr_naks_sent" }, { .name = "rnr_naks_rcvd" },
+	{ .name = "rem_access_naks_sent" }, { .name = "rem_access_naks_rcvd" },
+	{ .name = "rem_op_naks_sent" }, { .name = "rem_op_naks_rcvd" },
+	{ .name = "inv_req_naks_sent" }, { .name = "inv_req_naks_rcvd" },
+	{ .name = "dup_requests" }, { .name = "out_of_seq" },
+	{ .name = "rx_icrc_errors" }, { .name = "rx_malformed" },
+	{ .name = "rx_no_qp" }, { .name = "rx_bad_qkey" },
+	{ .name = "loss_injected" },
+	{ .name = "req_errors" }, { .name = "resp_errors" },
+	{ .name = "read_resps" }, { .name = "atomics" },
+	/* driver side */
+	{ .name = "drv_cqe_no_qp" }, { .name = "drv_cqe_bad" },
+	{ .name = "drv_events_no_obj" },
+};
+
+#define SNIC_IB_DEV_STATS	(sizeof(struct snic_rdma_stats) / sizeof(__le64))
+
+static struct rdma_hw_stats *snic_ib_alloc_port_stats(struct ib_device *ibdev,
+						      u32 port)
+{
+	BUILD_BUG_ON(ARRAY_SIZE(snic_ib_stat_descs) != SNIC_IB_DEV_STATS + 3);
+	return rdma_alloc_hw_stats_struct(snic_ib_stat_descs,
+					  ARRAY_SIZE(snic_ib_stat_descs),
+					  RDMA_HW_STATS_DEFAULT_LIFESPAN);
+}
+
+static int snic_ib_get_hw_stats(struct ib_device *ibdev,
+				struct rdma_hw_stats *stats, u32 port, int index)
+{
+	struct snic_ib_dev *ibd = to_sibdev(ibdev);
+	struct snic_rdma_stats *s;
+	__le64 *v;
+	int i, ret;
+
+	s = kzalloc(sizeof(*s), GFP_KERNEL);
+	if (!s)
+		return -ENOMEM;
+	ret = snic_cmd_query_stats(ibd->sd, SNIC_STATS_RDMA, 0, s, sizeof(*s));
+	if (!ret) {
+		v = (__le64 *)s;
+		for (i = 0; i < SNIC_IB_DEV_STATS; i++)
+			stats->value[i] = le64_to_cpu(v[i]);
+		stats->value[i++] = atomic64_read(&ibd->cqe_no_qp);
+		stats->value[i++] = atomic64_read(&ibd->cqe_bad);
+		stats->value[i++] = atomic64_read(&ibd->events_no_obj);
+		ret = i;
+	}
+	kfree(s);
+	return ret;
+}
+
 static const struct ib_device_ops snic_ib_ops = {
 	.owner = THIS_MODULE,
 	.driver_id = RDMA_DRIVER_UNKNOWN,
@@ -148,6 +211,8 @@ static const struct ib_device_ops snic_ib_ops = {
 	.query_pkey = snic_ib_query_pkey,
 	.get_link_layer = snic_ib_link_layer,
 	.get_dev_fw_str = snic_ib_fw_str,
+	.alloc_hw_port_stats = snic_ib_alloc_port_stats,
+	.get_hw_stats = snic_ib_get_hw_stats,
 
 	.alloc_ucontext = snic_ib_alloc_ucontext,
 	.dealloc_ucontext = snic_ib_dealloc_ucontext,
@@ -407,6 +472,7 @@ int snic_ib_probe(struct snic_dev *sd)
 	if (ret)
 		goto err_page;
 
+	ibdev->dev.parent = dev;
 	ibdev->node_type = RDMA_NODE_IB_CA;
 	ibdev->phys_port_cnt = 1;
 	ibdev->num_comp_vectors = 1;

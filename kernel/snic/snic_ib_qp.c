@@ -54,6 +54,10 @@ int snic_ib_resolve_av(struct snic_ib_dev *ibd,
 	}
 	ether_addr_copy(av->smac, nd->dev_addr);
 	rcu_read_unlock();
+	/* Kernel callers resolve the MAC (rdma_cm), ib_core does for users. */
+	if (is_zero_ether_addr(ah->roce.dmac) ||
+	    is_multicast_ether_addr(ah->roce.dmac))
+		return -EINVAL;
 	ether_addr_copy(av->dmac, ah->roce.dmac);
 	memcpy(&av->sip, &sattr->gid.raw[12], sizeof(av->sip));
 	memcpy(&av->dip, &grh->dgid.raw[12], sizeof(av->dip));

@@ -55,8 +55,8 @@ check barrier_2 barrier 2
 # Unload with an RDMA user present: an nvmet-rdma port listening on this
 # guest's address holds an rdma_cm id bound to the device.
 cfs=/sys/kernel/config
-grep -q configfs /proc/mounts || mount -t configfs none $cfs
 if modprobe nvmet-rdma 2>/dev/null; then
+	grep -q configfs /proc/mounts || mount -t configfs none $cfs
 	port=$cfs/nvmet/ports/1
 	mkdir -p $port
 	echo rdma > $port/addr_trtype
@@ -66,6 +66,8 @@ if modprobe nvmet-rdma 2>/dev/null; then
 	mkdir -p $cfs/nvmet/subsystems/reload
 	echo 1 > $cfs/nvmet/subsystems/reload/attr_allow_any_host
 	check nvmet_listen ln -s $cfs/nvmet/subsystems/reload $port/subsystems/reload
+	check listener_on_dev sh -c "rdma resource show cm_id | grep -q 'link $ibdev/1 .*state LISTEN' ||
+		{ rdma resource show cm_id | tr '\n' ' '; exit 1; }"
 	check rmmod_with_user rmmod snic
 	check ibdev_gone sh -c "! ls /sys/class/infiniband 2>/dev/null | grep -q snic"
 	check modprobe_again modprobe snic

@@ -56,6 +56,11 @@ while read -r st rest; do
 	esac
 done < /tmp/ibt.res
 check all_passed sh -c "dmesg | grep -q 'snic_ib_test: DONE [1-9][0-9]* passed, 0 failed'"
+# The traffic went through the device's RoCE transport.
+hc=/sys/class/infiniband/$ib0/ports/1/hw_counters
+check hw_counters_tx sh -c "[ \$(cat $hc/tx_pkts) -gt 0 ] && [ \$(cat $hc/rx_acks) -gt 0 ]"
+check hw_counters_nak sh -c "[ \$(cat $hc/rem_access_naks_rcvd) -ge 1 ]"
+for d in $ib0 $ib1; do for f in /sys/class/infiniband/$d/ports/1/hw_counters/*; do echo "$d ${f##*/} $(cat "$f")"; done; done | grep -v " 0$"
 check rmmod_test rmmod snic_ib_test
 # Everything the test created is gone: only ib_core's own GSI objects.
 check no_rc_qp_left sh -c "! rdma resource show qp | grep -q 'type RC'"

@@ -1,6 +1,7 @@
 # User-level RDMA on one guest with two snic ports on a hub, through the
 # libsnic provider: ibv_devinfo shows RoCE v2 ports, and the ibverbs-utils
-# ping-pongs run port to port (RC at 64 B, 4 KiB and 64 KiB, UD, SRQ).
+# ping-pongs run port to port (RC at 64 B, 4 KiB and 64 KiB, UD at 64 B
+# and 1 KiB, SRQ).
 # vm-args: --guests 1
 # timeout: 240
 . /opt/d2d/tests/lib.sh
@@ -25,10 +26,13 @@ for s in 64 4096 65536; do
 		"ibv_rc_pingpong -d $dev1 -g $gid1 -p $p -s $s -n 50 127.0.0.1"
 	p=$((p + 1))
 done
-pair ud_pingpong $p \
-	"ibv_ud_pingpong -d $dev0 -g $gid0 -p $p -s 512 -n 50" \
-	"ibv_ud_pingpong -d $dev1 -g $gid1 -p $p -s 512 -n 50 127.0.0.1"
-p=$((p + 1))
+# UD messages are at most one path MTU (1024 on a 1500-byte port).
+for s in 64 1024; do
+	pair "ud_pingpong_$s" $p \
+		"ibv_ud_pingpong -d $dev0 -g $gid0 -p $p -s $s -n 50" \
+		"ibv_ud_pingpong -d $dev1 -g $gid1 -p $p -s $s -n 50 127.0.0.1"
+	p=$((p + 1))
+done
 pair srq_pingpong $p \
 	"ibv_srq_pingpong -d $dev0 -g $gid0 -p $p -s 4096 -q 4 -n 50" \
 	"ibv_srq_pingpong -d $dev1 -g $gid1 -p $p -s 4096 -q 4 -n 50 127.0.0.1"

@@ -1,7 +1,7 @@
 # Interoperability: snic-verbs-test between guest 1's snic (through the
 # libsnic provider) and Soft-RoCE (rdma_rxe) on guest 2's virtio-net port
-# on the same wire.  Guest 1 serves, guest 2 runs the client and prints
-# the check lines.
+# on the same wire, both ways: first rxe is the requester (client, guest 2
+# prints its lines), then snic (client on guest 1).
 # vm-args: --guests 2 --rxe-peer
 # timeout: 300
 . /opt/d2d/tests/lib.sh
@@ -11,8 +11,18 @@
 if [ "$D2D_GUEST" = 1 ]; then
 	rdma_user_two_guests
 	check ping wait_ping "$peer" 60
+	# Serve only once the rxe side is up (it does not come to this
+	# barrier when its setup failed).
+	if ! barrier 0 >/dev/null; then
+		fail barrier_0 "the rxe guest did not come up"
+		finish
+	fi
 	timeout 240 snic-verbs-test -d "$dev" -p 18600 > /tmp/vt.s 2>&1 ||
 		fail verbs_server "$(tail -1 /tmp/vt.s)"
+	check barrier_1 barrier 1
+	timeout 240 snic-verbs-test -d "$dev" -p 18601 -P "guest/$T/verbs_snic_requester" \
+		10.0.0.2 > /tmp/vt.c 2>&1
+	tool_lines verbs_snic_requester /tmp/vt.c
 else
 	modprobe virtio_net; modprobe virtio_pci
 	# rxe computes its ICRC with the crypto API's crc32 (rxe_icrc_init).
@@ -25,7 +35,8 @@ else
 		err="no virtio-net port"
 	else
 		ip addr add 10.0.0.2/24 dev "$if" && ip link set "$if" up &&
-			rdma link add rxe0 type rxe netdev "$if" || err="rdma link add failed"
+			rdma link add rxe0 type rxe netdev "$if" ||
+			err="rdma link add failed (rdma_rxe needs crc32_generic in the image)"
 	fi
 	[ -z "$err" ] && { roce_v2_gid rxe0 >/dev/null || err="rxe0 has no RoCE v2 GID"; }
 	if [ -n "$err" ]; then
@@ -34,10 +45,14 @@ else
 	fi
 	pass setup
 	check ping wait_ping 10.0.0.1 60
+	check barrier_0 barrier 0
 	# rxe reports a bad lkey as LOC_QP_OP_ERR (-L).
 	timeout 240 snic-verbs-test -d rxe0 -p 18600 -L -P "guest/$T/verbs" \
 		10.0.0.1 > /tmp/vt.c 2>&1
 	tool_lines verbs /tmp/vt.c
+	check barrier_1 barrier 1
+	timeout 240 snic-verbs-test -d rxe0 -p 18601 -L > /tmp/vt.s 2>&1 ||
+		fail verbs_server "$(tail -1 /tmp/vt.s)"
 fi
 check dmesg_clean dmesg_clean
 finish

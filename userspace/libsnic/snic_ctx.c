@@ -100,6 +100,12 @@ static struct ibv_mr *snic_reg_mr(struct ibv_pd *pd, void *addr,
 	vmr = calloc(1, sizeof(*vmr));
 	if (!vmr)
 		return NULL;
+	/*
+	 * Optional access flags (relaxed ordering, ...) may be ignored by a
+	 * device that lacks them (verbs.h); snic has none, so they are not
+	 * passed on (perftest asks for relaxed ordering).
+	 */
+	access &= ~IBV_ACCESS_OPTIONAL_RANGE;
 	ret = ibv_cmd_reg_mr(pd, addr, length, hca_va, access, vmr, &cmd,
 			     sizeof(cmd), &resp, sizeof(resp));
 	if (ret) {

@@ -161,11 +161,14 @@ static void inject_recv(struct side *s, const void *wqe, size_t len)
 	pthread_spin_unlock(&qp->rq_lock);
 }
 
+#define ST(x)	(1u << (x))
+
 /*
- * Wait for completions on @a (and @b if given) until one is an error;
- * a success there first is a failure (garbage was executed).
+ * Wait for completions on @a (and @b if given) until one is an error; it
+ * must be one of @want (a mask of ST(ibv_wc_status)) when it comes from
+ * @a.  A success first is a failure: the garbage was executed.
  */
-static int expect_error(struct side *a, struct side *b, bool success_ok)
+static int expect_error(struct side *a, struct side *b, uint32_t want)
 {
 	long end = now_ms() + timeout_ms;
 	struct ibv_wc wc;
@@ -176,13 +179,20 @@ static int expect_error(struct side *a, struct side *b, bool success_ok)
 		for (i = 0; i < 2; i++) {
 			if (!s[i] || ibv_poll_cq(s[i]->cq, 1, &wc) <= 0)
 				continue;
-			if (wc.status != IBV_WC_SUCCESS)
+			if (wc.status != IBV_WC_SUCCESS) {
+				/* For the log: which error the garbage got. */
+				printf("  %s: %s (syndrome %u)\n",
+				       i ? "receiver" : "sender",
+				       ibv_wc_status_str(wc.status),
+				       wc.vendor_err);
+				if (i == 0 && !(want & ST(wc.status)))
+					return failf("unexpected status %s",
+						     ibv_wc_status_str(wc.status));
 				return 0;
-			if (!success_ok)
-				return failf("garbage completed successfully "
-					     "(wr_id %#llx opcode %d)",
-					     (unsigned long long)wc.wr_id,
-					     wc.opcode);
+			}
+			return failf("garbage completed successfully "
+				     "(wr_id %#llx opcode %d)",
+				     (unsigned long long)wc.wr_id, wc.opcode);
 		}
 		usleep(500);
 	}
@@ -218,7 +228,7 @@ static void send_case(struct side *a, struct side *b, const char *name,
 		      enum kind k)
 {
 	uint8_t w[SNIC_WQE_MAX_BYTES] = { 0 };
-	uint32_t prod, lkey;
+	uint32_t prod, lkey, want = 0;
 	uint64_t addr;
 	unsigned int nbb = 1, i;
 
@@ -229,40 +239,48 @@ static void send_case(struct side *a, struct side *b, const char *name,
 	addr = (uintptr_t)a->buf;
 	switch (k) {
 	case K_OPCODE:
+		want = ST(IBV_WC_LOC_QP_OP_ERR);
 		ctrl(w, 0x7f, 0, 1, prod);
 		break;
 	case K_DS0:
+		want = ST(IBV_WC_LOC_QP_OP_ERR);
 		ctrl(w, SNIC_WQE_SEND, 0, 0, prod);
 		break;
 	case K_DSBIG:
+		want = ST(IBV_WC_LOC_QP_OP_ERR);
 		ctrl(w, SNIC_WQE_SEND, 0, 200, prod);
 		nbb = 4;
 		break;
 	case K_LKEY:	/* an MR index far beyond the table */
+		want = ST(IBV_WC_LOC_PROT_ERR);
 		ctrl(w, SNIC_WQE_SEND, 0, 2, prod);
 		data(w, 1, 64, 0xfffff000u | (lkey & 0xff), addr);
 		break;
 	case K_BUSKEY:	/* lkey 0 = bus address: kernel QPs only */
+		want = ST(IBV_WC_LOC_PROT_ERR);
 		ctrl(w, SNIC_WQE_SEND, 0, 2, prod);
 		data(w, 1, 64, SNIC_LKEY_BUS, 0x100000);
 		break;
 	case K_HUGE:	/* valid key, length far past the MR */
+		want = ST(IBV_WC_LOC_PROT_ERR) | ST(IBV_WC_LOC_LEN_ERR);
 		ctrl(w, SNIC_WQE_SEND, 0, 2, prod);
 		data(w, 1, 0x7fffffffu, lkey, addr);
 		break;
 	case K_TOTAL:	/* fifteen 2 GiB pieces: beyond SNIC_MAX_MSG_SIZE */
+		want = ST(IBV_WC_LOC_LEN_ERR);
 		ctrl(w, SNIC_WQE_SEND, 0, 16, prod);
 		for (i = 1; i < 16; i++)
 			data(w, i, 0x7fffffffu, lkey, addr);
 		nbb = 4;
 		break;
 	case K_INLINE:	/* claims 4000 inline bytes in one basic block */
+		want = ST(IBV_WC_LOC_LEN_ERR) | ST(IBV_WC_LOC_QP_OP_ERR);
 		ctrl(w, SNIC_WQE_SEND, SNIC_WQE_F_INLINE, 2, prod);
 		*(uint32_t *)(w + 16) = htole32(SNIC_INLINE_SEG | 4000);
 		break;
 	}
 	inject_send(a, w, nbb, 0);
-	expect_error(a, NULL, false);
+	expect_error(a, NULL, want);
 out:
 	side_down(a);
 	side_down(b);
@@ -300,8 +318,10 @@ static void recv_case(struct side *a, struct side *b, const char *name,
 		failf("post_send: %s", strerror(errno));
 		goto out;
 	}
-	/* The receiver's error and/or the sender's NAK-ed send. */
-	expect_error(a, b, false);
+	/* The receiver's error and/or the sender's NAK-ed send (IBA:
+	 * responder-side errors NAK with remote operational error). */
+	expect_error(a, b, ST(IBV_WC_REM_OP_ERR) | ST(IBV_WC_REM_INV_REQ_ERR) |
+		     ST(IBV_WC_REM_ACCESS_ERR));
 out:
 	side_down(a);
 	side_down(b);

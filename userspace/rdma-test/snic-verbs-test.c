@@ -203,7 +203,8 @@ static int ep_create(struct tc *t, unsigned int flags)
 	struct ibv_qp_init_attr ia = {
 		.qp_type = flags & T_UD ? IBV_QPT_UD : IBV_QPT_RC,
 		.cap = { .max_send_wr = DEPTH, .max_recv_wr = DEPTH,
-			 .max_send_sge = 4, .max_recv_sge = 4 },
+			 .max_send_sge = 4, .max_recv_sge = 4,
+			 .max_inline_data = flags & T_UD ? 0 : 64 },
 	};
 	struct ibv_qp_attr qa;
 	struct ibv_qp_init_attr qia;
@@ -548,6 +549,69 @@ static int cli_read(struct tc *t)
 		return failf(t, "read byte_len %u, want %u", wc.byte_len,
 			     t->size);
 	return verify(t, t->ep.buf, t->size, 4, "read data");
+}
+
+/* A message without data: zero bytes, the immediate only. */
+static int srv_zero_pre(struct tc *t)
+{
+	return post_recv1(t, 17, t->ep.buf, 64);
+}
+
+static int srv_zero_post(struct tc *t)
+{
+	struct ibv_wc wc;
+
+	if (wait_wc(t, &wc, 1, "receive") ||
+	    check_wc(t, &wc, 17, IBV_WC_SUCCESS, IBV_WC_RECV, "receive"))
+		return -1;
+	if (wc.byte_len != 0)
+		return failf(t, "zero-length message: byte_len %u", wc.byte_len);
+	if (!(wc.wc_flags & IBV_WC_WITH_IMM) || ntohl(wc.imm_data) != IMM)
+		return failf(t, "immediate data missing or 0x%x",
+			     ntohl(wc.imm_data));
+	return 0;
+}
+
+static int cli_zero(struct tc *t)
+{
+	struct ibv_send_wr wr = { .wr_id = 18, .num_sge = 0,
+				  .opcode = IBV_WR_SEND_WITH_IMM,
+				  .send_flags = IBV_SEND_SIGNALED,
+				  .imm_data = htonl(IMM) }, *bad;
+	struct ibv_wc wc;
+	int r = ibv_post_send(t->ep.qp, &wr, &bad);
+
+	if (r)
+		return failf(t, "post_send: %s", strerror(r));
+	if (wait_wc(t, &wc, 1, "send"))
+		return -1;
+	return check_wc(t, &wc, 18, IBV_WC_SUCCESS, IBV_WC_SEND, "send");
+}
+
+/* READ scattered into two local pieces. */
+static int cli_read_sge(struct tc *t)
+{
+	uint8_t *b = t->ep.buf, whole[3000];
+	struct ibv_sge s[2] = {
+		{ (uintptr_t)b, 1000, t->ep.mr->lkey },
+		{ (uintptr_t)b + 8192, 2000, t->ep.mr->lkey } };
+	struct ibv_send_wr wr = { .wr_id = 19, .sg_list = s, .num_sge = 2,
+				  .opcode = IBV_WR_RDMA_READ,
+				  .send_flags = IBV_SEND_SIGNALED }, *bad;
+	struct ibv_wc wc;
+	int r;
+
+	wr.wr.rdma.remote_addr = t->peer_addr + 8192;
+	wr.wr.rdma.rkey = t->peer_rkey;
+	r = ibv_post_send(t->ep.qp, &wr, &bad);
+	if (r)
+		return failf(t, "post_send: %s", strerror(r));
+	if (wait_wc(t, &wc, 1, "read") ||
+	    check_wc(t, &wc, 19, IBV_WC_SUCCESS, IBV_WC_RDMA_READ, "read"))
+		return -1;
+	memcpy(whole, b, 1000);
+	memcpy(whole + 1000, b + 8192, 2000);
+	return verify(t, whole, 3000, 4, "read data");
 }
 
 /* Large transfers: 1 MiB written then read back (many MTUs). */
@@ -1089,6 +1153,8 @@ static const struct test tests[] = {
 	{ "rc_write_imm", 0, srv_write_imm_pre, cli_write_imm, srv_write_imm_post },
 	{ "rc_write_unsignaled", 0, NULL, cli_unsig, srv_unsig_post },
 	{ "rc_read", 0, srv_read_pre, cli_read, NULL },
+	{ "rc_read_sge", 0, srv_read_pre, cli_read_sge, NULL },
+	{ "rc_send_zero_imm", 0, srv_zero_pre, cli_zero, srv_zero_post },
 	{ "rc_large_1m", 0, srv_large_pre, cli_large, srv_large_post },
 	{ "rc_atomic_cas", 0, srv_cas_pre, cli_cas, srv_cas_post },
 	{ "rc_atomic_faa", 0, srv_faa_pre, cli_faa, srv_faa_post },

@@ -21,6 +21,7 @@
  */
 #include <linux/module.h>
 #include <linux/completion.h>
+#include <linux/etherdevice.h>
 #include <linux/scatterlist.h>
 #include <linux/slab.h>
 #include <net/ipv6.h>
@@ -227,6 +228,7 @@ static int t_connect(struct t_side *s, struct ib_qp *qp, struct t_side *peer,
 {
 	const struct ib_gid_attr *pa;
 	struct ib_qp_attr a = {};
+	struct net_device *ndev;
 	int ret;
 
 	a.qp_state = IB_QPS_INIT;
@@ -253,6 +255,15 @@ static int t_connect(struct t_side *s, struct ib_qp *qp, struct t_side *peer,
 	rdma_ah_set_port_num(&a.ah_attr, 1);
 	rdma_ah_set_grh(&a.ah_attr, NULL, 0, s->gid_index, 64, 0);
 	a.ah_attr.grh.dgid = pa->gid;
+	/*
+	 * Kernel users resolve the peer's MAC themselves (rdma_cm does it
+	 * with ARP); the peer port is on our wire, so take its address.
+	 */
+	rcu_read_lock();
+	ndev = rdma_read_gid_attr_ndev_rcu(pa);
+	if (!IS_ERR(ndev))
+		ether_addr_copy(a.ah_attr.roce.dmac, ndev->dev_addr);
+	rcu_read_unlock();
 	rdma_put_gid_attr(pa);
 	ret = ib_modify_qp(qp, &a, IB_QP_STATE | IB_QP_AV | IB_QP_PATH_MTU |
 			   IB_QP_DEST_QPN | IB_QP_RQ_PSN |
@@ -311,6 +322,19 @@ static void t_bad_input(struct t_side *s)
 	a.qp_state = IB_QPS_RTR;
 	ret = ib_modify_qp(qp, &a, IB_QP_STATE | IB_QP_PATH_MTU);
 	t_check("rtr_without_av_einval", ret == -EINVAL, "got %d", ret);
+	a.qp_state = IB_QPS_RTR;
+	a.path_mtu = IB_MTU_1024;
+	a.ah_attr.type = RDMA_AH_ATTR_TYPE_ROCE;
+	rdma_ah_set_port_num(&a.ah_attr, 1);
+	rdma_ah_set_grh(&a.ah_attr, NULL, 0, s->gid_index, 64, 0);
+	/* An IPv4 peer, but no MAC resolved for it. */
+	ipv6_addr_set_v4mapped(htonl(0x0a000063),
+			       (struct in6_addr *)a.ah_attr.grh.dgid.raw);
+	ret = ib_modify_qp(qp, &a, IB_QP_STATE | IB_QP_AV | IB_QP_PATH_MTU |
+			   IB_QP_DEST_QPN | IB_QP_RQ_PSN |
+			   IB_QP_MAX_DEST_RD_ATOMIC | IB_QP_MIN_RNR_TIMER);
+	t_check("rtr_unresolved_av_einval", ret == -EINVAL, "got %d", ret);
+	memset(&a, 0, sizeof(a));
 	a.qp_state = IB_QPS_RTS;
 	ret = ib_modify_qp(qp, &a, IB_QP_STATE);
 	t_check("init_to_rts_einval", ret == -EINVAL, "got %d", ret);

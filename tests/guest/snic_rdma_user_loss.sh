@@ -1,0 +1,28 @@
+# snic-verbs-test between two guests while both snics drop 2% of the RoCE
+# packets they send (loss injection, seeded): go-back-N retransmission and
+# duplicate handling must keep every check's payload, immediate data,
+# atomic result and error status exact.  Guest 2 prints the check lines.
+# vm-args: --guests 2 --snic-opts loss-ppm=20000,loss-seed=7
+# timeout: 300
+. /opt/d2d/tests/lib.sh
+. /opt/d2d/tests/snic_eth.inc
+. /opt/d2d/tests/snic_rdma_user.inc
+
+rdma_user_two_guests
+check ping wait_ping "$peer" 60
+if [ "$me" = 1 ]; then
+	timeout 240 snic-verbs-test -d "$dev" -p 18600 > /tmp/vt.s 2>&1 ||
+		fail verbs_server "$(tail -1 /tmp/vt.s)"
+else
+	timeout 240 snic-verbs-test -d "$dev" -p 18600 -P "guest/$T/verbs" \
+		10.0.0.1 > /tmp/vt.c 2>&1
+	tool_lines verbs /tmp/vt.c
+fi
+# The loss really happened (and, on the requester, was repaired).
+hw=/sys/class/infiniband/$dev/ports/1/hw_counters
+echo "  loss_injected $(cat $hw/loss_injected) retransmits $(cat $hw/retransmits)" \
+	"timeouts $(cat $hw/timeouts) seq_naks_rcvd $(cat $hw/seq_naks_rcvd)"
+check loss_injected test "$(cat $hw/loss_injected)" -gt 0
+[ "$me" = 2 ] && check retransmitted test "$(cat $hw/retransmits)" -gt 0
+check dmesg_clean dmesg_clean
+finish
