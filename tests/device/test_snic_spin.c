@@ -454,6 +454,9 @@ static void identify_and_defaults(void)
 	CHECK_EQ(ds.clusters, 2);
 	CHECK_EQ(ds.hpus_per_cluster, 3);
 	CHECK_EQ(ds.clock_mhz, 500);
+	/* out-of-range geometry is refused at realize, with an error */
+	CHECK(!env_start(",spin-clusters=0"));
+	CHECK(!env_start(",spin-hpus=17"));
 }
 
 static void admin_validation(void)
