@@ -12,7 +12,8 @@ KCONFIG := CONFIG_D2D=m CONFIG_D2D_SNIC=m CONFIG_D2D_HDC=m CONFIG_D2D_SNIC_PEER_
 	CONFIG_D2D_SNIC_IB_TEST=m
 
 .PHONY: all deps qemu modules userspace image demo check check-unit \
-	check-device check-guest clean checkpatch help bench-eth bench-hdc bench-rdma
+	check-device check-guest clean checkpatch help bench-eth bench-hdc \
+	bench-rdma bench-spin
 
 all: qemu modules userspace
 
@@ -25,6 +26,8 @@ help:
 	@echo "make bench-eth     snic vs e1000e and virtio-net (ratios)"
 	@echo "make bench-hdc     HDC engine (d2d) vs CPU copies and digests (ratios)"
 	@echo "make bench-rdma    snic RoCEv2 vs rdma_rxe over virtio-net (ratios)"
+	@echo "make bench-spin    sPIN examples: cycles per packet, modeled throughput;"
+	@echo "                   NIC ping-pong vs host UDP echo (ratios)"
 
 deps:
 	@tools/deps.sh
@@ -64,6 +67,9 @@ bench-hdc: qemu image
 
 bench-rdma: qemu image
 	@tests/bench/rdma.sh
+
+bench-spin: qemu image
+	@tests/bench/spin.sh
 
 checkpatch:
 	@tools/checkpatch.sh

@@ -51,6 +51,15 @@ static void snic_realize(PCIDevice *pdev, Error **errp)
     SnicState *s = SNIC(pdev);
     int i;
 
+    /* Checked first: nothing to undo on failure. */
+    if (s->spin.clusters < 1 || s->spin.clusters > SNIC_SPIN_MAX_CLUSTERS ||
+        s->spin.hpus < 1 || s->spin.hpus > SNIC_SPIN_MAX_HPUS ||
+        s->spin.clock_mhz < 1 || s->spin.clock_mhz > 100000) {
+        error_setg(errp, "snic: spin-clusters 1..%d, spin-hpus 1..%d, "
+                   "spin-clock-mhz 1..100000", SNIC_SPIN_MAX_CLUSTERS,
+                   SNIC_SPIN_MAX_HPUS);
+        return;
+    }
     pci_config_set_interrupt_pin(pdev->config, 1);
     memory_region_init_io(&s->regs, OBJECT(s), &snic_regs_ops, s,
                           "snic-regs", SNIC_REGS_SIZE);
@@ -82,14 +91,6 @@ static void snic_realize(PCIDevice *pdev, Error **errp)
     snic_queues_init(s);
     snic_rdma_init(s);
     snic_queues_reset(s);
-    if (s->spin.clusters < 1 || s->spin.clusters > SNIC_SPIN_MAX_CLUSTERS ||
-        s->spin.hpus < 1 || s->spin.hpus > SNIC_SPIN_MAX_HPUS ||
-        s->spin.clock_mhz < 1 || s->spin.clock_mhz > 100000) {
-        error_setg(errp, "snic: spin-clusters 1..%d, spin-hpus 1..%d, "
-                   "spin-clock-mhz 1..100000", SNIC_SPIN_MAX_CLUSTERS,
-                   SNIC_SPIN_MAX_HPUS);
-        return;
-    }
     snic_spin_init(s);
     s->status = SNIC_STATUS_READY;
 }

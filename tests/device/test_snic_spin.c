@@ -454,6 +454,9 @@ static void identify_and_defaults(void)
 	CHECK_EQ(ds.clusters, 2);
 	CHECK_EQ(ds.hpus_per_cluster, 3);
 	CHECK_EQ(ds.clock_mhz, 500);
+	/* out-of-range geometry is refused at realize, with an error */
+	CHECK(!env_start(",spin-clusters=0"));
+	CHECK(!env_start(",spin-hpus=17"));
 }
 
 static void admin_validation(void)
@@ -517,6 +520,67 @@ static void admin_validation(void)
 		 SNIC_AQ_EINVAL_PARAM);
 	CHECK_EQ(region_add(&c, 0x1000, 100, 0x80), SNIC_AQ_EINVAL_PARAM);
 	CHECK(qt_alive(qt));
+}
+
+/*
+ * Random sPIN admin commands (opcodes 0x50..0x6f, random payloads, host
+ * buffers of random bytes or unmapped): each completes with some status,
+ * the device keeps working.
+ */
+static void admin_fuzz(void)
+{
+	struct snic_spin_dev_stats ds;
+	uint32_t seed = 77, i, j;
+	uint64_t area, res;
+	struct ctx c;
+
+	CHECK(env_start(""));
+	area = galloc(0x10000, 4096);
+	for (i = 0; i < 400; i++) {
+		struct snic_aq_cmd cmd;
+		uint8_t rnd[256];
+		uint64_t host;
+
+		for (j = 0; j < sizeof(rnd); j++) {
+			seed = seed * 1664525u + 1013904223u;
+			rnd[j] = seed >> 24;
+		}
+		qt_memwrite(qt, area + 0x100 * (i % 16), rnd, sizeof(rnd));
+		memset(&cmd, 0, sizeof(cmd));
+		cmd.opcode = 0x50 + (rnd[0] % 0x20);
+		memcpy(cmd.raw, rnd + 8, sizeof(cmd.raw));
+		host = rnd[1] & 1 ? area + 0x100 * (rnd[2] % 16) :
+		       0x4000000000ull;
+		/* the fields that hold a host address, per opcode */
+		if (cmd.opcode == SNIC_AQ_SPIN_WRITE_MEM ||
+		    cmd.opcode == SNIC_AQ_SPIN_READ_MEM) {
+			memcpy(cmd.raw, &host, 8);
+			if (rnd[3] & 1) {	/* a length that fits the area */
+				uint32_t len = 1 + rnd[4];
+
+				memcpy(cmd.raw + 8, &len, 4);
+			}
+		} else if (cmd.opcode == SNIC_AQ_SPIN_CREATE_CTX) {
+			cmd.buf.addr = host;
+		}
+		CHECK(snic_aq_exec(&dev, &cmd, &res) >= 0);
+	}
+	CHECK(qt_alive(qt));
+	CHECK_EQ(snic_query_stats(&dev, SNIC_STATS_SPIN_DEV, 0, &ds,
+				  sizeof(ds)), OK);
+	/* still a working engine: destroy whatever the fuzz made, then run */
+	for (i = 0; i < SNIC_SPIN_MAX_CTXS; i++)
+		snic_aq_obj(&dev, SNIC_AQ_SPIN_DESTROY_CTX, i);
+	qt_memwrite(qt, area, spin_code, sizeof(spin_code));
+	CHECK_EQ(spin_mem(SNIC_AQ_SPIN_WRITE_MEM, SNIC_SPIN_MEM_PROG, 0, area,
+			  sizeof(spin_code)), OK);
+	i = 0;
+	CHECK_EQ(hmem_write(0, &i, 4), OK);
+	CHECK_EQ(ctx_create(&c, 0, 0, SYM_count_ph, 0, 0), OK);
+	CHECK_EQ(rule_add(10, SNIC_DEST_SPIN, c.id, 1000), OK);
+	CHECK(send_udp(1000, "x"));
+	CHECK(ctx_wait(&c, 1));
+	CHECK_EQ(hmem_word(c.hmem_off), 1);
 }
 
 static void udp_echo(void)
@@ -1042,6 +1106,7 @@ int main(void)
 {
 	RUN("device/snic_spin", identify_and_defaults);
 	RUN("device/snic_spin", admin_validation);
+	RUN("device/snic_spin", admin_fuzz);
 	RUN("device/snic_spin", udp_echo);
 	RUN("device/snic_spin", drop_and_pass);
 	RUN("device/snic_spin", host_memory);

@@ -25,6 +25,17 @@ check spinctl_bad_poke sh -c "spinctl run --poke nosuchsym=1 $H/reduce.elf 2>&1 
 check spinctl_huge_region sh -c "! spinctl run -r 1000000000 $H/reduce.elf 2>/dev/null"
 check spinctl_stats_dev sh -c "spinctl stats dev | grep -q '^devstats clusters='"
 
+# A killed owner (SIGKILL: no cleanup of its own) loses its context and
+# port: another process can attach to the port at once.
+spinctl run -p 9556 -r 8192 "$H/empty.elf" > /tmp/k1.out 2>&1 &
+pid=$!
+sleep 1
+check owner_ready grep -q '^ready ' /tmp/k1.out
+kill -KILL $pid
+wait $pid 2>/dev/null
+check port_free_after_kill sh -c "spinctl run -p 9556 -t 1 $H/empty.elf | grep -q '^ready '"
+check memory_back_after_kill sh -c "spinctl info | grep -q 'pmem_free=1048576 l2h_size=4194304 l2h_free=4194304'"
+
 # An open context pins the module; the PCI function going away under it
 # (unbind) tears the context down, the file gets ENODEV, no oops.
 spinctl run -p 9555 -t 60 "$H/empty.elf" > /tmp/live.out 2>&1 &

@@ -104,6 +104,14 @@ static inline void spin_st32u(void *p, uint32_t v)
 	__asm__ volatile("sw %0, 0(%1)" : : "r"(v), "r"(p) : "memory");
 }
 
+/* The same at a constant byte offset from p (one instruction each). */
+#define SPIN_LD32U(p, off) ({ \
+	uint32_t v_; \
+	__asm__ volatile("lw %0, %2(%1)" : "=r"(v_) : "r"(p), "i"(off) : "memory"); \
+	v_; })
+#define SPIN_ST32U(p, off, v) \
+	__asm__ volatile("sw %0, %2(%1)" : : "r"(v), "r"(p), "i"(off) : "memory")
+
 /*
  * Turn a received UDP packet around in place: swap MAC and IP addresses
  * and UDP ports.  The checksums stay valid (the sums are unchanged), so
@@ -112,17 +120,17 @@ static inline void spin_st32u(void *p, uint32_t v)
 static inline void spin_udp_swap(struct spin_udp_pkt *u)
 {
 	uint8_t *p = (uint8_t *)u;
-	uint32_t d0 = spin_ld32u(p), s0 = spin_ld32u(p + 6);
+	uint32_t d0 = SPIN_LD32U(p, 0), s0 = SPIN_LD32U(p, 6);
 	uint16_t d1 = *(uint16_t *)(p + 4), s1 = *(uint16_t *)(p + 10);
-	uint32_t sa = spin_ld32u(p + 26), da = spin_ld32u(p + 30);
+	uint32_t sa = SPIN_LD32U(p, 26), da = SPIN_LD32U(p, 30);
 	uint16_t sp = u->udp.source, dp = u->udp.dest;
 
-	spin_st32u(p, s0);
+	SPIN_ST32U(p, 0, s0);
 	*(uint16_t *)(p + 4) = s1;
-	spin_st32u(p + 6, d0);
+	SPIN_ST32U(p, 6, d0);
 	*(uint16_t *)(p + 10) = d1;
-	spin_st32u(p + 26, da);
-	spin_st32u(p + 30, sa);
+	SPIN_ST32U(p, 26, da);
+	SPIN_ST32U(p, 30, sa);
 	u->udp.source = dp;
 	u->udp.dest = sp;
 }
