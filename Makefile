@@ -11,7 +11,7 @@ KDIR ?= /usr/src/linux-headers-$(KVER)
 KCONFIG := CONFIG_D2D=m CONFIG_D2D_SNIC=m CONFIG_D2D_HDC=m CONFIG_D2D_SNIC_PEER_TEST=m CONFIG_D2D_FLD=m
 
 .PHONY: all deps qemu modules userspace image demo check check-unit \
-	check-device check-guest clean checkpatch help bench-eth bench-hdc
+	check-device check-guest clean checkpatch help bench-eth bench-hdc bench-fld
 
 all: qemu modules userspace
 
@@ -23,6 +23,7 @@ help:
 	@echo "make checkpatch    kernel style check"
 	@echo "make bench-eth     snic vs e1000e and virtio-net (ratios)"
 	@echo "make bench-hdc     HDC engine (d2d) vs CPU copies and digests (ratios)"
+	@echo "make bench-fld     FlexDriver echo vs host CPU echo, TLP bytes, memory (ratios)"
 
 deps:
 	@tools/deps.sh
@@ -59,6 +60,9 @@ bench-eth: qemu image
 
 bench-hdc: qemu image
 	@tests/bench/hdc.sh
+
+bench-fld: qemu image
+	@tests/bench/fld.sh
 
 checkpatch:
 	@tools/checkpatch.sh

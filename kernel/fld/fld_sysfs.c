@@ -8,6 +8,8 @@
  *   errors     device errors, error interrupts, the last error
  *   udp_port   the UDP port steered to FLD-E (write 0 to stop steering)
  *   accel      the accelerator this instance runs
+ *   nic_stats  snic's counters of FLD-E's SQ and RQ, PCIe traffic included
+ *              (what the NIC moved to and from FLD for them)
  */
 #include <linux/device.h>
 #include <linux/sysfs.h>
@@ -122,6 +124,49 @@ static ssize_t accel_show(struct device *dev, struct device_attribute *attr,
 }
 static DEVICE_ATTR_RO(accel);
 
+static int nic_line(char *buf, int n, const char *name,
+		    const struct snic_queue_stats *q)
+{
+	return sysfs_emit_at(buf, n,
+			     "%s packets %llu bytes %llu errors %llu drops %llu doorbells %llu dma_reads %llu dma_read_bytes %llu dma_writes %llu dma_write_bytes %llu tlps %llu tlp_bytes %llu\n",
+			     name, le64_to_cpu(q->packets), le64_to_cpu(q->bytes),
+			     le64_to_cpu(q->errors), le64_to_cpu(q->drops),
+			     le64_to_cpu(q->doorbells),
+			     le64_to_cpu(q->pcie.dma_reads),
+			     le64_to_cpu(q->pcie.dma_read_bytes),
+			     le64_to_cpu(q->pcie.dma_writes),
+			     le64_to_cpu(q->pcie.dma_write_bytes),
+			     le64_to_cpu(q->pcie.tlps),
+			     le64_to_cpu(q->pcie.tlp_bytes));
+}
+
+static ssize_t nic_stats_show(struct device *dev,
+			      struct device_attribute *attr, char *buf)
+{
+	struct fld_dev *fd = to_fld(dev);
+	struct fld_flde *e = &fd->e;
+	struct snic_queue_stats q;
+	int n = 0, ret = 0;
+
+	mutex_lock(&fd->lock);
+	if (!e->up) {
+		ret = -ENODEV;
+		goto out;
+	}
+	ret = snic_peer_query_stats(e->sd, SNIC_STATS_SQ, e->sq.qn, &q);
+	if (ret)
+		goto out;
+	n += nic_line(buf, n, "sq", &q);
+	ret = snic_peer_query_stats(e->sd, SNIC_STATS_RQ, e->rq.qn, &q);
+	if (ret)
+		goto out;
+	n += nic_line(buf, n, "rq", &q);
+out:
+	mutex_unlock(&fd->lock);
+	return ret ? ret : n;
+}
+static DEVICE_ATTR_RO(nic_stats);
+
 static ssize_t udp_port_show(struct device *dev,
 			     struct device_attribute *attr, char *buf)
 {
@@ -153,6 +198,7 @@ static struct attribute *fld_attrs[] = {
 	&dev_attr_errors.attr,
 	&dev_attr_udp_port.attr,
 	&dev_attr_accel.attr,
+	&dev_attr_nic_stats.attr,
 	NULL,
 };
 

@@ -8,6 +8,7 @@
  *                                    driver, and what this device holds
  *   fldctl [-d PCI-ADDR] flow udp PORT   steer UDP PORT to FLD-E (0: none)
  *   fldctl [-d PCI-ADDR] get STAT    one counter's value (for scripts)
+ *   fldctl [-d PCI-ADDR] nic         snic's counters of FLD-E's queues
  */
 #include <dirent.h>
 #include <errno.h>
@@ -159,7 +160,7 @@ static int cmd_get(const char *stat)
 static int usage(void)
 {
 	fprintf(stderr,
-		"usage: fldctl [-d PCI-ADDR] show | stats | mem | errors |\n"
+		"usage: fldctl [-d PCI-ADDR] show | stats | mem | errors | nic |\n"
 		"              flow udp PORT | get STAT\n");
 	return 2;
 }
@@ -186,6 +187,8 @@ int main(int argc, char **argv)
 		return cat_attr("stats");
 	if (!strcmp(argv[i], "errors"))
 		return cat_attr("errors");
+	if (!strcmp(argv[i], "nic"))
+		return cat_attr("nic_stats");
 	if (!strcmp(argv[i], "mem"))
 		return cmd_mem();
 	if (!strcmp(argv[i], "get") && i + 1 < argc)
