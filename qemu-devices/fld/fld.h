@@ -13,8 +13,9 @@
  * records, TX buffer translation, RX buffers), fld-stream.c (the
  * accelerator stream API: receive with metadata, transmit with credits,
  * completions, doorbells to the NIC), fld-accel.c (the accelerators),
- * fld-cqe.c, fld-pool.c, fld-cuckoo.c, fld-mem.c, fld-zuc.c (pure C
- * components with host unit tests).
+ * fld-iot.c (CoAP and JWT checks of iotauth), fld-cqe.c, fld-pool.c,
+ * fld-cuckoo.c, fld-mem.c, fld-zuc.c (pure C components with host unit
+ * tests).
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -159,7 +160,9 @@ struct FldState {
 
     FldMemParams mem_params;
     FldMemTable mem;
-    uint8_t *keys;          /* accelerator key table (FLD_CMD_KEY_SET) */
+    /* accelerator key table (FLD_CMD_KEY_SET) */
+    uint8_t keys[FLD_NUM_KEYS][FLD_KEY_MAX];
+    uint8_t key_len[FLD_NUM_KEYS];
 
     bool bh_busy, bh_rerun;
 };

@@ -6,7 +6,8 @@
  * the wire come back echoed by FLD's echo accelerator with no per-packet
  * work by the "host" - plus bad input: accesses outside windows, an
  * exhausted descriptor pool, accelerator overflow, refused commands and a
- * doorbell that cannot be delivered.
+ * doorbell that cannot be delivered; and the iotauth accelerator (CoAP
+ * messages carrying JSON Web Tokens checked against per-tenant keys).
  *
  * Topology: snic0 on a hub with a datagram socket held by this program
  * (capture and injection, as in test_snic_eth.c).
@@ -18,6 +19,7 @@
 #include <stdlib.h>
 #include <sys/socket.h>
 #include <unistd.h>
+#include <nettle/hmac.h>
 #include "../lib/check.h"
 #include "snic_dev.h"
 #include "d2d/fld_if.h"
@@ -808,6 +810,175 @@ static void echo_malformed(void)
 	CHECK(qt_alive(qt));
 }
 
+/* ---- iotauth ---- */
+
+static const char b64u[] =
+	"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+
+static size_t b64url(const uint8_t *in, size_t n, char *out)
+{
+	size_t i, o = 0;
+	uint32_t acc = 0;
+	int bits = 0;
+
+	for (i = 0; i < n; i++) {
+		acc = acc << 8 | in[i];
+		bits += 8;
+		while (bits >= 6) {
+			bits -= 6;
+			out[o++] = b64u[(acc >> bits) & 63];
+		}
+	}
+	if (bits)
+		out[o++] = b64u[(acc << (6 - bits)) & 63];
+	out[o] = 0;
+	return o;
+}
+
+/* An HS256 JWT for @claims signed with @key (header {"alg":"HS256"...}). */
+static size_t mk_jwt(char *out, const char *alg, const char *claims,
+		     const char *key)
+{
+	struct hmac_sha256_ctx c;
+	char hdr[128];
+	uint8_t mac[32];
+	size_t n;
+
+	snprintf(hdr, sizeof(hdr), "{\"alg\":\"%s\",\"typ\":\"JWT\"}", alg);
+	n = b64url((const uint8_t *)hdr, strlen(hdr), out);
+	out[n++] = '.';
+	n += b64url((const uint8_t *)claims, strlen(claims), out + n);
+	hmac_sha256_set_key(&c, strlen(key), (const uint8_t *)key);
+	hmac_sha256_update(&c, n, (const uint8_t *)out);
+	hmac_sha256_digest(&c, 32, mac);
+	out[n++] = '.';
+	n += b64url(mac, 32, out + n);
+	return n;
+}
+
+/*
+ * A CoAP POST (token, Uri-Path "auth") whose payload is @jwt, as the UDP
+ * payload of a frame to the NIC's port 7.
+ */
+static size_t mk_coap(uint8_t *f, const char *jwt, uint8_t ver)
+{
+	uint8_t c[1024];
+	size_t n = 0, jl = strlen(jwt), len;
+
+	c[n++] = ver << 6 | 2;		/* CON, token length 2 */
+	c[n++] = 0x02;			/* POST */
+	c[n++] = 0x12;
+	c[n++] = 0x34;
+	c[n++] = 0xaa;
+	c[n++] = 0xbb;
+	c[n++] = 0xb4;			/* Uri-Path (11), 4 bytes */
+	memcpy(c + n, "auth", 4);
+	n += 4;
+	c[n++] = 0xff;
+	memcpy(c + n, jwt, jl);
+	n += jl;
+	len = mk_udp(f, UDP_PORT, n, 0);
+	memcpy(f + 42, c, n);
+	/* redo the UDP checksum over the CoAP bytes */
+	{
+		uint8_t *ip = f + 14, *udp = ip + 20;
+		uint32_t sum = 0;
+		size_t i;
+
+		udp[6] = udp[7] = 0;
+		for (i = 12; i < 20; i += 2)
+			sum += ip[i] << 8 | ip[i + 1];
+		sum += 17 + 8 + n;
+		i = csum(udp, 8 + n, sum);
+		if (i == 0)
+			i = 0xffff;
+		udp[6] = i >> 8;
+		udp[7] = i;
+	}
+	return len;
+}
+
+static void key_set(uint32_t idx, const char *key)
+{
+	uint32_t a[8];
+	size_t kl = strlen(key), c, i;
+
+	for (c = 0; c * FLD_KEY_CHUNK < kl || (kl == 0 && c == 0); c++) {
+		memset(a, 0, sizeof(a));
+		a[0] = idx;
+		a[1] = c | kl << 8;
+		for (i = 0; i < FLD_KEY_CHUNK && c * FLD_KEY_CHUNK + i < kl; i++)
+			a[2 + i / 4] |= (uint32_t)(uint8_t)key[c * FLD_KEY_CHUNK + i]
+					<< (8 * (i % 4));
+		fld_cmd(FLD_CMD_KEY_SET, 8, a, NULL);
+	}
+}
+
+/* Send @f; true if FLD passed it on (an answer came back). */
+static bool iot_passes(const uint8_t *f, size_t len)
+{
+	uint8_t g[2048];
+	int r;
+
+	if (send(inj, f, len, 0) != (ssize_t)len)
+		return false;
+	do {
+		settle();
+		r = cap_recv(g, sizeof(g), 400);
+	} while (r > 0 && !memcmp(g, mac_nic, 6));
+	return r == (int)len && !memcmp(g, f + 6, 6) &&
+	       !memcmp(g + 42, f + 42, len - 42);
+}
+
+/*
+ * iotauth: tenant 0x5a (the rule's flow tag) has a key; tokens signed with
+ * it pass, anything else is dropped and counted - wrong key, "none"
+ * algorithm, no key for the tenant, not CoAP, not a JWT, bad checksum.
+ */
+static void iotauth_tokens(void)
+{
+	static const char key[] = "tenant-5a-secret-key-of-40-bytes-length!";
+	static const char claims[] = "{\"sub\":\"sensor-17\",\"iat\":1700000000}";
+	uint8_t f[2048];
+	char jwt[512];
+	struct flde q;
+	size_t len;
+	uint32_t a[8] = { FLD_NUM_KEYS, 1 << 8 };
+
+	CHECK(env_start(",accel=iotauth"));
+	CHECK_EQ(fld_rd(FLD_REG_ACCEL), FLD_ACCEL_IOTAUTH);
+	CHECK(fld_rd(FLD_REG_CAPS) & FLD_CAP_IOTAUTH);
+	CHECK(flde_setup(&q, 6, sq_db_addr(), 0));
+	CHECK_EQ(fld_cmd(FLD_CMD_KEY_SET, 8, a, NULL), FLD_CMD_EINVAL);
+	key_set(FLOW_TAG, key);
+
+	mk_jwt(jwt, "HS256", claims, key);
+	len = mk_coap(f, jwt, 1);
+	CHECK(iot_passes(f, len));
+	CHECK(iot_passes(f, len));
+	mk_jwt(jwt, "HS256", claims, "some-other-key");
+	CHECK(!iot_passes(f, mk_coap(f, jwt, 1)));
+	mk_jwt(jwt, "none", claims, key);
+	CHECK(!iot_passes(f, mk_coap(f, jwt, 1)));
+	CHECK_EQ(fld_stat(FLD_STAT_ACCEL_DROPS), 2);
+
+	mk_jwt(jwt, "HS256", claims, key);
+	CHECK(!iot_passes(f, mk_coap(f, jwt, 2)));		/* CoAP version 2 */
+	CHECK(!iot_passes(f, mk_coap(f, "not.a-jwt", 1)));	/* base64 */
+	CHECK(!iot_passes(f, mk_coap(f, "nodots", 1)));
+	len = mk_coap(f, jwt, 1);
+	f[len - 1] ^= 0x20;					/* UDP checksum */
+	CHECK(!iot_passes(f, len));
+	CHECK_EQ(fld_stat(FLD_STAT_ACCEL_BAD), 4);
+
+	key_set(FLOW_TAG, "");					/* tenant gone */
+	CHECK(!iot_passes(f, mk_coap(f, jwt, 1)));
+	CHECK_EQ(fld_stat(FLD_STAT_ACCEL_DROPS), 3);
+	CHECK_EQ(fld_stat(FLD_STAT_ACCEL_TX), 2);
+	CHECK_EQ(fld_stat(FLD_STAT_ACCEL_RX), 9);
+	CHECK(qt_alive(qt));
+}
+
 int main(void)
 {
 	RUN("device/fld", identity_and_registers);
@@ -821,6 +992,7 @@ int main(void)
 	RUN("device/fld", bad_commands);
 	RUN("device/fld", doorbell_unreachable);
 	RUN("device/fld", echo_malformed);
+	RUN("device/fld", iotauth_tokens);
 	qt_quit(qt);
 	if (inj >= 0)
 		close(inj);

@@ -102,7 +102,7 @@ enum fld_cmd {
 	FLD_CMD_RQ_CLEAR	= 0x06,	/* slot */
 	FLD_CMD_RQ_ROUTE	= 0x07,	/* rq slot, sq slot for replies */
 	FLD_CMD_MEM_PARAMS	= 0x08,	/* gbps, sqs, min, max, lat tx, lat rx, block */
-	FLD_CMD_KEY_SET		= 0x09,	/* index, len, key words (accelerator keys) */
+	FLD_CMD_KEY_SET		= 0x09,	/* index, chunk | len << 8, 24 key bytes */
 	FLD_CMD_BIND		= 0x0a,	/* kind, slot, NIC queue number, db lo, db hi */
 };
 
@@ -117,6 +117,15 @@ enum fld_bind_kind {
 	FLD_BIND_RQ		= 1,
 	FLD_BIND_CQ		= 2,
 };
+
+/*
+ * Accelerator keys (iotauth: the per-tenant HMAC-SHA256 keys, indexed by
+ * the NIC's steering flow tag): FLD_CMD_KEY_SET writes chunk c (bytes
+ * 24c..24c+23) of key @index and sets its length; length 0 removes it.
+ */
+#define FLD_NUM_KEYS		256
+#define FLD_KEY_MAX		64
+#define FLD_KEY_CHUNK		24
 
 enum fld_cmd_status {
 	FLD_CMD_OK		= 0,
