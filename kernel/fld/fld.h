@@ -32,6 +32,7 @@ struct fld_flde {
 	u32 rule_id;
 	bool have_rule;
 	u16 udp_port;
+	u16 tenant;		/* flow tag of the rule: the tenant */
 	u32 rx_off;		/* BAR2 offset of the RQ's buffers */
 	struct snic_rx_desc *rq_ring;	/* host memory, written once */
 	dma_addr_t rq_ring_dma;
@@ -53,7 +54,8 @@ u64 fld_rd64(struct fld_dev *fd, u32 reg);
 /* Runs command @op with @n arguments; 0 or -errno; *result if not NULL. */
 int fld_cmd(struct fld_dev *fd, u32 op, const u32 *args, int n, u32 *result);
 
-int fld_flde_start(struct fld_dev *fd, const char *ifname, u16 udp_port);
+int fld_flde_start(struct fld_dev *fd, const char *ifname, u16 udp_port,
+		   u16 tenant);
 void fld_flde_stop(struct fld_dev *fd);
 int fld_flde_set_port(struct fld_dev *fd, u16 udp_port);
 

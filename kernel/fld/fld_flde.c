@@ -5,8 +5,9 @@
  * FLD's BAR2, created through snic's peer-queue API.  The striding RQ's
  * ring is in host memory, written once here: FLD recycles the buffers in
  * posting order by advancing the producer counter (its doorbell record).
- * A steering rule sends one UDP port to the RQ; FLD's accelerator answers
- * on the SQ.  No per-packet work happens on the host.
+ * A steering rule sends one UDP port to the RQ, tagged with the tenant
+ * (the flow tag iotauth picks its key by); FLD's accelerator answers on
+ * the SQ.  No per-packet work happens on the host.
  */
 #include <linux/dma-mapping.h>
 #include <linux/netdevice.h>
@@ -39,7 +40,7 @@ static int fld_flde_rule(struct fld_dev *fd, u16 port)
 	r.dest = SNIC_DEST_RQ;
 	r.actions = SNIC_ACT_COUNT | SNIC_ACT_TAG;
 	r.dest_id = cpu_to_le32(e->rq.qn);
-	r.flow_tag = cpu_to_le32(port & FLD_MAX_FLOW_TAG);
+	r.flow_tag = cpu_to_le32(e->tenant);
 	r.ip_proto = IPPROTO_UDP;
 	r.dst_port = cpu_to_be16(port);
 	ret = snic_peer_add_rule(e->sd, &r, &e->rule_id);
@@ -84,7 +85,8 @@ void fld_flde_stop(struct fld_dev *fd)
 	memset(e, 0, sizeof(*e));
 }
 
-int fld_flde_start(struct fld_dev *fd, const char *ifname, u16 udp_port)
+int fld_flde_start(struct fld_dev *fd, const char *ifname, u16 udp_port,
+		   u16 tenant)
 {
 	struct fld_flde *e = &fd->e;
 	struct snic_peer_cq_attr ca = {};
@@ -98,6 +100,7 @@ int fld_flde_start(struct fld_dev *fd, const char *ifname, u16 udp_port)
 	e->cq.qn = FLD_QN_NONE;
 	e->sq.qn = FLD_QN_NONE;
 	e->rq.qn = FLD_QN_NONE;
+	e->tenant = tenant;
 	e->sd = ifname && *ifname ? snic_peer_get_by_name(ifname) :
 				    snic_peer_get(0);
 	if (!e->sd)

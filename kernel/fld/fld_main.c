@@ -15,6 +15,9 @@ MODULE_PARM_DESC(snic, "netdev of the snic FLD-E drives (default: snic #0)");
 static ushort udp_port = 7;
 module_param(udp_port, ushort, 0444);
 MODULE_PARM_DESC(udp_port, "UDP port steered to FLD-E (0: none at load)");
+static ushort tenant = 1;
+module_param(tenant, ushort, 0444);
+MODULE_PARM_DESC(tenant, "flow tag of FLD-E's traffic: the iotauth tenant (0..4095)");
 
 u32 fld_rd(struct fld_dev *fd, u32 reg)
 {
@@ -148,7 +151,7 @@ static int fld_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 		 fld_rd(fd, FLD_REG_BLOCK_SIZE));
 
 	mutex_lock(&fd->lock);
-	ret = fld_flde_start(fd, snic, udp_port);
+	ret = fld_flde_start(fd, snic, udp_port, tenant & FLD_MAX_FLOW_TAG);
 	mutex_unlock(&fd->lock);
 	if (ret)
 		dev_warn(&pdev->dev, "FLD-E not started: %d\n", ret);

@@ -10,9 +10,13 @@
  *   accel      the accelerator this instance runs
  *   nic_stats  snic's counters of FLD-E's SQ and RQ, PCIe traffic included
  *              (what the NIC moved to and from FLD for them)
+ *   key        WO: "INDEX HEX" sets accelerator key INDEX (iotauth: the
+ *              tenant's HMAC key, INDEX = the flow tag), "INDEX -" removes it
  */
 #include <linux/device.h>
 #include <linux/sysfs.h>
+#include <linux/string.h>
+#include <linux/kernel.h>
 #include "fld.h"
 
 static const char *const fld_stat_names[FLD_STAT_COUNT] = {
@@ -75,10 +79,10 @@ static ssize_t queues_show(struct device *dev, struct device_attribute *attr,
 	mutex_lock(&fd->lock);
 	if (e->up)
 		n += sysfs_emit_at(buf, n,
-				   "flde snic_cq %u snic_sq %u snic_rq %u rule %d udp_port %u\n",
+				   "flde snic_cq %u snic_sq %u snic_rq %u rule %d udp_port %u tenant %u\n",
 				   e->cq.qn, e->sq.qn, e->rq.qn,
 				   e->have_rule ? (int)e->rule_id : -1,
-				   e->udp_port);
+				   e->udp_port, e->tenant);
 	else
 		n += sysfs_emit_at(buf, n, "flde down\n");
 	n += sysfs_emit_at(buf, n,
@@ -191,6 +195,42 @@ static ssize_t udp_port_store(struct device *dev,
 }
 static DEVICE_ATTR_RW(udp_port);
 
+static ssize_t key_store(struct device *dev, struct device_attribute *attr,
+			 const char *buf, size_t count)
+{
+	struct fld_dev *fd = to_fld(dev);
+	u8 key[FLD_KEY_MAX] = {};
+	char hex[2 * FLD_KEY_MAX + 2];
+	u32 a[8], idx, c, i;
+	size_t len = 0;
+	int ret;
+
+	if (sscanf(buf, "%u %129s", &idx, hex) != 2 || idx >= FLD_NUM_KEYS)
+		return -EINVAL;
+	if (strcmp(hex, "-")) {
+		len = strlen(hex);
+		if (len % 2 || len / 2 > FLD_KEY_MAX || !len ||
+		    hex2bin(key, hex, len / 2))
+			return -EINVAL;
+		len /= 2;
+	}
+	mutex_lock(&fd->lock);
+	c = 0;
+	do {
+		memset(a, 0, sizeof(a));
+		a[0] = idx;
+		a[1] = c | len << 8;
+		for (i = 0; i < FLD_KEY_CHUNK && c * FLD_KEY_CHUNK + i < len; i++)
+			a[2 + i / 4] |= (u32)key[c * FLD_KEY_CHUNK + i] << (8 * (i % 4));
+		ret = fld_cmd(fd, FLD_CMD_KEY_SET, a, 8, NULL);
+		c++;
+	} while (!ret && c * FLD_KEY_CHUNK < len);
+	mutex_unlock(&fd->lock);
+	memzero_explicit(key, sizeof(key));
+	return ret ? ret : count;
+}
+static DEVICE_ATTR_WO(key);
+
 static struct attribute *fld_attrs[] = {
 	&dev_attr_stats.attr,
 	&dev_attr_mem_table.attr,
@@ -199,6 +239,7 @@ static struct attribute *fld_attrs[] = {
 	&dev_attr_udp_port.attr,
 	&dev_attr_accel.attr,
 	&dev_attr_nic_stats.attr,
+	&dev_attr_key.attr,
 	NULL,
 };
 

@@ -9,6 +9,10 @@
  *   fld-udp echo PORT
  *       the host CPU echo program: return every datagram to its sender
  *       (the baseline FLD-E echo is compared with).
+ *   fld-udp coap IP PORT TOKEN
+ *       send one CoAP POST (Uri-Path "auth") whose payload is TOKEN (a
+ *       JSON Web Token) and wait a second for it to come back: exit 0 if
+ *       it was passed on (answered), 1 if not.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -134,8 +138,55 @@ static int do_echo(int port)
 	}
 }
 
+static int do_coap(const char *ip, int port, const char *token)
+{
+	static uint8_t m[2048], rx[2048];
+	struct sockaddr_in a = { .sin_family = AF_INET };
+	size_t n = 0, tl = strlen(token);
+	struct pollfd p;
+	ssize_t r;
+	int fd;
+
+	if (tl > sizeof(m) - 16) {
+		fprintf(stderr, "fld-udp: token too long\n");
+		return 2;
+	}
+	m[n++] = 0x40 | 2;		/* version 1, CON, token length 2 */
+	m[n++] = 0x02;			/* POST */
+	m[n++] = 0x4a;			/* message id */
+	m[n++] = 0x21;
+	m[n++] = 0x7e;			/* token */
+	m[n++] = 0x57;
+	m[n++] = 0xb4;			/* Uri-Path (11), 4 bytes */
+	memcpy(m + n, "auth", 4);
+	n += 4;
+	m[n++] = 0xff;			/* payload marker */
+	memcpy(m + n, token, tl);
+	n += tl;
+	a.sin_port = htons(port);
+	fd = socket(AF_INET, SOCK_DGRAM, 0);
+	if (inet_pton(AF_INET, ip, &a.sin_addr) != 1 || fd < 0 ||
+	    connect(fd, (void *)&a, sizeof(a)) ||
+	    send(fd, m, n, 0) != (ssize_t)n) {
+		perror("fld-udp: coap");
+		return 2;
+	}
+	p.fd = fd;
+	p.events = POLLIN;
+	if (poll(&p, 1, 1000) != 1) {
+		printf("coap: no answer\n");
+		return 1;
+	}
+	r = recv(fd, rx, sizeof(rx), 0);
+	printf("coap: answered, %zd bytes%s\n", r,
+	       r == (ssize_t)n && !memcmp(rx, m, n) ? ", the message" : "");
+	return r == (ssize_t)n && !memcmp(rx, m, n) ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc == 5 && !strcmp(argv[1], "coap"))
+		return do_coap(argv[2], atoi(argv[3]), argv[4]);
 	if (argc >= 6 && !strcmp(argv[1], "ping"))
 		return do_ping(argv[2], atoi(argv[3]), atol(argv[4]),
 			       strtoul(argv[5], NULL, 0),
@@ -143,6 +194,7 @@ int main(int argc, char **argv)
 	if (argc == 3 && !strcmp(argv[1], "echo"))
 		return do_echo(atoi(argv[2]));
 	fprintf(stderr, "usage: fld-udp ping IP PORT COUNT SIZE [WINDOW]\n"
-		"       fld-udp echo PORT\n");
+		"       fld-udp echo PORT\n"
+		"       fld-udp coap IP PORT TOKEN\n");
 	return 2;
 }

@@ -9,6 +9,9 @@
  *   fldctl [-d PCI-ADDR] flow udp PORT   steer UDP PORT to FLD-E (0: none)
  *   fldctl [-d PCI-ADDR] get STAT    one counter's value (for scripts)
  *   fldctl [-d PCI-ADDR] nic         snic's counters of FLD-E's queues
+ *   fldctl [-d PCI-ADDR] key TENANT HEX|-   set (or remove) an accelerator
+ *                                    key (iotauth: the tenant's HMAC key;
+ *                                    TENANT is the steering flow tag)
  */
 #include <dirent.h>
 #include <errno.h>
@@ -161,7 +164,7 @@ static int usage(void)
 {
 	fprintf(stderr,
 		"usage: fldctl [-d PCI-ADDR] show | stats | mem | errors | nic |\n"
-		"              flow udp PORT | get STAT\n");
+		"              flow udp PORT | get STAT | key TENANT HEX|-\n");
 	return 2;
 }
 
@@ -189,6 +192,16 @@ int main(int argc, char **argv)
 		return cat_attr("errors");
 	if (!strcmp(argv[i], "nic"))
 		return cat_attr("nic_stats");
+	if (!strcmp(argv[i], "key") && i + 2 < argc) {
+		char val[300];
+
+		if (strlen(argv[i + 2]) > 200) {
+			fprintf(stderr, "fldctl: key too long\n");
+			return 2;
+		}
+		snprintf(val, sizeof(val), "%s %s", argv[i + 1], argv[i + 2]);
+		return write_attr("key", val) ? 1 : 0;
+	}
 	if (!strcmp(argv[i], "mem"))
 		return cmd_mem();
 	if (!strcmp(argv[i], "get") && i + 1 < argc)
