@@ -26,7 +26,8 @@ static const char *const fld_stat_names[FLD_STAT_COUNT] = {
 	"pool_stalls", "buf_stalls", "credit_stalls", "accel_rx",
 	"accel_rx_drops", "accel_tx", "accel_bad", "nic_err_cqes",
 	"cqe_bad_queue", "cqe_tag_overflow", "doorbells", "db_errors",
-	"rx_recycled", "bad_cmds", "accel_drops",
+	"rx_recycled", "bad_cmds", "accel_drops", "df_reassembled",
+	"df_evicted", "df_dropped",
 };
 
 static const char *const fld_mem_names[FLD_MEM_NROWS] = {

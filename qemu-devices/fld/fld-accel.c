@@ -11,6 +11,10 @@
  *         of the tenant the NIC's steering tag names; valid messages are
  *         passed on (returned on the queue's route, addresses swapped, as
  *         echo does), everything else is dropped and counted.
+ *   defrag: IPv4 fragments (the inner frames after the NIC's VXLAN
+ *         decapsulation) reassembled and forwarded whole on the queue's
+ *         route, unchanged otherwise, so that the receiver's checksum
+ *         offload and RSS see whole packets; other frames pass as they are.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -155,9 +159,68 @@ static bool fld_iotauth_rx(FldState *s, FldPkt *p)
     return true;
 }
 
+/* Send the reassembled datagram waiting in df_out, if any. */
+static void fld_defrag_flush(FldState *s)
+{
+    if (!s->df_out_len) {
+        return;
+    }
+    switch (fld_stream_tx(s, s->df_sq, s->df_out, s->df_out_len, 0)) {
+    case FLD_TX_OK:
+        s->stats[FLD_STAT_ACCEL_TX]++;
+        s->df_out_len = 0;
+        break;
+    case FLD_TX_NO_CREDIT:
+    case FLD_TX_STALL:
+        break;
+    default:
+        s->stats[FLD_STAT_ACCEL_BAD]++;
+        s->df_out_len = 0;
+        break;
+    }
+}
+
+static bool fld_defrag_rx(FldState *s, FldPkt *p)
+{
+    FldDefrag *d = s->df;
+    uint64_t ev = d->evicted, bad = d->overlaps + d->too_big + d->malformed;
+    size_t n = 0;
+    FldDfResult r;
+
+    if (!p->m.routed) {
+        s->stats[FLD_STAT_ACCEL_DROPS]++;
+        return true;
+    }
+    fld_defrag_flush(s);
+    if (s->df_out_len) {
+        return false;       /* the previous datagram still waits */
+    }
+    r = fld_defrag_input(d, p->data, p->len, s->df_out, &n);
+    s->stats[FLD_STAT_DF_EVICTED] += d->evicted - ev;
+    s->stats[FLD_STAT_DF_DROPPED] += d->overlaps + d->too_big +
+                                     d->malformed - bad;
+    switch (r) {
+    case FLD_DF_PASS:
+        return fld_accel_send(s, p, p->m.reply_sq);
+    case FLD_DF_DONE:
+        s->stats[FLD_STAT_DF_REASSEMBLED]++;
+        s->df_out_len = n;
+        s->df_sq = p->m.reply_sq;
+        fld_defrag_flush(s);
+        return true;
+    case FLD_DF_HELD:
+        return true;
+    default:
+        s->stats[FLD_STAT_ACCEL_DROPS]++;
+        return true;
+    }
+}
+
 const FldAccelOps fld_accels[] = {
     { .name = "echo", .id = FLD_ACCEL_ECHO, .rx = fld_echo_rx },
     { .name = "iotauth", .id = FLD_ACCEL_IOTAUTH, .rx = fld_iotauth_rx },
+    { .name = "defrag", .id = FLD_ACCEL_DEFRAG, .rx = fld_defrag_rx,
+      .flush = fld_defrag_flush },
     { },
 };
 

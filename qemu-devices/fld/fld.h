@@ -13,7 +13,8 @@
  * records, TX buffer translation, RX buffers), fld-stream.c (the
  * accelerator stream API: receive with metadata, transmit with credits,
  * completions, doorbells to the NIC), fld-accel.c (the accelerators),
- * fld-iot.c (CoAP and JWT checks of iotauth), fld-cqe.c, fld-pool.c,
+ * fld-iot.c (CoAP and JWT checks of iotauth), fld-defrag.c (IPv4
+ * reassembly of defrag), fld-cqe.c, fld-pool.c,
  * fld-cuckoo.c, fld-mem.c, fld-zuc.c (pure C components with host unit
  * tests).
  *
@@ -31,6 +32,7 @@
 #include "fld-pool.h"
 #include "fld-mem.h"
 #include "fld-cqe.h"
+#include "fld-defrag.h"
 
 #define TYPE_FLD "fld"
 OBJECT_DECLARE_SIMPLE_TYPE(FldState, FLD)
@@ -114,6 +116,8 @@ typedef struct FldAccelOps {
      * (no transmit credit now).
      */
     bool (*rx)(FldState *s, FldPkt *p);
+    /* Optional: called every pass before rx, to send what it holds. */
+    void (*flush)(FldState *s);
 } FldAccelOps;
 
 typedef enum FldTxResult {
@@ -163,6 +167,12 @@ struct FldState {
     /* accelerator key table (FLD_CMD_KEY_SET) */
     uint8_t keys[FLD_NUM_KEYS][FLD_KEY_MAX];
     uint8_t key_len[FLD_NUM_KEYS];
+
+    /* defrag accelerator: reassembly table and a datagram waiting to go */
+    FldDefrag *df;
+    uint8_t *df_out;
+    size_t df_out_len;
+    uint8_t df_sq;
 
     bool bh_busy, bh_rerun;
 };

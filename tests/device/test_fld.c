@@ -979,6 +979,153 @@ static void iotauth_tokens(void)
 	CHECK(qt_alive(qt));
 }
 
+/* ---- defrag ---- */
+
+/* The inner frame: Ethernet to the peer, IPv4/UDP with @plen bytes. */
+static size_t mk_inner(uint8_t *f, size_t plen, uint16_t id)
+{
+	size_t len = mk_udp(f, 5000, plen, id);
+	uint16_t c;
+
+	memcpy(f, mac_peer, 6);		/* to the next receiver on the wire */
+	memcpy(f + 6, mac_nic, 6);
+	f[18] = id >> 8;
+	f[19] = id;
+	f[24] = f[25] = 0;
+	c = csum(f + 14, 20, 0);
+	f[24] = c >> 8;
+	f[25] = c;
+	return len;
+}
+
+/* Fragment [off, off + n) of the inner frame's IP payload, VXLAN-wrapped. */
+static size_t mk_vxlan_frag(uint8_t *o, const uint8_t *inner, size_t off,
+			    size_t n, bool last, uint32_t vni)
+{
+	uint8_t *ip, *udp, *vx, *in;
+	uint16_t c, fr = off / 8 | (last ? 0 : 0x2000);
+	size_t ilen = 14 + 20 + n, tot = 20 + 8 + 8 + ilen;
+
+	memcpy(o, mac_nic, 6);
+	memcpy(o + 6, mac_peer, 6);
+	o[12] = 0x08;
+	o[13] = 0x00;
+	ip = o + 14;
+	memset(ip, 0, 20);
+	ip[0] = 0x45;
+	ip[2] = tot >> 8;
+	ip[3] = tot;
+	ip[8] = 64;
+	ip[9] = 17;
+	memcpy(ip + 12, (uint8_t[]){ 10, 0, 0, 9 }, 4);
+	memcpy(ip + 16, (uint8_t[]){ 10, 0, 0, 1 }, 4);
+	c = csum(ip, 20, 0);
+	ip[10] = c >> 8;
+	ip[11] = c;
+	udp = ip + 20;
+	udp[0] = 0xc0;
+	udp[1] = 0x00;
+	udp[2] = SNIC_VXLAN_PORT >> 8;
+	udp[3] = SNIC_VXLAN_PORT & 0xff;
+	udp[4] = (8 + 8 + ilen) >> 8;
+	udp[5] = 8 + 8 + ilen;
+	udp[6] = udp[7] = 0;		/* no UDP checksum */
+	vx = udp + 8;
+	memset(vx, 0, 8);
+	vx[0] = 0x08;
+	vx[4] = vni >> 16;
+	vx[5] = vni >> 8;
+	vx[6] = vni;
+	in = vx + 8;
+	memcpy(in, inner, 14 + 20);
+	memcpy(in + 34, inner + 34 + off, n);
+	in[16] = (20 + n) >> 8;
+	in[17] = 20 + n;
+	in[20] = fr >> 8;
+	in[21] = fr;
+	in[24] = in[25] = 0;
+	c = csum(in + 14, 20, 0);
+	in[24] = c >> 8;
+	in[25] = c;
+	return 14 + tot;
+}
+
+/* Next frame on the wire not sent by us (the NIC's own MAC as source). */
+static int wire_recv(uint8_t *g, size_t len, int ms)
+{
+	int r;
+
+	do {
+		settle();
+		r = cap_recv(g, len, ms);
+	} while (r > 0 && !memcmp(g, mac_nic, 6));
+	return r;
+}
+
+/*
+ * defrag: VXLAN frames whose inner IPv4 datagrams are fragmented reach
+ * FLD decapsulated (a VNI rule with DECAP); FLD sends each datagram out
+ * whole, byte for byte the unfragmented inner frame, in any fragment
+ * order; overlapping fragments are dropped, unfragmented frames pass.
+ */
+static void defrag_vxlan(void)
+{
+	struct snic_steer_rule r = { 0 };
+	static const int order[] = { 2, 0, 3, 1 };
+	uint8_t inner[2048], o[2048], g[2048];
+	size_t ilen, ipl, k;
+	struct flde q;
+	int n, i;
+
+	CHECK(env_start(",accel=defrag"));
+	CHECK_EQ(fld_rd(FLD_REG_ACCEL), FLD_ACCEL_DEFRAG);
+	CHECK(flde_setup(&q, 6, sq_db_addr(), 0));
+	r.match = SNIC_MATCH_VNI;
+	r.priority = 5;
+	r.dest = SNIC_DEST_RQ;
+	r.actions = SNIC_ACT_DECAP | SNIC_ACT_COUNT;
+	r.dest_id = q.rqn;
+	r.vni = 42;
+	CHECK_EQ(snic_aq_buf(&nic, SNIC_AQ_ADD_RULE, &r, sizeof(r), sizeof(r),
+			     0, 0, NULL, 0, NULL), OK);
+
+	/* 1200 bytes of IP payload in 4 fragments of 304, 304, 304, 288 */
+	ilen = mk_inner(inner, 1192, 0x77);
+	ipl = ilen - 34;
+	for (i = 0; i < 4; i++) {
+		k = order[i] * 304;
+		n = mk_vxlan_frag(o, inner, k, ipl - k < 304 ? ipl - k : 304,
+				  k + 304 >= ipl, 42);
+		CHECK(send(inj, o, n, 0) == n);
+	}
+	n = wire_recv(g, sizeof(g), 2000);
+	CHECK_EQ(n, (int)ilen);
+	CHECK(!memcmp(g, inner, ilen));
+	CHECK_EQ(fld_stat(FLD_STAT_DF_REASSEMBLED), 1);
+	CHECK_EQ(fld_stat(FLD_STAT_ACCEL_RX), 4);
+
+	/* overlapping fragments: the datagram is dropped */
+	ilen = mk_inner(inner, 592, 0x78);
+	ipl = ilen - 34;
+	n = mk_vxlan_frag(o, inner, 0, 304, false, 42);
+	CHECK(send(inj, o, n, 0) == n);
+	n = mk_vxlan_frag(o, inner, 296, ipl - 296, true, 42);
+	CHECK(send(inj, o, n, 0) == n);
+	CHECK(wire_recv(g, sizeof(g), 500) < 0);
+	CHECK_EQ(fld_stat(FLD_STAT_DF_DROPPED), 1);
+
+	/* an unfragmented inner frame passes as it is */
+	ilen = mk_inner(inner, 100, 0x79);
+	n = mk_vxlan_frag(o, inner, 0, ilen - 34, true, 42);
+	CHECK(send(inj, o, n, 0) == n);
+	n = wire_recv(g, sizeof(g), 2000);
+	CHECK_EQ(n, (int)ilen);
+	CHECK(!memcmp(g, inner, ilen));
+	CHECK_EQ(fld_stat(FLD_STAT_DF_REASSEMBLED), 1);
+	CHECK_EQ(fld_rd(FLD_REG_POOL_IN_USE), 0);
+	CHECK(qt_alive(qt));
+}
+
 int main(void)
 {
 	RUN("device/fld", identity_and_registers);
@@ -993,6 +1140,7 @@ int main(void)
 	RUN("device/fld", doorbell_unreachable);
 	RUN("device/fld", echo_malformed);
 	RUN("device/fld", iotauth_tokens);
+	RUN("device/fld", defrag_vxlan);
 	qt_quit(qt);
 	if (inj >= 0)
 		close(inj);

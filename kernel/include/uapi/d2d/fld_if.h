@@ -214,7 +214,10 @@ enum fld_stat {
 	FLD_STAT_RX_RECYCLED	= 25,	/* receive buffers reposted */
 	FLD_STAT_BAD_CMDS	= 26,
 	FLD_STAT_ACCEL_DROPS	= 27,	/* dropped by the accelerator's policy */
-	FLD_STAT_COUNT		= 28,
+	FLD_STAT_DF_REASSEMBLED	= 28,	/* defrag: datagrams made whole */
+	FLD_STAT_DF_EVICTED	= 29,	/* defrag: incomplete datagrams evicted */
+	FLD_STAT_DF_DROPPED	= 30,	/* defrag: overlapping, oversize, malformed */
+	FLD_STAT_COUNT		= 31,
 };
 
 /*
