@@ -15,6 +15,10 @@
  *         decapsulation) reassembled and forwarded whole on the queue's
  *         route, unchanged otherwise, so that the receiver's checksum
  *         offload and RSS see whole packets; other frames pass as they are.
+ *   zuc:  128-EEA3 / 128-EIA3 requests (struct fld_zuc_hdr + data) as UDP
+ *         payloads, answered to the sender with the NIC filling the IPv4
+ *         and UDP checksums.  FLD-E UDP is the transport until snic has
+ *         RDMA (FLD-R: requests as RDMA SENDs on FLD-owned RC QPs).
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -23,6 +27,7 @@
 #include "qapi/error.h"
 #include "fld.h"
 #include "fld-iot.h"
+#include "fld-zucreq.h"
 
 static void swap_bytes(uint8_t *a, uint8_t *b, size_t n)
 {
@@ -216,9 +221,69 @@ static bool fld_defrag_rx(FldState *s, FldPkt *p)
     }
 }
 
+static bool fld_zuc_rx(FldState *s, FldPkt *p)
+{
+    const uint8_t *f = p->data;
+    uint8_t *o = s->acc_out;
+    size_t ihl, ulen, hdrs, tot;
+    long n;
+
+    if (!p->m.routed) {
+        s->stats[FLD_STAT_ACCEL_DROPS]++;
+        return true;
+    }
+    if (!p->m.csum_ok || p->len < FLD_ETH_HLEN + 28 || f[12] != 0x08 ||
+        f[13] != 0x00 || (f[14] & 0xf) < 5 || f[23] != 17) {
+        s->stats[FLD_STAT_ACCEL_BAD]++;
+        return true;
+    }
+    ihl = (f[14] & 0xf) * 4;
+    hdrs = FLD_ETH_HLEN + ihl + 8;
+    ulen = f[14 + ihl + 4] << 8 | f[14 + ihl + 5];
+    if (hdrs > p->len || ulen < 8 || FLD_ETH_HLEN + ihl + ulen > p->len) {
+        s->stats[FLD_STAT_ACCEL_BAD]++;
+        return true;
+    }
+    n = fld_zuc_request(f + hdrs, ulen - 8, o + hdrs, FLD_MAX_FRAME - hdrs);
+    if (n < 0) {
+        s->stats[FLD_STAT_ACCEL_BAD]++;
+        return true;
+    }
+    if (((const struct fld_zuc_hdr *)(o + hdrs))->status != FLD_ZUC_OK) {
+        s->stats[FLD_STAT_ACCEL_BAD]++;   /* answered with its status */
+    }
+    /* The answer: addresses swapped, lengths set, checksums by the NIC. */
+    memcpy(o, f, hdrs);
+    memcpy(o, f + 6, 6);
+    memcpy(o + 6, f, 6);
+    memcpy(o + 14 + 12, f + 14 + 16, 4);
+    memcpy(o + 14 + 16, f + 14 + 12, 4);
+    memcpy(o + 14 + ihl, f + 14 + ihl + 2, 2);
+    memcpy(o + 14 + ihl + 2, f + 14 + ihl, 2);
+    tot = ihl + 8 + n;
+    o[14 + 2] = tot >> 8;
+    o[14 + 3] = tot;
+    o[14 + 6] = o[14 + 7] = 0;
+    o[14 + ihl + 4] = (8 + n) >> 8;
+    o[14 + ihl + 5] = 8 + n;
+    switch (fld_stream_tx(s, p->m.reply_sq, o, hdrs + n,
+                          SNIC_ETH_CS_L3 | SNIC_ETH_CS_L4)) {
+    case FLD_TX_OK:
+        s->stats[FLD_STAT_ACCEL_TX]++;
+        return true;
+    case FLD_TX_NO_CREDIT:
+    case FLD_TX_STALL:
+        return false;
+    default:
+        s->stats[FLD_STAT_ACCEL_BAD]++;
+        return true;
+    }
+}
+
 const FldAccelOps fld_accels[] = {
     { .name = "echo", .id = FLD_ACCEL_ECHO, .rx = fld_echo_rx },
     { .name = "iotauth", .id = FLD_ACCEL_IOTAUTH, .rx = fld_iotauth_rx },
+    { .name = "zuc", .id = FLD_ACCEL_ZUC, .rx = fld_zuc_rx },
     { .name = "defrag", .id = FLD_ACCEL_DEFRAG, .rx = fld_defrag_rx,
       .flush = fld_defrag_flush },
     { },

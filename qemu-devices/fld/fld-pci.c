@@ -70,6 +70,7 @@ static void fld_realize(PCIDevice *pdev, Error **errp)
     s->blocks = g_malloc0((size_t)s->pool_blocks * FLD_BLOCK_SIZE);
     s->bfree = g_new0(uint32_t, s->pool_blocks);
     s->fifo = g_new0(FldPkt, FLD_ACCEL_FIFO);
+    s->acc_out = g_malloc(FLD_MAX_FRAME);
     if (s->accel->id == FLD_ACCEL_DEFRAG) {
         s->df = g_new0(FldDefrag, 1);
         s->df_out = g_malloc(FLD_DF_MAX_FRAME);
@@ -114,6 +115,7 @@ static void fld_exit(PCIDevice *pdev)
     g_free(s->blocks);
     g_free(s->bfree);
     g_free(s->fifo);
+    g_free(s->acc_out);
     g_free(s->df);
     g_free(s->df_out);
     for (i = 0; i < FLD_MAX_CQS; i++) {

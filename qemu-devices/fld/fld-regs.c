@@ -10,8 +10,8 @@
 #include "hw/pci/msix.h"
 #include "fld.h"
 
-#define FLD_CAPS (FLD_CAP_ECHO | FLD_CAP_DEFRAG | FLD_CAP_IOTAUTH | \
-                  FLD_CAP_STRIDING_RQ)
+#define FLD_CAPS (FLD_CAP_ECHO | FLD_CAP_ZUC | FLD_CAP_DEFRAG | \
+                  FLD_CAP_IOTAUTH | FLD_CAP_STRIDING_RQ)
 
 void fld_raise_error(FldState *s, enum fld_err err, uint32_t info,
                      const char *why)

@@ -14,7 +14,8 @@
  * accelerator stream API: receive with metadata, transmit with credits,
  * completions, doorbells to the NIC), fld-accel.c (the accelerators),
  * fld-iot.c (CoAP and JWT checks of iotauth), fld-defrag.c (IPv4
- * reassembly of defrag), fld-cqe.c, fld-pool.c,
+ * reassembly of defrag), fld-zucreq.c (zuc requests), fld-cqe.c,
+ * fld-pool.c,
  * fld-cuckoo.c, fld-mem.c, fld-zuc.c (pure C components with host unit
  * tests).
  *
@@ -167,6 +168,8 @@ struct FldState {
     /* accelerator key table (FLD_CMD_KEY_SET) */
     uint8_t keys[FLD_NUM_KEYS][FLD_KEY_MAX];
     uint8_t key_len[FLD_NUM_KEYS];
+
+    uint8_t *acc_out;       /* an accelerator's answer being built */
 
     /* defrag accelerator: reassembly table and a datagram waiting to go */
     FldDefrag *df;

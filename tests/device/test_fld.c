@@ -1126,6 +1126,148 @@ static void defrag_vxlan(void)
 	CHECK(qt_alive(qt));
 }
 
+/* ---- zuc ---- */
+
+/* A UDP frame to port 7 whose payload is a zuc request of @rlen bytes. */
+static size_t mk_zuc(uint8_t *f, const uint8_t *req, size_t rlen)
+{
+	size_t len = mk_udp(f, UDP_PORT, rlen, 0);
+	uint8_t *ip = f + 14, *udp = ip + 20;
+	uint32_t sum = 0;
+	size_t i;
+
+	memcpy(f + 42, req, rlen);
+	udp[6] = udp[7] = 0;
+	for (i = 12; i < 20; i += 2)
+		sum += ip[i] << 8 | ip[i + 1];
+	sum += 17 + 8 + rlen;
+	i = csum(udp, 8 + rlen, sum);
+	if (i == 0)
+		i = 0xffff;
+	udp[6] = i >> 8;
+	udp[7] = i;
+	return len;
+}
+
+static size_t zuc_req(uint8_t *req, uint8_t op, const uint8_t *key,
+		      uint32_t count, uint8_t bearer, uint8_t dir,
+		      uint32_t bits, const uint32_t *w, unsigned int nw)
+{
+	struct fld_zuc_hdr h;
+	unsigned int i;
+
+	memset(&h, 0, sizeof(h));
+	h.magic = FLD_ZUC_MAGIC;
+	h.op = op;
+	h.bearer = bearer;
+	h.direction = dir;
+	h.count = count;
+	h.length_bits = bits;
+	h.request_id = 42;
+	memcpy(h.key, key, 16);
+	memcpy(req, &h, sizeof(h));
+	for (i = 0; i < nw; i++) {
+		req[64 + 4 * i] = w[i] >> 24;
+		req[64 + 4 * i + 1] = w[i] >> 16;
+		req[64 + 4 * i + 2] = w[i] >> 8;
+		req[64 + 4 * i + 3] = w[i];
+	}
+	return 64 + (bits + 7) / 8;
+}
+
+/* The answer frame's checksums are valid (the NIC filled them). */
+static bool answer_csums_ok(const uint8_t *g, size_t n)
+{
+	uint32_t sum = 0;
+	size_t i, ulen = g[38] << 8 | g[39];
+
+	if (csum(g + 14, 20, 0) != 0 || 34 + ulen != n)
+		return false;
+	for (i = 26; i < 34; i += 2)
+		sum += g[i] << 8 | g[i + 1];
+	sum += 17 + ulen;
+	return csum(g + 34, ulen, sum) == 0;
+}
+
+/*
+ * zuc over FLD-E: 3GPP EEA3 set 1 and EIA3 set 2 as requests, answered
+ * with the published ciphertext and MAC; a request with a bad bearer is
+ * answered with its error, a payload that is no request is dropped.
+ */
+static void zuc_requests(void)
+{
+	static const uint8_t k1[16] = {
+		0x17, 0x3d, 0x14, 0xba, 0x50, 0x03, 0x73, 0x1d,
+		0x7a, 0x60, 0x04, 0x94, 0x70, 0xf0, 0x0a, 0x29,
+	};
+	static const uint32_t p1[] = {
+		0x6cf65340, 0x735552ab, 0x0c9752fa, 0x6f9025fe,
+		0x0bd675d9, 0x005875b2, 0x00000000,
+	};
+	static const uint8_t c1[25] = {
+		0xa6, 0xc8, 0x5f, 0xc6, 0x6a, 0xfb, 0x85, 0x33, 0xaa, 0xfc,
+		0x25, 0x18, 0xdf, 0xe7, 0x84, 0x94, 0x0e, 0xe1, 0xe4, 0xb0,
+		0x30, 0x23, 0x8c, 0xc8, 0x00,
+	};
+	static const uint8_t k2[16] = {
+		0xc9, 0xe6, 0xce, 0xc4, 0x60, 0x7c, 0x72, 0xdb,
+		0x00, 0x0a, 0xef, 0xa8, 0x83, 0x85, 0xab, 0x0a,
+	};
+	static const uint32_t m2[] = {
+		0x983b41d4, 0x7d780c9e, 0x1ad11d7e, 0xb70391b1,
+		0xde0b35da, 0x2dc62f83, 0xe7b78d63, 0x06ca0ea0,
+		0x7e941b7b, 0xe91348f9, 0xfcb170e2, 0x217fecd9,
+		0x7f9f68ad, 0xb16e5d7d, 0x21e569d2, 0x80ed775c,
+		0xebde3f40, 0x93c53881, 0x00000000,
+	};
+	uint8_t req[512], f[2048], g[2048];
+	struct fld_zuc_hdr a;
+	struct flde q;
+	size_t rl, len;
+	int n;
+
+	CHECK(env_start(",accel=zuc"));
+	CHECK_EQ(fld_rd(FLD_REG_ACCEL), FLD_ACCEL_ZUC);
+	CHECK(flde_setup(&q, 6, sq_db_addr(), 0));
+
+	rl = zuc_req(req, FLD_ZUC_OP_EEA3, k1, 0x66035492, 0x0f, 0, 193, p1, 7);
+	len = mk_zuc(f, req, rl);
+	CHECK(send(inj, f, len, 0) == (ssize_t)len);
+	n = wire_recv(g, sizeof(g), 2000);
+	CHECK_EQ(n, (int)(42 + 64 + 25));
+	CHECK(!memcmp(g, mac_peer, 6));
+	CHECK(answer_csums_ok(g, n));
+	memcpy(&a, g + 42, sizeof(a));
+	CHECK_EQ(a.status, FLD_ZUC_OK);
+	CHECK_EQ(a.request_id, 42);
+	CHECK(!memcmp(g + 42 + 64, c1, 25));
+
+	rl = zuc_req(req, FLD_ZUC_OP_EIA3, k2, 0xa94059da, 0x0a, 1, 577, m2, 19);
+	len = mk_zuc(f, req, rl);
+	CHECK(send(inj, f, len, 0) == (ssize_t)len);
+	n = wire_recv(g, sizeof(g), 2000);
+	CHECK_EQ(n, 42 + 64);
+	memcpy(&a, g + 42, sizeof(a));
+	CHECK_EQ(a.status, FLD_ZUC_OK);
+	CHECK_EQ(a.mac, 0xfae8ff0b);
+
+	rl = zuc_req(req, FLD_ZUC_OP_EEA3, k1, 1, 40, 0, 193, p1, 7);
+	len = mk_zuc(f, req, rl);
+	CHECK(send(inj, f, len, 0) == (ssize_t)len);
+	n = wire_recv(g, sizeof(g), 2000);
+	CHECK_EQ(n, 42 + 64);
+	memcpy(&a, g + 42, sizeof(a));
+	CHECK_EQ(a.status, FLD_ZUC_EPARAM);
+
+	req[0] ^= 0xff;					/* not a request */
+	len = mk_zuc(f, req, rl);
+	CHECK(send(inj, f, len, 0) == (ssize_t)len);
+	CHECK(wire_recv(g, sizeof(g), 500) < 0);
+	CHECK_EQ(fld_stat(FLD_STAT_ACCEL_BAD), 2);
+	CHECK_EQ(fld_stat(FLD_STAT_ACCEL_TX), 3);
+	CHECK(qt_alive(qt));
+}
+
 int main(void)
 {
 	RUN("device/fld", identity_and_registers);
@@ -1141,6 +1283,7 @@ int main(void)
 	RUN("device/fld", echo_malformed);
 	RUN("device/fld", iotauth_tokens);
 	RUN("device/fld", defrag_vxlan);
+	RUN("device/fld", zuc_requests);
 	qt_quit(qt);
 	if (inj >= 0)
 		close(inj);

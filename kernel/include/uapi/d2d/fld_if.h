@@ -127,6 +127,42 @@ enum fld_bind_kind {
 #define FLD_KEY_MAX		64
 #define FLD_KEY_CHUNK		24
 
+/*
+ * zuc accelerator requests: a 64-byte header, then the data (EEA3: the
+ * ceil(length_bits / 8) bytes to cipher; EIA3: the message).  The answer
+ * is the header with status (and mac) filled, then for EEA3 the output.
+ * The IV comes from count, bearer and direction as 3GPP defines it.
+ */
+#define FLD_ZUC_MAGIC		0x3143555a	/* "ZUC1" */
+#define FLD_ZUC_HDR_SIZE	64
+#define FLD_ZUC_MAX_BITS	65536		/* data per request */
+
+enum fld_zuc_op {
+	FLD_ZUC_OP_EEA3		= 1,	/* 128-EEA3 confidentiality */
+	FLD_ZUC_OP_EIA3		= 2,	/* 128-EIA3 integrity (MAC) */
+};
+
+enum fld_zuc_status {
+	FLD_ZUC_OK		= 0,
+	FLD_ZUC_EOP		= 1,	/* unknown operation */
+	FLD_ZUC_EPARAM		= 2,	/* bearer, direction or length out of range */
+	FLD_ZUC_ELEN		= 3,	/* data shorter or longer than length_bits */
+};
+
+struct fld_zuc_hdr {
+	__le32 magic;		/* FLD_ZUC_MAGIC */
+	__u8 op;		/* enum fld_zuc_op */
+	__u8 status;		/* answer: enum fld_zuc_status */
+	__u8 bearer;		/* 0..31 */
+	__u8 direction;		/* 0..1 */
+	__le32 count;
+	__le32 length_bits;	/* 1..FLD_ZUC_MAX_BITS */
+	__le64 request_id;	/* echoed */
+	__u8 key[16];		/* CK or IK */
+	__le32 mac;		/* answer to EIA3 */
+	__u8 rsvd[20];
+};
+
 enum fld_cmd_status {
 	FLD_CMD_OK		= 0,
 	FLD_CMD_EINVAL		= 1,	/* an argument out of range */
