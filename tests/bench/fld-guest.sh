@@ -12,6 +12,34 @@ snic_eth_up > /tmp/up.log 2>&1 || { echo "BENCH-ERROR setup: $(tail -1 /tmp/up.l
 ip link set "$if" mtu 9000
 for i in $(seq 1 30); do ping -c 1 -W 1 "$peer" >/dev/null 2>&1 && break; done
 
+# FLD_BENCH=zuc (the FLD runs accel=zuc): 512-byte EEA3 requests answered
+# by the FLD (UDP 7) and by the host CPU with the same code (fld-zuc
+# serve, UDP 9).
+if [ "${FLD_BENCH:-echo}" = zuc ]; then
+	Z=${FLD_BENCH_ZUC_N:-600}
+	if [ "$D2D_GUEST" = 1 ]; then
+		modprobe fld snic="$if" udp_port=7 || { echo "BENCH-ERROR modprobe fld"; exit 1; }
+		fld-zuc serve 9 &
+		barrier 1 || exit 1
+		insn-mark 40; barrier 2; barrier 3; insn-mark 41	# FLD zuc
+		insn-mark 50; barrier 4; barrier 5; insn-mark 51	# CPU zuc
+		echo "BENCH fld accel_tx=$(fldctl get accel_tx) errors=$(fldctl errors | cut -d' ' -f2)"
+		barrier 99
+		echo BENCH-DONE
+		exit 0
+	fi
+	barrier 1 || exit 1
+	barrier 2
+	echo "BENCH run=fld-zuc $(fld-zuc load "$peer" 7 "$Z" 4096 8)"
+	barrier 3
+	barrier 4
+	echo "BENCH run=cpu-zuc $(fld-zuc load "$peer" 9 "$Z" 4096 8)"
+	barrier 5
+	barrier 99
+	echo BENCH-DONE
+	exit 0
+fi
+
 if [ "$D2D_GUEST" = 1 ]; then
 	modprobe fld snic="$if" udp_port=7 || { echo "BENCH-ERROR modprobe fld"; exit 1; }
 	fld-udp echo 9 &
