@@ -9,11 +9,11 @@ export D2D_CACHE
 KVER := $(shell dpkg-query -W -f='$${Depends}' linux-headers-amd64 2>/dev/null | sed 's/^linux-headers-//; s/ .*//')
 KDIR ?= /usr/src/linux-headers-$(KVER)
 KCONFIG := CONFIG_D2D=m CONFIG_D2D_SNIC=m CONFIG_D2D_HDC=m CONFIG_D2D_SNIC_PEER_TEST=m \
-	CONFIG_D2D_SNIC_IB_TEST=m
+	CONFIG_D2D_SNIC_IB_TEST=m CONFIG_D2D_FLD=m
 
 .PHONY: all deps qemu modules userspace image demo check check-unit \
 	check-device check-guest clean checkpatch help bench-eth bench-hdc \
-	bench-rdma bench-spin
+	bench-rdma bench-spin bench-fld
 
 all: qemu modules userspace
 
@@ -28,6 +28,7 @@ help:
 	@echo "make bench-rdma    snic RoCEv2 vs rdma_rxe over virtio-net (ratios)"
 	@echo "make bench-spin    sPIN examples: cycles per packet, modeled throughput;"
 	@echo "                   NIC ping-pong vs host UDP echo (ratios)"
+	@echo "make bench-fld     FlexDriver echo vs host CPU echo, TLP bytes, memory (ratios)"
 
 deps:
 	@tools/deps.sh
@@ -70,6 +71,9 @@ bench-rdma: qemu image
 
 bench-spin: qemu image
 	@tests/bench/spin.sh
+
+bench-fld: qemu image
+	@tests/bench/fld.sh
 
 checkpatch:
 	@tools/checkpatch.sh

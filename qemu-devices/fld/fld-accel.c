@@ -6,11 +6,28 @@
  *   echo: returns every packet to its sender, Ethernet, IPv4 addresses
  *         and TCP/UDP ports swapped (checksums stay valid: the sums are
  *         order-independent).
+ *   iotauth: CoAP messages over UDP whose payload is a JSON Web Token,
+ *         checked with HMAC-SHA256 (QEMU's crypto layer) against the key
+ *         of the tenant the NIC's steering tag names; valid messages are
+ *         passed on (returned on the queue's route, addresses swapped, as
+ *         echo does), everything else is dropped and counted.
+ *   defrag: IPv4 fragments (the inner frames after the NIC's VXLAN
+ *         decapsulation) reassembled and forwarded whole on the queue's
+ *         route, unchanged otherwise, so that the receiver's checksum
+ *         offload and RSS see whole packets; other frames pass as they are.
+ *   zuc:  128-EEA3 / 128-EIA3 requests (struct fld_zuc_hdr + data) as UDP
+ *         payloads, answered to the sender with the NIC filling the IPv4
+ *         and UDP checksums.  FLD-E UDP is the transport until snic has
+ *         RDMA (FLD-R: requests as RDMA SENDs on FLD-owned RC QPs).
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #include "qemu/osdep.h"
+#include "crypto/hmac.h"
+#include "qapi/error.h"
 #include "fld.h"
+#include "fld-iot.h"
+#include "fld-zucreq.h"
 
 static void swap_bytes(uint8_t *a, uint8_t *b, size_t n)
 {
@@ -75,8 +92,200 @@ static bool fld_echo_rx(FldState *s, FldPkt *p)
     return true;
 }
 
+static bool fld_hmac_sha256(void *opaque, const uint8_t *key, size_t klen,
+                            const uint8_t *msg, size_t len, uint8_t mac[32])
+{
+    QCryptoHmac *h = qcrypto_hmac_new(QCRYPTO_HASH_ALG_SHA256, key, klen,
+                                      NULL);
+    uint8_t *out = mac;
+    size_t outlen = 32;
+    int r;
+
+    if (!h) {
+        return false;
+    }
+    r = qcrypto_hmac_bytes(h, (const char *)msg, len, &out, &outlen, NULL);
+    qcrypto_hmac_free(h);
+    return r == 0 && outlen == 32;
+}
+
+/*
+ * Ethernet/IPv4/UDP with the NIC's checksums verified, a tenant key for
+ * the flow tag, a CoAP message whose payload is an HS256 JWT under it.
+ */
+static bool fld_iotauth_rx(FldState *s, FldPkt *p)
+{
+    const uint8_t *f = p->data, *coap, *jwt;
+    size_t ihl, ulen, jlen;
+    unsigned tenant = p->m.flow_tag;
+
+    if (!p->m.routed) {
+        s->stats[FLD_STAT_ACCEL_DROPS]++;
+        return true;
+    }
+    if (!p->m.csum_ok || p->len < FLD_ETH_HLEN + 28 || f[12] != 0x08 ||
+        (f[14] & 0xf) < 5 ||
+        f[13] != 0x00 || f[23] != 17) {
+        s->stats[FLD_STAT_ACCEL_BAD]++;
+        return true;
+    }
+    ihl = (f[14] & 0xf) * 4;
+    ulen = f[14 + ihl + 4] << 8 | f[14 + ihl + 5];
+    if (FLD_ETH_HLEN + ihl + 8 > p->len || ulen < 8 ||
+        FLD_ETH_HLEN + ihl + ulen > p->len) {
+        s->stats[FLD_STAT_ACCEL_BAD]++;
+        return true;
+    }
+    coap = f + FLD_ETH_HLEN + ihl + 8;
+    if (!fld_coap_payload(coap, ulen - 8, &jwt, &jlen)) {
+        s->stats[FLD_STAT_ACCEL_BAD]++;
+        return true;
+    }
+    if (!p->m.tag_valid || tenant >= FLD_NUM_KEYS || !s->key_len[tenant]) {
+        s->stats[FLD_STAT_ACCEL_DROPS]++;
+        return true;
+    }
+    switch (fld_jwt_check(jwt, jlen, s->keys[tenant], s->key_len[tenant],
+                          fld_hmac_sha256, NULL)) {
+    case FLD_IOT_VALID:
+        break;
+    case FLD_IOT_MALFORMED:
+        s->stats[FLD_STAT_ACCEL_BAD]++;
+        return true;
+    default:
+        s->stats[FLD_STAT_ACCEL_DROPS]++;
+        return true;
+    }
+    fld_echo_swap(p);
+    if (!fld_accel_send(s, p, p->m.reply_sq)) {
+        fld_echo_swap(p);
+        return false;
+    }
+    return true;
+}
+
+/* Send the reassembled datagram waiting in df_out, if any. */
+static void fld_defrag_flush(FldState *s)
+{
+    if (!s->df_out_len) {
+        return;
+    }
+    switch (fld_stream_tx(s, s->df_sq, s->df_out, s->df_out_len, 0)) {
+    case FLD_TX_OK:
+        s->stats[FLD_STAT_ACCEL_TX]++;
+        s->df_out_len = 0;
+        break;
+    case FLD_TX_NO_CREDIT:
+    case FLD_TX_STALL:
+        break;
+    default:
+        s->stats[FLD_STAT_ACCEL_BAD]++;
+        s->df_out_len = 0;
+        break;
+    }
+}
+
+static bool fld_defrag_rx(FldState *s, FldPkt *p)
+{
+    FldDefrag *d = s->df;
+    uint64_t ev = d->evicted, bad = d->overlaps + d->too_big + d->malformed;
+    size_t n = 0;
+    FldDfResult r;
+
+    if (!p->m.routed) {
+        s->stats[FLD_STAT_ACCEL_DROPS]++;
+        return true;
+    }
+    fld_defrag_flush(s);
+    if (s->df_out_len) {
+        return false;       /* the previous datagram still waits */
+    }
+    r = fld_defrag_input(d, p->data, p->len, s->df_out, &n);
+    s->stats[FLD_STAT_DF_EVICTED] += d->evicted - ev;
+    s->stats[FLD_STAT_DF_DROPPED] += d->overlaps + d->too_big +
+                                     d->malformed - bad;
+    switch (r) {
+    case FLD_DF_PASS:
+        return fld_accel_send(s, p, p->m.reply_sq);
+    case FLD_DF_DONE:
+        s->stats[FLD_STAT_DF_REASSEMBLED]++;
+        s->df_out_len = n;
+        s->df_sq = p->m.reply_sq;
+        fld_defrag_flush(s);
+        return true;
+    case FLD_DF_HELD:
+        return true;
+    default:
+        s->stats[FLD_STAT_ACCEL_DROPS]++;
+        return true;
+    }
+}
+
+static bool fld_zuc_rx(FldState *s, FldPkt *p)
+{
+    const uint8_t *f = p->data;
+    uint8_t *o = s->acc_out;
+    size_t ihl, ulen, hdrs, tot;
+    long n;
+
+    if (!p->m.routed) {
+        s->stats[FLD_STAT_ACCEL_DROPS]++;
+        return true;
+    }
+    if (!p->m.csum_ok || p->len < FLD_ETH_HLEN + 28 || f[12] != 0x08 ||
+        f[13] != 0x00 || (f[14] & 0xf) < 5 || f[23] != 17) {
+        s->stats[FLD_STAT_ACCEL_BAD]++;
+        return true;
+    }
+    ihl = (f[14] & 0xf) * 4;
+    hdrs = FLD_ETH_HLEN + ihl + 8;
+    ulen = f[14 + ihl + 4] << 8 | f[14 + ihl + 5];
+    if (hdrs > p->len || ulen < 8 || FLD_ETH_HLEN + ihl + ulen > p->len) {
+        s->stats[FLD_STAT_ACCEL_BAD]++;
+        return true;
+    }
+    n = fld_zuc_request(f + hdrs, ulen - 8, o + hdrs, FLD_MAX_FRAME - hdrs);
+    if (n < 0) {
+        s->stats[FLD_STAT_ACCEL_BAD]++;
+        return true;
+    }
+    if (((const struct fld_zuc_hdr *)(o + hdrs))->status != FLD_ZUC_OK) {
+        s->stats[FLD_STAT_ACCEL_BAD]++;   /* answered with its status */
+    }
+    /* The answer: addresses swapped, lengths set, checksums by the NIC. */
+    memcpy(o, f, hdrs);
+    memcpy(o, f + 6, 6);
+    memcpy(o + 6, f, 6);
+    memcpy(o + 14 + 12, f + 14 + 16, 4);
+    memcpy(o + 14 + 16, f + 14 + 12, 4);
+    memcpy(o + 14 + ihl, f + 14 + ihl + 2, 2);
+    memcpy(o + 14 + ihl + 2, f + 14 + ihl, 2);
+    tot = ihl + 8 + n;
+    o[14 + 2] = tot >> 8;
+    o[14 + 3] = tot;
+    o[14 + 6] = o[14 + 7] = 0;
+    o[14 + ihl + 4] = (8 + n) >> 8;
+    o[14 + ihl + 5] = 8 + n;
+    switch (fld_stream_tx(s, p->m.reply_sq, o, hdrs + n,
+                          SNIC_ETH_CS_L3 | SNIC_ETH_CS_L4)) {
+    case FLD_TX_OK:
+        s->stats[FLD_STAT_ACCEL_TX]++;
+        return true;
+    case FLD_TX_NO_CREDIT:
+    case FLD_TX_STALL:
+        return false;
+    default:
+        s->stats[FLD_STAT_ACCEL_BAD]++;
+        return true;
+    }
+}
+
 const FldAccelOps fld_accels[] = {
     { .name = "echo", .id = FLD_ACCEL_ECHO, .rx = fld_echo_rx },
+    { .name = "iotauth", .id = FLD_ACCEL_IOTAUTH, .rx = fld_iotauth_rx },
+    { .name = "zuc", .id = FLD_ACCEL_ZUC, .rx = fld_zuc_rx },
+    { .name = "defrag", .id = FLD_ACCEL_DEFRAG, .rx = fld_defrag_rx,
+      .flush = fld_defrag_flush },
     { },
 };
 

@@ -71,9 +71,9 @@ int fld_mem_compute(const FldMemParams *p, FldMemTable *t)
 
     if (!p->linerate_gbps || !p->num_txq || !p->min_msg || !p->tx_block ||
         p->max_msg < p->min_msg || !p->lat_tx_us || !p->lat_rx_us ||
-        p->linerate_gbps > 100000 || p->num_txq > 65536 ||
-        p->lat_tx_us > 1000000 || p->lat_rx_us > 1000000 ||
-        p->tx_block > p->min_msg) {
+        p->linerate_gbps > 10000 || p->num_txq > 65536 ||
+        p->lat_tx_us > 100000 || p->lat_rx_us > 100000 ||
+        p->max_msg > (1u << 24) || p->tx_block > p->min_msg) {
         return -1;
     }
     for (i = 0; i < FLD_MEM_TOTAL; i++) {
@@ -104,13 +104,13 @@ int fld_mem_compute(const FldMemParams *p, FldMemTable *t)
      */
     tx_out = 2 * t->tx_bdp_bytes;
     rx_out = 2 * t->rx_bdp_bytes;
-    t->conv[FLD_MEM_ROW_TX_BUF] = (uint64_t)t->tx_descs * p->max_msg;
+    t->conv[FLD_MEM_ROW_TX_BUF] = t->tx_descs * p->max_msg;
     t->fld[FLD_MEM_ROW_TX_BUF] = tx_out;
     blocks = div_ceil(tx_out, p->tx_block);
     t->fld[FLD_MEM_ROW_TX_BUF_MAP] =
         fld_mem_cuckoo_bytes(div_ceil(tx_out * p->num_txq, p->tx_block),
                              blocks);
-    t->conv[FLD_MEM_ROW_RX_BUF] = (uint64_t)t->rx_descs * p->max_msg;
+    t->conv[FLD_MEM_ROW_RX_BUF] = t->rx_descs * p->max_msg;
     t->fld[FLD_MEM_ROW_RX_BUF] = rx_out;
 
     /* One shared TX CQ and one RX CQ, each as deep as its ring. */

@@ -35,7 +35,7 @@ typedef struct FldMemTable {
     uint64_t fld_total, conv_total;
     /* intermediate figures, reported for the docs */
     uint64_t tx_bdp_bytes, rx_bdp_bytes;
-    uint32_t tx_descs, rx_descs;
+    uint64_t tx_descs, rx_descs;
 } FldMemTable;
 
 extern const char *const fld_mem_row_names[FLD_MEM_TOTAL];

@@ -25,7 +25,8 @@ static char *fld_get_stats(Object *obj, Error **errp)
         "pool_stalls", "buf_stalls", "credit_stalls", "accel_rx",
         "accel_rx_drops", "accel_tx", "accel_bad", "nic_err_cqes",
         "cqe_bad_queue", "cqe_tag_overflow", "doorbells", "db_errors",
-        "rx_recycled", "bad_cmds", "accel_drops",
+        "rx_recycled", "bad_cmds", "accel_drops", "df_reassembled",
+        "df_evicted", "df_dropped",
     };
     FldState *s = FLD(obj);
     GString *out = g_string_new(NULL);
@@ -69,6 +70,11 @@ static void fld_realize(PCIDevice *pdev, Error **errp)
     s->blocks = g_malloc0((size_t)s->pool_blocks * FLD_BLOCK_SIZE);
     s->bfree = g_new0(uint32_t, s->pool_blocks);
     s->fifo = g_new0(FldPkt, FLD_ACCEL_FIFO);
+    s->acc_out = g_malloc(FLD_MAX_FRAME);
+    if (s->accel->id == FLD_ACCEL_DEFRAG) {
+        s->df = g_new0(FldDefrag, 1);
+        s->df_out = g_malloc(FLD_DF_MAX_FRAME);
+    }
     for (i = 0; i < FLD_MAX_CQS; i++) {
         s->cqs[i].ring = g_malloc0(FLD_CQE_SIZE << FLD_CQ_MAX_LOG);
     }
@@ -109,6 +115,9 @@ static void fld_exit(PCIDevice *pdev)
     g_free(s->blocks);
     g_free(s->bfree);
     g_free(s->fifo);
+    g_free(s->acc_out);
+    g_free(s->df);
+    g_free(s->df_out);
     for (i = 0; i < FLD_MAX_CQS; i++) {
         g_free(s->cqs[i].ring);
     }

@@ -10,7 +10,8 @@
 #include "hw/pci/msix.h"
 #include "fld.h"
 
-#define FLD_CAPS (FLD_CAP_ECHO | FLD_CAP_STRIDING_RQ)
+#define FLD_CAPS (FLD_CAP_ECHO | FLD_CAP_ZUC | FLD_CAP_DEFRAG | \
+                  FLD_CAP_IOTAUTH | FLD_CAP_STRIDING_RQ)
 
 void fld_raise_error(FldState *s, enum fld_err err, uint32_t info,
                      const char *why)
@@ -45,6 +46,8 @@ void fld_reset_state(FldState *s)
     memset(s->cmd_args, 0, sizeof(s->cmd_args));
     fld_mem_params_paper(&s->mem_params);
     fld_mem_update(s);
+    memset(s->keys, 0, sizeof(s->keys));
+    memset(s->key_len, 0, sizeof(s->key_len));
 }
 
 /* ---- commands ---- */
@@ -280,6 +283,22 @@ static uint32_t fld_cmd(FldState *s, uint32_t op)
         return FLD_CMD_OK;
     case FLD_CMD_BIND:
         return fld_cmd_bind(s);
+    case FLD_CMD_KEY_SET: {
+        uint32_t chunk = s->cmd_args[1] & 0xff, len = s->cmd_args[1] >> 8;
+        uint32_t i;
+
+        if (slot >= FLD_NUM_KEYS || len > FLD_KEY_MAX ||
+            chunk * FLD_KEY_CHUNK >= FLD_KEY_MAX) {
+            return FLD_CMD_EINVAL;
+        }
+        for (i = 0; i < FLD_KEY_CHUNK &&
+             chunk * FLD_KEY_CHUNK + i < FLD_KEY_MAX; i++) {
+            s->keys[slot][chunk * FLD_KEY_CHUNK + i] =
+                s->cmd_args[2 + i / 4] >> (8 * (i % 4));
+        }
+        s->key_len[slot] = len;
+        return FLD_CMD_OK;
+    }
     case FLD_CMD_MEM_PARAMS: {
         FldMemParams p = {
             .linerate_gbps = s->cmd_args[0], .num_txq = s->cmd_args[1],

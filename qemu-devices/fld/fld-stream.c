@@ -52,6 +52,10 @@ void fld_stream_reset(FldState *s)
     }
     s->bfree_top = s->pool_blocks;
     s->fifo_head = s->fifo_len = 0;
+    if (s->df) {
+        fld_defrag_reset(s->df);
+        s->df_out_len = 0;
+    }
 }
 
 bool fld_txd_get(FldState *s, unsigned slot, uint16_t idx,
@@ -363,6 +367,9 @@ static void fld_accel_run(FldState *s)
 {
     int budget = FLD_BH_BUDGET;
 
+    if (s->accel->flush) {
+        s->accel->flush(s);
+    }
     while (s->fifo_len && budget--) {
         FldPkt *p = &s->fifo[s->fifo_head];
 

@@ -13,8 +13,11 @@
  * records, TX buffer translation, RX buffers), fld-stream.c (the
  * accelerator stream API: receive with metadata, transmit with credits,
  * completions, doorbells to the NIC), fld-accel.c (the accelerators),
- * fld-cqe.c, fld-pool.c, fld-cuckoo.c, fld-mem.c, fld-zuc.c (pure C
- * components with host unit tests).
+ * fld-iot.c (CoAP and JWT checks of iotauth), fld-defrag.c (IPv4
+ * reassembly of defrag), fld-zucreq.c (zuc requests), fld-cqe.c,
+ * fld-pool.c,
+ * fld-cuckoo.c, fld-mem.c, fld-zuc.c (pure C components with host unit
+ * tests).
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -30,6 +33,7 @@
 #include "fld-pool.h"
 #include "fld-mem.h"
 #include "fld-cqe.h"
+#include "fld-defrag.h"
 
 #define TYPE_FLD "fld"
 OBJECT_DECLARE_SIMPLE_TYPE(FldState, FLD)
@@ -113,6 +117,8 @@ typedef struct FldAccelOps {
      * (no transmit credit now).
      */
     bool (*rx)(FldState *s, FldPkt *p);
+    /* Optional: called every pass before rx, to send what it holds. */
+    void (*flush)(FldState *s);
 } FldAccelOps;
 
 typedef enum FldTxResult {
@@ -159,7 +165,17 @@ struct FldState {
 
     FldMemParams mem_params;
     FldMemTable mem;
-    uint8_t *keys;          /* accelerator key table (FLD_CMD_KEY_SET) */
+    /* accelerator key table (FLD_CMD_KEY_SET) */
+    uint8_t keys[FLD_NUM_KEYS][FLD_KEY_MAX];
+    uint8_t key_len[FLD_NUM_KEYS];
+
+    uint8_t *acc_out;       /* an accelerator's answer being built */
+
+    /* defrag accelerator: reassembly table and a datagram waiting to go */
+    FldDefrag *df;
+    uint8_t *df_out;
+    size_t df_out_len;
+    uint8_t df_sq;
 
     bool bh_busy, bh_rerun;
 };

@@ -6,7 +6,8 @@
  * the wire come back echoed by FLD's echo accelerator with no per-packet
  * work by the "host" - plus bad input: accesses outside windows, an
  * exhausted descriptor pool, accelerator overflow, refused commands and a
- * doorbell that cannot be delivered.
+ * doorbell that cannot be delivered; and the iotauth accelerator (CoAP
+ * messages carrying JSON Web Tokens checked against per-tenant keys).
  *
  * Topology: snic0 on a hub with a datagram socket held by this program
  * (capture and injection, as in test_snic_eth.c).
@@ -18,6 +19,7 @@
 #include <stdlib.h>
 #include <sys/socket.h>
 #include <unistd.h>
+#include <nettle/hmac.h>
 #include "../lib/check.h"
 #include "snic_dev.h"
 #include "d2d/fld_if.h"
@@ -808,6 +810,464 @@ static void echo_malformed(void)
 	CHECK(qt_alive(qt));
 }
 
+/* ---- iotauth ---- */
+
+static const char b64u[] =
+	"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+
+static size_t b64url(const uint8_t *in, size_t n, char *out)
+{
+	size_t i, o = 0;
+	uint32_t acc = 0;
+	int bits = 0;
+
+	for (i = 0; i < n; i++) {
+		acc = acc << 8 | in[i];
+		bits += 8;
+		while (bits >= 6) {
+			bits -= 6;
+			out[o++] = b64u[(acc >> bits) & 63];
+		}
+	}
+	if (bits)
+		out[o++] = b64u[(acc << (6 - bits)) & 63];
+	out[o] = 0;
+	return o;
+}
+
+/* An HS256 JWT for @claims signed with @key (header {"alg":"HS256"...}). */
+static size_t mk_jwt(char *out, const char *alg, const char *claims,
+		     const char *key)
+{
+	struct hmac_sha256_ctx c;
+	char hdr[128];
+	uint8_t mac[32];
+	size_t n;
+
+	snprintf(hdr, sizeof(hdr), "{\"alg\":\"%s\",\"typ\":\"JWT\"}", alg);
+	n = b64url((const uint8_t *)hdr, strlen(hdr), out);
+	out[n++] = '.';
+	n += b64url((const uint8_t *)claims, strlen(claims), out + n);
+	hmac_sha256_set_key(&c, strlen(key), (const uint8_t *)key);
+	hmac_sha256_update(&c, n, (const uint8_t *)out);
+	hmac_sha256_digest(&c, 32, mac);
+	out[n++] = '.';
+	n += b64url(mac, 32, out + n);
+	return n;
+}
+
+/*
+ * A CoAP POST (token, Uri-Path "auth") whose payload is @jwt, as the UDP
+ * payload of a frame to the NIC's port 7.
+ */
+static size_t mk_coap(uint8_t *f, const char *jwt, uint8_t ver)
+{
+	uint8_t c[1024];
+	size_t n = 0, jl = strlen(jwt), len;
+
+	c[n++] = ver << 6 | 2;		/* CON, token length 2 */
+	c[n++] = 0x02;			/* POST */
+	c[n++] = 0x12;
+	c[n++] = 0x34;
+	c[n++] = 0xaa;
+	c[n++] = 0xbb;
+	c[n++] = 0xb4;			/* Uri-Path (11), 4 bytes */
+	memcpy(c + n, "auth", 4);
+	n += 4;
+	c[n++] = 0xff;
+	memcpy(c + n, jwt, jl);
+	n += jl;
+	len = mk_udp(f, UDP_PORT, n, 0);
+	memcpy(f + 42, c, n);
+	/* redo the UDP checksum over the CoAP bytes */
+	{
+		uint8_t *ip = f + 14, *udp = ip + 20;
+		uint32_t sum = 0;
+		size_t i;
+
+		udp[6] = udp[7] = 0;
+		for (i = 12; i < 20; i += 2)
+			sum += ip[i] << 8 | ip[i + 1];
+		sum += 17 + 8 + n;
+		i = csum(udp, 8 + n, sum);
+		if (i == 0)
+			i = 0xffff;
+		udp[6] = i >> 8;
+		udp[7] = i;
+	}
+	return len;
+}
+
+static void key_set(uint32_t idx, const char *key)
+{
+	uint32_t a[8];
+	size_t kl = strlen(key), c, i;
+
+	for (c = 0; c * FLD_KEY_CHUNK < kl || (kl == 0 && c == 0); c++) {
+		memset(a, 0, sizeof(a));
+		a[0] = idx;
+		a[1] = c | kl << 8;
+		for (i = 0; i < FLD_KEY_CHUNK && c * FLD_KEY_CHUNK + i < kl; i++)
+			a[2 + i / 4] |= (uint32_t)(uint8_t)key[c * FLD_KEY_CHUNK + i]
+					<< (8 * (i % 4));
+		fld_cmd(FLD_CMD_KEY_SET, 8, a, NULL);
+	}
+}
+
+/* Send @f; true if FLD passed it on (an answer came back). */
+static bool iot_passes(const uint8_t *f, size_t len)
+{
+	uint8_t g[2048];
+	int r;
+
+	if (send(inj, f, len, 0) != (ssize_t)len)
+		return false;
+	do {
+		settle();
+		r = cap_recv(g, sizeof(g), 400);
+	} while (r > 0 && !memcmp(g, mac_nic, 6));
+	return r == (int)len && !memcmp(g, f + 6, 6) &&
+	       !memcmp(g + 42, f + 42, len - 42);
+}
+
+/*
+ * iotauth: tenant 0x5a (the rule's flow tag) has a key; tokens signed with
+ * it pass, anything else is dropped and counted - wrong key, "none"
+ * algorithm, no key for the tenant, not CoAP, not a JWT, bad checksum.
+ */
+static void iotauth_tokens(void)
+{
+	static const char key[] = "tenant-5a-secret-key-of-40-bytes-length!";
+	static const char claims[] = "{\"sub\":\"sensor-17\",\"iat\":1700000000}";
+	uint8_t f[2048];
+	char jwt[512];
+	struct flde q;
+	size_t len;
+	uint32_t a[8] = { FLD_NUM_KEYS, 1 << 8 };
+
+	CHECK(env_start(",accel=iotauth"));
+	CHECK_EQ(fld_rd(FLD_REG_ACCEL), FLD_ACCEL_IOTAUTH);
+	CHECK(fld_rd(FLD_REG_CAPS) & FLD_CAP_IOTAUTH);
+	CHECK(flde_setup(&q, 6, sq_db_addr(), 0));
+	CHECK_EQ(fld_cmd(FLD_CMD_KEY_SET, 8, a, NULL), FLD_CMD_EINVAL);
+	key_set(FLOW_TAG, key);
+
+	mk_jwt(jwt, "HS256", claims, key);
+	len = mk_coap(f, jwt, 1);
+	CHECK(iot_passes(f, len));
+	CHECK(iot_passes(f, len));
+	mk_jwt(jwt, "HS256", claims, "some-other-key");
+	CHECK(!iot_passes(f, mk_coap(f, jwt, 1)));
+	mk_jwt(jwt, "none", claims, key);
+	CHECK(!iot_passes(f, mk_coap(f, jwt, 1)));
+	CHECK_EQ(fld_stat(FLD_STAT_ACCEL_DROPS), 2);
+
+	mk_jwt(jwt, "HS256", claims, key);
+	CHECK(!iot_passes(f, mk_coap(f, jwt, 2)));		/* CoAP version 2 */
+	CHECK(!iot_passes(f, mk_coap(f, "not.a-jwt", 1)));	/* base64 */
+	CHECK(!iot_passes(f, mk_coap(f, "nodots", 1)));
+	len = mk_coap(f, jwt, 1);
+	f[len - 1] ^= 0x20;					/* UDP checksum */
+	CHECK(!iot_passes(f, len));
+	CHECK_EQ(fld_stat(FLD_STAT_ACCEL_BAD), 4);
+
+	key_set(FLOW_TAG, "");					/* tenant gone */
+	CHECK(!iot_passes(f, mk_coap(f, jwt, 1)));
+	CHECK_EQ(fld_stat(FLD_STAT_ACCEL_DROPS), 3);
+	CHECK_EQ(fld_stat(FLD_STAT_ACCEL_TX), 2);
+	CHECK_EQ(fld_stat(FLD_STAT_ACCEL_RX), 9);
+	CHECK(qt_alive(qt));
+}
+
+/* ---- defrag ---- */
+
+/* The inner frame: Ethernet to the peer, IPv4/UDP with @plen bytes. */
+static size_t mk_inner(uint8_t *f, size_t plen, uint16_t id)
+{
+	size_t len = mk_udp(f, 5000, plen, id);
+	uint16_t c;
+
+	memcpy(f, mac_peer, 6);		/* to the next receiver on the wire */
+	memcpy(f + 6, mac_nic, 6);
+	f[18] = id >> 8;
+	f[19] = id;
+	f[24] = f[25] = 0;
+	c = csum(f + 14, 20, 0);
+	f[24] = c >> 8;
+	f[25] = c;
+	return len;
+}
+
+/* Fragment [off, off + n) of the inner frame's IP payload, VXLAN-wrapped. */
+static size_t mk_vxlan_frag(uint8_t *o, const uint8_t *inner, size_t off,
+			    size_t n, bool last, uint32_t vni)
+{
+	uint8_t *ip, *udp, *vx, *in;
+	uint16_t c, fr = off / 8 | (last ? 0 : 0x2000);
+	size_t ilen = 14 + 20 + n, tot = 20 + 8 + 8 + ilen;
+
+	memcpy(o, mac_nic, 6);
+	memcpy(o + 6, mac_peer, 6);
+	o[12] = 0x08;
+	o[13] = 0x00;
+	ip = o + 14;
+	memset(ip, 0, 20);
+	ip[0] = 0x45;
+	ip[2] = tot >> 8;
+	ip[3] = tot;
+	ip[8] = 64;
+	ip[9] = 17;
+	memcpy(ip + 12, (uint8_t[]){ 10, 0, 0, 9 }, 4);
+	memcpy(ip + 16, (uint8_t[]){ 10, 0, 0, 1 }, 4);
+	c = csum(ip, 20, 0);
+	ip[10] = c >> 8;
+	ip[11] = c;
+	udp = ip + 20;
+	udp[0] = 0xc0;
+	udp[1] = 0x00;
+	udp[2] = SNIC_VXLAN_PORT >> 8;
+	udp[3] = SNIC_VXLAN_PORT & 0xff;
+	udp[4] = (8 + 8 + ilen) >> 8;
+	udp[5] = 8 + 8 + ilen;
+	udp[6] = udp[7] = 0;		/* no UDP checksum */
+	vx = udp + 8;
+	memset(vx, 0, 8);
+	vx[0] = 0x08;
+	vx[4] = vni >> 16;
+	vx[5] = vni >> 8;
+	vx[6] = vni;
+	in = vx + 8;
+	memcpy(in, inner, 14 + 20);
+	memcpy(in + 34, inner + 34 + off, n);
+	in[16] = (20 + n) >> 8;
+	in[17] = 20 + n;
+	in[20] = fr >> 8;
+	in[21] = fr;
+	in[24] = in[25] = 0;
+	c = csum(in + 14, 20, 0);
+	in[24] = c >> 8;
+	in[25] = c;
+	return 14 + tot;
+}
+
+/* Next frame on the wire not sent by us (the NIC's own MAC as source). */
+static int wire_recv(uint8_t *g, size_t len, int ms)
+{
+	int r;
+
+	do {
+		settle();
+		r = cap_recv(g, len, ms);
+	} while (r > 0 && !memcmp(g, mac_nic, 6));
+	return r;
+}
+
+/*
+ * defrag: VXLAN frames whose inner IPv4 datagrams are fragmented reach
+ * FLD decapsulated (a VNI rule with DECAP); FLD sends each datagram out
+ * whole, byte for byte the unfragmented inner frame, in any fragment
+ * order; overlapping fragments are dropped, unfragmented frames pass.
+ */
+static void defrag_vxlan(void)
+{
+	struct snic_steer_rule r = { 0 };
+	static const int order[] = { 2, 0, 3, 1 };
+	uint8_t inner[2048], o[2048], g[2048];
+	size_t ilen, ipl, k;
+	struct flde q;
+	int n, i;
+
+	CHECK(env_start(",accel=defrag"));
+	CHECK_EQ(fld_rd(FLD_REG_ACCEL), FLD_ACCEL_DEFRAG);
+	CHECK(flde_setup(&q, 6, sq_db_addr(), 0));
+	r.match = SNIC_MATCH_VNI;
+	r.priority = 5;
+	r.dest = SNIC_DEST_RQ;
+	r.actions = SNIC_ACT_DECAP | SNIC_ACT_COUNT;
+	r.dest_id = q.rqn;
+	r.vni = 42;
+	CHECK_EQ(snic_aq_buf(&nic, SNIC_AQ_ADD_RULE, &r, sizeof(r), sizeof(r),
+			     0, 0, NULL, 0, NULL), OK);
+
+	/* 1200 bytes of IP payload in 4 fragments of 304, 304, 304, 288 */
+	ilen = mk_inner(inner, 1192, 0x77);
+	ipl = ilen - 34;
+	for (i = 0; i < 4; i++) {
+		k = order[i] * 304;
+		n = mk_vxlan_frag(o, inner, k, ipl - k < 304 ? ipl - k : 304,
+				  k + 304 >= ipl, 42);
+		CHECK(send(inj, o, n, 0) == n);
+	}
+	n = wire_recv(g, sizeof(g), 2000);
+	CHECK_EQ(n, (int)ilen);
+	CHECK(!memcmp(g, inner, ilen));
+	CHECK_EQ(fld_stat(FLD_STAT_DF_REASSEMBLED), 1);
+	CHECK_EQ(fld_stat(FLD_STAT_ACCEL_RX), 4);
+
+	/* overlapping fragments: the datagram is dropped */
+	ilen = mk_inner(inner, 592, 0x78);
+	ipl = ilen - 34;
+	n = mk_vxlan_frag(o, inner, 0, 304, false, 42);
+	CHECK(send(inj, o, n, 0) == n);
+	n = mk_vxlan_frag(o, inner, 296, ipl - 296, true, 42);
+	CHECK(send(inj, o, n, 0) == n);
+	CHECK(wire_recv(g, sizeof(g), 500) < 0);
+	CHECK_EQ(fld_stat(FLD_STAT_DF_DROPPED), 1);
+
+	/* an unfragmented inner frame passes as it is */
+	ilen = mk_inner(inner, 100, 0x79);
+	n = mk_vxlan_frag(o, inner, 0, ilen - 34, true, 42);
+	CHECK(send(inj, o, n, 0) == n);
+	n = wire_recv(g, sizeof(g), 2000);
+	CHECK_EQ(n, (int)ilen);
+	CHECK(!memcmp(g, inner, ilen));
+	CHECK_EQ(fld_stat(FLD_STAT_DF_REASSEMBLED), 1);
+	CHECK_EQ(fld_rd(FLD_REG_POOL_IN_USE), 0);
+	CHECK(qt_alive(qt));
+}
+
+/* ---- zuc ---- */
+
+/* A UDP frame to port 7 whose payload is a zuc request of @rlen bytes. */
+static size_t mk_zuc(uint8_t *f, const uint8_t *req, size_t rlen)
+{
+	size_t len = mk_udp(f, UDP_PORT, rlen, 0);
+	uint8_t *ip = f + 14, *udp = ip + 20;
+	uint32_t sum = 0;
+	size_t i;
+
+	memcpy(f + 42, req, rlen);
+	udp[6] = udp[7] = 0;
+	for (i = 12; i < 20; i += 2)
+		sum += ip[i] << 8 | ip[i + 1];
+	sum += 17 + 8 + rlen;
+	i = csum(udp, 8 + rlen, sum);
+	if (i == 0)
+		i = 0xffff;
+	udp[6] = i >> 8;
+	udp[7] = i;
+	return len;
+}
+
+static size_t zuc_req(uint8_t *req, uint8_t op, const uint8_t *key,
+		      uint32_t count, uint8_t bearer, uint8_t dir,
+		      uint32_t bits, const uint32_t *w, unsigned int nw)
+{
+	struct fld_zuc_hdr h;
+	unsigned int i;
+
+	memset(&h, 0, sizeof(h));
+	h.magic = FLD_ZUC_MAGIC;
+	h.op = op;
+	h.bearer = bearer;
+	h.direction = dir;
+	h.count = count;
+	h.length_bits = bits;
+	h.request_id = 42;
+	memcpy(h.key, key, 16);
+	memcpy(req, &h, sizeof(h));
+	for (i = 0; i < nw; i++) {
+		req[64 + 4 * i] = w[i] >> 24;
+		req[64 + 4 * i + 1] = w[i] >> 16;
+		req[64 + 4 * i + 2] = w[i] >> 8;
+		req[64 + 4 * i + 3] = w[i];
+	}
+	return 64 + (bits + 7) / 8;
+}
+
+/* The answer frame's checksums are valid (the NIC filled them). */
+static bool answer_csums_ok(const uint8_t *g, size_t n)
+{
+	uint32_t sum = 0;
+	size_t i, ulen = g[38] << 8 | g[39];
+
+	if (csum(g + 14, 20, 0) != 0 || 34 + ulen != n)
+		return false;
+	for (i = 26; i < 34; i += 2)
+		sum += g[i] << 8 | g[i + 1];
+	sum += 17 + ulen;
+	return csum(g + 34, ulen, sum) == 0;
+}
+
+/*
+ * zuc over FLD-E: 3GPP EEA3 set 1 and EIA3 set 2 as requests, answered
+ * with the published ciphertext and MAC; a request with a bad bearer is
+ * answered with its error, a payload that is no request is dropped.
+ */
+static void zuc_requests(void)
+{
+	static const uint8_t k1[16] = {
+		0x17, 0x3d, 0x14, 0xba, 0x50, 0x03, 0x73, 0x1d,
+		0x7a, 0x60, 0x04, 0x94, 0x70, 0xf0, 0x0a, 0x29,
+	};
+	static const uint32_t p1[] = {
+		0x6cf65340, 0x735552ab, 0x0c9752fa, 0x6f9025fe,
+		0x0bd675d9, 0x005875b2, 0x00000000,
+	};
+	static const uint8_t c1[25] = {
+		0xa6, 0xc8, 0x5f, 0xc6, 0x6a, 0xfb, 0x85, 0x33, 0xaa, 0xfc,
+		0x25, 0x18, 0xdf, 0xe7, 0x84, 0x94, 0x0e, 0xe1, 0xe4, 0xb0,
+		0x30, 0x23, 0x8c, 0xc8, 0x00,
+	};
+	static const uint8_t k2[16] = {
+		0xc9, 0xe6, 0xce, 0xc4, 0x60, 0x7c, 0x72, 0xdb,
+		0x00, 0x0a, 0xef, 0xa8, 0x83, 0x85, 0xab, 0x0a,
+	};
+	static const uint32_t m2[] = {
+		0x983b41d4, 0x7d780c9e, 0x1ad11d7e, 0xb70391b1,
+		0xde0b35da, 0x2dc62f83, 0xe7b78d63, 0x06ca0ea0,
+		0x7e941b7b, 0xe91348f9, 0xfcb170e2, 0x217fecd9,
+		0x7f9f68ad, 0xb16e5d7d, 0x21e569d2, 0x80ed775c,
+		0xebde3f40, 0x93c53881, 0x00000000,
+	};
+	uint8_t req[512], f[2048], g[2048];
+	struct fld_zuc_hdr a;
+	struct flde q;
+	size_t rl, len;
+	int n;
+
+	CHECK(env_start(",accel=zuc"));
+	CHECK_EQ(fld_rd(FLD_REG_ACCEL), FLD_ACCEL_ZUC);
+	CHECK(flde_setup(&q, 6, sq_db_addr(), 0));
+
+	rl = zuc_req(req, FLD_ZUC_OP_EEA3, k1, 0x66035492, 0x0f, 0, 193, p1, 7);
+	len = mk_zuc(f, req, rl);
+	CHECK(send(inj, f, len, 0) == (ssize_t)len);
+	n = wire_recv(g, sizeof(g), 2000);
+	CHECK_EQ(n, (int)(42 + 64 + 25));
+	CHECK(!memcmp(g, mac_peer, 6));
+	CHECK(answer_csums_ok(g, n));
+	memcpy(&a, g + 42, sizeof(a));
+	CHECK_EQ(a.status, FLD_ZUC_OK);
+	CHECK_EQ(a.request_id, 42);
+	CHECK(!memcmp(g + 42 + 64, c1, 25));
+
+	rl = zuc_req(req, FLD_ZUC_OP_EIA3, k2, 0xa94059da, 0x0a, 1, 577, m2, 19);
+	len = mk_zuc(f, req, rl);
+	CHECK(send(inj, f, len, 0) == (ssize_t)len);
+	n = wire_recv(g, sizeof(g), 2000);
+	CHECK_EQ(n, 42 + 64);
+	memcpy(&a, g + 42, sizeof(a));
+	CHECK_EQ(a.status, FLD_ZUC_OK);
+	CHECK_EQ(a.mac, 0xfae8ff0b);
+
+	rl = zuc_req(req, FLD_ZUC_OP_EEA3, k1, 1, 40, 0, 193, p1, 7);
+	len = mk_zuc(f, req, rl);
+	CHECK(send(inj, f, len, 0) == (ssize_t)len);
+	n = wire_recv(g, sizeof(g), 2000);
+	CHECK_EQ(n, 42 + 64);
+	memcpy(&a, g + 42, sizeof(a));
+	CHECK_EQ(a.status, FLD_ZUC_EPARAM);
+
+	req[0] ^= 0xff;					/* not a request */
+	len = mk_zuc(f, req, rl);
+	CHECK(send(inj, f, len, 0) == (ssize_t)len);
+	CHECK(wire_recv(g, sizeof(g), 500) < 0);
+	CHECK_EQ(fld_stat(FLD_STAT_ACCEL_BAD), 2);
+	CHECK_EQ(fld_stat(FLD_STAT_ACCEL_TX), 3);
+	CHECK(qt_alive(qt));
+}
+
 int main(void)
 {
 	RUN("device/fld", identity_and_registers);
@@ -821,6 +1281,9 @@ int main(void)
 	RUN("device/fld", bad_commands);
 	RUN("device/fld", doorbell_unreachable);
 	RUN("device/fld", echo_malformed);
+	RUN("device/fld", iotauth_tokens);
+	RUN("device/fld", defrag_vxlan);
+	RUN("device/fld", zuc_requests);
 	qt_quit(qt);
 	if (inj >= 0)
 		close(inj);

@@ -188,6 +188,11 @@ static void struct_sizes_match_doc(void)
 	CHECK_EQ(sizeof(struct fld_txd), 8);
 	CHECK_EQ(__builtin_offsetof(struct fld_txd, cs_flags), 4);
 	CHECK_EQ(__builtin_offsetof(struct fld_txd, nblocks), 5);
+	CHECK_EQ(sizeof(struct fld_zuc_hdr), FLD_ZUC_HDR_SIZE);
+	CHECK_EQ(__builtin_offsetof(struct fld_zuc_hdr, count), 8);
+	CHECK_EQ(__builtin_offsetof(struct fld_zuc_hdr, request_id), 16);
+	CHECK_EQ(__builtin_offsetof(struct fld_zuc_hdr, key), 24);
+	CHECK_EQ(__builtin_offsetof(struct fld_zuc_hdr, mac), 40);
 }
 #endif
 

@@ -117,6 +117,18 @@ static void bad_params_refused(void)
 	fld_mem_params_paper(&p);
 	p.num_txq = 0;
 	CHECK(fld_mem_compute(&p, &t) < 0);
+	fld_mem_params_paper(&p);
+	p.linerate_gbps = 1u << 31;
+	CHECK(fld_mem_compute(&p, &t) < 0);
+	/* the largest accepted configuration computes without overflow */
+	p.linerate_gbps = 10000;
+	p.lat_tx_us = p.lat_rx_us = 100000;
+	p.num_txq = 65536;
+	p.min_msg = 256;
+	p.max_msg = 1u << 24;
+	CHECK_EQ(fld_mem_compute(&p, &t), 0);
+	CHECK(t.conv_total > t.conv[FLD_MEM_ROW_TX_RING]);
+	CHECK(t.conv[FLD_MEM_ROW_TX_BUF] / p.max_msg == t.tx_descs);
 }
 
 int main(void)

@@ -102,7 +102,7 @@ enum fld_cmd {
 	FLD_CMD_RQ_CLEAR	= 0x06,	/* slot */
 	FLD_CMD_RQ_ROUTE	= 0x07,	/* rq slot, sq slot for replies */
 	FLD_CMD_MEM_PARAMS	= 0x08,	/* gbps, sqs, min, max, lat tx, lat rx, block */
-	FLD_CMD_KEY_SET		= 0x09,	/* index, len, key words (accelerator keys) */
+	FLD_CMD_KEY_SET		= 0x09,	/* index, chunk | len << 8, 24 key bytes */
 	FLD_CMD_BIND		= 0x0a,	/* kind, slot, NIC queue number, db lo, db hi */
 };
 
@@ -116,6 +116,51 @@ enum fld_bind_kind {
 	FLD_BIND_SQ		= 0,
 	FLD_BIND_RQ		= 1,
 	FLD_BIND_CQ		= 2,
+};
+
+/*
+ * Accelerator keys (iotauth: the per-tenant HMAC-SHA256 keys, indexed by
+ * the NIC's steering flow tag): FLD_CMD_KEY_SET writes chunk c (bytes
+ * 24c..24c+23) of key @index and sets its length; length 0 removes it.
+ */
+#define FLD_NUM_KEYS		256
+#define FLD_KEY_MAX		64
+#define FLD_KEY_CHUNK		24
+
+/*
+ * zuc accelerator requests: a 64-byte header, then the data (EEA3: the
+ * ceil(length_bits / 8) bytes to cipher; EIA3: the message).  The answer
+ * is the header with status (and mac) filled, then for EEA3 the output.
+ * The IV comes from count, bearer and direction as 3GPP defines it.
+ */
+#define FLD_ZUC_MAGIC		0x3143555a	/* "ZUC1" */
+#define FLD_ZUC_HDR_SIZE	64
+#define FLD_ZUC_MAX_BITS	65536		/* data per request */
+
+enum fld_zuc_op {
+	FLD_ZUC_OP_EEA3		= 1,	/* 128-EEA3 confidentiality */
+	FLD_ZUC_OP_EIA3		= 2,	/* 128-EIA3 integrity (MAC) */
+};
+
+enum fld_zuc_status {
+	FLD_ZUC_OK		= 0,
+	FLD_ZUC_EOP		= 1,	/* unknown operation */
+	FLD_ZUC_EPARAM		= 2,	/* bearer, direction or length out of range */
+	FLD_ZUC_ELEN		= 3,	/* data shorter or longer than length_bits */
+};
+
+struct fld_zuc_hdr {
+	__le32 magic;		/* FLD_ZUC_MAGIC */
+	__u8 op;		/* enum fld_zuc_op */
+	__u8 status;		/* answer: enum fld_zuc_status */
+	__u8 bearer;		/* 0..31 */
+	__u8 direction;		/* 0..1 */
+	__le32 count;
+	__le32 length_bits;	/* 1..FLD_ZUC_MAX_BITS */
+	__le64 request_id;	/* echoed */
+	__u8 key[16];		/* CK or IK */
+	__le32 mac;		/* answer to EIA3 */
+	__u8 rsvd[20];
 };
 
 enum fld_cmd_status {
@@ -205,7 +250,10 @@ enum fld_stat {
 	FLD_STAT_RX_RECYCLED	= 25,	/* receive buffers reposted */
 	FLD_STAT_BAD_CMDS	= 26,
 	FLD_STAT_ACCEL_DROPS	= 27,	/* dropped by the accelerator's policy */
-	FLD_STAT_COUNT		= 28,
+	FLD_STAT_DF_REASSEMBLED	= 28,	/* defrag: datagrams made whole */
+	FLD_STAT_DF_EVICTED	= 29,	/* defrag: incomplete datagrams evicted */
+	FLD_STAT_DF_DROPPED	= 30,	/* defrag: overlapping, oversize, malformed */
+	FLD_STAT_COUNT		= 31,
 };
 
 /*

@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * fld.ko: control plane of the FlexDriver endpoint (PCI 1234:d202).
+ *
+ * fld_main.c binds the device (BARs, reset, the error interrupt, the
+ * command interface); fld_flde.c builds FLD-E - raw Ethernet queues of a
+ * snic whose rings, doorbell records and buffers are windows of FLD's
+ * BAR2, created through snic's peer-queue API, and a steering rule that
+ * sends one UDP port to them; fld_sysfs.c shows counters, queues and the
+ * memory table and takes flow changes (what fldctl uses).
+ * Register map and commands: docs/fld.md, <d2d/fld_if.h>.
+ */
+#ifndef _FLD_H
+#define _FLD_H
+
+#include <linux/pci.h>
+#include <linux/mutex.h>
+#include <d2d/fld_if.h>
+#include <d2d/snic_peer.h>
+
+#define FLDE_SQ_LOG	6	/* send ring: 64 basic blocks */
+#define FLDE_CQ_LOG	8
+#define FLDE_RQ_LOG	4	/* 16 striding buffers ... */
+#define FLDE_LOG_STRIDE	11	/* ... of 8 strides of 2 KiB */
+#define FLDE_LOG_NSTR	3
+#define FLDE_RULE_PRIO	0x80	/* before ethtool rules and the catch-all */
+
+struct fld_flde {
+	bool up;
+	struct snic_dev *sd;
+	struct snic_peer_queue cq, sq, rq;
+	u32 rule_id;
+	bool have_rule;
+	u16 udp_port;
+	u16 tenant;		/* flow tag of the rule: the tenant */
+	u32 rx_off;		/* BAR2 offset of the RQ's buffers */
+	struct snic_rx_desc *rq_ring;	/* host memory, written once */
+	dma_addr_t rq_ring_dma;
+};
+
+struct fld_dev {
+	struct pci_dev *pdev;
+	void __iomem *regs;
+	u64 win_bus;		/* BAR2 bus address */
+	struct mutex lock;	/* commands, FLD-E state */
+	atomic64_t err_irqs;
+	u32 last_error, last_info;
+	struct fld_flde e;
+};
+
+u32 fld_rd(struct fld_dev *fd, u32 reg);
+void fld_wr(struct fld_dev *fd, u32 reg, u32 val);
+u64 fld_rd64(struct fld_dev *fd, u32 reg);
+/* Runs command @op with @n arguments; 0 or -errno; *result if not NULL. */
+int fld_cmd(struct fld_dev *fd, u32 op, const u32 *args, int n, u32 *result);
+
+int fld_flde_start(struct fld_dev *fd, const char *ifname, u16 udp_port,
+		   u16 tenant);
+void fld_flde_stop(struct fld_dev *fd);
+int fld_flde_set_port(struct fld_dev *fd, u16 udp_port);
+
+extern const struct attribute_group *fld_groups[];
+
+#endif /* _FLD_H */

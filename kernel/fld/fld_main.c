@@ -1,0 +1,194 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fld.ko: PCI binding of the FlexDriver endpoint - BARs, reset, the
+ * error interrupt, the command interface; FLD-E is set up at probe on the
+ * snic named by the "snic" parameter (default: the first one).
+ */
+#include <linux/module.h>
+#include <linux/interrupt.h>
+#include <linux/delay.h>
+#include "fld.h"
+
+static char *snic;
+module_param(snic, charp, 0444);
+MODULE_PARM_DESC(snic, "netdev of the snic FLD-E drives (default: snic #0)");
+static ushort udp_port = 7;
+module_param(udp_port, ushort, 0444);
+MODULE_PARM_DESC(udp_port, "UDP port steered to FLD-E (0: none at load)");
+static ushort tenant = 1;
+module_param(tenant, ushort, 0444);
+MODULE_PARM_DESC(tenant, "flow tag of FLD-E's traffic: the iotauth tenant (0..4095)");
+
+u32 fld_rd(struct fld_dev *fd, u32 reg)
+{
+	return ioread32(fd->regs + reg);
+}
+
+void fld_wr(struct fld_dev *fd, u32 reg, u32 val)
+{
+	iowrite32(val, fd->regs + reg);
+}
+
+u64 fld_rd64(struct fld_dev *fd, u32 reg)
+{
+	u32 lo = fld_rd(fd, reg);
+
+	return lo | (u64)fld_rd(fd, reg + 4) << 32;
+}
+
+static const int fld_cmd_errno[] = {
+	[FLD_CMD_OK] = 0,
+	[FLD_CMD_EINVAL] = -EINVAL,
+	[FLD_CMD_EBUSY] = -EBUSY,
+	[FLD_CMD_ENOENT] = -ENOENT,
+	[FLD_CMD_EOPNOTSUPP] = -EOPNOTSUPP,
+	[FLD_CMD_ESTATE] = -EIO,
+};
+
+int fld_cmd(struct fld_dev *fd, u32 op, const u32 *args, int n, u32 *result)
+{
+	u32 st;
+	int i;
+
+	lockdep_assert_held(&fd->lock);
+	for (i = 0; i < FLD_CMD_NARGS; i++)
+		fld_wr(fd, FLD_REG_CMD_ARG0 + 4 * i, i < n ? args[i] : 0);
+	fld_wr(fd, FLD_REG_CMD, op);
+	st = fld_rd(fd, FLD_REG_CMD_STATUS);
+	if (result)
+		*result = fld_rd(fd, FLD_REG_CMD_RESULT);
+	if (st >= ARRAY_SIZE(fld_cmd_errno))
+		return -EIO;
+	if (st)
+		dev_dbg(&fd->pdev->dev, "command %#x refused: status %u\n", op, st);
+	return fld_cmd_errno[st];
+}
+
+/* Data-plane errors the device raises: report, count, clear. */
+static irqreturn_t fld_err_irq(int irq, void *data)
+{
+	struct fld_dev *fd = data;
+
+	atomic64_inc(&fd->err_irqs);
+	fd->last_error = fld_rd(fd, FLD_REG_ERROR);
+	fd->last_info = fld_rd(fd, FLD_REG_ERR_INFO);
+	if (fd->last_error)
+		dev_warn_ratelimited(&fd->pdev->dev,
+				     "device error %u (info %#x), %u so far\n",
+				     fd->last_error, fd->last_info,
+				     fld_rd(fd, FLD_REG_ERROR_COUNT));
+	fld_wr(fd, FLD_REG_ERROR, 0);
+	return IRQ_HANDLED;
+}
+
+static int fld_reset(struct fld_dev *fd)
+{
+	int i;
+
+	fld_wr(fd, FLD_REG_CTRL, FLD_CTRL_RESET);
+	fld_wr(fd, FLD_REG_CTRL, 0);
+	for (i = 0; i < 100; i++) {
+		if (fld_rd(fd, FLD_REG_STATUS) & FLD_STATUS_READY)
+			return 0;
+		usleep_range(100, 200);
+	}
+	return -ETIMEDOUT;
+}
+
+static int fld_probe(struct pci_dev *pdev, const struct pci_device_id *id)
+{
+	struct fld_dev *fd;
+	u32 ver;
+	int ret;
+
+	fd = devm_kzalloc(&pdev->dev, sizeof(*fd), GFP_KERNEL);
+	if (!fd)
+		return -ENOMEM;
+	fd->pdev = pdev;
+	mutex_init(&fd->lock);
+	atomic64_set(&fd->err_irqs, 0);
+	pci_set_drvdata(pdev, fd);
+
+	ret = pcim_enable_device(pdev);
+	if (ret)
+		return ret;
+	ret = pcim_iomap_regions(pdev, BIT(FLD_BAR_REGS), "fld");
+	if (ret)
+		return ret;
+	fd->regs = pcim_iomap_table(pdev)[FLD_BAR_REGS];
+	if (pci_resource_len(pdev, FLD_BAR_WIN) < FLD_WIN_SIZE)
+		return -ENODEV;
+	fd->win_bus = pci_resource_start(pdev, FLD_BAR_WIN);
+	ret = dma_set_mask_and_coherent(&pdev->dev, DMA_BIT_MASK(64));
+	if (ret)
+		return ret;
+	pci_set_master(pdev);
+
+	if (fld_rd(fd, FLD_REG_ID) != FLD_ID_MAGIC)
+		return -ENODEV;
+	ver = fld_rd(fd, FLD_REG_VERSION);
+	if (ver >> 16 != FLD_VERSION_MAJOR) {
+		dev_err(&pdev->dev, "unsupported version %#x\n", ver);
+		return -ENODEV;
+	}
+	ret = fld_reset(fd);
+	if (ret)
+		return ret;
+
+	ret = pci_alloc_irq_vectors(pdev, 1, 1, PCI_IRQ_MSIX);
+	if (ret < 0)
+		return ret;
+	ret = request_irq(pci_irq_vector(pdev, 0), fld_err_irq, 0, "fld-err",
+			  fd);
+	if (ret)
+		goto err_vec;
+	fld_wr(fd, FLD_REG_ERR_MSIX, 0);
+	fld_wr(fd, FLD_REG_CTRL, FLD_CTRL_ENABLE);
+
+	dev_info(&pdev->dev, "FlexDriver %u.%u, accelerator %u, pool %u descriptors, %u x %u B blocks\n",
+		 ver >> 16, ver & 0xffff, fld_rd(fd, FLD_REG_ACCEL),
+		 fld_rd(fd, FLD_REG_POOL_DESCS), fld_rd(fd, FLD_REG_POOL_BLOCKS),
+		 fld_rd(fd, FLD_REG_BLOCK_SIZE));
+
+	mutex_lock(&fd->lock);
+	ret = fld_flde_start(fd, snic, udp_port, tenant & FLD_MAX_FLOW_TAG);
+	mutex_unlock(&fd->lock);
+	if (ret)
+		dev_warn(&pdev->dev, "FLD-E not started: %d\n", ret);
+	return 0;
+
+err_vec:
+	pci_free_irq_vectors(pdev);
+	return ret;
+}
+
+static void fld_remove(struct pci_dev *pdev)
+{
+	struct fld_dev *fd = pci_get_drvdata(pdev);
+
+	mutex_lock(&fd->lock);
+	fld_flde_stop(fd);
+	mutex_unlock(&fd->lock);
+	fld_wr(fd, FLD_REG_ERR_MSIX, ~0u);
+	fld_wr(fd, FLD_REG_CTRL, FLD_CTRL_RESET);
+	free_irq(pci_irq_vector(pdev, 0), fd);
+	pci_free_irq_vectors(pdev);
+}
+
+static const struct pci_device_id fld_ids[] = {
+	{ PCI_DEVICE(FLD_PCI_VENDOR_ID, FLD_PCI_DEVICE_ID) },
+	{ }
+};
+MODULE_DEVICE_TABLE(pci, fld_ids);
+
+static struct pci_driver fld_driver = {
+	.name = "fld",
+	.id_table = fld_ids,
+	.probe = fld_probe,
+	.remove = fld_remove,
+	.dev_groups = fld_groups,
+};
+module_pci_driver(fld_driver);
+
+MODULE_DESCRIPTION("d2d FlexDriver endpoint control plane");
+MODULE_LICENSE("GPL");

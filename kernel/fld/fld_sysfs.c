@@ -1,0 +1,254 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fld.ko: sysfs attributes of the PCI device, read and written by fldctl:
+ *   stats      every device counter, "name value" per line
+ *   mem_table  the memory table: row, FLD bytes, conventional bytes,
+ *              bytes this instance allocated
+ *   queues     FLD-E's snic queues, pools and the SQ's credits
+ *   errors     device errors, error interrupts, the last error
+ *   udp_port   the UDP port steered to FLD-E (write 0 to stop steering)
+ *   accel      the accelerator this instance runs
+ *   nic_stats  snic's counters of FLD-E's SQ and RQ, PCIe traffic included
+ *              (what the NIC moved to and from FLD for them)
+ *   key        WO: "INDEX HEX" sets accelerator key INDEX (iotauth: the
+ *              tenant's HMAC key, INDEX = the flow tag), "INDEX -" removes it
+ */
+#include <linux/device.h>
+#include <linux/sysfs.h>
+#include <linux/string.h>
+#include <linux/kernel.h>
+#include "fld.h"
+
+static const char *const fld_stat_names[FLD_STAT_COUNT] = {
+	"rx_packets", "rx_bytes", "tx_posts", "tx_bytes", "tx_done",
+	"wqe_reads", "cqe_writes", "dbr_reads", "txbuf_read_bytes",
+	"rxbuf_write_bytes", "bad_reads", "bad_writes", "wqe_misses",
+	"pool_stalls", "buf_stalls", "credit_stalls", "accel_rx",
+	"accel_rx_drops", "accel_tx", "accel_bad", "nic_err_cqes",
+	"cqe_bad_queue", "cqe_tag_overflow", "doorbells", "db_errors",
+	"rx_recycled", "bad_cmds", "accel_drops", "df_reassembled",
+	"df_evicted", "df_dropped",
+};
+
+static const char *const fld_mem_names[FLD_MEM_NROWS] = {
+	"tx_ring", "tx_ring_map", "tx_buffers", "tx_buffer_map",
+	"rx_buffers", "cqs", "rq_ring", "producer_indices", "total",
+};
+
+static struct fld_dev *to_fld(struct device *dev)
+{
+	return pci_get_drvdata(to_pci_dev(dev));
+}
+
+static ssize_t stats_show(struct device *dev, struct device_attribute *attr,
+			  char *buf)
+{
+	struct fld_dev *fd = to_fld(dev);
+	int i, n = 0;
+
+	for (i = 0; i < FLD_STAT_COUNT; i++)
+		n += sysfs_emit_at(buf, n, "%s %llu\n", fld_stat_names[i],
+				   fld_rd64(fd, FLD_REG_STATS + 8 * i));
+	return n;
+}
+static DEVICE_ATTR_RO(stats);
+
+static ssize_t mem_table_show(struct device *dev,
+			      struct device_attribute *attr, char *buf)
+{
+	struct fld_dev *fd = to_fld(dev);
+	int i, n = 0;
+
+	for (i = 0; i < FLD_MEM_NROWS; i++) {
+		u32 r = FLD_REG_MEM + i * FLD_MEM_ROW_SIZE;
+
+		n += sysfs_emit_at(buf, n, "%s %llu %llu %llu\n",
+				   fld_mem_names[i], fld_rd64(fd, r),
+				   fld_rd64(fd, r + 8), fld_rd64(fd, r + 16));
+	}
+	return n;
+}
+static DEVICE_ATTR_RO(mem_table);
+
+static ssize_t queues_show(struct device *dev, struct device_attribute *attr,
+			   char *buf)
+{
+	struct fld_dev *fd = to_fld(dev);
+	struct fld_flde *e = &fd->e;
+	int n = 0;
+
+	mutex_lock(&fd->lock);
+	if (e->up)
+		n += sysfs_emit_at(buf, n,
+				   "flde snic_cq %u snic_sq %u snic_rq %u rule %d udp_port %u tenant %u\n",
+				   e->cq.qn, e->sq.qn, e->rq.qn,
+				   e->have_rule ? (int)e->rule_id : -1,
+				   e->udp_port, e->tenant);
+	else
+		n += sysfs_emit_at(buf, n, "flde down\n");
+	n += sysfs_emit_at(buf, n,
+			   "sq_ring %u rq_buffers %u x %u strides of %u B\n",
+			   1u << FLDE_SQ_LOG, 1u << FLDE_RQ_LOG,
+			   1u << FLDE_LOG_NSTR, 1u << FLDE_LOG_STRIDE);
+	n += sysfs_emit_at(buf, n, "pool_descs %u in_use %u\n",
+			   fld_rd(fd, FLD_REG_POOL_DESCS),
+			   fld_rd(fd, FLD_REG_POOL_IN_USE));
+	n += sysfs_emit_at(buf, n, "pool_blocks %u of %u B in_use %u\n",
+			   fld_rd(fd, FLD_REG_POOL_BLOCKS),
+			   fld_rd(fd, FLD_REG_BLOCK_SIZE),
+			   fld_rd(fd, FLD_REG_BLOCKS_IN_USE));
+	mutex_unlock(&fd->lock);
+	return n;
+}
+static DEVICE_ATTR_RO(queues);
+
+static ssize_t errors_show(struct device *dev, struct device_attribute *attr,
+			   char *buf)
+{
+	struct fld_dev *fd = to_fld(dev);
+
+	return sysfs_emit(buf, "count %u irqs %lld last %u info %#x\n",
+			  fld_rd(fd, FLD_REG_ERROR_COUNT),
+			  (long long)atomic64_read(&fd->err_irqs),
+			  fd->last_error, fd->last_info);
+}
+static DEVICE_ATTR_RO(errors);
+
+static ssize_t accel_show(struct device *dev, struct device_attribute *attr,
+			  char *buf)
+{
+	static const char *const names[] = {
+		[FLD_ACCEL_NONE] = "none", [FLD_ACCEL_ECHO] = "echo",
+		[FLD_ACCEL_ZUC] = "zuc", [FLD_ACCEL_DEFRAG] = "defrag",
+		[FLD_ACCEL_IOTAUTH] = "iotauth",
+	};
+	u32 a = fld_rd(to_fld(dev), FLD_REG_ACCEL);
+
+	return sysfs_emit(buf, "accel %s\n",
+			  a < ARRAY_SIZE(names) ? names[a] : "unknown");
+}
+static DEVICE_ATTR_RO(accel);
+
+static int nic_line(char *buf, int n, const char *name,
+		    const struct snic_queue_stats *q)
+{
+	return sysfs_emit_at(buf, n,
+			     "%s packets %llu bytes %llu errors %llu drops %llu doorbells %llu dma_reads %llu dma_read_bytes %llu dma_writes %llu dma_write_bytes %llu tlps %llu tlp_bytes %llu\n",
+			     name, le64_to_cpu(q->packets), le64_to_cpu(q->bytes),
+			     le64_to_cpu(q->errors), le64_to_cpu(q->drops),
+			     le64_to_cpu(q->doorbells),
+			     le64_to_cpu(q->pcie.dma_reads),
+			     le64_to_cpu(q->pcie.dma_read_bytes),
+			     le64_to_cpu(q->pcie.dma_writes),
+			     le64_to_cpu(q->pcie.dma_write_bytes),
+			     le64_to_cpu(q->pcie.tlps),
+			     le64_to_cpu(q->pcie.tlp_bytes));
+}
+
+static ssize_t nic_stats_show(struct device *dev,
+			      struct device_attribute *attr, char *buf)
+{
+	struct fld_dev *fd = to_fld(dev);
+	struct fld_flde *e = &fd->e;
+	struct snic_queue_stats q;
+	int n = 0, ret = 0;
+
+	mutex_lock(&fd->lock);
+	if (!e->up) {
+		ret = -ENODEV;
+		goto out;
+	}
+	ret = snic_peer_query_stats(e->sd, SNIC_STATS_SQ, e->sq.qn, &q);
+	if (ret)
+		goto out;
+	n += nic_line(buf, n, "sq", &q);
+	ret = snic_peer_query_stats(e->sd, SNIC_STATS_RQ, e->rq.qn, &q);
+	if (ret)
+		goto out;
+	n += nic_line(buf, n, "rq", &q);
+out:
+	mutex_unlock(&fd->lock);
+	return ret ? ret : n;
+}
+static DEVICE_ATTR_RO(nic_stats);
+
+static ssize_t udp_port_show(struct device *dev,
+			     struct device_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%u\n", to_fld(dev)->e.udp_port);
+}
+
+static ssize_t udp_port_store(struct device *dev,
+			      struct device_attribute *attr, const char *buf,
+			      size_t count)
+{
+	struct fld_dev *fd = to_fld(dev);
+	u16 port;
+	int ret;
+
+	ret = kstrtou16(buf, 0, &port);
+	if (ret)
+		return ret;
+	mutex_lock(&fd->lock);
+	ret = fld_flde_set_port(fd, port);
+	mutex_unlock(&fd->lock);
+	return ret ? ret : count;
+}
+static DEVICE_ATTR_RW(udp_port);
+
+static ssize_t key_store(struct device *dev, struct device_attribute *attr,
+			 const char *buf, size_t count)
+{
+	struct fld_dev *fd = to_fld(dev);
+	u8 key[FLD_KEY_MAX] = {};
+	char hex[2 * FLD_KEY_MAX + 2];
+	u32 a[8], idx, c, i;
+	size_t len = 0;
+	int ret;
+
+	if (sscanf(buf, "%u %129s", &idx, hex) != 2 || idx >= FLD_NUM_KEYS)
+		return -EINVAL;
+	if (strcmp(hex, "-")) {
+		len = strlen(hex);
+		if (len % 2 || len / 2 > FLD_KEY_MAX || !len ||
+		    hex2bin(key, hex, len / 2))
+			return -EINVAL;
+		len /= 2;
+	}
+	mutex_lock(&fd->lock);
+	c = 0;
+	do {
+		memset(a, 0, sizeof(a));
+		a[0] = idx;
+		a[1] = c | len << 8;
+		for (i = 0; i < FLD_KEY_CHUNK && c * FLD_KEY_CHUNK + i < len; i++)
+			a[2 + i / 4] |= (u32)key[c * FLD_KEY_CHUNK + i] << (8 * (i % 4));
+		ret = fld_cmd(fd, FLD_CMD_KEY_SET, a, 8, NULL);
+		c++;
+	} while (!ret && c * FLD_KEY_CHUNK < len);
+	mutex_unlock(&fd->lock);
+	memzero_explicit(key, sizeof(key));
+	return ret ? ret : count;
+}
+static DEVICE_ATTR_WO(key);
+
+static struct attribute *fld_attrs[] = {
+	&dev_attr_stats.attr,
+	&dev_attr_mem_table.attr,
+	&dev_attr_queues.attr,
+	&dev_attr_errors.attr,
+	&dev_attr_udp_port.attr,
+	&dev_attr_accel.attr,
+	&dev_attr_nic_stats.attr,
+	&dev_attr_key.attr,
+	NULL,
+};
+
+static const struct attribute_group fld_group = {
+	.attrs = fld_attrs,
+};
+
+const struct attribute_group *fld_groups[] = {
+	&fld_group,
+	NULL,
+};

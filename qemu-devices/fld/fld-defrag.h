@@ -1,0 +1,59 @@
+/*
+ * fld: IPv4 reassembly for the defrag accelerator.
+ *
+ * Fragments (after the NIC's VXLAN decapsulation, so these are the inner
+ * frames) are collected per (source, destination, id, protocol) in a
+ * fixed number of contexts; a datagram complete in all its 8-byte units
+ * comes out whole - the first fragment's Ethernet and IPv4 headers with
+ * the total length, fragment field and header checksum rewritten - so the
+ * receiver's checksum offload and RSS see one packet.  Overlapping
+ * fragments, datagrams larger than a frame and malformed headers are
+ * dropped; a full table evicts its oldest context.  Pure C for
+ * tests/unit/test_fld_defrag.c.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#ifndef HW_D2D_FLD_DEFRAG_H
+#define HW_D2D_FLD_DEFRAG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define FLD_DF_CTXS      16
+#define FLD_DF_MAX_FRAME 9018
+#define FLD_DF_UNITS     ((FLD_DF_MAX_FRAME + 7) / 8)
+
+typedef struct FldDefragCtx {
+    bool used;
+    uint32_t src, dst;
+    uint16_t id;
+    uint8_t proto;
+    uint16_t total;         /* payload bytes, known once the last arrived */
+    uint16_t have;          /* payload bytes received */
+    uint16_t hlen;          /* stored Ethernet + IPv4 header bytes, 0: none */
+    uint64_t age;
+    uint8_t hdr[14 + 60];
+    uint8_t map[(FLD_DF_UNITS + 7) / 8];
+    uint8_t data[FLD_DF_MAX_FRAME];
+} FldDefragCtx;
+
+typedef struct FldDefrag {
+    FldDefragCtx ctx[FLD_DF_CTXS];
+    uint64_t clock;
+    uint64_t reassembled, evicted, overlaps, too_big, malformed;
+} FldDefrag;
+
+typedef enum FldDfResult {
+    FLD_DF_PASS = 0,        /* not an IPv4 fragment: forward as it is */
+    FLD_DF_HELD = 1,        /* a fragment, kept */
+    FLD_DF_DONE = 2,        /* a datagram completed: in out, *out_len */
+    FLD_DF_DROP = 3,        /* malformed, overlapping or too big */
+} FldDfResult;
+
+void fld_defrag_reset(FldDefrag *d);
+/* @out: FLD_DF_MAX_FRAME bytes. */
+FldDfResult fld_defrag_input(FldDefrag *d, const uint8_t *f, size_t len,
+                             uint8_t *out, size_t *out_len);
+
+#endif

@@ -1,0 +1,87 @@
+# Guest half of tests/bench/fld.sh.  Two guests on one wire; guest 1 has
+# the FLD (fld.ko, FLD-E on UDP port 7) and the host CPU echo program
+# (fld-udp echo on UDP port 9) on the same snic; guest 2 sends.  Guest 1
+# marks instruction counts around each phase (barriers over the wire);
+# guest 2 prints the rates.  Lines: "BENCH ...".
+. /opt/d2d/tests/lib.sh
+. /opt/d2d/tests/snic_eth.inc
+
+N=${FLD_BENCH_N:-3000}
+SIZES="64 256 1024 1500 4096 9000"	# Ethernet frame bytes
+snic_eth_up > /tmp/up.log 2>&1 || { echo "BENCH-ERROR setup: $(tail -1 /tmp/up.log)"; exit 1; }
+ip link set "$if" mtu 9000
+for i in $(seq 1 30); do ping -c 1 -W 1 "$peer" >/dev/null 2>&1 && break; done
+
+# FLD_BENCH=zuc (the FLD runs accel=zuc): 512-byte EEA3 requests answered
+# by the FLD (UDP 7) and by the host CPU with the same code (fld-zuc
+# serve, UDP 9).
+if [ "${FLD_BENCH:-echo}" = zuc ]; then
+	Z=${FLD_BENCH_ZUC_N:-600}
+	if [ "$D2D_GUEST" = 1 ]; then
+		modprobe fld snic="$if" udp_port=7 || { echo "BENCH-ERROR modprobe fld"; exit 1; }
+		fld-zuc serve 9 &
+		barrier 1 || exit 1
+		insn-mark 40; barrier 2; barrier 3; insn-mark 41	# FLD zuc
+		insn-mark 50; barrier 4; barrier 5; insn-mark 51	# CPU zuc
+		echo "BENCH fld accel_tx=$(fldctl get accel_tx) errors=$(fldctl errors | cut -d' ' -f2)"
+		barrier 99
+		echo BENCH-DONE
+		exit 0
+	fi
+	barrier 1 || exit 1
+	barrier 2
+	echo "BENCH run=fld-zuc $(fld-zuc load "$peer" 7 "$Z" 4096 8)"
+	barrier 3
+	barrier 4
+	echo "BENCH run=cpu-zuc $(fld-zuc load "$peer" 9 "$Z" 4096 8)"
+	barrier 5
+	barrier 99
+	echo BENCH-DONE
+	exit 0
+fi
+
+if [ "$D2D_GUEST" = 1 ]; then
+	modprobe fld snic="$if" udp_port=7 || { echo "BENCH-ERROR modprobe fld"; exit 1; }
+	fld-udp echo 9 &
+	barrier 1 || exit 1
+	insn-mark 10; barrier 2; barrier 3; insn-mark 11	# FLD-E echo
+	insn-mark 20; barrier 4; barrier 5; insn-mark 21	# CPU echo
+	mark=30
+	for s in $SIZES; do
+		fldctl nic > /tmp/nic.0
+		barrier $mark; barrier $((mark + 1))
+		fldctl nic > /tmp/nic.1
+		awk -v s="$s" '
+			FNR == NR { for (i = 2; i < NF; i += 2) a[$1 "." $i] = $(i + 1); next }
+			{ for (i = 2; i < NF; i += 2) d[$1 "." $i] = $(i + 1) - a[$1 "." $i] }
+			END { printf "BENCH tlp size=%d packets=%d sq_tlp_bytes=%d rq_tlp_bytes=%d sq_tlps=%d rq_tlps=%d\n",
+				s, d["rq.packets"], d["sq.tlp_bytes"], d["rq.tlp_bytes"], d["sq.tlps"], d["rq.tlps"] }' \
+			/tmp/nic.0 /tmp/nic.1
+		mark=$((mark + 2))
+	done
+	fldctl mem | sed 's/^/BENCH-MEM /'
+	echo "BENCH fld accel_tx=$(fldctl get accel_tx) errors=$(fldctl errors | cut -d' ' -f2)"
+	barrier 99
+	echo BENCH-DONE
+	exit 0
+fi
+
+barrier 1 || exit 1
+barrier 2
+r=$(fld-udp ping "$peer" 7 "$N" 64 16)
+echo "BENCH run=fld-echo $r"
+barrier 3
+barrier 4
+r=$(fld-udp ping "$peer" 9 "$N" 64 16)
+echo "BENCH run=cpu-echo $r"
+barrier 5
+mark=30
+for s in $SIZES; do
+	barrier $mark
+	r=$(fld-udp ping "$peer" 7 200 $((s - 42)) 8)
+	echo "BENCH run=size-$s $r"
+	barrier $((mark + 1))
+	mark=$((mark + 2))
+done
+barrier 99
+echo BENCH-DONE

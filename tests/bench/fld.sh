@@ -1,0 +1,73 @@
+#!/bin/bash
+# make bench-fld: FlexDriver side by side in one run of two guests
+# (tools/vm --guests 2, an fld in each, the insn-meter plugin):
+#  - FLD-E echo (the FLD's echo accelerator answering over peer-to-peer
+#    PCIe) against a host CPU echo program (fld-udp echo) on the same
+#    snic: packets per second seen by the sender, and guest instructions
+#    per packet on the echoing guest;
+#  - PCIe TLP bytes per packet between the NIC and the FLD (snic's
+#    counters of the FLD-E queues) for 64..9000-byte frames;
+#  - the memory table (FLD vs a conventional driver);
+#  - zuc: 512-byte 128-EEA3 requests answered by the FLD's zuc accelerator
+#    (over FLD-E UDP: FLD-R needs snic RDMA) against the host CPU running
+#    the same ZUC code (fld-zuc serve), in a second boot with accel=zuc.
+# Prints "bench: <name>: <ours> vs <baseline> = <ratio>".  A benchmark, not
+# a timed test: numbers under TCG are only comparable within one run.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+out=$(mktemp -d /tmp/d2d-bench-fld.XXXXXX)
+echo "[bench] logs in $out"
+tools/vm --quiet --timeout 900 --guests 2 --log-dir "$out" \
+	--qemu-arg -device --qemu-arg fld,id=fld0 \
+	--insn-count "$out/insn" tests/bench/fld-guest.sh
+rc=$?
+for g in 1 2; do tr -d '\r' < "$out/guest$g.log" | grep '^BENCH'; done > "$out/results"
+grep '^BENCH-ERROR' "$out/results"
+if [ $rc -ne 0 ] || [ "$(grep -c '^BENCH-DONE' "$out/results")" -ne 2 ]; then
+	echo "bench: fld: run failed (status $rc, see $out)"
+	exit 1
+fi
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN {if (b > 0) printf "%.3f", a / b; else print "n/a"}'; }
+pps() { sed -n "s/^BENCH run=$1 .* pps \([0-9]*\).*/\1/p" "$out/results"; }
+pkts() { sed -n "s/^BENCH run=$1 sent [0-9]* received \([0-9]*\).*/\1/p" "$out/results"; }
+insns() {	# guest 1 instructions per packet between marks $1 and $1+1
+	local a b
+	a=$(awk -v m="$1" '$1=="mark" && $2==m {print $3}' "$out/insn.1" | tail -1)
+	b=$(awk -v m="$(($1 + 1))" '$1=="mark" && $2==m {print $3}' "$out/insn.1" | tail -1)
+	awk -v a="$a" -v b="$b" -v n="$2" 'BEGIN {if (n > 0 && b > a) printf "%.0f", (b - a) / n; else print 0}'
+}
+fp=$(pps fld-echo) cp=$(pps cpu-echo)
+echo "bench: fld-echo-pps: fld-e ${fp:-0} vs cpu-echo ${cp:-0} = $(ratio "${fp:-0}" "${cp:-0}") (higher is better)"
+fi=$(insns 10 "$(pkts fld-echo)") ci=$(insns 20 "$(pkts cpu-echo)")
+echo "bench: fld-echo-guest-insns-per-packet: fld-e $fi vs cpu-echo $ci = $(ratio "$fi" "$ci") (lower is better)"
+sed -n 's/^BENCH tlp //p' "$out/results" | while read -r l; do
+	eval "$(echo "$l" | tr ' ' '\n' | sed 's/^/t_/')"
+	per=$(awk -v s="$t_sq_tlp_bytes" -v r="$t_rq_tlp_bytes" -v n="$t_packets" \
+		'BEGIN {if (n > 0) printf "%.0f", (s + r) / n; else print 0}')
+	echo "bench: fld-pcie-tlp-bytes-per-packet-$t_size: nic<->fld $per vs frame $t_size = $(ratio "$per" "$t_size") (rx $t_rq_tlp_bytes + tx $t_sq_tlp_bytes bytes / $t_packets packets)"
+done
+sed -n 's/^BENCH-MEM //p' "$out/results" | sed 's/^/bench: fld-mem: /'
+ft=$(sed -n 's/^BENCH-MEM total *\([0-9.]*\) KiB.*/\1/p' "$out/results")
+ct=$(sed -n 's/^BENCH-MEM total *[0-9.]* KiB *\([0-9.]*\) MiB.*/\1/p' "$out/results")
+echo "bench: fld-memory-KiB: fld ${ft:-0} vs conventional $(awk -v c="${ct:-0}" 'BEGIN {printf "%.1f", c * 1024}') = $(ratio "${ft:-0}" "$(awk -v c="${ct:-0}" 'BEGIN {print c * 1024}')") (paper: 832.7 KiB vs 85.3 MiB, x105)"
+
+# Second boot: the FLD runs the zuc accelerator.
+zout="$out/zuc"
+mkdir -p "$zout"
+tools/vm --quiet --timeout 900 --guests 2 --log-dir "$zout" \
+	--qemu-arg -device --qemu-arg fld,id=fld0,accel=zuc --env FLD_BENCH=zuc \
+	--insn-count "$zout/insn" tests/bench/fld-guest.sh
+rc=$?
+for g in 1 2; do tr -d '\r' < "$zout/guest$g.log" | grep '^BENCH'; done > "$zout/results"
+grep '^BENCH-ERROR' "$zout/results"
+if [ $rc -ne 0 ] || [ "$(grep -c '^BENCH-DONE' "$zout/results")" -ne 2 ]; then
+	echo "bench: fld-zuc: run failed (status $rc, see $zout)"
+	exit 1
+fi
+out=$zout
+rps() { sed -n "s/^BENCH run=$1 .* rps \([0-9]*\).*/\1/p" "$out/results"; }
+reqs() { sed -n "s/^BENCH run=$1 sent [0-9]* answered \([0-9]*\).*/\1/p" "$out/results"; }
+fr=$(rps fld-zuc) cr=$(rps cpu-zuc)
+echo "bench: fld-zuc-requests-per-sec: fld ${fr:-0} vs cpu-zuc ${cr:-0} = $(ratio "${fr:-0}" "${cr:-0}") (higher is better; FLD-E UDP transport, FLD-R needs snic RDMA)"
+fi=$(insns 40 "$(reqs fld-zuc)") ci=$(insns 50 "$(reqs cpu-zuc)")
+echo "bench: fld-zuc-guest-insns-per-request: fld $fi vs cpu-zuc $ci = $(ratio "$fi" "$ci") (lower is better)"

@@ -1,0 +1,62 @@
+# FLD iotauth: an fld instance with the iotauth accelerator; fld.ko steers
+# UDP port 5683 (CoAP) on snic #0 to FLD-E, tagged as tenant 1, and fldctl
+# gives tenant 1 its HMAC-SHA256 key.  From the other snic port (another
+# network namespace) CoAP messages carrying JSON Web Tokens are sent: a
+# token signed with the tenant's key is passed on, a token signed with
+# another key, an unsigned ("none") token, garbage and any token once the
+# key is removed are dropped and counted by the device.  The tokens were
+# made with Python's hmac module for the key below (hex).
+# vm-args: --guests 1 --qemu-arg -device --qemu-arg fld,id=fld0,accel=iotauth
+# timeout: 200
+. /opt/d2d/tests/lib.sh
+. /opt/d2d/tests/snic_eth.inc
+
+KEY=67756573742d74656e616e742d312d686d61632d6b65792d30313233343536373839
+HDR=eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9
+CLAIMS=eyJzdWIiOiJzZW5zb3ItMSIsImlhdCI6MTcwMDAwMDAwMH0
+GOOD=$HDR.$CLAIMS.eargWRSKTV1wTljs6NRoZOvOf1SbJApxAFcARA1UCHw
+WRONGKEY=$HDR.$CLAIMS.WhMht5FvfY7Ohr7MPzd4Jx7WxwrFUC6pj7UuiKDOH80
+NONE=eyJhbGciOiJub25lIiwidHlwIjoiSldUIn0.eyJzdWIiOiJzZW5zb3ItMSJ9.U2fQpOkwAle4af6qvFpoCvtVz0iC7v3iwclfBdV3_zk
+
+check modprobe_snic modprobe snic
+set -- $(snic_netdevs)
+if0=${1:-} if1=${2:-}
+if [ -z "$if0" ] || [ -z "$if1" ]; then
+	fail netdevs "want two snic interfaces, have '$*'"
+	finish
+fi
+ip link set "$if0" up
+ip link set "$if1" up
+check carrier_0 wait_carrier "$if0" 10
+ip netns add p
+ip link set "$if1" netns p
+ip addr add 10.0.0.1/24 dev "$if0"
+ip netns exec p ip addr add 10.0.0.2/24 dev "$if1"
+ip netns exec p ip link set "$if1" up
+check ping_host wait_ping 10.0.0.2 20
+
+check modprobe_fld modprobe fld snic="$if0" udp_port=5683 tenant=1
+check accel_iotauth sh -c "fldctl show | grep -q 'accel iotauth'"
+check tenant_1 sh -c "fldctl show | grep -q 'udp_port 5683 tenant 1'"
+coap() { ip netns exec p fld-udp coap 10.0.0.1 5683 "$1"; }
+
+check no_key_dropped sh -c "! ip netns exec p fld-udp coap 10.0.0.1 5683 $GOOD"
+check key_set fldctl key 1 "$KEY"
+check valid_token_passes coap "$GOOD"
+check valid_token_again coap "$GOOD"
+check wrong_key_dropped sh -c "! ip netns exec p fld-udp coap 10.0.0.1 5683 $WRONGKEY"
+check alg_none_dropped sh -c "! ip netns exec p fld-udp coap 10.0.0.1 5683 $NONE"
+check garbage_dropped sh -c "! ip netns exec p fld-udp coap 10.0.0.1 5683 not-a-token"
+check key_bad_hex sh -c "! fldctl key 1 xyz"
+check key_bad_tenant sh -c "! fldctl key 4096 00"
+check key_removed fldctl key 1 -
+check removed_key_dropped sh -c "! ip netns exec p fld-udp coap 10.0.0.1 5683 $GOOD"
+fldctl stats | grep -E '^accel_' | sed 's/^/# /'
+check passed_2 test "$(fldctl get accel_tx)" -eq 2
+check dropped_4 test "$(fldctl get accel_drops)" -eq 4
+check malformed_1 test "$(fldctl get accel_bad)" -eq 1
+check rmmod_fld rmmod fld
+ip netns del p
+check rmmod_snic rmmod snic
+check dmesg_clean dmesg_clean
+finish

@@ -1,0 +1,200 @@
+/*
+ * fld-udp: UDP traffic for the FLD tests and benchmarks.
+ *
+ *   fld-udp ping IP PORT COUNT SIZE [WINDOW]
+ *       send COUNT datagrams of SIZE bytes (sequence numbered, patterned)
+ *       to IP:PORT with at most WINDOW outstanding, check every reply is
+ *       the datagram sent (an echo), print "sent N received N bad N
+ *       pps X" and exit 0 only if all came back intact.
+ *   fld-udp echo PORT
+ *       the host CPU echo program: return every datagram to its sender
+ *       (the baseline FLD-E echo is compared with).
+ *   fld-udp coap IP PORT TOKEN
+ *       send one CoAP POST (Uri-Path "auth") whose payload is TOKEN (a
+ *       JSON Web Token) and wait a second for it to come back: exit 0 if
+ *       it was passed on (answered), 1 if not.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MAX_SIZE 9000
+
+static void fill(uint8_t *b, size_t n, uint32_t seq)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		b[i] = (uint8_t)(seq * 13 + i);
+	if (n >= 4)
+		memcpy(b, &seq, 4);
+}
+
+static double now(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec + t.tv_nsec / 1e9;
+}
+
+static int do_ping(const char *ip, int port, long count, size_t size,
+		   long window)
+{
+	static uint8_t tx[MAX_SIZE], rx[MAX_SIZE], want[MAX_SIZE];
+	struct sockaddr_in a = { .sin_family = AF_INET };
+	long sent = 0, got = 0, bad = 0, timeouts = 0;
+	double t0;
+	int fd;
+
+	if (size < 4 || size > MAX_SIZE || count < 1 || window < 1) {
+		fprintf(stderr, "fld-udp: size 4..%d, count and window >= 1\n",
+			MAX_SIZE);
+		return 2;
+	}
+	a.sin_port = htons(port);
+	if (inet_pton(AF_INET, ip, &a.sin_addr) != 1) {
+		fprintf(stderr, "fld-udp: bad address %s\n", ip);
+		return 2;
+	}
+	fd = socket(AF_INET, SOCK_DGRAM, 0);
+	if (fd < 0 || connect(fd, (void *)&a, sizeof(a))) {
+		perror("fld-udp: socket");
+		return 1;
+	}
+	t0 = now();
+	while (got + bad < count && timeouts < 3) {
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+		ssize_t n;
+
+		while (sent < count && sent - got - bad < window) {
+			fill(tx, size, sent);
+			if (send(fd, tx, size, 0) != (ssize_t)size) {
+				perror("fld-udp: send");
+				return 1;
+			}
+			sent++;
+		}
+		if (poll(&p, 1, 1000) != 1) {
+			timeouts++;
+			/* lost: let the window move on */
+			bad += sent - got - bad;
+			continue;
+		}
+		n = recv(fd, rx, sizeof(rx), 0);
+		if (n < 4) {
+			bad++;
+			continue;
+		}
+		{
+			uint32_t seq;
+
+			memcpy(&seq, rx, 4);
+			fill(want, size, seq);
+			if ((size_t)n == size && seq < (uint32_t)sent &&
+			    !memcmp(rx, want, size))
+				got++;
+			else
+				bad++;
+		}
+	}
+	printf("sent %ld received %ld bad %ld pps %.0f\n", sent, got, bad,
+	       got / (now() - t0));
+	close(fd);
+	return got == count ? 0 : 1;
+}
+
+static int do_echo(int port)
+{
+	static uint8_t b[65536];
+	struct sockaddr_in a = { .sin_family = AF_INET };
+	int fd = socket(AF_INET, SOCK_DGRAM, 0);
+
+	a.sin_port = htons(port);
+	if (fd < 0 || bind(fd, (void *)&a, sizeof(a))) {
+		perror("fld-udp: bind");
+		return 1;
+	}
+	for (;;) {
+		struct sockaddr_in from;
+		socklen_t fl = sizeof(from);
+		ssize_t n = recvfrom(fd, b, sizeof(b), 0, (void *)&from, &fl);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			perror("fld-udp: recvfrom");
+			return 1;
+		}
+		sendto(fd, b, n, 0, (void *)&from, fl);
+	}
+}
+
+static int do_coap(const char *ip, int port, const char *token)
+{
+	static uint8_t m[2048], rx[2048];
+	struct sockaddr_in a = { .sin_family = AF_INET };
+	size_t n = 0, tl = strlen(token);
+	struct pollfd p;
+	ssize_t r;
+	int fd;
+
+	if (tl > sizeof(m) - 16) {
+		fprintf(stderr, "fld-udp: token too long\n");
+		return 2;
+	}
+	m[n++] = 0x40 | 2;		/* version 1, CON, token length 2 */
+	m[n++] = 0x02;			/* POST */
+	m[n++] = 0x4a;			/* message id */
+	m[n++] = 0x21;
+	m[n++] = 0x7e;			/* token */
+	m[n++] = 0x57;
+	m[n++] = 0xb4;			/* Uri-Path (11), 4 bytes */
+	memcpy(m + n, "auth", 4);
+	n += 4;
+	m[n++] = 0xff;			/* payload marker */
+	memcpy(m + n, token, tl);
+	n += tl;
+	a.sin_port = htons(port);
+	fd = socket(AF_INET, SOCK_DGRAM, 0);
+	if (inet_pton(AF_INET, ip, &a.sin_addr) != 1 || fd < 0 ||
+	    connect(fd, (void *)&a, sizeof(a)) ||
+	    send(fd, m, n, 0) != (ssize_t)n) {
+		perror("fld-udp: coap");
+		return 2;
+	}
+	p.fd = fd;
+	p.events = POLLIN;
+	if (poll(&p, 1, 1000) != 1) {
+		printf("coap: no answer\n");
+		return 1;
+	}
+	r = recv(fd, rx, sizeof(rx), 0);
+	printf("coap: answered, %zd bytes%s\n", r,
+	       r == (ssize_t)n && !memcmp(rx, m, n) ? ", the message" : "");
+	return r == (ssize_t)n && !memcmp(rx, m, n) ? 0 : 1;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 5 && !strcmp(argv[1], "coap"))
+		return do_coap(argv[2], atoi(argv[3]), argv[4]);
+	if (argc >= 6 && !strcmp(argv[1], "ping"))
+		return do_ping(argv[2], atoi(argv[3]), atol(argv[4]),
+			       strtoul(argv[5], NULL, 0),
+			       argc > 6 ? atol(argv[6]) : 1);
+	if (argc == 3 && !strcmp(argv[1], "echo"))
+		return do_echo(atoi(argv[2]));
+	fprintf(stderr, "usage: fld-udp ping IP PORT COUNT SIZE [WINDOW]\n"
+		"       fld-udp echo PORT\n"
+		"       fld-udp coap IP PORT TOKEN\n");
+	return 2;
+}
