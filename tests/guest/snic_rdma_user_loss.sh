@@ -2,6 +2,7 @@
 # packets they send (loss injection, seeded): go-back-N retransmission and
 # duplicate handling must keep every check's payload, immediate data,
 # atomic result and error status exact.  Guest 2 prints the check lines.
+# Then ib_write_bw and ib_read_bw (64 KiB) complete under the same loss.
 # vm-args: --guests 2 --snic-opts loss-ppm=20000,loss-seed=7
 # timeout: 300
 . /opt/d2d/tests/lib.sh
@@ -18,6 +19,13 @@ else
 		10.0.0.1 > /tmp/vt.c 2>&1
 	tool_lines verbs /tmp/vt.c
 fi
+# perftest under the same loss: every WRITE and READ completes.
+xpair write_bw_loss 18620 1 \
+	"ib_write_bw -d $dev -x $gid -p 18620 -s 65536 -n 100 -F" \
+	"ib_write_bw -d $dev -x $gid -p 18620 -s 65536 -n 100 -F 10.0.0.1"
+xpair read_bw_loss 18621 1 \
+	"ib_read_bw -d $dev -x $gid -p 18621 -s 65536 -n 100 -F" \
+	"ib_read_bw -d $dev -x $gid -p 18621 -s 65536 -n 100 -F 10.0.0.1"
 # The loss really happened (and, on the requester, was repaired).
 hw=/sys/class/infiniband/$dev/ports/1/hw_counters
 echo "  loss_injected $(cat $hw/loss_injected) retransmits $(cat $hw/retransmits)" \

@@ -1,7 +1,8 @@
 # Interoperability: snic-verbs-test between guest 1's snic (through the
 # libsnic provider) and Soft-RoCE (rdma_rxe) on guest 2's virtio-net port
 # on the same wire, both ways: first rxe is the requester (client, guest 2
-# prints its lines), then snic (client on guest 1).
+# prints its lines), then snic (client on guest 1).  Then the stock tools
+# in both directions: ibv_rc_pingpong, ib_write_bw and ib_read_bw.
 # vm-args: --guests 2 --rxe-peer
 # timeout: 300
 . /opt/d2d/tests/lib.sh
@@ -53,6 +54,24 @@ else
 	check barrier_1 barrier 1
 	timeout 240 snic-verbs-test -d rxe0 -p 18601 -L > /tmp/vt.s 2>&1 ||
 		fail verbs_server "$(tail -1 /tmp/vt.s)"
+	dev=rxe0 gid=$(roce_v2_gid rxe0)
 fi
+
+# Stock tools both ways: guest 1's snic, guest 2's rxe; "a_to_b": a is the
+# client (requester), b the server.
+peer_ip=10.0.0.$((3 - D2D_GUEST))
+for dir in snic_to_rxe rxe_to_snic; do
+	[ $dir = snic_to_rxe ] && sg=2 || sg=1
+	p=$((18610 + sg * 10))
+	xpair "rc_pingpong_$dir" $p $sg \
+		"ibv_rc_pingpong -d $dev -g $gid -p $p -s 4096 -n 50" \
+		"ibv_rc_pingpong -d $dev -g $gid -p $p -s 4096 -n 50 $peer_ip"
+	xpair "write_bw_$dir" $((p + 1)) $sg \
+		"ib_write_bw -d $dev -x $gid -p $((p + 1)) -s 65536 -n 100 -F" \
+		"ib_write_bw -d $dev -x $gid -p $((p + 1)) -s 65536 -n 100 -F $peer_ip"
+	xpair "read_bw_$dir" $((p + 2)) $sg \
+		"ib_read_bw -d $dev -x $gid -p $((p + 2)) -s 65536 -n 100 -F" \
+		"ib_read_bw -d $dev -x $gid -p $((p + 2)) -s 65536 -n 100 -F $peer_ip"
+done
 check dmesg_clean dmesg_clean
 finish
