@@ -450,7 +450,7 @@ static int t_xmit_one(struct peer_test *t, u32 seq)
 static void t_receive(struct peer_test *t)
 {
 	struct snic_steer_rule rule = {};
-	u32 i, good = 0, payload_ok = 0, csum_ok = 0;
+	u32 i, good = 0, payload_ok = 0, csum_ok = 0, seen = 0;
 	struct snic_rx_desc *rd = t_ptr(t, OFF_RQ);
 	struct snic_cqe *cqe;
 	int ret;
@@ -485,10 +485,14 @@ static void t_receive(struct peer_test *t)
 	}
 	t_result(t, "if1_xmit", i == frames, "dev_queue_xmit failed: %d", ret);
 
-	/* if1's driver pads short frames to ETH_ZLEN. */
+	/*
+	 * Descriptors are used in order, but if1 may send from any of its TX
+	 * queues, so the frames can arrive in any order: each must arrive
+	 * once and intact.  if1's driver pads short frames to ETH_ZLEN.
+	 */
 	for (i = 0; i < frames; i++) {
-		u32 len = frame_len(i);
 		const u8 *buf;
+		u32 seq, len;
 		u16 fl;
 
 		cqe = t_cq_wait(t, OFF_RXCQ, t->rxcq_ci);
@@ -497,18 +501,24 @@ static void t_receive(struct peer_test *t)
 		t->rxcq_ci++;
 		if (cqe->opcode != SNIC_CQE_RX ||
 		    le16_to_cpu(cqe->qn) != t->rq.qn ||
-		    le16_to_cpu(cqe->wqe_counter) != (u16)i ||
-		    le32_to_cpu(cqe->byte_cnt) != max_t(u32, len, ETH_ZLEN))
+		    le16_to_cpu(cqe->wqe_counter) != (u16)i)
 			continue;
+		buf = t_ptr(t, OFF_RXBUF + (i & (T_N - 1)) * T_BUF);
+		seq = get_unaligned_be32(buf + HDRS + 4);
+		if (seq >= frames || (seen & BIT(seq)))
+			continue;
+		len = frame_len(seq);
+		if (le32_to_cpu(cqe->byte_cnt) != max_t(u32, len, ETH_ZLEN))
+			continue;
+		seen |= BIT(seq);
 		good++;
 		fl = le16_to_cpu(cqe->flags);
 		if ((fl & (SNIC_CQE_F_L3_OK | SNIC_CQE_F_L4_OK | SNIC_CQE_F_UDP |
 			   SNIC_CQE_F_IPV4)) == (SNIC_CQE_F_L3_OK |
 			   SNIC_CQE_F_L4_OK | SNIC_CQE_F_UDP | SNIC_CQE_F_IPV4))
 			csum_ok++;
-		buf = t_ptr(t, OFF_RXBUF + (i & (T_N - 1)) * T_BUF);
 		if (ether_addr_equal(buf, t->nd0->dev_addr) &&
-		    check_payload(buf + HDRS, len - HDRS, MAGIC_RX) == i)
+		    check_payload(buf + HDRS, len - HDRS, MAGIC_RX) == seq)
 			payload_ok++;
 	}
 	*t_dbr(t, 1) = cpu_to_le32(t->rxcq_ci);
