@@ -73,6 +73,8 @@ static int code_load(void)
 			sizeof(spin_code));
 }
 
+static uint32_t entry_ph = SYM_rdma_ph;	/* payload handler of new contexts */
+
 static int cfg_create(struct sctx *c, int slice, uint32_t match,
 		      uint32_t qpn, uint32_t timeout_us)
 {
@@ -86,7 +88,7 @@ static int cfg_create(struct sctx *c, int slice, uint32_t match,
 	c->ev_dbr = galloc(64, 64);
 	memset(&cfg, 0, sizeof(cfg));
 	cfg.entry[SPIN_HANDLER_HEADER] = SYM_rdma_hh;
-	cfg.entry[SPIN_HANDLER_PAYLOAD] = SYM_rdma_ph;
+	cfg.entry[SPIN_HANDLER_PAYLOAD] = entry_ph;
 	cfg.entry[SPIN_HANDLER_COMPLETION] = SYM_rdma_ch;
 	cfg.code_size = sizeof(spin_code);
 	cfg.hmem_off = c->hmem_off;
@@ -447,6 +449,53 @@ static void drop_and_pass(void)
 }
 
 /*
+ * A payload handler that faults: each packet's handler is aborted (event,
+ * counted), the packet is dropped, the transport completes both sides.
+ */
+static void aborts_drop(void)
+{
+	static uint8_t src[4096], pre[4096], dst[4096];
+	struct snic_spin_ctx_stats st;
+	struct snic_spin_event ev;
+	struct snic_cqe e;
+	struct sctx c;
+	struct wqe w;
+	uint16_t idx;
+
+	CHECK(env_start());
+	CHECK(pair_up(&conn_default));
+	CHECK_EQ(code_load(), OK);
+	entry_ph = SYM_wild_ph;
+	CHECK_EQ(sctx_create(&c, 0, sb.qp.qpn, 0, 0), OK);
+	entry_ph = SYM_rdma_ph;
+	fill(src, sizeof(src), 11);
+	fill(pre, sizeof(pre), 12);
+	mr_write(&sa.mr, 0, src, sizeof(src));
+	mr_write(&sb.mr, 0, pre, sizeof(pre));
+	qp_recv(&sb.qp, 0x91, 4096, sb.mr.key, sb.mr.iova);
+	w_init(&w, SNIC_WQE_SEND, SNIC_WQE_F_SIGNAL, 0);
+	w_data(&w, 3072, sa.mr.key, sa.mr.iova);
+	idx = qp_post(&sa.qp, &w);
+	CHECK_REQ(&sa.scq, idx, SNIC_WQE_SEND, 3072, &e);
+	CHECK(cq_wait(&sb.rcq, &e, 0));
+	CHECK_EQ(e.opcode, SNIC_CQE_RECV);
+	CHECK_EQ(e.byte_cnt, 0);
+	mr_read(&sb.mr, 0, dst, 3072);
+	CHECK(!memcmp(pre, dst, 3072));
+	CHECK(ev_next(&c, &ev));
+	CHECK_EQ(ev.type, SNIC_SPIN_EV_MEM_FAULT);
+	CHECK_EQ(ev.handler, SPIN_HANDLER_PAYLOAD);
+	CHECK_EQ(ev.msg_id, 0);
+	CHECK(sstats(&c, &st));
+	CHECK_EQ(st.aborts, 3);
+	CHECK_EQ(st.drop, 3);
+	CHECK_EQ(st.messages_done, 1);
+	/* the completion handler still ran, after the aborted ones */
+	CHECK_EQ(st.h[SPIN_HANDLER_COMPLETION].invocations, 1);
+	CHECK_EQ(qp_query_state(&sb.qp), SNIC_QPS_RTS);
+}
+
+/*
  * Loss on A's wire (every 3rd RoCE packet it sends): go-back-N resends
  * packets B already took; their handlers do not run again.
  */
@@ -648,6 +697,7 @@ int main(void)
 	RUN("device/snic_spin_rdma", attach_admin);
 	RUN("device/snic_spin_rdma", send_write_pass);
 	RUN("device/snic_spin_rdma", drop_and_pass);
+	RUN("device/snic_spin_rdma", aborts_drop);
 	RUN("device/snic_spin_rdma", duplicates);
 	RUN("device/snic_spin_rdma", resources_and_timeout);
 	qt_quit(qt);
