@@ -3,7 +3,9 @@
  * or WRITE arriving on the QP is a multi-packet message; the payload
  * handlers sum its payload as 32-bit words into the message's scratch
  * (they may run in parallel: atomics) and pass every packet, so the
- * receiver's verbs see the message as without the context; the
+ * receiver's verbs see the message as without the context (with
+ * rdma_reduce_drop poked to 1 they drop every packet instead: the
+ * requester still completes, nothing is placed); the
  * completion handler writes the sum (mod 2^32) to host region 0 at
  * 4 * (msg_id % words of the region) - msg_id is the QP's message
  * sequence number, from 0.  docs/snic-spin.md "RDMA QPs".
@@ -17,6 +19,7 @@ struct rdma_reduce_stats {
 };
 
 struct rdma_reduce_stats rdma_reduce_stats;
+uint32_t rdma_reduce_drop;	/* spinctl --poke rdma_reduce_drop=1 */
 
 /* RoCEv2 opcodes with a RETH (WRITE first / only) or an ImmDt. */
 static uint32_t roce_payload_off(uint32_t op)
@@ -49,7 +52,7 @@ static int rdma_reduce_payload(const struct spin_args *a)
 	spin_amo_add((volatile uint32_t *)a->scratch, sum);
 	spin_amo_add(&rdma_reduce_stats.packets, 1);
 	spin_amo_add(&rdma_reduce_stats.bytes, len);
-	return SPIN_PASS;
+	return rdma_reduce_drop ? SPIN_DROP : SPIN_PASS;
 }
 SPIN_PAYLOAD_HANDLER(rdma_reduce_payload);
 
