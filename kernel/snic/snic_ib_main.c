@@ -472,6 +472,7 @@ int snic_ib_probe(struct snic_dev *sd)
 	if (ret)
 		goto err_page;
 
+	/* sysfs device link: libibverbs matches the provider by PCI id */
 	ibdev->dev.parent = dev;
 	ibdev->node_type = RDMA_NODE_IB_CA;
 	ibdev->phys_port_cnt = 1;

@@ -35,9 +35,11 @@ struct snic_spin_region {
 };
 
 struct snic_spin_attach_slot {
-	u32 rule_id;
+	u32 rule_id;		/* UDP: the steering rule */
 	u16 port;
 	bool live;
+	bool qp;		/* an RDMA QP (SNIC_AQ_SPIN_ATTACH_QP), qpn */
+	u32 qpn;
 };
 
 struct snic_spin_file;

@@ -3,7 +3,8 @@
  * snic sPIN execution contexts as seen from an open /dev/snic-spinN:
  * creating one (windows from the file's allocations, an event ring in
  * coherent host memory), attaching it to UDP ports with steering rules
- * whose destination is SNIC_DEST_SPIN, host regions for handler DMA, and
+ * whose destination is SNIC_DEST_SPIN or to an RDMA RC QP
+ * (SNIC_AQ_SPIN_ATTACH_QP), host regions for handler DMA, and
  * taking events off its ring.  Called with sp->lock held.
  */
 #include <linux/dma-mapping.h>
@@ -71,6 +72,21 @@ static void snic_spin_ev_free(struct snic_spin *sp, struct snic_spin_ctx *c)
 	c->ev_ring = NULL;
 }
 
+/* SNIC_AQ_SPIN_ATTACH_QP: context @c to RC QP @qpn (or SNIC_SPIN_QPN_NONE). */
+static int snic_spin_qp_cmd(struct snic_spin *sp, struct snic_spin_ctx *c,
+			    u32 qpn)
+{
+	struct snic_aq_spin_attach_qp *aq;
+	struct snic_aq_cmd cmd = {};
+
+	BUILD_BUG_ON(sizeof(*aq) > sizeof(cmd.raw));
+	cmd.opcode = SNIC_AQ_SPIN_ATTACH_QP;
+	aq = (struct snic_aq_spin_attach_qp *)cmd.raw;
+	aq->ctx = cpu_to_le32(c->id);
+	aq->qpn = cpu_to_le32(qpn);
+	return snic_aq_exec(sp->sd, &cmd, NULL);
+}
+
 static void snic_spin_rule_del(struct snic_spin *sp, struct snic_spin_ctx *c,
 			       int i)
 {
@@ -78,7 +94,11 @@ static void snic_spin_rule_del(struct snic_spin *sp, struct snic_spin_ctx *c,
 
 	if (!c->att[i].live)
 		return;
-	ret = snic_cmd_destroy(sp->sd, SNIC_AQ_DEL_RULE, c->att[i].rule_id);
+	if (c->att[i].qp)
+		ret = snic_spin_qp_cmd(sp, c, SNIC_SPIN_QPN_NONE);
+	else
+		ret = snic_cmd_destroy(sp->sd, SNIC_AQ_DEL_RULE,
+				       c->att[i].rule_id);
 	if (ret)
 		dev_warn(&sp->sd->pdev->dev,
 			 "sPIN: context %u: deleting rule %u failed: %d\n",
@@ -193,6 +213,38 @@ int snic_spin_ctx_create(struct snic_spin_file *f,
 	return 0;
 }
 
+/*
+ * An RDMA RC QP, named by its number: any opener of the spin device may
+ * attach its own context to any RC QP of the device (docs/snic-spin.md,
+ * "Host interface").  One QP per context; the device refuses a QP that
+ * already has a context (EBUSY), an unknown one (ENOENT) or a non-RC one
+ * (EINVAL).
+ */
+static int snic_spin_attach_qp(struct snic_spin *sp, struct snic_spin_ctx *c,
+			       struct snic_spin_attach *a)
+{
+	int i, free = -1, ret;
+
+	if (a->port == SNIC_SPIN_QPN_NONE)
+		return -EINVAL;
+	for (i = 0; i < SNIC_SPIN_MAX_ATTACH; i++) {
+		if (c->att[i].live && c->att[i].qp)
+			return -EBUSY;
+		if (!c->att[i].live && free < 0)
+			free = i;
+	}
+	if (free < 0)
+		return -ENOSPC;
+	ret = snic_spin_qp_cmd(sp, c, a->port);
+	if (ret)
+		return ret;
+	c->att[free].qp = true;
+	c->att[free].qpn = a->port;
+	c->att[free].live = true;
+	a->id = free;
+	return 0;
+}
+
 /* A UDP port is steered to one context of the device at a time. */
 static bool snic_spin_port_taken(struct snic_spin *sp, u16 port)
 {
@@ -203,7 +255,8 @@ static bool snic_spin_port_taken(struct snic_spin *sp, u16 port)
 	list_for_each_entry(o, &sp->files, node)
 		list_for_each_entry(c, &o->ctxs, node)
 			for (i = 0; i < SNIC_SPIN_MAX_ATTACH; i++)
-				if (c->att[i].live && c->att[i].port == port)
+				if (c->att[i].live && !c->att[i].qp &&
+				    c->att[i].port == port)
 					return true;
 	return false;
 }
@@ -220,7 +273,7 @@ int snic_spin_attach(struct snic_spin_file *f, struct snic_spin_attach *a)
 	if (!c)
 		return ret;
 	if (a->type == SNIC_SPIN_ATTACH_QP)
-		return -EOPNOTSUPP;	/* needs snic RDMA */
+		return snic_spin_attach_qp(sp, c, a);
 	if (a->type != SNIC_SPIN_ATTACH_UDP || !a->port || a->port > 0xffff)
 		return -EINVAL;
 	if (snic_spin_port_taken(sp, a->port))
@@ -243,6 +296,7 @@ int snic_spin_attach(struct snic_spin_file *f, struct snic_spin_attach *a)
 			       &id);
 	if (ret)
 		return ret;
+	c->att[i].qp = false;
 	c->att[i].rule_id = id;
 	c->att[i].port = a->port;
 	c->att[i].live = true;

@@ -54,10 +54,12 @@ static void snic_realize(PCIDevice *pdev, Error **errp)
     /* Checked first: nothing to undo on failure. */
     if (s->spin.clusters < 1 || s->spin.clusters > SNIC_SPIN_MAX_CLUSTERS ||
         s->spin.hpus < 1 || s->spin.hpus > SNIC_SPIN_MAX_HPUS ||
-        s->spin.clock_mhz < 1 || s->spin.clock_mhz > 100000) {
+        s->spin.clock_mhz < 1 || s->spin.clock_mhz > 100000 ||
+        s->spin.msg_slots < 1 || s->spin.msg_slots > SNIC_SPIN_MSG_SLOTS) {
         error_setg(errp, "snic: spin-clusters 1..%d, spin-hpus 1..%d, "
-                   "spin-clock-mhz 1..100000", SNIC_SPIN_MAX_CLUSTERS,
-                   SNIC_SPIN_MAX_HPUS);
+                   "spin-clock-mhz 1..100000, spin-msg-slots 1..%d",
+                   SNIC_SPIN_MAX_CLUSTERS, SNIC_SPIN_MAX_HPUS,
+                   SNIC_SPIN_MSG_SLOTS);
         return;
     }
     pci_config_set_interrupt_pin(pdev->config, 1);
@@ -136,6 +138,8 @@ static Property snic_properties[] = {
     DEFINE_PROP_UINT32("spin-clusters", SnicState, spin.clusters,
                        SNIC_SPIN_DEF_CLUSTERS),
     DEFINE_PROP_UINT32("spin-hpus", SnicState, spin.hpus, SNIC_SPIN_DEF_HPUS),
+    DEFINE_PROP_UINT32("spin-msg-slots", SnicState, spin.msg_slots,
+                       SNIC_SPIN_MSG_SLOTS),
     DEFINE_PROP_UINT32("spin-clock-mhz", SnicState, spin.clock_mhz,
                        SNIC_SPIN_DEF_CLOCK_MHZ),
     DEFINE_PROP_END_OF_LIST(),

@@ -128,6 +128,7 @@ uint16_t snic_rdma_create_qp(SnicState *s, const struct snic_aq_cmd *c,
 /* Release what a QP holds (destroy and device reset). */
 void snic_rdma_qp_free(SnicState *s, SnicQp *qp)
 {
+    snic_spin_qp_gone(s, qp);
     timer_free(qp->retry_timer);
     timer_free(qp->rnr_timer);
     g_free(qp->win);

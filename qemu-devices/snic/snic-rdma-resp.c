@@ -310,6 +310,7 @@ static void snic_resp_msg_done(SnicState *s, SnicQp *qp, const SnicRoceHdr *h,
 {
     uint8_t rf = h->se ? SNIC_CQE_RF_SOLICITED : 0, op;
     uint32_t imm = 0, bytes = qp->resp_off;
+    bool spin = qp->spin_msg;
 
     if (fl & ROCE_F_IETH) {
         if (snic_rdma_invalidate(s, qp, h->ieth)) {
@@ -329,6 +330,9 @@ static void snic_resp_msg_done(SnicState *s, SnicQp *qp, const SnicRoceHdr *h,
     if (fl & ROCE_F_WRITE) {
         bytes = qp->w_len;
     }
+    if (spin) {
+        bytes = qp->spin_placed;    /* what handlers passed to the host */
+    }
     snic_resp_recv_cqe(s, qp, &qp->rwqe, SNIC_RST_OK, op, bytes, rf, imm,
                        NULL);
     qp->have_rwqe = false;
@@ -338,8 +342,11 @@ static void snic_resp_rc(SnicState *s, SnicQp *qp, const SnicRoceHdr *h)
 {
     uint32_t fl = snic_roce_opflags(h->opcode);
     int32_t d = snic_psn_diff(h->psn, qp->resp_psn);
+    const uint8_t *pl = h->payload;
+    bool place = true;
     SnicMr *mr;
     uint8_t st;
+    int fate;
 
     if (!(fl & ROCE_F_REQ) || (fl & ROCE_F_UD)) {
         s->rdma.st.rx_no_qp++;
@@ -417,17 +424,41 @@ static void snic_resp_rc(SnicState *s, SnicQp *qp, const SnicRoceHdr *h)
             qp->w_rkey = h->rkey;
             qp->w_len = h->dlen;
         }
+        qp->spin_msg = qp->spin_ctx != 0;
+        qp->spin_placed = 0;
     }
-    if (fl & ROCE_F_SEND) {
-        if (qp->resp_off + h->paylen > qp->rwqe.len) {
-            snic_resp_recv_error(s, qp, &qp->rwqe, SNIC_RST_LOC_LEN);
-            qp->have_rwqe = false;
-            snic_resp_fail(s, qp, h, AETH_NAK_INV_REQ, SNIC_RST_LOC_LEN);
+    if ((fl & ROCE_F_SEND) && qp->resp_off + h->paylen > qp->rwqe.len) {
+        snic_resp_recv_error(s, qp, &qp->rwqe, SNIC_RST_LOC_LEN);
+        qp->have_rwqe = false;
+        snic_resp_fail(s, qp, h, AETH_NAK_INV_REQ, SNIC_RST_LOC_LEN);
+        return;
+    }
+    if (!(fl & ROCE_F_SEND) && qp->resp_off + h->paylen > qp->w_len) {
+        snic_resp_fail(s, qp, h, AETH_NAK_INV_REQ, SNIC_RST_REM_INV_REQ);
+        return;
+    }
+    /*
+     * sPIN: the packet is accepted (in sequence, receive WQE and RETH
+     * checked), so its handlers run exactly once for its PSN; their fate
+     * decides whether the payload is placed.  No room in the engine: RNR
+     * NAK, the requester sends the packet again later.
+     */
+    if (qp->spin_msg && qp->spin_ctx) {
+        fate = snic_spin_rdma_in(s, qp, h, fl, &pl);
+        if (fate < 0) {
+            snic_resp_rnr(s, qp, h);
             return;
         }
+        place = fate != SPIN_DROP;
+        qp->spin_placed += place ? h->paylen : 0;
+    } else if (qp->spin_msg) {
+        place = false;      /* context detached mid-message */
+    }
+    if (!place) {
+        /* consumed by the NIC: no data placement */
+    } else if (fl & ROCE_F_SEND) {
         st = snic_rdma_sg_copy(s, qp, qp->rwqe.sge, qp->rwqe.nsge,
-                               qp->resp_off, (void *)h->payload, h->paylen,
-                               true);
+                               qp->resp_off, (void *)pl, h->paylen, true);
         if (st) {
             snic_resp_recv_error(s, qp, &qp->rwqe, st == SNIC_RST_LOC_PROT ?
                                  SNIC_RST_LOC_PROT : SNIC_RST_LOC_ACCESS);
@@ -436,16 +467,12 @@ static void snic_resp_rc(SnicState *s, SnicQp *qp, const SnicRoceHdr *h)
             return;
         }
     } else {
-        if (qp->resp_off + h->paylen > qp->w_len) {
-            snic_resp_fail(s, qp, h, AETH_NAK_INV_REQ, SNIC_RST_REM_INV_REQ);
-            return;
-        }
         if (h->paylen &&
             (!snic_rdma_key_ok(s, qp, qp->w_rkey, qp->w_va + qp->resp_off,
                                h->paylen, SNIC_ACCESS_REMOTE_WRITE, true,
                                &mr) ||
              !snic_rdma_mr_dma(s, qp, mr, qp->w_va + qp->resp_off,
-                               (void *)h->payload, h->paylen, true))) {
+                               (void *)pl, h->paylen, true))) {
             snic_resp_fail(s, qp, h, AETH_NAK_REM_ACCESS, SNIC_RST_REM_ACCESS);
             return;
         }
@@ -462,6 +489,7 @@ static void snic_resp_rc(SnicState *s, SnicQp *qp, const SnicRoceHdr *h)
         if (qp->have_rwqe) {
             snic_resp_msg_done(s, qp, h, fl);
         }
+        qp->spin_msg = false;
     } else {
         qp->resp_op = fl & (ROCE_F_SEND | ROCE_F_WRITE);
     }
@@ -597,6 +625,8 @@ bool snic_rdma_rx(SnicState *s, const uint8_t *f, size_t len)
     case ROCE_OK:
         break;
     }
+    h.frame = f;
+    h.frame_len = len;
     fl = snic_roce_opflags(h.opcode);
     qp = snic_rdma_qp(s, h.dqpn);
     if (!qp || qp->state < SNIC_QPS_RTR || qp->state == SNIC_QPS_ERR ||

@@ -179,6 +179,10 @@ typedef struct SnicQp {
     uint32_t job_head, job_tail;
     SnicAtomicCache acache[SNIC_MAX_RD_ATOMIC];
     uint32_t acache_next;
+    /* sPIN (docs/snic-spin.md "RDMA QPs") */
+    uint32_t spin_ctx;          /* context + 1 matching this QP, 0: none */
+    bool spin_msg;              /* the message in progress went through it */
+    uint64_t spin_placed;       /* its bytes handlers passed (placed) */
 
     /* receive ring */
     uint16_t rq_pi, rq_ci;

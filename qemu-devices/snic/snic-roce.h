@@ -125,6 +125,9 @@ typedef struct SnicRoceHdr {
     const uint8_t *ip;              /* received IPv4 header */
     const uint8_t *payload;
     size_t paylen;
+    /* the whole frame (set by the receive dispatch, for sPIN) */
+    const uint8_t *frame;
+    size_t frame_len;
 } SnicRoceHdr;
 
 typedef enum SnicRoceParse {

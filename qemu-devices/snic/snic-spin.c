@@ -53,6 +53,7 @@ void snic_spin_init(SnicState *s)
     sp->pmem = g_malloc0(SNIC_SPIN_PMEM_SIZE);
     sp->l2h = g_malloc0(SNIC_SPIN_L2H_SIZE);
     sp->frame = g_malloc0(SPIN_PKT_MAX);
+    sp->pass_buf = g_malloc0(SPIN_PKT_MAX);
     sp->hpu = g_new0(SnicSpinHpu, n);
     for (i = 0; i < n; i++) {
         sp->hpu[i].l1 = g_malloc0(SPIN_L1_SLOT_SIZE);
@@ -114,6 +115,7 @@ void snic_spin_free(SnicState *s)
     g_free(sp->pmem);
     g_free(sp->l2h);
     g_free(sp->frame);
+    g_free(sp->pass_buf);
 }
 
 void snic_spin_reset(SnicState *s)
@@ -236,9 +238,89 @@ static bool snic_spin_window_ok(uint32_t off, uint32_t size, uint32_t mem)
     return off < mem && size <= mem - off;
 }
 
+/* ---- attachment to an RDMA QP ---- */
+
+/* The RC QP @qpn a context may take: exists, RC, no context yet. */
+static uint16_t snic_spin_qp_free_for(SnicState *s, uint32_t qpn, SnicQp **out)
+{
+    SnicQp *qp = snic_rdma_qp(s, qpn);
+
+    if (!qp) {
+        return SNIC_AQ_ENOENT;
+    }
+    if (qp->type != SNIC_QPT_RC) {
+        return SNIC_AQ_EINVAL_PARAM;
+    }
+    if (qp->spin_ctx) {
+        return SNIC_AQ_EBUSY;
+    }
+    *out = qp;
+    return SNIC_AQ_OK;
+}
+
+static void snic_spin_qp_detach(SnicState *s, SnicSpinCtx *ctx)
+{
+    SnicQp *qp = ctx->qp_attached ? snic_rdma_qp(s, ctx->qpn) : NULL;
+
+    if (qp && qp->spin_ctx == ctx - s->spin.ctxs + 1) {
+        qp->spin_ctx = 0;
+    }
+    ctx->qp_attached = false;
+}
+
+static void snic_spin_qp_attach(SnicState *s, SnicSpinCtx *ctx, SnicQp *qp)
+{
+    ctx->qp_attached = true;
+    ctx->qpn = qp->qpn;
+    qp->spin_ctx = ctx - s->spin.ctxs + 1;
+}
+
+void snic_spin_qp_gone(SnicState *s, SnicQp *qp)
+{
+    uint32_t id = qp->spin_ctx - 1;
+
+    if (qp->spin_ctx && id < SNIC_SPIN_MAX_CTXS) {
+        s->spin.ctxs[id].qp_attached = false;
+    }
+    qp->spin_ctx = 0;
+}
+
+static uint16_t snic_spin_attach_qp(SnicState *s, const struct snic_aq_cmd *c)
+{
+    struct snic_aq_spin_attach_qp a;
+    SnicSpinCtx *ctx;
+    uint32_t qpn;
+    SnicQp *qp;
+    uint16_t st;
+
+    memcpy(&a, c->raw, sizeof(a));
+    ctx = snic_spin_ctx(s, le32_to_cpu(a.ctx));
+    qpn = le32_to_cpu(a.qpn);
+    if (!ctx) {
+        return SNIC_AQ_ENOENT;
+    }
+    if (a.rsvd[0] || a.rsvd[1]) {
+        return SNIC_AQ_EINVAL_PARAM;
+    }
+    if (qpn == SNIC_SPIN_QPN_NONE) {
+        snic_spin_qp_detach(s, ctx);
+        return SNIC_AQ_OK;
+    }
+    if (ctx->qp_attached) {
+        return ctx->qpn == qpn ? SNIC_AQ_OK : SNIC_AQ_EBUSY;
+    }
+    st = snic_spin_qp_free_for(s, qpn, &qp);
+    if (st == SNIC_AQ_OK) {
+        snic_spin_qp_attach(s, ctx, qp);
+    }
+    return st;
+}
+
 static uint16_t snic_spin_create_ctx(SnicState *s, const struct snic_aq_cmd *c,
                                      uint64_t *res)
 {
+    SnicQp *qp = NULL;
+    uint16_t st;
     SnicSpin *sp = &s->spin;
     struct snic_spin_ctx_cfg cfg;
     SnicSpinCtx *ctx;
@@ -266,7 +348,8 @@ static uint16_t snic_spin_create_ctx(SnicState *s, const struct snic_aq_cmd *c,
         le32_to_cpu(cfg.scratch_size) > SPIN_SCRATCH_MAX ||
         le32_to_cpu(cfg.copy_bytes) > SPIN_PKT_MAX ||
         wd > SNIC_SPIN_WATCHDOG_MAX ||
-        le32_to_cpu(cfg.match) != SNIC_SPIN_MATCH_STEER) {
+        (le32_to_cpu(cfg.match) != SNIC_SPIN_MATCH_STEER &&
+         le32_to_cpu(cfg.match) != SNIC_SPIN_MATCH_QP)) {
         return SNIC_AQ_EINVAL_PARAM;
     }
     for (i = 0; i < SPIN_NUM_HANDLERS; i++) {
@@ -291,6 +374,12 @@ static uint16_t snic_spin_create_ctx(SnicState *s, const struct snic_aq_cmd *c,
     }
     if (eqn != SNIC_EQN_NONE && (eqn >= SNIC_MAX_EQS || !s->eqs[eqn].valid)) {
         return SNIC_AQ_ENOENT;
+    }
+    if (le32_to_cpu(cfg.match) == SNIC_SPIN_MATCH_QP) {
+        st = snic_spin_qp_free_for(s, le32_to_cpu(cfg.match_id), &qp);
+        if (st != SNIC_AQ_OK) {
+            return st;
+        }
     }
     for (id = 0; id < SNIC_SPIN_MAX_CTXS && sp->ctxs[id].valid; id++) {
         /* first free context */
@@ -321,6 +410,9 @@ static uint16_t snic_spin_create_ctx(SnicState *s, const struct snic_aq_cmd *c,
     if (eqn != SNIC_EQN_NONE) {
         s->eqs[eqn].refs++;
     }
+    if (qp) {
+        snic_spin_qp_attach(s, ctx, qp);
+    }
     *res = id;
     return SNIC_AQ_OK;
 }
@@ -335,6 +427,7 @@ static uint16_t snic_spin_destroy_ctx(SnicState *s, uint32_t id)
     if (ctx->refs) {
         return SNIC_AQ_EBUSY;
     }
+    snic_spin_qp_detach(s, ctx);
     snic_spin_flush(s, id);
     if (ctx->ev_eqn != SNIC_EQN_NONE) {
         s->eqs[ctx->ev_eqn].refs--;
@@ -399,6 +492,8 @@ uint16_t snic_spin_admin(SnicState *s, const struct snic_aq_cmd *c,
     case SNIC_AQ_SPIN_ADD_REGION:
     case SNIC_AQ_SPIN_DEL_REGION:
         return snic_spin_region_cmd(s, c, res);
+    case SNIC_AQ_SPIN_ATTACH_QP:
+        return snic_spin_attach_qp(s, c);
     default:
         return SNIC_AQ_EINVAL_OPCODE;
     }
@@ -512,17 +607,19 @@ uint16_t snic_spin_query_stats(SnicState *s, const struct snic_aq_cmd *c)
 /* ---- messages ---- */
 
 /*
- * Open a message in its home cluster, else in the least loaded one that
- * has a slot and scratch room.  NULL when every cluster is full.
+ * Open message @id (the context's next number if negative) in its home
+ * cluster, else in the least loaded one that has a slot and scratch room.
+ * NULL when every cluster is full.
  */
 static SnicSpinMsg *snic_spin_msg_open(SnicSpin *sp, uint32_t ctx_id,
-                                       SnicSpinCtx *ctx)
+                                       SnicSpinCtx *ctx, int64_t id)
 {
-    uint32_t home = ctx->next_msg % sp->clusters, c, best = UINT32_MAX, i;
+    uint32_t mid = id < 0 ? ctx->next_msg : (uint32_t)id;
+    uint32_t home = mid % sp->clusters, c, best = UINT32_MAX, i;
     SnicSpinMsg *m = NULL;
 
     for (c = 0; c < sp->clusters; c++) {
-        if (sp->open_msgs[c] >= SNIC_SPIN_MSG_SLOTS ||
+        if (sp->open_msgs[c] >= sp->msg_slots ||
             sp->scratch_used[c] + ctx->scratch_size > SNIC_SPIN_SCRATCH_POOL) {
             continue;
         }
@@ -549,7 +646,10 @@ static SnicSpinMsg *snic_spin_msg_open(SnicSpin *sp, uint32_t ctx_id,
     memset(m, 0, sizeof(*m));
     m->valid = true;
     m->ctx = ctx_id;
-    m->id = ctx->next_msg++;
+    m->id = mid;
+    if (id < 0) {
+        ctx->next_msg++;
+    }
     m->cluster = best;
     m->scratch_size = ctx->scratch_size;
     m->scratch = ctx->scratch_size ? g_malloc0(ctx->scratch_size) : NULL;
@@ -576,24 +676,29 @@ static SnicSpinMsg *snic_spin_msg_find(SnicSpin *sp, uint32_t ctx_id,
 }
 
 /*
- * One packet of a message for context @ctx_id: the generic entry of the
- * match.  @key names the flow whose messages follow one another (an RDMA
- * QP); @first / @last come from the transport (SEND/WRITE first, middle,
- * last).  A middle or last packet with no open message of its flow is
- * dropped.
+ * Admit one packet of a message for context @ctx_id into the L2 packet
+ * buffer: the generic entry of the match.  @key names the flow whose
+ * messages follow one another (an RDMA QP); @first / @last come from the
+ * transport (SEND/WRITE first, middle, last); @id is the message number
+ * (negative: the context's next).  A middle or last packet with no open
+ * message of its flow is dropped.  NULL if dropped; *nores tells whether
+ * for lack of resources.
  */
-void snic_spin_packet_in(SnicState *s, uint32_t ctx_id, uint64_t key,
-                         bool first, bool last, const uint8_t *f, size_t len)
+static SnicSpinPkt *snic_spin_admit(SnicState *s, uint32_t ctx_id,
+                                    uint64_t key, bool first, bool last,
+                                    int64_t id, const uint8_t *f, size_t len,
+                                    bool *nores)
 {
     SnicSpin *sp = &s->spin;
     SnicSpinCtx *ctx = snic_spin_ctx(s, ctx_id);
     SnicSpinMsg *m;
     SnicSpinPkt *p;
 
+    *nores = false;
     sp->packets++;
     if (!ctx) {
         sp->no_ctx++;
-        return;
+        return NULL;
     }
     ctx->packets++;
     ctx->bytes += len;
@@ -601,7 +706,7 @@ void snic_spin_packet_in(SnicState *s, uint32_t ctx_id, uint64_t key,
         goto no_resources;
     }
     if (first) {
-        m = snic_spin_msg_open(sp, ctx_id, ctx);
+        m = snic_spin_msg_open(sp, ctx_id, ctx, id);
         if (!m) {
             goto no_resources;
         }
@@ -610,7 +715,7 @@ void snic_spin_packet_in(SnicState *s, uint32_t ctx_id, uint64_t key,
         m = snic_spin_msg_find(sp, ctx_id, key);
         if (!m) {
             ctx->drop++;
-            return;
+            return NULL;
         }
     }
     p = g_malloc(sizeof(*p) + len);
@@ -632,14 +737,27 @@ void snic_spin_packet_in(SnicState *s, uint32_t ctx_id, uint64_t key,
     }
     sp->l2p_used += len;
     sp->l2p_peak = MAX(sp->l2p_peak, sp->l2p_used);
-    QSIMPLEQ_INSERT_TAIL(&sp->queue, p, next);
-    qemu_bh_schedule(sp->bh);
-    return;
+    return p;
 
 no_resources:
     ctx->no_resources++;
     ctx->drop++;
     sp->no_resources++;
+    *nores = true;
+    return NULL;
+}
+
+void snic_spin_packet_in(SnicState *s, uint32_t ctx_id, uint64_t key,
+                         bool first, bool last, const uint8_t *f, size_t len)
+{
+    bool nores;
+    SnicSpinPkt *p = snic_spin_admit(s, ctx_id, key, first, last, -1, f, len,
+                                     &nores);
+
+    if (p) {
+        QSIMPLEQ_INSERT_TAIL(&s->spin.queue, p, next);
+        qemu_bh_schedule(s->spin.bh);
+    }
 }
 
 /* A frame a steering rule gave to context @ctx_id: a one-packet message. */
@@ -803,10 +921,13 @@ static int snic_spin_invoke(SnicState *s, SnicSpinMsg *m, SnicSpinPkt *p,
 
 /*
  * All handlers of one packet, in order: header (first packet), payload,
- * then completion once the message's last packet is done.  Returns the
- * instructions interpreted.
+ * then completion once the message's last packet is done.  With @deliver
+ * a passed frame goes to the host's receive path (UDP); *fate is the
+ * packet's fate either way (SPIN_DROP, SPIN_PASS, SPIN_PASS_CSUM).
+ * Returns the instructions interpreted.
  */
-static uint64_t snic_spin_packet(SnicState *s, SnicSpinPkt *p)
+static uint64_t snic_spin_packet(SnicState *s, SnicSpinPkt *p, bool deliver,
+                                 int *fate)
 {
     SnicSpin *sp = &s->spin;
     SnicSpinMsg *m = &sp->msgs[p->msg];
@@ -835,12 +956,15 @@ static uint64_t snic_spin_packet(SnicState *s, SnicSpinPkt *p)
         aborted |= r < 0;
         verdict = r >= 0 ? r : verdict;
     }
-    if (!aborted && verdict != SPIN_DROP) {
-        if (verdict == SPIN_PASS_CSUM) {
-            snic_pkt_fill_csum(p->data, p->len, true, true);
-        }
+    *fate = aborted ? SPIN_DROP : verdict;
+    if (*fate != SPIN_DROP) {
         ctx->pass++;
-        snic_rx_spin_pass(s, p->data, p->len);
+        if (deliver) {
+            if (verdict == SPIN_PASS_CSUM) {
+                snic_pkt_fill_csum(p->data, p->len, true, true);
+            }
+            snic_rx_spin_pass(s, p->data, p->len);
+        }
     } else {
         ctx->drop++;
     }
@@ -857,24 +981,11 @@ static uint64_t snic_spin_packet(SnicState *s, SnicSpinPkt *p)
     return total;
 }
 
-void snic_spin_bh(void *opaque)
+/* Multi-packet messages still waiting for packets: watch them. */
+static void snic_spin_watch(SnicSpin *sp)
 {
-    SnicState *s = opaque;
-    SnicSpin *sp = &s->spin;
-    SnicSpinPkt *p;
-    uint64_t spent = 0;
     uint32_t i;
 
-    while (spent < SNIC_SPIN_BH_BUDGET && (p = QSIMPLEQ_FIRST(&sp->queue))) {
-        QSIMPLEQ_REMOVE_HEAD(&sp->queue, next);
-        spent += snic_spin_packet(s, p);
-        sp->l2p_used -= p->len;
-        g_free(p);
-    }
-    if (!QSIMPLEQ_EMPTY(&sp->queue)) {
-        qemu_bh_schedule(sp->bh);
-    }
-    /* Multi-packet messages still waiting for packets: watch them. */
     timer_del(sp->timer);
     for (i = 0; i < sp->clusters * SNIC_SPIN_MSG_SLOTS; i++) {
         if (sp->msgs[i].valid && !sp->msgs[i].last_seen) {
@@ -883,6 +994,71 @@ void snic_spin_bh(void *opaque)
             break;
         }
     }
+}
+
+void snic_spin_bh(void *opaque)
+{
+    SnicState *s = opaque;
+    SnicSpin *sp = &s->spin;
+    SnicSpinPkt *p;
+    uint64_t spent = 0;
+    int fate;
+
+    while (spent < SNIC_SPIN_BH_BUDGET && (p = QSIMPLEQ_FIRST(&sp->queue))) {
+        QSIMPLEQ_REMOVE_HEAD(&sp->queue, next);
+        spent += snic_spin_packet(s, p, true, &fate);
+        sp->l2p_used -= p->len;
+        g_free(p);
+    }
+    if (!QSIMPLEQ_EMPTY(&sp->queue)) {
+        qemu_bh_schedule(sp->bh);
+    }
+    snic_spin_watch(sp);
+}
+
+/*
+ * An RDMA request packet: its handlers run right away (in the receive
+ * path, before the responder places its payload), so the transport knows
+ * the packet's fate before it advances its PSN and ACKs; packets of one QP
+ * reach the engine once each, in PSN order.  Message id: the responder's
+ * MSN of the message.  A first packet abandons a message of the QP that
+ * never got its last packet (QP reset).  A packet with no open message
+ * (timed out) is dropped.
+ */
+int snic_spin_rdma_in(SnicState *s, SnicQp *qp, const SnicRoceHdr *h,
+                      uint32_t opflags, const uint8_t **payload)
+{
+    SnicSpin *sp = &s->spin;
+    uint32_t ctx_id = qp->spin_ctx - 1;
+    bool first = opflags & ROCE_F_FIRST, last = opflags & ROCE_F_LAST;
+    uint64_t key = qp->qpn;
+    SnicSpinMsg *old;
+    SnicSpinPkt *p;
+    bool nores;
+    int fate;
+
+    old = first ? snic_spin_msg_find(sp, ctx_id, key) : NULL;
+    if (old && old->pkts_done == old->pkts) {
+        snic_spin_event(s, ctx_id, SNIC_SPIN_EV_MSG_TIMEOUT,
+                        SPIN_HANDLER_PAYLOAD, old->id, 0, 0, old->pkts, 0, 0);
+        snic_spin_msg_close(sp, old);
+    }
+    p = snic_spin_admit(s, ctx_id, key, first, last, qp->msn, h->frame,
+                        h->frame_len, &nores);
+    if (!p) {
+        return nores ? -1 : SPIN_DROP;
+    }
+    snic_spin_packet(s, p, false, &fate);
+    sp->l2p_used -= p->len;
+    if (fate != SPIN_DROP) {
+        /* the payload as the handlers left it in the packet buffer */
+        memcpy(sp->pass_buf, p->data, p->len);
+        *payload = sp->pass_buf + (h->payload - h->frame);
+        fate = SPIN_PASS;
+    }
+    g_free(p);
+    snic_spin_watch(sp);
+    return fate;
 }
 
 /* Abandon messages with no packet for their context's timeout. */

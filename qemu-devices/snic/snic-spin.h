@@ -33,6 +33,8 @@ typedef struct SnicSpinCtx {
     uint16_t ev_eqn;
     uint32_t ev_pi;
     uint32_t refs;              /* steering rules naming it */
+    bool qp_attached;           /* RDMA requests of RC QP qpn come here */
+    uint32_t qpn;
     uint32_t next_msg;
     SnicSpinRegion regions[SNIC_SPIN_MAX_REGIONS];
 
@@ -103,6 +105,7 @@ typedef struct SnicSpinRun {
 
 typedef struct SnicSpin {
     uint32_t clusters, hpus, clock_mhz;     /* QOM properties */
+    uint32_t msg_slots;         /* QOM spin-msg-slots: open msgs/cluster */
     uint8_t *pmem;
     uint8_t *l2h;
     SnicSpinHpu *hpu;           /* clusters * hpus */
@@ -114,6 +117,7 @@ typedef struct SnicSpin {
     uint64_t l2p_used, l2p_peak;
     uint64_t packets, no_ctx, no_resources, aborts, busy_cycles, now_cycle;
     uint8_t *frame;             /* send command: SPIN_PKT_MAX bytes */
+    uint8_t *pass_buf;          /* an RDMA packet a handler passed */
     QEMUBH *bh;
     QEMUTimer *timer;           /* message inactivity */
 } SnicSpin;
@@ -132,6 +136,17 @@ void snic_spin_timer(void *opaque);
 void snic_spin_rx(SnicState *s, uint32_t ctx, const uint8_t *f, size_t len);
 void snic_spin_packet_in(SnicState *s, uint32_t ctx_id, uint64_t key,
                          bool first, bool last, const uint8_t *f, size_t len);
+/*
+ * RDMA (snic-rdma-resp.c): an RC request packet the responder accepted
+ * (in sequence, not a duplicate) on a QP with a context.  Runs its
+ * handlers now; returns SPIN_PASS with *payload pointing at the payload
+ * as the handlers left it, SPIN_DROP, or -1 when the engine has no room
+ * (the responder answers RNR NAK, the handlers did not run).
+ */
+int snic_spin_rdma_in(SnicState *s, SnicQp *qp, const SnicRoceHdr *h,
+                      uint32_t opflags, const uint8_t **payload);
+/* QP @qp is being destroyed: its context no longer matches it. */
+void snic_spin_qp_gone(SnicState *s, SnicQp *qp);
 void snic_spin_event(SnicState *s, uint32_t ctx_id, uint8_t type,
                      uint8_t handler, uint32_t msg_id, uint32_t pc,
                      uint32_t addr, uint32_t info, uint32_t insns,

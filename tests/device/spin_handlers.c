@@ -1,5 +1,6 @@
 /*
- * sPIN handlers for tests/device/test_snic_spin.c, compiled by clang-14
+ * sPIN handlers for tests/device/test_snic_spin.c and
+ * test_snic_spin_rdma.c, compiled by clang-14
  * for riscv32 (tests/Makefile) and loaded into the snic's program memory.
  * They use only <d2d/snic_spin_hpu.h> (the device's HPU view) and a few
  * inline command-unit helpers; all state lives in handler memory:
@@ -202,8 +203,8 @@ int badret_ph(struct spin_args *a)
 }
 
 /*
- * Ordering: each handler logs {kind | hpu << 8, msg, start, end} in
- * handler memory.
+ * Ordering: each handler logs {kind | hpu << 8 | pkt_idx << 24, msg,
+ * start, end} in handler memory.
  */
 static int log_entry(struct spin_args *a, U32 start)
 {
@@ -215,7 +216,7 @@ static int log_entry(struct spin_args *a, U32 start)
 	/* Some work so that handlers overlap in modeled time. */
 	for (k = 0; k < 50; k++)
 		__asm__ volatile("" : : "r"(k));
-	e[0] = a->handler | a->hpu << 8;
+	e[0] = a->handler | a->hpu << 8 | a->pkt_idx << 24;
 	e[1] = a->msg_id;
 	e[2] = start;
 	e[3] = rdcycle();
@@ -337,5 +338,66 @@ int fuzzcmd_ph(struct spin_args *a)
 		else
 			(void)CMD[SPIN_CMD_REG_STATUS / 4 + ((seed >> 9) & 7)];
 	}
+	return SPIN_DROP;
+}
+
+/*
+ * RDMA messages (SEND / WRITE on a QP): the header handler logs; each
+ * payload handler logs, adds the payload's 32-bit words into the message
+ * scratch and decides the packet's fate from hmem word HM_RESULT (0: pass,
+ * 1: drop, 2: drop odd packets, 3: pass after inverting every payload
+ * word); the completion handler logs and host-writes {msg_id, sum,
+ * msg_pkts, msg_bytes} to host + (msg_id % 64) * 16.
+ */
+static U32 *roce_payload(struct spin_args *a, U32 *len)
+{
+	U8 *f = (U8 *)a->pkt_l2;
+	U32 op = f[42], off = 54, pad = (f[43] >> 4) & 3;
+
+	if (op == 0x06 || op == 0x0a || op == 0x0b)
+		off += 16;	/* RETH */
+	if (op == 0x03 || op == 0x05 || op == 0x09 || op == 0x0b)
+		off += 4;	/* ImmDt */
+	*len = a->full_len - off - pad - 4;
+	return (U32 *)(a->pkt_l2 + off);
+}
+
+int rdma_hh(struct spin_args *a)
+{
+	log_entry(a, rdcycle());
+	return SPIN_PASS;
+}
+
+int rdma_ph(struct spin_args *a)
+{
+	U32 start = rdcycle(), len, i, sum = 0;
+	U32 *p = roce_payload(a, &len);
+	U32 mode = hmem(a)[HM_RESULT];
+
+	for (i = 0; i < len / 4; i++)
+		sum += p[i];
+	amoadd((U32 *)a->scratch, sum);
+	log_entry(a, start);
+	if (mode == 1 || (mode == 2 && (a->pkt_idx & 1)))
+		return SPIN_DROP;
+	if (mode == 3)
+		for (i = 0; i < len / 4; i++)
+			p[i] = ~p[i];
+	return SPIN_PASS;
+}
+
+int rdma_ch(struct spin_args *a)
+{
+	U32 *hm = hmem(a), start = rdcycle();
+	volatile U32 *imm = &CMD[8];
+
+	imm[0] = a->msg_id;
+	imm[1] = *(U32 *)a->scratch;
+	imm[2] = a->msg_pkts;
+	imm[3] = a->msg_bytes;
+	cmd_wait(cmd(SPIN_CMD_HOST_WRITE, 0, 0, 16,
+		     hm[HM_HOST_LO] + (a->msg_id % 64) * 16, hm[HM_HOST_HI],
+		     0, 0));
+	log_entry(a, start);
 	return SPIN_DROP;
 }

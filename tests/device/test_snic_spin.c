@@ -489,7 +489,12 @@ static void admin_validation(void)
 			     sizeof(cfg), 0, 0, NULL, 0, NULL),
 		 SNIC_AQ_EINVAL_PARAM);
 	cfg.hmem_off = 0;
+	/* no QP 0 here (contexts on QPs: test_snic_spin_rdma.c) */
 	cfg.match = SNIC_SPIN_MATCH_QP;
+	CHECK_EQ(snic_aq_buf(&dev, SNIC_AQ_SPIN_CREATE_CTX, &cfg, sizeof(cfg),
+			     sizeof(cfg), 0, 0, NULL, 0, NULL),
+		 SNIC_AQ_ENOENT);
+	cfg.match = 7;
 	CHECK_EQ(snic_aq_buf(&dev, SNIC_AQ_SPIN_CREATE_CTX, &cfg, sizeof(cfg),
 			     sizeof(cfg), 0, 0, NULL, 0, NULL),
 		 SNIC_AQ_EINVAL_PARAM);

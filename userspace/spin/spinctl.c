@@ -43,14 +43,15 @@ static void usage(FILE *f)
 "       spinctl [-d DEV] stats CTX|dev\n"
 "\n"
 "Load sPIN packet handlers (an ELF built with the SDK, userspace/spin/sdk)\n"
-"into a snic and run them on the UDP traffic of chosen ports.\n"
+"into a snic and run them on the UDP traffic of chosen ports or on the\n"
+"RDMA SEND/WRITE requests arriving on an RC QP.\n"
 "\n"
 "Commands:\n"
 "  info        the engine: HPUs, clock, free program and handler memory\n"
 "  elf FILE    check FILE as a handler image and list its segments and\n"
 "              entry points (no device needed)\n"
 "  run FILE    load FILE, create a context, register host regions, attach\n"
-"              the context to the --port(s) and keep it running until\n"
+"              the context to the --port(s) / --qp, keep it running until\n"
 "              SIGINT/SIGTERM or --time; events are printed as they arrive,\n"
 "              statistics at the end.  The context lives as long as this\n"
 "              process: it is destroyed when spinctl exits.\n"
@@ -59,6 +60,8 @@ static void usage(FILE *f)
 "Options of run:\n"
 "  -p, --port PORT          attach to UDP destination port PORT (repeatable,\n"
 "                           up to %d); without any the context only loads\n"
+"  -Q, --qp QPN             attach to RDMA RC QP number QPN of this snic (its\n"
+"                           SEND/WRITE requests become multi-packet messages)\n"
 "  -c, --copy BYTES         packet bytes copied to L1 before a handler runs\n"
 "                           (default 1536: whole standard frames)\n"
 "  -s, --scratch BYTES      per-message scratch (default 64)\n"
@@ -79,7 +82,7 @@ static void usage(FILE *f)
 "  -q, --quiet              no per-event lines\n"
 "\n"
 "Output of run (stdout, one record per line, key=value fields):\n"
-"  ready ctx=N dev=DEV ports=P,...      the context is attached\n"
+"  ready ctx=N dev=DEV ports=P,... [qp=N]  the context is attached\n"
 "  event ctx=N type=T handler=H msg=M pc=X addr=X info=X insns=N cycles=N\n"
 "  stats ..., handler ..., peek ...     at exit\n"
 "\n"
@@ -356,6 +359,8 @@ struct poke {
 struct run_opts {
 	uint32_t ports[MAX_PORTS];
 	int nports;
+	int has_qp;		/* --qp: an RDMA RC QP */
+	uint32_t qpn;
 	uint32_t copy, scratch, hmem, watchdog, timeout;
 	struct region_opt regions[SNIC_SPIN_MAX_REGIONS];
 	int nregions;
@@ -644,11 +649,27 @@ static int cmd_run(const char *dev, struct run_opts *o, const char *path)
 			    errno == EBUSY ? " (another context has it)" : "");
 	}
 
+	if (o->has_qp) {
+		struct snic_spin_attach a = {
+			.ctx = cc.ctx, .type = SNIC_SPIN_ATTACH_QP,
+			.port = o->qpn,
+		};
+
+		if (ioctl(fd, SNIC_SPIN_IOC_ATTACH, &a))
+			die(1, "attaching to QP %u: %s%s", o->qpn,
+			    strerror(errno),
+			    errno == EBUSY ? " (another context has it)" :
+			    errno == ENOENT ? " (no such QP)" :
+			    errno == EINVAL ? " (not an RC QP)" : "");
+	}
+
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	printf("ready ctx=%u dev=%s ports=", cc.ctx, dev);
 	for (i = 0; i < o->nports; i++)
 		printf("%s%u", i ? "," : "", o->ports[i]);
+	if (o->has_qp)
+		printf(" qp=%u", o->qpn);
 	printf(" code_bytes=%u hmem_bytes=%u\n", code.size, hmem.size);
 	fflush(stdout);
 
@@ -705,6 +726,7 @@ int main(int argc, char **argv)
 	static const struct option lopts[] = {
 		{ "device", required_argument, NULL, 'd' },
 		{ "port", required_argument, NULL, 'p' },
+		{ "qp", required_argument, NULL, 'Q' },
 		{ "copy", required_argument, NULL, 'c' },
 		{ "scratch", required_argument, NULL, 's' },
 		{ "hmem", required_argument, NULL, 'm' },
@@ -725,7 +747,7 @@ int main(int argc, char **argv)
 	int c, n;
 
 	/* GNU getopt permutes: options may come before or after the words. */
-	while ((c = getopt_long(argc, argv, "d:p:c:s:m:w:T:r:i:o:P:R:t:qh",
+	while ((c = getopt_long(argc, argv, "d:p:Q:c:s:m:w:T:r:i:o:P:R:t:qh",
 				lopts, NULL)) != -1) {
 		switch (c) {
 		case 'd': dev = optarg; break;
@@ -735,6 +757,10 @@ int main(int argc, char **argv)
 			o.ports[o.nports++] = num(optarg, "port", 65535);
 			if (!o.ports[o.nports - 1])
 				die(2, "port 0 is not a UDP port");
+			break;
+		case 'Q':
+			o.qpn = num(optarg, "--qp", 0xfffffe);
+			o.has_qp = 1;
 			break;
 		case 'c': o.copy = num(optarg, "--copy", SPIN_PKT_MAX); break;
 		case 's': o.scratch = num(optarg, "--scratch", SPIN_SCRATCH_MAX); break;

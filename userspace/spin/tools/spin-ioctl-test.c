@@ -183,8 +183,11 @@ int main(int argc, char **argv)
 	at.port = 70000;
 	expect_errno("attach_port_big", fd1, SNIC_SPIN_IOC_ATTACH, &at, EINVAL);
 	at.port = 9999;
-	at.type = SNIC_SPIN_ATTACH_QP;
-	expect_errno("attach_qp", fd1, SNIC_SPIN_IOC_ATTACH, &at, EOPNOTSUPP);
+	at.type = SNIC_SPIN_ATTACH_QP;	/* no QP 9999 on this snic */
+	expect_errno("attach_qp_unknown", fd1, SNIC_SPIN_IOC_ATTACH, &at, ENOENT);
+	at.port = SNIC_SPIN_QPN_NONE;
+	expect_errno("attach_qp_none", fd1, SNIC_SPIN_IOC_ATTACH, &at, EINVAL);
+	at.port = 9999;
 	at.type = 9;
 	expect_errno("attach_bad_type", fd1, SNIC_SPIN_IOC_ATTACH, &at, EINVAL);
 	at.type = SNIC_SPIN_ATTACH_UDP;

@@ -26,6 +26,7 @@ enum snic_aq_spin_opcode {
 	SNIC_AQ_SPIN_DESTROY_CTX = 0x53,	/* obj: ctx */
 	SNIC_AQ_SPIN_ADD_REGION	= 0x54,	/* spin_region; result: region index */
 	SNIC_AQ_SPIN_DEL_REGION	= 0x55,	/* spin_region: ctx, index */
+	SNIC_AQ_SPIN_ATTACH_QP	= 0x56,	/* spin_attach_qp: ctx to an RC QP */
 };
 
 /* Device memories (spin_mem.mem) */
@@ -93,7 +94,20 @@ struct snic_aq_spin_region {
 
 /* Which packets reach the context */
 #define SNIC_SPIN_MATCH_STEER	0	/* steering rules with SNIC_DEST_SPIN */
-#define SNIC_SPIN_MATCH_QP	1	/* an RDMA QP (match_id): not yet */
+#define SNIC_SPIN_MATCH_QP	1	/* an RDMA RC QP (match_id = qpn) */
+
+/*
+ * ATTACH_QP: RDMA SEND and WRITE requests arriving on RC QP qpn become
+ * messages of context ctx (one context per QP, one QP per context);
+ * qpn = SNIC_SPIN_QPN_NONE detaches ctx from its QP.
+ */
+#define SNIC_SPIN_QPN_NONE	0xffffffff
+
+struct snic_aq_spin_attach_qp {
+	__le32 ctx;
+	__le32 qpn;		/* RC QP, or SNIC_SPIN_QPN_NONE */
+	__le32 rsvd[2];
+};
 
 /* CREATE_CTX input buffer, 128 bytes */
 struct snic_spin_ctx_cfg {

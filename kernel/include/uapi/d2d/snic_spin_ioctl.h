@@ -83,14 +83,14 @@ struct snic_spin_ctx_ref {
 
 /* SNIC_SPIN_IOC_ATTACH / SNIC_SPIN_IOC_DETACH */
 #define SNIC_SPIN_ATTACH_UDP	0	/* UDP/IPv4 destination port */
-#define SNIC_SPIN_ATTACH_QP	1	/* RDMA QP: reserved, -EOPNOTSUPP */
+#define SNIC_SPIN_ATTACH_QP	1	/* RDMA RC QP: port = its qpn */
 #define SNIC_SPIN_MAX_ATTACH	8	/* per context */
 #define SNIC_SPIN_RULE_PRIO	0x80	/* ahead of ntuple (0x100+) and RSS */
 
 struct snic_spin_attach {
 	__u32 ctx;
 	__u32 type;		/* SNIC_SPIN_ATTACH_* */
-	__u32 port;		/* UDP: destination port, 1..65535 */
+	__u32 port;		/* UDP: destination port, 1..65535; QP: qpn */
 	__u32 id;		/* out: attachment; DETACH: in */
 };
 

@@ -1,0 +1,718 @@
+/*
+ * snic device tier: the RDMA test environment (snic_rdma_env.h), shared
+ * by the RDMA and the sPIN-on-RDMA qtest programs.
+ */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+#include "snic_rdma_env.h"
+
+
+const uint8_t mac_a[6] = { 0x52, 0x54, 0x00, 0x00, 0x00, 0x01 };
+const uint8_t mac_b[6] = { 0x52, 0x54, 0x00, 0x00, 0x00, 0x02 };
+const uint32_t ip_a = 0x0a000001, ip_b = 0x0a000002;
+
+struct qt *qt;
+struct snic_dev dev[2];
+int inj = -1;
+uint64_t heap;
+
+/* ------------------------------------------------------------------ */
+/* Environment                                                         */
+/* ------------------------------------------------------------------ */
+
+uint64_t galloc(size_t size, size_t align)
+{
+	uint64_t a = (heap + align - 1) & ~(uint64_t)(align - 1);
+
+	if (a + size > HEAP_END) {
+		fprintf(stderr, "test heap exhausted\n");
+		exit(1);
+	}
+	heap = a + size;
+	qt_memset(qt, a, 0, size);
+	return a;
+}
+
+void mread(uint64_t addr, void *buf, size_t len)
+{
+	size_t off, n;
+
+	for (off = 0; off < len; off += n) {
+		n = len - off > 16384 ? 16384 : len - off;
+		qt_memread(qt, addr + off, (uint8_t *)buf + off, n);
+	}
+}
+
+void mwrite(uint64_t addr, const void *buf, size_t len)
+{
+	size_t off, n;
+
+	for (off = 0; off < len; off += n) {
+		n = len - off > 16384 ? 16384 : len - off;
+		qt_memwrite(qt, addr + off, (const uint8_t *)buf + off, n);
+	}
+}
+
+void inj_close(void)
+{
+	if (inj >= 0)
+		close(inj);
+	inj = -1;
+}
+
+bool inj_open(int *qfd)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET }, b;
+	socklen_t l = sizeof(b);
+	int q, t, big = 8 << 20;
+
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	q = socket(AF_INET, SOCK_DGRAM, 0);
+	t = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (q < 0 || t < 0 || bind(q, (void *)&a, sizeof(a)) ||
+	    bind(t, (void *)&a, sizeof(a)))
+		return false;
+	if (getsockname(t, (void *)&b, &l) || connect(q, (void *)&b, l))
+		return false;
+	l = sizeof(b);
+	if (getsockname(q, (void *)&b, &l) || connect(t, (void *)&b, l))
+		return false;
+	setsockopt(t, SOL_SOCKET, SO_RCVBUF, &big, sizeof(big));
+	inj = t;
+	*qfd = q;
+	return true;
+}
+
+bool inj_send(const void *f, size_t len)
+{
+	return send(inj, f, len, 0) == (ssize_t)len;
+}
+
+void cap_drain(void)
+{
+	uint8_t buf[16384];
+
+	while (recv(inj, buf, sizeof(buf), MSG_DONTWAIT) > 0)
+		;
+}
+
+int cap_recv(void *buf, size_t len, int ms)
+{
+	struct pollfd p = { .fd = inj, .events = POLLIN };
+
+	if (poll(&p, 1, ms) != 1)
+		return -1;
+	return recv(inj, buf, len, MSG_DONTWAIT);
+}
+
+/* Main-loop turns (bottom halves, frames); the capture port is drained. */
+void pump(int n)
+{
+	while (n--)
+		qt_readl(qt, A->bar0 + SNIC_REG_ID);
+	cap_drain();
+}
+
+int port_up(struct snic_dev *d, uint16_t async_eqn)
+{
+	struct snic_port_cfg c;
+
+	memset(&c, 0, sizeof(c));
+	c.flags = SNIC_PORT_F_UP;
+	c.mtu = PORT_MTU;
+	c.num_macs = 1;
+	c.async_eqn = async_eqn;
+	memcpy(c.macs[0], d == A ? mac_a : mac_b, 6);
+	return snic_aq_buf(d, SNIC_AQ_SET_PORT, &c, sizeof(c), sizeof(c), 0, 0,
+			   NULL, 0, NULL);
+}
+
+/* Fresh QEMU with A and B (admin queues up, ports up, MTU 9000). */
+bool env_start_opts(const char *opts)
+{
+	char args[2048];
+	int qfd, i;
+
+	qt_quit(qt);
+	qt = NULL;
+	inj_close();
+	if (!inj_open(&qfd))
+		return false;
+	snprintf(args, sizeof(args),
+		 "-netdev hubport,id=p0,hubid=0 -netdev hubport,id=p1,hubid=0 "
+		 "-netdev dgram,id=inj,local.type=fd,local.str=%d "
+		 "-netdev hubport,id=p2,hubid=0,netdev=inj "
+		 "-device snic,id=snic0,netdev=p0,mac=52:54:00:00:00:01%s "
+		 "-device snic,id=snic1,netdev=p1,mac=52:54:00:00:00:02%s",
+		 qfd, opts, opts);
+	qt = qt_start(args);
+	close(qfd);
+	if (!qt_alive(qt))
+		return false;
+	heap = HEAP_BASE;
+	for (i = 0; i < 2; i++) {
+		if (!snic_dev_open(&dev[i], qt, i, BAR_BASE(i), RAM_BASE(i)) ||
+		    !snic_aq_ready(&dev[i], 64) ||
+		    port_up(&dev[i], SNIC_EQN_NONE) != OK)
+			return false;
+	}
+	cap_drain();
+	return true;
+}
+
+bool env_start(void)
+{
+	return env_start_opts("");
+}
+
+bool rstats(struct snic_dev *d, struct snic_rdma_stats *s)
+{
+	return snic_query_stats(d, SNIC_STATS_RDMA, 0, s, sizeof(*s)) == OK;
+}
+
+/* ------------------------------------------------------------------ */
+/* CQs, EQs, PDs, MRs                                                  */
+/* ------------------------------------------------------------------ */
+
+
+int cq_create(struct cq *c, struct snic_dev *d, int log, uint32_t eqn,
+	      int page)
+{
+	struct snic_aq_create_cq a = { 0 };
+	uint64_t r = ~0ull;
+	int st;
+
+	memset(c, 0, sizeof(*c));
+	c->d = d;
+	c->size = 1u << log;
+	c->ring = galloc(sizeof(struct snic_cqe) * c->size, 64);
+	c->dbr = galloc(64, 64);
+	c->page = page;
+	a.ring_addr = c->ring;
+	a.dbr_addr = c->dbr;
+	a.log_size = log;
+	a.eqn = eqn;
+	a.db_page = page;
+	st = snic_aq_cmd(d, SNIC_AQ_CREATE_CQ, &a, sizeof(a), &r);
+	c->n = r;
+	return st;
+}
+
+bool cq_peek(struct cq *c, struct snic_cqe *q, int tries)
+{
+	return snic_ring_peek(qt, c->ring, c->size, c->cons, q, sizeof(*q),
+			      offsetof(struct snic_cqe, op_own), tries);
+}
+
+/*
+ * Wait for the next CQE, pumping the main loop and (with @step_ns) moving
+ * the virtual clock so timers fire.
+ */
+bool cq_wait(struct cq *c, struct snic_cqe *q, uint64_t step_ns)
+{
+	int i;
+
+	for (i = 0; i < 400; i++) {
+		if (cq_peek(c, q, 1)) {
+			c->cons++;
+			qt_writel(qt, c->dbr, c->cons & 0xffff);
+			return true;
+		}
+		pump(4);
+		if (step_ns && i % 4 == 3)
+			qt_clock_step(qt, step_ns);
+	}
+	return false;
+}
+
+bool cq_empty(struct cq *c)
+{
+	struct snic_cqe q;
+
+	pump(32);
+	return !cq_peek(c, &q, 2);
+}
+
+
+int eq_create(struct eq *e, struct snic_dev *d, int page)
+{
+	struct snic_aq_create_eq c = { 0 };
+	uint64_t r = ~0ull;
+	int st;
+
+	memset(e, 0, sizeof(*e));
+	e->size = 16;
+	e->ring = galloc(sizeof(struct snic_eqe) * e->size, 64);
+	c.ring_addr = e->ring;
+	c.log_size = 4;
+	c.msix = 1;
+	c.db_page = page;
+	st = snic_aq_cmd(d, SNIC_AQ_CREATE_EQ, &c, sizeof(c), &r);
+	e->n = r;
+	return st;
+}
+
+/* Next EQE of type @type (others skipped), if any. */
+bool eq_find(struct eq *e, uint8_t type, struct snic_eqe *q)
+{
+	pump(8);
+	while (snic_ring_peek(qt, e->ring, e->size, e->cons, q, sizeof(*q),
+			      offsetof(struct snic_eqe, owner), 2)) {
+		e->cons++;
+		if (q->type == type)
+			return true;
+	}
+	return false;
+}
+
+uint32_t pd_create(struct snic_dev *d)
+{
+	uint64_t r = ~0ull;
+
+	if (snic_aq_cmd(d, SNIC_AQ_CREATE_PD, NULL, 0, &r) != OK)
+		return ~0u;
+	return r;
+}
+
+/* A buffer in guest RAM and an MR over it (4 KiB pages, iova chosen). */
+
+/*
+ * MR of @len bytes whose pages are scattered: page i of the iova range is
+ * guest page (npages - 1 - i) of the allocation, so translation is tested.
+ */
+int mr_create(struct mr *m, struct snic_dev *d, uint32_t pdn,
+	      size_t len, uint32_t access, uint32_t off)
+{
+	uint32_t np = (off + len + 4095) / 4096, i;
+	uint64_t pas = galloc(8 * np, 64);
+	struct snic_mr_cfg c = { 0 };
+
+	memset(m, 0, sizeof(*m));
+	m->bus = galloc((size_t)np * 4096, 4096);
+	m->len = len;
+	m->iova = IOVA_BASE + heap + off;
+	for (i = 0; i < np; i++) {
+		uint64_t pa = m->bus + (uint64_t)(np - 1 - i) * 4096;
+
+		qt_memwrite(qt, pas + 8 * i, &pa, 8);
+	}
+	c.pdn = pdn;
+	c.access = access;
+	c.key_tag = 0x5a;
+	c.iova = m->iova;
+	c.length = len;
+	c.pas_addr = pas;
+	c.npages = np;
+	c.page_shift = 12;
+	return snic_rdma_create_mr(d, &c, &m->key);
+}
+
+/* Guest physical address of byte @o of the MR (see mr_create). */
+uint64_t mr_pa(const struct mr *m, uint64_t o)
+{
+	uint64_t va = m->iova + o, base = m->iova & ~4095ull;
+	uint64_t pg = (va - base) / 4096;
+	uint32_t np = ((m->iova & 4095) + m->len + 4095) / 4096;
+
+	return m->bus + (uint64_t)(np - 1 - pg) * 4096 + (va & 4095);
+}
+
+void mr_write(const struct mr *m, uint64_t o, const void *buf,
+	      size_t len)
+{
+	const uint8_t *p = buf;
+
+	while (len) {
+		size_t n = 4096 - ((m->iova + o) & 4095);
+
+		n = n > len ? len : n;
+		mwrite(mr_pa(m, o), p, n);
+		p += n;
+		o += n;
+		len -= n;
+	}
+}
+
+void mr_read(const struct mr *m, uint64_t o, void *buf, size_t len)
+{
+	uint8_t *p = buf;
+
+	while (len) {
+		size_t n = 4096 - ((m->iova + o) & 4095);
+
+		n = n > len ? len : n;
+		mread(mr_pa(m, o), p, n);
+		p += n;
+		o += n;
+		len -= n;
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* QPs and WQEs                                                        */
+/* ------------------------------------------------------------------ */
+
+
+int qp_create_f(struct qp *q, struct snic_dev *d, uint8_t type,
+		uint32_t pdn, struct cq *scq, struct cq *rcq, int srqn,
+		uint8_t flags)
+{
+	struct snic_aq_create_qp a = { 0 };
+	uint64_t r = ~0ull;
+	int st;
+
+	memset(q, 0, sizeof(*q));
+	q->d = d;
+	q->type = type;
+	q->pdn = pdn;
+	q->sq_size = 64;
+	q->rq_size = srqn < 0 ? 32 : 0;
+	q->stride = 256;
+	q->page = 4;
+	q->srqn = srqn;
+	q->sq = galloc(SNIC_WQEBB_SIZE * q->sq_size, 64);
+	q->rq = galloc(q->stride * 32, 64);
+	q->dbr = galloc(64, 64);
+	a.type = type;
+	a.flags = flags;
+	a.sq_log = 6;
+	a.rq_log = srqn < 0 ? 5 : 0;
+	a.rq_log_stride = 8;
+	a.db_page = q->page;
+	a.pdn = pdn;
+	a.send_cqn = scq->n;
+	a.recv_cqn = rcq->n;
+	a.srqn = srqn < 0 ? SNIC_SRQN_NONE : srqn;
+	a.sq_addr = q->sq;
+	a.rq_addr = q->rq;
+	a.dbr_addr = q->dbr;
+	st = snic_aq_cmd(d, SNIC_AQ_CREATE_QP, &a, sizeof(a), &r);
+	q->qpn = r;
+	return st;
+}
+
+int qp_create(struct qp *q, struct snic_dev *d, uint8_t type,
+	      uint32_t pdn, struct cq *scq, struct cq *rcq, int srqn)
+{
+	return qp_create_f(q, d, type, pdn, scq, rcq, srqn, 0);
+}
+
+int qp_state(struct qp *q, uint8_t state, uint32_t mask,
+	     struct snic_qp_attr *a)
+{
+	a->mask = mask | SNIC_QP_ATTR_STATE;
+	a->state = state;
+	return snic_rdma_modify_qp(q->d, q->qpn, a);
+}
+
+
+const struct conn conn_default = {
+	.mtu = SNIC_MTU_1024, .timeout = 14, .retry = 7, .rnr_retry = 7,
+	.rnr_timer = 1, .rd_atomic = 4,
+};
+
+void av_fill(struct snic_av *av, struct snic_dev *from)
+{
+	memset(av, 0, sizeof(*av));
+	memcpy(av->dmac, from == A ? mac_b : mac_a, 6);
+	memcpy(av->smac, from == A ? mac_a : mac_b, 6);
+	av->sip = htonl(from == A ? ip_a : ip_b);
+	av->dip = htonl(from == A ? ip_b : ip_a);
+	av->ttl = 64;
+	av->udp_sport = 0xc000 | (from == A ? 1 : 2);
+}
+
+/* RESET -> INIT -> RTR (-> RTS with @rts) of RC QP @q towards @peer. */
+bool qp_connect_to(struct qp *q, const struct qp *peer,
+		   const struct conn *c, uint32_t sq_psn,
+		   uint32_t rq_psn, bool rts)
+{
+	struct snic_qp_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.access = SNIC_ACCESS_REMOTE_WRITE | SNIC_ACCESS_REMOTE_READ |
+		   SNIC_ACCESS_REMOTE_ATOMIC;
+	if (qp_state(q, SNIC_QPS_INIT, SNIC_QP_ATTR_PKEY_INDEX |
+		     SNIC_QP_ATTR_ACCESS, &a) != OK)
+		return false;
+	memset(&a, 0, sizeof(a));
+	av_fill(&a.av, q->d);
+	a.path_mtu = c->mtu;
+	a.dest_qpn = peer->qpn;
+	a.rq_psn = rq_psn;
+	a.max_dest_rd_atomic = 16;
+	a.min_rnr_timer = c->rnr_timer;
+	if (qp_state(q, SNIC_QPS_RTR, SNIC_QP_ATTR_AV | SNIC_QP_ATTR_PATH_MTU |
+		     SNIC_QP_ATTR_DEST_QPN | SNIC_QP_ATTR_RQ_PSN |
+		     SNIC_QP_ATTR_MAX_DEST_RD_ATOMIC |
+		     SNIC_QP_ATTR_MIN_RNR_TIMER, &a) != OK)
+		return false;
+	if (!rts)
+		return true;
+	memset(&a, 0, sizeof(a));
+	a.sq_psn = sq_psn;
+	a.timeout = c->timeout;
+	a.retry_cnt = c->retry;
+	a.rnr_retry = c->rnr_retry;
+	a.max_rd_atomic = c->rd_atomic;
+	return qp_state(q, SNIC_QPS_RTS, SNIC_QP_ATTR_SQ_PSN |
+			SNIC_QP_ATTR_TIMEOUT | SNIC_QP_ATTR_RETRY_CNT |
+			SNIC_QP_ATTR_RNR_RETRY | SNIC_QP_ATTR_MAX_RD_ATOMIC,
+			&a) == OK;
+}
+
+bool qp_connect(struct qp *q, const struct qp *peer,
+		const struct conn *c, uint32_t sq_psn, uint32_t rq_psn)
+{
+	return qp_connect_to(q, peer, c, sq_psn, rq_psn, true);
+}
+
+/* UD/GSI QP to RTS. */
+bool qp_ud_up(struct qp *q, uint32_t qkey)
+{
+	struct snic_qp_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.qkey = qkey;
+	return qp_state(q, SNIC_QPS_INIT, SNIC_QP_ATTR_PKEY_INDEX |
+			SNIC_QP_ATTR_QKEY, &a) == OK &&
+	       qp_state(q, SNIC_QPS_RTR, 0, &a) == OK &&
+	       qp_state(q, SNIC_QPS_RTS, SNIC_QP_ATTR_SQ_PSN, &a) == OK;
+}
+
+uint8_t qp_query_state(struct qp *q)
+{
+	struct snic_qp_attr a;
+
+	if (snic_rdma_query_qp(q->d, q->qpn, &a) != OK)
+		return 0xff;
+	return a.state;
+}
+
+/* A send WQE under construction. */
+
+void w_init(struct wqe *w, uint8_t op, uint8_t flags, uint32_t imm)
+{
+	struct snic_wqe_ctrl *c = (void *)w->b;
+
+	memset(w, 0, sizeof(*w));
+	c->opcode = op;
+	c->flags = flags;
+	c->imm = htonl(imm);
+	w->ds = 1;
+}
+
+void w_seg(struct wqe *w, const void *p, size_t len)
+{
+	memcpy(w->b + 16 * w->ds, p, len);
+	w->ds += (len + 15) / 16;
+}
+
+void w_data(struct wqe *w, uint32_t len, uint32_t lkey, uint64_t addr)
+{
+	struct snic_wqe_data d = { .byte_count = len, .lkey = lkey,
+				   .addr = addr };
+
+	w_seg(w, &d, sizeof(d));
+}
+
+void w_raddr(struct wqe *w, uint64_t addr, uint32_t rkey)
+{
+	struct snic_wqe_raddr r = { .addr = addr, .rkey = rkey };
+
+	w_seg(w, &r, sizeof(r));
+}
+
+void w_inline(struct wqe *w, const void *p, uint32_t len)
+{
+	uint32_t h = SNIC_INLINE_SEG | len;
+
+	memcpy(w->b + 16 * w->ds, &h, 4);
+	memcpy(w->b + 16 * w->ds + 4, p, len);
+	w->ds += (4 + len + 15) / 16;
+}
+
+/* Copy the WQE at the producer; no doorbell.  Returns its wqe_idx. */
+uint16_t qp_put(struct qp *q, struct wqe *w)
+{
+	struct snic_wqe_ctrl *c = (void *)w->b;
+	unsigned nbb = w->ds ? (w->ds + 3) / 4 : 1, i;
+	uint16_t idx = q->sq_prod;
+
+	c->ds_cnt = w->ds;
+	c->wqe_idx = idx;
+	for (i = 0; i < nbb; i++, q->sq_prod++)
+		qt_memwrite(qt, q->sq + (q->sq_prod & (q->sq_size - 1)) *
+			    SNIC_WQEBB_SIZE, w->b + i * SNIC_WQEBB_SIZE,
+			    SNIC_WQEBB_SIZE);
+	return idx;
+}
+
+void qp_ring(struct qp *q)
+{
+	qt_writel(qt, q->dbr + 4, q->sq_prod);
+	snic_db(q->d, q->page, SNIC_DB_QP_SQ, q->qpn, q->sq_prod);
+}
+
+uint16_t qp_post(struct qp *q, struct wqe *w)
+{
+	uint16_t idx = qp_put(q, w);
+
+	qp_ring(q);
+	return idx;
+}
+
+/* Receive WQE with one scatter entry (or none with @len 0). */
+void qp_recv(struct qp *q, uint64_t cookie, uint32_t len, uint32_t lkey,
+	     uint64_t addr)
+{
+	uint8_t b[32] = { 0 };
+	struct snic_recv_hdr *h = (void *)b;
+	struct snic_wqe_data *d = (void *)(b + 16);
+
+	h->cookie = cookie;
+	h->num_sge = len ? 1 : 0;
+	d->byte_count = len;
+	d->lkey = lkey;
+	d->addr = addr;
+	qt_memwrite(qt, q->rq + (q->rq_prod & (q->rq_size - 1)) * q->stride, b,
+		    sizeof(b));
+	q->rq_prod++;
+	qt_writel(qt, q->dbr, q->rq_prod);
+	snic_db(q->d, q->page, SNIC_DB_QP_RQ, q->qpn, q->rq_prod);
+}
+
+/* ------------------------------------------------------------------ */
+/* A connected pair: PD, MRs, CQs and an RC QP on each side            */
+/* ------------------------------------------------------------------ */
+
+
+
+struct side sa, sb;
+
+bool side_make(struct side *s, struct snic_dev *d, uint8_t type)
+{
+	memset(s, 0, sizeof(*s));
+	s->d = d;
+	s->pdn = pd_create(d);
+	return s->pdn != ~0u &&
+	       cq_create(&s->scq, d, 8, SNIC_EQN_NONE, 4) == OK &&
+	       cq_create(&s->rcq, d, 8, SNIC_EQN_NONE, 4) == OK &&
+	       mr_create(&s->mr, d, s->pdn, BUF_LEN, ALL_ACCESS, 0x80) == OK &&
+	       qp_create(&s->qp, d, type, s->pdn, &s->scq, &s->rcq, -1) == OK;
+}
+
+bool pair_up(const struct conn *c)
+{
+	return side_make(&sa, A, SNIC_QPT_RC) && side_make(&sb, B, SNIC_QPT_RC) &&
+	       qp_connect(&sa.qp, &sb.qp, c, 100, 5000) &&
+	       qp_connect(&sb.qp, &sa.qp, c, 5000, 100);
+}
+
+void fill(uint8_t *p, size_t n, unsigned seed)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		p[i] = (uint8_t)(seed * 31 + i * 7 + (i >> 8));
+}
+
+/* Reflected CRC-32 (poly 0xedb88320) without pre/post inversion. */
+uint32_t crc_raw(uint32_t crc, const uint8_t *p, size_t n)
+{
+	while (n--) {
+		crc ^= *p++;
+		for (int k = 0; k < 8; k++)
+			crc = crc & 1 ? (crc >> 1) ^ 0xedb88320u : crc >> 1;
+	}
+	return crc;
+}
+
+/*
+ * ICRC of a captured RoCEv2 frame, computed independently of the model
+ * (IBA Annex A17): CRC-32 over 8 bytes of ones, the IPv4 header with TOS,
+ * TTL and checksum set to ones, the UDP header with its checksum set to
+ * ones, the BTH with resv8a set to ones, and the rest up to the ICRC.
+ */
+uint32_t icrc_of(const uint8_t *f, size_t len)
+{
+	uint8_t m[9100], ones[8];
+	size_t n = len - 14 - 4;
+
+	memcpy(m, f + 14, n);
+	m[1] = m[8] = 0xff;
+	m[10] = m[11] = 0xff;
+	m[26] = m[27] = 0xff;
+	m[32] = 0xff;
+	memset(ones, 0xff, 8);
+	return ~crc_raw(crc_raw(0xffffffffu, ones, 8), m, n);
+}
+
+void fix_icrc(uint8_t *f, size_t len)
+{
+	uint32_t c = icrc_of(f, len);
+
+	f[len - 4] = c;
+	f[len - 3] = c >> 8;
+	f[len - 2] = c >> 16;
+	f[len - 1] = c >> 24;
+}
+
+size_t mk_req(uint8_t *f, uint8_t opcode, uint32_t dqpn, uint32_t psn,
+	      size_t paylen)
+{
+	size_t hl = opcode == 0x06 || opcode == 0x0a ? 16 : 0, tl;
+	uint8_t *ip = f + 14, *udp = f + 34, *bth = f + 42;
+	uint32_t sum = 0;
+	size_t i;
+
+	memset(f, 0, 42 + 12 + hl + paylen + 4);
+	memcpy(f, mac_b, 6);
+	memcpy(f + 6, mac_a, 6);
+	f[12] = 0x08;
+	tl = 12 + hl + paylen;
+	ip[0] = 0x45;
+	ip[2] = (20 + 8 + tl + 4) >> 8;
+	ip[3] = (20 + 8 + tl + 4);
+	ip[8] = 64;
+	ip[9] = 17;
+	*(uint32_t *)(ip + 12) = htonl(ip_a);
+	*(uint32_t *)(ip + 16) = htonl(ip_b);
+	for (i = 0; i < 20; i += 2)
+		sum += ip[i] << 8 | ip[i + 1];
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	ip[10] = ~sum >> 8;
+	ip[11] = ~sum;
+	udp[0] = 0xc0;
+	udp[2] = 4791 >> 8;
+	udp[3] = 4791 & 0xff;
+	udp[4] = (8 + tl + 4) >> 8;
+	udp[5] = 8 + tl + 4;
+	bth[0] = opcode;
+	bth[1] = ((4 - paylen % 4) % 4) << 4;
+	bth[2] = bth[3] = 0xff;
+	*(uint32_t *)(bth + 4) = htonl(dqpn);
+	*(uint32_t *)(bth + 8) = htonl(0x80000000u | psn);
+	fix_icrc(f, 42 + tl + 4);
+	return 42 + tl + 4;
+}
+
+/* Wait for @n CQEs on @c (any order of arrival is in WQE order). */
+bool cq_wait_n(struct cq *c, struct snic_cqe *e, int n,
+	       uint64_t step_ns)
+{
+	while (n--) {
+		if (!cq_wait(c, e, step_ns) || e->syndrome)
+			return false;
+	}
+	return true;
+}
+

@@ -1,0 +1,164 @@
+/*
+ * snic device tier: the RDMA test environment shared by test_snic_rdma.c
+ * and test_snic_spin_rdma.c - two snics (A, B) on one QEMU hub with an
+ * injection/capture socket port, guest-RAM heap, CQs, EQs, PDs, MRs, QPs,
+ * send/receive WQEs, a connected RC pair and raw RoCE request frames.
+ * One QEMU at a time (the globals below).
+ */
+#ifndef D2D_SNIC_RDMA_ENV_H
+#define D2D_SNIC_RDMA_ENV_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "snic_dev.h"
+
+#define OK		SNIC_AQ_OK
+#define BAR_BASE(i)	(0xe0000000ull + (uint64_t)(i) * 0x400000ull)
+#define RAM_BASE(i)	(0x1000000ull + (uint64_t)(i) * SNIC_DEV_RAM_SIZE)
+#define HEAP_BASE	0x1200000ull
+#define HEAP_END	0xf000000ull
+#define UNMAPPED	0x4000000000ull
+#define PORT_MTU	9000
+#define IOVA_BASE	0x7f0000000000ull	/* virtual addresses of MRs */
+#define ALL_ACCESS	(SNIC_ACCESS_LOCAL_WRITE | SNIC_ACCESS_REMOTE_WRITE | \
+			 SNIC_ACCESS_REMOTE_READ | SNIC_ACCESS_REMOTE_ATOMIC)
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+#define A (&dev[0])
+#define B (&dev[1])
+struct cq {
+	struct snic_dev *d;
+	uint32_t n, size, cons;
+	uint64_t ring, dbr;
+	uint16_t page;
+};
+
+struct eq {
+	uint32_t n, size, cons;
+	uint64_t ring;
+};
+
+struct mr {
+	uint32_t key;
+	uint64_t iova, bus;
+	size_t len;
+};
+
+struct qp {
+	struct snic_dev *d;
+	uint32_t qpn, pdn;
+	uint8_t type;
+	uint32_t sq_size, rq_size, stride;
+	uint64_t sq, rq, dbr;
+	uint16_t sq_prod, rq_prod;
+	uint16_t page;
+	int srqn;
+};
+
+struct conn {
+	uint8_t mtu;		/* SNIC_MTU_* */
+	uint8_t timeout, retry, rnr_retry, rnr_timer;
+	uint8_t rd_atomic;
+};
+
+struct wqe {
+	uint8_t b[SNIC_WQE_MAX_BBS * SNIC_WQEBB_SIZE];
+	unsigned ds;
+};
+
+#define BUF_LEN		(256 * 1024)
+struct side {
+	struct snic_dev *d;
+	uint32_t pdn;
+	struct cq scq, rcq;
+	struct qp qp;
+	struct mr mr;		/* BUF_LEN, all access */
+};
+
+/* Expect a send CQE on @c for wqe @idx with @op, status 0, @bytes. */
+#define CHECK_REQ(c, idx, op, bytes, e) do {				\
+	CHECK(cq_wait((c), (e), 1000000));				\
+	CHECK_EQ((e)->syndrome, SNIC_RST_OK);				\
+	CHECK_EQ((e)->opcode, SNIC_CQE_REQ);				\
+	CHECK_EQ((e)->wqe_counter, (uint16_t)(idx));			\
+	CHECK_EQ((e)->wqe_opcode, (op));				\
+	CHECK_EQ((e)->byte_cnt, (bytes));				\
+} while (0)
+extern const uint8_t mac_a[6];
+extern const uint8_t mac_b[6];
+extern const uint32_t ip_a, ip_b;
+extern struct qt *qt;
+extern struct snic_dev dev[2];
+extern int inj;
+extern uint64_t heap;
+extern const struct conn conn_default;
+extern struct side sa, sb;
+
+/* guest RAM, the injection/capture port, the QEMU with A and B */
+uint64_t galloc(size_t size, size_t align);
+void mread(uint64_t addr, void *buf, size_t len);
+void mwrite(uint64_t addr, const void *buf, size_t len);
+void inj_close(void);
+bool inj_open(int *qfd);
+bool inj_send(const void *f, size_t len);
+void cap_drain(void);
+int cap_recv(void *buf, size_t len, int ms);
+void pump(int n);
+int port_up(struct snic_dev *d, uint16_t async_eqn);
+bool env_start_opts(const char *opts);
+bool env_start(void);
+bool rstats(struct snic_dev *d, struct snic_rdma_stats *s);
+/* CQs, EQs, PDs, MRs */
+int cq_create(struct cq *c, struct snic_dev *d, int log, uint32_t eqn,
+	      int page);
+bool cq_peek(struct cq *c, struct snic_cqe *q, int tries);
+bool cq_wait(struct cq *c, struct snic_cqe *q, uint64_t step_ns);
+bool cq_empty(struct cq *c);
+int eq_create(struct eq *e, struct snic_dev *d, int page);
+bool eq_find(struct eq *e, uint8_t type, struct snic_eqe *q);
+uint32_t pd_create(struct snic_dev *d);
+int mr_create(struct mr *m, struct snic_dev *d, uint32_t pdn,
+	      size_t len, uint32_t access, uint32_t off);
+uint64_t mr_pa(const struct mr *m, uint64_t o);
+void mr_write(const struct mr *m, uint64_t o, const void *buf,
+	      size_t len);
+void mr_read(const struct mr *m, uint64_t o, void *buf, size_t len);
+/* QPs, WQEs, a connected RC pair (sa on A, sb on B) */
+int qp_create_f(struct qp *q, struct snic_dev *d, uint8_t type,
+		uint32_t pdn, struct cq *scq, struct cq *rcq, int srqn,
+		uint8_t flags);
+int qp_create(struct qp *q, struct snic_dev *d, uint8_t type,
+	      uint32_t pdn, struct cq *scq, struct cq *rcq, int srqn);
+int qp_state(struct qp *q, uint8_t state, uint32_t mask,
+	     struct snic_qp_attr *a);
+void av_fill(struct snic_av *av, struct snic_dev *from);
+bool qp_connect_to(struct qp *q, const struct qp *peer,
+		   const struct conn *c, uint32_t sq_psn,
+		   uint32_t rq_psn, bool rts);
+bool qp_connect(struct qp *q, const struct qp *peer,
+		const struct conn *c, uint32_t sq_psn, uint32_t rq_psn);
+bool qp_ud_up(struct qp *q, uint32_t qkey);
+uint8_t qp_query_state(struct qp *q);
+void w_init(struct wqe *w, uint8_t op, uint8_t flags, uint32_t imm);
+void w_seg(struct wqe *w, const void *p, size_t len);
+void w_data(struct wqe *w, uint32_t len, uint32_t lkey, uint64_t addr);
+void w_raddr(struct wqe *w, uint64_t addr, uint32_t rkey);
+void w_inline(struct wqe *w, const void *p, uint32_t len);
+uint16_t qp_put(struct qp *q, struct wqe *w);
+void qp_ring(struct qp *q);
+uint16_t qp_post(struct qp *q, struct wqe *w);
+void qp_recv(struct qp *q, uint64_t cookie, uint32_t len, uint32_t lkey,
+	     uint64_t addr);
+bool side_make(struct side *s, struct snic_dev *d, uint8_t type);
+bool pair_up(const struct conn *c);
+void fill(uint8_t *p, size_t n, unsigned seed);
+/* raw RoCEv2 frames: ICRC, a request from A's MAC/IP to B */
+uint32_t crc_raw(uint32_t crc, const uint8_t *p, size_t n);
+uint32_t icrc_of(const uint8_t *f, size_t len);
+void fix_icrc(uint8_t *f, size_t len);
+size_t mk_req(uint8_t *f, uint8_t opcode, uint32_t dqpn, uint32_t psn,
+	      size_t paylen);
+bool cq_wait_n(struct cq *c, struct snic_cqe *e, int n,
+	       uint64_t step_ns);
+
+#endif

@@ -1,0 +1,706 @@
+/*
+ * snic device tier: sPIN contexts on RDMA QPs (docs/snic-spin.md "RDMA
+ * QPs"), driven through qtest with no guest.  The two-snic environment of
+ * snic_rdma_env.[ch]: A is the requester, B the responder whose RC QP has
+ * a context running the rdma_* handlers of spin_handlers.c (they log
+ * tickets in handler memory, sum the payload in the message scratch and
+ * host-write the sum at completion).  Raw request frames from the
+ * injection port drive the cases a real requester cannot (a message whose
+ * last packet never comes, three messages open at once).
+ */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include "../lib/check.h"
+#include "snic_rdma_env.h"
+#include "d2d/snic_spin_if.h"
+#include "spin_handlers.h"	/* spin_code[], SYM_* (generated) */
+
+#define HMEM_SLICE	0x10000
+#define EV_LOG		4
+/* handler memory words of spin_handlers.c */
+#define HM_HOST_LO	1
+#define HM_HOST_HI	2
+#define HM_RESULT	5
+#define HM_LOG_N	7
+#define HM_LOG		8
+#define LOG_MAX		64
+
+/* A context of B on one of B's QPs, with a host region for its results. */
+struct sctx {
+	uint32_t id, hmem_off;
+	uint64_t ev_ring, ev_dbr, host;
+	uint32_t ev_cons;
+};
+
+static int spin_mem(uint8_t op, uint8_t mem, uint32_t off, uint64_t host,
+		    uint32_t len)
+{
+	struct snic_aq_spin_mem m = {
+		.host_addr = host, .len = len, .offset = off, .mem = mem,
+	};
+
+	return snic_aq_cmd(B, op, &m, sizeof(m), NULL);
+}
+
+static int hmem_put(struct sctx *c, uint32_t word, uint32_t v)
+{
+	uint64_t b = galloc(4, 64);
+
+	qt_writel(qt, b, v);
+	return spin_mem(SNIC_AQ_SPIN_WRITE_MEM, SNIC_SPIN_MEM_L2H,
+			c->hmem_off + 4 * word, b, 4);
+}
+
+static bool hmem_get(struct sctx *c, uint32_t word, void *out, uint32_t len)
+{
+	uint64_t b = galloc(len, 64);
+
+	if (spin_mem(SNIC_AQ_SPIN_READ_MEM, SNIC_SPIN_MEM_L2H,
+		     c->hmem_off + 4 * word, b, len) != OK)
+		return false;
+	mread(b, out, len);
+	return true;
+}
+
+static int code_load(void)
+{
+	uint64_t b = galloc(sizeof(spin_code), 64);
+
+	mwrite(b, spin_code, sizeof(spin_code));
+	return spin_mem(SNIC_AQ_SPIN_WRITE_MEM, SNIC_SPIN_MEM_PROG, 0, b,
+			sizeof(spin_code));
+}
+
+static uint32_t entry_ph = SYM_rdma_ph;	/* payload handler of new contexts */
+
+static int cfg_create(struct sctx *c, int slice, uint32_t match,
+		      uint32_t qpn, uint32_t timeout_us)
+{
+	struct snic_spin_ctx_cfg cfg;
+	uint64_t res = ~0ull;
+	int st;
+
+	memset(c, 0, sizeof(*c));
+	c->hmem_off = slice * HMEM_SLICE;
+	c->ev_ring = galloc(32 << EV_LOG, 64);
+	c->ev_dbr = galloc(64, 64);
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.entry[SPIN_HANDLER_HEADER] = SYM_rdma_hh;
+	cfg.entry[SPIN_HANDLER_PAYLOAD] = entry_ph;
+	cfg.entry[SPIN_HANDLER_COMPLETION] = SYM_rdma_ch;
+	cfg.code_size = sizeof(spin_code);
+	cfg.hmem_off = c->hmem_off;
+	cfg.hmem_size = HMEM_SLICE;
+	cfg.scratch_size = 64;
+	cfg.copy_bytes = 64;
+	cfg.timeout_us = timeout_us;
+	cfg.match = match;
+	cfg.match_id = qpn;
+	cfg.ev_ring = c->ev_ring;
+	cfg.ev_dbr = c->ev_dbr;
+	cfg.ev_log_size = EV_LOG;
+	cfg.ev_eqn = SNIC_EQN_NONE;
+	st = snic_aq_buf(B, SNIC_AQ_SPIN_CREATE_CTX, &cfg, sizeof(cfg),
+			 sizeof(cfg), 0, 0, NULL, 0, &res);
+	c->id = res;
+	return st;
+}
+
+/*
+ * Context in handler-memory slice @slice attached to B's QP @qpn, handler
+ * mode @mode (HM_RESULT), results host-written to a fresh WRITE region.
+ */
+static int sctx_create(struct sctx *c, int slice, uint32_t qpn, uint32_t mode,
+		       uint32_t timeout_us)
+{
+	struct snic_aq_spin_region r = { 0 };
+	int st = cfg_create(c, slice, SNIC_SPIN_MATCH_QP, qpn, timeout_us);
+
+	if (st != OK)
+		return st;
+	c->host = galloc(64 * 16, 64);
+	r.addr = c->host;
+	r.len = 64 * 16;
+	r.ctx = c->id;
+	r.flags = SNIC_SPIN_REGION_WRITE;
+	st = snic_aq_cmd(B, SNIC_AQ_SPIN_ADD_REGION, &r, sizeof(r), NULL);
+	if (st == OK)
+		st = hmem_put(c, HM_HOST_LO, (uint32_t)c->host);
+	if (st == OK)
+		st = hmem_put(c, HM_HOST_HI, (uint32_t)(c->host >> 32));
+	if (st == OK)
+		st = hmem_put(c, HM_RESULT, mode);
+	return st;
+}
+
+static int attach_qp(uint32_t ctx, uint32_t qpn, uint32_t rsvd)
+{
+	struct snic_aq_spin_attach_qp a = { .ctx = ctx, .qpn = qpn };
+
+	a.rsvd[1] = rsvd;
+	return snic_aq_cmd(B, SNIC_AQ_SPIN_ATTACH_QP, &a, sizeof(a), NULL);
+}
+
+static bool sstats(struct sctx *c, struct snic_spin_ctx_stats *st)
+{
+	return snic_query_stats(B, SNIC_STATS_SPIN, c->id, st,
+				sizeof(*st)) == OK;
+}
+
+/* Next event of @c's ring (owner bit of the current pass), or false. */
+static bool ev_next(struct sctx *c, struct snic_spin_event *ev)
+{
+	uint32_t size = 1u << EV_LOG;
+	uint8_t phase = (c->ev_cons >> EV_LOG) & 1 ? 0 : SNIC_SPIN_EV_OWNER;
+
+	mread(c->ev_ring + 32 * (c->ev_cons & (size - 1)), ev, sizeof(*ev));
+	if ((ev->owner & SNIC_SPIN_EV_OWNER) != phase)
+		return false;
+	c->ev_cons++;
+	qt_writel(qt, c->ev_dbr, c->ev_cons);
+	return true;
+}
+
+/* The handler log: {kind | hpu << 8 | pkt_idx << 24, msg, start, end}. */
+struct tick {
+	uint32_t w0, msg, start, end;
+};
+
+static uint32_t log_read(struct sctx *c, struct tick *t)
+{
+	uint32_t n = 0;
+
+	if (!hmem_get(c, HM_LOG_N, &n, 4) || n > LOG_MAX)
+		return 0;
+	if (n && !hmem_get(c, HM_LOG, t, n * sizeof(*t)))
+		return 0;
+	return n;
+}
+
+#define T_KIND(t)	((t)->w0 & 0xff)
+#define T_CLUSTER(t)	(((t)->w0 >> 16) & 0xff)
+#define T_PKT(t)	((t)->w0 >> 24)
+
+/* Completion record host-written by rdma_ch. */
+struct crec {
+	uint32_t msg, sum, pkts, bytes;
+};
+
+static uint32_t sum32(const uint8_t *p, size_t n)
+{
+	uint32_t s = 0, v;
+	size_t i;
+
+	/* per packet, whole words only: MTU 1024 and lengths % 4 == 0 */
+	for (i = 0; i + 4 <= n; i += 4) {
+		memcpy(&v, p + i, 4);
+		s += v;
+	}
+	return s;
+}
+
+/*
+ * Message @msg in the log: one header handler first, @pkts payload
+ * handlers (indices 0..pkts-1) after it in execution order and in modeled
+ * time, the completion handler after all of them; how many pairs of its
+ * payload handlers overlapped in modeled time goes to *overlap.
+ */
+static bool msg_order_ok(const struct tick *t, uint32_t n, uint32_t msg,
+			 uint32_t pkts, int *overlap)
+{
+	int hh = -1, ch = -1, ph[16], i, j;
+	uint32_t seen = 0;
+
+	for (i = 0; i < 16; i++)
+		ph[i] = -1;
+	for (i = 0; i < (int)n; i++) {
+		if (t[i].msg != msg)
+			continue;
+		switch (T_KIND(&t[i])) {
+		case SPIN_HANDLER_HEADER:
+			if (hh >= 0)
+				return false;
+			hh = i;
+			break;
+		case SPIN_HANDLER_PAYLOAD:
+			if (T_PKT(&t[i]) >= pkts || ph[T_PKT(&t[i])] >= 0)
+				return false;
+			ph[T_PKT(&t[i])] = i;
+			seen++;
+			break;
+		default:
+			if (ch >= 0)
+				return false;
+			ch = i;
+		}
+	}
+	if (hh < 0 || ch < 0 || seen != pkts)
+		return false;
+	for (i = 0; i < (int)pkts; i++) {
+		if (ph[i] < hh || ph[i] > ch ||
+		    t[hh].end >= t[ph[i]].start || t[ph[i]].end >= t[ch].start)
+			return false;
+		for (j = i + 1; j < (int)pkts; j++)
+			*overlap += t[ph[i]].start < t[ph[j]].end &&
+				    t[ph[j]].start < t[ph[i]].end;
+	}
+	return true;
+}
+
+/* ------------------------------------------------------------------ */
+
+static void attach_admin(void)
+{
+	struct snic_spin_ctx_stats st;
+	struct sctx c1, c2;
+	struct qp ud;
+
+	CHECK(env_start());
+	CHECK(pair_up(&conn_default));
+	CHECK_EQ(code_load(), OK);
+	/* no such QP, a UD QP, then the RC QP */
+	CHECK_EQ(cfg_create(&c1, 0, SNIC_SPIN_MATCH_QP, 0x7777, 0),
+		 SNIC_AQ_ENOENT);
+	CHECK_EQ(qp_create(&ud, B, SNIC_QPT_UD, sb.pdn, &sb.scq, &sb.rcq, -1),
+		 OK);
+	CHECK_EQ(cfg_create(&c1, 0, SNIC_SPIN_MATCH_QP, ud.qpn, 0),
+		 SNIC_AQ_EINVAL_PARAM);
+	CHECK_EQ(cfg_create(&c1, 0, 7, sb.qp.qpn, 0), SNIC_AQ_EINVAL_PARAM);
+	CHECK_EQ(cfg_create(&c1, 0, SNIC_SPIN_MATCH_QP, sb.qp.qpn, 0), OK);
+	/* one context per QP */
+	CHECK_EQ(cfg_create(&c2, 1, SNIC_SPIN_MATCH_QP, sb.qp.qpn, 0),
+		 SNIC_AQ_EBUSY);
+	CHECK_EQ(cfg_create(&c2, 1, SNIC_SPIN_MATCH_STEER, 0, 0), OK);
+	CHECK_EQ(attach_qp(c2.id, sb.qp.qpn, 0), SNIC_AQ_EBUSY);
+	CHECK_EQ(attach_qp(c2.id, sb.qp.qpn, 1), SNIC_AQ_EINVAL_PARAM);
+	CHECK_EQ(attach_qp(99, sb.qp.qpn, 0), SNIC_AQ_ENOENT);
+	CHECK_EQ(attach_qp(c2.id, ud.qpn, 0), SNIC_AQ_EINVAL_PARAM);
+	/* detach c1, attach c2; then c2 cannot take a second QP */
+	CHECK_EQ(attach_qp(c1.id, SNIC_SPIN_QPN_NONE, 0), OK);
+	CHECK_EQ(attach_qp(c2.id, sb.qp.qpn, 0), OK);
+	CHECK_EQ(attach_qp(c2.id, sb.qp.qpn, 0), OK);
+	CHECK_EQ(attach_qp(c2.id, ud.qpn, 0), SNIC_AQ_EBUSY);
+	/* the QP goes away: the context stays, matching nothing */
+	CHECK_EQ(snic_aq_obj(B, SNIC_AQ_DESTROY_QP, sb.qp.qpn), OK);
+	CHECK(sstats(&c2, &st));
+	CHECK_EQ(snic_aq_obj(B, SNIC_AQ_SPIN_DESTROY_CTX, c2.id), OK);
+	CHECK_EQ(snic_aq_obj(B, SNIC_AQ_SPIN_DESTROY_CTX, c1.id), OK);
+}
+
+/*
+ * A SEND of 4 packets and a WRITE of 3 at MTU 1024 through a context that
+ * passes everything: handler counts and order, the reduce checked against
+ * the data, the receiver's CQE and memory as without sPIN.
+ */
+static void send_write_pass(void)
+{
+	static uint8_t src[8192], dst[8192];
+	struct snic_spin_ctx_stats st;
+	struct tick t[LOG_MAX];
+	struct crec rec[2];
+	struct snic_cqe e;
+	struct sctx c;
+	struct wqe w;
+	int overlap = 0;
+	uint16_t idx;
+	uint32_t n;
+
+	CHECK(env_start());
+	CHECK(pair_up(&conn_default));
+	CHECK_EQ(code_load(), OK);
+	CHECK_EQ(sctx_create(&c, 0, sb.qp.qpn, 0, 0), OK);
+	fill(src, sizeof(src), 3);
+	mr_write(&sa.mr, 0, src, sizeof(src));
+
+	qp_recv(&sb.qp, 0x51, 8192, sb.mr.key, sb.mr.iova);
+	w_init(&w, SNIC_WQE_SEND, SNIC_WQE_F_SIGNAL, 0);
+	w_data(&w, 4000, sa.mr.key, sa.mr.iova);
+	idx = qp_post(&sa.qp, &w);
+	CHECK_REQ(&sa.scq, idx, SNIC_WQE_SEND, 4000, &e);
+	CHECK(cq_wait(&sb.rcq, &e, 0));
+	CHECK_EQ(e.opcode, SNIC_CQE_RECV);
+	CHECK_EQ(e.byte_cnt, 4000);
+	mr_read(&sb.mr, 0, dst, 4000);
+	CHECK(!memcmp(src, dst, 4000));
+
+	w_init(&w, SNIC_WQE_RDMA_WRITE, SNIC_WQE_F_SIGNAL, 0);
+	w_raddr(&w, sb.mr.iova + 65536, sb.mr.key);
+	w_data(&w, 3000, sa.mr.key, sa.mr.iova + 4096);
+	idx = qp_post(&sa.qp, &w);
+	CHECK_REQ(&sa.scq, idx, SNIC_WQE_RDMA_WRITE, 3000, &e);
+	mr_read(&sb.mr, 65536, dst, 3000);
+	CHECK(!memcmp(src + 4096, dst, 3000));
+	CHECK(cq_empty(&sb.rcq));
+
+	/* message ids are the responder's MSNs: 0 and 1 */
+	n = log_read(&c, t);
+	CHECK_EQ(n, 1 + 4 + 1 + 1 + 3 + 1);
+	CHECK(msg_order_ok(t, n, 0, 4, &overlap));
+	CHECK(msg_order_ok(t, n, 1, 3, &overlap));
+	/* payload handlers of one message ran in parallel on other HPUs */
+	CHECK(overlap > 0);
+	/* home cluster msn % clusters (nothing else open) */
+	CHECK_EQ(T_CLUSTER(&t[0]), 0);
+	CHECK_EQ(T_CLUSTER(&t[n - 1]), 1);
+
+	mread(c.host, rec, sizeof(rec));
+	CHECK_EQ(rec[0].msg, 0);
+	CHECK_EQ(rec[0].sum, sum32(src, 4000));
+	CHECK_EQ(rec[0].pkts, 4);
+	CHECK_EQ(rec[1].msg, 1);
+	CHECK_EQ(rec[1].sum, sum32(src + 4096, 3000));
+	CHECK_EQ(rec[1].pkts, 3);
+
+	CHECK(sstats(&c, &st));
+	CHECK_EQ(st.packets, 7);
+	CHECK_EQ(st.messages, 2);
+	CHECK_EQ(st.messages_done, 2);
+	CHECK_EQ(st.pass, 7);
+	CHECK_EQ(st.drop, 0);
+	CHECK_EQ(st.h[SPIN_HANDLER_HEADER].invocations, 2);
+	CHECK_EQ(st.h[SPIN_HANDLER_PAYLOAD].invocations, 7);
+	CHECK_EQ(st.h[SPIN_HANDLER_COMPLETION].invocations, 2);
+	CHECK_EQ(st.aborts, 0);
+}
+
+/*
+ * DROP and PASS as the receiver's verbs see them: the requester completes
+ * normally; dropped packets are not placed; a SEND's receive CQE counts
+ * the bytes placed; a handler's changes to the payload are what is placed.
+ */
+static void drop_and_pass(void)
+{
+	static uint8_t src[8192], dst[8192], pre[8192];
+	struct snic_spin_ctx_stats st;
+	struct snic_cqe e;
+	struct sctx c;
+	struct wqe w;
+	uint16_t idx;
+	uint32_t i;
+
+	CHECK(env_start());
+	CHECK(pair_up(&conn_default));
+	CHECK_EQ(code_load(), OK);
+	CHECK_EQ(sctx_create(&c, 0, sb.qp.qpn, 1, 0), OK);
+	fill(src, sizeof(src), 5);
+	fill(pre, sizeof(pre), 9);
+	mr_write(&sa.mr, 0, src, sizeof(src));
+	mr_write(&sb.mr, 0, pre, sizeof(pre));
+	mr_write(&sb.mr, 65536, pre, sizeof(pre));
+
+	/* mode 1: drop everything */
+	qp_recv(&sb.qp, 0x61, 8192, sb.mr.key, sb.mr.iova);
+	w_init(&w, SNIC_WQE_SEND, SNIC_WQE_F_SIGNAL, 0);
+	w_data(&w, 3000, sa.mr.key, sa.mr.iova);
+	idx = qp_post(&sa.qp, &w);
+	CHECK_REQ(&sa.scq, idx, SNIC_WQE_SEND, 3000, &e);
+	CHECK(cq_wait(&sb.rcq, &e, 0));
+	CHECK_EQ(e.opcode, SNIC_CQE_RECV);
+	CHECK_EQ(e.syndrome, SNIC_RST_OK);
+	CHECK_EQ(e.cookie, 0x61);
+	CHECK_EQ(e.byte_cnt, 0);
+	mr_read(&sb.mr, 0, dst, 3000);
+	CHECK(!memcmp(pre, dst, 3000));
+	w_init(&w, SNIC_WQE_RDMA_WRITE_IMM, SNIC_WQE_F_SIGNAL, 0xabcd);
+	w_raddr(&w, sb.mr.iova + 65536, sb.mr.key);
+	w_data(&w, 2048, sa.mr.key, sa.mr.iova);
+	qp_recv(&sb.qp, 0x62, 0, 0, 0);
+	idx = qp_post(&sa.qp, &w);
+	CHECK_REQ(&sa.scq, idx, SNIC_WQE_RDMA_WRITE_IMM, 2048, &e);
+	CHECK(cq_wait(&sb.rcq, &e, 0));
+	CHECK_EQ(e.wqe_opcode, SNIC_WQE_RDMA_WRITE_IMM);
+	CHECK_EQ(e.byte_cnt, 0);
+	CHECK_EQ(ntohl(e.imm), 0xabcd);
+	mr_read(&sb.mr, 65536, dst, 2048);
+	CHECK(!memcmp(pre, dst, 2048));
+
+	/* mode 2: odd packets dropped, even ones placed */
+	CHECK_EQ(hmem_put(&c, HM_RESULT, 2), OK);
+	qp_recv(&sb.qp, 0x63, 8192, sb.mr.key, sb.mr.iova);
+	w_init(&w, SNIC_WQE_SEND, SNIC_WQE_F_SIGNAL, 0);
+	w_data(&w, 4096, sa.mr.key, sa.mr.iova);
+	idx = qp_post(&sa.qp, &w);
+	CHECK_REQ(&sa.scq, idx, SNIC_WQE_SEND, 4096, &e);
+	CHECK(cq_wait(&sb.rcq, &e, 0));
+	CHECK_EQ(e.byte_cnt, 2048);
+	mr_read(&sb.mr, 0, dst, 4096);
+	for (i = 0; i < 4; i++)
+		CHECK(!memcmp(dst + 1024 * i, (i & 1 ? pre : src) + 1024 * i,
+			      1024));
+
+	/* mode 3: the payload as the handler rewrote it is placed */
+	CHECK_EQ(hmem_put(&c, HM_RESULT, 3), OK);
+	w_init(&w, SNIC_WQE_RDMA_WRITE, SNIC_WQE_F_SIGNAL, 0);
+	w_raddr(&w, sb.mr.iova + 65536, sb.mr.key);
+	w_data(&w, 2000, sa.mr.key, sa.mr.iova);
+	idx = qp_post(&sa.qp, &w);
+	CHECK_REQ(&sa.scq, idx, SNIC_WQE_RDMA_WRITE, 2000, &e);
+	mr_read(&sb.mr, 65536, dst, 2000);
+	for (i = 0; i < 2000; i++)
+		CHECK_EQ(dst[i], (uint8_t)~src[i]);
+
+	CHECK(sstats(&c, &st));
+	CHECK_EQ(st.packets, 3 + 2 + 4 + 2);
+	CHECK_EQ(st.drop, 3 + 2 + 2);
+	CHECK_EQ(st.pass, 2 + 2);
+	CHECK_EQ(st.messages_done, 4);
+}
+
+/*
+ * A payload handler that faults: each packet's handler is aborted (event,
+ * counted), the packet is dropped, the transport completes both sides.
+ */
+static void aborts_drop(void)
+{
+	static uint8_t src[4096], pre[4096], dst[4096];
+	struct snic_spin_ctx_stats st;
+	struct snic_spin_event ev;
+	struct snic_cqe e;
+	struct sctx c;
+	struct wqe w;
+	uint16_t idx;
+
+	CHECK(env_start());
+	CHECK(pair_up(&conn_default));
+	CHECK_EQ(code_load(), OK);
+	entry_ph = SYM_wild_ph;
+	CHECK_EQ(sctx_create(&c, 0, sb.qp.qpn, 0, 0), OK);
+	entry_ph = SYM_rdma_ph;
+	fill(src, sizeof(src), 11);
+	fill(pre, sizeof(pre), 12);
+	mr_write(&sa.mr, 0, src, sizeof(src));
+	mr_write(&sb.mr, 0, pre, sizeof(pre));
+	qp_recv(&sb.qp, 0x91, 4096, sb.mr.key, sb.mr.iova);
+	w_init(&w, SNIC_WQE_SEND, SNIC_WQE_F_SIGNAL, 0);
+	w_data(&w, 3072, sa.mr.key, sa.mr.iova);
+	idx = qp_post(&sa.qp, &w);
+	CHECK_REQ(&sa.scq, idx, SNIC_WQE_SEND, 3072, &e);
+	CHECK(cq_wait(&sb.rcq, &e, 0));
+	CHECK_EQ(e.opcode, SNIC_CQE_RECV);
+	CHECK_EQ(e.byte_cnt, 0);
+	mr_read(&sb.mr, 0, dst, 3072);
+	CHECK(!memcmp(pre, dst, 3072));
+	CHECK(ev_next(&c, &ev));
+	CHECK_EQ(ev.type, SNIC_SPIN_EV_MEM_FAULT);
+	CHECK_EQ(ev.handler, SPIN_HANDLER_PAYLOAD);
+	CHECK_EQ(ev.msg_id, 0);
+	CHECK(sstats(&c, &st));
+	CHECK_EQ(st.aborts, 3);
+	CHECK_EQ(st.drop, 3);
+	CHECK_EQ(st.messages_done, 1);
+	/* the completion handler still ran, after the aborted ones */
+	CHECK_EQ(st.h[SPIN_HANDLER_COMPLETION].invocations, 1);
+	CHECK_EQ(qp_query_state(&sb.qp), SNIC_QPS_RTS);
+}
+
+/*
+ * Loss on A's wire (every 3rd RoCE packet it sends): go-back-N resends
+ * packets B already took; their handlers do not run again.
+ */
+static void duplicates(void)
+{
+	static uint8_t src[16384], dst[16384];
+	struct snic_spin_ctx_stats st;
+	struct snic_rdma_stats ra, rb;
+	struct conn cn = conn_default;
+	struct tick t[LOG_MAX];
+	struct crec rec[3];
+	struct snic_cqe e;
+	struct sctx c;
+	struct wqe w;
+	uint16_t idx[3];
+	int overlap = 0, i;
+	uint32_t n;
+
+	CHECK(env_start());
+	cn.timeout = 8;		/* 1 ms retransmit timer */
+	CHECK(pair_up(&cn));
+	CHECK_EQ(code_load(), OK);
+	CHECK_EQ(sctx_create(&c, 0, sb.qp.qpn, 0, 1000000), OK);
+	fill(src, sizeof(src), 7);
+	mr_write(&sa.mr, 0, src, sizeof(src));
+	CHECK(qt_qom_set_u64(qt, "/machine/peripheral/snic0", "loss-every", 3));
+	for (i = 0; i < 3; i++) {
+		qp_recv(&sb.qp, 0x70 + i, 8192, sb.mr.key,
+			sb.mr.iova + 8192 * i);
+		w_init(&w, SNIC_WQE_SEND, SNIC_WQE_F_SIGNAL, 0);
+		w_data(&w, 5120, sa.mr.key, sa.mr.iova + 5120 * i);
+		idx[i] = qp_post(&sa.qp, &w);
+	}
+	for (i = 0; i < 3; i++) {
+		CHECK(cq_wait(&sa.scq, &e, 500000));
+		CHECK_EQ(e.syndrome, SNIC_RST_OK);
+		CHECK_EQ(e.wqe_counter, idx[i]);
+		CHECK(cq_wait(&sb.rcq, &e, 0));
+		CHECK_EQ(e.byte_cnt, 5120);
+		CHECK_EQ(e.cookie, 0x70 + i);
+		mr_read(&sb.mr, 8192 * i, dst, 5120);
+		CHECK(!memcmp(src + 5120 * i, dst, 5120));
+	}
+	CHECK(rstats(A, &ra));
+	CHECK(rstats(B, &rb));
+	CHECK(ra.loss_injected > 0);
+	CHECK(ra.retransmits > 0);
+	CHECK(rb.dup_requests + rb.out_of_seq > 0);
+	/* 3 messages of 5 packets: each handler exactly once per PSN */
+	CHECK(sstats(&c, &st));
+	CHECK_EQ(st.packets, 15);
+	CHECK_EQ(st.h[SPIN_HANDLER_HEADER].invocations, 3);
+	CHECK_EQ(st.h[SPIN_HANDLER_PAYLOAD].invocations, 15);
+	CHECK_EQ(st.h[SPIN_HANDLER_COMPLETION].invocations, 3);
+	CHECK_EQ(st.messages_done, 3);
+	n = log_read(&c, t);
+	CHECK_EQ(n, 3 * 7);
+	for (i = 0; i < 3; i++)
+		CHECK(msg_order_ok(t, n, i, 5, &overlap));
+	mread(c.host, rec, sizeof(rec));
+	for (i = 0; i < 3; i++) {
+		CHECK_EQ(rec[i].msg, i);
+		CHECK_EQ(rec[i].sum, sum32(src + 5120 * i, 5120));
+	}
+}
+
+/* A raw SEND packet to B's QP @qpn (payload zeros), as from A. */
+static bool inject(uint8_t opcode, uint32_t qpn, uint32_t psn, size_t len)
+{
+	uint8_t f[2048];
+
+	return inj_send(f, mk_req(f, opcode, qpn, psn, len));
+}
+
+/* Pump until @c has been handed @n packets. */
+static bool wait_pkts(struct sctx *c, uint64_t n)
+{
+	struct snic_spin_ctx_stats st;
+	int i;
+
+	for (i = 0; i < 200; i++) {
+		pump(4);
+		if (!sstats(c, &st))
+			return false;
+		if (st.packets >= n)
+			return st.packets == n;
+		usleep(2000);
+	}
+	return false;
+}
+
+#define ROCE_SEND_FIRST	0x00
+#define ROCE_SEND_LAST	0x02
+
+/*
+ * Two clusters with one message slot each (spin-msg-slots=1), three QPs
+ * of B with a context each and raw requests from the injection port:
+ * the second open message falls back to the other cluster, the third
+ * finds no slot (no_resources, RNR NAK, no handler) and gets in once the
+ * first completes; a message whose last packet never comes times out.
+ */
+static void resources_and_timeout(void)
+{
+	struct snic_spin_ctx_stats st;
+	struct snic_spin_event ev;
+	struct snic_rdma_stats rb0, rb1;
+	struct side x[3], y[3];
+	struct sctx c[3];
+	struct tick t[LOG_MAX];
+	struct snic_cqe e;
+	int i;
+
+	CHECK(env_start_opts(",spin-clusters=2,spin-msg-slots=1"));
+	CHECK_EQ(code_load(), OK);
+	for (i = 0; i < 3; i++) {
+		CHECK(side_make(&x[i], A, SNIC_QPT_RC));
+		CHECK(side_make(&y[i], B, SNIC_QPT_RC));
+		CHECK(qp_connect(&x[i].qp, &y[i].qp, &conn_default, 100, 5000));
+		CHECK(qp_connect(&y[i].qp, &x[i].qp, &conn_default, 5000, 100));
+		qp_recv(&y[i].qp, 0x80 + i, 4096, y[i].mr.key, y[i].mr.iova);
+		CHECK_EQ(sctx_create(&c[i], i, y[i].qp.qpn, 0, 2000), OK);
+	}
+	/* message of QP 0: home cluster 0 */
+	CHECK(inject(ROCE_SEND_FIRST, y[0].qp.qpn, 100, 1024));
+	CHECK(wait_pkts(&c[0], 1));
+	/* message of QP 1: home 0 is full, the least loaded is 1 */
+	CHECK(inject(ROCE_SEND_FIRST, y[1].qp.qpn, 100, 1024));
+	CHECK(wait_pkts(&c[1], 1));
+	CHECK_EQ(log_read(&c[1], t), 2);
+	CHECK_EQ(T_CLUSTER(&t[0]), 1);
+	CHECK_EQ(T_CLUSTER(&t[1]), 1);
+	CHECK_EQ(log_read(&c[0], t), 2);
+	CHECK_EQ(T_CLUSTER(&t[0]), 0);
+	/* message of QP 2: every slot taken */
+	CHECK(rstats(B, &rb0));
+	CHECK(inject(ROCE_SEND_FIRST, y[2].qp.qpn, 100, 1024));
+	CHECK(wait_pkts(&c[2], 1));
+	CHECK(rstats(B, &rb1));
+	CHECK_EQ(rb1.rnr_naks_sent, rb0.rnr_naks_sent + 1);
+	CHECK(sstats(&c[2], &st));
+	CHECK_EQ(st.no_resources, 1);
+	CHECK_EQ(st.messages, 0);
+	CHECK_EQ(st.h[SPIN_HANDLER_HEADER].invocations, 0);
+	CHECK(cq_empty(&y[2].rcq));
+
+	/* QP 0's message ends; a duplicate of its first packet runs nothing */
+	CHECK(inject(ROCE_SEND_LAST, y[0].qp.qpn, 101, 100));
+	CHECK(wait_pkts(&c[0], 2));
+	CHECK(cq_wait(&y[0].rcq, &e, 0));
+	CHECK_EQ(e.byte_cnt, 1124);
+	CHECK(inject(ROCE_SEND_FIRST, y[0].qp.qpn, 100, 1024));
+	pump(32);
+	CHECK(rstats(B, &rb1));
+	CHECK(rb1.dup_requests >= 1);
+	CHECK(sstats(&c[0], &st));
+	CHECK_EQ(st.packets, 2);
+	CHECK_EQ(st.h[SPIN_HANDLER_PAYLOAD].invocations, 2);
+	CHECK_EQ(st.messages_done, 1);
+
+	/* QP 2's requester tries again: now there is room */
+	CHECK(inject(ROCE_SEND_FIRST, y[2].qp.qpn, 100, 1024));
+	CHECK(wait_pkts(&c[2], 2));
+	CHECK(inject(ROCE_SEND_LAST, y[2].qp.qpn, 101, 8));
+	CHECK(wait_pkts(&c[2], 3));
+	CHECK(cq_wait(&y[2].rcq, &e, 0));
+	CHECK_EQ(e.byte_cnt, 1032);
+	CHECK(sstats(&c[2], &st));
+	CHECK_EQ(st.h[SPIN_HANDLER_HEADER].invocations, 1);
+	CHECK_EQ(st.h[SPIN_HANDLER_PAYLOAD].invocations, 2);
+	CHECK_EQ(st.h[SPIN_HANDLER_COMPLETION].invocations, 1);
+
+	/* QP 1's last packet never comes: abandoned after 2 ms */
+	CHECK(!ev_next(&c[1], &ev));
+	for (i = 0; i < 5; i++) {
+		qt_clock_step(qt, 1000000);
+		pump(4);
+	}
+	CHECK(ev_next(&c[1], &ev));
+	CHECK_EQ(ev.type, SNIC_SPIN_EV_MSG_TIMEOUT);
+	CHECK_EQ(ev.msg_id, 0);
+	CHECK_EQ(ev.info, 1);
+	CHECK(sstats(&c[1], &st));
+	CHECK_EQ(st.by_event[SNIC_SPIN_EV_MSG_TIMEOUT], 1);
+	CHECK_EQ(st.messages_done, 0);
+	CHECK_EQ(st.h[SPIN_HANDLER_COMPLETION].invocations, 0);
+	/* the slot is free again; the late last packet runs no handler */
+	CHECK(inject(ROCE_SEND_LAST, y[1].qp.qpn, 101, 8));
+	CHECK(wait_pkts(&c[1], 2));
+	CHECK(sstats(&c[1], &st));
+	CHECK_EQ(st.h[SPIN_HANDLER_PAYLOAD].invocations, 1);
+	CHECK_EQ(st.drop, 1);
+	/* the transport still completes the SEND: 1024 bytes were placed */
+	CHECK(cq_wait(&y[1].rcq, &e, 0));
+	CHECK_EQ(e.byte_cnt, 1024);
+}
+
+int main(void)
+{
+	RUN("device/snic_spin_rdma", attach_admin);
+	RUN("device/snic_spin_rdma", send_write_pass);
+	RUN("device/snic_spin_rdma", drop_and_pass);
+	RUN("device/snic_spin_rdma", aborts_drop);
+	RUN("device/snic_spin_rdma", duplicates);
+	RUN("device/snic_spin_rdma", resources_and_timeout);
+	qt_quit(qt);
+	inj_close();
+	return check_failures ? 1 : 0;
+}
