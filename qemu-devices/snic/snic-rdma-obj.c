@@ -148,14 +148,14 @@ static uint16_t snic_mr_create(SnicState *s, const struct snic_aq_cmd *c,
     }
     pdn = le32_to_cpu(cfg.pdn);
     flags = le32_to_cpu(cfg.flags);
-    access = le32_to_cpu(cfg.access);
+    /* other verbs access bits (relaxed ordering, ...) mean nothing here */
+    access = le32_to_cpu(cfg.access) & 0xf;
     npages = le32_to_cpu(cfg.npages);
     if (!snic_pd(s, pdn)) {
         return SNIC_AQ_ENOENT;
     }
     if ((flags & ~(SNIC_MR_F_PHYS | SNIC_MR_F_FAST_REG)) ||
-        flags == (SNIC_MR_F_PHYS | SNIC_MR_F_FAST_REG) ||
-        (access & ~0xfu)) {
+        flags == (SNIC_MR_F_PHYS | SNIC_MR_F_FAST_REG)) {
         return SNIC_AQ_EINVAL_PARAM;
     }
     if (!(flags & SNIC_MR_F_PHYS) &&
@@ -352,7 +352,6 @@ uint8_t snic_rdma_fast_reg(SnicState *s, SnicQp *qp,
     if (!mr->valid || !(mr->flags & SNIC_MR_F_FAST_REG) || mr->live ||
         mr->pdn != qp->pdn || n == 0 || n > mr->max_pages ||
         r->page_shift < 12 || r->page_shift > 30 ||
-        (le32_to_cpu(r->access) & ~0xfu) ||
         !snic_mr_fits(le64_to_cpu(r->iova), le64_to_cpu(r->length), n,
                       r->page_shift)) {
         return SNIC_RST_LOC_PROT;
@@ -367,7 +366,7 @@ uint8_t snic_rdma_fast_reg(SnicState *s, SnicQp *qp,
     mr->page_shift = r->page_shift;
     mr->iova = le64_to_cpu(r->iova);
     mr->length = le64_to_cpu(r->length);
-    mr->access = le32_to_cpu(r->access);
+    mr->access = le32_to_cpu(r->access) & 0xf;
     mr->tag = SNIC_KEY_TAG(key);
     mr->live = true;
     return SNIC_RST_OK;

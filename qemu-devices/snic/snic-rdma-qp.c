@@ -267,6 +267,14 @@ uint16_t snic_rdma_modify_qp(SnicState *s, const struct snic_aq_cmd *c)
             return SNIC_AQ_EINVAL_PARAM;
         }
     }
+    /*
+     * PSNs only before traffic (INIT->RTR, RTR->RTS): changing them under
+     * outstanding work would break the PSN bookkeeping.
+     */
+    if (((mask & SNIC_QP_ATTR_RQ_PSN) && qp->state > SNIC_QPS_INIT) ||
+        ((mask & SNIC_QP_ATTR_SQ_PSN) && qp->state > SNIC_QPS_RTR)) {
+        return SNIC_AQ_EINVAL_PARAM;
+    }
     if (((mask & SNIC_QP_ATTR_PATH_MTU) &&
          (a.path_mtu < SNIC_MTU_256 || a.path_mtu > SNIC_MTU_4096)) ||
         ((mask & SNIC_QP_ATTR_RETRY_CNT) && a.retry_cnt > 7) ||

@@ -312,6 +312,16 @@ static void snic_req_fetch(SnicState *s, SnicQp *qp)
             w->nbb = nbb;
             w->status = snic_wqe_parse(s, qp, w, segs, ds_cnt);
         }
+        if (!w->status && !w->local && qp->win_tail != qp->win_head &&
+            snic_psn_diff(qp->next_psn + snic_wqe_npkts(qp, w),
+                          qp->comp_psn) > (1 << 22)) {
+            /*
+             * PSN comparisons need the window's PSNs within 2^23: a huge
+             * message waits until the ones before it are done.  Parsing
+             * had no side effect (REG_MR/LOCAL_INV are local).
+             */
+            return;
+        }
         qp->sq_fetch += w->nbb;
         if (w->status) {
             qemu_log_mask(LOG_GUEST_ERROR, "snic: qp %u: WQE %u: status %u\n",

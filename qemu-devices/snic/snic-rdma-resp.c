@@ -175,6 +175,13 @@ static void snic_resp_read(SnicState *s, SnicQp *qp, const SnicRoceHdr *h,
     SnicRdJob j = { 0 };
     SnicMr *mr;
 
+    if (h->dlen > SNIC_MAX_MSG_SIZE) {
+        /* more PSNs than the window could ever hold */
+        if (!dup) {
+            snic_resp_fail(s, qp, h, AETH_NAK_INV_REQ, SNIC_RST_REM_INV_REQ);
+        }
+        return;
+    }
     if (!snic_rdma_key_ok(s, qp, h->rkey, h->va, h->dlen,
                           SNIC_ACCESS_REMOTE_READ, true, &mr)) {
         if (!dup) {
@@ -358,6 +365,11 @@ static void snic_resp_rc(SnicState *s, SnicQp *qp, const SnicRoceHdr *h)
     if (h->paylen > qp->mtu ||
         (!(fl & ROCE_F_LAST) && (fl & ROCE_F_PAYLOAD) &&
          h->paylen != qp->mtu)) {
+        snic_resp_fail(s, qp, h, AETH_NAK_INV_REQ, SNIC_RST_REM_INV_REQ);
+        return;
+    }
+    if ((fl & ROCE_F_WRITE) && (fl & ROCE_F_RETH) &&
+        h->dlen > SNIC_MAX_MSG_SIZE) {
         snic_resp_fail(s, qp, h, AETH_NAK_INV_REQ, SNIC_RST_REM_INV_REQ);
         return;
     }

@@ -830,6 +830,10 @@ static void hostile_admin(void)
 			     NULL, 0, NULL), SNIC_AQ_EINVAL_PARAM);
 	CHECK_EQ(snic_aq_buf(A, SNIC_AQ_QUERY_QP, NULL, 0, 10, q.qpn, 0,
 			     NULL, 0, NULL), SNIC_AQ_EINVAL_PARAM);
+	/* PSNs cannot change once the QP runs */
+	a.mask = SNIC_QP_ATTR_RQ_PSN;
+	a.rq_psn = 1;
+	CHECK_EQ(snic_rdma_modify_qp(A, q.qpn, &a), OK);	/* in INIT */
 	/* any -> ERR, ERR -> RTS refused, ERR -> RESET -> INIT */
 	CHECK_EQ(qp_state(&q, SNIC_QPS_ERR, 0, &a), OK);
 	CHECK_EQ(qp_state(&q, SNIC_QPS_RTS, 0, &a), SNIC_AQ_ESTATE);
@@ -861,6 +865,17 @@ static void hostile_admin(void)
 	}
 	CHECK(qt_alive(qt));
 	CHECK_EQ(snic_rd(A, SNIC_REG_ID), SNIC_ID_MAGIC);
+	CHECK(env_start());
+	CHECK(pair_up(&conn_default));
+	memset(&a, 0, sizeof(a));
+	a.mask = SNIC_QP_ATTR_SQ_PSN;
+	CHECK_EQ(snic_rdma_modify_qp(A, sa.qp.qpn, &a), SNIC_AQ_EINVAL_PARAM);
+	a.mask = SNIC_QP_ATTR_RQ_PSN | SNIC_QP_ATTR_STATE;
+	a.state = SNIC_QPS_RTS;
+	CHECK_EQ(snic_rdma_modify_qp(A, sa.qp.qpn, &a), SNIC_AQ_EINVAL_PARAM);
+	a.mask = SNIC_QP_ATTR_TIMEOUT | SNIC_QP_ATTR_STATE;
+	a.timeout = 9;
+	CHECK_EQ(snic_rdma_modify_qp(A, sa.qp.qpn, &a), OK);	/* RTS->RTS */
 	CHECK(snic_reset(A));
 	CHECK(snic_aq_ready(A, 64));
 	CHECK_EQ(snic_aq_obj(A, SNIC_AQ_DESTROY_QP, q.qpn), SNIC_AQ_ENOENT);
@@ -1779,6 +1794,19 @@ static void loss_injection(void)
 		(unsigned long long)stb.dup_requests,
 		(unsigned long long)stb.out_of_seq,
 		(unsigned long long)stb.loss_injected);
+	/* the host sees the same counters, and per-QP lines, through QOM */
+	{
+		static char txt[8192];
+		char want[64];
+
+		CHECK(qt_qom_get_str(qt, "/machine/peripheral/snic0",
+				     "rdma-stats", txt, sizeof(txt)));
+		CHECK(strstr(txt, "retransmits="));
+		CHECK(strstr(txt, "loss_injected="));
+		snprintf(want, sizeof(want), "qp %u: type=0 state=3", sa.qp.qpn);
+		CHECK(strstr(txt, want));
+		CHECK(strstr(txt, "dma_reads="));
+	}
 	/* loss off again: a clean transfer */
 	CHECK(qt_qom_set_u64(qt, "/machine/peripheral/snic0", "loss-every", 0));
 	CHECK(qt_qom_set_u64(qt, "/machine/peripheral/snic1", "loss-every", 0));
@@ -2370,6 +2398,132 @@ static void rd_atomic_limit_and_fence(void)
 	CHECK(send > last_resp);
 }
 
+/*
+ * Fairness and coexistence: a 256 KiB WRITE at path MTU 256 (1024 packets)
+ * on one QP does not hold back a SEND on another QP of the same device,
+ * and Ethernet frames still reach an Ethernet RQ while RoCE frames to the
+ * same port never do.
+ */
+static void fairness_and_ethernet(void)
+{
+	struct conn c = conn_default;
+	struct snic_aq_create_rq ra = { 0 };
+	struct snic_steer_rule rule = { 0 };
+	struct snic_rx_desc rd;
+	struct snic_qp_attr qa;
+	struct qp a2, b2;
+	struct cq erq_cq;
+	struct snic_cqe e;
+	struct wqe w;
+	uint64_t ering, edbr, ebuf, r;
+	uint8_t f[128];
+	int i;
+
+	CHECK(env_start());
+	c.mtu = SNIC_MTU_256;
+	CHECK(pair_up(&c));
+	CHECK_EQ(qp_create(&a2, A, SNIC_QPT_RC, sa.pdn, &sa.scq, &sa.rcq, -1),
+		 OK);
+	CHECK_EQ(qp_create(&b2, B, SNIC_QPT_RC, sb.pdn, &sb.scq, &sb.rcq, -1),
+		 OK);
+	CHECK(qp_connect(&a2, &b2, &c, 1, 2));
+	CHECK(qp_connect(&b2, &a2, &c, 2, 1));
+	/* B: an Ethernet RQ behind a catch-all rule */
+	CHECK_EQ(cq_create(&erq_cq, B, 6, SNIC_EQN_NONE, 2), OK);
+	ering = galloc(16 * 64, 64);
+	edbr = galloc(64, 64);
+	ebuf = galloc(2048 * 8, 64);
+	ra.ring_addr = ering;
+	ra.dbr_addr = edbr;
+	ra.log_size = 3;
+	ra.type = SNIC_RQ_PLAIN;
+	ra.cqn = erq_cq.n;
+	ra.db_page = 2;
+	CHECK_EQ(snic_aq_cmd(B, SNIC_AQ_CREATE_RQ, &ra, sizeof(ra), &r), OK);
+	for (i = 0; i < 8; i++) {
+		rd.byte_count = 2048;
+		rd.lkey = 0;
+		rd.addr = ebuf + 2048 * i;
+		qt_memwrite(qt, ering + 16 * i, &rd, sizeof(rd));
+	}
+	qt_writel(qt, edbr, 8);
+	rule.priority = 100;
+	rule.dest = SNIC_DEST_RQ;
+	rule.dest_id = r;
+	CHECK_EQ(snic_aq_buf(B, SNIC_AQ_ADD_RULE, &rule, sizeof(rule),
+			     sizeof(rule), 0, 0, NULL, 0, NULL), OK);
+
+	w_init(&w, SNIC_WQE_RDMA_WRITE, SNIC_WQE_F_SIGNAL, 0);
+	w_raddr(&w, sb.mr.iova, sb.mr.key);
+	w_data(&w, BUF_LEN, sa.mr.key, sa.mr.iova);
+	qp_post(&sa.qp, &w);
+	qp_recv(&b2, 77, 100, sb.mr.key, sb.mr.iova);
+	w_init(&w, SNIC_WQE_SEND, SNIC_WQE_F_SIGNAL, 0);
+	w_data(&w, 10, sa.mr.key, sa.mr.iova);
+	qp_post(&a2, &w);
+	CHECK(cq_wait(&sb.rcq, &e, 0));
+	CHECK_EQ(e.cookie, 77);
+	/* the big WRITE is still under way */
+	CHECK_EQ(snic_rdma_query_qp(A, sa.qp.qpn, &qa), OK);
+	CHECK_EQ(qa.sq_outstanding, 1);
+	/* an Ethernet frame to B meanwhile: delivered to the Ethernet RQ */
+	memset(f, 0, sizeof(f));
+	memcpy(f, mac_b, 6);
+	memcpy(f + 6, mac_a, 6);
+	f[12] = 0x88;
+	f[13] = 0xb5;
+	CHECK(inj_send(f, sizeof(f)));
+	CHECK(cq_wait(&erq_cq, &e, 0));
+	CHECK_EQ(e.opcode, SNIC_CQE_RX);
+	CHECK_EQ(e.byte_cnt, sizeof(f));
+	/* both QPs' completions; no RoCE frame went to the Ethernet RQ */
+	CHECK(cq_wait(&sa.scq, &e, 1000000));
+	CHECK_EQ(e.syndrome, 0);
+	CHECK(cq_wait(&sa.scq, &e, 1000000));
+	CHECK_EQ(e.syndrome, 0);
+	CHECK(cq_empty(&erq_cq));
+}
+
+/* Reset and QP destruction with traffic, timers and BH work pending. */
+static void reset_under_traffic(void)
+{
+	struct snic_cqe e;
+	struct wqe w;
+	int i;
+
+	CHECK(env_start());
+	CHECK(pair_up(&conn_default));
+	for (i = 0; i < 8; i++) {
+		w_init(&w, i % 2 ? SNIC_WQE_RDMA_READ : SNIC_WQE_RDMA_WRITE,
+		       SNIC_WQE_F_SIGNAL, 0);
+		w_raddr(&w, sb.mr.iova, sb.mr.key);
+		w_data(&w, 30000, sa.mr.key, sa.mr.iova + 100000);
+		qp_put(&sa.qp, &w);
+	}
+	qp_ring(&sa.qp);
+	qt_readl(qt, A->bar0 + SNIC_REG_ID);
+	/* B's QP vanishes mid-transfer, then A is reset */
+	CHECK_EQ(snic_aq_obj(B, SNIC_AQ_DESTROY_QP, sb.qp.qpn), OK);
+	qt_readl(qt, A->bar0 + SNIC_REG_ID);
+	CHECK(snic_reset(A));
+	for (i = 0; i < 10; i++) {
+		pump(8);
+		qt_clock_step(qt, 1000000000);
+	}
+	CHECK(qt_alive(qt));
+	/* both usable again */
+	CHECK(snic_aq_ready(A, 64));
+	CHECK_EQ(port_up(A, SNIC_EQN_NONE), OK);
+	CHECK(pair_up(&conn_default));
+	w_init(&w, SNIC_WQE_RDMA_WRITE, SNIC_WQE_F_SIGNAL, 0);
+	w_raddr(&w, sb.mr.iova, sb.mr.key);
+	w_data(&w, 5000, sa.mr.key, sa.mr.iova);
+	qp_post(&sa.qp, &w);
+	CHECK(cq_wait(&sa.scq, &e, 1000000));
+	CHECK_EQ(e.opcode, SNIC_CQE_REQ);
+	CHECK_EQ(e.syndrome, 0);
+}
+
 int main(void)
 {
 	RUN("device/snic_rdma", caps_and_objects);
@@ -2394,6 +2548,8 @@ int main(void)
 	RUN("device/snic_rdma", srq_shared);
 	RUN("device/snic_rdma", sqd_and_solicited_events);
 	RUN("device/snic_rdma", hostile_wqes);
+	RUN("device/snic_rdma", fairness_and_ethernet);
+	RUN("device/snic_rdma", reset_under_traffic);
 	qt_quit(qt);
 	inj_close();
 	return check_failures ? 1 : 0;
