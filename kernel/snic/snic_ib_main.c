@@ -399,7 +399,29 @@ static void snic_ib_srq_event(struct snic_ib_dev *ibd, u32 srqn)
 	xa_unlock_irqrestore(&ibd->srqs, flags);
 }
 
-/* From the admin interrupt handler: SNIC_EQE_QP_* and SRQ_LIMIT. */
+/* A CQ the device could not write (overflow, DMA): IB_EVENT_CQ_ERR. */
+static void snic_ib_cq_error(struct snic_ib_dev *ibd, u32 cqn)
+{
+	struct ib_event ev = {
+		.device = &ibd->ibdev,
+		.event = IB_EVENT_CQ_ERR,
+	};
+	struct snic_ib_cq *cq;
+	unsigned long flags;
+
+	xa_lock_irqsave(&ibd->cqs, flags);
+	cq = xa_load(&ibd->cqs, cqn);
+	if (cq && cq->ibcq.event_handler) {
+		ev.element.cq = &cq->ibcq;
+		cq->ibcq.event_handler(&ev, cq->ibcq.cq_context);
+	}
+	xa_unlock_irqrestore(&ibd->cqs, flags);
+}
+
+/*
+ * From the admin interrupt handler: SNIC_EQE_QP_*, SRQ_LIMIT, and
+ * CQ_ERROR for CQs that may be RDMA CQs.
+ */
 void snic_ib_async_event(struct snic_dev *sd, struct snic_eqe *eqe)
 {
 	struct snic_ib_dev *ibd = READ_ONCE(sd->ib);
@@ -416,6 +438,9 @@ void snic_ib_async_event(struct snic_dev *sd, struct snic_eqe *eqe)
 		break;
 	case SNIC_EQE_SRQ_LIMIT:
 		snic_ib_srq_event(ibd, obj);
+		break;
+	case SNIC_EQE_CQ_ERROR:
+		snic_ib_cq_error(ibd, obj);
 		break;
 	default:
 		atomic64_inc(&ibd->events_no_obj);

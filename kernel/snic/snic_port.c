@@ -80,6 +80,8 @@ static void snic_async_event(struct snic_dev *sd, struct snic_eqe *eqe)
 		dev_err_ratelimited(&sd->pdev->dev,
 				    "queue error event %u on object %u (error %u)\n",
 				    eqe->type, obj, data);
+		if (eqe->type == SNIC_EQE_CQ_ERROR)
+			snic_ib_async_event(sd, eqe);
 		break;
 	case SNIC_EQE_QP_ERROR:
 	case SNIC_EQE_QP_SQ_DRAINED:

@@ -4,7 +4,7 @@
 # prints its lines), then snic (client on guest 1).  Then the stock tools
 # in both directions: ibv_rc_pingpong, ib_write_bw and ib_read_bw.
 # vm-args: --guests 2 --rxe-peer
-# timeout: 300
+# timeout: 420
 . /opt/d2d/tests/lib.sh
 . /opt/d2d/tests/snic_eth.inc
 . /opt/d2d/tests/snic_rdma_user.inc
@@ -64,14 +64,14 @@ for dir in snic_to_rxe rxe_to_snic; do
 	[ $dir = snic_to_rxe ] && sg=2 || sg=1
 	p=$((18610 + sg * 10))
 	xpair "rc_pingpong_$dir" $p $sg \
-		"ibv_rc_pingpong -d $dev -g $gid -p $p -s 4096 -n 50" \
-		"ibv_rc_pingpong -d $dev -g $gid -p $p -s 4096 -n 50 $peer_ip"
+		"ibv_rc_pingpong -d $dev -g $gid -p $p -s 4096 -n 20" \
+		"ibv_rc_pingpong -d $dev -g $gid -p $p -s 4096 -n 20 $peer_ip"
 	xpair "write_bw_$dir" $((p + 1)) $sg \
-		"ib_write_bw -d $dev -x $gid -p $((p + 1)) -s 65536 -n 100 -F" \
-		"ib_write_bw -d $dev -x $gid -p $((p + 1)) -s 65536 -n 100 -F $peer_ip"
+		"ib_write_bw -d $dev -x $gid -p $((p + 1)) -s 65536 -n 20 -F" \
+		"ib_write_bw -d $dev -x $gid -p $((p + 1)) -s 65536 -n 20 -F $peer_ip"
 	xpair "read_bw_$dir" $((p + 2)) $sg \
-		"ib_read_bw -d $dev -x $gid -p $((p + 2)) -s 65536 -n 100 -F" \
-		"ib_read_bw -d $dev -x $gid -p $((p + 2)) -s 65536 -n 100 -F $peer_ip"
+		"ib_read_bw -d $dev -x $gid -p $((p + 2)) -s 65536 -n 20 -F" \
+		"ib_read_bw -d $dev -x $gid -p $((p + 2)) -s 65536 -n 20 -F $peer_ip"
 done
 check dmesg_clean dmesg_clean
 finish
