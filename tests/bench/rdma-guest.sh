@@ -61,8 +61,9 @@ LAT_ITERS=${LAT_ITERS:-500}
 if [ "$me" = 2 ]; then
 	for kind in snic rxe; do
 		if [ $kind = snic ]; then d=$sdev g=$sgid; else d=rxe0 g=$rgid; fi
-		ib_write_bw -d "$d" -x "$g" -s 65536 -n "$BW_ITERS" -F >/dev/null 2>&1
-		ib_send_lat -d "$d" -x "$g" -s 64 -n "$LAT_ITERS" -F >/dev/null 2>&1
+		# Servers' output on the console (indented: not result lines).
+		ib_write_bw -d "$d" -x "$g" -s 65536 -n "$BW_ITERS" -F 2>&1 | sed 's/^/  /'
+		ib_send_lat -d "$d" -x "$g" -s 64 -n "$LAT_ITERS" -F 2>&1 | sed 's/^/  /' 
 	done
 	exit 0
 fi
