@@ -15,7 +15,8 @@ if [ "$me" = 1 ]; then
 	timeout 240 snic-verbs-test -d "$dev" -p 18600 > /tmp/vt.s 2>&1 ||
 		fail verbs_server "$(tail -1 /tmp/vt.s)"
 else
-	timeout 240 snic-verbs-test -d "$dev" -p 18600 -P "guest/$T/verbs" \
+	# -R: a remote error's NAK may be lost (then RETRY_EXC_ERR).
+	timeout 240 snic-verbs-test -d "$dev" -p 18600 -R -P "guest/$T/verbs" \
 		10.0.0.1 > /tmp/vt.c 2>&1
 	tool_lines verbs /tmp/vt.c
 fi

@@ -44,6 +44,7 @@
 
 static int opt_timeout_ms = 30000;	/* per completion; TCG is slow */
 static bool opt_rxe_lkey;		/* -L: rdma_rxe's bad-lkey status */
+static bool opt_lossy;			/* -R: the wire drops packets */
 
 /* What one side tells the other about its endpoint (network order). */
 struct wire {
@@ -1046,8 +1047,18 @@ static int cli_err_then_flush(struct tc *t, enum ibv_wr_opcode op,
 
 	if (post1(t, op, 101, t->ep.buf, len, lkey, raddr, rkey,
 		  IBV_SEND_SIGNALED) ||
-	    wait_wc(t, &wc, 1, "bad request") ||
-	    check_wc(t, &wc, 101, st, -1, "bad request"))
+	    wait_wc(t, &wc, 1, "bad request"))
+		return -1;
+	/*
+	 * On a lossy wire the responder's NAK can be lost; its QP is in
+	 * error by then and answers no retry, so the request ends with
+	 * the retry counter exceeded instead (IBA, as rdma_rxe does).
+	 */
+	if (opt_lossy && wc.status == IBV_WC_RETRY_EXC_ERR &&
+	    (st == IBV_WC_REM_ACCESS_ERR || st == IBV_WC_REM_INV_REQ_ERR ||
+	     st == IBV_WC_REM_OP_ERR))
+		st = IBV_WC_RETRY_EXC_ERR;
+	if (check_wc(t, &wc, 101, st, -1, "bad request"))
 		return -1;
 	/* The QP is in error now: the next request is flushed. */
 	if (post1(t, IBV_WR_RDMA_WRITE, 102, t->ep.buf, 64, t->ep.mr->lkey,
@@ -1235,10 +1246,12 @@ static void usage(void)
 	fprintf(stderr,
 		"usage: snic-verbs-test [-d DEV] [-i PORT] [-g GIDX] [-p TCPPORT]\n"
 		"                       [-s SIZE] [-t CHECK[,CHECK...]] [-P PREFIX]\n"
-		"                       [-T TIMEOUT_MS] [-L] [SERVER_IP]\n"
+		"                       [-T TIMEOUT_MS] [-L] [-R] [SERVER_IP]\n"
 		"Without SERVER_IP: wait for a client.  The client prints one\n"
 		"PASS/FAIL/SKIP line per check.  -L: a bad lkey may complete\n"
-		"with LOC_QP_OP_ERR (what rdma_rxe reports) instead of LOC_PROT_ERR.\n");
+		"with LOC_QP_OP_ERR (what rdma_rxe reports) instead of LOC_PROT_ERR.\n"
+		"-R: lossy wire: a remote error whose NAK is lost may end as\n"
+		"RETRY_EXC_ERR.\n");
 	exit(2);
 }
 
@@ -1253,7 +1266,7 @@ int main(int argc, char **argv)
 	int port = 1;
 	struct tc t;
 
-	while ((c = getopt(argc, argv, "d:i:g:p:s:t:P:T:Lh")) != -1) {
+	while ((c = getopt(argc, argv, "d:i:g:p:s:t:P:T:LRh")) != -1) {
 		switch (c) {
 		case 'd': devname = optarg; break;
 		case 'i': port = atoi(optarg); break;
@@ -1264,6 +1277,7 @@ int main(int argc, char **argv)
 		case 'P': prefix = optarg; break;
 		case 'T': opt_timeout_ms = atoi(optarg); break;
 		case 'L': opt_rxe_lkey = true; break;
+		case 'R': opt_lossy = true; break;
 		default: usage();
 		}
 	}
