@@ -27,7 +27,10 @@ static const char *const fld_stat_names[FLD_STAT_COUNT] = {
 	"accel_rx_drops", "accel_tx", "accel_bad", "nic_err_cqes",
 	"cqe_bad_queue", "cqe_tag_overflow", "doorbells", "db_errors",
 	"rx_recycled", "bad_cmds", "accel_drops", "df_reassembled",
-	"df_evicted", "df_dropped",
+	"df_evicted", "df_dropped", "df_overlaps", "df_duplicates",
+	"df_too_big", "df_too_many", "df_timeouts", "df_malformed",
+	"iot_valid", "iot_malformed", "iot_bad_alg", "iot_bad_sig",
+	"iot_expired", "iot_no_tenant",
 };
 
 static const char *const fld_mem_names[FLD_MEM_NROWS] = {
