@@ -23,6 +23,7 @@
 #include "../lib/check.h"
 #include "snic_dev.h"
 #include "d2d/fld_if.h"
+#include "fld/fld-defrag.h"
 
 #define OK		SNIC_AQ_OK
 #define SNIC_BAR	0xe0000000ull
@@ -979,6 +980,65 @@ static void iotauth_tokens(void)
 	CHECK(qt_alive(qt));
 }
 
+
+/*
+ * iotauth expiry and verdict counters: FLD_REG_UNIX_TIME unset drops
+ * tokens carrying exp; once set it advances with the virtual clock, so a
+ * token valid now is dropped after its exp; each reason has its counter.
+ */
+static void iotauth_expiry_reasons(void)
+{
+	static const char key[] = "tenant-5a-expiry-key";
+	const uint32_t t0 = 1800000000;
+	char claims[128], jwt[512];
+	uint8_t f[2048];
+	struct flde q;
+	size_t len;
+
+	CHECK(env_start(",accel=iotauth"));
+	CHECK(flde_setup(&q, 6, sq_db_addr(), 0));
+	key_set(FLOW_TAG, key);
+	CHECK_EQ(fld_rd(FLD_REG_UNIX_TIME), 0);
+	snprintf(claims, sizeof(claims), "{\"sub\":\"s1\",\"exp\":%u}", t0 + 100);
+	mk_jwt(jwt, "HS256", claims, key);
+	len = mk_coap(f, jwt, 1);
+	CHECK(!iot_passes(f, len));			/* no time: fail closed */
+	CHECK_EQ(fld_stat(FLD_STAT_IOT_EXPIRED), 1);
+
+	fld_wr(FLD_REG_UNIX_TIME, t0);
+	CHECK_EQ(fld_rd(FLD_REG_UNIX_TIME), t0);
+	CHECK(iot_passes(f, len));
+	CHECK_EQ(fld_stat(FLD_STAT_IOT_VALID), 1);
+	qt_clock_step(qt, 99ull * 1000000000);
+	CHECK(iot_passes(f, len));			/* t0 + 99 < exp */
+	qt_clock_step(qt, 1ull * 1000000000);
+	CHECK(fld_rd(FLD_REG_UNIX_TIME) >= t0 + 100);
+	CHECK(!iot_passes(f, len));			/* t0 + 100: expired */
+	CHECK_EQ(fld_stat(FLD_STAT_IOT_EXPIRED), 2);
+	CHECK_EQ(fld_stat(FLD_STAT_IOT_VALID), 2);
+
+	mk_jwt(jwt, "HS256", claims, "forged");
+	CHECK(!iot_passes(f, mk_coap(f, jwt, 1)));
+	CHECK_EQ(fld_stat(FLD_STAT_IOT_BAD_SIG), 1);
+	mk_jwt(jwt, "none", claims, key);
+	CHECK(!iot_passes(f, mk_coap(f, jwt, 1)));
+	CHECK_EQ(fld_stat(FLD_STAT_IOT_BAD_ALG), 1);
+	mk_jwt(jwt, "HS256", "{\"exp\":\"tomorrow\"}", key);
+	CHECK(!iot_passes(f, mk_coap(f, jwt, 1)));
+	CHECK(!iot_passes(f, mk_coap(f, "nodots", 1)));
+	CHECK_EQ(fld_stat(FLD_STAT_IOT_MALFORMED), 2);
+	key_set(FLOW_TAG, "");
+	CHECK(!iot_passes(f, mk_coap(f, jwt, 1)));
+	CHECK_EQ(fld_stat(FLD_STAT_IOT_NO_TENANT), 1);
+	CHECK_EQ(fld_stat(FLD_STAT_ACCEL_DROPS), 5);
+	CHECK_EQ(fld_stat(FLD_STAT_ACCEL_BAD), 2);
+	/* reset forgets the time */
+	fld_wr(FLD_REG_CTRL, FLD_CTRL_RESET);
+	fld_wr(FLD_REG_CTRL, 0);
+	CHECK_EQ(fld_rd(FLD_REG_UNIX_TIME), 0);
+	CHECK(qt_alive(qt));
+}
+
 /* ---- defrag ---- */
 
 /* The inner frame: Ethernet to the peer, IPv4/UDP with @plen bytes. */
@@ -1123,6 +1183,77 @@ static void defrag_vxlan(void)
 	CHECK(!memcmp(g, inner, ilen));
 	CHECK_EQ(fld_stat(FLD_STAT_DF_REASSEMBLED), 1);
 	CHECK_EQ(fld_rd(FLD_REG_POOL_IN_USE), 0);
+	CHECK(qt_alive(qt));
+}
+
+
+/* A fragment of @inner ([off, off + n) of its IP payload) on the wire. */
+static void df_send(const uint8_t *inner, size_t off, size_t n, bool last)
+{
+	uint8_t o[2048];
+	size_t len = mk_vxlan_frag(o, inner, off, n, last, 42);
+
+	CHECK(send(inj, o, len, 0) == (ssize_t)len);
+}
+
+/*
+ * defrag limits: a datagram not whole within FLD_DF_TIMEOUT_MS of virtual
+ * time is dropped; an exact duplicate fragment is dropped alone (the
+ * datagram still completes, byte for byte); more than FLD_DF_MAX_FRAGS
+ * pieces drop the datagram.  Each is counted.
+ */
+static void defrag_limits_timeout(void)
+{
+	struct snic_steer_rule r = { 0 };
+	uint8_t inner[2048], g[2048];
+	size_t ilen, ipl, i;
+	struct flde q;
+
+	CHECK(env_start(",accel=defrag"));
+	CHECK(flde_setup(&q, 6, sq_db_addr(), 0));
+	r.match = SNIC_MATCH_VNI;
+	r.priority = 5;
+	r.dest = SNIC_DEST_RQ;
+	r.actions = SNIC_ACT_DECAP | SNIC_ACT_COUNT;
+	r.dest_id = q.rqn;
+	r.vni = 42;
+	CHECK_EQ(snic_aq_buf(&nic, SNIC_AQ_ADD_RULE, &r, sizeof(r), sizeof(r),
+			     0, 0, NULL, 0, NULL), OK);
+
+	/* timeout: the second half comes too late */
+	ilen = mk_inner(inner, 600, 0x90);
+	ipl = ilen - 34;
+	df_send(inner, 0, 304, false);
+	settle();
+	qt_clock_step(qt, (FLD_DF_TIMEOUT_MS + 1) * 1000000ull);
+	df_send(inner, 304, ipl - 304, true);
+	CHECK(wire_recv(g, sizeof(g), 500) < 0);
+	CHECK_EQ(fld_stat(FLD_STAT_DF_TIMEOUTS), 1);
+	/* ... and its first half again, in time: now whole */
+	df_send(inner, 0, 304, false);
+	CHECK_EQ(wire_recv(g, sizeof(g), 2000), (int)ilen);
+	CHECK(!memcmp(g, inner, ilen));
+
+	/* duplicate first fragment: dropped alone */
+	ilen = mk_inner(inner, 600, 0x91);
+	df_send(inner, 0, 304, false);
+	df_send(inner, 0, 304, false);
+	df_send(inner, 304, ipl - 304, true);
+	CHECK_EQ(wire_recv(g, sizeof(g), 2000), (int)ilen);
+	CHECK(!memcmp(g, inner, ilen));
+	CHECK_EQ(fld_stat(FLD_STAT_DF_DUPLICATES), 1);
+	CHECK_EQ(fld_stat(FLD_STAT_DF_REASSEMBLED), 2);
+
+	/* 8-byte pieces: the (FLD_DF_MAX_FRAGS + 1)th drops the datagram */
+	ilen = mk_inner(inner, 8 * FLD_DF_MAX_FRAGS + 100, 0x92);
+	ipl = ilen - 34;
+	for (i = 0; i <= FLD_DF_MAX_FRAGS; i++)
+		df_send(inner, 8 * i, 8, false);
+	df_send(inner, 8 * i, ipl - 8 * i, true);
+	CHECK(wire_recv(g, sizeof(g), 500) < 0);
+	CHECK_EQ(fld_stat(FLD_STAT_DF_TOO_MANY), 1);
+	CHECK_EQ(fld_stat(FLD_STAT_DF_DROPPED), 1);
+	CHECK_EQ(fld_stat(FLD_STAT_DF_REASSEMBLED), 2);
 	CHECK(qt_alive(qt));
 }
 
@@ -1283,6 +1414,8 @@ int main(void)
 	RUN("device/fld", echo_malformed);
 	RUN("device/fld", iotauth_tokens);
 	RUN("device/fld", defrag_vxlan);
+	RUN("device/fld", iotauth_expiry_reasons);
+	RUN("device/fld", defrag_limits_timeout);
 	RUN("device/fld", zuc_requests);
 	qt_quit(qt);
 	if (inj >= 0)
