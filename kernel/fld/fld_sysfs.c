@@ -7,6 +7,8 @@
  *   queues     FLD-E's snic queues, pools and the SQ's credits
  *   errors     device errors, error interrupts, the last error
  *   udp_port   the UDP port steered to FLD-E (write 0 to stop steering)
+ *   vxlan_vni  VXLAN VNI whose frames the NIC decapsulates to FLD-E (the
+ *              defrag accelerator's input; write 0 to stop)
  *   accel      the accelerator this instance runs
  *   nic_stats  snic's counters of FLD-E's SQ and RQ, PCIe traffic included
  *              (what the NIC moved to and from FLD for them)
@@ -199,6 +201,30 @@ static ssize_t udp_port_store(struct device *dev,
 }
 static DEVICE_ATTR_RW(udp_port);
 
+static ssize_t vxlan_vni_show(struct device *dev,
+			      struct device_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%u\n", to_fld(dev)->e.vni);
+}
+
+static ssize_t vxlan_vni_store(struct device *dev,
+			       struct device_attribute *attr, const char *buf,
+			       size_t count)
+{
+	struct fld_dev *fd = to_fld(dev);
+	u32 vni;
+	int ret;
+
+	ret = kstrtou32(buf, 0, &vni);
+	if (ret)
+		return ret;
+	mutex_lock(&fd->lock);
+	ret = fld_flde_set_vni(fd, vni);
+	mutex_unlock(&fd->lock);
+	return ret ? ret : count;
+}
+static DEVICE_ATTR_RW(vxlan_vni);
+
 static ssize_t key_store(struct device *dev, struct device_attribute *attr,
 			 const char *buf, size_t count)
 {
@@ -241,6 +267,7 @@ static struct attribute *fld_attrs[] = {
 	&dev_attr_queues.attr,
 	&dev_attr_errors.attr,
 	&dev_attr_udp_port.attr,
+	&dev_attr_vxlan_vni.attr,
 	&dev_attr_accel.attr,
 	&dev_attr_nic_stats.attr,
 	&dev_attr_key.attr,
