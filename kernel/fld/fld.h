@@ -33,6 +33,9 @@ struct fld_flde {
 	bool have_rule;
 	u16 udp_port;
 	u16 tenant;		/* flow tag of the rule: the tenant */
+	u32 vni;		/* VXLAN VNI decapsulated to FLD-E, 0: none */
+	u32 vni_rule_id;
+	bool have_vni_rule;
 	u32 rx_off;		/* BAR2 offset of the RQ's buffers */
 	struct snic_rx_desc *rq_ring;	/* host memory, written once */
 	dma_addr_t rq_ring_dma;
@@ -58,6 +61,7 @@ int fld_flde_start(struct fld_dev *fd, const char *ifname, u16 udp_port,
 		   u16 tenant);
 void fld_flde_stop(struct fld_dev *fd);
 int fld_flde_set_port(struct fld_dev *fd, u16 udp_port);
+int fld_flde_set_vni(struct fld_dev *fd, u32 vni);
 
 extern const struct attribute_group *fld_groups[];
 

@@ -57,6 +57,43 @@ int fld_flde_set_port(struct fld_dev *fd, u16 port)
 	return fld_flde_rule(fd, port);
 }
 
+/*
+ * defrag's input: VXLAN frames of @vni decapsulated by the NIC and their
+ * inner frames steered to FLD-E (tagged like the UDP rule); 0 removes it.
+ */
+int fld_flde_set_vni(struct fld_dev *fd, u32 vni)
+{
+	struct fld_flde *e = &fd->e;
+	struct snic_steer_rule r = {};
+	int ret;
+
+	lockdep_assert_held(&fd->lock);
+	if (!e->up)
+		return -ENODEV;
+	if (vni >= 1u << 24)
+		return -EINVAL;
+	if (e->have_vni_rule) {
+		snic_peer_del_rule(e->sd, e->vni_rule_id);
+		e->have_vni_rule = false;
+	}
+	e->vni = vni;
+	if (!vni)
+		return 0;
+	r.match = cpu_to_le32(SNIC_MATCH_VNI);
+	r.priority = cpu_to_le16(FLDE_RULE_PRIO);
+	r.dest = SNIC_DEST_RQ;
+	r.actions = SNIC_ACT_DECAP | SNIC_ACT_COUNT | SNIC_ACT_TAG;
+	r.dest_id = cpu_to_le32(e->rq.qn);
+	r.flow_tag = cpu_to_le32(e->tenant);
+	r.vni = cpu_to_le32(vni);
+	ret = snic_peer_add_rule(e->sd, &r, &e->vni_rule_id);
+	if (ret)
+		e->vni = 0;
+	else
+		e->have_vni_rule = true;
+	return ret;
+}
+
 /* Tears down whatever fld_flde_start() built, in reverse. */
 void fld_flde_stop(struct fld_dev *fd)
 {
@@ -68,6 +105,10 @@ void fld_flde_stop(struct fld_dev *fd)
 		return;
 	if (e->have_rule)
 		snic_peer_del_rule(e->sd, e->rule_id);
+	if (e->have_vni_rule)
+		snic_peer_del_rule(e->sd, e->vni_rule_id);
+	e->have_vni_rule = false;
+	e->vni = 0;
 	if (e->rq.qn != FLD_QN_NONE)
 		snic_peer_destroy_rq(e->sd, e->rq.qn);
 	if (e->sq.qn != FLD_QN_NONE)

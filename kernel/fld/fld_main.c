@@ -7,6 +7,7 @@
 #include <linux/module.h>
 #include <linux/interrupt.h>
 #include <linux/delay.h>
+#include <linux/timekeeping.h>
 #include "fld.h"
 
 static char *snic;
@@ -134,6 +135,8 @@ static int fld_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	ret = fld_reset(fd);
 	if (ret)
 		return ret;
+	/* iotauth checks token expiry against this (the device keeps time) */
+	fld_wr(fd, FLD_REG_UNIX_TIME, (u32)ktime_get_real_seconds());
 
 	ret = pci_alloc_irq_vectors(pdev, 1, 1, PCI_IRQ_MSIX);
 	if (ret < 0)

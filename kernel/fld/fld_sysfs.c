@@ -7,6 +7,8 @@
  *   queues     FLD-E's snic queues, pools and the SQ's credits
  *   errors     device errors, error interrupts, the last error
  *   udp_port   the UDP port steered to FLD-E (write 0 to stop steering)
+ *   vxlan_vni  VXLAN VNI whose frames the NIC decapsulates to FLD-E (the
+ *              defrag accelerator's input; write 0 to stop)
  *   accel      the accelerator this instance runs
  *   nic_stats  snic's counters of FLD-E's SQ and RQ, PCIe traffic included
  *              (what the NIC moved to and from FLD for them)
@@ -27,7 +29,10 @@ static const char *const fld_stat_names[FLD_STAT_COUNT] = {
 	"accel_rx_drops", "accel_tx", "accel_bad", "nic_err_cqes",
 	"cqe_bad_queue", "cqe_tag_overflow", "doorbells", "db_errors",
 	"rx_recycled", "bad_cmds", "accel_drops", "df_reassembled",
-	"df_evicted", "df_dropped",
+	"df_evicted", "df_dropped", "df_overlaps", "df_duplicates",
+	"df_too_big", "df_too_many", "df_timeouts", "df_malformed",
+	"iot_valid", "iot_malformed", "iot_bad_alg", "iot_bad_sig",
+	"iot_expired", "iot_no_tenant",
 };
 
 static const char *const fld_mem_names[FLD_MEM_NROWS] = {
@@ -196,6 +201,30 @@ static ssize_t udp_port_store(struct device *dev,
 }
 static DEVICE_ATTR_RW(udp_port);
 
+static ssize_t vxlan_vni_show(struct device *dev,
+			      struct device_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%u\n", to_fld(dev)->e.vni);
+}
+
+static ssize_t vxlan_vni_store(struct device *dev,
+			       struct device_attribute *attr, const char *buf,
+			       size_t count)
+{
+	struct fld_dev *fd = to_fld(dev);
+	u32 vni;
+	int ret;
+
+	ret = kstrtou32(buf, 0, &vni);
+	if (ret)
+		return ret;
+	mutex_lock(&fd->lock);
+	ret = fld_flde_set_vni(fd, vni);
+	mutex_unlock(&fd->lock);
+	return ret ? ret : count;
+}
+static DEVICE_ATTR_RW(vxlan_vni);
+
 static ssize_t key_store(struct device *dev, struct device_attribute *attr,
 			 const char *buf, size_t count)
 {
@@ -238,6 +267,7 @@ static struct attribute *fld_attrs[] = {
 	&dev_attr_queues.attr,
 	&dev_attr_errors.attr,
 	&dev_attr_udp_port.attr,
+	&dev_attr_vxlan_vni.attr,
 	&dev_attr_accel.attr,
 	&dev_attr_nic_stats.attr,
 	&dev_attr_key.attr,

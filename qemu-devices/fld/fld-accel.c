@@ -25,6 +25,7 @@
 #include "qemu/osdep.h"
 #include "crypto/hmac.h"
 #include "qapi/error.h"
+#include "qemu/timer.h"
 #include "fld.h"
 #include "fld-iot.h"
 #include "fld-zucreq.h"
@@ -109,58 +110,81 @@ static bool fld_hmac_sha256(void *opaque, const uint8_t *key, size_t klen,
     return r == 0 && outlen == 32;
 }
 
+/* Count an iotauth verdict: its reason, and the drop or bad totals. */
+static void fld_iot_count(FldState *s, FldIotResult r)
+{
+    static const int stat[] = {
+        [FLD_IOT_VALID] = FLD_STAT_IOT_VALID,
+        [FLD_IOT_MALFORMED] = FLD_STAT_IOT_MALFORMED,
+        [FLD_IOT_BAD_ALG] = FLD_STAT_IOT_BAD_ALG,
+        [FLD_IOT_BAD_SIG] = FLD_STAT_IOT_BAD_SIG,
+        [FLD_IOT_EXPIRED] = FLD_STAT_IOT_EXPIRED,
+        [FLD_IOT_NO_TENANT] = FLD_STAT_IOT_NO_TENANT,
+    };
+
+    s->stats[stat[r]]++;
+    if (r == FLD_IOT_MALFORMED) {
+        s->stats[FLD_STAT_ACCEL_BAD]++;
+    } else if (r != FLD_IOT_VALID) {
+        s->stats[FLD_STAT_ACCEL_DROPS]++;
+    }
+}
+
 /*
  * Ethernet/IPv4/UDP with the NIC's checksums verified, a tenant key for
- * the flow tag, a CoAP message whose payload is an HS256 JWT under it.
+ * the flow tag, a CoAP message whose payload is an HS256 JWT under it,
+ * not expired at the device's Unix time (FLD_REG_UNIX_TIME).
  */
-static bool fld_iotauth_rx(FldState *s, FldPkt *p)
+static FldIotResult fld_iotauth_verify(FldState *s, FldPkt *p)
 {
     const uint8_t *f = p->data, *coap, *jwt;
     size_t ihl, ulen, jlen;
     unsigned tenant = p->m.flow_tag;
 
+    if (!p->m.csum_ok || p->len < FLD_ETH_HLEN + 28 || f[12] != 0x08 ||
+        f[13] != 0x00 || (f[14] >> 4) != 4 || (f[14] & 0xf) < 5 ||
+        f[23] != 17) {
+        return FLD_IOT_MALFORMED;
+    }
+    ihl = (f[14] & 0xf) * 4;
+    if (FLD_ETH_HLEN + ihl + 8 > p->len) {
+        return FLD_IOT_MALFORMED;
+    }
+    ulen = f[14 + ihl + 4] << 8 | f[14 + ihl + 5];
+    if (ulen < 8 || FLD_ETH_HLEN + ihl + ulen > p->len) {
+        return FLD_IOT_MALFORMED;
+    }
+    coap = f + FLD_ETH_HLEN + ihl + 8;
+    if (!fld_coap_payload(coap, ulen - 8, &jwt, &jlen)) {
+        return FLD_IOT_MALFORMED;
+    }
+    if (!p->m.tag_valid || tenant >= FLD_NUM_KEYS || !s->key_len[tenant]) {
+        return FLD_IOT_NO_TENANT;
+    }
+    return fld_jwt_check(jwt, jlen, s->keys[tenant], s->key_len[tenant],
+                         fld_unix_time(s), fld_hmac_sha256, NULL);
+}
+
+static bool fld_iotauth_rx(FldState *s, FldPkt *p)
+{
+    FldIotResult r;
+
     if (!p->m.routed) {
         s->stats[FLD_STAT_ACCEL_DROPS]++;
         return true;
     }
-    if (!p->m.csum_ok || p->len < FLD_ETH_HLEN + 28 || f[12] != 0x08 ||
-        (f[14] & 0xf) < 5 ||
-        f[13] != 0x00 || f[23] != 17) {
-        s->stats[FLD_STAT_ACCEL_BAD]++;
-        return true;
-    }
-    ihl = (f[14] & 0xf) * 4;
-    ulen = f[14 + ihl + 4] << 8 | f[14 + ihl + 5];
-    if (FLD_ETH_HLEN + ihl + 8 > p->len || ulen < 8 ||
-        FLD_ETH_HLEN + ihl + ulen > p->len) {
-        s->stats[FLD_STAT_ACCEL_BAD]++;
-        return true;
-    }
-    coap = f + FLD_ETH_HLEN + ihl + 8;
-    if (!fld_coap_payload(coap, ulen - 8, &jwt, &jlen)) {
-        s->stats[FLD_STAT_ACCEL_BAD]++;
-        return true;
-    }
-    if (!p->m.tag_valid || tenant >= FLD_NUM_KEYS || !s->key_len[tenant]) {
-        s->stats[FLD_STAT_ACCEL_DROPS]++;
-        return true;
-    }
-    switch (fld_jwt_check(jwt, jlen, s->keys[tenant], s->key_len[tenant],
-                          fld_hmac_sha256, NULL)) {
-    case FLD_IOT_VALID:
-        break;
-    case FLD_IOT_MALFORMED:
-        s->stats[FLD_STAT_ACCEL_BAD]++;
-        return true;
-    default:
-        s->stats[FLD_STAT_ACCEL_DROPS]++;
+    r = fld_iotauth_verify(s, p);
+    if (r != FLD_IOT_VALID) {
+        fld_iot_count(s, r);
         return true;
     }
     fld_echo_swap(p);
     if (!fld_accel_send(s, p, p->m.reply_sq)) {
+        /* retried later as it arrived: verified (and counted) again */
         fld_echo_swap(p);
         return false;
     }
+    fld_iot_count(s, r);
     return true;
 }
 
@@ -185,10 +209,36 @@ static void fld_defrag_flush(FldState *s)
     }
 }
 
+/* The reassembly table's counters before an input. */
+typedef struct FldDfSnap {
+    uint64_t evicted, overlaps, duplicates, too_big, too_many, timeouts;
+    uint64_t malformed;
+} FldDfSnap;
+
+/* Per-reason counters from the table's, and their DF_DROPPED total. */
+static void fld_defrag_count(FldState *s, const FldDefrag *d,
+                             const FldDfSnap *b)
+{
+    uint64_t ov = d->overlaps - b->overlaps, tb = d->too_big - b->too_big;
+    uint64_t tm = d->too_many - b->too_many, mf = d->malformed - b->malformed;
+
+    s->stats[FLD_STAT_DF_EVICTED] += d->evicted - b->evicted;
+    s->stats[FLD_STAT_DF_OVERLAPS] += ov;
+    s->stats[FLD_STAT_DF_TOO_BIG] += tb;
+    s->stats[FLD_STAT_DF_TOO_MANY] += tm;
+    s->stats[FLD_STAT_DF_MALFORMED] += mf;
+    s->stats[FLD_STAT_DF_DUPLICATES] += d->duplicates - b->duplicates;
+    s->stats[FLD_STAT_DF_TIMEOUTS] += d->timeouts - b->timeouts;
+    s->stats[FLD_STAT_DF_DROPPED] += ov + tb + tm + mf;
+}
+
 static bool fld_defrag_rx(FldState *s, FldPkt *p)
 {
     FldDefrag *d = s->df;
-    uint64_t ev = d->evicted, bad = d->overlaps + d->too_big + d->malformed;
+    FldDfSnap before = {
+        d->evicted, d->overlaps, d->duplicates, d->too_big, d->too_many,
+        d->timeouts, d->malformed,
+    };
     size_t n = 0;
     FldDfResult r;
 
@@ -200,10 +250,10 @@ static bool fld_defrag_rx(FldState *s, FldPkt *p)
     if (s->df_out_len) {
         return false;       /* the previous datagram still waits */
     }
+    /* datagrams not whole within timeout_ms of virtual time are dropped */
+    fld_defrag_expire(d, qemu_clock_get_ms(QEMU_CLOCK_VIRTUAL));
     r = fld_defrag_input(d, p->data, p->len, s->df_out, &n);
-    s->stats[FLD_STAT_DF_EVICTED] += d->evicted - ev;
-    s->stats[FLD_STAT_DF_DROPPED] += d->overlaps + d->too_big +
-                                     d->malformed - bad;
+    fld_defrag_count(s, d, &before);
     switch (r) {
     case FLD_DF_PASS:
         return fld_accel_send(s, p, p->m.reply_sq);

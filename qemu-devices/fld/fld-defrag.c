@@ -37,11 +37,31 @@ static uint16_t ip_csum(const uint8_t *h, size_t n)
 void fld_defrag_reset(FldDefrag *d)
 {
     memset(d, 0, sizeof(*d));
+    d->timeout_ms = FLD_DF_TIMEOUT_MS;
 }
 
 static void ctx_free(FldDefragCtx *c)
 {
     c->used = false;
+}
+
+void fld_defrag_expire(FldDefrag *d, uint64_t now_ms)
+{
+    /* a table zeroed rather than reset gets the default */
+    uint64_t t = d->timeout_ms ? d->timeout_ms : FLD_DF_TIMEOUT_MS;
+    int i;
+
+    d->now_ms = now_ms;
+    for (i = 0; i < FLD_DF_CTXS; i++) {
+        FldDefragCtx *c = &d->ctx[i];
+
+        /* a clock that went back (reset) restarts the wait, never wraps */
+        if (c->used && now_ms > c->born_ms &&
+            now_ms - c->born_ms >= t) {
+            d->timeouts++;
+            ctx_free(c);
+        }
+    }
 }
 
 static FldDefragCtx *ctx_get(FldDefrag *d, uint32_t src, uint32_t dst,
@@ -75,8 +95,9 @@ static FldDefragCtx *ctx_get(FldDefrag *d, uint32_t src, uint32_t dst,
     free_c->dst = dst;
     free_c->id = id;
     free_c->proto = proto;
-    free_c->total = free_c->have = free_c->hlen = 0;
+    free_c->total = free_c->have = free_c->hlen = free_c->nfrags = 0;
     free_c->age = d->clock;
+    free_c->born_ms = d->now_ms;
     return free_c;
 }
 
@@ -84,7 +105,7 @@ FldDfResult fld_defrag_input(FldDefrag *d, const uint8_t *f, size_t len,
                              uint8_t *out, size_t *out_len)
 {
     const uint8_t *ip = f + ETH_HLEN;
-    size_t ihl, tot, plen, off, end, u;
+    size_t ihl, tot, plen, off, end, u, held;
     uint16_t frag;
     FldDefragCtx *c;
 
@@ -122,12 +143,25 @@ FldDfResult fld_defrag_input(FldDefrag *d, const uint8_t *f, size_t len,
         ctx_free(c);
         return FLD_DF_DROP;
     }
+    held = 0;
     for (u = off / 8; u < (end + 7) / 8; u++) {
-        if (c->map[u / 8] & (1u << (u % 8))) {
-            d->overlaps++;
-            ctx_free(c);
-            return FLD_DF_DROP;
-        }
+        held += !!(c->map[u / 8] & (1u << (u % 8)));
+    }
+    if (held && held == (end + 7) / 8 - off / 8 && plen) {
+        /* all of it already here (a retransmission): keep the first copy */
+        d->duplicates++;
+        return FLD_DF_DROP;
+    }
+    if (held) {
+        /* partly new, partly not: which bytes are right is unknowable */
+        d->overlaps++;
+        ctx_free(c);
+        return FLD_DF_DROP;
+    }
+    if (++c->nfrags > FLD_DF_MAX_FRAGS) {
+        d->too_many++;
+        ctx_free(c);
+        return FLD_DF_DROP;
     }
     for (u = off / 8; u < (end + 7) / 8; u++) {
         c->map[u / 8] |= 1u << (u % 8);

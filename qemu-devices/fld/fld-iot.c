@@ -5,6 +5,7 @@
  */
 #include <string.h>
 #include "fld-iot.h"
+#include "fld-iotauth.h"
 
 #define JWT_MAX_PART 1024
 
@@ -117,34 +118,9 @@ long fld_b64url_decode(const char *in, size_t len, uint8_t *out,
     return acc ? -1 : (long)n;
 }
 
-/* The decoded header names HS256: "alg" : "HS256" (spaces allowed). */
-static bool jwt_alg_hs256(const uint8_t *h, size_t n)
-{
-    static const char alg[] = "\"alg\"";
-    size_t i, j;
-
-    for (i = 0; i + sizeof(alg) - 1 <= n; i++) {
-        if (memcmp(h + i, alg, sizeof(alg) - 1)) {
-            continue;
-        }
-        j = i + sizeof(alg) - 1;
-        while (j < n && h[j] == ' ') {
-            j++;
-        }
-        if (j >= n || h[j++] != ':') {
-            return false;
-        }
-        while (j < n && h[j] == ' ') {
-            j++;
-        }
-        return n - j >= 7 && !memcmp(h + j, "\"HS256\"", 7);
-    }
-    return false;
-}
-
 FldIotResult fld_jwt_check(const uint8_t *jwt, size_t len,
-                           const uint8_t *key, size_t klen, FldHmacFn hmac,
-                           void *opaque)
+                           const uint8_t *key, size_t klen, int64_t now,
+                           FldHmacFn hmac, void *opaque)
 {
     const uint8_t *d1, *d2;
     uint8_t hdr[JWT_MAX_PART], claims[JWT_MAX_PART], sig[64], mac[32];
@@ -167,12 +143,13 @@ FldIotResult fld_jwt_check(const uint8_t *jwt, size_t len,
     if (hn < 0 || cn < 0 || sn < 0) {
         return FLD_IOT_MALFORMED;
     }
-    if (!jwt_alg_hs256(hdr, hn)) {
+    if (!fld_header_hs256(hdr, hn)) {
         return FLD_IOT_BAD_ALG;
     }
     if (sn != 32 || !hmac(opaque, key, klen, jwt, d2 - jwt, mac) ||
         memcmp(mac, sig, 32)) {
         return FLD_IOT_BAD_SIG;
     }
-    return FLD_IOT_VALID;
+    /* the claims are only read once the key has vouched for them */
+    return (FldIotResult)fld_claims_check(claims, cn, now);
 }

@@ -7,6 +7,7 @@
  */
 #include "qemu/osdep.h"
 #include "qemu/log.h"
+#include "qemu/timer.h"
 #include "hw/pci/msix.h"
 #include "fld.h"
 
@@ -48,6 +49,16 @@ void fld_reset_state(FldState *s)
     fld_mem_update(s);
     memset(s->keys, 0, sizeof(s->keys));
     memset(s->key_len, 0, sizeof(s->key_len));
+    s->time_set = false;
+}
+
+int64_t fld_unix_time(FldState *s)
+{
+    if (!s->time_set) {
+        return -1;
+    }
+    return (qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) + s->time_offset_ns) /
+           NANOSECONDS_PER_SECOND;
 }
 
 /* ---- commands ---- */
@@ -466,6 +477,8 @@ static uint64_t fld_regs_read(void *opaque, hwaddr addr, unsigned size)
         return fld_pool_in_use(&s->pool);
     case FLD_REG_BLOCKS_IN_USE:
         return s->pool_blocks - s->bfree_top;
+    case FLD_REG_UNIX_TIME:
+        return s->time_set ? (uint32_t)fld_unix_time(s) : 0;
     default:
         fld_bad_reg(s, addr, "read of an undefined register");
         return 0;
@@ -511,6 +524,12 @@ static void fld_regs_write(void *opaque, hwaddr addr, uint64_t val,
         break;
     case FLD_REG_ERR_MSIX:
         s->err_msix = val;
+        break;
+    case FLD_REG_UNIX_TIME:
+        /* from now on Unix time advances with the virtual clock */
+        s->time_set = val != 0;
+        s->time_offset_ns = (int64_t)val * NANOSECONDS_PER_SECOND -
+                            qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
         break;
     case FLD_REG_CMD:
         s->cmd_status = fld_cmd(s, val);

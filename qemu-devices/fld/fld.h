@@ -168,6 +168,9 @@ struct FldState {
     /* accelerator key table (FLD_CMD_KEY_SET) */
     uint8_t keys[FLD_NUM_KEYS][FLD_KEY_MAX];
     uint8_t key_len[FLD_NUM_KEYS];
+    /* FLD_REG_UNIX_TIME: Unix time = virtual clock + time_offset_ns */
+    bool time_set;
+    int64_t time_offset_ns;
 
     uint8_t *acc_out;       /* an accelerator's answer being built */
 
@@ -183,6 +186,8 @@ struct FldState {
 /* fld-regs.c */
 extern const MemoryRegionOps fld_regs_ops;
 void fld_reset_state(FldState *s);
+/* Unix seconds from FLD_REG_UNIX_TIME and the virtual clock; -1: unset. */
+int64_t fld_unix_time(FldState *s);
 void fld_raise_error(FldState *s, enum fld_err err, uint32_t info,
                      const char *why);
 

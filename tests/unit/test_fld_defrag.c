@@ -2,7 +2,9 @@
  * IPv4 reassembly of the defrag accelerator (qemu-devices/fld/fld-defrag.c):
  * a datagram cut into fragments comes out byte for byte as it was before
  * fragmentation, in any arrival order; overlaps, oversize datagrams,
- * malformed headers drop; a full table evicts its oldest context.
+ * malformed headers drop; a full table evicts its oldest context; exact
+ * duplicates are dropped alone; too many pieces and timeouts drop the
+ * datagram.
  */
 #include <stdlib.h>
 #include "../lib/check.h"
@@ -174,6 +176,105 @@ static void table_full_evicts_oldest(void)
 		 FLD_DF_DONE);
 }
 
+static void duplicates_dropped_alone(void)
+{
+	static FldDefrag d;
+	uint8_t f[2 * FLD_DF_MAX_FRAME];
+	size_t wl, ol = 0;
+
+	wl = mk_whole(1000, 3);
+	fld_defrag_reset(&d);
+	CHECK_EQ(fld_defrag_input(&d, f, mk_frag(f, 0, 504, false), out, &ol),
+		 FLD_DF_HELD);
+	/* the same fragment again, even with other bytes: first copy kept */
+	mk_frag(f, 0, 504, false);
+	f[40] ^= 0xff;
+	CHECK_EQ(fld_defrag_input(&d, f, 34 + 504, out, &ol), FLD_DF_DROP);
+	CHECK_EQ(d.duplicates, 1);
+	CHECK_EQ(d.overlaps, 0);
+	CHECK_EQ(fld_defrag_input(&d, f, mk_frag(f, 504, 504, true), out, &ol),
+		 FLD_DF_DONE);
+	CHECK_EQ(ol, wl);
+	CHECK(!memcmp(out, whole, wl));
+	/* a duplicate of the last piece after completion starts a new one */
+	CHECK_EQ(fld_defrag_input(&d, f, mk_frag(f, 504, 504, true), out, &ol),
+		 FLD_DF_HELD);
+}
+
+static void too_many_fragments(void)
+{
+	static FldDefrag d;
+	uint8_t f[2 * FLD_DF_MAX_FRAME];
+	size_t ol, i;
+
+	/* 8-byte pieces: FLD_DF_MAX_FRAGS are held, the next one drops all */
+	mk_whole(8 * FLD_DF_MAX_FRAGS + 100, 4);
+	fld_defrag_reset(&d);
+	for (i = 0; i < FLD_DF_MAX_FRAGS; i++)
+		CHECK_EQ(fld_defrag_input(&d, f, mk_frag(f, 8 * i, 8, false), out,
+					  &ol), FLD_DF_HELD);
+	CHECK_EQ(fld_defrag_input(&d, f, mk_frag(f, 8 * i, 8, false), out, &ol),
+		 FLD_DF_DROP);
+	CHECK_EQ(d.too_many, 1);
+	/* the context is gone: the rest no longer completes anything */
+	CHECK_EQ(fld_defrag_input(&d, f, mk_frag(f, 8 * i + 8, 100, true), out,
+				  &ol), FLD_DF_HELD);
+	CHECK_EQ(d.reassembled, 0);
+}
+
+static void timeout_drops_datagram(void)
+{
+	static FldDefrag d;
+	uint8_t f[2 * FLD_DF_MAX_FRAME];
+	size_t ol;
+
+	mk_whole(1000, 5);
+	fld_defrag_reset(&d);
+	CHECK_EQ(d.timeout_ms, FLD_DF_TIMEOUT_MS);
+	fld_defrag_expire(&d, 1000);
+	CHECK_EQ(fld_defrag_input(&d, f, mk_frag(f, 0, 504, false), out, &ol),
+		 FLD_DF_HELD);
+	fld_defrag_expire(&d, 1000 + FLD_DF_TIMEOUT_MS - 1);	/* not yet */
+	CHECK_EQ(d.timeouts, 0);
+	fld_defrag_expire(&d, 1000 + FLD_DF_TIMEOUT_MS);
+	CHECK_EQ(d.timeouts, 1);
+	CHECK_EQ(fld_defrag_input(&d, f, mk_frag(f, 504, 504, true), out, &ol),
+		 FLD_DF_HELD);
+	/* both pieces within the timeout: whole */
+	CHECK_EQ(fld_defrag_input(&d, f, mk_frag(f, 0, 504, false), out, &ol),
+		 FLD_DF_DONE);
+	/* a clock going backwards expires nothing */
+	CHECK_EQ(fld_defrag_input(&d, f, mk_frag(f, 0, 504, false), out, &ol),
+		 FLD_DF_HELD);
+	fld_defrag_expire(&d, 5);
+	CHECK_EQ(d.timeouts, 1);
+}
+
+static void hostile_headers(void)
+{
+	static FldDefrag d;
+	uint8_t f[2 * FLD_DF_MAX_FRAME];
+	size_t ol, n, i;
+	uint32_t x = 1;
+
+	/* random bytes after a valid-looking IPv4 header: never a crash */
+	fld_defrag_reset(&d);
+	for (i = 0; i < 20000; i++) {
+		size_t j, len;
+
+		mk_whole(1000, (uint16_t)i);
+		n = mk_frag(f, 0, 504, false);
+		for (j = 14; j < 34; j++) {
+			x = x * 1103515245 + 12345;
+			if ((x >> 16) % 4 == 0)
+				f[j] = x >> 24;
+		}
+		len = 14 + (x >> 8) % n;
+		(void)fld_defrag_input(&d, f, len, out, &ol);
+	}
+	CHECK(d.malformed > 0);
+}
+
 int main(void)
 {
 	RUN("unit/fld_defrag", in_order);
@@ -182,5 +283,9 @@ int main(void)
 	RUN("unit/fld_defrag", not_fragments_pass);
 	RUN("unit/fld_defrag", overlap_and_malformed_drop);
 	RUN("unit/fld_defrag", table_full_evicts_oldest);
+	RUN("unit/fld_defrag", duplicates_dropped_alone);
+	RUN("unit/fld_defrag", too_many_fragments);
+	RUN("unit/fld_defrag", timeout_drops_datagram);
+	RUN("unit/fld_defrag", hostile_headers);
 	return check_failures ? 1 : 0;
 }

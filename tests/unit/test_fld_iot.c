@@ -29,8 +29,8 @@ static bool hmac_nettle(void *opaque, const uint8_t *key, size_t klen,
 static int check(const char *jwt, const char *key)
 {
 	return fld_jwt_check((const uint8_t *)jwt, strlen(jwt),
-			     (const uint8_t *)key, strlen(key), hmac_nettle,
-			     NULL);
+			     (const uint8_t *)key, strlen(key), 1700000000,
+			     hmac_nettle, NULL);
 }
 
 static void jwt_example_valid(void)

@@ -7,6 +7,8 @@
  *   fldctl [-d PCI-ADDR] mem         memory table: FLD vs a conventional
  *                                    driver, and what this device holds
  *   fldctl [-d PCI-ADDR] flow udp PORT   steer UDP PORT to FLD-E (0: none)
+ *   fldctl [-d PCI-ADDR] flow vxlan VNI  decapsulate VXLAN VNI to FLD-E
+ *                                    (defrag's input; 0: none)
  *   fldctl [-d PCI-ADDR] get STAT    one counter's value (for scripts)
  *   fldctl [-d PCI-ADDR] nic         snic's counters of FLD-E's queues
  *   fldctl [-d PCI-ADDR] key TENANT HEX|-   set (or remove) an accelerator
@@ -164,7 +166,7 @@ static int usage(void)
 {
 	fprintf(stderr,
 		"usage: fldctl [-d PCI-ADDR] show | stats | mem | errors | nic |\n"
-		"              flow udp PORT | get STAT | key TENANT HEX|-\n");
+		"              flow udp PORT | flow vxlan VNI | get STAT | key TENANT HEX|-\n");
 	return 2;
 }
 
@@ -216,6 +218,17 @@ int main(int argc, char **argv)
 			return 2;
 		}
 		return write_attr("udp_port", argv[i + 2]) ? 1 : 0;
+	}
+	if (!strcmp(argv[i], "flow") && i + 2 < argc &&
+	    !strcmp(argv[i + 1], "vxlan")) {
+		char *end;
+		long vni = strtol(argv[i + 2], &end, 0);
+
+		if (*end || vni < 0 || vni >= 1L << 24) {
+			fprintf(stderr, "fldctl: bad VNI %s\n", argv[i + 2]);
+			return 2;
+		}
+		return write_attr("vxlan_vni", argv[i + 2]) ? 1 : 0;
 	}
 	return usage();
 }

@@ -54,6 +54,7 @@
 #define FLD_REG_BLOCK_SIZE	0x098	/* RO: TX buffer block bytes */
 #define FLD_REG_POOL_IN_USE	0x09c	/* RO: descriptors posted, not completed */
 #define FLD_REG_BLOCKS_IN_USE	0x0a0	/* RO */
+#define FLD_REG_UNIX_TIME	0x0a4	/* RW: Unix seconds (iotauth exp), 0: unset */
 #define FLD_REG_STATS		0x400	/* RO: 64-bit counters, enum fld_stat */
 #define FLD_REG_MEM		0x800	/* RO: memory table, 32 bytes a row */
 #define FLD_MEM_ROW_SIZE	32
@@ -253,7 +254,19 @@ enum fld_stat {
 	FLD_STAT_DF_REASSEMBLED	= 28,	/* defrag: datagrams made whole */
 	FLD_STAT_DF_EVICTED	= 29,	/* defrag: incomplete datagrams evicted */
 	FLD_STAT_DF_DROPPED	= 30,	/* defrag: overlapping, oversize, malformed */
-	FLD_STAT_COUNT		= 31,
+	FLD_STAT_DF_OVERLAPS	= 31,	/* defrag: datagrams dropped for an overlap */
+	FLD_STAT_DF_DUPLICATES	= 32,	/* defrag: repeated fragments dropped */
+	FLD_STAT_DF_TOO_BIG	= 33,	/* defrag: datagrams beyond a frame */
+	FLD_STAT_DF_TOO_MANY	= 34,	/* defrag: more than 64 fragments */
+	FLD_STAT_DF_TIMEOUTS	= 35,	/* defrag: incomplete after the timeout */
+	FLD_STAT_DF_MALFORMED	= 36,	/* defrag: bad IPv4 or fragment fields */
+	FLD_STAT_IOT_VALID	= 37,	/* iotauth: tokens verified, forwarded */
+	FLD_STAT_IOT_MALFORMED	= 38,	/* iotauth: not UDP/CoAP/JWT/JSON */
+	FLD_STAT_IOT_BAD_ALG	= 39,	/* iotauth: header not HS256 */
+	FLD_STAT_IOT_BAD_SIG	= 40,	/* iotauth: HMAC mismatch */
+	FLD_STAT_IOT_EXPIRED	= 41,	/* iotauth: exp/nbf, or no time set */
+	FLD_STAT_IOT_NO_TENANT	= 42,	/* iotauth: no key for the flow tag */
+	FLD_STAT_COUNT		= 43,
 };
 
 /*
