@@ -85,25 +85,7 @@ void settle(void)
 
 static bool inj_open(int *qfd)
 {
-	struct sockaddr_in a = { .sin_family = AF_INET }, b;
-	socklen_t l = sizeof(b);
-	int q, t, big = 4 << 20;
-
-	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	q = socket(AF_INET, SOCK_DGRAM, 0);
-	t = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	if (q < 0 || t < 0 || bind(q, (void *)&a, sizeof(a)) ||
-	    bind(t, (void *)&a, sizeof(a)))
-		return false;
-	if (getsockname(t, (void *)&b, &l) || connect(q, (void *)&b, l))
-		return false;
-	l = sizeof(b);
-	if (getsockname(q, (void *)&b, &l) || connect(t, (void *)&b, l))
-		return false;
-	setsockopt(t, SOL_SOCKET, SO_RCVBUF, &big, sizeof(big));
-	inj = t;
-	*qfd = q;
-	return true;
+	return qt_udp_pair(qfd, &inj, 4 << 20);
 }
 
 int cap_recv(void *buf, size_t len, int ms)

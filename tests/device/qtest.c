@@ -13,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <netinet/in.h>
+#include <arpa/inet.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -500,4 +502,28 @@ bool qt_set_link(struct qt *qt, const char *name, bool up)
 			       name, up ? "true" : "false");
 
 	return r && strstr(r, "\"return\"");
+}
+
+bool qt_udp_pair(int *qemu_fd, int *test_fd, int rcvbuf)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET }, b;
+	socklen_t l = sizeof(b);
+	int q, t;
+
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	q = socket(AF_INET, SOCK_DGRAM, 0);
+	t = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (q < 0 || t < 0 || bind(q, (void *)&a, sizeof(a)) ||
+	    bind(t, (void *)&a, sizeof(a)))
+		return false;
+	if (getsockname(t, (void *)&b, &l) || connect(q, (void *)&b, l))
+		return false;
+	l = sizeof(b);
+	if (getsockname(q, (void *)&b, &l) || connect(t, (void *)&b, l))
+		return false;
+	if (rcvbuf)
+		setsockopt(t, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf));
+	*test_fd = t;
+	*qemu_fd = q;
+	return true;
 }

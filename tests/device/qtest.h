@@ -60,6 +60,13 @@ bool qt_qom_get_u64(struct qt *qt, const char *path, const char *prop,
 bool qt_qom_get_str(struct qt *qt, const char *path, const char *prop,
 		    char *buf, size_t len);
 /* qom-set of an integer property. */
+/*
+ * A connected pair of UDP sockets on loopback: *qemu_fd goes to QEMU
+ * (-netdev dgram with local.type=fd), *test_fd stays with the test to
+ * inject and capture frames.  rcvbuf: SO_RCVBUF of *test_fd, 0 = default.
+ */
+bool qt_udp_pair(int *qemu_fd, int *test_fd, int rcvbuf);
+
 bool qt_qom_set_u64(struct qt *qt, const char *path, const char *prop,
 		    uint64_t val);
 /* set_link: carrier of net client @name (a netdev or NIC id). */

@@ -214,25 +214,7 @@ static void inj_close(void)
 /* A connected pair of UDP sockets on loopback; *qfd goes to QEMU. */
 static bool inj_open(int *qfd)
 {
-	struct sockaddr_in a = { .sin_family = AF_INET }, b;
-	socklen_t l = sizeof(b);
-	int q, t, big = 4 << 20;
-
-	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	q = socket(AF_INET, SOCK_DGRAM, 0);
-	t = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	if (q < 0 || t < 0 || bind(q, (void *)&a, sizeof(a)) ||
-	    bind(t, (void *)&a, sizeof(a)))
-		return false;
-	if (getsockname(t, (void *)&b, &l) || connect(q, (void *)&b, l))
-		return false;
-	l = sizeof(b);
-	if (getsockname(q, (void *)&b, &l) || connect(t, (void *)&b, l))
-		return false;
-	setsockopt(t, SOL_SOCKET, SO_RCVBUF, &big, sizeof(big));
-	inj = t;
-	*qfd = q;
-	return true;
+	return qt_udp_pair(qfd, &inj, 4 << 20);
 }
 
 static bool inj_send(const void *f, size_t len)
