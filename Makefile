@@ -8,8 +8,7 @@ D2D_CACHE ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/d2d
 export D2D_CACHE
 KVER := $(shell dpkg-query -W -f='$${Depends}' linux-headers-amd64 2>/dev/null | sed 's/^linux-headers-//; s/ .*//')
 KDIR ?= /usr/src/linux-headers-$(KVER)
-KCONFIG := CONFIG_D2D=m CONFIG_D2D_SNIC=m CONFIG_D2D_HDC=m CONFIG_D2D_SNIC_PEER_TEST=m \
-	CONFIG_D2D_SNIC_IB_TEST=m CONFIG_D2D_FLD=m
+KCONFIG := $(shell tools/kconfig-symbols.sh --make)
 
 .PHONY: all deps qemu modules userspace image demo check check-unit \
 	check-device check-guest clean checkpatch help bench-eth bench-hdc \

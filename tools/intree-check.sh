@@ -30,7 +30,8 @@ if [ ! -f .config ]; then
 	scripts/config --disable MODULE_SIG --disable DEBUG_INFO_BTF \
 		--set-str SYSTEM_TRUSTED_KEYS "" --set-str SYSTEM_REVOCATION_KEYS ""
 fi
-scripts/config --module D2D --module D2D_SNIC --module D2D_SNIC_PEER_TEST --module D2D_SNIC_IB_TEST --module D2D_HDC --module D2D_FLD
+# shellcheck disable=SC2046
+scripts/config $(printf -- '--module %s ' $("$D2D_ROOT/tools/kconfig-symbols.sh"))
 make -s olddefconfig
 grep -q '^CONFIG_D2D_SNIC=m' .config || die "intree: CONFIG_D2D_SNIC not enabled"
 log "intree: building drivers/d2d/ (log: $ksrc/intree.log)"

@@ -28,8 +28,7 @@ fi
 # Fresh out-of-tree copy so every file is compiled and every warning shows.
 KVER=$(d2d_kver)
 cp -r Kbuild Kconfig kernel "$tmp/"
-if make -C "/usr/src/linux-headers-$KVER" M="$tmp" CONFIG_D2D=m CONFIG_D2D_SNIC=m \
-	CONFIG_D2D_SNIC_PEER_TEST=m CONFIG_D2D_SNIC_IB_TEST=m CONFIG_D2D_HDC=m CONFIG_D2D_FLD=m W=1 modules > "$tmp/build.out" 2>&1; then
+if make -C "/usr/src/linux-headers-$KVER" M="$tmp" $(tools/kconfig-symbols.sh --make) W=1 modules > "$tmp/build.out" 2>&1; then
 	if grep -q 'warning:' "$tmp/build.out"; then
 		echo "FAIL unit/style/kernel_w1: $(grep -m1 'warning:' "$tmp/build.out")"
 	else
