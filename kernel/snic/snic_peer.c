@@ -335,6 +335,22 @@ int snic_peer_del_rule(struct snic_dev *sd, u32 rule_id)
 }
 EXPORT_SYMBOL_GPL(snic_peer_del_rule);
 
+int snic_peer_set_sq_rate(struct snic_dev *sd, u32 sqn, u64 rate_bps)
+{
+	int ret;
+
+	ret = snic_peer_enter(sd);
+	if (ret)
+		return ret;
+	if (!snic_peer_obj_find(sd, SNIC_PEER_SQ, sqn))
+		ret = -ENOENT;
+	else
+		ret = snic_cmd_sq_rate(sd, sqn, rate_bps);
+	snic_peer_exit(sd);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(snic_peer_set_sq_rate);
+
 int snic_peer_query_stats(struct snic_dev *sd, u32 kind, u32 id,
 			  struct snic_queue_stats *stats)
 {

@@ -82,6 +82,12 @@ int snic_peer_add_rule(struct snic_dev *sd,
 		       const struct snic_steer_rule *rule, u32 *rule_id);
 int snic_peer_del_rule(struct snic_dev *sd, u32 rule_id);
 
+/*
+ * Rate limit (token bucket, bits/s; 0: none) of an SQ this peer created,
+ * as at creation with snic_peer_sq_attr.rate_bps; -ENOENT if not its own.
+ */
+int snic_peer_set_sq_rate(struct snic_dev *sd, u32 sqn, u64 rate_bps);
+
 /* Counters of a queue (SNIC_STATS_SQ / SNIC_STATS_RQ). */
 int snic_peer_query_stats(struct snic_dev *sd, u32 kind, u32 id,
 			  struct snic_queue_stats *stats);
