@@ -48,6 +48,7 @@ struct fld_flde {
 	bool up;
 	struct snic_dev *sd;
 	unsigned int ntenants;
+	bool loopback;		/* SQs deliver to the snic's receive path */
 	u16 udp_port;		/* tenant k: udp_port + k (0: no rules) */
 	u16 tenant;		/* tenant k's flow tag: tenant + k */
 	u32 vni;		/* VXLAN VNI decapsulated to tenant 0, 0: none */
@@ -73,7 +74,7 @@ u64 fld_rd64(struct fld_dev *fd, u32 reg);
 int fld_cmd(struct fld_dev *fd, u32 op, const u32 *args, int n, u32 *result);
 
 int fld_flde_start(struct fld_dev *fd, const char *ifname, u16 udp_port,
-		   u16 tenant, unsigned int ntenants);
+		   u16 tenant, unsigned int ntenants, bool loopback);
 void fld_flde_stop(struct fld_dev *fd);
 int fld_flde_set_port(struct fld_dev *fd, u16 udp_port);
 int fld_flde_set_vni(struct fld_dev *fd, u32 vni);

@@ -208,6 +208,7 @@ static int fld_flde_queues(struct fld_dev *fd, unsigned int k)
 	sa.log_size = FLDE_SQ_LOG;
 	sa.cqn = q->cq.qn;
 	sa.rate_bps = q->rate_bps;
+	sa.loopback = e->loopback;
 	ret = snic_peer_create_sq(e->sd, &sa, &q->sq);
 	if (ret)
 		return ret;
@@ -250,7 +251,7 @@ static int fld_flde_queues(struct fld_dev *fd, unsigned int k)
 }
 
 int fld_flde_start(struct fld_dev *fd, const char *ifname, u16 udp_port,
-		   u16 tenant, unsigned int ntenants)
+		   u16 tenant, unsigned int ntenants, bool loopback)
 {
 	struct fld_flde *e = &fd->e;
 	unsigned int k;
@@ -268,6 +269,7 @@ int fld_flde_start(struct fld_dev *fd, const char *ifname, u16 udp_port,
 		e->q[k].rq.qn = FLD_QN_NONE;
 	}
 	e->tenant = tenant;
+	e->loopback = loopback;
 	e->sd = ifname && *ifname ? snic_peer_get_by_name(ifname) :
 				    snic_peer_get(0);
 	if (!e->sd)
@@ -285,8 +287,9 @@ int fld_flde_start(struct fld_dev *fd, const char *ifname, u16 udp_port,
 		goto err;
 	for (k = 0; k < ntenants; k++)
 		dev_info(&fd->pdev->dev,
-			 "FLD-E tenant %u: snic cq %u sq %u rq %u, udp port %u, flow tag %u\n",
-			 k, e->q[k].cq.qn, e->q[k].sq.qn, e->q[k].rq.qn,
+			 "FLD-E tenant %u: snic cq %u sq %u%s rq %u, udp port %u, flow tag %u\n",
+			 k, e->q[k].cq.qn, e->q[k].sq.qn,
+			 loopback ? " (loopback)" : "", e->q[k].rq.qn,
 			 udp_port ? udp_port + k : 0,
 			 (tenant + k) & FLD_MAX_FLOW_TAG);
 	return 0;

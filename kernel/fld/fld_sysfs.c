@@ -96,6 +96,8 @@ static ssize_t queues_show(struct device *dev, struct device_attribute *attr,
 				   (e->tenant + k) & FLD_MAX_FLOW_TAG);
 	if (!e->up)
 		n += sysfs_emit_at(buf, n, "flde down\n");
+	else if (e->loopback)
+		n += sysfs_emit_at(buf, n, "flde loopback\n");
 	n += sysfs_emit_at(buf, n,
 			   "sq_ring %u rq_buffers %u x %u strides of %u B\n",
 			   1u << FLDE_SQ_LOG, 1u << FLDE_RQ_LOG,

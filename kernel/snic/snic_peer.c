@@ -180,9 +180,11 @@ static int snic_peer_create(struct snic_dev *sd, enum snic_peer_kind kind,
 		break;
 	case SNIC_PEER_SQ:
 		db_off = SNIC_DB_SQ;
-		ret = snic_cmd_create_sq(sd, sa->ring_bus, sa->dbr_bus,
-					 sa->log_size, sa->cqn, o->page,
-					 &o->id);
+		ret = snic_cmd_create_sq_flags(sd, sa->ring_bus, sa->dbr_bus,
+					       sa->log_size, SNIC_SQ_F_RAW_ETH |
+					       (sa->loopback ?
+						SNIC_SQ_F_LOOPBACK : 0),
+					       sa->cqn, o->page, &o->id);
 		if (!ret && sa->rate_bps) {
 			ret = snic_cmd_sq_rate(sd, o->id, sa->rate_bps);
 			if (ret)

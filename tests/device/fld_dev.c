@@ -164,12 +164,12 @@ bool env_start(const char *fld_opts)
 bool flde_setup(struct flde *q, int sq_log, uint64_t sq_db,
 		       uint32_t quota)
 {
-	return flde_setup_at(q, 0, sq_log, sq_db, quota, UDP_PORT, FLOW_TAG);
+	return flde_setup_at(q, 0, sq_log, sq_db, quota, UDP_PORT, FLOW_TAG, 0);
 }
 
 bool flde_setup_at(struct flde *q, unsigned int slot, int sq_log,
 		   uint64_t sq_db, uint32_t quota, uint16_t port,
-		   uint32_t tag)
+		   uint32_t tag, uint8_t sq_flags)
 {
 	unsigned int pg = 3 * slot;
 	struct snic_aq_create_cq cc = { 0 };
@@ -209,7 +209,7 @@ bool flde_setup_at(struct flde *q, unsigned int slot, int sq_log,
 	sc.ring_addr = FLD_BAR2 + FLD_WIN_SQ + slot * FLD_SQ_WIN_SIZE;
 	sc.dbr_addr = FLD_BAR2 + FLD_WIN_DBR + FLD_DBR_SQ + 4 * slot;
 	sc.log_size = sq_log;
-	sc.flags = SNIC_SQ_F_RAW_ETH;
+	sc.flags = SNIC_SQ_F_RAW_ETH | sq_flags;
 	sc.cqn = q->cqn;
 	sc.db_page = SQ_PAGE + pg;
 	if (snic_aq_cmd(&nic, SNIC_AQ_CREATE_SQ, &sc, sizeof(sc), &res) != OK)

@@ -34,6 +34,12 @@ struct snic_peer_sq_attr {
 	u8 log_size;
 	u32 cqn;
 	u64 rate_bps;		/* 0: unlimited */
+	/*
+	 * Frames go to the port's own receive path (steering, checksum
+	 * verdict, RSS) instead of the wire; a looped frame steered to an RQ
+	 * on this SQ's CQ is dropped (loop guard).  docs/snic.md.
+	 */
+	bool loopback;
 };
 
 struct snic_peer_rq_attr {
