@@ -45,12 +45,12 @@ static int fld_flde_rules(struct fld_dev *fd, u16 port)
 	unsigned int k;
 	int ret = 0;
 
+	if (port && port + e->ntenants - 1 > U16_MAX)
+		return -EINVAL;
 	fld_flde_rules_del(e);
 	e->udp_port = port;
 	if (!port)
 		return 0;
-	if (port + e->ntenants - 1 > U16_MAX)
-		return -EINVAL;
 	for (k = 0; k < e->ntenants && !ret; k++) {
 		struct fld_flde_q *q = &e->q[k];
 		struct snic_steer_rule r = {};

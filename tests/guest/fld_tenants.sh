@@ -86,6 +86,10 @@ check b_rq_no_drops test "$(tval 1 rq_drops)" -eq 0
 check b_tx_counted test "$(tval 1 accel_tx)" -ge 96
 check drops_total test "$(fldctl get accel_rx_drops)" -eq "$(tval 0 accel_drops)"
 check rate_off fldctl rate 0 0
+# tenant 1's port would be 65536: refused, the rules stay as they were
+check port_overflow_refused sh -c "! fldctl flow udp 65535"
+check ports_kept sh -c "fldctl show | grep -q 'udp_port 5684 tenant 2'"
+check b_still_passes ip netns exec p fld-udp coap 10.0.0.1 5684 "$GOOD"
 check rmmod_fld rmmod fld
 ip netns del p
 check rmmod_snic rmmod snic
