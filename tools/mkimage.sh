@@ -21,6 +21,7 @@ GUEST_MODULES=(
 	ext4 crc32c_generic crc32_generic libcrc32c
 	virtio_net virtio_pci virtio_blk e1000e
 	uio uio_pci_generic
+	vxlan udp_tunnel ip6_udp_tunnel veth
 )
 # Host binaries copied with the shared libraries they need.
 GUEST_BINS=(

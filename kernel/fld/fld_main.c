@@ -19,6 +19,12 @@ MODULE_PARM_DESC(udp_port, "UDP port steered to FLD-E (0: none at load)");
 static ushort tenant = 1;
 module_param(tenant, ushort, 0444);
 MODULE_PARM_DESC(tenant, "flow tag of FLD-E's traffic: the iotauth tenant (0..4095)");
+static uint tenants = 1;
+module_param(tenants, uint, 0444);
+static bool loopback;
+module_param(loopback, bool, 0444);
+MODULE_PARM_DESC(loopback, "FLD-E send queues loop back into the snic's own receive path (defrag re-injection) instead of the wire");
+MODULE_PARM_DESC(tenants, "FLD-E queue sets (1..4): tenant k gets UDP port udp_port + k, flow tag tenant + k, its own RQ, SQ and rate limit");
 
 u32 fld_rd(struct fld_dev *fd, u32 reg)
 {
@@ -154,7 +160,8 @@ static int fld_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 		 fld_rd(fd, FLD_REG_BLOCK_SIZE));
 
 	mutex_lock(&fd->lock);
-	ret = fld_flde_start(fd, snic, udp_port, tenant & FLD_MAX_FLOW_TAG);
+	ret = fld_flde_start(fd, snic, udp_port, tenant & FLD_MAX_FLOW_TAG,
+			     tenants, loopback);
 	mutex_unlock(&fd->lock);
 	if (ret)
 		dev_warn(&pdev->dev, "FLD-E not started: %d\n", ret);

@@ -4,14 +4,17 @@
  *   stats      every device counter, "name value" per line
  *   mem_table  the memory table: row, FLD bytes, conventional bytes,
  *              bytes this instance allocated
- *   queues     FLD-E's snic queues, pools and the SQ's credits
+ *   queues     FLD-E's snic queues (a line per tenant), pools
  *   errors     device errors, error interrupts, the last error
  *   udp_port   the UDP port steered to FLD-E (write 0 to stop steering)
  *   vxlan_vni  VXLAN VNI whose frames the NIC decapsulates to FLD-E (the
  *              defrag accelerator's input; write 0 to stop)
  *   accel      the accelerator this instance runs
- *   nic_stats  snic's counters of FLD-E's SQ and RQ, PCIe traffic included
- *              (what the NIC moved to and from FLD for them)
+ *   nic_stats  snic's counters of FLD-E's SQs and RQs, PCIe traffic
+ *              included (what the NIC moved to and from FLD for them)
+ *   tenants    per tenant: port, flow tag, rate, FLD's per-RQ admission
+ *              counters and snic's SQ/RQ packet and byte counters
+ *   rate       RW: "TENANT BPS" sets tenant's SQ rate limit (0: none)
  *   key        WO: "INDEX HEX" sets accelerator key INDEX (iotauth: the
  *              tenant's HMAC key, INDEX = the flow tag), "INDEX -" removes it
  */
@@ -80,17 +83,21 @@ static ssize_t queues_show(struct device *dev, struct device_attribute *attr,
 {
 	struct fld_dev *fd = to_fld(dev);
 	struct fld_flde *e = &fd->e;
+	unsigned int k;
 	int n = 0;
 
 	mutex_lock(&fd->lock);
-	if (e->up)
+	for (k = 0; e->up && k < e->ntenants; k++)
 		n += sysfs_emit_at(buf, n,
 				   "flde snic_cq %u snic_sq %u snic_rq %u rule %d udp_port %u tenant %u\n",
-				   e->cq.qn, e->sq.qn, e->rq.qn,
-				   e->have_rule ? (int)e->rule_id : -1,
-				   e->udp_port, e->tenant);
-	else
+				   e->q[k].cq.qn, e->q[k].sq.qn, e->q[k].rq.qn,
+				   e->q[k].have_rule ? (int)e->q[k].rule_id : -1,
+				   e->udp_port ? e->udp_port + k : 0,
+				   (e->tenant + k) & FLD_MAX_FLOW_TAG);
+	if (!e->up)
 		n += sysfs_emit_at(buf, n, "flde down\n");
+	else if (e->loopback)
+		n += sysfs_emit_at(buf, n, "flde loopback\n");
 	n += sysfs_emit_at(buf, n,
 			   "sq_ring %u rq_buffers %u x %u strides of %u B\n",
 			   1u << FLDE_SQ_LOG, 1u << FLDE_RQ_LOG,
@@ -157,25 +164,112 @@ static ssize_t nic_stats_show(struct device *dev,
 	struct fld_flde *e = &fd->e;
 	struct snic_queue_stats q;
 	int n = 0, ret = 0;
+	unsigned int k;
 
 	mutex_lock(&fd->lock);
 	if (!e->up) {
 		ret = -ENODEV;
 		goto out;
 	}
-	ret = snic_peer_query_stats(e->sd, SNIC_STATS_SQ, e->sq.qn, &q);
-	if (ret)
-		goto out;
-	n += nic_line(buf, n, "sq", &q);
-	ret = snic_peer_query_stats(e->sd, SNIC_STATS_RQ, e->rq.qn, &q);
-	if (ret)
-		goto out;
-	n += nic_line(buf, n, "rq", &q);
+	/* tenant 0's lines are "sq" and "rq", tenant k's "sqK" and "rqK" */
+	for (k = 0; k < e->ntenants; k++) {
+		char name[8];
+
+		ret = snic_peer_query_stats(e->sd, SNIC_STATS_SQ,
+					    e->q[k].sq.qn, &q);
+		if (ret)
+			goto out;
+		snprintf(name, sizeof(name), "sq%.*u", k ? 1 : 0, k);
+		n += nic_line(buf, n, name, &q);
+		ret = snic_peer_query_stats(e->sd, SNIC_STATS_RQ,
+					    e->q[k].rq.qn, &q);
+		if (ret)
+			goto out;
+		snprintf(name, sizeof(name), "rq%.*u", k ? 1 : 0, k);
+		n += nic_line(buf, n, name, &q);
+	}
 out:
 	mutex_unlock(&fd->lock);
 	return ret ? ret : n;
 }
 static DEVICE_ATTR_RO(nic_stats);
+
+/*
+ * Per tenant: its port, flow tag and rate; FLD's admission counters of its
+ * RQ slot (enum fld_rq_stat); snic's counters of its SQ and RQ.
+ */
+static ssize_t tenants_show(struct device *dev, struct device_attribute *attr,
+			    char *buf)
+{
+	struct fld_dev *fd = to_fld(dev);
+	struct fld_flde *e = &fd->e;
+	struct snic_queue_stats sq, rq;
+	unsigned int k;
+	int n = 0, ret = 0;
+
+	mutex_lock(&fd->lock);
+	if (!e->up) {
+		ret = -ENODEV;
+		goto out;
+	}
+	for (k = 0; k < e->ntenants; k++) {
+		u32 r = FLD_REG_RQ_STATS + k * FLD_RQ_STATS_SIZE;
+
+		ret = snic_peer_query_stats(e->sd, SNIC_STATS_SQ,
+					    e->q[k].sq.qn, &sq);
+		if (!ret)
+			ret = snic_peer_query_stats(e->sd, SNIC_STATS_RQ,
+						    e->q[k].rq.qn, &rq);
+		if (ret)
+			goto out;
+		n += sysfs_emit_at(buf, n,
+				   "tenant %u udp_port %u tag %u rate_bps %llu accel_rx %llu accel_drops %llu accel_tx %llu held %llu sq_packets %llu sq_bytes %llu rq_packets %llu rq_drops %llu\n",
+				   k, e->udp_port ? e->udp_port + k : 0,
+				   (e->tenant + k) & FLD_MAX_FLOW_TAG,
+				   e->q[k].rate_bps,
+				   fld_rd64(fd, r + 8 * FLD_RQ_STAT_ACCEL_RX),
+				   fld_rd64(fd, r + 8 * FLD_RQ_STAT_ACCEL_DROPS),
+				   fld_rd64(fd, r + 8 * FLD_RQ_STAT_ACCEL_TX),
+				   fld_rd64(fd, r + 8 * FLD_RQ_STAT_HELD),
+				   le64_to_cpu(sq.packets), le64_to_cpu(sq.bytes),
+				   le64_to_cpu(rq.packets), le64_to_cpu(rq.drops));
+	}
+out:
+	mutex_unlock(&fd->lock);
+	return ret ? ret : n;
+}
+static DEVICE_ATTR_RO(tenants);
+
+static ssize_t rate_show(struct device *dev, struct device_attribute *attr,
+			 char *buf)
+{
+	struct fld_dev *fd = to_fld(dev);
+	unsigned int k;
+	int n = 0;
+
+	mutex_lock(&fd->lock);
+	for (k = 0; fd->e.up && k < fd->e.ntenants; k++)
+		n += sysfs_emit_at(buf, n, "%u %llu\n", k, fd->e.q[k].rate_bps);
+	mutex_unlock(&fd->lock);
+	return n;
+}
+
+static ssize_t rate_store(struct device *dev, struct device_attribute *attr,
+			  const char *buf, size_t count)
+{
+	struct fld_dev *fd = to_fld(dev);
+	unsigned int k;
+	u64 bps;
+	int ret;
+
+	if (sscanf(buf, "%u %llu", &k, &bps) != 2)
+		return -EINVAL;
+	mutex_lock(&fd->lock);
+	ret = fld_flde_set_rate(fd, k, bps);
+	mutex_unlock(&fd->lock);
+	return ret ? ret : count;
+}
+static DEVICE_ATTR_RW(rate);
 
 static ssize_t udp_port_show(struct device *dev,
 			     struct device_attribute *attr, char *buf)
@@ -271,6 +365,8 @@ static struct attribute *fld_attrs[] = {
 	&dev_attr_accel.attr,
 	&dev_attr_nic_stats.attr,
 	&dev_attr_key.attr,
+	&dev_attr_tenants.attr,
+	&dev_attr_rate.attr,
 	NULL,
 };
 

@@ -300,6 +300,10 @@ int snic_cmd_create_cq(struct snic_dev *sd, u64 ring, u64 dbr, u8 log_size,
 		       u16 eqn, u16 db_page, u32 *cqn);
 int snic_cmd_create_sq(struct snic_dev *sd, u64 ring, u64 dbr, u8 log_size,
 		       u16 cqn, u16 db_page, u32 *sqn);
+/* The same with SNIC_SQ_F_* @flags (peer SQs: SNIC_SQ_F_LOOPBACK). */
+int snic_cmd_create_sq_flags(struct snic_dev *sd, u64 ring, u64 dbr,
+			     u8 log_size, u8 flags, u16 cqn, u16 db_page,
+			     u32 *sqn);
 int snic_cmd_create_rq(struct snic_dev *sd, u64 ring, u64 dbr, u8 log_size,
 		       u8 type, u8 log_stride_size, u8 log_num_strides,
 		       u16 cqn, u16 db_page, u32 *rqn);

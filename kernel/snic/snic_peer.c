@@ -180,9 +180,11 @@ static int snic_peer_create(struct snic_dev *sd, enum snic_peer_kind kind,
 		break;
 	case SNIC_PEER_SQ:
 		db_off = SNIC_DB_SQ;
-		ret = snic_cmd_create_sq(sd, sa->ring_bus, sa->dbr_bus,
-					 sa->log_size, sa->cqn, o->page,
-					 &o->id);
+		ret = snic_cmd_create_sq_flags(sd, sa->ring_bus, sa->dbr_bus,
+					       sa->log_size, SNIC_SQ_F_RAW_ETH |
+					       (sa->loopback ?
+						SNIC_SQ_F_LOOPBACK : 0),
+					       sa->cqn, o->page, &o->id);
 		if (!ret && sa->rate_bps) {
 			ret = snic_cmd_sq_rate(sd, o->id, sa->rate_bps);
 			if (ret)
@@ -334,6 +336,22 @@ int snic_peer_del_rule(struct snic_dev *sd, u32 rule_id)
 	return snic_peer_destroy(sd, SNIC_PEER_RULE, SNIC_AQ_DEL_RULE, rule_id);
 }
 EXPORT_SYMBOL_GPL(snic_peer_del_rule);
+
+int snic_peer_set_sq_rate(struct snic_dev *sd, u32 sqn, u64 rate_bps)
+{
+	int ret;
+
+	ret = snic_peer_enter(sd);
+	if (ret)
+		return ret;
+	if (!snic_peer_obj_find(sd, SNIC_PEER_SQ, sqn))
+		ret = -ENOENT;
+	else
+		ret = snic_cmd_sq_rate(sd, sqn, rate_bps);
+	snic_peer_exit(sd);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(snic_peer_set_sq_rate);
 
 int snic_peer_query_stats(struct snic_dev *sd, u32 kind, u32 id,
 			  struct snic_queue_stats *stats)

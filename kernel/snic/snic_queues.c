@@ -87,12 +87,20 @@ int snic_cmd_create_cq(struct snic_dev *sd, u64 ring, u64 dbr, u8 log_size,
 int snic_cmd_create_sq(struct snic_dev *sd, u64 ring, u64 dbr, u8 log_size,
 		       u16 cqn, u16 db_page, u32 *sqn)
 {
+	return snic_cmd_create_sq_flags(sd, ring, dbr, log_size,
+					SNIC_SQ_F_RAW_ETH, cqn, db_page, sqn);
+}
+
+int snic_cmd_create_sq_flags(struct snic_dev *sd, u64 ring, u64 dbr,
+			     u8 log_size, u8 flags, u16 cqn, u16 db_page,
+			     u32 *sqn)
+{
 	struct snic_aq_cmd cmd = { .opcode = SNIC_AQ_CREATE_SQ };
 
 	cmd.create_sq.ring_addr = cpu_to_le64(ring);
 	cmd.create_sq.dbr_addr = cpu_to_le64(dbr);
 	cmd.create_sq.log_size = log_size;
-	cmd.create_sq.flags = SNIC_SQ_F_RAW_ETH;
+	cmd.create_sq.flags = flags;
 	cmd.create_sq.cqn = cpu_to_le16(cqn);
 	cmd.create_sq.db_page = cpu_to_le16(db_page);
 	return snic_cmd_create(sd, &cmd, sqn);

@@ -204,6 +204,8 @@ static uint32_t fld_cmd_rq_set(FldState *s)
     rq->cq = cq;
     rq->routed = false;
     rq->db_addr = arg64(s, 6);
+    rq->fq_head = rq->fq_len = 0;
+    memset(rq->stats, 0, sizeof(rq->stats));
     /* Every buffer is posted once; recycling only advances the counter. */
     rq->pi = 1u << log;
     rq->db_pi = rq->pi;
@@ -280,6 +282,7 @@ static uint32_t fld_cmd(FldState *s, uint32_t op)
         if (!s->rqs[slot].valid) {
             return FLD_CMD_ENOENT;
         }
+        fld_rq_flush(s, slot);
         s->rqs[slot].valid = false;
         return FLD_CMD_OK;
     case FLD_CMD_RQ_ROUTE:
@@ -419,6 +422,14 @@ static uint64_t fld_regs_read(void *opaque, hwaddr addr, unsigned size)
     if (addr >= FLD_REG_STATS &&
         addr < FLD_REG_STATS + 8 * FLD_STAT_COUNT) {
         uint64_t v = s->stats[(addr - FLD_REG_STATS) / 8];
+
+        return addr % 8 ? v >> 32 : (uint32_t)v;
+    }
+    if (addr >= FLD_REG_RQ_STATS &&
+        addr < FLD_REG_RQ_STATS + FLD_RQ_STATS_SIZE * FLD_MAX_RQS) {
+        unsigned slot = (addr - FLD_REG_RQ_STATS) / FLD_RQ_STATS_SIZE;
+        unsigned k = (addr - FLD_REG_RQ_STATS) % FLD_RQ_STATS_SIZE / 8;
+        uint64_t v = k < FLD_RQ_STAT_COUNT ? s->rqs[slot].stats[k] : 0;
 
         return addr % 8 ? v >> 32 : (uint32_t)v;
     }

@@ -8,7 +8,11 @@
  * shared pool under (queue, ring index) and rings the NIC's doorbell.
  * Completions release all three.  Receive: each RX CQE names a stride of
  * a receive window; the frame goes to the accelerator's input FIFO with
- * its metadata (never back-pressured: a full FIFO drops and counts), and a
+ * its metadata (never back-pressured: a full FIFO drops and counts).  Each
+ * RQ - a tenant - has its own queue in that FIFO, bounded by an equal
+ * share of its slots, and the RQs are served round robin: a tenant whose
+ * send queue has no credit (rate limited by the NIC) stalls and overflows
+ * only its own queue, its drops counted against its RQ.  A
  * retired buffer is reposted by advancing the producer counter only - the
  * ring in host memory is never rewritten because buffers come back in
  * the order they were posted.
@@ -51,7 +55,15 @@ void fld_stream_reset(FldState *s)
         s->bfree[i] = s->pool_blocks - 1 - i;
     }
     s->bfree_top = s->pool_blocks;
-    s->fifo_head = s->fifo_len = 0;
+    for (i = 0; i < FLD_ACCEL_FIFO; i++) {
+        s->pkt_free[i] = i;
+    }
+    s->pkt_free_top = FLD_ACCEL_FIFO;
+    s->accel_rr = 0;
+    for (i = 0; i < FLD_MAX_RQS; i++) {
+        s->rqs[i].fq_head = s->rqs[i].fq_len = 0;
+        memset(s->rqs[i].stats, 0, sizeof(s->rqs[i].stats));
+    }
     if (s->df) {
         fld_defrag_reset(s->df);
         s->df_out_len = 0;
@@ -267,6 +279,29 @@ static void fld_cqe_tx(FldState *s, const FldCqe *c)
     s->stats[FLD_STAT_TX_DONE]++;
 }
 
+void fld_rq_flush(FldState *s, unsigned slot)
+{
+    FldRq *rq = &s->rqs[slot];
+
+    while (rq->fq_len) {
+        s->pkt_free[s->pkt_free_top++] = rq->fq[rq->fq_head];
+        rq->fq_head = (rq->fq_head + 1) % FLD_ACCEL_FIFO;
+        rq->fq_len--;
+    }
+    rq->stats[FLD_RQ_STAT_HELD] = 0;
+}
+
+/* An RQ's share of the accelerator input FIFO: equal among RQs in use. */
+static unsigned fld_rq_share(FldState *s)
+{
+    unsigned i, n = 0;
+
+    for (i = 0; i < FLD_MAX_RQS; i++) {
+        n += s->rqs[i].valid;
+    }
+    return FLD_ACCEL_FIFO / MAX(n, 1);
+}
+
 static void fld_cqe_rx(FldState *s, const FldCqe *c)
 {
     int slot = fld_rq_by_rqn(s, c->qn);
@@ -294,12 +329,17 @@ static void fld_cqe_rx(FldState *s, const FldCqe *c)
             s->stats[FLD_STAT_CQE_BAD_QUEUE]++;
             fld_raise_error(s, FLD_ERR_CQE_QUEUE, off,
                             "RX CQE beyond its buffer");
-        } else if (s->fifo_len == FLD_ACCEL_FIFO) {
+        } else if (rq->fq_len >= fld_rq_share(s) || !s->pkt_free_top) {
             s->stats[FLD_STAT_ACCEL_RX_DROPS]++;
+            rq->stats[FLD_RQ_STAT_ACCEL_DROPS]++;
         } else {
-            FldPkt *p = &s->fifo[(s->fifo_head + s->fifo_len) %
-                                 FLD_ACCEL_FIFO];
+            uint8_t k = s->pkt_free[--s->pkt_free_top];
+            FldPkt *p = &s->fifo[k];
 
+            rq->fq[(rq->fq_head + rq->fq_len) % FLD_ACCEL_FIFO] = k;
+            rq->fq_len++;
+            rq->stats[FLD_RQ_STAT_ACCEL_RX]++;
+            rq->stats[FLD_RQ_STAT_HELD] = rq->fq_len;
             memset(&p->m, 0, sizeof(p->m));
             p->m.rq = slot;
             p->m.routed = rq->routed;
@@ -313,7 +353,6 @@ static void fld_cqe_rx(FldState *s, const FldCqe *c)
             p->m.decap = c->flags & SNIC_CQE_F_DECAP;
             p->len = c->byte_cnt;
             memcpy(p->data, rq->buf + off, p->len);
-            s->fifo_len++;
             s->stats[FLD_STAT_ACCEL_RX]++;
         }
     }
@@ -362,23 +401,47 @@ static bool fld_cqs_run(FldState *s, int budget)
     return more;
 }
 
-/* Hand queued packets to the accelerator until it runs out of credits. */
+/*
+ * Hand queued packets to the accelerator, one per RQ in turn, starting
+ * after the RQ served first last time.  An RQ whose head packet cannot
+ * be sent (no credit on its send queue) is passed over for the rest of
+ * the pass; the others go on.
+ */
 static void fld_accel_run(FldState *s)
 {
     int budget = FLD_BH_BUDGET;
+    uint32_t blocked = 0, busy;
+    unsigned i;
 
     if (s->accel->flush) {
         s->accel->flush(s);
     }
-    while (s->fifo_len && budget--) {
-        FldPkt *p = &s->fifo[s->fifo_head];
+    do {
+        busy = 0;
+        for (i = 0; i < FLD_MAX_RQS && budget > 0; i++) {
+            unsigned slot = (s->accel_rr + i) % FLD_MAX_RQS;
+            FldRq *rq = &s->rqs[slot];
+            uint64_t tx = s->stats[FLD_STAT_ACCEL_TX];
+            FldPkt *p;
 
-        if (!s->accel->rx(s, p)) {
-            break;
+            if (!rq->fq_len || (blocked & (1u << slot))) {
+                continue;
+            }
+            p = &s->fifo[rq->fq[rq->fq_head]];
+            budget--;
+            if (!s->accel->rx(s, p)) {
+                blocked |= 1u << slot;
+                continue;
+            }
+            rq->stats[FLD_RQ_STAT_ACCEL_TX] += s->stats[FLD_STAT_ACCEL_TX] - tx;
+            s->pkt_free[s->pkt_free_top++] = rq->fq[rq->fq_head];
+            rq->fq_head = (rq->fq_head + 1) % FLD_ACCEL_FIFO;
+            rq->fq_len--;
+            rq->stats[FLD_RQ_STAT_HELD] = rq->fq_len;
+            busy |= 1u << slot;
         }
-        s->fifo_head = (s->fifo_head + 1) % FLD_ACCEL_FIFO;
-        s->fifo_len--;
-    }
+    } while (busy && budget > 0);
+    s->accel_rr = (s->accel_rr + 1) % FLD_MAX_RQS;
 }
 
 static void fld_doorbells(FldState *s)

@@ -39,8 +39,12 @@
 OBJECT_DECLARE_SIMPLE_TYPE(FldState, FLD)
 
 #define FLD_ETH_HLEN        14
-/* Packets the accelerator's input FIFO holds (then drops and counts). */
-#define FLD_ACCEL_FIFO      64
+/*
+ * Packets the accelerator's input FIFO holds.  Every configured RQ gets an
+ * equal share (FLD_ACCEL_FIFO / RQs in use) and its own queue within it:
+ * an RQ over its share drops and counts against itself only.
+ */
+#define FLD_ACCEL_FIFO      FLD_ACCEL_FIFO_PKTS
 /* Packets the bottom half hands the accelerator per pass. */
 #define FLD_BH_BUDGET       64
 
@@ -86,6 +90,10 @@ typedef struct FldRq {
     uint16_t pi;            /* descriptors posted (the doorbell record) */
     uint16_t db_pi;
     uint8_t *buf;           /* FLD_RQ_BUF_SIZE bytes */
+    /* its queue in the accelerator input FIFO: packet slots, in order */
+    uint8_t fq[FLD_ACCEL_FIFO];
+    uint8_t fq_head, fq_len;
+    uint64_t stats[FLD_RQ_STAT_COUNT];  /* enum fld_rq_stat */
 } FldRq;
 
 /* What the accelerator learns about a received packet. */
@@ -159,9 +167,11 @@ struct FldState {
     uint32_t *bfree;        /* free block stack */
     uint32_t bfree_top;
 
-    /* accelerator input FIFO */
+    /* accelerator input FIFO: packet slots shared by the RQs' queues */
     FldPkt *fifo;
-    uint32_t fifo_head, fifo_len;
+    uint8_t pkt_free[FLD_ACCEL_FIFO];
+    uint32_t pkt_free_top;
+    uint32_t accel_rr;      /* RQ served first in the next pass */
 
     FldMemParams mem_params;
     FldMemTable mem;
@@ -198,6 +208,8 @@ extern const MemoryRegionOps fld_win_ops;
 void fld_kick(FldState *s);
 void fld_bh(void *opaque);
 void fld_stream_reset(FldState *s);
+/* Drop RQ @slot's packets waiting for the accelerator (RQ_CLEAR). */
+void fld_rq_flush(FldState *s, unsigned slot);
 void fld_sq_drop(FldState *s, unsigned slot);
 bool fld_txd_get(FldState *s, unsigned slot, uint16_t idx,
                  struct fld_txd *d);

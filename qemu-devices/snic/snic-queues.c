@@ -91,6 +91,7 @@ void snic_queues_reset(SnicState *s)
     s->port.async_eqn = SNIC_EQN_NONE;
     s->port.mtu = 1500;
     memset(&s->ps, 0, sizeof(s->ps));
+    s->rx_loop_cqn = -1;
     timer_del(s->rate_timer);
 }
 

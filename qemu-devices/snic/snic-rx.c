@@ -1,7 +1,8 @@
 /*
  * snic: receive pipeline - port checks, MAC filter, header and checksum
  * validation, steering, VXLAN decap, RSS, delivery into plain or striding
- * receive queues.  docs/snic.md "Receive pipeline" gives the order.
+ * receive queues; loopback SQ frames enter here too, with the loop guard.
+ * docs/snic.md "Receive pipeline" gives the order.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -198,6 +199,11 @@ static void snic_rx_deliver(SnicState *s, uint32_t rqn, const uint8_t *f,
         return;
     }
     rq = &s->rqs[rqn];
+    if (s->rx_loop_cqn >= 0 && rq->cqn == s->rx_loop_cqn) {
+        /* Loop guard: a looped frame never returns to its sender's queues. */
+        s->ps.rx_loop_drops++;
+        return;
+    }
     if (rq->error) {
         snic_rx_drop_nobuf(s, rq);
         return;
@@ -282,6 +288,21 @@ static void snic_rx_steer(SnicState *s, const uint8_t *buf, size_t size,
 void snic_rx_spin_pass(SnicState *s, const uint8_t *buf, size_t size)
 {
     snic_rx_steer(s, buf, size, true);
+}
+
+/*
+ * Local loopback: a frame sent on an SNIC_SQ_F_LOOPBACK SQ takes the
+ * receive path a wire frame takes (MAC filter, RDMA, checksums, steering,
+ * RSS).  Loop guard: while it does, RQs completing on the sending SQ's CQ
+ * - the sender's own input - are not delivered to (rx_loop_drops), so a
+ * peer re-injecting through the NIC cannot be fed its own frame again.
+ */
+void snic_rx_loopback(SnicState *s, const uint8_t *buf, size_t size,
+                      uint16_t cqn)
+{
+    s->rx_loop_cqn = cqn;
+    snic_rx_frame(s, buf, size);
+    s->rx_loop_cqn = -1;
 }
 
 ssize_t snic_rx_frame(SnicState *s, const uint8_t *buf, size_t size)

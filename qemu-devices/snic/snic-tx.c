@@ -1,6 +1,8 @@
 /*
  * snic: send path - WQE fetch and validation, frame assembly by DMA
- * gather, checksum offload, TCP segmentation, per-SQ rate limiter.
+ * gather, checksum offload, TCP segmentation, per-SQ rate limiter, and
+ * local loopback (SNIC_SQ_F_LOOPBACK SQs feed the receive path, not the
+ * wire).
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -102,6 +104,12 @@ static void snic_tx_wire(SnicState *s, SnicSq *sq, const uint8_t *f,
     if (sq) {
         sq->st.packets++;
         sq->st.bytes += len;
+    }
+    if (sq && (sq->flags & SNIC_SQ_F_LOOPBACK)) {
+        /* Not the wire: the port's own receive path. */
+        s->ps.tx_loopback++;
+        snic_rx_loopback(s, f, len, sq->cqn);
+        return;
     }
     if (!snic_port_up(s)) {
         s->ps.tx_link_down++;

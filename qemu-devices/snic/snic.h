@@ -63,6 +63,7 @@ typedef struct SnicPortStats {
     uint64_t tx_rate_delays;
     uint64_t eq_events, eq_irqs;
     uint64_t cq_overflows;
+    uint64_t tx_loopback, rx_loop_drops;
 } SnicPortStats;
 
 /* Admin queue: a command ring and a completion ring in host memory. */
@@ -199,6 +200,8 @@ struct SnicState {
     uint32_t rules_hi;
     SnicPort port;
     SnicPortStats ps;
+    /* CQ of the loopback SQ whose frame the receive path is taking, or -1 */
+    int32_t rx_loop_cqn;
 
     QEMUBH *tx_bh;
     QEMUTimer *rate_timer;
@@ -255,6 +258,9 @@ bool snic_tx_frame_out(SnicState *s, uint8_t *f, size_t len,
 
 /* snic-rx.c */
 ssize_t snic_rx_frame(SnicState *s, const uint8_t *buf, size_t size);
+/* A frame of a loopback SQ on CQ @cqn into the port's receive path. */
+void snic_rx_loopback(SnicState *s, const uint8_t *buf, size_t size,
+                      uint16_t cqn);
 void snic_rx_spin_pass(SnicState *s, const uint8_t *buf, size_t size);
 
 /* snic-steer.c */

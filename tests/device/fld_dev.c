@@ -164,6 +164,14 @@ bool env_start(const char *fld_opts)
 bool flde_setup(struct flde *q, int sq_log, uint64_t sq_db,
 		       uint32_t quota)
 {
+	return flde_setup_at(q, 0, sq_log, sq_db, quota, UDP_PORT, FLOW_TAG, 0);
+}
+
+bool flde_setup_at(struct flde *q, unsigned int slot, int sq_log,
+		   uint64_t sq_db, uint32_t quota, uint16_t port,
+		   uint32_t tag, uint8_t sq_flags)
+{
+	unsigned int pg = 3 * slot;
 	struct snic_aq_create_cq cc = { 0 };
 	struct snic_aq_create_sq sc = { 0 };
 	struct snic_aq_create_rq rc = { 0 };
@@ -173,35 +181,37 @@ bool flde_setup(struct flde *q, int sq_log, uint64_t sq_db,
 	int k;
 
 	/* FLD slots first: snic probes a ring when it creates the queue. */
-	a[0] = 0; a[1] = FLD_QN_NONE; a[2] = 8;
+	a[0] = slot; a[1] = FLD_QN_NONE; a[2] = 8;
 	if (fld_cmd(FLD_CMD_CQ_SET, 3, a, &out) != FLD_CMD_OK ||
-	    out != FLD_WIN_CQ)
+	    out != FLD_WIN_CQ + slot * FLD_CQ_WIN_SIZE)
 		return false;
-	a[0] = 0; a[1] = FLD_QN_NONE; a[2] = sq_log; a[3] = 0;
+	a[0] = slot; a[1] = FLD_QN_NONE; a[2] = sq_log; a[3] = slot;
 	a[4] = (uint32_t)sq_db; a[5] = sq_db >> 32; a[6] = quota;
 	if (fld_cmd(FLD_CMD_SQ_SET, 7, a, &out) != FLD_CMD_OK ||
-	    out != FLD_WIN_SQ)
+	    out != FLD_WIN_SQ + slot * FLD_SQ_WIN_SIZE)
 		return false;
-	a[0] = 0; a[1] = FLD_QN_NONE; a[2] = 4; a[3] = 11; a[4] = 3; a[5] = 0;
-	a[6] = (uint32_t)(nic.bar2 + RQ_PAGE * SNIC_DB_PAGE_SIZE + SNIC_DB_RQ);
-	a[7] = (nic.bar2 + RQ_PAGE * SNIC_DB_PAGE_SIZE) >> 32;
+	a[0] = slot; a[1] = FLD_QN_NONE; a[2] = 4; a[3] = 11; a[4] = 3;
+	a[5] = slot;
+	a[6] = (uint32_t)(nic.bar2 + (RQ_PAGE + pg) * SNIC_DB_PAGE_SIZE +
+			  SNIC_DB_RQ);
+	a[7] = (nic.bar2 + (RQ_PAGE + pg) * SNIC_DB_PAGE_SIZE) >> 32;
 	if (fld_cmd(FLD_CMD_RQ_SET, 8, a, &q->rx_off) != FLD_CMD_OK)
 		return false;
 
-	cc.ring_addr = FLD_BAR2 + FLD_WIN_CQ;
-	cc.dbr_addr = FLD_BAR2 + FLD_WIN_DBR + FLD_DBR_CQ;
+	cc.ring_addr = FLD_BAR2 + FLD_WIN_CQ + slot * FLD_CQ_WIN_SIZE;
+	cc.dbr_addr = FLD_BAR2 + FLD_WIN_DBR + FLD_DBR_CQ + 4 * slot;
 	cc.log_size = 8;
 	cc.eqn = SNIC_EQN_NONE;
-	cc.db_page = CQ_PAGE;
+	cc.db_page = CQ_PAGE + pg;
 	if (snic_aq_cmd(&nic, SNIC_AQ_CREATE_CQ, &cc, sizeof(cc), &res) != OK)
 		return false;
 	q->cqn = res;
-	sc.ring_addr = FLD_BAR2 + FLD_WIN_SQ;
-	sc.dbr_addr = FLD_BAR2 + FLD_WIN_DBR + FLD_DBR_SQ;
+	sc.ring_addr = FLD_BAR2 + FLD_WIN_SQ + slot * FLD_SQ_WIN_SIZE;
+	sc.dbr_addr = FLD_BAR2 + FLD_WIN_DBR + FLD_DBR_SQ + 4 * slot;
 	sc.log_size = sq_log;
-	sc.flags = SNIC_SQ_F_RAW_ETH;
+	sc.flags = SNIC_SQ_F_RAW_ETH | sq_flags;
 	sc.cqn = q->cqn;
-	sc.db_page = SQ_PAGE;
+	sc.db_page = SQ_PAGE + pg;
 	if (snic_aq_cmd(&nic, SNIC_AQ_CREATE_SQ, &sc, sizeof(sc), &res) != OK)
 		return false;
 	q->sqn = res;
@@ -216,27 +226,27 @@ bool flde_setup(struct flde *q, int sq_log, uint64_t sq_db,
 		qt_memwrite(qt, q->rq_ring + k * sizeof(d), &d, sizeof(d));
 	}
 	rc.ring_addr = q->rq_ring;
-	rc.dbr_addr = FLD_BAR2 + FLD_WIN_DBR + FLD_DBR_RQ;
+	rc.dbr_addr = FLD_BAR2 + FLD_WIN_DBR + FLD_DBR_RQ + 4 * slot;
 	rc.log_size = 4;
 	rc.type = SNIC_RQ_STRIDING;
 	rc.cqn = q->cqn;
-	rc.db_page = RQ_PAGE;
+	rc.db_page = RQ_PAGE + pg;
 	rc.log_stride_size = 11;
 	rc.log_num_strides = 3;
 	if (snic_aq_cmd(&nic, SNIC_AQ_CREATE_RQ, &rc, sizeof(rc), &res) != OK)
 		return false;
 	q->rqn = res;
 
-	a[0] = FLD_BIND_CQ; a[1] = 0; a[2] = q->cqn;
+	a[0] = FLD_BIND_CQ; a[1] = slot; a[2] = q->cqn;
 	if (fld_cmd(FLD_CMD_BIND, 3, a, NULL) != FLD_CMD_OK)
 		return false;
-	a[0] = FLD_BIND_SQ; a[1] = 0; a[2] = q->sqn;
+	a[0] = FLD_BIND_SQ; a[1] = slot; a[2] = q->sqn;
 	if (fld_cmd(FLD_CMD_BIND, 3, a, NULL) != FLD_CMD_OK)
 		return false;
-	a[0] = FLD_BIND_RQ; a[1] = 0; a[2] = q->rqn;
+	a[0] = FLD_BIND_RQ; a[1] = slot; a[2] = q->rqn;
 	if (fld_cmd(FLD_CMD_BIND, 3, a, NULL) != FLD_CMD_OK)
 		return false;
-	a[0] = 0; a[1] = 0;
+	a[0] = slot; a[1] = slot;
 	if (fld_cmd(FLD_CMD_RQ_ROUTE, 2, a, NULL) != FLD_CMD_OK)
 		return false;
 
@@ -245,9 +255,9 @@ bool flde_setup(struct flde *q, int sq_log, uint64_t sq_db,
 	r.dest = SNIC_DEST_RQ;
 	r.actions = SNIC_ACT_TAG | SNIC_ACT_COUNT;
 	r.dest_id = q->rqn;
-	r.flow_tag = FLOW_TAG;
+	r.flow_tag = tag;
 	r.ip_proto = 17;
-	r.dst_port = htons(UDP_PORT);
+	r.dst_port = htons(port);
 	if (snic_aq_buf(&nic, SNIC_AQ_ADD_RULE, &r, sizeof(r), sizeof(r), 0, 0,
 			NULL, 0, &res) != OK)
 		return false;
@@ -257,7 +267,20 @@ bool flde_setup(struct flde *q, int sq_log, uint64_t sq_db,
 
 uint64_t sq_db_addr(void)
 {
-	return nic.bar2 + SQ_PAGE * SNIC_DB_PAGE_SIZE + SNIC_DB_SQ;
+	return sq_db_addr_at(0);
+}
+
+uint64_t sq_db_addr_at(unsigned int slot)
+{
+	return nic.bar2 + (SQ_PAGE + 3 * slot) * SNIC_DB_PAGE_SIZE +
+	       SNIC_DB_SQ;
+}
+
+uint64_t fld_rq_stat(unsigned int slot, int i)
+{
+	uint32_t r = FLD_REG_RQ_STATS + slot * FLD_RQ_STATS_SIZE + 8 * i;
+
+	return fld_rd(r) | (uint64_t)fld_rd(r + 4) << 32;
 }
 
 /* ---- frames ---- */

@@ -60,6 +60,17 @@ bool env_start(const char *fld_opts);
 /* CQ, SQ (2^@sq_log), striding RQ, UDP_PORT rule tagged FLOW_TAG. */
 bool flde_setup(struct flde *q, int sq_log, uint64_t sq_db, uint32_t quota);
 uint64_t sq_db_addr(void);
+/*
+ * The same for queue set @slot (FLD slots, snic doorbell pages 5 + 3 x
+ * slot ..): UDP @port tagged @tag to RQ slot @slot, answered on SQ @slot
+ * (created with SNIC_SQ_F_RAW_ETH | @sq_flags).
+ */
+bool flde_setup_at(struct flde *q, unsigned int slot, int sq_log,
+		   uint64_t sq_db, uint32_t quota, uint16_t port,
+		   uint32_t tag, uint8_t sq_flags);
+uint64_t sq_db_addr_at(unsigned int slot);
+/* Per-RQ admission counter @i (enum fld_rq_stat) of RQ slot @slot. */
+uint64_t fld_rq_stat(unsigned int slot, int i);
 
 /* frames */
 uint16_t csum(const uint8_t *p, size_t n, uint32_t s);

@@ -9,6 +9,11 @@
  *       fragment first.  MODE: normal; dup (the first fragment sent twice);
  *       overlap (the second fragment starts 8 bytes early); incomplete (the
  *       last fragment never sent).
+ *   fld-frag sock IP PORT COUNT SIZE GAP_US
+ *       COUNT datagrams of SIZE bytes with the same payload through an
+ *       ordinary UDP socket to IP:PORT, GAP_US microseconds apart: the
+ *       kernel's stack (e.g. a VXLAN device with a smaller MTU) does the
+ *       fragmenting and encapsulation.
  *   fld-frag recv IP PORT COUNT SIZE SECONDS
  *       receives on IP:PORT until COUNT datagrams or SECONDS pass; checks
  *       each datagram's length and content; prints "received N ok M".
@@ -169,6 +174,40 @@ static int do_send(char **a)
 	return 0;
 }
 
+static int do_sock(char **a)
+{
+	static uint8_t b[MAX_SIZE];
+	struct sockaddr_in to = { .sin_family = AF_INET };
+	unsigned count = strtoul(a[2], NULL, 0), i, sent = 0;
+	size_t size = strtoul(a[3], NULL, 0);
+	long gap = atol(a[4]);
+	int fd;
+
+	to.sin_port = htons(atoi(a[1]));
+	if (!inet_aton(a[0], &to.sin_addr) || size < 4 || size > MAX_SIZE ||
+	    gap < 0) {
+		fprintf(stderr, "fld-frag: bad arguments\n");
+		return 2;
+	}
+	fd = socket(AF_INET, SOCK_DGRAM, 0);
+	if (fd < 0) {
+		perror("socket");
+		return 1;
+	}
+	for (i = 0; i < count; i++) {
+		struct timespec t = { gap / 1000000, gap % 1000000 * 1000 };
+
+		fill(b, size, i);
+		sent += sendto(fd, b, size, 0, (void *)&to, sizeof(to)) ==
+			(ssize_t)size;
+		if (gap)
+			nanosleep(&t, NULL);
+	}
+	close(fd);
+	printf("sent %u\n", sent);
+	return sent == count ? 0 : 1;
+}
+
 static int do_recv(char **a)
 {
 	static uint8_t b[65536], want[MAX_SIZE];
@@ -216,8 +255,11 @@ int main(int argc, char **argv)
 		return do_send(argv + 2);
 	if (argc == 7 && !strcmp(argv[1], "recv"))
 		return do_recv(argv + 2);
+	if (argc == 7 && !strcmp(argv[1], "sock"))
+		return do_sock(argv + 2);
 	fprintf(stderr,
 		"usage: fld-frag send OUTER_IP VNI INNER_DMAC INNER_DST PORT COUNT SIZE MTU normal|dup|overlap|incomplete\n"
-		"       fld-frag recv IP PORT COUNT SIZE SECONDS\n");
+		"       fld-frag recv IP PORT COUNT SIZE SECONDS\n"
+		"       fld-frag sock IP PORT COUNT SIZE GAP_US\n");
 	return 2;
 }

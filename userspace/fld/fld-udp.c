@@ -13,6 +13,11 @@
  *       send one CoAP POST (Uri-Path "auth") whose payload is TOKEN (a
  *       JSON Web Token) and wait a second for it to come back: exit 0 if
  *       it was passed on (answered), 1 if not.
+ *   fld-udp coap-load IP PORT TOKEN COUNT GAP_US
+ *       send COUNT such messages GAP_US microseconds apart (0: as fast as
+ *       the socket takes them), counting the answers meanwhile and for two
+ *       seconds after; print "sent N answered M secs T" (a tenant's load
+ *       in the FLD isolation test).
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -138,19 +143,13 @@ static int do_echo(int port)
 	}
 }
 
-static int do_coap(const char *ip, int port, const char *token)
+/* A CoAP POST (Uri-Path "auth") carrying @token; its length, 0 if long. */
+static size_t coap_msg(uint8_t *m, size_t cap, const char *token)
 {
-	static uint8_t m[2048], rx[2048];
-	struct sockaddr_in a = { .sin_family = AF_INET };
 	size_t n = 0, tl = strlen(token);
-	struct pollfd p;
-	ssize_t r;
-	int fd;
 
-	if (tl > sizeof(m) - 16) {
-		fprintf(stderr, "fld-udp: token too long\n");
-		return 2;
-	}
+	if (tl > cap - 16)
+		return 0;
 	m[n++] = 0x40 | 2;		/* version 1, CON, token length 2 */
 	m[n++] = 0x02;			/* POST */
 	m[n++] = 0x4a;			/* message id */
@@ -162,12 +161,40 @@ static int do_coap(const char *ip, int port, const char *token)
 	n += 4;
 	m[n++] = 0xff;			/* payload marker */
 	memcpy(m + n, token, tl);
-	n += tl;
+	return n + tl;
+}
+
+static int coap_socket(const char *ip, int port)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET };
+	int fd;
+
 	a.sin_port = htons(port);
 	fd = socket(AF_INET, SOCK_DGRAM, 0);
-	if (inet_pton(AF_INET, ip, &a.sin_addr) != 1 || fd < 0 ||
-	    connect(fd, (void *)&a, sizeof(a)) ||
-	    send(fd, m, n, 0) != (ssize_t)n) {
+	if (fd < 0 || inet_pton(AF_INET, ip, &a.sin_addr) != 1 ||
+	    connect(fd, (void *)&a, sizeof(a))) {
+		perror("fld-udp: coap");
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+static int do_coap(const char *ip, int port, const char *token)
+{
+	static uint8_t m[2048], rx[2048];
+	struct pollfd p;
+	size_t n = coap_msg(m, sizeof(m), token);
+	ssize_t r;
+	int fd;
+
+	if (!n) {
+		fprintf(stderr, "fld-udp: token too long\n");
+		return 2;
+	}
+	fd = coap_socket(ip, port);
+	if (fd < 0 || send(fd, m, n, 0) != (ssize_t)n) {
 		perror("fld-udp: coap");
 		return 2;
 	}
@@ -183,6 +210,62 @@ static int do_coap(const char *ip, int port, const char *token)
 	return r == (ssize_t)n && !memcmp(rx, m, n) ? 0 : 1;
 }
 
+/* Answers waiting on @fd, counted; waits up to @ms for the first. */
+static long coap_drain(int fd, const uint8_t *m, size_t n, int ms)
+{
+	static uint8_t rx[2048];
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	long got = 0;
+
+	while (poll(&p, 1, ms) == 1) {
+		ssize_t r = recv(fd, rx, sizeof(rx), MSG_DONTWAIT);
+
+		if (r < 0)
+			break;
+		got += r == (ssize_t)n && !memcmp(rx, m, n);
+		ms = 0;
+	}
+	return got;
+}
+
+static int do_coap_load(const char *ip, int port, const char *token,
+			long count, long gap_us)
+{
+	static uint8_t m[2048];
+	size_t n = coap_msg(m, sizeof(m), token);
+	long sent = 0, got = 0;
+	double t0, t1, next;
+	int fd, buf = 1 << 20;
+
+	if (!n || count < 1 || gap_us < 0) {
+		fprintf(stderr, "fld-udp: token length, COUNT >= 1, GAP_US >= 0\n");
+		return 2;
+	}
+	fd = coap_socket(ip, port);
+	if (fd < 0)
+		return 2;
+	setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &buf, sizeof(buf));
+	t0 = next = now();
+	while (sent < count) {
+		if (send(fd, m, n, 0) == (ssize_t)n)
+			sent++;
+		else if (errno != ENOBUFS && errno != EAGAIN)
+			break;
+		got += coap_drain(fd, m, n, 0);
+		if (gap_us) {
+			next += gap_us / 1e6;
+			while (now() < next)
+				got += coap_drain(fd, m, n, 1);
+		}
+	}
+	t1 = now();
+	while (now() < t1 + 2)
+		got += coap_drain(fd, m, n, 100);
+	printf("sent %ld answered %ld secs %.2f\n", sent, got, t1 - t0);
+	close(fd);
+	return sent == count ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 5 && !strcmp(argv[1], "coap"))
@@ -191,10 +274,14 @@ int main(int argc, char **argv)
 		return do_ping(argv[2], atoi(argv[3]), atol(argv[4]),
 			       strtoul(argv[5], NULL, 0),
 			       argc > 6 ? atol(argv[6]) : 1);
+	if (argc == 7 && !strcmp(argv[1], "coap-load"))
+		return do_coap_load(argv[2], atoi(argv[3]), argv[4],
+				    atol(argv[5]), atol(argv[6]));
 	if (argc == 3 && !strcmp(argv[1], "echo"))
 		return do_echo(atoi(argv[2]));
 	fprintf(stderr, "usage: fld-udp ping IP PORT COUNT SIZE [WINDOW]\n"
 		"       fld-udp echo PORT\n"
-		"       fld-udp coap IP PORT TOKEN\n");
+		"       fld-udp coap IP PORT TOKEN\n"
+		"       fld-udp coap-load IP PORT TOKEN COUNT GAP_US\n");
 	return 2;
 }

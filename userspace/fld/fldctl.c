@@ -14,6 +14,11 @@
  *   fldctl [-d PCI-ADDR] key TENANT HEX|-   set (or remove) an accelerator
  *                                    key (iotauth: the tenant's HMAC key;
  *                                    TENANT is the steering flow tag)
+ *   fldctl [-d PCI-ADDR] tenants     per FLD-E tenant (fld.ko tenants=N):
+ *                                    port, tag, rate, FLD admission and
+ *                                    snic queue counters
+ *   fldctl [-d PCI-ADDR] rate TENANT BPS   rate limit tenant TENANT's
+ *                                    send queue (bits/s, 0: none)
  */
 #include <dirent.h>
 #include <errno.h>
@@ -166,7 +171,8 @@ static int usage(void)
 {
 	fprintf(stderr,
 		"usage: fldctl [-d PCI-ADDR] show | stats | mem | errors | nic |\n"
-		"              flow udp PORT | flow vxlan VNI | get STAT | key TENANT HEX|-\n");
+		"              flow udp PORT | flow vxlan VNI | get STAT | key TENANT HEX|- |\n"
+		"              tenants | rate TENANT BPS\n");
 	return 2;
 }
 
@@ -194,6 +200,25 @@ int main(int argc, char **argv)
 		return cat_attr("errors");
 	if (!strcmp(argv[i], "nic"))
 		return cat_attr("nic_stats");
+	if (!strcmp(argv[i], "tenants"))
+		return cat_attr("tenants");
+	if (!strcmp(argv[i], "rate") && i + 2 < argc) {
+		char val[64], *end;
+		unsigned long t = strtoul(argv[i + 1], &end, 0);
+		unsigned long long bps;
+
+		if (*end || t > 255) {
+			fprintf(stderr, "fldctl: bad tenant %s\n", argv[i + 1]);
+			return 2;
+		}
+		bps = strtoull(argv[i + 2], &end, 0);
+		if (*end || argv[i + 2][0] == '-') {
+			fprintf(stderr, "fldctl: bad rate %s\n", argv[i + 2]);
+			return 2;
+		}
+		snprintf(val, sizeof(val), "%lu %llu", t, bps);
+		return write_attr("rate", val) ? 1 : 0;
+	}
 	if (!strcmp(argv[i], "key") && i + 2 < argc) {
 		char val[300];
 

@@ -34,6 +34,12 @@ struct snic_peer_sq_attr {
 	u8 log_size;
 	u32 cqn;
 	u64 rate_bps;		/* 0: unlimited */
+	/*
+	 * Frames go to the port's own receive path (steering, checksum
+	 * verdict, RSS) instead of the wire; a looped frame steered to an RQ
+	 * on this SQ's CQ is dropped (loop guard).  docs/snic.md.
+	 */
+	bool loopback;
 };
 
 struct snic_peer_rq_attr {
@@ -81,6 +87,12 @@ void snic_peer_ring(struct snic_dev *sd, const struct snic_peer_queue *q,
 int snic_peer_add_rule(struct snic_dev *sd,
 		       const struct snic_steer_rule *rule, u32 *rule_id);
 int snic_peer_del_rule(struct snic_dev *sd, u32 rule_id);
+
+/*
+ * Rate limit (token bucket, bits/s; 0: none) of an SQ this peer created,
+ * as at creation with snic_peer_sq_attr.rate_bps; -ENOENT if not its own.
+ */
+int snic_peer_set_sq_rate(struct snic_dev *sd, u32 sqn, u64 rate_bps);
 
 /* Counters of a queue (SNIC_STATS_SQ / SNIC_STATS_RQ). */
 int snic_peer_query_stats(struct snic_dev *sd, u32 kind, u32 id,

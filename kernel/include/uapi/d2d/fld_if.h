@@ -288,4 +288,22 @@ enum fld_mem_row {
 	FLD_MEM_NROWS		= 9,
 };
 
+/*
+ * Per-RQ accelerator admission (tenant isolation): every configured RQ
+ * slot owns an equal share of the accelerator input FIFO and is served
+ * round robin; its counters, 64-bit each, at FLD_REG_RQ_STATS +
+ * FLD_RQ_STATS_SIZE x slot + 8 x enum fld_rq_stat.  Cleared by
+ * FLD_CMD_RQ_SET and reset.
+ */
+#define FLD_ACCEL_FIFO_PKTS	64	/* accelerator input FIFO, packets */
+#define FLD_REG_RQ_STATS	0x300	/* RO: FLD_MAX_RQS x FLD_RQ_STATS_SIZE */
+#define FLD_RQ_STATS_SIZE	32
+enum fld_rq_stat {
+	FLD_RQ_STAT_ACCEL_RX	= 0,	/* packets admitted to the accelerator */
+	FLD_RQ_STAT_ACCEL_DROPS	= 1,	/* dropped: the RQ's FIFO share full */
+	FLD_RQ_STAT_ACCEL_TX	= 2,	/* packets the accelerator sent for it */
+	FLD_RQ_STAT_HELD	= 3,	/* packets waiting now (a gauge) */
+	FLD_RQ_STAT_COUNT	= 4,
+};
+
 #endif /* _UAPI_D2D_FLD_IF_H */

@@ -181,6 +181,7 @@ struct snic_aq_create_cq {
 };
 
 #define SNIC_SQ_F_RAW_ETH	(1u << 0)	/* Ethernet send queue */
+#define SNIC_SQ_F_LOOPBACK	(1u << 1)	/* frames to the port's own receive path */
 
 struct snic_aq_create_sq {
 	__le64 ring_addr;	/* 64-byte WQE basic blocks */
@@ -572,6 +573,8 @@ struct snic_port_stats {
 	__le64 tx_rate_delays;		/* times the rate limiter paused an SQ */
 	__le64 eq_events, eq_irqs;	/* EQEs written, MSI-X sent for EQs */
 	__le64 cq_overflows;
+	__le64 tx_loopback;		/* frames loopback SQs gave the receive path */
+	__le64 rx_loop_drops;		/* looped frames steered back to their sender */
 };
 
 struct snic_queue_stats {
