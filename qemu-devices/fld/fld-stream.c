@@ -52,6 +52,7 @@ void fld_stream_reset(FldState *s)
     }
     s->bfree_top = s->pool_blocks;
     s->fifo_head = s->fifo_len = 0;
+    fld_rdma_reset(s);
     if (s->df) {
         fld_defrag_reset(s->df);
         s->df_out_len = 0;
@@ -201,7 +202,7 @@ FldTxResult fld_stream_tx(FldState *s, unsigned slot, const uint8_t *f,
 }
 
 /* Doorbell @val to the NIC at @addr: a peer-to-peer MMIO write. */
-static void fld_doorbell(FldState *s, uint64_t addr, uint32_t val)
+void fld_doorbell(FldState *s, uint64_t addr, uint32_t val)
 {
     uint32_t le = cpu_to_le32(val);
 
@@ -215,12 +216,14 @@ static void fld_doorbell(FldState *s, uint64_t addr, uint32_t val)
     s->stats[FLD_STAT_DOORBELLS]++;
 }
 
-static int fld_sq_by_sqn(FldState *s, uint16_t sqn)
+/* SQ slot of NIC send queue @sqn, or of FLD-R QP @sqn when @rdma */
+static int fld_sq_by_sqn(FldState *s, uint16_t sqn, bool rdma)
 {
     unsigned i;
 
     for (i = 0; i < FLD_MAX_SQS; i++) {
-        if (s->sqs[i].valid && s->sqs[i].sqn == sqn) {
+        if (s->sqs[i].valid && s->sqs[i].sqn == sqn &&
+            s->sqs[i].rdma == rdma) {
             return i;
         }
     }
@@ -241,7 +244,8 @@ static int fld_rq_by_rqn(FldState *s, uint16_t rqn)
 
 static void fld_cqe_tx(FldState *s, const FldCqe *c)
 {
-    int slot = fld_sq_by_sqn(s, c->qn);
+    bool rdma = fld_cqe_is_rdma(c->opcode);
+    int slot = fld_sq_by_sqn(s, c->qn, rdma);
     FldSq *sq;
 
     if (slot < 0) {
@@ -250,7 +254,10 @@ static void fld_cqe_tx(FldState *s, const FldCqe *c)
         return;
     }
     sq = &s->sqs[slot];
-    if (c->opcode == SNIC_CQE_TX_ERR) {
+    if (rdma && c->opcode == SNIC_CQE_REQ_ERR) {
+        s->stats[FLD_STAT_QP_ERR_CQES]++;
+    }
+    if (c->opcode == SNIC_CQE_TX_ERR || c->opcode == SNIC_CQE_REQ_ERR) {
         s->stats[FLD_STAT_NIC_ERR_CQES]++;
         fld_raise_error(s, FLD_ERR_NIC_CQE, c->syndrome << 16 | slot,
                         "NIC reported a send error");
@@ -345,7 +352,13 @@ static bool fld_cqs_run(FldState *s, int budget)
             switch (c.opcode) {
             case SNIC_CQE_TX:
             case SNIC_CQE_TX_ERR:
+            case SNIC_CQE_REQ:
+            case SNIC_CQE_REQ_ERR:
                 fld_cqe_tx(s, &c);
+                break;
+            case SNIC_CQE_RECV:
+            case SNIC_CQE_RECV_ERR:
+                fld_rdma_recv_cqe(s, &c);
                 break;
             case SNIC_CQE_RX:
             case SNIC_CQE_RX_ERR:
@@ -403,6 +416,7 @@ static void fld_doorbells(FldState *s)
             }
         }
     }
+    fld_rdma_doorbells(s);
 }
 
 void fld_bh(void *opaque)

@@ -14,7 +14,8 @@
  * accelerator stream API: receive with metadata, transmit with credits,
  * completions, doorbells to the NIC), fld-accel.c (the accelerators),
  * fld-iot.c (CoAP and JWT checks of iotauth), fld-defrag.c (IPv4
- * reassembly of defrag), fld-zucreq.c (zuc requests), fld-cqe.c,
+ * reassembly of defrag), fld-zucreq.c (zuc requests), fld-rdma.c (FLD-R:
+ * RC QP slots whose send/receive rings are FLD windows), fld-cqe.c,
  * fld-pool.c,
  * fld-cuckoo.c, fld-mem.c, fld-zuc.c (pure C components with host unit
  * tests).
@@ -28,6 +29,7 @@
 #include "qom/object.h"
 #include "d2d/fld_if.h"
 #include "d2d/snic_if.h"
+#include "d2d/snic_rdma_if.h"
 #include "../common/d2d-pcie.h"
 #include "fld-cuckoo.h"
 #include "fld-pool.h"
@@ -58,6 +60,7 @@ typedef struct FldSq {
     uint32_t bytes_held;    /* buffer bytes in flight */
     uint32_t blocks_held;
     uint16_t db_pi;         /* last producer counter rung */
+    bool rdma;              /* send ring of an FLD-R QP: WQEs are SENDs */
 } FldSq;
 
 /* A completion queue window: CQEs compressed on write. */
@@ -88,6 +91,25 @@ typedef struct FldRq {
     uint8_t *buf;           /* FLD_RQ_BUF_SIZE bytes */
 } FldRq;
 
+/*
+ * An FLD-R RC QP (fld-rdma.c): its send side is SQ slot @sq (rdma), its
+ * receive ring and buffers are FLD windows, its doorbell record is served
+ * from FLD_DBR_QP.
+ */
+typedef struct FldQp {
+    bool valid;
+    bool broken;            /* a receive error: QP in ERR, nothing reposted */
+    uint16_t qpn;           /* the NIC's QP number, FLD_QN_NONE until bound */
+    uint8_t sq;             /* its SQ slot */
+    uint8_t cq;             /* CQ slot of its receive completions */
+    uint8_t log_rq;         /* receive WQEs */
+    uint64_t db_page;       /* the QP's doorbell page (bus address) */
+    uint16_t pi;            /* receive WQEs posted (doorbell record +0) */
+    uint16_t ci;            /* receive WQEs completed */
+    uint16_t db_pi;
+    uint8_t *buf;           /* 2^log_rq x FLD_QP_BUF_SIZE */
+} FldQp;
+
 /* What the accelerator learns about a received packet. */
 typedef struct FldRxMeta {
     uint8_t rq;             /* FLD RQ slot */
@@ -99,6 +121,8 @@ typedef struct FldRxMeta {
     bool decap;             /* NIC removed VXLAN outer headers */
     uint16_t flow_tag;      /* steering tag: tenant / context */
     uint32_t rss_hash;
+    bool rdma;              /* an FLD-R message (no Ethernet headers) */
+    uint8_t qp;             /* its QP slot */
 } FldRxMeta;
 
 /* A packet waiting in the accelerator's input FIFO. */
@@ -151,6 +175,7 @@ struct FldState {
     FldSq sqs[FLD_MAX_SQS];
     FldCq cqs[FLD_MAX_CQS];
     FldRq rqs[FLD_MAX_RQS];
+    FldQp qps[FLD_MAX_QPS];
 
     /* compressed transmit state */
     FldDescPool pool;       /* (sq, ring index) -> 8-byte descriptor */
@@ -212,6 +237,25 @@ FldTxResult fld_stream_tx(FldState *s, unsigned slot, const uint8_t *f,
 /* Credits of SQ @slot: free ring slots and buffer bytes. */
 void fld_stream_credits(FldState *s, unsigned slot, uint32_t *descs,
                         uint32_t *bytes);
+
+/* fld-rdma.c: FLD-R QP slots */
+void fld_rdma_reset(FldState *s);
+uint32_t fld_cmd_qp_set(FldState *s);
+uint32_t fld_cmd_qp_clear(FldState *s, uint32_t slot);
+uint32_t fld_rdma_bind(FldState *s, uint32_t slot, uint32_t qpn);
+bool fld_rdma_cq_in_use(FldState *s, unsigned cq);
+/* A RECV / RECV_ERR completion. */
+void fld_rdma_recv_cqe(FldState *s, const FldCqe *c);
+void fld_rdma_doorbells(FldState *s);
+/* BAR2 accesses in the FLD-R windows; false if @addr is not in them. */
+bool fld_rdma_win_read(FldState *s, hwaddr addr, unsigned size,
+                       uint64_t *val);
+bool fld_rdma_win_write(FldState *s, hwaddr addr, const uint8_t *b,
+                        unsigned size);
+/* The SEND WQE the NIC reads in a send ring of an FLD-R QP. */
+void fld_rdma_wqe(FldState *s, unsigned slot, uint16_t idx,
+                  const struct fld_txd *t, uint8_t wqe[SNIC_WQEBB_SIZE]);
+void fld_doorbell(FldState *s, uint64_t addr, uint32_t val);
 
 /* fld-accel.c */
 const FldAccelOps *fld_accel_find(const char *name);
