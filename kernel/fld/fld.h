@@ -6,7 +6,9 @@
  * command interface); fld_flde.c builds FLD-E - raw Ethernet queues of a
  * snic whose rings, doorbell records and buffers are windows of FLD's
  * BAR2, created through snic's peer-queue API, and a steering rule that
- * sends one UDP port to them; fld_sysfs.c shows counters, queues and the
+ * sends one UDP port to them; fld_fldr.c builds FLD-R - RC QPs of the
+ * snic on FLD windows, connected through rdma_cm, for the zuc
+ * accelerator; fld_sysfs.c shows counters, queues and the
  * memory table and takes flow changes (what fldctl uses).
  * Register map and commands: docs/fld.md, <d2d/fld_if.h>.
  */
@@ -16,6 +18,7 @@
 #include <linux/pci.h>
 #include <linux/mutex.h>
 #include <d2d/fld_if.h>
+#include <linux/socket.h>
 #include <d2d/snic_peer.h>
 
 #define FLDE_SQ_LOG	6	/* send ring: 64 basic blocks */
@@ -41,6 +44,39 @@ struct fld_flde {
 	dma_addr_t rq_ring_dma;
 };
 
+/* FLD-R: rdma_cm connections on FLD QP slots (fld_fldr.c) */
+#define FLDR_MAX_CONNS	FLD_MAX_QPS
+#define FLDR_CQ_SLOT	1		/* FLD-E has slot 0 */
+#define FLDR_CQ_LOG	10		/* every QP's send and receive CQEs */
+#define FLDR_SQ_LOG	6		/* 64 basic blocks per QP */
+#define FLDR_RQ_LOG	4		/* 16 receive buffers per QP */
+#define FLDR_SQ_SLOT(n)	(1 + (n))	/* SQ slot of QP slot n */
+#define FLDR_DEFAULT_PORT 7471
+
+struct fld_dev;
+struct rdma_cm_id;
+
+struct fld_fldr_conn {
+	struct fld_dev *fd;
+	struct rdma_cm_id *id;	/* NULL: free, or being torn down */
+	bool have_qp;
+	bool established;
+	u32 qpn;
+	struct sockaddr_storage peer;
+};
+
+struct fld_fldr {
+	bool up;
+	struct snic_dev *sd;
+	struct rdma_cm_id *listen;
+	struct fld_fldr_conn lconn;	/* the listener's context */
+	u16 port;
+	bool have_cq_slot;
+	struct snic_peer_queue cq;
+	struct fld_fldr_conn conns[FLDR_MAX_CONNS];
+	u64 accepts, rejects;
+};
+
 struct fld_dev {
 	struct pci_dev *pdev;
 	void __iomem *regs;
@@ -49,6 +85,7 @@ struct fld_dev {
 	atomic64_t err_irqs;
 	u32 last_error, last_info;
 	struct fld_flde e;
+	struct fld_fldr r;
 };
 
 u32 fld_rd(struct fld_dev *fd, u32 reg);
@@ -62,6 +99,14 @@ int fld_flde_start(struct fld_dev *fd, const char *ifname, u16 udp_port,
 void fld_flde_stop(struct fld_dev *fd);
 int fld_flde_set_port(struct fld_dev *fd, u16 udp_port);
 int fld_flde_set_vni(struct fld_dev *fd, u32 vni);
+
+int fld_fldr_start(struct fld_dev *fd, const char *ifname, u16 port);
+void fld_fldr_stop(struct fld_dev *fd);
+void fld_fldr_release(struct fld_dev *fd);
+int fld_fldr_set_port(struct fld_dev *fd, const char *ifname, u16 port);
+/* Appends FLD-R's state to sysfs buffer @buf at @n; returns the new n. */
+int fld_fldr_show(struct fld_dev *fd, char *buf, int n);
+extern char *fld_snic_name;
 
 extern const struct attribute_group *fld_groups[];
 

@@ -94,11 +94,12 @@ uint32_t fld_cmd_qp_clear(FldState *s, uint32_t slot)
     return FLD_CMD_OK;
 }
 
-uint32_t fld_rdma_bind(FldState *s, uint32_t slot, uint32_t qpn)
+uint32_t fld_rdma_bind(FldState *s, uint32_t slot, uint32_t qpn,
+                       uint64_t db_page)
 {
     FldQp *qp;
 
-    if (slot >= FLD_MAX_QPS ||
+    if (slot >= FLD_MAX_QPS || db_page % 4096 ||
         (qpn >= SNIC_MAX_QPS && qpn != FLD_QN_NONE)) {
         return FLD_CMD_EINVAL;
     }
@@ -108,6 +109,10 @@ uint32_t fld_rdma_bind(FldState *s, uint32_t slot, uint32_t qpn)
     }
     qp->qpn = qpn;
     s->sqs[qp->sq].sqn = qpn;
+    if (db_page) {
+        qp->db_page = db_page;
+        s->sqs[qp->sq].db_addr = db_page + SNIC_DB_QP_SQ;
+    }
     return FLD_CMD_OK;
 }
 

@@ -120,7 +120,7 @@ static uint32_t fld_cmd_bind(FldState *s)
         s->cqs[slot].cqn = qn;
         return FLD_CMD_OK;
     case FLD_BIND_QP:
-        return fld_rdma_bind(s, slot, qn);
+        return fld_rdma_bind(s, slot, qn, db);
     default:
         return FLD_CMD_EINVAL;
     }

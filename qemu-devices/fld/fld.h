@@ -242,7 +242,9 @@ void fld_stream_credits(FldState *s, unsigned slot, uint32_t *descs,
 void fld_rdma_reset(FldState *s);
 uint32_t fld_cmd_qp_set(FldState *s);
 uint32_t fld_cmd_qp_clear(FldState *s, uint32_t slot);
-uint32_t fld_rdma_bind(FldState *s, uint32_t slot, uint32_t qpn);
+/* FLD_BIND_QP: the qpn and (@db_page non-zero) the QP's doorbell page */
+uint32_t fld_rdma_bind(FldState *s, uint32_t slot, uint32_t qpn,
+                       uint64_t db_page);
 bool fld_rdma_cq_in_use(FldState *s, unsigned cq);
 /* A RECV / RECV_ERR completion. */
 void fld_rdma_recv_cqe(FldState *s, const FldCqe *c);

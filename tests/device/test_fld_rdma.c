@@ -386,6 +386,10 @@ static void qp_commands_refused(void)
 	CHECK_EQ(fld_cmd(FLD_CMD_BIND, 3, a, NULL), FLD_CMD_EINVAL);
 	a[1] = 5; a[2] = 3;
 	CHECK_EQ(fld_cmd(FLD_CMD_BIND, 3, a, NULL), FLD_CMD_ENOENT);
+	a[1] = 0; a[3] = (uint32_t)page + 0x104; a[4] = 0;	/* not a page */
+	CHECK_EQ(fld_cmd(FLD_CMD_BIND, 5, a, NULL), FLD_CMD_EINVAL);
+	a[3] = (uint32_t)page + 0x1000;
+	CHECK_EQ(fld_cmd(FLD_CMD_BIND, 5, a, NULL), FLD_CMD_OK);
 	/* the NIC reading past the receive ring, writing past the buffers */
 	CHECK_EQ(qt_readl(qt, FLD_BAR2 + FLD_WIN_QP_RQ + (32 << 4)), 0);
 	qt_writel(qt, FLD_BAR2 + FLD_WIN_QP_BUF + (FLD_QP_BUF_SIZE << 4), 1);
