@@ -15,7 +15,9 @@
  *   fld-zuc rdma-load HOST[:PORT] COUNT BITS [WINDOW]
  *       as load, through a remote FLD accelerator (or rdma-serve).
  *   fld-zuc rdma-serve PORT [DEPTH]
- *       the host CPU baseline as an RDMA server (one client at a time).
+ *       the host CPU baseline as an RDMA server (one client at a time);
+ *       DEPTH (32) receives, more than the client's window: a receive is
+ *       reposted only when its answer's SEND completed.
  *   fld-zuc encrypt|decrypt|auth (--rdma HOST[:PORT] | --local)
  *           --key HEX32 [--count N] [--bearer B] [--dir D] FILE
  *       128-EEA3 of FILE to stdout (decrypt is the same operation), or
@@ -412,7 +414,7 @@ int main(int argc, char **argv)
 				 strtoul(argv[4], NULL, 0),
 				 argc > 5 ? atol(argv[5]) : 1);
 	if (argc >= 3 && !strcmp(argv[1], "rdma-serve"))
-		return rdma_serve(argv[2], argc > 3 ? atoi(argv[3]) : 16);
+		return rdma_serve(argv[2], argc > 3 ? atoi(argv[3]) : 32);
 	if (rdma_host(argc, argv) && !strcmp(argv[1], "test-vectors"))
 		return test_vectors(rdma_host(argc, argv));
 	if (rdma_host(argc, argv) && !strcmp(argv[1], "bad-header"))

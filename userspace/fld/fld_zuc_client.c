@@ -9,6 +9,7 @@
 #include <netdb.h>
 #include <poll.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -73,9 +74,9 @@ uint8_t *fzc_ans(struct fzc *c, unsigned int slot)
 	return c->buf + (size_t)(c->depth + slot) * FZC_SLOT;
 }
 
-/* PD, CQ, QP, buffer on @id (its device known). */
+/* PD, CQ (@events: with a completion channel), QP, buffer on @id. */
 static int fzc_resources(struct fzc *c, struct rdma_cm_id *id,
-			 unsigned int depth)
+			 unsigned int depth, bool events)
 {
 	struct ibv_qp_init_attr qa = {};
 
@@ -84,7 +85,13 @@ static int fzc_resources(struct fzc *c, struct rdma_cm_id *id,
 				FZC_MAX_DEPTH);
 	c->depth = depth;
 	c->pd = ibv_alloc_pd(id->verbs);
-	c->cq = c->pd ? ibv_create_cq(id->verbs, 4 * depth, NULL, NULL, 0) :
+	if (events) {
+		c->cc = ibv_create_comp_channel(id->verbs);
+		if (!c->cc)
+			return fzc_fail(c, "ibv_create_comp_channel: %s",
+					strerror(errno));
+	}
+	c->cq = c->pd ? ibv_create_cq(id->verbs, 4 * depth, NULL, c->cc, 0) :
 			NULL;
 	c->buf = aligned_alloc(4096, 2 * (size_t)depth * FZC_SLOT);
 	if (!c->pd || !c->cq || !c->buf)
@@ -141,7 +148,7 @@ int fzc_connect(struct fzc *c, const char *hostport, unsigned int depth)
 	    fzc_event(c, c->ch, RDMA_CM_EVENT_ROUTE_RESOLVED, NULL, 3000))
 		return c->err[0] ? -1 : fzc_fail(c, "rdma_resolve_route: %s",
 						 strerror(errno));
-	if (fzc_resources(c, id, depth))
+	if (fzc_resources(c, id, depth, false))
 		return -1;
 	cp.retry_count = 7;
 	cp.rnr_retry_count = 7;
@@ -161,6 +168,8 @@ void fzc_close(struct fzc *c)
 		ibv_dereg_mr(c->mr);
 	if (c->cq)
 		ibv_destroy_cq(c->cq);
+	if (c->cc)
+		ibv_destroy_comp_channel(c->cc);
 	if (c->pd)
 		ibv_dealloc_pd(c->pd);
 	if (c->id)
@@ -300,7 +309,7 @@ int fzc_accept(struct fzc *c, struct rdma_event_channel *ch,
 		}
 		rdma_ack_cm_event(ev);
 	}
-	if (fzc_resources(c, id, depth))
+	if (fzc_resources(c, id, depth, true))
 		return -1;
 	for (k = 0; k < depth; k++)
 		if (fzc_post_recv(c, fzc_req(c, k), k))
@@ -311,30 +320,56 @@ int fzc_accept(struct fzc *c, struct rdma_event_channel *ch,
 	return fzc_event(c, ch, RDMA_CM_EVENT_ESTABLISHED, NULL, 10000);
 }
 
+/*
+ * Nothing in the (armed, and polled again since) CQ: sleep until a
+ * completion event or a CM event; 1 if the client disconnected.
+ */
+static int fzc_sleep(struct fzc *c)
+{
+	struct pollfd p[2] = {
+		{ .fd = c->cc->fd, .events = POLLIN },
+		{ .fd = c->id->channel->fd, .events = POLLIN },
+	};
+	struct rdma_cm_event *ev;
+	struct ibv_cq *cq;
+	void *ctx;
+	int e;
+
+	if (poll(p, 2, 1000) < 1)
+		return 0;
+	if (p[0].revents & POLLIN) {
+		if (!ibv_get_cq_event(c->cc, &cq, &ctx))
+			ibv_ack_cq_events(cq, 1);
+	}
+	if ((p[1].revents & POLLIN) && !rdma_get_cm_event(c->id->channel, &ev)) {
+		e = ev->event;
+		rdma_ack_cm_event(ev);
+		if (e == RDMA_CM_EVENT_DISCONNECTED)
+			return 1;
+	}
+	return 0;
+}
+
 int fzc_serve(struct fzc *c, fzc_serve_fn fn)
 {
-	struct pollfd p = { .fd = c->id->channel->fd, .events = POLLIN };
-	unsigned long idle = 0;
+	bool armed = false;
 	struct ibv_wc wc;
 	long n;
 
 	for (;;) {
 		if (ibv_poll_cq(c->cq, 1, &wc) != 1) {
-			/* now and then: has the client gone? */
-			if (++idle % 4096 == 0 && poll(&p, 1, 0) == 1) {
-				struct rdma_cm_event *ev;
-				int e;
-
-				if (rdma_get_cm_event(c->id->channel, &ev))
-					continue;
-				e = ev->event;
-				rdma_ack_cm_event(ev);
-				if (e == RDMA_CM_EVENT_DISCONNECTED)
+			/* arm, poll once more (the race), then sleep */
+			if (!armed) {
+				if (ibv_req_notify_cq(c->cq, 0))
+					return fzc_fail(c, "ibv_req_notify_cq failed");
+				armed = true;
+			} else {
+				armed = false;
+				if (fzc_sleep(c))
 					return 0;
 			}
 			continue;
 		}
-		idle = 0;
 		if (wc.status != IBV_WC_SUCCESS)
 			return wc.status == IBV_WC_WR_FLUSH_ERR ? 0 :
 			       fzc_fail(c, "completion: %s",

@@ -26,6 +26,7 @@ struct fzc {
 	struct rdma_cm_id *id;
 	struct ibv_pd *pd;
 	struct ibv_cq *cq;
+	struct ibv_comp_channel *cc;	/* server: sleeps between requests */
 	struct ibv_mr *mr;
 	uint8_t *buf;		/* depth request slots, then depth answer slots */
 	unsigned int depth;
@@ -65,7 +66,10 @@ struct rdma_cm_id *fzc_listen(struct rdma_event_channel **ch,
 			      const char *port);
 int fzc_accept(struct fzc *c, struct rdma_event_channel *ch,
 	       unsigned int depth);
-/* Serve the accepted connection until it goes away (answer = @fn). */
+/*
+ * Serve the accepted connection until it goes away (answer = @fn); the
+ * thread sleeps on the CQ's completion channel while no request waits.
+ */
 typedef long (*fzc_serve_fn)(const uint8_t *req, size_t len, uint8_t *ans,
 			     size_t size);
 int fzc_serve(struct fzc *c, fzc_serve_fn fn);
