@@ -27,6 +27,10 @@
  *       the 3GPP test sets through the accelerator, a line each;
  *   fld-zuc bad-header --rdma HOST[:PORT]
  *       a 20-byte message: prints the answer's status (4: FLD_ZUC_EHDR).
+ *   fld-zuc oversize --rdma HOST[:PORT]
+ *       a 10000-byte message, larger than any request and than FLD-R's
+ *       receive buffers: prints "failed: <completion status>" (exit 0)
+ *       or "answered N bytes" (exit 1).
  */
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -368,6 +372,26 @@ static int bad_header(const char *host)
 	return 0;
 }
 
+static int oversize(const char *host)
+{
+	static uint8_t ans[FZC_SLOT];
+	struct fzc c;
+	long n;
+
+	if (fzc_connect(&c, host, 1)) {
+		fprintf(stderr, "fld-zuc: %s: %s\n", host, c.err);
+		return 2;
+	}
+	memset(fzc_req(&c, 0), 0x5a, FZC_OVERSIZE);
+	n = fzc_call(&c, fzc_req(&c, 0), FZC_OVERSIZE, ans, sizeof(ans), 5000);
+	if (n >= 0)
+		printf("answered %ld bytes\n", n);
+	else
+		printf("failed: %s\n", c.err);
+	fzc_close(&c);
+	return n >= 0;
+}
+
 static int file_main(int argc, char **argv)
 {
 	struct file_job j = { .mode = argv[1] };
@@ -419,6 +443,8 @@ int main(int argc, char **argv)
 		return test_vectors(rdma_host(argc, argv));
 	if (rdma_host(argc, argv) && !strcmp(argv[1], "bad-header"))
 		return bad_header(rdma_host(argc, argv));
+	if (rdma_host(argc, argv) && !strcmp(argv[1], "oversize"))
+		return oversize(rdma_host(argc, argv));
 	if (argc >= 3 && (!strcmp(argv[1], "encrypt") ||
 			  !strcmp(argv[1], "decrypt") ||
 			  !strcmp(argv[1], "auth"))) {
@@ -436,6 +462,6 @@ int main(int argc, char **argv)
 		"       fld-zuc rdma-serve PORT [DEPTH]\n"
 		"       fld-zuc encrypt|decrypt|auth (--rdma HOST[:PORT] | --local)\n"
 		"               --key HEX32 [--count N] [--bearer B] [--dir D] FILE\n"
-		"       fld-zuc test-vectors|bad-header --rdma HOST[:PORT]\n");
+		"       fld-zuc test-vectors|bad-header|oversize --rdma HOST[:PORT]\n");
 	return 2;
 }

@@ -18,7 +18,8 @@
 
 #define FZC_DEFAULT_PORT	"7471"
 #define FZC_MSG_MAX		(FLD_ZUC_HDR_SIZE + FLD_ZUC_MAX_BITS / 8)
-#define FZC_SLOT		8448	/* FZC_MSG_MAX rounded up to 256 */
+#define FZC_SLOT		12288	/* FZC_MSG_MAX, room for oversize tests */
+#define FZC_OVERSIZE		10000	/* more than FLD_QP_BUF_SIZE */
 #define FZC_MAX_DEPTH		64
 
 struct fzc {
