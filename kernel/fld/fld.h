@@ -7,7 +7,9 @@
  * snic whose rings, doorbell records and buffers are windows of FLD's
  * BAR2, created through snic's peer-queue API, one queue set per tenant,
  * and steering rules that send each tenant's UDP port to its set;
- * fld_sysfs.c shows counters, queues and the
+ * fld_fldr.c builds FLD-R - RC QPs of the snic on FLD windows, connected
+ * through rdma_cm, for the zuc accelerator; fld_sysfs.c shows counters,
+ * queues and the
  * memory table and takes flow changes (what fldctl uses).
  * Register map and commands: docs/fld.md, <d2d/fld_if.h>.
  */
@@ -17,6 +19,7 @@
 #include <linux/pci.h>
 #include <linux/mutex.h>
 #include <d2d/fld_if.h>
+#include <linux/socket.h>
 #include <d2d/snic_peer.h>
 
 #define FLDE_SQ_LOG	6	/* send ring: 64 basic blocks */
@@ -57,6 +60,39 @@ struct fld_flde {
 	struct fld_flde_q q[FLDE_MAX_TENANTS];
 };
 
+/* FLD-R: rdma_cm connections on FLD QP slots (fld_fldr.c) */
+#define FLDR_MAX_CONNS	FLD_MAX_QPS
+#define FLDR_CQ_SLOT	FLDE_MAX_TENANTS	/* FLD-E tenants: 0.. */
+#define FLDR_CQ_LOG	10		/* every QP's send and receive CQEs */
+#define FLDR_SQ_LOG	6		/* 64 basic blocks per QP */
+#define FLDR_RQ_LOG	4		/* 16 receive buffers per QP */
+#define FLDR_SQ_SLOT(n)	(FLDE_MAX_TENANTS + (n))	/* SQ slot of QP n */
+#define FLDR_DEFAULT_PORT 7471
+
+struct fld_dev;
+struct rdma_cm_id;
+
+struct fld_fldr_conn {
+	struct fld_dev *fd;
+	struct rdma_cm_id *id;	/* NULL: free, or being torn down */
+	bool have_qp;
+	bool established;
+	u32 qpn;
+	struct sockaddr_storage peer;
+};
+
+struct fld_fldr {
+	bool up;
+	struct snic_dev *sd;
+	struct rdma_cm_id *listen;
+	struct fld_fldr_conn lconn;	/* the listener's context */
+	u16 port;
+	bool have_cq_slot;
+	struct snic_peer_queue cq;
+	struct fld_fldr_conn conns[FLDR_MAX_CONNS];
+	u64 accepts, rejects;
+};
+
 struct fld_dev {
 	struct pci_dev *pdev;
 	void __iomem *regs;
@@ -65,6 +101,7 @@ struct fld_dev {
 	atomic64_t err_irqs;
 	u32 last_error, last_info;
 	struct fld_flde e;
+	struct fld_fldr r;
 };
 
 u32 fld_rd(struct fld_dev *fd, u32 reg);
@@ -79,6 +116,14 @@ void fld_flde_stop(struct fld_dev *fd);
 int fld_flde_set_port(struct fld_dev *fd, u16 udp_port);
 int fld_flde_set_vni(struct fld_dev *fd, u32 vni);
 int fld_flde_set_rate(struct fld_dev *fd, unsigned int k, u64 rate_bps);
+
+int fld_fldr_start(struct fld_dev *fd, const char *ifname, u16 port);
+void fld_fldr_stop(struct fld_dev *fd);
+void fld_fldr_release(struct fld_dev *fd);
+int fld_fldr_set_port(struct fld_dev *fd, const char *ifname, u16 port);
+/* Appends FLD-R's state to sysfs buffer @buf at @n; returns the new n. */
+int fld_fldr_show(struct fld_dev *fd, char *buf, int n);
+extern char *fld_snic_name;
 
 extern const struct attribute_group *fld_groups[];
 

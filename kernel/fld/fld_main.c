@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * fld.ko: PCI binding of the FlexDriver endpoint - BARs, reset, the
- * error interrupt, the command interface; FLD-E is set up at probe on the
- * snic named by the "snic" parameter (default: the first one).
+ * error interrupt, the command interface; FLD-E (and, for accel=zuc,
+ * FLD-R's listener) is set up at probe on the snic named by the "snic"
+ * parameter (default: the first one).
  */
 #include <linux/module.h>
 #include <linux/interrupt.h>
@@ -10,12 +11,15 @@
 #include <linux/timekeeping.h>
 #include "fld.h"
 
-static char *snic;
-module_param(snic, charp, 0444);
+char *fld_snic_name;
+module_param_named(snic, fld_snic_name, charp, 0444);
 MODULE_PARM_DESC(snic, "netdev of the snic FLD-E drives (default: snic #0)");
 static ushort udp_port = 7;
 module_param(udp_port, ushort, 0444);
 MODULE_PARM_DESC(udp_port, "UDP port steered to FLD-E (0: none at load)");
+static ushort rdma_port = FLDR_DEFAULT_PORT;
+module_param(rdma_port, ushort, 0444);
+MODULE_PARM_DESC(rdma_port, "rdma_cm port of FLD-R (accel=zuc; 0: none at load)");
 static ushort tenant = 1;
 module_param(tenant, ushort, 0444);
 MODULE_PARM_DESC(tenant, "flow tag of FLD-E's traffic: the iotauth tenant (0..4095)");
@@ -160,11 +164,14 @@ static int fld_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 		 fld_rd(fd, FLD_REG_BLOCK_SIZE));
 
 	mutex_lock(&fd->lock);
-	ret = fld_flde_start(fd, snic, udp_port, tenant & FLD_MAX_FLOW_TAG,
-			     tenants, loopback);
-	mutex_unlock(&fd->lock);
+	ret = fld_flde_start(fd, fld_snic_name, udp_port,
+			     tenant & FLD_MAX_FLOW_TAG, tenants, loopback);
 	if (ret)
 		dev_warn(&pdev->dev, "FLD-E not started: %d\n", ret);
+	ret = fld_fldr_start(fd, fld_snic_name, rdma_port);
+	mutex_unlock(&fd->lock);
+	if (ret)
+		dev_warn(&pdev->dev, "FLD-R not started: %d\n", ret);
 	return 0;
 
 err_vec:
@@ -177,6 +184,7 @@ static void fld_remove(struct pci_dev *pdev)
 	struct fld_dev *fd = pci_get_drvdata(pdev);
 
 	mutex_lock(&fd->lock);
+	fld_fldr_release(fd);
 	fld_flde_stop(fd);
 	mutex_unlock(&fd->lock);
 	fld_wr(fd, FLD_REG_ERR_MSIX, ~0u);

@@ -35,7 +35,8 @@ static const char *const fld_stat_names[FLD_STAT_COUNT] = {
 	"df_evicted", "df_dropped", "df_overlaps", "df_duplicates",
 	"df_too_big", "df_too_many", "df_timeouts", "df_malformed",
 	"iot_valid", "iot_malformed", "iot_bad_alg", "iot_bad_sig",
-	"iot_expired", "iot_no_tenant",
+	"iot_expired", "iot_no_tenant", "qp_recvs", "qp_sends", "qp_bad_msgs",
+	"qp_err_cqes",
 };
 
 static const char *const fld_mem_names[FLD_MEM_NROWS] = {
@@ -109,6 +110,7 @@ static ssize_t queues_show(struct device *dev, struct device_attribute *attr,
 			   fld_rd(fd, FLD_REG_POOL_BLOCKS),
 			   fld_rd(fd, FLD_REG_BLOCK_SIZE),
 			   fld_rd(fd, FLD_REG_BLOCKS_IN_USE));
+	n = fld_fldr_show(fd, buf, n);
 	mutex_unlock(&fd->lock);
 	return n;
 }
@@ -295,6 +297,31 @@ static ssize_t udp_port_store(struct device *dev,
 }
 static DEVICE_ATTR_RW(udp_port);
 
+static ssize_t rdma_port_show(struct device *dev,
+			      struct device_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%u\n", to_fld(dev)->r.port);
+}
+
+/* FLD-R's rdma_cm port: connections dropped, listening again; 0: off. */
+static ssize_t rdma_port_store(struct device *dev,
+			       struct device_attribute *attr, const char *buf,
+			       size_t count)
+{
+	struct fld_dev *fd = to_fld(dev);
+	u16 port;
+	int ret;
+
+	ret = kstrtou16(buf, 0, &port);
+	if (ret)
+		return ret;
+	mutex_lock(&fd->lock);
+	ret = fld_fldr_set_port(fd, fld_snic_name, port);
+	mutex_unlock(&fd->lock);
+	return ret ? ret : count;
+}
+static DEVICE_ATTR_RW(rdma_port);
+
 static ssize_t vxlan_vni_show(struct device *dev,
 			      struct device_attribute *attr, char *buf)
 {
@@ -361,6 +388,7 @@ static struct attribute *fld_attrs[] = {
 	&dev_attr_queues.attr,
 	&dev_attr_errors.attr,
 	&dev_attr_udp_port.attr,
+	&dev_attr_rdma_port.attr,
 	&dev_attr_vxlan_vni.attr,
 	&dev_attr_accel.attr,
 	&dev_attr_nic_stats.attr,

@@ -352,9 +352,33 @@ int snic_ntuple_install(struct snic_priv *priv, struct snic_ntuple *rule);
 void snic_ntuple_uninstall(struct snic_priv *priv, struct snic_ntuple *rule);
 void snic_ntuple_flush(struct snic_priv *priv);
 
-/* snic_peer.c */
+/* snic_peer.c: what a peer driver created, freed at the latest on removal */
+enum snic_peer_kind {
+	SNIC_PEER_CQ,
+	SNIC_PEER_SQ,
+	SNIC_PEER_RQ,
+	SNIC_PEER_RULE,
+	SNIC_PEER_QP,		/* snic_ib_peer.c */
+};
+
+struct snic_peer_obj {
+	struct list_head node;
+	enum snic_peer_kind kind;
+	u32 id;
+	int page;		/* doorbell page, -1 for rules */
+	/* QP only */
+	u32 pdn;		/* its own PD */
+	u8 state;		/* enum ib_qp_state */
+	u32 dest_qpn;
+};
+
 void snic_peer_register(struct snic_dev *sd);
 void snic_peer_unregister(struct snic_dev *sd);
+int snic_peer_enter(struct snic_dev *sd);
+void snic_peer_exit(struct snic_dev *sd);
+struct snic_peer_obj *snic_peer_obj_find(struct snic_dev *sd,
+					 enum snic_peer_kind kind, u32 id);
+u64 snic_peer_db_bus(struct snic_dev *sd, int page, u32 offset);
 
 /* snic_ib_main.c: the RoCEv2 ib_device */
 int snic_ib_probe(struct snic_dev *sd);

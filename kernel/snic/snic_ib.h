@@ -253,6 +253,9 @@ int snic_ib_destroy_ah(struct ib_ah *ah, u32 flags);
 int snic_ib_resolve_av(struct snic_ib_dev *ibd,
 		       const struct rdma_ah_attr *ah, u32 lqpn, u32 rqpn,
 		       struct snic_av *av);
+int snic_ib_modify_cmd(struct snic_ib_dev *ibd, u32 qpn,
+		       enum ib_qp_type type, enum ib_qp_state cur,
+		       const struct ib_qp_attr *a, int mask, u32 dqpn);
 
 /* snic_ib_post.c */
 int snic_ib_post_send(struct ib_qp *qp, const struct ib_send_wr *wr,

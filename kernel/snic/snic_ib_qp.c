@@ -397,21 +397,23 @@ static void snic_ib_qp_reset(struct snic_ib_qp *qp)
 	memset(qp->buf.va + qp->dbr_off, 0, 8);
 }
 
-int snic_ib_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *a, int mask,
-		      struct ib_udata *udata)
+/*
+ * MODIFY_QP of device QP @qpn (of verbs type @type, now in @cur) with verbs
+ * attributes @a / @mask: the transition and values checked as ib_core
+ * does, translated to struct snic_qp_attr, the AV resolved (@dqpn: the
+ * destination QP, for the RoCEv2 source port).  Shared by the ib_device's
+ * QPs and the peer API's (snic_ib_peer.c).
+ */
+int snic_ib_modify_cmd(struct snic_ib_dev *ibd, u32 qpn,
+		       enum ib_qp_type type, enum ib_qp_state cur,
+		       const struct ib_qp_attr *a, int mask, u32 dqpn)
 {
-	struct snic_ib_dev *ibd = to_sibdev(ibqp->device);
-	struct snic_ib_qp *qp = to_sibqp(ibqp);
-	enum ib_qp_state cur, next;
+	enum ib_qp_state next = mask & IB_QP_STATE ? a->qp_state : cur;
 	struct snic_qp_attr *s;
-	u32 smask = 0, dqpn;
+	u32 smask = 0;
 	int i, ret;
 
-	if (udata && udata->inlen)
-		return -EOPNOTSUPP;
-	cur = mask & IB_QP_CUR_STATE ? a->cur_qp_state : READ_ONCE(qp->state);
-	next = mask & IB_QP_STATE ? a->qp_state : cur;
-	if (!ib_modify_qp_is_ok(cur, next, ibqp->qp_type, mask))
+	if (!ib_modify_qp_is_ok(cur, next, type, mask))
 		return -EINVAL;
 	ret = snic_ib_check_attr(a, mask);
 	if (ret)
@@ -441,17 +443,35 @@ int snic_ib_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *a, int mask,
 	s->qkey = cpu_to_le32(a->qkey);
 	s->access = cpu_to_le32(a->qp_access_flags);
 	if (mask & IB_QP_AV) {
-		dqpn = mask & IB_QP_DEST_QPN ? a->dest_qp_num :
-					       qp->attr.dest_qp_num;
-		ret = snic_ib_resolve_av(ibd, &a->ah_attr, qp->qpn, dqpn,
-					 &s->av);
+		ret = snic_ib_resolve_av(ibd, &a->ah_attr, qpn, dqpn, &s->av);
 		if (ret)
 			goto out;
 	}
-	ret = snic_aq_exec_buf(ibd->sd, SNIC_AQ_MODIFY_QP, qp->qpn, 0, s,
+	ret = snic_aq_exec_buf(ibd->sd, SNIC_AQ_MODIFY_QP, qpn, 0, s,
 			       sizeof(*s), NULL);
+out:
+	kfree(s);
+	return ret;
+}
+
+int snic_ib_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *a, int mask,
+		      struct ib_udata *udata)
+{
+	struct snic_ib_dev *ibd = to_sibdev(ibqp->device);
+	struct snic_ib_qp *qp = to_sibqp(ibqp);
+	enum ib_qp_state cur, next;
+	u32 dqpn;
+	int ret;
+
+	if (udata && udata->inlen)
+		return -EOPNOTSUPP;
+	cur = mask & IB_QP_CUR_STATE ? a->cur_qp_state : READ_ONCE(qp->state);
+	next = mask & IB_QP_STATE ? a->qp_state : cur;
+	dqpn = mask & IB_QP_DEST_QPN ? a->dest_qp_num : qp->attr.dest_qp_num;
+	ret = snic_ib_modify_cmd(ibd, qp->qpn, ibqp->qp_type, cur, a, mask,
+				 dqpn);
 	if (ret)
-		goto out;
+		return ret;
 
 	if (next == IB_QPS_RESET && !qp->user)
 		snic_ib_qp_reset(qp);
@@ -485,9 +505,7 @@ int snic_ib_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *a, int mask,
 		qp->attr.rq_psn = a->rq_psn;
 	if (mask & IB_QP_SQ_PSN)
 		qp->attr.sq_psn = a->sq_psn;
-out:
-	kfree(s);
-	return ret;
+	return 0;
 }
 
 int snic_ib_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *a, int mask,

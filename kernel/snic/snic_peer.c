@@ -2,7 +2,8 @@
 /*
  * snic peer-queue API (<d2d/snic_peer.h>): raw Ethernet queues and steering
  * rules for other drivers, whose rings and doorbell records sit at bus
- * addresses the caller chooses (host RAM or a peer device's BAR).
+ * addresses the caller chooses (host RAM or a peer device's BAR).  RC QPs
+ * of the same kind are in snic_ib_peer.c, on the objects list kept here.
  *
  * Queues are made with the same admin helpers as the net_device's; each
  * gets a doorbell page of its own so that a peer device can be handed the
@@ -17,20 +18,6 @@
 #include <net/net_namespace.h>
 #include <d2d/snic_peer.h>
 #include "snic.h"
-
-enum snic_peer_kind {
-	SNIC_PEER_CQ,
-	SNIC_PEER_SQ,
-	SNIC_PEER_RQ,
-	SNIC_PEER_RULE,
-};
-
-struct snic_peer_obj {
-	struct list_head node;
-	enum snic_peer_kind kind;
-	u32 id;
-	int page;		/* doorbell page, -1 for rules */
-};
 
 static LIST_HEAD(snic_devs);		/* bound devices, probe order */
 static DEFINE_MUTEX(snic_devs_lock);
@@ -113,7 +100,7 @@ void snic_peer_put(struct snic_dev *sd)
 EXPORT_SYMBOL_GPL(snic_peer_put);
 
 /* Returns with peer_lock held, or -ENODEV once the device is gone. */
-static int snic_peer_enter(struct snic_dev *sd)
+int snic_peer_enter(struct snic_dev *sd)
 {
 	mutex_lock(&sd->peer_lock);
 	if (sd->dead) {
@@ -123,14 +110,13 @@ static int snic_peer_enter(struct snic_dev *sd)
 	return 0;
 }
 
-static void snic_peer_exit(struct snic_dev *sd)
+void snic_peer_exit(struct snic_dev *sd)
 {
 	mutex_unlock(&sd->peer_lock);
 }
 
-static struct snic_peer_obj *snic_peer_obj_find(struct snic_dev *sd,
-						enum snic_peer_kind kind,
-						u32 id)
+struct snic_peer_obj *snic_peer_obj_find(struct snic_dev *sd,
+					 enum snic_peer_kind kind, u32 id)
 {
 	struct snic_peer_obj *o;
 
@@ -140,7 +126,7 @@ static struct snic_peer_obj *snic_peer_obj_find(struct snic_dev *sd,
 	return NULL;
 }
 
-static u64 snic_peer_db_bus(struct snic_dev *sd, int page, u32 offset)
+u64 snic_peer_db_bus(struct snic_dev *sd, int page, u32 offset)
 {
 	return sd->db_bus + (u64)page * SNIC_DB_PAGE_SIZE + offset;
 }

@@ -17,8 +17,8 @@
  *         offload and RSS see whole packets; other frames pass as they are.
  *   zuc:  128-EEA3 / 128-EIA3 requests (struct fld_zuc_hdr + data) as UDP
  *         payloads, answered to the sender with the NIC filling the IPv4
- *         and UDP checksums.  FLD-E UDP is the transport until snic has
- *         RDMA (FLD-R: requests as RDMA SENDs on FLD-owned RC QPs).
+ *         and UDP checksums; or as RDMA SENDs on FLD-R QPs (fld-rdma.c),
+ *         answered by a SEND on the same QP.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -271,6 +271,49 @@ static bool fld_defrag_rx(FldState *s, FldPkt *p)
     }
 }
 
+/*
+ * zuc over FLD-R: the message is the request; the answer goes back as a
+ * SEND on the same QP.  A message that is no request (shorter than the
+ * header, wrong magic) is answered with what arrived of its header and
+ * status FLD_ZUC_EHDR, so that the client's wait ends; counted.
+ */
+static bool fld_zuc_rdma_rx(FldState *s, FldPkt *p)
+{
+    struct fld_zuc_hdr *a = (void *)s->acc_out;
+    bool bad_hdr = false;
+    long n;
+
+    n = fld_zuc_request(p->data, p->len, s->acc_out,
+                        FLD_ZUC_HDR_SIZE + FLD_ZUC_MAX_BITS / 8);
+    if (n < 0) {
+        memset(a, 0, FLD_ZUC_HDR_SIZE);
+        memcpy(a, p->data, MIN(p->len, FLD_ZUC_HDR_SIZE));
+        a->magic = cpu_to_le32(FLD_ZUC_MAGIC);
+        a->status = FLD_ZUC_EHDR;
+        a->mac = 0;
+        n = FLD_ZUC_HDR_SIZE;
+        bad_hdr = true;
+    }
+    switch (fld_stream_tx(s, p->m.reply_sq, s->acc_out, n, 0)) {
+    case FLD_TX_OK:
+        s->stats[FLD_STAT_ACCEL_TX]++;
+        s->stats[FLD_STAT_QP_SENDS]++;
+        if (bad_hdr) {
+            s->stats[FLD_STAT_QP_BAD_MSGS]++;
+        }
+        if (a->status != FLD_ZUC_OK) {
+            s->stats[FLD_STAT_ACCEL_BAD]++;   /* answered with its status */
+        }
+        return true;
+    case FLD_TX_NO_CREDIT:
+    case FLD_TX_STALL:
+        return false;
+    default:
+        s->stats[FLD_STAT_ACCEL_BAD]++;
+        return true;
+    }
+}
+
 static bool fld_zuc_rx(FldState *s, FldPkt *p)
 {
     const uint8_t *f = p->data;
@@ -278,6 +321,9 @@ static bool fld_zuc_rx(FldState *s, FldPkt *p)
     size_t ihl, ulen, hdrs, tot;
     long n;
 
+    if (p->m.rdma) {
+        return fld_zuc_rdma_rx(s, p);
+    }
     if (!p->m.routed) {
         s->stats[FLD_STAT_ACCEL_DROPS]++;
         return true;

@@ -17,7 +17,17 @@
 #define RAW_NUM_STRIDES 20
 #define RAW_OPCODE      24
 #define RAW_SYNDROME    25
+#define RAW_RDMA_FLAGS  27
+#define RAW_RDMA_QPN    28
+#define RAW_COOKIE      40
+#define RAW_WQE_OPCODE  62
 #define F_TAG           0x20    /* SNIC_CQE_F_TAG */
+
+bool fld_cqe_is_rdma(uint8_t opcode)
+{
+    return opcode == FLD_CQE_REQ || opcode == FLD_CQE_RECV ||
+           opcode == FLD_CQE_REQ_ERR || opcode == FLD_CQE_RECV_ERR;
+}
 
 static uint32_t le32(const uint8_t *p)
 {
@@ -69,6 +79,29 @@ bool fld_cqe_compress(const uint8_t raw[64], uint8_t out[FLD_CQE_SIZE],
     bool fits = true;
 
     *tag_overflow = false;
+    if (fld_cqe_is_rdma(op)) {
+        /* RDMA variant: the Ethernet-only fields carry the RDMA ones. */
+        uint32_t qpn = le32(raw + RAW_RDMA_QPN);
+
+        if (op == FLD_CQE_REQ_ERR || op == FLD_CQE_RECV_ERR) {
+            byte_cnt = 0;
+        }
+        if (synd > 0xf || qpn > 0x3ff || byte_cnt > 0x3fff) {
+            fits = false;
+        }
+        memset(out, 0, FLD_CQE_SIZE);
+        put_bits(out, &pos, op, 4);
+        put_bits(out, &pos, synd, 4);
+        put_bits(out, &pos, qpn, 10);
+        put_bits(out, &pos, le16(raw + RAW_WQE_COUNTER), 16);
+        put_bits(out, &pos, byte_cnt, 14);
+        put_bits(out, &pos, raw[RAW_RDMA_FLAGS], 11);
+        put_bits(out, &pos, raw[RAW_WQE_OPCODE], 8);
+        put_bits(out, &pos, 0, 9);
+        put_bits(out, &pos, 0, 12);
+        put_bits(out, &pos, le32(raw + RAW_COOKIE), 32);
+        return fits;
+    }
     if ((flags & F_TAG) && tag > FLD_MAX_FLOW_TAG) {
         *tag_overflow = true;
         flags &= ~F_TAG;
@@ -108,4 +141,10 @@ void fld_cqe_expand(const uint8_t in[FLD_CQE_SIZE], FldCqe *c)
     c->num_strides = get_bits(in, &pos, 9);
     c->flow_tag = get_bits(in, &pos, 12);
     c->rss_hash = get_bits(in, &pos, 32);
+    c->wqe_opcode = 0;
+    c->cookie = 0;
+    if (fld_cqe_is_rdma(c->opcode)) {
+        c->wqe_opcode = c->stride_idx;
+        c->cookie = c->rss_hash;
+    }
 }

@@ -27,13 +27,25 @@ typedef struct FldCqe {
     uint16_t num_strides;   /* 9 bits */
     uint16_t flow_tag;      /* 12 bits */
     uint32_t rss_hash;
+    /* RDMA CQEs: qn is rdma_qpn and flags rdma_flags; these two from */
+    uint8_t wqe_opcode;     /* ... stride_idx: SNIC_WQE_* of the work */
+    uint32_t cookie;        /* ... rss_hash: low 32 bits of the cookie */
 } FldCqe;
+
+/* snic's RDMA CQE opcodes (enum snic_cqe_rdma_opcode), kept pure C here */
+#define FLD_CQE_REQ         0x04
+#define FLD_CQE_RECV        0x05
+#define FLD_CQE_REQ_ERR     0x0b
+#define FLD_CQE_RECV_ERR    0x0c
+
+bool fld_cqe_is_rdma(uint8_t opcode);
 
 /*
  * Compress the 64-byte snic CQE @raw into @out (FLD_CQE_SIZE bytes).
  * Returns false if a field does not fit its width (the caller counts it);
  * a flow tag above FLD_MAX_FLOW_TAG is dropped (TAG flag cleared) and
- * *tag_overflow set, the rest still compressed.
+ * *tag_overflow set, the rest still compressed.  RDMA CQEs take the
+ * variant fld_if.h describes (rdma_qpn, rdma_flags, wqe_opcode, cookie).
  */
 bool fld_cqe_compress(const uint8_t raw[64], uint8_t out[FLD_CQE_SIZE],
                       bool *tag_overflow);

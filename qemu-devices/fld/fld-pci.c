@@ -118,6 +118,7 @@ static void fld_exit(PCIDevice *pdev)
     g_free(s->acc_out);
     g_free(s->df);
     g_free(s->df_out);
+    fld_rdma_reset(s);
     for (i = 0; i < FLD_MAX_CQS; i++) {
         g_free(s->cqs[i].ring);
     }

@@ -12,7 +12,7 @@
 #include "fld.h"
 
 #define FLD_CAPS (FLD_CAP_ECHO | FLD_CAP_ZUC | FLD_CAP_DEFRAG | \
-                  FLD_CAP_IOTAUTH | FLD_CAP_STRIDING_RQ)
+                  FLD_CAP_IOTAUTH | FLD_CAP_STRIDING_RQ | FLD_CAP_RDMA)
 
 void fld_raise_error(FldState *s, enum fld_err err, uint32_t info,
                      const char *why)
@@ -90,6 +90,9 @@ static uint32_t fld_cmd_bind(FldState *s)
         if (!s->sqs[slot].valid) {
             return FLD_CMD_ENOENT;
         }
+        if (s->sqs[slot].rdma) {
+            return FLD_CMD_EBUSY;       /* an FLD-R QP's: FLD_BIND_QP */
+        }
         s->sqs[slot].sqn = qn;
         if (db) {
             s->sqs[slot].db_addr = db;
@@ -116,6 +119,8 @@ static uint32_t fld_cmd_bind(FldState *s)
         }
         s->cqs[slot].cqn = qn;
         return FLD_CMD_OK;
+    case FLD_BIND_QP:
+        return fld_rdma_bind(s, slot, qn, db);
     default:
         return FLD_CMD_EINVAL;
     }
@@ -204,7 +209,7 @@ static uint32_t fld_cmd_rq_set(FldState *s)
     rq->cq = cq;
     rq->routed = false;
     rq->db_addr = arg64(s, 6);
-    rq->fq_head = rq->fq_len = 0;
+    fld_inq_flush(s, slot);
     memset(rq->stats, 0, sizeof(rq->stats));
     /* Every buffer is posted once; recycling only advances the counter. */
     rq->pi = 1u << log;
@@ -227,7 +232,7 @@ static bool fld_cq_in_use(FldState *s, unsigned cq)
             return true;
         }
     }
-    return false;
+    return fld_rdma_cq_in_use(s, cq);
 }
 
 static uint32_t fld_cmd(FldState *s, uint32_t op)
@@ -250,6 +255,9 @@ static uint32_t fld_cmd(FldState *s, uint32_t op)
         }
         if (!s->sqs[slot].valid) {
             return FLD_CMD_ENOENT;
+        }
+        if (s->sqs[slot].rdma) {
+            return FLD_CMD_EBUSY;       /* cleared with its QP */
         }
         for (i = 0; i < FLD_MAX_RQS; i++) {
             if (s->rqs[i].valid && s->rqs[i].routed &&
@@ -292,11 +300,18 @@ static uint32_t fld_cmd(FldState *s, uint32_t op)
         if (!s->rqs[slot].valid || !s->sqs[s->cmd_args[1]].valid) {
             return FLD_CMD_ENOENT;
         }
+        if (s->sqs[s->cmd_args[1]].rdma) {
+            return FLD_CMD_EINVAL;      /* frames cannot go out as SENDs */
+        }
         s->rqs[slot].route_sq = s->cmd_args[1];
         s->rqs[slot].routed = true;
         return FLD_CMD_OK;
     case FLD_CMD_BIND:
         return fld_cmd_bind(s);
+    case FLD_CMD_QP_SET:
+        return fld_cmd_qp_set(s);
+    case FLD_CMD_QP_CLEAR:
+        return fld_cmd_qp_clear(s, slot);
     case FLD_CMD_KEY_SET: {
         uint32_t chunk = s->cmd_args[1] & 0xff, len = s->cmd_args[1] >> 8;
         uint32_t i;

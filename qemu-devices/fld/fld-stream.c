@@ -60,10 +60,11 @@ void fld_stream_reset(FldState *s)
     }
     s->pkt_free_top = FLD_ACCEL_FIFO;
     s->accel_rr = 0;
+    memset(s->inq, 0, sizeof(s->inq));
     for (i = 0; i < FLD_MAX_RQS; i++) {
-        s->rqs[i].fq_head = s->rqs[i].fq_len = 0;
         memset(s->rqs[i].stats, 0, sizeof(s->rqs[i].stats));
     }
+    fld_rdma_reset(s);
     if (s->df) {
         fld_defrag_reset(s->df);
         s->df_out_len = 0;
@@ -213,7 +214,7 @@ FldTxResult fld_stream_tx(FldState *s, unsigned slot, const uint8_t *f,
 }
 
 /* Doorbell @val to the NIC at @addr: a peer-to-peer MMIO write. */
-static void fld_doorbell(FldState *s, uint64_t addr, uint32_t val)
+void fld_doorbell(FldState *s, uint64_t addr, uint32_t val)
 {
     uint32_t le = cpu_to_le32(val);
 
@@ -227,12 +228,14 @@ static void fld_doorbell(FldState *s, uint64_t addr, uint32_t val)
     s->stats[FLD_STAT_DOORBELLS]++;
 }
 
-static int fld_sq_by_sqn(FldState *s, uint16_t sqn)
+/* SQ slot of NIC send queue @sqn, or of FLD-R QP @sqn when @rdma */
+static int fld_sq_by_sqn(FldState *s, uint16_t sqn, bool rdma)
 {
     unsigned i;
 
     for (i = 0; i < FLD_MAX_SQS; i++) {
-        if (s->sqs[i].valid && s->sqs[i].sqn == sqn) {
+        if (s->sqs[i].valid && s->sqs[i].sqn == sqn &&
+            s->sqs[i].rdma == rdma) {
             return i;
         }
     }
@@ -253,7 +256,8 @@ static int fld_rq_by_rqn(FldState *s, uint16_t rqn)
 
 static void fld_cqe_tx(FldState *s, const FldCqe *c)
 {
-    int slot = fld_sq_by_sqn(s, c->qn);
+    bool rdma = fld_cqe_is_rdma(c->opcode);
+    int slot = fld_sq_by_sqn(s, c->qn, rdma);
     FldSq *sq;
 
     if (slot < 0) {
@@ -262,7 +266,10 @@ static void fld_cqe_tx(FldState *s, const FldCqe *c)
         return;
     }
     sq = &s->sqs[slot];
-    if (c->opcode == SNIC_CQE_TX_ERR) {
+    if (rdma && c->opcode == SNIC_CQE_REQ_ERR) {
+        s->stats[FLD_STAT_QP_ERR_CQES]++;
+    }
+    if (c->opcode == SNIC_CQE_TX_ERR || c->opcode == SNIC_CQE_REQ_ERR) {
         s->stats[FLD_STAT_NIC_ERR_CQES]++;
         fld_raise_error(s, FLD_ERR_NIC_CQE, c->syndrome << 16 | slot,
                         "NIC reported a send error");
@@ -279,33 +286,57 @@ static void fld_cqe_tx(FldState *s, const FldCqe *c)
     s->stats[FLD_STAT_TX_DONE]++;
 }
 
-void fld_rq_flush(FldState *s, unsigned slot)
+void fld_inq_flush(FldState *s, unsigned q)
 {
-    FldRq *rq = &s->rqs[slot];
+    FldInQ *iq = &s->inq[q];
 
-    while (rq->fq_len) {
-        s->pkt_free[s->pkt_free_top++] = rq->fq[rq->fq_head];
-        rq->fq_head = (rq->fq_head + 1) % FLD_ACCEL_FIFO;
-        rq->fq_len--;
+    while (iq->len) {
+        s->pkt_free[s->pkt_free_top++] = iq->fq[iq->head];
+        iq->head = (iq->head + 1) % FLD_ACCEL_FIFO;
+        iq->len--;
     }
-    rq->stats[FLD_RQ_STAT_HELD] = 0;
 }
 
-/* An RQ's share of the accelerator input FIFO: equal among RQs in use. */
-static unsigned fld_rq_share(FldState *s)
+void fld_rq_flush(FldState *s, unsigned slot)
+{
+    fld_inq_flush(s, slot);
+    s->rqs[slot].stats[FLD_RQ_STAT_HELD] = 0;
+}
+
+/* A queue's share of the accelerator input FIFO: equal among those in use. */
+static unsigned fld_inq_share(FldState *s)
 {
     unsigned i, n = 0;
 
     for (i = 0; i < FLD_MAX_RQS; i++) {
         n += s->rqs[i].valid;
     }
+    for (i = 0; i < FLD_MAX_QPS; i++) {
+        n += s->qps[i].valid;
+    }
     return FLD_ACCEL_FIFO / MAX(n, 1);
+}
+
+FldPkt *fld_inq_admit(FldState *s, unsigned q)
+{
+    FldInQ *iq = &s->inq[q];
+    uint8_t k;
+
+    if (iq->len >= fld_inq_share(s) || !s->pkt_free_top) {
+        return NULL;
+    }
+    k = s->pkt_free[--s->pkt_free_top];
+    iq->fq[(iq->head + iq->len) % FLD_ACCEL_FIFO] = k;
+    iq->len++;
+    memset(&s->fifo[k].m, 0, sizeof(s->fifo[k].m));
+    return &s->fifo[k];
 }
 
 static void fld_cqe_rx(FldState *s, const FldCqe *c)
 {
     int slot = fld_rq_by_rqn(s, c->qn);
     FldRq *rq;
+    FldPkt *p;
     uint32_t off, bufsz;
 
     if (slot < 0) {
@@ -329,18 +360,12 @@ static void fld_cqe_rx(FldState *s, const FldCqe *c)
             s->stats[FLD_STAT_CQE_BAD_QUEUE]++;
             fld_raise_error(s, FLD_ERR_CQE_QUEUE, off,
                             "RX CQE beyond its buffer");
-        } else if (rq->fq_len >= fld_rq_share(s) || !s->pkt_free_top) {
+        } else if (!(p = fld_inq_admit(s, slot))) {
             s->stats[FLD_STAT_ACCEL_RX_DROPS]++;
             rq->stats[FLD_RQ_STAT_ACCEL_DROPS]++;
         } else {
-            uint8_t k = s->pkt_free[--s->pkt_free_top];
-            FldPkt *p = &s->fifo[k];
-
-            rq->fq[(rq->fq_head + rq->fq_len) % FLD_ACCEL_FIFO] = k;
-            rq->fq_len++;
             rq->stats[FLD_RQ_STAT_ACCEL_RX]++;
-            rq->stats[FLD_RQ_STAT_HELD] = rq->fq_len;
-            memset(&p->m, 0, sizeof(p->m));
+            rq->stats[FLD_RQ_STAT_HELD] = s->inq[slot].len;
             p->m.rq = slot;
             p->m.routed = rq->routed;
             p->m.reply_sq = rq->route_sq;
@@ -384,7 +409,13 @@ static bool fld_cqs_run(FldState *s, int budget)
             switch (c.opcode) {
             case SNIC_CQE_TX:
             case SNIC_CQE_TX_ERR:
+            case SNIC_CQE_REQ:
+            case SNIC_CQE_REQ_ERR:
                 fld_cqe_tx(s, &c);
+                break;
+            case SNIC_CQE_RECV:
+            case SNIC_CQE_RECV_ERR:
+                fld_rdma_recv_cqe(s, &c);
                 break;
             case SNIC_CQE_RX:
             case SNIC_CQE_RX_ERR:
@@ -402,10 +433,10 @@ static bool fld_cqs_run(FldState *s, int budget)
 }
 
 /*
- * Hand queued packets to the accelerator, one per RQ in turn, starting
- * after the RQ served first last time.  An RQ whose head packet cannot
- * be sent (no credit on its send queue) is passed over for the rest of
- * the pass; the others go on.
+ * Hand queued packets to the accelerator, one per input queue (RQ or
+ * FLD-R QP) in turn, starting after the queue served first last time.  A
+ * queue whose head packet cannot be sent (no credit on its send queue) is
+ * passed over for the rest of the pass; the others go on.
  */
 static void fld_accel_run(FldState *s)
 {
@@ -413,35 +444,38 @@ static void fld_accel_run(FldState *s)
     uint32_t blocked = 0, busy;
     unsigned i;
 
+    QEMU_BUILD_BUG_ON(FLD_NUM_INQ > 32);
     if (s->accel->flush) {
         s->accel->flush(s);
     }
     do {
         busy = 0;
-        for (i = 0; i < FLD_MAX_RQS && budget > 0; i++) {
-            unsigned slot = (s->accel_rr + i) % FLD_MAX_RQS;
-            FldRq *rq = &s->rqs[slot];
+        for (i = 0; i < FLD_NUM_INQ && budget > 0; i++) {
+            unsigned q = (s->accel_rr + i) % FLD_NUM_INQ;
+            FldInQ *iq = &s->inq[q];
+            FldRq *rq = q < FLD_MAX_RQS ? &s->rqs[q] : NULL;
             uint64_t tx = s->stats[FLD_STAT_ACCEL_TX];
-            FldPkt *p;
 
-            if (!rq->fq_len || (blocked & (1u << slot))) {
+            if (!iq->len || (blocked & (1u << q))) {
                 continue;
             }
-            p = &s->fifo[rq->fq[rq->fq_head]];
             budget--;
-            if (!s->accel->rx(s, p)) {
-                blocked |= 1u << slot;
+            if (!s->accel->rx(s, &s->fifo[iq->fq[iq->head]])) {
+                blocked |= 1u << q;
                 continue;
             }
-            rq->stats[FLD_RQ_STAT_ACCEL_TX] += s->stats[FLD_STAT_ACCEL_TX] - tx;
-            s->pkt_free[s->pkt_free_top++] = rq->fq[rq->fq_head];
-            rq->fq_head = (rq->fq_head + 1) % FLD_ACCEL_FIFO;
-            rq->fq_len--;
-            rq->stats[FLD_RQ_STAT_HELD] = rq->fq_len;
-            busy |= 1u << slot;
+            s->pkt_free[s->pkt_free_top++] = iq->fq[iq->head];
+            iq->head = (iq->head + 1) % FLD_ACCEL_FIFO;
+            iq->len--;
+            if (rq) {
+                rq->stats[FLD_RQ_STAT_ACCEL_TX] +=
+                    s->stats[FLD_STAT_ACCEL_TX] - tx;
+                rq->stats[FLD_RQ_STAT_HELD] = iq->len;
+            }
+            busy |= 1u << q;
         }
     } while (busy && budget > 0);
-    s->accel_rr = (s->accel_rr + 1) % FLD_MAX_RQS;
+    s->accel_rr = (s->accel_rr + 1) % FLD_NUM_INQ;
 }
 
 static void fld_doorbells(FldState *s)
@@ -466,6 +500,7 @@ static void fld_doorbells(FldState *s)
             }
         }
     }
+    fld_rdma_doorbells(s);
 }
 
 void fld_bh(void *opaque)

@@ -41,6 +41,10 @@ static bool fld_wqe_build(FldState *s, unsigned slot, uint32_t bb,
         !fld_txd_get(s, slot, idx, &t)) {
         return false;
     }
+    if (sq->rdma) {
+        fld_rdma_wqe(s, slot, idx, &t, wqe);
+        return true;
+    }
     win = pci_get_bar_addr(&s->parent_obj, FLD_BAR_WIN);
     c->opcode = SNIC_WQE_ETH_SEND;
     c->flags = SNIC_WQE_F_SIGNAL;
@@ -57,9 +61,13 @@ static uint64_t fld_win_read(void *opaque, hwaddr addr, unsigned size)
 {
     FldState *s = opaque;
     uint8_t buf[8] = { 0 };
+    uint64_t v64;
     unsigned i;
 
     d2d_mmio_account(&s->pcie, false, addr, size);
+    if (fld_rdma_win_read(s, addr, size, &v64)) {
+        return v64;
+    }
     if (addr < FLD_WIN_SQ + FLD_MAX_SQS * FLD_SQ_WIN_SIZE) {
         unsigned slot = addr / FLD_SQ_WIN_SIZE;
         uint32_t off = addr % FLD_SQ_WIN_SIZE;
@@ -196,6 +204,8 @@ static void fld_win_write(void *opaque, hwaddr addr, uint64_t val,
             return;
         }
         fld_cqe_write(s, slot, off, b, size, addr);
+    } else if (fld_rdma_win_write(s, addr, b, size)) {
+        return;
     } else if (addr >= FLD_WIN_RXBUF &&
                addr < FLD_WIN_RXBUF + FLD_MAX_RQS * FLD_RQ_BUF_SIZE) {
         unsigned slot = (addr - FLD_WIN_RXBUF) / FLD_RQ_BUF_SIZE;

@@ -14,7 +14,8 @@
  * accelerator stream API: receive with metadata, transmit with credits,
  * completions, doorbells to the NIC), fld-accel.c (the accelerators),
  * fld-iot.c (CoAP and JWT checks of iotauth), fld-defrag.c (IPv4
- * reassembly of defrag), fld-zucreq.c (zuc requests), fld-cqe.c,
+ * reassembly of defrag), fld-zucreq.c (zuc requests), fld-rdma.c (FLD-R:
+ * RC QP slots whose send/receive rings are FLD windows), fld-cqe.c,
  * fld-pool.c,
  * fld-cuckoo.c, fld-mem.c, fld-zuc.c (pure C components with host unit
  * tests).
@@ -28,6 +29,7 @@
 #include "qom/object.h"
 #include "d2d/fld_if.h"
 #include "d2d/snic_if.h"
+#include "d2d/snic_rdma_if.h"
 #include "../common/d2d-pcie.h"
 #include "fld-cuckoo.h"
 #include "fld-pool.h"
@@ -40,9 +42,10 @@ OBJECT_DECLARE_SIMPLE_TYPE(FldState, FLD)
 
 #define FLD_ETH_HLEN        14
 /*
- * Packets the accelerator's input FIFO holds.  Every configured RQ gets an
- * equal share (FLD_ACCEL_FIFO / RQs in use) and its own queue within it:
- * an RQ over its share drops and counts against itself only.
+ * Packets the accelerator's input FIFO holds.  Every configured RQ and
+ * FLD-R QP gets an equal share (FLD_ACCEL_FIFO / queues in use) and its
+ * own queue within it: a queue over its share drops and counts against
+ * itself only.
  */
 #define FLD_ACCEL_FIFO      FLD_ACCEL_FIFO_PKTS
 /* Packets the bottom half hands the accelerator per pass. */
@@ -62,6 +65,7 @@ typedef struct FldSq {
     uint32_t bytes_held;    /* buffer bytes in flight */
     uint32_t blocks_held;
     uint16_t db_pi;         /* last producer counter rung */
+    bool rdma;              /* send ring of an FLD-R QP: WQEs are SENDs */
 } FldSq;
 
 /* A completion queue window: CQEs compressed on write. */
@@ -90,11 +94,39 @@ typedef struct FldRq {
     uint16_t pi;            /* descriptors posted (the doorbell record) */
     uint16_t db_pi;
     uint8_t *buf;           /* FLD_RQ_BUF_SIZE bytes */
-    /* its queue in the accelerator input FIFO: packet slots, in order */
-    uint8_t fq[FLD_ACCEL_FIFO];
-    uint8_t fq_head, fq_len;
     uint64_t stats[FLD_RQ_STAT_COUNT];  /* enum fld_rq_stat */
 } FldRq;
+
+/*
+ * One input queue of the accelerator FIFO: the packet slots of one RQ
+ * (index = RQ slot) or one FLD-R QP (FLD_INQ_QP(slot)), in arrival order.
+ */
+typedef struct FldInQ {
+    uint8_t fq[FLD_ACCEL_FIFO];
+    uint8_t head, len;
+} FldInQ;
+
+#define FLD_INQ_QP(n)       (FLD_MAX_RQS + (n))
+#define FLD_NUM_INQ         (FLD_MAX_RQS + FLD_MAX_QPS)
+
+/*
+ * An FLD-R RC QP (fld-rdma.c): its send side is SQ slot @sq (rdma), its
+ * receive ring and buffers are FLD windows, its doorbell record is served
+ * from FLD_DBR_QP.
+ */
+typedef struct FldQp {
+    bool valid;
+    bool broken;            /* a receive error: QP in ERR, nothing reposted */
+    uint16_t qpn;           /* the NIC's QP number, FLD_QN_NONE until bound */
+    uint8_t sq;             /* its SQ slot */
+    uint8_t cq;             /* CQ slot of its receive completions */
+    uint8_t log_rq;         /* receive WQEs */
+    uint64_t db_page;       /* the QP's doorbell page (bus address) */
+    uint16_t pi;            /* receive WQEs posted (doorbell record +0) */
+    uint16_t ci;            /* receive WQEs completed */
+    uint16_t db_pi;
+    uint8_t *buf;           /* 2^log_rq x FLD_QP_BUF_SIZE */
+} FldQp;
 
 /* What the accelerator learns about a received packet. */
 typedef struct FldRxMeta {
@@ -107,6 +139,8 @@ typedef struct FldRxMeta {
     bool decap;             /* NIC removed VXLAN outer headers */
     uint16_t flow_tag;      /* steering tag: tenant / context */
     uint32_t rss_hash;
+    bool rdma;              /* an FLD-R message (no Ethernet headers) */
+    uint8_t qp;             /* its QP slot */
 } FldRxMeta;
 
 /* A packet waiting in the accelerator's input FIFO. */
@@ -159,6 +193,7 @@ struct FldState {
     FldSq sqs[FLD_MAX_SQS];
     FldCq cqs[FLD_MAX_CQS];
     FldRq rqs[FLD_MAX_RQS];
+    FldQp qps[FLD_MAX_QPS];
 
     /* compressed transmit state */
     FldDescPool pool;       /* (sq, ring index) -> 8-byte descriptor */
@@ -171,7 +206,8 @@ struct FldState {
     FldPkt *fifo;
     uint8_t pkt_free[FLD_ACCEL_FIFO];
     uint32_t pkt_free_top;
-    uint32_t accel_rr;      /* RQ served first in the next pass */
+    FldInQ inq[FLD_NUM_INQ];
+    uint32_t accel_rr;      /* input queue served first in the next pass */
 
     FldMemParams mem_params;
     FldMemTable mem;
@@ -210,6 +246,13 @@ void fld_bh(void *opaque);
 void fld_stream_reset(FldState *s);
 /* Drop RQ @slot's packets waiting for the accelerator (RQ_CLEAR). */
 void fld_rq_flush(FldState *s, unsigned slot);
+/*
+ * A packet slot queued on input queue @q (an RQ slot or FLD_INQ_QP(n)) for
+ * the accelerator, or NULL if @q is over its share (the caller counts the
+ * drop).  The caller fills it.
+ */
+FldPkt *fld_inq_admit(FldState *s, unsigned q);
+void fld_inq_flush(FldState *s, unsigned q);
 void fld_sq_drop(FldState *s, unsigned slot);
 bool fld_txd_get(FldState *s, unsigned slot, uint16_t idx,
                  struct fld_txd *d);
@@ -224,6 +267,27 @@ FldTxResult fld_stream_tx(FldState *s, unsigned slot, const uint8_t *f,
 /* Credits of SQ @slot: free ring slots and buffer bytes. */
 void fld_stream_credits(FldState *s, unsigned slot, uint32_t *descs,
                         uint32_t *bytes);
+
+/* fld-rdma.c: FLD-R QP slots */
+void fld_rdma_reset(FldState *s);
+uint32_t fld_cmd_qp_set(FldState *s);
+uint32_t fld_cmd_qp_clear(FldState *s, uint32_t slot);
+/* FLD_BIND_QP: the qpn and (@db_page non-zero) the QP's doorbell page */
+uint32_t fld_rdma_bind(FldState *s, uint32_t slot, uint32_t qpn,
+                       uint64_t db_page);
+bool fld_rdma_cq_in_use(FldState *s, unsigned cq);
+/* A RECV / RECV_ERR completion. */
+void fld_rdma_recv_cqe(FldState *s, const FldCqe *c);
+void fld_rdma_doorbells(FldState *s);
+/* BAR2 accesses in the FLD-R windows; false if @addr is not in them. */
+bool fld_rdma_win_read(FldState *s, hwaddr addr, unsigned size,
+                       uint64_t *val);
+bool fld_rdma_win_write(FldState *s, hwaddr addr, const uint8_t *b,
+                        unsigned size);
+/* The SEND WQE the NIC reads in a send ring of an FLD-R QP. */
+void fld_rdma_wqe(FldState *s, unsigned slot, uint16_t idx,
+                  const struct fld_txd *t, uint8_t wqe[SNIC_WQEBB_SIZE]);
+void fld_doorbell(FldState *s, uint64_t addr, uint32_t val);
 
 /* fld-accel.c */
 const FldAccelOps *fld_accel_find(const char *name);

@@ -13,17 +13,25 @@ ip link set "$if" mtu 9000
 for i in $(seq 1 30); do ping -c 1 -W 1 "$peer" >/dev/null 2>&1 && break; done
 
 # FLD_BENCH=zuc (the FLD runs accel=zuc): 512-byte EEA3 requests answered
-# by the FLD (UDP 7) and by the host CPU with the same code (fld-zuc
-# serve, UDP 9).
+# by the FLD and by the host CPU with the same code, over RDMA - FLD-R
+# (fld.ko's rdma_cm port 7471) against fld-zuc rdma-serve (port 7472,
+# libsnic verbs, 32 receives, sleeping on its CQ's completion channel) - and over UDP -
+# FLD-E (UDP 7) against fld-zuc serve (UDP 9).
 if [ "${FLD_BENCH:-echo}" = zuc ]; then
 	Z=${FLD_BENCH_ZUC_N:-600}
+	modprobe ib_uverbs && modprobe rdma_ucm ||
+		{ echo "BENCH-ERROR modprobe rdma"; exit 1; }
 	if [ "$D2D_GUEST" = 1 ]; then
-		modprobe fld snic="$if" udp_port=7 || { echo "BENCH-ERROR modprobe fld"; exit 1; }
+		modprobe fld snic="$if" udp_port=7 rdma_port=7471 ||
+			{ echo "BENCH-ERROR modprobe fld"; exit 1; }
 		fld-zuc serve 9 &
+		fld-zuc rdma-serve 7472 32 > /tmp/rserve.log 2>&1 &
 		barrier 1 || exit 1
-		insn-mark 40; barrier 2; barrier 3; insn-mark 41	# FLD zuc
-		insn-mark 50; barrier 4; barrier 5; insn-mark 51	# CPU zuc
-		echo "BENCH fld accel_tx=$(fldctl get accel_tx) errors=$(fldctl errors | cut -d' ' -f2)"
+		insn-mark 40; barrier 2; barrier 3; insn-mark 41	# FLD-E zuc
+		insn-mark 50; barrier 4; barrier 5; insn-mark 51	# CPU zuc (UDP)
+		insn-mark 60; barrier 6; barrier 7; insn-mark 61	# FLD-R zuc
+		insn-mark 70; barrier 8; barrier 9; insn-mark 71	# CPU zuc (RDMA)
+		echo "BENCH fld accel_tx=$(fldctl get accel_tx) qp_sends=$(fldctl get qp_sends) errors=$(fldctl errors | cut -d' ' -f2)"
 		barrier 99
 		echo BENCH-DONE
 		exit 0
@@ -35,6 +43,12 @@ if [ "${FLD_BENCH:-echo}" = zuc ]; then
 	barrier 4
 	echo "BENCH run=cpu-zuc $(fld-zuc load "$peer" 9 "$Z" 4096 8)"
 	barrier 5
+	barrier 6
+	echo "BENCH run=fldr-zuc $(fld-zuc rdma-load "$peer:7471" "$Z" 4096 8 2>&1 | tail -1)"
+	barrier 7
+	barrier 8
+	echo "BENCH run=cpu-rdma-zuc $(fld-zuc rdma-load "$peer:7472" "$Z" 4096 8 2>&1 | tail -1)"
+	barrier 9
 	barrier 99
 	echo BENCH-DONE
 	exit 0

@@ -9,8 +9,10 @@
 #    counters of the FLD-E queues) for 64..9000-byte frames;
 #  - the memory table (FLD vs a conventional driver);
 #  - zuc: 512-byte 128-EEA3 requests answered by the FLD's zuc accelerator
-#    (over FLD-E UDP: FLD-R needs snic RDMA) against the host CPU running
-#    the same ZUC code (fld-zuc serve), in a second boot with accel=zuc.
+#    against the host CPU running the same ZUC code, in a second boot with
+#    accel=zuc: FLD-R (RDMA SENDs on FLD-owned RC QPs) against an RDMA
+#    server on the host CPU (fld-zuc rdma-serve), and FLD-E (UDP) against
+#    a UDP server (fld-zuc serve).
 # Prints "bench: <name>: <ours> vs <baseline> = <ratio>".  A benchmark, not
 # a timed test: numbers under TCG are only comparable within one run.
 set -uo pipefail
@@ -67,7 +69,11 @@ fi
 out=$zout
 rps() { sed -n "s/^BENCH run=$1 .* rps \([0-9]*\).*/\1/p" "$out/results"; }
 reqs() { sed -n "s/^BENCH run=$1 sent [0-9]* answered \([0-9]*\).*/\1/p" "$out/results"; }
+fr=$(rps fldr-zuc) cr=$(rps cpu-rdma-zuc)
+echo "bench: fld-zuc-rdma-requests-per-sec: fld-r ${fr:-0} vs cpu-rdma-zuc ${cr:-0} = $(ratio "${fr:-0}" "${cr:-0}") (higher is better; RDMA SENDs, 8 in flight)"
+fi=$(insns 60 "$(reqs fldr-zuc)") ci=$(insns 70 "$(reqs cpu-rdma-zuc)")
+echo "bench: fld-zuc-rdma-guest-insns-per-request: fld-r $fi vs cpu-rdma-zuc $ci = $(ratio "$fi" "$ci") (lower is better)"
 fr=$(rps fld-zuc) cr=$(rps cpu-zuc)
-echo "bench: fld-zuc-requests-per-sec: fld ${fr:-0} vs cpu-zuc ${cr:-0} = $(ratio "${fr:-0}" "${cr:-0}") (higher is better; FLD-E UDP transport, FLD-R needs snic RDMA)"
+echo "bench: fld-zuc-udp-requests-per-sec: fld-e ${fr:-0} vs cpu-zuc ${cr:-0} = $(ratio "${fr:-0}" "${cr:-0}") (higher is better; UDP)"
 fi=$(insns 40 "$(reqs fld-zuc)") ci=$(insns 50 "$(reqs cpu-zuc)")
-echo "bench: fld-zuc-guest-insns-per-request: fld $fi vs cpu-zuc $ci = $(ratio "$fi" "$ci") (lower is better)"
+echo "bench: fld-zuc-udp-guest-insns-per-request: fld-e $fi vs cpu-zuc $ci = $(ratio "$fi" "$ci") (lower is better)"

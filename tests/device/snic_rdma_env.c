@@ -116,8 +116,11 @@ int port_up(struct snic_dev *d, uint16_t async_eqn)
 			   NULL, 0, NULL);
 }
 
-/* Fresh QEMU with A and B (admin queues up, ports up, MTU 9000). */
-bool env_start_opts(const char *opts)
+/*
+ * Fresh QEMU with A and B (admin queues up, ports up, MTU 9000), @opts
+ * appended to each snic, @extra (more devices) to the command line.
+ */
+bool env_start_extra(const char *opts, const char *extra)
 {
 	char args[2048];
 	int qfd, i;
@@ -132,8 +135,8 @@ bool env_start_opts(const char *opts)
 		 "-netdev dgram,id=inj,local.type=fd,local.str=%d "
 		 "-netdev hubport,id=p2,hubid=0,netdev=inj "
 		 "-device snic,id=snic0,netdev=p0,mac=52:54:00:00:00:01%s "
-		 "-device snic,id=snic1,netdev=p1,mac=52:54:00:00:00:02%s",
-		 qfd, opts, opts);
+		 "-device snic,id=snic1,netdev=p1,mac=52:54:00:00:00:02%s %s",
+		 qfd, opts, opts, extra);
 	qt = qt_start(args);
 	close(qfd);
 	if (!qt_alive(qt))
@@ -147,6 +150,11 @@ bool env_start_opts(const char *opts)
 	}
 	cap_drain();
 	return true;
+}
+
+bool env_start_opts(const char *opts)
+{
+	return env_start_extra(opts, "");
 }
 
 bool env_start(void)

@@ -106,6 +106,7 @@ int cap_recv(void *buf, size_t len, int ms);
 void pump(int n);
 int port_up(struct snic_dev *d, uint16_t async_eqn);
 bool env_start_opts(const char *opts);
+bool env_start_extra(const char *opts, const char *extra);
 bool env_start(void);
 bool rstats(struct snic_dev *d, struct snic_rdma_stats *s);
 /* CQs, EQs, PDs, MRs */

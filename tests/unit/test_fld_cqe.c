@@ -6,6 +6,7 @@
 #include "../lib/check.h"
 #include "fld/fld-cqe.h"
 #include "d2d/snic_if.h"
+#include "d2d/snic_rdma_if.h"
 
 static void mk(struct snic_cqe *e)
 {
@@ -94,11 +95,80 @@ static void out_of_range_reported(void)
 	CHECK(!fld_cqe_compress((const uint8_t *)&e, z, &ovf));
 }
 
+/* An RDMA CQE as snic writes it for FLD-R, fields FLD drops garbage. */
+static void mk_rdma(struct snic_cqe *e, uint8_t op)
+{
+	memset(e, 0xa5, sizeof(*e));
+	e->opcode = op;
+	e->syndrome = SNIC_RST_OK;
+	e->byte_cnt = 64 + 8192;
+	e->wqe_counter = 0xbeef;
+	e->rdma_qpn = SNIC_MAX_QPS - 1;
+	e->rdma_flags = SNIC_CQE_RF_IMM | SNIC_CQE_RF_SOLICITED;
+	e->wqe_opcode = SNIC_WQE_SEND_IMM;
+	e->cookie = 0x1122334455667788ull;
+}
+
+static void rdma_variant(void)
+{
+	static const uint8_t ops[] = {
+		SNIC_CQE_REQ, SNIC_CQE_RECV, SNIC_CQE_REQ_ERR, SNIC_CQE_RECV_ERR,
+	};
+	struct snic_cqe e;
+	uint8_t z[FLD_CQE_SIZE];
+	bool ovf, err;
+	FldCqe c;
+	unsigned i;
+
+	CHECK_EQ(FLD_CQE_REQ, SNIC_CQE_REQ);
+	CHECK_EQ(FLD_CQE_RECV, SNIC_CQE_RECV);
+	CHECK_EQ(FLD_CQE_REQ_ERR, SNIC_CQE_REQ_ERR);
+	CHECK_EQ(FLD_CQE_RECV_ERR, SNIC_CQE_RECV_ERR);
+	for (i = 0; i < sizeof(ops); i++) {
+		err = ops[i] == SNIC_CQE_REQ_ERR || ops[i] == SNIC_CQE_RECV_ERR;
+		mk_rdma(&e, ops[i]);
+		if (err) {
+			e.syndrome = SNIC_RST_GENERAL;
+			e.byte_cnt = 0xffffffff;	/* not kept on errors */
+		}
+		CHECK(fld_cqe_compress((const uint8_t *)&e, z, &ovf));
+		CHECK(!ovf);
+		fld_cqe_expand(z, &c);
+		CHECK_EQ(c.opcode, ops[i]);
+		CHECK_EQ(c.syndrome, err ? SNIC_RST_GENERAL : SNIC_RST_OK);
+		CHECK_EQ(c.qn, SNIC_MAX_QPS - 1);
+		CHECK_EQ(c.wqe_counter, 0xbeef);
+		CHECK_EQ(c.byte_cnt, err ? 0 : 64 + 8192);
+		CHECK_EQ(c.flags, SNIC_CQE_RF_IMM | SNIC_CQE_RF_SOLICITED);
+		CHECK_EQ(c.wqe_opcode, SNIC_WQE_SEND_IMM);
+		CHECK_EQ(c.cookie, 0x55667788);
+		CHECK_EQ(c.num_strides, 0);
+		CHECK_EQ(c.flow_tag, 0);
+	}
+	/* the largest message the variant keeps, and one beyond */
+	mk_rdma(&e, SNIC_CQE_RECV);
+	e.byte_cnt = 0x3fff;
+	CHECK(fld_cqe_compress((const uint8_t *)&e, z, &ovf));
+	e.byte_cnt = 0x4000;
+	CHECK(!fld_cqe_compress((const uint8_t *)&e, z, &ovf));
+	mk_rdma(&e, SNIC_CQE_REQ);
+	e.rdma_qpn = 0x400;
+	CHECK(!fld_cqe_compress((const uint8_t *)&e, z, &ovf));
+	/* an Ethernet CQE still uses qn, not rdma_qpn */
+	mk(&e);
+	e.rdma_qpn = 0xffffffff;
+	CHECK(fld_cqe_compress((const uint8_t *)&e, z, &ovf));
+	fld_cqe_expand(z, &c);
+	CHECK_EQ(c.qn, 0x3ff);
+	CHECK_EQ(c.cookie, 0);
+}
+
 int main(void)
 {
 	RUN("unit/fld_cqe", roundtrip_full_width);
 	RUN("unit/fld_cqe", zero_cqe);
 	RUN("unit/fld_cqe", big_tag_dropped_and_flagged);
 	RUN("unit/fld_cqe", out_of_range_reported);
+	RUN("unit/fld_cqe", rdma_variant);
 	return check_failures ? 1 : 0;
 }

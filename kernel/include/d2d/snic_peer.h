@@ -98,4 +98,43 @@ int snic_peer_set_sq_rate(struct snic_dev *sd, u32 sqn, u64 rate_bps);
 int snic_peer_query_stats(struct snic_dev *sd, u32 kind, u32 id,
 			  struct snic_queue_stats *stats);
 
+/*
+ * RDMA RC QPs whose send ring, receive ring and doorbell record are at
+ * caller-given bus addresses (snic_ib_peer.c, docs/snic-rdma.md).  The QP
+ * is privileged (SNIC_QP_F_PRIV: lkey 0 names bus addresses) in a PD of
+ * its own; its CQs come from snic_peer_create_cq().  The caller rings
+ * SNIC_DB_QP_SQ / SNIC_DB_QP_RQ on the doorbell page returned, formats the
+ * WQEs (<d2d/snic_rdma_if.h>) and connects the QP by handing
+ * snic_peer_modify_qp() what rdma_init_qp_attr() gives for each state;
+ * accept a connection with rdma_accept() and conn_param.qp_num = qpn.
+ */
+struct snic_peer_qp_attr {
+	u64 sq_bus;		/* 2^sq_log 64-byte basic blocks */
+	u64 rq_bus;		/* 2^rq_log receive WQEs of 2^rq_log_stride B */
+	u64 dbr_bus;		/* le32 receive producer, le32 send producer */
+	u8 sq_log;
+	u8 rq_log;
+	u8 rq_log_stride;	/* 5..8 */
+	u32 send_cqn;
+	u32 recv_cqn;
+};
+
+struct snic_peer_qp {
+	u32 qpn;
+	u64 db_page_bus;	/* the QP's doorbell page */
+};
+
+struct ib_device;
+struct ib_qp_attr;
+
+/* The ib_device on top of this snic (rdma_cm ids name it); NULL if none. */
+struct ib_device *snic_peer_ib_device(struct snic_dev *sd);
+int snic_peer_create_qp(struct snic_dev *sd,
+			const struct snic_peer_qp_attr *attr,
+			struct snic_peer_qp *qp);
+/* MODIFY_QP with verbs attributes, checked as ib_modify_qp() would. */
+int snic_peer_modify_qp(struct snic_dev *sd, u32 qpn,
+			struct ib_qp_attr *attr, int mask);
+int snic_peer_destroy_qp(struct snic_dev *sd, u32 qpn);
+
 #endif /* _D2D_SNIC_PEER_H */

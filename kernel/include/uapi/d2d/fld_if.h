@@ -65,6 +65,7 @@
 #define FLD_CAP_DEFRAG		(1u << 2)
 #define FLD_CAP_IOTAUTH		(1u << 3)
 #define FLD_CAP_STRIDING_RQ	(1u << 8)
+#define FLD_CAP_RDMA		(1u << 9)	/* FLD-R: RC QP slots (zuc) */
 
 enum fld_accel {
 	FLD_ACCEL_NONE		= 0,
@@ -105,6 +106,8 @@ enum fld_cmd {
 	FLD_CMD_MEM_PARAMS	= 0x08,	/* gbps, sqs, min, max, lat tx, lat rx, block */
 	FLD_CMD_KEY_SET		= 0x09,	/* index, chunk | len << 8, 24 key bytes */
 	FLD_CMD_BIND		= 0x0a,	/* kind, slot, NIC queue number, db lo, db hi */
+	FLD_CMD_QP_SET		= 0x0b,	/* slot, sq slot, log sq, log rq, cq slot, db page lo, hi, quota */
+	FLD_CMD_QP_CLEAR	= 0x0c,	/* slot (and its sq slot) */
 };
 
 /*
@@ -117,6 +120,7 @@ enum fld_bind_kind {
 	FLD_BIND_SQ		= 0,
 	FLD_BIND_RQ		= 1,
 	FLD_BIND_CQ		= 2,
+	FLD_BIND_QP		= 3,	/* qn: the RC QP's qpn (also its SQ slot's) */
 };
 
 /*
@@ -148,6 +152,7 @@ enum fld_zuc_status {
 	FLD_ZUC_EOP		= 1,	/* unknown operation */
 	FLD_ZUC_EPARAM		= 2,	/* bearer, direction or length out of range */
 	FLD_ZUC_ELEN		= 3,	/* data shorter or longer than length_bits */
+	FLD_ZUC_EHDR		= 4,	/* FLD-R: message shorter than the header or bad magic */
 };
 
 struct fld_zuc_hdr {
@@ -202,6 +207,24 @@ enum fld_cmd_status {
 #define FLD_MAX_FLOW_TAG	0xfff		/* tags the compressed CQE keeps */
 
 /*
+ * FLD-R: RC QP slots.  A QP slot pairs an SQ slot (its send ring: the SQ
+ * window, WQEs synthesised as RDMA SENDs) with a receive ring FLD
+ * synthesises (2^log rq WQEs of 32 bytes: snic_recv_hdr + one data
+ * segment naming buffer k of the QP's receive window) and the QP
+ * doorbell record at FLD_DBR_QP + 8 x slot (+0 receive producer, +4
+ * send producer).
+ */
+#define FLD_MAX_QPS		8
+#define FLD_QP_MAX_LOG		4		/* 16 receive buffers */
+#define FLD_QP_RQ_LOG_STRIDE	5		/* 32-byte receive WQEs */
+#define FLD_WIN_QP_RQ		0x1800000	/* receive rings, one window per QP */
+#define FLD_QP_RQ_WIN_SIZE	0x1000
+#define FLD_WIN_QP_BUF		0x1900000	/* receive buffers, one window per QP */
+#define FLD_QP_BUF_WIN_SIZE	0x40000
+#define FLD_QP_BUF_SIZE		0x2400		/* per receive WQE: 64 + 8192 fits */
+#define FLD_DBR_QP		0x800		/* + 8 x slot: QP doorbell record */
+
+/*
  * Internal send descriptor, 8 bytes: what FLD keeps per posted packet.
  * The NIC sees it as a 64-byte WQE (ctrl + eth + one data segment) built
  * when it reads the slot.
@@ -218,6 +241,9 @@ struct fld_txd {
  * Compressed CQE: 15 bytes, 120 bits packed from bit 0 of byte 0 up:
  * opcode 4, syndrome 4, qn 10, wqe_counter 16, byte_cnt 14, flags 11,
  * stride_idx 8, num_strides 9, flow_tag 12, rss_hash 32.
+ * RDMA CQEs (SNIC_CQE_REQ/RECV and _ERR) use the same 120 bits: qn holds
+ * rdma_qpn, flags rdma_flags, stride_idx wqe_opcode, rss_hash the low 32
+ * bits of cookie; error forms keep byte_cnt 0.
  */
 #define FLD_CQE_SIZE		15
 
@@ -266,7 +292,11 @@ enum fld_stat {
 	FLD_STAT_IOT_BAD_SIG	= 40,	/* iotauth: HMAC mismatch */
 	FLD_STAT_IOT_EXPIRED	= 41,	/* iotauth: exp/nbf, or no time set */
 	FLD_STAT_IOT_NO_TENANT	= 42,	/* iotauth: no key for the flow tag */
-	FLD_STAT_COUNT		= 43,
+	FLD_STAT_QP_RECVS	= 43,	/* FLD-R: SEND messages received on QP slots */
+	FLD_STAT_QP_SENDS	= 44,	/* FLD-R: answers posted as SENDs */
+	FLD_STAT_QP_BAD_MSGS	= 45,	/* FLD-R: short header / bad magic (EHDR) */
+	FLD_STAT_QP_ERR_CQES	= 46,	/* FLD-R: RDMA error completions */
+	FLD_STAT_COUNT		= 47,
 };
 
 /*
