@@ -279,9 +279,10 @@ static ssize_t udp_port_show(struct device *dev,
 	return sysfs_emit(buf, "%u\n", to_fld(dev)->e.udp_port);
 }
 
-static ssize_t udp_port_store(struct device *dev,
-			      struct device_attribute *attr, const char *buf,
-			      size_t count)
+/* A port number written to sysfs, applied by @set under the device lock. */
+static ssize_t fld_store_port(struct device *dev, const char *buf,
+			      size_t count,
+			      int (*set)(struct fld_dev *fd, u16 port))
 {
 	struct fld_dev *fd = to_fld(dev);
 	u16 port;
@@ -291,9 +292,16 @@ static ssize_t udp_port_store(struct device *dev,
 	if (ret)
 		return ret;
 	mutex_lock(&fd->lock);
-	ret = fld_flde_set_port(fd, port);
+	ret = set(fd, port);
 	mutex_unlock(&fd->lock);
 	return ret ? ret : count;
+}
+
+static ssize_t udp_port_store(struct device *dev,
+			      struct device_attribute *attr, const char *buf,
+			      size_t count)
+{
+	return fld_store_port(dev, buf, count, fld_flde_set_port);
 }
 static DEVICE_ATTR_RW(udp_port);
 
@@ -303,22 +311,17 @@ static ssize_t rdma_port_show(struct device *dev,
 	return sysfs_emit(buf, "%u\n", to_fld(dev)->r.port);
 }
 
+static int fld_set_rdma_port(struct fld_dev *fd, u16 port)
+{
+	return fld_fldr_set_port(fd, fld_snic_name, port);
+}
+
 /* FLD-R's rdma_cm port: connections dropped, listening again; 0: off. */
 static ssize_t rdma_port_store(struct device *dev,
 			       struct device_attribute *attr, const char *buf,
 			       size_t count)
 {
-	struct fld_dev *fd = to_fld(dev);
-	u16 port;
-	int ret;
-
-	ret = kstrtou16(buf, 0, &port);
-	if (ret)
-		return ret;
-	mutex_lock(&fd->lock);
-	ret = fld_fldr_set_port(fd, fld_snic_name, port);
-	mutex_unlock(&fd->lock);
-	return ret ? ret : count;
+	return fld_store_port(dev, buf, count, fld_set_rdma_port);
 }
 static DEVICE_ATTR_RW(rdma_port);
 

@@ -379,6 +379,9 @@ void snic_peer_exit(struct snic_dev *sd);
 struct snic_peer_obj *snic_peer_obj_find(struct snic_dev *sd,
 					 enum snic_peer_kind kind, u32 id);
 u64 snic_peer_db_bus(struct snic_dev *sd, int page, u32 offset);
+/* Destroys peer object @id of @kind with admin @opcode; -ENOENT if none. */
+int snic_peer_destroy(struct snic_dev *sd, enum snic_peer_kind kind, u8 opcode,
+		      u32 id);
 
 /* snic_ib_main.c: the RoCEv2 ib_device */
 int snic_ib_probe(struct snic_dev *sd);

@@ -137,26 +137,7 @@ EXPORT_SYMBOL_GPL(snic_peer_modify_qp);
 
 int snic_peer_destroy_qp(struct snic_dev *sd, u32 qpn)
 {
-	struct snic_peer_obj *o;
-	int ret;
-
-	ret = snic_peer_enter(sd);
-	if (ret)
-		return ret;
-	o = snic_peer_obj_find(sd, SNIC_PEER_QP, qpn);
-	if (!o) {
-		ret = -ENOENT;
-		goto out;
-	}
-	ret = snic_cmd_destroy(sd, SNIC_AQ_DESTROY_QP, qpn);
-	if (ret)
-		goto out;	/* the device may still use the rings: keep all */
-	snic_cmd_destroy(sd, SNIC_AQ_DESTROY_PD, o->pdn);
-	snic_db_page_free(sd, o->page);
-	list_del(&o->node);
-	kfree(o);
-out:
-	snic_peer_exit(sd);
-	return ret;
+	/* on failure the device may still use the rings: all is kept */
+	return snic_peer_destroy(sd, SNIC_PEER_QP, SNIC_AQ_DESTROY_QP, qpn);
 }
 EXPORT_SYMBOL_GPL(snic_peer_destroy_qp);

@@ -17,6 +17,7 @@
 #include <linux/slab.h>
 #include <net/net_namespace.h>
 #include <d2d/snic_peer.h>
+#include <d2d/snic_rdma_if.h>
 #include "snic.h"
 
 static LIST_HEAD(snic_devs);		/* bound devices, probe order */
@@ -199,8 +200,8 @@ out:
 	return ret;
 }
 
-static int snic_peer_destroy(struct snic_dev *sd, enum snic_peer_kind kind,
-			     u8 opcode, u32 id)
+int snic_peer_destroy(struct snic_dev *sd, enum snic_peer_kind kind, u8 opcode,
+		      u32 id)
 {
 	struct snic_peer_obj *o;
 	int ret;
@@ -215,6 +216,8 @@ static int snic_peer_destroy(struct snic_dev *sd, enum snic_peer_kind kind,
 	}
 	ret = snic_cmd_destroy(sd, opcode, id);
 	if (!ret) {
+		if (kind == SNIC_PEER_QP)	/* a QP has a PD of its own */
+			snic_cmd_destroy(sd, SNIC_AQ_DESTROY_PD, o->pdn);
 		snic_db_page_free(sd, o->page);
 		list_del(&o->node);
 		kfree(o);

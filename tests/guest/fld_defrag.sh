@@ -15,24 +15,8 @@
 . /opt/d2d/tests/lib.sh
 . /opt/d2d/tests/snic_eth.inc
 
-check modprobe_snic modprobe snic
-set -- $(snic_netdevs)
-if0=${1:-} if1=${2:-}
-if [ -z "$if0" ] || [ -z "$if1" ]; then
-	fail netdevs "want two snic interfaces, have '$*'"
-	finish
-fi
-ip link set "$if0" mtu 9000 up
-ip link set "$if1" mtu 9000 up
-check carrier_0 wait_carrier "$if0" 10
-ip netns add p
-ip link set "$if1" netns p
-ip addr add 10.0.0.1/24 dev "$if0"
-ip -n p addr add 10.0.0.2/24 dev "$if1"
+snic_pair_netns 9000
 ip -n p addr add 10.9.0.2/32 dev "$if1"
-ip -n p link set "$if1" up
-ip -n p link set lo up
-check ping_host wait_ping 10.0.0.2 20
 mac1=$(ip -n p link show "$if1" | awk '/link\/ether/ { print $2 }')
 
 check modprobe_fld modprobe fld snic="$if0" udp_port=0

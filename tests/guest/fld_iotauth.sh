@@ -24,22 +24,7 @@ PAST=$HDR.eyJzdWIiOiJzZW5zb3ItMSIsImV4cCI6MTYwMDAwMDAwMH0.snbjgMngpN8ysbXLpJJt0Z
 BADEXP=$HDR.eyJzdWIiOiJzZW5zb3ItMSIsImV4cCI6Im5ldmVyIn0.IGte6f1KJJR8VyIhWKoMuyVNB2zZxlKqgUvxofVm_jo
 NONE=eyJhbGciOiJub25lIiwidHlwIjoiSldUIn0.eyJzdWIiOiJzZW5zb3ItMSJ9.U2fQpOkwAle4af6qvFpoCvtVz0iC7v3iwclfBdV3_zk
 
-check modprobe_snic modprobe snic
-set -- $(snic_netdevs)
-if0=${1:-} if1=${2:-}
-if [ -z "$if0" ] || [ -z "$if1" ]; then
-	fail netdevs "want two snic interfaces, have '$*'"
-	finish
-fi
-ip link set "$if0" up
-ip link set "$if1" up
-check carrier_0 wait_carrier "$if0" 10
-ip netns add p
-ip link set "$if1" netns p
-ip addr add 10.0.0.1/24 dev "$if0"
-ip netns exec p ip addr add 10.0.0.2/24 dev "$if1"
-ip netns exec p ip link set "$if1" up
-check ping_host wait_ping 10.0.0.2 20
+snic_pair_netns
 
 check modprobe_fld modprobe fld snic="$if0" udp_port=5683 tenant=1
 check accel_iotauth sh -c "fldctl show | grep -q 'accel iotauth'"

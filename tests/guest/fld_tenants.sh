@@ -17,22 +17,7 @@ CLAIMS=eyJzdWIiOiJzZW5zb3ItMSIsImlhdCI6MTcwMDAwMDAwMH0
 GOOD=$HDR.$CLAIMS.eargWRSKTV1wTljs6NRoZOvOf1SbJApxAFcARA1UCHw
 RATE=400000
 
-check modprobe_snic modprobe snic
-set -- $(snic_netdevs)
-if0=${1:-} if1=${2:-}
-if [ -z "$if0" ] || [ -z "$if1" ]; then
-	fail netdevs "want two snic interfaces, have '$*'"
-	finish
-fi
-ip link set "$if0" up
-ip link set "$if1" up
-check carrier_0 wait_carrier "$if0" 10
-ip netns add p
-ip link set "$if1" netns p
-ip addr add 10.0.0.1/24 dev "$if0"
-ip netns exec p ip addr add 10.0.0.2/24 dev "$if1"
-ip netns exec p ip link set "$if1" up
-check ping_host wait_ping 10.0.0.2 20
+snic_pair_netns
 
 check modprobe_fld modprobe fld snic="$if0" udp_port=5683 tenant=1 tenants=2
 fldctl show | sed 's/^/# /'
