@@ -117,6 +117,7 @@ typedef struct SnicSpin {
     uint64_t l2p_used, l2p_peak;
     uint64_t packets, no_ctx, no_resources, aborts, busy_cycles, now_cycle;
     uint8_t *frame;             /* send command: SPIN_PKT_MAX bytes */
+    uint64_t qp_wd_refused;     /* QP attach: watchdog above the cap */
     uint8_t *pass_buf;          /* an RDMA packet a handler passed */
     QEMUBH *bh;
     QEMUTimer *timer;           /* message inactivity */

@@ -73,7 +73,10 @@ static int code_load(void)
 			sizeof(spin_code));
 }
 
-static uint32_t entry_ph = SYM_rdma_ph;	/* payload handler of new contexts */
+static uint32_t entry_hh = SYM_rdma_hh;	/* handlers of new contexts */
+static uint32_t entry_ph = SYM_rdma_ph;
+static uint32_t entry_ch = SYM_rdma_ch;
+static uint32_t cfg_watchdog;		/* watchdog of new contexts */
 
 static int cfg_create(struct sctx *c, int slice, uint32_t match,
 		      uint32_t qpn, uint32_t timeout_us)
@@ -87,15 +90,16 @@ static int cfg_create(struct sctx *c, int slice, uint32_t match,
 	c->ev_ring = galloc(32 << EV_LOG, 64);
 	c->ev_dbr = galloc(64, 64);
 	memset(&cfg, 0, sizeof(cfg));
-	cfg.entry[SPIN_HANDLER_HEADER] = SYM_rdma_hh;
+	cfg.entry[SPIN_HANDLER_HEADER] = entry_hh;
 	cfg.entry[SPIN_HANDLER_PAYLOAD] = entry_ph;
-	cfg.entry[SPIN_HANDLER_COMPLETION] = SYM_rdma_ch;
+	cfg.entry[SPIN_HANDLER_COMPLETION] = entry_ch;
 	cfg.code_size = sizeof(spin_code);
 	cfg.hmem_off = c->hmem_off;
 	cfg.hmem_size = HMEM_SLICE;
 	cfg.scratch_size = 64;
 	cfg.copy_bytes = 64;
 	cfg.timeout_us = timeout_us;
+	cfg.watchdog = cfg_watchdog;
 	cfg.match = match;
 	cfg.match_id = qpn;
 	cfg.ev_ring = c->ev_ring;
@@ -692,6 +696,86 @@ static void resources_and_timeout(void)
 	CHECK_EQ(e.byte_cnt, 1024);
 }
 
+static bool dstats(struct snic_spin_dev_stats *d)
+{
+	return snic_query_stats(B, SNIC_STATS_SPIN_DEV, 0, d, sizeof(*d)) == OK;
+}
+
+/*
+ * QP handlers run in the receive path, so a QP context's watchdog is
+ * capped at SNIC_SPIN_WATCHDOG_QP_MAX: a larger one is refused at create
+ * and at attach (counted); at the cap, a handler that loops forever is
+ * aborted after exactly that budget on every packet, and the SEND still
+ * completes on both sides with nothing placed.
+ */
+static void qp_wd_cap(void)
+{
+	static uint8_t src[3072], pre[3072], dst[3072];
+	struct snic_spin_dev_stats d0, d1;
+	struct snic_spin_ctx_stats st;
+	struct snic_spin_event ev;
+	struct snic_cqe e;
+	struct sctx c, s;
+	struct wqe w;
+	uint16_t idx;
+	int i;
+
+	CHECK(env_start());
+	CHECK(pair_up(&conn_default));
+	CHECK_EQ(code_load(), OK);
+	CHECK(dstats(&d0));
+	cfg_watchdog = SNIC_SPIN_WATCHDOG_QP_MAX + 1;
+	CHECK_EQ(cfg_create(&c, 0, SNIC_SPIN_MATCH_QP, sb.qp.qpn, 0),
+		 SNIC_AQ_EINVAL_PARAM);
+	CHECK_EQ(cfg_create(&s, 1, SNIC_SPIN_MATCH_STEER, 0, 0), OK);
+	CHECK_EQ(attach_qp(s.id, sb.qp.qpn, 0), SNIC_AQ_EINVAL_PARAM);
+	cfg_watchdog = SNIC_SPIN_WATCHDOG_MAX;
+	CHECK_EQ(cfg_create(&c, 0, SNIC_SPIN_MATCH_QP, sb.qp.qpn, 0),
+		 SNIC_AQ_EINVAL_PARAM);
+	CHECK(dstats(&d1));
+	CHECK_EQ(d1.qp_wd_refused, d0.qp_wd_refused + 3);
+	CHECK_EQ(snic_aq_obj(B, SNIC_AQ_SPIN_DESTROY_CTX, s.id), OK);
+
+	/* at the cap: accepted; an endless payload handler stops there */
+	cfg_watchdog = SNIC_SPIN_WATCHDOG_QP_MAX;
+	entry_ph = SYM_loop_ph;
+	CHECK_EQ(sctx_create(&c, 0, sb.qp.qpn, 0, 0), OK);
+	entry_ph = SYM_rdma_ph;
+	cfg_watchdog = 0;
+	fill(src, sizeof(src), 21);
+	fill(pre, sizeof(pre), 22);
+	mr_write(&sa.mr, 0, src, sizeof(src));
+	mr_write(&sb.mr, 0, pre, sizeof(pre));
+	qp_recv(&sb.qp, 0x93, 4096, sb.mr.key, sb.mr.iova);
+	w_init(&w, SNIC_WQE_SEND, SNIC_WQE_F_SIGNAL, 0);
+	w_data(&w, 3072, sa.mr.key, sa.mr.iova);
+	idx = qp_post(&sa.qp, &w);
+	CHECK_REQ(&sa.scq, idx, SNIC_WQE_SEND, 3072, &e);
+	CHECK(cq_wait(&sb.rcq, &e, 0));
+	CHECK_EQ(e.opcode, SNIC_CQE_RECV);
+	CHECK_EQ(e.byte_cnt, 0);
+	mr_read(&sb.mr, 0, dst, sizeof(dst));
+	CHECK(!memcmp(pre, dst, sizeof(dst)));
+	for (i = 0; i < 3; i++) {
+		CHECK(ev_next(&c, &ev));
+		CHECK_EQ(ev.type, SNIC_SPIN_EV_WATCHDOG);
+		CHECK_EQ(ev.handler, SPIN_HANDLER_PAYLOAD);
+		CHECK(ev.cycles >= SNIC_SPIN_WATCHDOG_QP_MAX);
+		CHECK(ev.cycles < SNIC_SPIN_WATCHDOG_QP_MAX + 64);
+	}
+	CHECK(sstats(&c, &st));
+	CHECK_EQ(st.aborts, 3);
+	CHECK_EQ(st.by_event[SNIC_SPIN_EV_WATCHDOG], 3);
+	CHECK(st.h[SPIN_HANDLER_PAYLOAD].cycles_max <
+	      SNIC_SPIN_WATCHDOG_QP_MAX + 64);
+	CHECK_EQ(qp_query_state(&sb.qp), SNIC_QPS_RTS);
+	/* a context already on the QP cannot be given a larger budget */
+	cfg_watchdog = SNIC_SPIN_WATCHDOG_QP_MAX + 1;
+	CHECK_EQ(cfg_create(&s, 1, SNIC_SPIN_MATCH_STEER, 0, 0), OK);
+	cfg_watchdog = 0;
+	CHECK_EQ(attach_qp(s.id, sb.qp.qpn, 0), SNIC_AQ_EINVAL_PARAM);
+}
+
 int main(void)
 {
 	RUN("device/snic_spin_rdma", attach_admin);
@@ -700,6 +784,7 @@ int main(void)
 	RUN("device/snic_spin_rdma", aborts_drop);
 	RUN("device/snic_spin_rdma", duplicates);
 	RUN("device/snic_spin_rdma", resources_and_timeout);
+	RUN("device/snic_spin_rdma", qp_wd_cap);
 	qt_quit(qt);
 	inj_close();
 	return check_failures ? 1 : 0;

@@ -234,7 +234,7 @@ static int cmd_stats(const char *dev, const char *which)
 
 		if (query_stats(fd, SNIC_SPIN_CTX_DEV, &d, sizeof(d)))
 			die(1, "STATS dev: %s", strerror(errno));
-		printf("devstats clusters=%u hpus_per_cluster=%u clock_mhz=%u num_ctxs=%u packets=%llu no_ctx=%llu no_resources=%llu aborts=%llu busy_cycles=%llu now_cycle=%llu l2p_used=%llu l2p_peak=%llu\n",
+		printf("devstats clusters=%u hpus_per_cluster=%u clock_mhz=%u num_ctxs=%u packets=%llu no_ctx=%llu no_resources=%llu aborts=%llu busy_cycles=%llu now_cycle=%llu l2p_used=%llu l2p_peak=%llu qp_wd_refused=%llu\n",
 		       d.clusters, d.hpus_per_cluster, d.clock_mhz, d.num_ctxs,
 		       (unsigned long long)d.packets,
 		       (unsigned long long)d.no_ctx,
@@ -243,7 +243,8 @@ static int cmd_stats(const char *dev, const char *which)
 		       (unsigned long long)d.busy_cycles,
 		       (unsigned long long)d.now_cycle,
 		       (unsigned long long)d.l2p_used,
-		       (unsigned long long)d.l2p_peak);
+		       (unsigned long long)d.l2p_peak,
+		       (unsigned long long)d.qp_wd_refused);
 	} else {
 		struct snic_spin_ctx_stats s;
 		uint32_t ctx = num(which, "CTX", SNIC_SPIN_MAX_CTXS - 1);
@@ -536,11 +537,11 @@ static void print_event(const struct snic_spin_event *e)
 	       e->msg_id, e->pc, e->addr, e->info, e->insns, e->cycles);
 }
 
-static uint64_t drain_events(int fd, uint32_t ctx, int quiet)
 /* How events reached spinctl run: poll() wakeups and EVENTS ioctls. */
 static unsigned long ev_wakeups, ev_ioctls;
 static uint32_t ev_notifies;
 
+static uint64_t drain_events(int fd, uint32_t ctx, int quiet)
 {
 	struct snic_spin_event ev[32];
 	struct snic_spin_events req;
@@ -553,9 +554,9 @@ static uint32_t ev_notifies;
 		req.max = 32;
 		req.buf = (uintptr_t)ev;
 		xioctl(fd, SNIC_SPIN_IOC_EVENTS, &req, "EVENTS");
-		for (i = 0; i < req.count && !quiet; i++)
 		ev_ioctls++;
 		ev_notifies = req.notifies;
+		for (i = 0; i < req.count && !quiet; i++)
 			print_event(&ev[i]);
 		total = req.total;
 	} while (req.count == 32);
@@ -672,7 +673,8 @@ static int cmd_run(const char *dev, struct run_opts *o, const char *path)
 			    strerror(errno),
 			    errno == EBUSY ? " (another context has it)" :
 			    errno == ENOENT ? " (no such QP)" :
-			    errno == EINVAL ? " (not an RC QP)" : "");
+			    errno == EINVAL ? " (not an RC QP, or --watchdog above "
+			    "the QP cap)" : "");
 	}
 
 	signal(SIGINT, on_signal);
@@ -685,12 +687,12 @@ static int cmd_run(const char *dev, struct run_opts *o, const char *path)
 	printf(" code_bytes=%u hmem_bytes=%u\n", code.size, hmem.size);
 	fflush(stdout);
 
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	while (!stop) {
 	/*
 	 * Sleep in poll() until the driver's event interrupt says the ring
 	 * has something (POLLIN), a signal comes or --time runs out.
 	 */
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while (!stop) {
 		struct pollfd pfd = { .fd = fd, .events = POLLIN };
 		int timeout = -1, r;
 
@@ -717,10 +719,10 @@ static int cmd_run(const char *dev, struct run_opts *o, const char *path)
 		}
 	}
 	drain_events(fd, cc.ctx, o->quiet);
-
-	if (query_stats(fd, cc.ctx, &st, sizeof(st)))
 	printf("evpoll ctx=%u wakeups=%lu event_ioctls=%lu notifies=%u\n",
 	       cc.ctx, ev_wakeups, ev_ioctls, ev_notifies);
+
+	if (query_stats(fd, cc.ctx, &st, sizeof(st)))
 		die(1, "STATS: %s", strerror(errno));
 	print_ctx_stats(cc.ctx, &st);
 	for (i = 0; i < o->npokes; i++) {
