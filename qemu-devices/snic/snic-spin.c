@@ -713,7 +713,7 @@ static SnicSpinPkt *snic_spin_admit(SnicState *s, uint32_t ctx_id,
     }
     ctx->packets++;
     ctx->bytes += len;
-    if (len > SPIN_PKT_MAX || sp->l2p_used + len > SNIC_SPIN_L2P_SIZE) {
+    if (len > SPIN_PKT_MAX || sp->l2p_used + len > sp->l2p_size) {
         goto no_resources;
     }
     if (first) {
