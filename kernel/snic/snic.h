@@ -392,6 +392,8 @@ void snic_ib_port_event(struct snic_dev *sd, bool up);
 /* snic_spin.c: /dev/snic-spinN */
 int snic_spin_probe(struct snic_dev *sd);
 void snic_spin_remove(struct snic_dev *sd);
+/* snic_spin_ev.c: the sPIN EQ, from the admin interrupt handler */
+bool snic_spin_eq_poll(struct snic_dev *sd);
 
 /* snic_sysfs.c */
 extern const struct attribute_group *snic_dev_groups[];

@@ -44,12 +44,17 @@ void snic_dev_put(struct snic_dev *sd)
 	kref_put(&sd->ref, snic_dev_release);
 }
 
-/* Vector 0: admin completions and the async EQ (link, queue errors). */
+/*
+ * Vector 0: admin completions, the async EQ (link, queue errors) and the
+ * sPIN EQ (handler events).
+ */
 static irqreturn_t snic_admin_irq(int irq, void *data)
 {
 	irqreturn_t ret = snic_aq_irq(irq, data);
 
 	if (snic_async_eq_poll(data))
+		ret = IRQ_HANDLED;
+	if (snic_spin_eq_poll(data))
 		ret = IRQ_HANDLED;
 	return ret;
 }

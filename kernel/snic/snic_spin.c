@@ -14,6 +14,7 @@
 #include <linux/fs.h>
 #include <linux/idr.h>
 #include <linux/mm.h>
+#include <linux/poll.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 #include "snic_spin.h"
@@ -206,6 +207,10 @@ static void snic_spin_info_fill(struct snic_spin *sp, struct snic_spin_info *i)
 	i->l2h_free = snic_spin_mem_free_bytes(sp, SNIC_SPIN_MEM_L2H);
 	i->max_regions = SNIC_SPIN_MAX_REGIONS;
 	i->max_region_size = PAGE_SIZE << (MAX_ORDER - 1);
+	spin_lock_irq(&sp->ev_lock);
+	i->ev_irqs = sp->ev_irqs;
+	i->ev_eqes = sp->ev_eqes;
+	spin_unlock_irq(&sp->ev_lock);
 }
 
 /* Any context's counters, or the engine's: readable by every opener. */
@@ -252,6 +257,7 @@ static int snic_spin_open(struct inode *inode, struct file *file)
 		return -ENOMEM;
 	INIT_LIST_HEAD(&f->allocs);
 	INIT_LIST_HEAD(&f->ctxs);
+	init_waitqueue_head(&f->wq);
 	f->sp = sp;
 	mutex_lock(&sp->lock);
 	if (sp->dead) {
@@ -384,6 +390,33 @@ static long snic_spin_ioctl(struct file *file, unsigned int cmd,
 	return ret;
 }
 
+/*
+ * POLLIN while any context of this file has an event on its ring; the sPIN
+ * EQ interrupt wakes f->wq.  POLLERR once the PCI function is gone.
+ */
+static __poll_t snic_spin_poll(struct file *file, poll_table *wait)
+{
+	struct snic_spin_file *f = file->private_data;
+	struct snic_spin *sp = f->sp;
+	struct snic_spin_ctx *c;
+	__poll_t mask = 0;
+
+	poll_wait(file, &f->wq, wait);
+	mutex_lock(&sp->lock);
+	if (sp->dead) {
+		mask = EPOLLERR;
+	} else {
+		list_for_each_entry(c, &f->ctxs, node) {
+			if (snic_spin_ev_pending(c)) {
+				mask = EPOLLIN | EPOLLRDNORM;
+				break;
+			}
+		}
+	}
+	mutex_unlock(&sp->lock);
+	return mask;
+}
+
 /* A host region, mapped whole or in part from its start. */
 static int snic_spin_mmap(struct file *file, struct vm_area_struct *vma)
 {
@@ -415,6 +448,7 @@ static const struct file_operations snic_spin_fops = {
 	.unlocked_ioctl = snic_spin_ioctl,
 	.compat_ioctl = compat_ptr_ioctl,
 	.mmap = snic_spin_mmap,
+	.poll = snic_spin_poll,
 	.llseek = no_llseek,
 };
 
@@ -453,12 +487,21 @@ int snic_spin_probe(struct snic_dev *sd)
 	kref_get(&sd->ref);
 	sp->sd = sd;
 	mutex_init(&sp->lock);
+	spin_lock_init(&sp->ev_lock);
 	INIT_LIST_HEAD(&sp->files);
 	sp->clusters = le32_to_cpu(ds.clusters);
 	sp->hpus = le32_to_cpu(ds.hpus_per_cluster);
 	sp->clock_mhz = le32_to_cpu(ds.clock_mhz);
 	snprintf(sp->name, sizeof(sp->name), SNIC_SPIN_DEV_PREFIX "%d",
 		 sp->idx);
+	ret = snic_spin_eq_init(sp);
+	if (ret) {
+		dev_err(dev, "sPIN: cannot create the event EQ: %d\n", ret);
+		snic_spin_put(sp);
+		return ret;
+	}
+	/* The EQ's interrupt may look at sp from now on. */
+	WRITE_ONCE(sd->spin, sp);
 	sp->misc.minor = MISC_DYNAMIC_MINOR;
 	sp->misc.name = sp->name;
 	sp->misc.fops = &snic_spin_fops;
@@ -468,11 +511,12 @@ int snic_spin_probe(struct snic_dev *sd)
 	if (ret) {
 		dev_err(dev, "sPIN: cannot register /dev/%s: %d\n", sp->name,
 			ret);
+		WRITE_ONCE(sd->spin, NULL);
+		snic_spin_eq_cleanup(sp);
 		snic_spin_put(sp);
 		return ret;
 	}
 	sp->misc_live = true;
-	sd->spin = sp;
 	dev_info(dev, "sPIN: /dev/%s, %u x %u HPUs at %u MHz\n", sp->name,
 		 sp->clusters, sp->hpus, sp->clock_mhz);
 	return 0;
@@ -498,7 +542,12 @@ void snic_spin_remove(struct snic_dev *sd)
 		list_for_each_entry_safe(c, cn, &f->ctxs, node)
 			snic_spin_ctx_destroy(sp, c);
 	sp->dead = true;
+	/* Sleepers in poll() wake up to EPOLLERR. */
+	list_for_each_entry(f, &sp->files, node)
+		wake_up_interruptible(&f->wq);
 	mutex_unlock(&sp->lock);
-	sd->spin = NULL;
+	/* No context is left to use the EQ; the interrupt forgets sp. */
+	WRITE_ONCE(sd->spin, NULL);
+	snic_spin_eq_cleanup(sp);
 	snic_spin_put(sp);
 }

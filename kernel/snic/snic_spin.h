@@ -5,12 +5,14 @@
  * snic_spin.c     the char device, open files, memory allocation, ioctls
  * snic_spin_ctx.c execution contexts: create/destroy, UDP attachments,
  *                 host regions, the event ring
+ * snic_spin_ev.c  the sPIN EQ: its interrupt wakes the owner's poll()
  */
 #ifndef _SNIC_SPIN_H
 #define _SNIC_SPIN_H
 
 #include <linux/miscdevice.h>
 #include <linux/kref.h>
+#include <linux/wait.h>
 #include <d2d/snic_spin_ioctl.h>
 #include "snic.h"
 
@@ -58,6 +60,7 @@ struct snic_spin_ctx {
 	u32 ev_size;
 	u32 ev_cons;
 	u64 ev_total;
+	u32 ev_notifies;	/* event EQEs seen; under sp->ev_lock */
 	struct snic_spin_attach_slot att[SNIC_SPIN_MAX_ATTACH];
 	struct snic_spin_region *regions[SNIC_SPIN_MAX_REGIONS];
 };
@@ -77,6 +80,20 @@ struct snic_spin {
 	u32 clusters;
 	u32 hpus;
 	u32 clock_mhz;
+
+	/*
+	 * The sPIN EQ, polled by the admin-vector interrupt handler: the
+	 * device posts SNIC_EQE_SPIN_EVENT (obj = context) after each event
+	 * it writes to a ring.  ev_lock guards owner[] (who to wake), the
+	 * contexts' ev_notifies and the counters, from hard-IRQ context.
+	 */
+	struct snic_eq eq;
+	bool eq_on;
+	spinlock_t ev_lock;	/* owner[], ev_notifies, counters */
+	struct snic_spin_ctx *owner[SNIC_SPIN_MAX_CTXS];
+	u64 ev_irqs;
+	u64 ev_eqes;
+	u64 ev_stray;		/* EQEs for no context of ours */
 };
 
 struct snic_spin_file {
@@ -86,6 +103,7 @@ struct snic_spin_file {
 	struct list_head ctxs;
 	u32 next_id;
 	unsigned long next_pgoff;
+	wait_queue_head_t wq;	/* poll(): woken by the sPIN EQ interrupt */
 };
 
 /* snic_spin.c */
@@ -106,5 +124,12 @@ int snic_spin_region_add(struct snic_spin_file *f,
 struct snic_spin_region *snic_spin_region_by_pgoff(struct snic_spin_file *f,
 						   unsigned long pgoff);
 int snic_spin_events(struct snic_spin_file *f, struct snic_spin_events *ev);
+bool snic_spin_ev_pending(struct snic_spin_ctx *c);
+
+/* snic_spin_ev.c */
+int snic_spin_eq_init(struct snic_spin *sp);
+void snic_spin_eq_cleanup(struct snic_spin *sp);
+void snic_spin_ev_owner(struct snic_spin *sp, struct snic_spin_ctx *c,
+			bool set);
 
 #endif /* _SNIC_SPIN_H */

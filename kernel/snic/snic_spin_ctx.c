@@ -5,7 +5,8 @@
  * coherent host memory), attaching it to UDP ports with steering rules
  * whose destination is SNIC_DEST_SPIN or to an RDMA RC QP
  * (SNIC_AQ_SPIN_ATTACH_QP), host regions for handler DMA, and
- * taking events off its ring.  Called with sp->lock held.
+ * taking events off its ring (the device signals them on the sPIN EQ,
+ * snic_spin_ev.c).  Called with sp->lock held.
  */
 #include <linux/dma-mapping.h>
 #include <linux/if_ether.h>
@@ -117,6 +118,7 @@ void snic_spin_ctx_destroy(struct snic_spin *sp, struct snic_spin_ctx *c)
 	bool device_done;
 	int i, ret;
 
+	snic_spin_ev_owner(sp, c, false);
 	for (i = 0; i < SNIC_SPIN_MAX_ATTACH; i++)
 		snic_spin_rule_del(sp, c, i);
 	ret = snic_cmd_destroy(sp->sd, SNIC_AQ_SPIN_DESTROY_CTX, c->id);
@@ -195,7 +197,8 @@ int snic_spin_ctx_create(struct snic_spin_file *f,
 	cfg.ev_ring = cpu_to_le64(c->ev_dma);
 	cfg.ev_dbr = cpu_to_le64(c->ev_dma + ring);
 	cfg.ev_log_size = log;
-	cfg.ev_eqn = cpu_to_le16(SNIC_EQN_NONE);	/* polled by EVENTS */
+	/* Each event is signalled on the sPIN EQ: it wakes poll(). */
+	cfg.ev_eqn = cpu_to_le16(sp->eq.eqn);
 	ret = snic_aq_exec_buf(sp->sd, SNIC_AQ_SPIN_CREATE_CTX, 0, 0, &cfg,
 			       sizeof(cfg), &id);
 	if (ret) {
@@ -209,6 +212,7 @@ int snic_spin_ctx_create(struct snic_spin_file *f,
 	code->users++;
 	hmem->users++;
 	list_add_tail(&c->node, &f->ctxs);
+	snic_spin_ev_owner(sp, c, true);
 	req->ctx = c->id;
 	return 0;
 }
@@ -396,6 +400,24 @@ struct snic_spin_region *snic_spin_region_by_pgoff(struct snic_spin_file *f,
 	return NULL;
 }
 
+static struct snic_spin_event *snic_spin_ev_next(struct snic_spin_ctx *c)
+{
+	struct snic_spin_event *e = c->ev_ring +
+		(c->ev_cons & (c->ev_size - 1)) * sizeof(*e);
+	u8 phase = !((c->ev_cons / c->ev_size) & 1);
+
+	if ((READ_ONCE(e->owner) & SNIC_SPIN_EV_OWNER) != phase)
+		return NULL;
+	/* Read the entry only after its owner bit. */
+	dma_rmb();
+	return e;
+}
+
+bool snic_spin_ev_pending(struct snic_spin_ctx *c)
+{
+	return c->ev_ring && snic_spin_ev_next(c);
+}
+
 /*
  * Take events off the ring: entry cons & (size - 1) is valid when its
  * owner bit equals the pass parity (1 on the first pass).
@@ -411,13 +433,10 @@ int snic_spin_events(struct snic_spin_file *f, struct snic_spin_events *ev)
 	if (!c)
 		return ret;
 	while (n < ev->max) {
-		struct snic_spin_event *e = c->ev_ring +
-			(c->ev_cons & (c->ev_size - 1)) * sizeof(*e);
-		u8 phase = !((c->ev_cons / c->ev_size) & 1);
+		struct snic_spin_event *e = snic_spin_ev_next(c);
 
-		if ((READ_ONCE(e->owner) & SNIC_SPIN_EV_OWNER) != phase)
+		if (!e)
 			break;
-		dma_rmb();
 		if (copy_to_user(&ubuf[n], e, sizeof(*e))) {
 			ret = -EFAULT;
 			break;
@@ -431,5 +450,8 @@ int snic_spin_events(struct snic_spin_file *f, struct snic_spin_events *ev)
 		WRITE_ONCE(*c->ev_dbr, cpu_to_le32(c->ev_cons));
 	ev->count = n;
 	ev->total = c->ev_total;
+	spin_lock_irq(&f->sp->ev_lock);
+	ev->notifies = c->ev_notifies;
+	spin_unlock_irq(&f->sp->ev_lock);
 	return ret;
 }

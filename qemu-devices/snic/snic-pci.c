@@ -55,11 +55,14 @@ static void snic_realize(PCIDevice *pdev, Error **errp)
     if (s->spin.clusters < 1 || s->spin.clusters > SNIC_SPIN_MAX_CLUSTERS ||
         s->spin.hpus < 1 || s->spin.hpus > SNIC_SPIN_MAX_HPUS ||
         s->spin.clock_mhz < 1 || s->spin.clock_mhz > 100000 ||
-        s->spin.msg_slots < 1 || s->spin.msg_slots > SNIC_SPIN_MSG_SLOTS) {
+        s->spin.msg_slots < 1 || s->spin.msg_slots > SNIC_SPIN_MSG_SLOTS ||
+        s->spin.l2p_size < SPIN_PKT_MAX ||
+        s->spin.l2p_size > SNIC_SPIN_L2P_SIZE) {
         error_setg(errp, "snic: spin-clusters 1..%d, spin-hpus 1..%d, "
-                   "spin-clock-mhz 1..100000, spin-msg-slots 1..%d",
+                   "spin-clock-mhz 1..100000, spin-msg-slots 1..%d, "
+                   "spin-l2p-size %d..%d",
                    SNIC_SPIN_MAX_CLUSTERS, SNIC_SPIN_MAX_HPUS,
-                   SNIC_SPIN_MSG_SLOTS);
+                   SNIC_SPIN_MSG_SLOTS, SPIN_PKT_MAX, SNIC_SPIN_L2P_SIZE);
         return;
     }
     pci_config_set_interrupt_pin(pdev->config, 1);
@@ -142,6 +145,8 @@ static Property snic_properties[] = {
                        SNIC_SPIN_MSG_SLOTS),
     DEFINE_PROP_UINT32("spin-clock-mhz", SnicState, spin.clock_mhz,
                        SNIC_SPIN_DEF_CLOCK_MHZ),
+    DEFINE_PROP_UINT32("spin-l2p-size", SnicState, spin.l2p_size,
+                       SNIC_SPIN_L2P_SIZE),
     DEFINE_PROP_END_OF_LIST(),
 };
 

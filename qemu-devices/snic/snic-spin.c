@@ -309,6 +309,11 @@ static uint16_t snic_spin_attach_qp(SnicState *s, const struct snic_aq_cmd *c)
     if (ctx->qp_attached) {
         return ctx->qpn == qpn ? SNIC_AQ_OK : SNIC_AQ_EBUSY;
     }
+    /* QP handlers run inside the receive path: their watchdog is capped. */
+    if (ctx->watchdog > SNIC_SPIN_WATCHDOG_QP_MAX) {
+        s->spin.qp_wd_refused++;
+        return SNIC_AQ_EINVAL_PARAM;
+    }
     st = snic_spin_qp_free_for(s, qpn, &qp);
     if (st == SNIC_AQ_OK) {
         snic_spin_qp_attach(s, ctx, qp);
@@ -376,6 +381,11 @@ static uint16_t snic_spin_create_ctx(SnicState *s, const struct snic_aq_cmd *c,
         return SNIC_AQ_ENOENT;
     }
     if (le32_to_cpu(cfg.match) == SNIC_SPIN_MATCH_QP) {
+        /* Handlers on a QP run in the receive path: bounded stall. */
+        if ((wd ? wd : SNIC_SPIN_WATCHDOG_DEF) > SNIC_SPIN_WATCHDOG_QP_MAX) {
+            sp->qp_wd_refused++;
+            return SNIC_AQ_EINVAL_PARAM;
+        }
         st = snic_spin_qp_free_for(s, le32_to_cpu(cfg.match_id), &qp);
         if (st != SNIC_AQ_OK) {
             return st;
@@ -590,6 +600,7 @@ uint16_t snic_spin_query_stats(SnicState *s, const struct snic_aq_cmd *c)
         d.now_cycle = cpu_to_le64(sp->now_cycle);
         d.l2p_used = cpu_to_le64(sp->l2p_used);
         d.l2p_peak = cpu_to_le64(sp->l2p_peak);
+        d.qp_wd_refused = cpu_to_le64(sp->qp_wd_refused);
         out = &d;
         size = sizeof(d);
     }
@@ -702,7 +713,7 @@ static SnicSpinPkt *snic_spin_admit(SnicState *s, uint32_t ctx_id,
     }
     ctx->packets++;
     ctx->bytes += len;
-    if (len > SPIN_PKT_MAX || sp->l2p_used + len > SNIC_SPIN_L2P_SIZE) {
+    if (len > SPIN_PKT_MAX || sp->l2p_used + len > sp->l2p_size) {
         goto no_resources;
     }
     if (first) {

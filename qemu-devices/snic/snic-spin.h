@@ -106,6 +106,7 @@ typedef struct SnicSpinRun {
 typedef struct SnicSpin {
     uint32_t clusters, hpus, clock_mhz;     /* QOM properties */
     uint32_t msg_slots;         /* QOM spin-msg-slots: open msgs/cluster */
+    uint32_t l2p_size;          /* QOM spin-l2p-size: packet buffer bytes */
     uint8_t *pmem;
     uint8_t *l2h;
     SnicSpinHpu *hpu;           /* clusters * hpus */
@@ -116,6 +117,7 @@ typedef struct SnicSpin {
     QSIMPLEQ_HEAD(, SnicSpinPkt) queue;
     uint64_t l2p_used, l2p_peak;
     uint64_t packets, no_ctx, no_resources, aborts, busy_cycles, now_cycle;
+    uint64_t qp_wd_refused;     /* QP attach: watchdog above the cap */
     uint8_t *frame;             /* send command: SPIN_PKT_MAX bytes */
     uint8_t *pass_buf;          /* an RDMA packet a handler passed */
     QEMUBH *bh;

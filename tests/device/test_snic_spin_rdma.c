@@ -73,7 +73,10 @@ static int code_load(void)
 			sizeof(spin_code));
 }
 
-static uint32_t entry_ph = SYM_rdma_ph;	/* payload handler of new contexts */
+static uint32_t entry_hh = SYM_rdma_hh;	/* handlers of new contexts */
+static uint32_t entry_ph = SYM_rdma_ph;
+static uint32_t entry_ch = SYM_rdma_ch;
+static uint32_t cfg_watchdog;		/* watchdog of new contexts */
 
 static int cfg_create(struct sctx *c, int slice, uint32_t match,
 		      uint32_t qpn, uint32_t timeout_us)
@@ -87,15 +90,16 @@ static int cfg_create(struct sctx *c, int slice, uint32_t match,
 	c->ev_ring = galloc(32 << EV_LOG, 64);
 	c->ev_dbr = galloc(64, 64);
 	memset(&cfg, 0, sizeof(cfg));
-	cfg.entry[SPIN_HANDLER_HEADER] = SYM_rdma_hh;
+	cfg.entry[SPIN_HANDLER_HEADER] = entry_hh;
 	cfg.entry[SPIN_HANDLER_PAYLOAD] = entry_ph;
-	cfg.entry[SPIN_HANDLER_COMPLETION] = SYM_rdma_ch;
+	cfg.entry[SPIN_HANDLER_COMPLETION] = entry_ch;
 	cfg.code_size = sizeof(spin_code);
 	cfg.hmem_off = c->hmem_off;
 	cfg.hmem_size = HMEM_SLICE;
 	cfg.scratch_size = 64;
 	cfg.copy_bytes = 64;
 	cfg.timeout_us = timeout_us;
+	cfg.watchdog = cfg_watchdog;
 	cfg.match = match;
 	cfg.match_id = qpn;
 	cfg.ev_ring = c->ev_ring;
@@ -692,6 +696,252 @@ static void resources_and_timeout(void)
 	CHECK_EQ(e.byte_cnt, 1024);
 }
 
+static bool dstats(struct snic_spin_dev_stats *d)
+{
+	return snic_query_stats(B, SNIC_STATS_SPIN_DEV, 0, d, sizeof(*d)) == OK;
+}
+
+/*
+ * QP handlers run in the receive path, so a QP context's watchdog is
+ * capped at SNIC_SPIN_WATCHDOG_QP_MAX: a larger one is refused at create
+ * and at attach (counted); at the cap, a handler that loops forever is
+ * aborted after exactly that budget on every packet, and the SEND still
+ * completes on both sides with nothing placed.
+ */
+static void qp_wd_cap(void)
+{
+	static uint8_t src[3072], pre[3072], dst[3072];
+	struct snic_spin_dev_stats d0, d1;
+	struct snic_spin_ctx_stats st;
+	struct snic_spin_event ev;
+	struct snic_cqe e;
+	struct sctx c, s;
+	struct wqe w;
+	uint16_t idx;
+	int i;
+
+	CHECK(env_start());
+	CHECK(pair_up(&conn_default));
+	CHECK_EQ(code_load(), OK);
+	CHECK(dstats(&d0));
+	cfg_watchdog = SNIC_SPIN_WATCHDOG_QP_MAX + 1;
+	CHECK_EQ(cfg_create(&c, 0, SNIC_SPIN_MATCH_QP, sb.qp.qpn, 0),
+		 SNIC_AQ_EINVAL_PARAM);
+	CHECK_EQ(cfg_create(&s, 1, SNIC_SPIN_MATCH_STEER, 0, 0), OK);
+	CHECK_EQ(attach_qp(s.id, sb.qp.qpn, 0), SNIC_AQ_EINVAL_PARAM);
+	cfg_watchdog = SNIC_SPIN_WATCHDOG_MAX;
+	CHECK_EQ(cfg_create(&c, 0, SNIC_SPIN_MATCH_QP, sb.qp.qpn, 0),
+		 SNIC_AQ_EINVAL_PARAM);
+	CHECK(dstats(&d1));
+	CHECK_EQ(d1.qp_wd_refused, d0.qp_wd_refused + 3);
+	CHECK_EQ(snic_aq_obj(B, SNIC_AQ_SPIN_DESTROY_CTX, s.id), OK);
+
+	/* at the cap: accepted; an endless payload handler stops there */
+	cfg_watchdog = SNIC_SPIN_WATCHDOG_QP_MAX;
+	entry_ph = SYM_loop_ph;
+	CHECK_EQ(sctx_create(&c, 0, sb.qp.qpn, 0, 0), OK);
+	entry_ph = SYM_rdma_ph;
+	cfg_watchdog = 0;
+	fill(src, sizeof(src), 21);
+	fill(pre, sizeof(pre), 22);
+	mr_write(&sa.mr, 0, src, sizeof(src));
+	mr_write(&sb.mr, 0, pre, sizeof(pre));
+	qp_recv(&sb.qp, 0x93, 4096, sb.mr.key, sb.mr.iova);
+	w_init(&w, SNIC_WQE_SEND, SNIC_WQE_F_SIGNAL, 0);
+	w_data(&w, 3072, sa.mr.key, sa.mr.iova);
+	idx = qp_post(&sa.qp, &w);
+	CHECK_REQ(&sa.scq, idx, SNIC_WQE_SEND, 3072, &e);
+	CHECK(cq_wait(&sb.rcq, &e, 0));
+	CHECK_EQ(e.opcode, SNIC_CQE_RECV);
+	CHECK_EQ(e.byte_cnt, 0);
+	mr_read(&sb.mr, 0, dst, sizeof(dst));
+	CHECK(!memcmp(pre, dst, sizeof(dst)));
+	for (i = 0; i < 3; i++) {
+		CHECK(ev_next(&c, &ev));
+		CHECK_EQ(ev.type, SNIC_SPIN_EV_WATCHDOG);
+		CHECK_EQ(ev.handler, SPIN_HANDLER_PAYLOAD);
+		CHECK(ev.cycles >= SNIC_SPIN_WATCHDOG_QP_MAX);
+		CHECK(ev.cycles < SNIC_SPIN_WATCHDOG_QP_MAX + 64);
+	}
+	CHECK(sstats(&c, &st));
+	CHECK_EQ(st.aborts, 3);
+	CHECK_EQ(st.by_event[SNIC_SPIN_EV_WATCHDOG], 3);
+	CHECK(st.h[SPIN_HANDLER_PAYLOAD].cycles_max <
+	      SNIC_SPIN_WATCHDOG_QP_MAX + 64);
+	CHECK_EQ(qp_query_state(&sb.qp), SNIC_QPS_RTS);
+	/* a context already on the QP cannot be given a larger budget */
+	cfg_watchdog = SNIC_SPIN_WATCHDOG_QP_MAX + 1;
+	CHECK_EQ(cfg_create(&s, 1, SNIC_SPIN_MATCH_STEER, 0, 0), OK);
+	cfg_watchdog = 0;
+	CHECK_EQ(attach_qp(s.id, sb.qp.qpn, 0), SNIC_AQ_EINVAL_PARAM);
+}
+
+/*
+ * @n UDP frames of @len bytes from A's Ethernet SQ to B's UDP port
+ * @dport, posted with one doorbell: A's transmit bottom half hands them
+ * to B through the hub in one go, before B's sPIN bottom half runs.
+ */
+static bool eth_flood(uint16_t dport, int n, size_t len)
+{
+	struct snic_aq_create_sq a = { 0 };
+	uint8_t f[128], bb[SNIC_WQEBB_SIZE];
+	uint64_t ring, dbr, data, r = ~0ull;
+	struct cq cq;
+	int i;
+
+	if (len > sizeof(f) || len < 60 || n > 256 ||
+	    cq_create(&cq, A, 9, SNIC_EQN_NONE, 6) != OK)
+		return false;
+	ring = galloc(SNIC_WQEBB_SIZE * 256, 64);
+	dbr = galloc(64, 64);
+	a.ring_addr = ring;
+	a.dbr_addr = dbr;
+	a.log_size = 8;
+	a.flags = SNIC_SQ_F_RAW_ETH;
+	a.cqn = cq.n;
+	a.db_page = 6;
+	if (snic_aq_cmd(A, SNIC_AQ_CREATE_SQ, &a, sizeof(a), &r) != OK)
+		return false;
+	/* a RoCE-shaped frame from A to B, turned into plain UDP to dport */
+	mk_req(f, ROCE_SEND_FIRST, 0, 0, len - 58);
+	f[36] = dport >> 8;
+	f[37] = dport & 0xff;
+	data = galloc(len, 64);
+	mwrite(data, f + 14, len - 14);
+	for (i = 0; i < n; i++) {
+		struct snic_wqe_ctrl *ctrl = (void *)bb;
+		struct snic_wqe_eth *eth = (void *)(bb + 16);
+		struct snic_wqe_data *d = (void *)(bb + 48);
+
+		/* ctrl, eth (10 inline bytes), 4 more inline, one gather */
+		memset(bb, 0, sizeof(bb));
+		ctrl->opcode = SNIC_WQE_ETH_SEND;
+		ctrl->wqe_idx = i;
+		ctrl->ds_cnt = 4;
+		eth->inline_hdr_sz = 14;
+		memcpy(eth->inline_hdr, f, 10);
+		memcpy(bb + 32, f + 10, 4);
+		d->byte_count = len - 14;
+		d->addr = data;
+		mwrite(ring + SNIC_WQEBB_SIZE * i, bb, sizeof(bb));
+	}
+	qt_writel(qt, dbr, n);
+	snic_db(A, 6, SNIC_DB_SQ, r, n);
+	return true;
+}
+
+/*
+ * The L2 packet buffer full on the RDMA path: B's packet buffer is cut
+ * to 9216 bytes (spin-l2p-size) and filled by 64-byte UDP frames queued
+ * for a slow UDP context (each handler runs to a 4M-cycle watchdog, a few
+ * per bottom-half pass).  A 4-packet SEND (MTU 4096) to B's QP context
+ * then finds no room: RNR NAK, counted, no handler; A retries as the UDP
+ * queue drains, and the message completes once, intact, every handler
+ * once per PSN, the reduce equal to the data.
+ */
+static void l2_full(void)
+{
+	static uint8_t src[16384], pre[16384], dst[16384];
+	struct snic_spin_ctx_stats st, su;
+	struct snic_spin_dev_stats d;
+	struct snic_rdma_stats rb0, rb1;
+	struct conn cn = conn_default;
+	struct snic_steer_rule rule;
+	struct crec rec;
+	struct snic_cqe e;
+	struct sctx c, u;
+	struct wqe w;
+	uint16_t idx;
+	int i;
+
+	CHECK(env_start_opts(",spin-l2p-size=9216"));
+	cn.mtu = SNIC_MTU_4096;
+	CHECK(pair_up(&cn));
+	CHECK_EQ(code_load(), OK);
+	CHECK_EQ(sctx_create(&c, 0, sb.qp.qpn, 0, 1000000), OK);
+	/* the UDP context: only an endless payload handler */
+	entry_hh = entry_ch = 0;
+	entry_ph = SYM_loop_ph;
+	cfg_watchdog = SNIC_SPIN_WATCHDOG_MAX;
+	CHECK_EQ(cfg_create(&u, 1, SNIC_SPIN_MATCH_STEER, 0, 0), OK);
+	entry_hh = SYM_rdma_hh;
+	entry_ph = SYM_rdma_ph;
+	entry_ch = SYM_rdma_ch;
+	cfg_watchdog = 0;
+	memset(&rule, 0, sizeof(rule));
+	rule.priority = 10;
+	rule.dest = SNIC_DEST_SPIN;
+	rule.dest_id = u.id;
+	rule.match = SNIC_MATCH_IP_PROTO | SNIC_MATCH_DST_PORT;
+	rule.ip_proto = 17;
+	rule.dst_port = htons(9555);
+	CHECK_EQ(snic_aq_buf(B, SNIC_AQ_ADD_RULE, &rule, sizeof(rule),
+			     sizeof(rule), 0, 0, NULL, 0, NULL), OK);
+
+	CHECK(rstats(B, &rb0));
+	fill(src, sizeof(src), 31);
+	fill(pre, sizeof(pre), 32);
+	mr_write(&sa.mr, 0, src, sizeof(src));
+	mr_write(&sb.mr, 0, pre, sizeof(pre));
+	qp_recv(&sb.qp, 0x95, sizeof(dst), sb.mr.key, sb.mr.iova);
+	w_init(&w, SNIC_WQE_SEND, SNIC_WQE_F_SIGNAL, 0);
+	w_data(&w, sizeof(src), sa.mr.key, sa.mr.iova);
+
+	/*
+	 * 160 x 64 bytes: 144 fill the 9216-byte buffer; a few are handled
+	 * while A sends (64 frames per transmit pass), the rest are dropped.
+	 */
+	CHECK(eth_flood(9555, 160, 64));
+	for (i = 0; i < 200; i++) {
+		pump(1);
+		CHECK(sstats(&u, &su));
+		if (su.packets >= 160)
+			break;
+		usleep(1000);
+	}
+	CHECK_EQ(su.packets, 160);
+	CHECK(su.no_resources >= 1);
+	CHECK(snic_query_stats(B, SNIC_STATS_SPIN_DEV, 0, &d, sizeof(d)) == OK);
+	CHECK_EQ(d.l2p_peak, 9216);
+	CHECK(d.l2p_used > 9216 - 4154);	/* no room for a 4154-byte packet */
+
+	idx = qp_post(&sa.qp, &w);
+	for (i = 0; i < 20 && !cq_wait(&sa.scq, &e, 100000); i++)
+		;
+	CHECK_EQ(e.syndrome, SNIC_RST_OK);
+	CHECK_EQ(e.wqe_counter, idx);
+	CHECK(cq_wait(&sb.rcq, &e, 0));
+	CHECK_EQ(e.opcode, SNIC_CQE_RECV);
+	CHECK_EQ(e.byte_cnt, sizeof(src));
+	CHECK_EQ(e.cookie, 0x95);
+	mr_read(&sb.mr, 0, dst, sizeof(dst));
+	CHECK(!memcmp(src, dst, sizeof(dst)));
+	CHECK(rstats(B, &rb1));
+	CHECK(rb1.rnr_naks_sent > rb0.rnr_naks_sent);
+	CHECK(sstats(&c, &st));
+	CHECK(st.no_resources >= 1);
+	CHECK_EQ(st.packets, 4 + st.no_resources);
+	CHECK_EQ(st.h[SPIN_HANDLER_HEADER].invocations, 1);
+	CHECK_EQ(st.h[SPIN_HANDLER_PAYLOAD].invocations, 4);
+	CHECK_EQ(st.h[SPIN_HANDLER_COMPLETION].invocations, 1);
+	CHECK_EQ(st.messages_done, 1);
+	mread(c.host, &rec, sizeof(rec));
+	CHECK_EQ(rec.msg, 0);
+	CHECK_EQ(rec.sum, sum32(src, sizeof(src)));
+	CHECK_EQ(rec.pkts, 4);
+	/* the UDP backlog drains; the packet buffer empties */
+	for (i = 0; i < 500; i++) {
+		pump(1);
+		CHECK(snic_query_stats(B, SNIC_STATS_SPIN_DEV, 0, &d,
+				       sizeof(d)) == OK);
+		if (!d.l2p_used)
+			break;
+		usleep(2000);
+	}
+	CHECK_EQ(d.l2p_used, 0);
+	CHECK_EQ(qp_query_state(&sb.qp), SNIC_QPS_RTS);
+}
+
 int main(void)
 {
 	RUN("device/snic_spin_rdma", attach_admin);
@@ -700,6 +950,8 @@ int main(void)
 	RUN("device/snic_spin_rdma", aborts_drop);
 	RUN("device/snic_spin_rdma", duplicates);
 	RUN("device/snic_spin_rdma", resources_and_timeout);
+	RUN("device/snic_spin_rdma", qp_wd_cap);
+	RUN("device/snic_spin_rdma", l2_full);
 	qt_quit(qt);
 	inj_close();
 	return check_failures ? 1 : 0;

@@ -4,7 +4,10 @@
 # over-long DMA, return a bad code and overflow its stack, interleaved with
 # traffic for a well-behaved aggregate context (port 9301).  Each
 # misbehaviour must be aborted and reported (event ring and counters) and
-# the good context must lose nothing; the NIC keeps working.
+# the good context must lose nothing; the NIC keeps working.  Events
+# arrive by interrupt: spinctl sleeps in poll() with no timeout, so the
+# event lines it prints before it is stopped came through the sPIN EQ's
+# interrupt waking poll(), with one EVENTS ioctl per wakeup (no polling).
 # vm-args: --guests 2
 # timeout: 240
 . /opt/d2d/tests/lib.sh
@@ -26,6 +29,11 @@ if [ "$me" = 1 ]; then
 	check start_good spin_start good -p 9301 -r 4096 -o 0:/tmp/good.bin "$H/aggregate.elf"
 	check barrier_1 barrier 1
 	check barrier_2 barrier 2
+	# guest 2 has sent everything: the 9 events show up within 10 s
+	# while spinctl sits in poll(-1)
+	check ev_via_poll sh -c 'for i in $(seq 1 100); do
+		[ "$(grep -c "^event " /tmp/bad.out)" -ge 9 ] && exit 0
+		sleep 0.1; done; exit 1'
 	spin_stop bad
 	spin_stop good
 	ev() { grep -c "^event .*type=$1 " /tmp/bad.out; }
@@ -42,6 +50,16 @@ if [ "$me" = 1 ]; then
 	expect counters_by_event "$(grep '^events ' /tmp/bad.out | cut -d' ' -f3-)" \
 		"watchdog=1 mem_fault=2 fetch_fault=1 illegal=1 dma_fault=2 cmd_fault=1 bad_return=1 msg_timeout=0"
 	expect aborts "$(spin_field bad stats aborts)" 8
+	# one event EQE per event; each wakeup costs one EVENTS ioctl, plus
+	# the final drain (a 50 ms polling loop would have made hundreds)
+	expect ev_notifies "$(spin_field bad evpoll notifies)" 9
+	wk=$(spin_field bad evpoll wakeups)
+	io=$(spin_field bad evpoll event_ioctls)
+	wk=${wk:-0} io=${io:-999}
+	check ev_wakeups_no_loop sh -c "[ $wk -ge 1 ] && [ $wk -le 9 ] &&
+		[ $io -le $((wk + 1)) ] && exit 0
+		echo 'wakeups=$wk event_ioctls=$io'; exit 1"
+	check ev_irqs_counted sh -c "spinctl info | grep -q 'ev_irqs=[1-9]'"
 	expect hostile_good "$(grep '^peek hostile_good' /tmp/bad.out | cut -d= -f2)" " 5"
 	expect hostile_packets "$(spin_field bad stats packets)" 14
 	# the good context: every packet, exact totals, no event

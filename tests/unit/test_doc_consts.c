@@ -164,7 +164,7 @@ static void struct_sizes_match_doc(void)
 	CHECK_EQ(sizeof(struct snic_spin_event), 32);
 	CHECK_EQ(__builtin_offsetof(struct snic_spin_event, cycles), 24);
 	CHECK_EQ(sizeof(struct snic_spin_ctx_stats), 464);
-	CHECK_EQ(sizeof(struct snic_spin_dev_stats), 80);
+	CHECK_EQ(sizeof(struct snic_spin_dev_stats), 88);
 	CHECK_EQ(SPIN_CMD_REG_WAIT - SPIN_CMD_REG_STATUS, 4 * SPIN_CMD_SLOTS);
 }
 #endif

@@ -6,7 +6,8 @@
  * dies when that file is closed, so "spinctl run" stays in the foreground
  * for as long as the handler should run: it loads the ELF, creates and
  * attaches the context, prints "ready ...", reports events as they arrive
- * and, on SIGINT/SIGTERM or after --time, prints the final statistics,
+ * (it sleeps in poll() on the device, which the driver wakes from the
+ * event interrupt) and, on SIGINT/SIGTERM or after --time, prints the final statistics,
  * writes the host regions out and exits (which detaches and destroys).
  * "spinctl stats CTX" reads any context's counters from another shell.
  */
@@ -14,6 +15,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -84,6 +86,8 @@ static void usage(FILE *f)
 "Output of run (stdout, one record per line, key=value fields):\n"
 "  ready ctx=N dev=DEV ports=P,... [qp=N]  the context is attached\n"
 "  event ctx=N type=T handler=H msg=M pc=X addr=X info=X insns=N cycles=N\n"
+"  evpoll ctx=N wakeups=N event_ioctls=N notifies=N  at exit: poll() wakeups,\n"
+"                           EVENTS ioctls, event interrupts the driver saw\n"
 "  stats ..., handler ..., peek ...     at exit\n"
 "\n"
 "Exit status: 0 ok, 1 device or ioctl error, 2 usage or bad image.\n",
@@ -144,6 +148,8 @@ static int cmd_info(const char *dev)
 	printf("pmem_size=%u pmem_free=%u l2h_size=%u l2h_free=%u max_regions=%u max_region_size=%u\n",
 	       i.pmem_size, i.pmem_free, i.l2h_size, i.l2h_free,
 	       i.max_regions, i.max_region_size);
+	printf("ev_irqs=%llu ev_eqes=%llu\n", (unsigned long long)i.ev_irqs,
+	       (unsigned long long)i.ev_eqes);
 	close(fd);
 	return 0;
 }
@@ -228,7 +234,7 @@ static int cmd_stats(const char *dev, const char *which)
 
 		if (query_stats(fd, SNIC_SPIN_CTX_DEV, &d, sizeof(d)))
 			die(1, "STATS dev: %s", strerror(errno));
-		printf("devstats clusters=%u hpus_per_cluster=%u clock_mhz=%u num_ctxs=%u packets=%llu no_ctx=%llu no_resources=%llu aborts=%llu busy_cycles=%llu now_cycle=%llu l2p_used=%llu l2p_peak=%llu\n",
+		printf("devstats clusters=%u hpus_per_cluster=%u clock_mhz=%u num_ctxs=%u packets=%llu no_ctx=%llu no_resources=%llu aborts=%llu busy_cycles=%llu now_cycle=%llu l2p_used=%llu l2p_peak=%llu qp_wd_refused=%llu\n",
 		       d.clusters, d.hpus_per_cluster, d.clock_mhz, d.num_ctxs,
 		       (unsigned long long)d.packets,
 		       (unsigned long long)d.no_ctx,
@@ -237,7 +243,8 @@ static int cmd_stats(const char *dev, const char *which)
 		       (unsigned long long)d.busy_cycles,
 		       (unsigned long long)d.now_cycle,
 		       (unsigned long long)d.l2p_used,
-		       (unsigned long long)d.l2p_peak);
+		       (unsigned long long)d.l2p_peak,
+		       (unsigned long long)d.qp_wd_refused);
 	} else {
 		struct snic_spin_ctx_stats s;
 		uint32_t ctx = num(which, "CTX", SNIC_SPIN_MAX_CTXS - 1);
@@ -530,6 +537,10 @@ static void print_event(const struct snic_spin_event *e)
 	       e->msg_id, e->pc, e->addr, e->info, e->insns, e->cycles);
 }
 
+/* How events reached spinctl run: poll() wakeups and EVENTS ioctls. */
+static unsigned long ev_wakeups, ev_ioctls;
+static uint32_t ev_notifies;
+
 static uint64_t drain_events(int fd, uint32_t ctx, int quiet)
 {
 	struct snic_spin_event ev[32];
@@ -543,6 +554,8 @@ static uint64_t drain_events(int fd, uint32_t ctx, int quiet)
 		req.max = 32;
 		req.buf = (uintptr_t)ev;
 		xioctl(fd, SNIC_SPIN_IOC_EVENTS, &req, "EVENTS");
+		ev_ioctls++;
+		ev_notifies = req.notifies;
 		for (i = 0; i < req.count && !quiet; i++)
 			print_event(&ev[i]);
 		total = req.total;
@@ -660,7 +673,8 @@ static int cmd_run(const char *dev, struct run_opts *o, const char *path)
 			    strerror(errno),
 			    errno == EBUSY ? " (another context has it)" :
 			    errno == ENOENT ? " (no such QP)" :
-			    errno == EINVAL ? " (not an RC QP)" : "");
+			    errno == EINVAL ? " (not an RC QP, or --watchdog above "
+			    "the QP cap)" : "");
 	}
 
 	signal(SIGINT, on_signal);
@@ -673,17 +687,40 @@ static int cmd_run(const char *dev, struct run_opts *o, const char *path)
 	printf(" code_bytes=%u hmem_bytes=%u\n", code.size, hmem.size);
 	fflush(stdout);
 
+	/*
+	 * Sleep in poll() until the driver's event interrupt says the ring
+	 * has something (POLLIN), a signal comes or --time runs out.
+	 */
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	while (!stop) {
-		struct timespec ts = { 0, 50 * 1000 * 1000 };
+		struct pollfd pfd = { .fd = fd, .events = POLLIN };
+		int timeout = -1, r;
 
-		drain_events(fd, cc.ctx, o->quiet);
-		clock_gettime(CLOCK_MONOTONIC, &now);
-		if (o->secs && (unsigned long)(now.tv_sec - t0.tv_sec) >= o->secs)
-			break;
-		nanosleep(&ts, NULL);
+		if (o->secs) {
+			long ms;
+
+			clock_gettime(CLOCK_MONOTONIC, &now);
+			ms = (long)o->secs * 1000 -
+			     ((now.tv_sec - t0.tv_sec) * 1000 +
+			      (now.tv_nsec - t0.tv_nsec) / 1000000);
+			if (ms <= 0)
+				break;
+			timeout = (int)ms;
+		}
+		r = poll(&pfd, 1, timeout);
+		if (r < 0 && errno != EINTR)
+			die(1, "poll: %s", strerror(errno));
+		if (r > 0) {
+			/* POLLERR: the device is gone, EVENTS says ENODEV */
+			ev_wakeups++;
+			drain_events(fd, cc.ctx, o->quiet);
+			if (pfd.revents & (POLLERR | POLLHUP | POLLNVAL))
+				die(1, "poll: %s", strerror(ENODEV));
+		}
 	}
 	drain_events(fd, cc.ctx, o->quiet);
+	printf("evpoll ctx=%u wakeups=%lu event_ioctls=%lu notifies=%u\n",
+	       cc.ctx, ev_wakeups, ev_ioctls, ev_notifies);
 
 	if (query_stats(fd, cc.ctx, &st, sizeof(st)))
 		die(1, "STATS: %s", strerror(errno));

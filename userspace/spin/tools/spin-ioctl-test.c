@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -253,6 +254,16 @@ int main(int argc, char **argv)
 					.buf = (uintptr_t)evbuf };
 	expect_errno("events_empty", fd1, SNIC_SPIN_IOC_EVENTS, &ev, 0);
 	result("events_none", ev.count == 0, "count %ld%.0ld", ev.count, 0L);
+	result("events_notifies_0", ev.notifies == 0, "notifies %ld%.0ld",
+	       ev.notifies, 0L);
+	{
+		/* Nothing on any ring: poll() times out, POLLIN not set. */
+		struct pollfd pfd = { .fd = fd1, .events = POLLIN };
+		int r = poll(&pfd, 1, 100);
+
+		result("poll_no_events", r == 0, "poll %ld revents %#lx", r,
+		       pfd.revents);
+	}
 
 	/* Destroying a context leaves its mapped region readable. */
 	ref = (struct snic_spin_ctx_ref){ .ctx = cc.ctx };

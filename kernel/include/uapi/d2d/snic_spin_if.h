@@ -48,6 +48,13 @@ enum snic_aq_spin_opcode {
 #define SNIC_SPIN_DEF_CLOCK_MHZ	1000
 #define SNIC_SPIN_WATCHDOG_DEF	100000	/* cycles per invocation */
 #define SNIC_SPIN_WATCHDOG_MAX	10000000
+/*
+ * Contexts on an RDMA QP run their handlers inside the device's receive
+ * path (the handler's fate decides the ACK), so their watchdog is capped:
+ * CREATE_CTX with SNIC_SPIN_MATCH_QP or ATTACH_QP of a context whose
+ * watchdog is larger answers SNIC_AQ_EINVAL_PARAM (counted).
+ */
+#define SNIC_SPIN_WATCHDOG_QP_MAX	200000
 #define SNIC_SPIN_TIMEOUT_DEF_US	10000	/* message inactivity */
 #define SNIC_SPIN_MIN_LOG_EV	1
 #define SNIC_SPIN_MAX_LOG_EV	12
@@ -202,6 +209,7 @@ struct snic_spin_dev_stats {
 	__le64 busy_cycles;
 	__le64 now_cycle;	/* latest HPU cycle */
 	__le64 l2p_used, l2p_peak;	/* packet buffer bytes */
+	__le64 qp_wd_refused;	/* QP attach refused: watchdog above the cap */
 };
 
 #endif /* _UAPI_D2D_SNIC_SPIN_IF_H */

@@ -30,7 +30,9 @@ struct snic_spin_info {
 	__u32 l2h_free;
 	__u32 max_regions;	/* per context */
 	__u32 max_region_size;	/* bytes per host region */
-	__u32 rsvd[6];
+	__u32 rsvd[2];
+	__u64 ev_irqs;		/* interrupts that carried sPIN event EQEs */
+	__u64 ev_eqes;		/* SNIC_EQE_SPIN_EVENT entries taken */
 };
 
 /*
@@ -114,13 +116,16 @@ struct snic_spin_region_add {
 /*
  * SNIC_SPIN_IOC_EVENTS: take up to max events from ctx's event ring into
  * the user array at buf (struct snic_spin_event each).  Owner only.
+ * The device signals each event with an EQE on the driver's sPIN EQ; its
+ * interrupt wakes poll()/select() on the file that owns the context
+ * (POLLIN: some context of the file has events on its ring).
  */
 struct snic_spin_events {
 	__u32 ctx;
 	__u32 max;
 	__u64 buf;
 	__u32 count;		/* out: events copied */
-	__u32 rsvd;
+	__u32 notifies;		/* out: event EQEs seen for ctx so far */
 	__u64 total;		/* out: events taken from the ring so far */
 };
 
