@@ -152,6 +152,7 @@ void snic_rdma_retry_timer(void *opaque)
     }
     qp->retry_left--;
     qp->rewound = false;
+    qp->probe = true;
     snic_rdma_req_rewind(qp, qp->comp_psn);
     snic_rdma_kick(s, qp);
 }
@@ -360,6 +361,7 @@ void snic_rdma_comp_rx(SnicState *s, SnicQp *qp, const SnicRoceHdr *h)
         /* forward progress: fresh retry budget, timer restarted */
         qp->retry_left = qp->retry_cnt;
         qp->rnr_left = qp->rnr_retry;
+        qp->probe = false;
         if (snic_psn_diff(qp->tx_psn, qp->comp_psn) < 0) {
             snic_rdma_req_rewind(qp, qp->comp_psn);
         }

@@ -172,6 +172,7 @@ static void snic_qp_reset(SnicQp *qp)
     memset(qp->acache, 0, sizeof(qp->acache));
     qp->rnr_wait = false;
     qp->rewound = false;
+    qp->probe = false;
     qp->fetch_blocked = false;
     qp->drained_sent = false;
     qp->pkts_since_ack = 0;

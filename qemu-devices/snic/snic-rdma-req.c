@@ -459,7 +459,8 @@ static bool snic_req_packet(SnicState *s, SnicQp *qp, SnicSwqe *w)
         h.imm = w->imm;
         h.ieth = w->imm;
         h.se = last && (w->flags & SNIC_WQE_F_SOLICITED);
-        h.ackreq = last || ++qp->pkts_since_ack >= SNIC_RDMA_ACK_EVERY;
+        h.ackreq = last || qp->probe ||
+                   ++qp->pkts_since_ack >= SNIC_RDMA_ACK_EVERY;
         break;
     }
     if (h.ackreq) {
@@ -532,7 +533,7 @@ bool snic_rdma_req_run(SnicState *s, SnicQp *qp, int *budget)
             return true;
         }
         if (rc && snic_psn_diff(qp->tx_psn, qp->comp_psn) >=
-            SNIC_RDMA_MAX_INFLIGHT) {
+            (qp->probe ? 1 : SNIC_RDMA_MAX_INFLIGHT)) {
             break;
         }
         fresh = qp->tx_psn == w->first_psn;

@@ -153,6 +153,13 @@ typedef struct SnicQp {
     uint32_t max_sent;          /* one past the highest PSN ever sent */
     uint32_t pkts_since_ack;
     bool rewound;               /* a gap already made us go back */
+    /*
+     * After a retransmit timeout: only the oldest unacknowledged packet
+     * (AckReq set) goes out until something is acknowledged.  Resending
+     * the whole tail each time could lose its first packet every time
+     * under periodic loss.
+     */
+    bool probe;
     uint32_t rewound_at;
     uint8_t retry_left, rnr_left;
     bool rnr_wait;

@@ -1051,6 +1051,68 @@ static void loss_injection(void)
 	CHECK(!memcmp(dst, src, 20000));
 }
 
+/*
+ * Deterministic loss of every 13th packet each device sends, under a
+ * 1 MiB WRITE (1024 packets at MTU 1024, a window far beyond 13) and
+ * WRITEs of 43..917 packets: all complete.  Each timeout that follows
+ * progress starts with a fresh retry budget, and a timeout must not
+ * resend the whole tail each time: with a tail of 13k packets its first
+ * one is lost again and again (before the fix: RETRY_EXC_ERR at 159
+ * packets).
+ */
+static void loss_every_13_big_write(void)
+{
+	static uint8_t src[1 << 20], dst[1 << 20];
+	struct conn c = conn_default;
+	struct snic_rdma_stats st;
+	struct snic_qp_attr qa;
+	struct snic_cqe e;
+	struct mr ma, mb;
+	struct wqe w;
+	uint16_t idx;
+	bool got = false;
+	int i, round;
+
+	CHECK(env_start_opts(",loss-every=13"));
+	c.timeout = 8;			/* 1 ms */
+	c.retry = 3;
+	CHECK(pair_up(&c));
+	CHECK_EQ(mr_create(&ma, A, sa.pdn, sizeof(src), ALL_ACCESS, 0), OK);
+	CHECK_EQ(mr_create(&mb, B, sb.pdn, sizeof(dst), ALL_ACCESS, 0), OK);
+	for (round = 0; round < 40; round++) {
+		uint32_t len = round == 0 ? (uint32_t)sizeof(src) :
+			       1024u * (20 + 23 * round) + 100;
+
+		fill(src, sizeof(src), 77 + round);
+		mr_write(&ma, 0, src, len);
+		w_init(&w, SNIC_WQE_RDMA_WRITE, SNIC_WQE_F_SIGNAL, 0);
+		w_raddr(&w, mb.iova, mb.key);
+		w_data(&w, len, ma.key, ma.iova);
+		idx = qp_post(&sa.qp, &w);
+		for (i = 0, got = false; i < 40 && !got; i++)
+			got = cq_wait(&sa.scq, &e, 500000);
+		CHECK(got);
+		if (!got)
+			return;
+		CHECK_EQ(e.syndrome, SNIC_RST_OK);
+		CHECK_EQ(e.wqe_counter, idx);
+		CHECK_EQ(e.byte_cnt, len);
+		mr_read(&mb, 0, dst, len);
+		CHECK(!memcmp(dst, src, len));
+	}
+	CHECK_EQ(snic_rdma_query_qp(A, sa.qp.qpn, &qa), OK);
+	CHECK_EQ(qa.state, SNIC_QPS_RTS);
+	CHECK(rstats(A, &st));
+	CHECK(st.loss_injected > 0);
+	CHECK(st.retransmits > 0);
+	fprintf(stderr, "loss-every=13: A retransmits %llu timeouts %llu "
+		"seq_naks %llu lost %llu\n",
+		(unsigned long long)st.retransmits,
+		(unsigned long long)st.timeouts,
+		(unsigned long long)st.seq_naks_rcvd,
+		(unsigned long long)st.loss_injected);
+}
+
 /* Random loss (loss-ppm) with atomics in the mix. */
 static void loss_ppm_atomics(void)
 {
@@ -1773,6 +1835,7 @@ int main(void)
 	RUN("device/snic_rdma", remote_access_errors);
 	RUN("device/snic_rdma", local_errors);
 	RUN("device/snic_rdma", loss_injection);
+	RUN("device/snic_rdma", loss_every_13_big_write);
 	RUN("device/snic_rdma", loss_ppm_atomics);
 	RUN("device/snic_rdma", rnr_retry);
 	RUN("device/snic_rdma", retry_exceeded);
