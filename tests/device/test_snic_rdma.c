@@ -1113,6 +1113,127 @@ static void loss_every_13_big_write(void)
 		(unsigned long long)st.loss_injected);
 }
 
+/* RESIZE_CQ of @c to 2^@log entries at a new ring; the status. */
+static int cq_resize_to(struct cq *c, uint64_t ring, uint64_t dbr, int log,
+			uint64_t *moved)
+{
+	struct snic_aq_resize_cq a = { 0 };
+
+	a.ring_addr = ring;
+	a.dbr_addr = dbr;
+	a.log_size = log;
+	a.cqn = c->n;
+	return snic_aq_cmd(c->d, SNIC_AQ_RESIZE_CQ, &a, sizeof(a), moved);
+}
+
+/* Post @n signaled WRITEs on sa.qp and wait until their CQEs are in. */
+static bool writes_pending(int n, uint16_t *first)
+{
+	struct cq peek = sa.scq;
+	struct snic_cqe e;
+	struct wqe w;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		w_init(&w, SNIC_WQE_RDMA_WRITE, SNIC_WQE_F_SIGNAL, 0);
+		w_raddr(&w, sb.mr.iova + i * 100, sb.mr.key);
+		w_data(&w, 100, sa.mr.key, sa.mr.iova + i * 100);
+		if (i == 0)
+			*first = qp_put(&sa.qp, &w);
+		else
+			qp_put(&sa.qp, &w);
+	}
+	qp_ring(&sa.qp);
+	peek.cons += n - 1;
+	for (i = 0; i < 200; i++) {
+		if (cq_peek(&peek, &e, 1))
+			return true;
+		pump(8);
+	}
+	return false;
+}
+
+/*
+ * RESIZE_CQ with completions pending: they move to the start of the new
+ * ring in order and later ones follow; bad requests leave the CQ as it was.
+ */
+static void cq_resize(void)
+{
+	struct cq old;
+	struct snic_cqe e;
+	uint64_t moved = 0, ring, dbr;
+	uint16_t idx = 0;
+	int i;
+
+	CHECK(env_start());
+	CHECK(pair_up(&conn_default));
+	CHECK(writes_pending(5, &idx));
+	old = sa.scq;
+	/* hostile: no such CQ, sizes, alignment, unreachable ring */
+	ring = galloc(sizeof(struct snic_cqe) * 64, 64);
+	dbr = galloc(64, 64);
+	sa.scq.n = 999;
+	CHECK_EQ(cq_resize_to(&sa.scq, ring, dbr, 6, &moved), SNIC_AQ_ENOENT);
+	sa.scq.n = SNIC_MAX_CQS + 5;
+	CHECK_EQ(cq_resize_to(&sa.scq, ring, dbr, 6, &moved), SNIC_AQ_ENOENT);
+	sa.scq = old;
+	CHECK_EQ(cq_resize_to(&sa.scq, ring, dbr, 0, &moved),
+		 SNIC_AQ_EINVAL_PARAM);
+	CHECK_EQ(cq_resize_to(&sa.scq, ring, dbr, SNIC_MAX_LOG_SIZE + 1,
+			      &moved), SNIC_AQ_EINVAL_PARAM);
+	CHECK_EQ(cq_resize_to(&sa.scq, ring + 8, dbr, 6, &moved),
+		 SNIC_AQ_EINVAL_PARAM);
+	CHECK_EQ(cq_resize_to(&sa.scq, UNMAPPED, dbr, 6, &moved),
+		 SNIC_AQ_EDMA);
+	/* 5 pending do not fit 4 entries */
+	CHECK_EQ(cq_resize_to(&sa.scq, ring, dbr, 2, &moved),
+		 SNIC_AQ_EINVAL_PARAM);
+	/* a consumer record claiming more than the ring holds */
+	qt_writel(qt, sa.scq.dbr, (sa.scq.cons - 100) & 0xffff);
+	CHECK_EQ(cq_resize_to(&sa.scq, ring, dbr, 6, &moved),
+		 SNIC_AQ_EINVAL_PARAM);
+	qt_writel(qt, sa.scq.dbr, sa.scq.cons & 0xffff);
+
+	/* grow: the 5 move to entries 0..4 of the new ring */
+	CHECK_EQ(cq_resize_to(&sa.scq, ring, dbr, 6, &moved), OK);
+	CHECK_EQ(moved, 5);
+	sa.scq.ring = ring;
+	sa.scq.dbr = dbr;
+	sa.scq.size = 64;
+	sa.scq.cons = 0;
+	for (i = 0; i < 5; i++)
+		CHECK_REQ(&sa.scq, (uint16_t)(idx + i), SNIC_WQE_RDMA_WRITE,
+			  100, &e);
+	CHECK(cq_empty(&sa.scq));
+	/* more, then shrink to 8 with 6 pending after wrapping the ring */
+	for (i = 0; i < 3; i++) {
+		CHECK(writes_pending(20, &idx));
+		for (int j = 0; j < 20; j++)
+			CHECK_REQ(&sa.scq, (uint16_t)(idx + j),
+				  SNIC_WQE_RDMA_WRITE, 100, &e);
+	}
+	CHECK(writes_pending(6, &idx));
+	ring = galloc(sizeof(struct snic_cqe) * 8, 64);
+	dbr = galloc(64, 64);
+	CHECK_EQ(cq_resize_to(&sa.scq, ring, dbr, 3, &moved), OK);
+	CHECK_EQ(moved, 6);
+	sa.scq.ring = ring;
+	sa.scq.dbr = dbr;
+	sa.scq.size = 8;
+	sa.scq.cons = 0;
+	for (i = 0; i < 6; i++)
+		CHECK_REQ(&sa.scq, (uint16_t)(idx + i), SNIC_WQE_RDMA_WRITE,
+			  100, &e);
+	/* the small ring keeps working across its wrap */
+	for (i = 0; i < 3; i++) {
+		CHECK(writes_pending(7, &idx));
+		for (int j = 0; j < 7; j++)
+			CHECK_REQ(&sa.scq, (uint16_t)(idx + j),
+				  SNIC_WQE_RDMA_WRITE, 100, &e);
+	}
+	CHECK(qt_alive(qt));
+}
+
 /* Random loss (loss-ppm) with atomics in the mix. */
 static void loss_ppm_atomics(void)
 {
@@ -1839,6 +1960,7 @@ int main(void)
 	RUN("device/snic_rdma", loss_ppm_atomics);
 	RUN("device/snic_rdma", rnr_retry);
 	RUN("device/snic_rdma", retry_exceeded);
+	RUN("device/snic_rdma", cq_resize);
 	RUN("device/snic_rdma", fast_reg_and_invalidate);
 	RUN("device/snic_rdma", srq_shared);
 	RUN("device/snic_rdma", sqd_and_solicited_events);
