@@ -28,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <time.h>
@@ -585,6 +586,57 @@ static int srv_cq_resize_post(struct tc *t)
 			   "written data"))
 			return -1;
 	return 0;
+}
+
+/* ibv_reg_mr of @p fails with EFAULT (and nothing is registered). */
+static int reg_must_fault(struct tc *t, void *p, size_t len, int access,
+			  const char *what)
+{
+	struct ibv_mr *mr = ibv_reg_mr(t->dev->pd, p, len, access);
+
+	if (mr) {
+		ibv_dereg_mr(mr);
+		return failf(t, "%s: ibv_reg_mr succeeded", what);
+	}
+	if (errno != EFAULT)
+		return failf(t, "%s: errno %d (%s), want EFAULT", what, errno,
+			     strerror(errno));
+	return 0;
+}
+
+/*
+ * Registering memory the process cannot access fails cleanly: a PROT_NONE
+ * mapping, a range that was unmapped, a writable MR over read-only pages,
+ * a range running off the end of a mapping.  The device still works.
+ */
+static int cli_mr_unmapped(struct tc *t)
+{
+	const int rw = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE;
+	long pg = sysconf(_SC_PAGESIZE);
+	uint8_t *m;
+	int r;
+
+	m = mmap(NULL, 4 * pg, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (m == MAP_FAILED)
+		return failf(t, "mmap: %s", strerror(errno));
+	r = reg_must_fault(t, m, 4 * pg, rw, "PROT_NONE");
+	if (!r && mprotect(m, 2 * pg, PROT_READ))
+		r = failf(t, "mprotect: %s", strerror(errno));
+	if (!r)
+		r = reg_must_fault(t, m, 2 * pg, rw, "read-only, writable MR");
+	if (!r && mprotect(m, 2 * pg, PROT_READ | PROT_WRITE))
+		r = failf(t, "mprotect: %s", strerror(errno));
+	if (!r)
+		r = reg_must_fault(t, m, 4 * pg, IBV_ACCESS_LOCAL_WRITE,
+				   "runs into PROT_NONE");
+	munmap(m, 4 * pg);
+	if (!r)
+		r = reg_must_fault(t, m, 2 * pg, IBV_ACCESS_LOCAL_WRITE,
+				   "munmapped");
+	if (r)
+		return r;
+	/* nothing broke: an ordinary WRITE still completes */
+	return cli_write(t);
 }
 
 static int srv_write_imm_pre(struct tc *t)
@@ -1256,6 +1308,7 @@ static const struct test tests[] = {
 	{ "rc_write_imm", 0, srv_write_imm_pre, cli_write_imm, srv_write_imm_post },
 	{ "rc_write_unsignaled", 0, NULL, cli_unsig, srv_unsig_post },
 	{ "mr_optional_access", 0, NULL, cli_mr_optional, srv_mr_optional_post },
+	{ "mr_unmapped_efault", 0, NULL, cli_mr_unmapped, srv_write_post },
 	{ "rc_read", 0, srv_read_pre, cli_read, NULL },
 	{ "rc_read_sge", 0, srv_read_pre, cli_read_sge, NULL },
 	{ "rc_send_zero_imm", 0, srv_zero_pre, cli_zero, srv_zero_post },
