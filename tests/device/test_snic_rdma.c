@@ -1153,6 +1153,40 @@ static bool writes_pending(int n, uint16_t *first)
 	return false;
 }
 
+/* Move sa.scq to a new ring of 2^@log with @n pending from @idx; drain. */
+static void scq_resize_drain(int log, int n, uint16_t idx)
+{
+	uint64_t ring = galloc(sizeof(struct snic_cqe) << log, 64);
+	uint64_t dbr = galloc(64, 64), moved = 0;
+	struct snic_cqe e;
+	int i;
+
+	CHECK_EQ(cq_resize_to(&sa.scq, ring, dbr, log, &moved), OK);
+	CHECK_EQ(moved, (uint64_t)n);
+	sa.scq.ring = ring;
+	sa.scq.dbr = dbr;
+	sa.scq.size = 1u << log;
+	sa.scq.cons = 0;
+	for (i = 0; i < n; i++)
+		CHECK_REQ(&sa.scq, (uint16_t)(idx + i), SNIC_WQE_RDMA_WRITE,
+			  100, &e);
+}
+
+/* @rounds times @n WRITEs, each completed in order on sa.scq. */
+static void write_rounds(int rounds, int n)
+{
+	struct snic_cqe e;
+	uint16_t idx = 0;
+	int r, i;
+
+	for (r = 0; r < rounds; r++) {
+		CHECK(writes_pending(n, &idx));
+		for (i = 0; i < n; i++)
+			CHECK_REQ(&sa.scq, (uint16_t)(idx + i),
+				  SNIC_WQE_RDMA_WRITE, 100, &e);
+	}
+}
+
 /*
  * RESIZE_CQ with completions pending: they move to the start of the new
  * ring in order and later ones follow; bad requests leave the CQ as it was.
@@ -1160,10 +1194,8 @@ static bool writes_pending(int n, uint16_t *first)
 static void cq_resize(void)
 {
 	struct cq old;
-	struct snic_cqe e;
 	uint64_t moved = 0, ring, dbr;
 	uint16_t idx = 0;
-	int i;
 
 	CHECK(env_start());
 	CHECK(pair_up(&conn_default));
@@ -1195,42 +1227,14 @@ static void cq_resize(void)
 	qt_writel(qt, sa.scq.dbr, sa.scq.cons & 0xffff);
 
 	/* grow: the 5 move to entries 0..4 of the new ring */
-	CHECK_EQ(cq_resize_to(&sa.scq, ring, dbr, 6, &moved), OK);
-	CHECK_EQ(moved, 5);
-	sa.scq.ring = ring;
-	sa.scq.dbr = dbr;
-	sa.scq.size = 64;
-	sa.scq.cons = 0;
-	for (i = 0; i < 5; i++)
-		CHECK_REQ(&sa.scq, (uint16_t)(idx + i), SNIC_WQE_RDMA_WRITE,
-			  100, &e);
+	scq_resize_drain(6, 5, idx);
 	CHECK(cq_empty(&sa.scq));
 	/* more, then shrink to 8 with 6 pending after wrapping the ring */
-	for (i = 0; i < 3; i++) {
-		CHECK(writes_pending(20, &idx));
-		for (int j = 0; j < 20; j++)
-			CHECK_REQ(&sa.scq, (uint16_t)(idx + j),
-				  SNIC_WQE_RDMA_WRITE, 100, &e);
-	}
+	write_rounds(3, 20);
 	CHECK(writes_pending(6, &idx));
-	ring = galloc(sizeof(struct snic_cqe) * 8, 64);
-	dbr = galloc(64, 64);
-	CHECK_EQ(cq_resize_to(&sa.scq, ring, dbr, 3, &moved), OK);
-	CHECK_EQ(moved, 6);
-	sa.scq.ring = ring;
-	sa.scq.dbr = dbr;
-	sa.scq.size = 8;
-	sa.scq.cons = 0;
-	for (i = 0; i < 6; i++)
-		CHECK_REQ(&sa.scq, (uint16_t)(idx + i), SNIC_WQE_RDMA_WRITE,
-			  100, &e);
+	scq_resize_drain(3, 6, idx);
 	/* the small ring keeps working across its wrap */
-	for (i = 0; i < 3; i++) {
-		CHECK(writes_pending(7, &idx));
-		for (int j = 0; j < 7; j++)
-			CHECK_REQ(&sa.scq, (uint16_t)(idx + j),
-				  SNIC_WQE_RDMA_WRITE, 100, &e);
-	}
+	write_rounds(3, 7);
 	CHECK(qt_alive(qt));
 }
 
@@ -1817,7 +1821,9 @@ static void rd_atomic_limit_and_fence(void)
  * Fairness and coexistence: a 256 KiB WRITE at path MTU 256 (1024 packets)
  * on one QP does not hold back a SEND on another QP of the same device,
  * and Ethernet frames still reach an Ethernet RQ while RoCE frames to the
- * same port never do.
+ * same port never do.  B sends nothing (loss-every=1) until then, so the
+ * WRITE is certainly still under way (its window full, unacknowledged)
+ * however fast the main loop runs between qtest commands.
  */
 static void fairness_and_ethernet(void)
 {
@@ -1868,6 +1874,7 @@ static void fairness_and_ethernet(void)
 	CHECK_EQ(snic_aq_buf(B, SNIC_AQ_ADD_RULE, &rule, sizeof(rule),
 			     sizeof(rule), 0, 0, NULL, 0, NULL), OK);
 
+	CHECK(qt_qom_set_u64(qt, "/machine/peripheral/snic1", "loss-every", 1));
 	w_init(&w, SNIC_WQE_RDMA_WRITE, SNIC_WQE_F_SIGNAL, 0);
 	w_raddr(&w, sb.mr.iova, sb.mr.key);
 	w_data(&w, BUF_LEN, sa.mr.key, sa.mr.iova);
@@ -1891,6 +1898,8 @@ static void fairness_and_ethernet(void)
 	CHECK(cq_wait(&erq_cq, &e, 0));
 	CHECK_EQ(e.opcode, SNIC_CQE_RX);
 	CHECK_EQ(e.byte_cnt, sizeof(f));
+	/* B acknowledges again: both QPs complete (the loss probe resumes) */
+	CHECK(qt_qom_set_u64(qt, "/machine/peripheral/snic1", "loss-every", 0));
 	/* both QPs' completions; no RoCE frame went to the Ethernet RQ */
 	CHECK(cq_wait(&sa.scq, &e, 1000000));
 	CHECK_EQ(e.syndrome, 0);
