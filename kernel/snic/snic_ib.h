@@ -95,7 +95,9 @@ struct snic_ib_cq {
 	struct snic_cq cq;		/* ring (cq.r), cqn, consumer counter */
 	struct snic_ib_buf buf;
 	struct snic_ib_mmap *mmap;	/* user CQ: owns buf */
-	spinlock_t lock;		/* poll, arm */
+	spinlock_t lock;		/* poll, arm, ring switch */
+	bool resizing;			/* RESIZE_CQ running: poll nothing */
+	struct mutex resize_lock;	/* one resize at a time */
 };
 
 struct snic_ib_srq {
@@ -153,6 +155,11 @@ struct snic_ib_qp {
 struct snic_ib_ah {
 	struct ib_ah ibah;
 	struct snic_av av;
+	/* what query_ah gives back (the AV holds the resolved headers) */
+	union ib_gid dgid;
+	u32 flow_label;
+	u8 sgid_index, hop_limit, tclass, sl;
+	u32 port;
 };
 
 static inline struct snic_ib_dev *to_sibdev(struct ib_device *ibdev)
@@ -229,6 +236,7 @@ int snic_ib_create_cq(struct ib_cq *cq, const struct ib_cq_init_attr *attr,
 		      struct ib_udata *udata);
 int snic_ib_destroy_cq(struct ib_cq *cq, struct ib_udata *udata);
 int snic_ib_poll_cq(struct ib_cq *cq, int n, struct ib_wc *wc);
+int snic_ib_resize_cq(struct ib_cq *cq, int cqe, struct ib_udata *udata);
 int snic_ib_req_notify_cq(struct ib_cq *cq, enum ib_cq_notify_flags flags);
 void snic_ib_cq_event(struct snic_ib_dev *ibd, u32 cqn);
 

@@ -6,10 +6,29 @@
  * completion events reach ib_cq's comp_handler from that EQ's interrupt.
  * Kernel CQs are polled here (CQEs translated into ib_wc by
  * snic_ib_fill_wc); user CQs are polled by libsnic in its own mapping of
- * the ring and armed on its context's doorbell page.
+ * the ring and armed on its context's doorbell page.  Resizing moves the
+ * CQ to a new ring with the device's RESIZE_CQ, which carries the CQEs
+ * not yet consumed over.
  */
 #include <rdma/uverbs_ioctl.h>
 #include "snic_ib.h"
+
+/* Point the CQ at ring buffer @b of 2^@log CQEs (consumer 0). */
+static size_t snic_ib_cq_set_ring(struct snic_ib_cq *cq, struct snic_ib_buf *b,
+				  u8 log)
+{
+	size_t ring = ALIGN((1u << log) * sizeof(struct snic_cqe),
+			    SNIC_RING_ALIGN);
+
+	cq->cq.size = 1u << log;
+	cq->cq.cons = 0;
+	cq->cq.r.buf = b->va;
+	cq->cq.r.dma = b->dma;
+	cq->cq.r.bytes = ring;
+	cq->cq.r.dbr = b->va + ring;
+	cq->cq.r.dbr_dma = b->dma + ring;
+	return ring;
+}
 
 int snic_ib_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 		      struct ib_udata *udata)
@@ -30,17 +49,13 @@ int snic_ib_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 					       ibuc);
 	log = max_t(u8, order_base_2(attr->cqe + 1), SNIC_MIN_LOG_SIZE);
 	spin_lock_init(&cq->lock);
-	cq->cq.size = 1u << log;
+	mutex_init(&cq->resize_lock);
 	cq->cq.db_page = snic_ib_db_page(ibd, udata);
-	ring = ALIGN(cq->cq.size * sizeof(struct snic_cqe), SNIC_RING_ALIGN);
+	ring = ALIGN((1u << log) * sizeof(struct snic_cqe), SNIC_RING_ALIGN);
 	ret = snic_ib_buf_alloc(ibd, &cq->buf, ring + SNIC_RING_ALIGN);
 	if (ret)
 		return ret;
-	cq->cq.r.buf = cq->buf.va;
-	cq->cq.r.dma = cq->buf.dma;
-	cq->cq.r.bytes = ring;
-	cq->cq.r.dbr = cq->buf.va + ring;
-	cq->cq.r.dbr_dma = cq->buf.dma + ring;
+	snic_ib_cq_set_ring(cq, &cq->buf, log);
 
 	ret = snic_cmd_create_cq(ibd->sd, cq->cq.r.dma, cq->cq.r.dbr_dma, log,
 				 ibd->ceq.eqn, cq->cq.db_page, &cq->cq.cqn);
@@ -105,6 +120,89 @@ int snic_ib_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 	return 0;
 }
 
+/*
+ * ibv_resize_cq / ib_resize_cq: a new ring of at least @cqe entries.
+ * Kernel CQs publish their consumer counter here; libsnic writes its own
+ * to the record before the call and switches to the new mapping after.
+ * While the device moves the CQEs, polling finds nothing.
+ */
+int snic_ib_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
+{
+	struct snic_aq_cmd cmd = { .opcode = SNIC_AQ_RESIZE_CQ };
+	struct snic_ib_dev *ibd = to_sibdev(ibcq->device);
+	struct snic_ib_cq *cq = to_sibcq(ibcq);
+	struct snic_create_cq_resp resp = {};
+	struct snic_ib_mmap *mmap = NULL, *old_mmap;
+	struct snic_ib_buf buf = {}, old;
+	unsigned long flags;
+	size_t ring;
+	u64 moved = 0, key = 0;
+	u8 log;
+	int ret;
+
+	if (cqe < 1 || cqe > (1 << SNIC_MAX_LOG_SIZE) - 1)
+		return -EINVAL;
+	log = max_t(u8, order_base_2(cqe + 1), SNIC_MIN_LOG_SIZE);
+	ring = ALIGN((1u << log) * sizeof(struct snic_cqe), SNIC_RING_ALIGN);
+	ret = snic_ib_buf_alloc(ibd, &buf, ring + SNIC_RING_ALIGN);
+	if (ret)
+		return ret;
+	if (udata) {
+		struct snic_ib_ucontext *uc =
+			rdma_udata_to_drv_context(udata,
+						  struct snic_ib_ucontext, ibuc);
+
+		mmap = snic_ib_mmap_buf(uc, &buf, &key);
+		if (IS_ERR(mmap)) {
+			snic_ib_buf_free(ibd, &buf);
+			return PTR_ERR(mmap);
+		}
+	}
+
+	mutex_lock(&cq->resize_lock);
+	spin_lock_irqsave(&cq->lock, flags);
+	cq->resizing = true;
+	if (!udata)
+		snic_cq_update(&cq->cq);
+	spin_unlock_irqrestore(&cq->lock, flags);
+
+	cmd.resize_cq.ring_addr = cpu_to_le64(buf.dma);
+	cmd.resize_cq.dbr_addr = cpu_to_le64(buf.dma + ring);
+	cmd.resize_cq.log_size = log;
+	cmd.resize_cq.cqn = cpu_to_le32(cq->cq.cqn);
+	ret = snic_aq_exec(ibd->sd, &cmd, &moved);
+
+	spin_lock_irqsave(&cq->lock, flags);
+	old = cq->buf;
+	old_mmap = cq->mmap;
+	if (!ret) {
+		cq->buf = buf;
+		cq->mmap = mmap;
+		snic_ib_cq_set_ring(cq, &buf, log);
+	}
+	cq->resizing = false;
+	spin_unlock_irqrestore(&cq->lock, flags);
+	mutex_unlock(&cq->resize_lock);
+
+	if (ret) {
+		snic_ib_buf_release(ibd, &buf, mmap);
+		return ret;
+	}
+	/* user space keeps the old ring mapped until it switches */
+	snic_ib_buf_release(ibd, &old, old_mmap);
+	ibcq->cqe = cq->cq.size - 1;
+	if (udata) {
+		resp.cqn = cq->cq.cqn;
+		resp.log_size = log;
+		resp.mmap_key = key;
+		resp.mmap_len = buf.size;
+		resp.dbr_offset = ring;
+		ret = ib_copy_to_udata(udata, &resp,
+				       min(sizeof(resp), udata->outlen));
+	}
+	return ret;
+}
+
 /* From the completion EQ's interrupt. */
 void snic_ib_cq_event(struct snic_ib_dev *ibd, u32 cqn)
 {
@@ -135,7 +233,7 @@ int snic_ib_poll_cq(struct ib_cq *ibcq, int n, struct ib_wc *wc)
 	int got = 0;
 
 	spin_lock_irqsave(&cq->lock, flags);
-	while (got < n && (cqe = snic_cq_next(&cq->cq))) {
+	while (got < n && !cq->resizing && (cqe = snic_cq_next(&cq->cq))) {
 		cq->cq.cons++;
 		if (!snic_ib_cqe_is_rdma(cqe->opcode)) {
 			atomic64_inc(&ibd->cqe_bad);

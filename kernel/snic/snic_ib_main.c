@@ -231,6 +231,7 @@ static const struct ib_device_ops snic_ib_ops = {
 	.create_cq = snic_ib_create_cq,
 	.destroy_cq = snic_ib_destroy_cq,
 	.poll_cq = snic_ib_poll_cq,
+	.resize_cq = snic_ib_resize_cq,
 	.req_notify_cq = snic_ib_req_notify_cq,
 
 	.create_qp = snic_ib_create_qp,

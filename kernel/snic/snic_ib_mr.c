@@ -127,9 +127,11 @@ struct ib_mr *snic_ib_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 	u32 i = 0;
 	int ret;
 
+	/* Optional flags (relaxed ordering, ...) are hints: ignored. */
 	if (!length || length > (u64)SNIC_MAX_MSG_SIZE * 2 ||
 	    (access & ~(IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE |
-			IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC)))
+			IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC |
+			IB_ACCESS_OPTIONAL)))
 		return ERR_PTR(-EINVAL);
 	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
 	if (!mr)

@@ -74,12 +74,21 @@ int snic_ib_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
 	struct snic_ib_dev *ibd = to_sibdev(ibah->device);
 	struct snic_ib_ah *ah = to_sibah(ibah);
 	struct snic_create_ah_resp resp = {};
+	const struct ib_global_route *grh;
 	int ret;
 
 	/* Pure host state: the same with or without RDMA_CREATE_AH_SLEEPABLE. */
 	ret = snic_ib_resolve_av(ibd, init->ah_attr, 0, 0, &ah->av);
 	if (ret)
 		return ret;
+	grh = rdma_ah_read_grh(init->ah_attr);
+	ah->dgid = grh->dgid;
+	ah->flow_label = grh->flow_label;
+	ah->sgid_index = grh->sgid_index;
+	ah->hop_limit = grh->hop_limit;
+	ah->tclass = grh->traffic_class;
+	ah->sl = rdma_ah_get_sl(init->ah_attr);
+	ah->port = rdma_ah_get_port_num(init->ah_attr);
 	if (udata) {
 		resp.av = ah->av;
 		ret = ib_copy_to_udata(udata, &resp,
@@ -90,7 +99,16 @@ int snic_ib_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
 
 int snic_ib_query_ah(struct ib_ah *ibah, struct rdma_ah_attr *attr)
 {
-	return -EOPNOTSUPP;
+	struct snic_ib_ah *ah = to_sibah(ibah);
+
+	memset(attr, 0, sizeof(*attr));
+	attr->type = RDMA_AH_ATTR_TYPE_ROCE;
+	rdma_ah_set_sl(attr, ah->sl);
+	rdma_ah_set_port_num(attr, ah->port);
+	rdma_ah_set_grh(attr, &ah->dgid, ah->flow_label, ah->sgid_index,
+			ah->hop_limit, ah->tclass);
+	ether_addr_copy(attr->roce.dmac, ah->av.dmac);
+	return 0;
 }
 
 int snic_ib_destroy_ah(struct ib_ah *ibah, u32 flags)

@@ -199,6 +199,64 @@ static bool snic_cq_exists(SnicState *s, uint16_t cqn)
     return cqn < SNIC_MAX_CQS && s->cqs[cqn].valid;
 }
 
+/*
+ * RESIZE_CQ (docs/snic.md): the unconsumed CQEs move to the start of the
+ * new ring.  Admin commands run between CQE posts, so none is lost; on
+ * any failure the CQ stays as it was.
+ */
+uint16_t snic_cmd_resize_cq(SnicState *s, const struct snic_aq_cmd *c,
+                            uint64_t *res)
+{
+    const struct snic_aq_resize_cq *a = &c->resize_cq;
+    uint32_t cqn = le32_to_cpu(a->cqn), rec;
+    uint64_t ring = le64_to_cpu(a->ring_addr);
+    struct snic_cqe cqe;
+    uint16_t st, ci, n, k;
+    SnicCq *cq;
+
+    if (cqn >= SNIC_MAX_CQS || !snic_cq_exists(s, cqn)) {
+        return SNIC_AQ_ENOENT;
+    }
+    cq = &s->cqs[cqn];
+    if (cq->error) {
+        return SNIC_AQ_EINVAL_PARAM;    /* overflowed: only destroy helps */
+    }
+    st = snic_check_ring(s, ring, le64_to_cpu(a->dbr_addr), true,
+                         a->log_size, cq->db_page);
+    if (st) {
+        return st;
+    }
+    if (d2d_dma_read(&s->parent_obj, &s->pcie, NULL, cq->dbr, &rec,
+                     sizeof(rec)) != MEMTX_OK) {
+        return SNIC_AQ_EDMA;
+    }
+    ci = le32_to_cpu(rec);
+    n = cq->pi - ci;
+    if (n > RING_SIZE(cq) || n > (1u << a->log_size)) {
+        return SNIC_AQ_EINVAL_PARAM;    /* bad record, or too small */
+    }
+    for (k = 0; k < n; k++) {
+        if (d2d_dma_read(&s->parent_obj, &s->pcie, NULL,
+                         cq->ring + ((ci + k) & RING_MASK(cq)) * sizeof(cqe),
+                         &cqe, sizeof(cqe)) != MEMTX_OK) {
+            return SNIC_AQ_EDMA;
+        }
+        cqe.op_own = SNIC_CQE_OWNER;    /* first pass of the new ring */
+        if (d2d_dma_write_entry(&s->parent_obj, &s->pcie, NULL,
+                                ring + k * sizeof(cqe), &cqe, sizeof(cqe))
+            != MEMTX_OK) {
+            return SNIC_AQ_EDMA;
+        }
+    }
+    cq->ring = ring;
+    cq->dbr = le64_to_cpu(a->dbr_addr);
+    cq->log_size = a->log_size;
+    cq->pi = n;
+    cq->ci = 0;
+    *res = n;
+    return SNIC_AQ_OK;
+}
+
 /* What CREATE_SQ and CREATE_RQ check alike: the CQ, the ring, the record. */
 static uint16_t snic_wq_check(SnicState *s, uint16_t cqn, uint64_t ring,
                               uint64_t dbr, uint8_t log_size,

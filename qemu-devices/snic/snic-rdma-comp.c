@@ -100,19 +100,44 @@ static bool snic_outstanding(SnicQp *qp)
 
 void snic_rdma_timer_update(SnicState *s, SnicQp *qp)
 {
+    int64_t now, pto;
+
     if (!qp->timeout || qp->rnr_wait || !snic_outstanding(qp)) {
         timer_del(qp->retry_timer);
+        timer_del(qp->probe_timer);
         return;
     }
+    now = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
     if (!timer_pending(qp->retry_timer)) {
-        timer_mod(qp->retry_timer, qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) +
-                  (4096ll << qp->timeout));
+        timer_mod(qp->retry_timer, now + (4096ll << qp->timeout));
     }
+    pto = SNIC_RDMA_PTO_NS << qp->pto_shift;
+    if (!timer_pending(qp->probe_timer) && pto < (4096ll << qp->timeout)) {
+        timer_mod(qp->probe_timer, now + pto);
+    }
+}
+
+void snic_rdma_probe_timer(void *opaque)
+{
+    SnicQp *qp = opaque;
+    SnicState *s = qp->s;
+
+    if (!qp->valid || (qp->state != SNIC_QPS_RTS && qp->state != SNIC_QPS_SQD)
+        || qp->rnr_wait || !snic_outstanding(qp)) {
+        return;
+    }
+    snic_rdma_req_probe(s, qp);
+    if (qp->pto_shift < SNIC_RDMA_PTO_MAX_SHIFT) {
+        qp->pto_shift++;
+    }
+    snic_rdma_timer_update(s, qp);
 }
 
 static void snic_timer_restart(SnicState *s, SnicQp *qp)
 {
     timer_del(qp->retry_timer);
+    timer_del(qp->probe_timer);
+    qp->pto_shift = 0;
     snic_rdma_timer_update(s, qp);
 }
 
@@ -152,6 +177,8 @@ void snic_rdma_retry_timer(void *opaque)
     }
     qp->retry_left--;
     qp->rewound = false;
+    qp->probe = true;
+    qp->cwnd = SNIC_RDMA_CWND_MIN;
     snic_rdma_req_rewind(qp, qp->comp_psn);
     snic_rdma_kick(s, qp);
 }
@@ -207,6 +234,7 @@ static void snic_comp_gap(SnicState *s, SnicQp *qp)
     }
     qp->rewound = true;
     qp->rewound_at = qp->comp_psn;
+    qp->cwnd = MAX(qp->cwnd / 2, SNIC_RDMA_CWND_MIN);
     snic_rdma_req_rewind(qp, qp->comp_psn);
 }
 
@@ -360,6 +388,8 @@ void snic_rdma_comp_rx(SnicState *s, SnicQp *qp, const SnicRoceHdr *h)
         /* forward progress: fresh retry budget, timer restarted */
         qp->retry_left = qp->retry_cnt;
         qp->rnr_left = qp->rnr_retry;
+        qp->probe = false;
+        qp->cwnd = MIN(qp->cwnd + 1, SNIC_RDMA_MAX_INFLIGHT);
         if (snic_psn_diff(qp->tx_psn, qp->comp_psn) < 0) {
             snic_rdma_req_rewind(qp, qp->comp_psn);
         }

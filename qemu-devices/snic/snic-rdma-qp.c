@@ -113,6 +113,8 @@ uint16_t snic_rdma_create_qp(SnicState *s, const struct snic_aq_cmd *c,
     qp->retry_timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, snic_rdma_retry_timer,
                                    qp);
     qp->rnr_timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, snic_rdma_rnr_timer, qp);
+    qp->probe_timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, snic_rdma_probe_timer,
+                                   qp);
     pd->refs++;
     s->cqs[scqn].refs++;
     s->cqs[rcqn].refs++;
@@ -131,8 +133,9 @@ void snic_rdma_qp_free(SnicState *s, SnicQp *qp)
     snic_spin_qp_gone(s, qp);
     timer_free(qp->retry_timer);
     timer_free(qp->rnr_timer);
+    timer_free(qp->probe_timer);
     g_free(qp->win);
-    qp->retry_timer = qp->rnr_timer = NULL;
+    qp->retry_timer = qp->rnr_timer = qp->probe_timer = NULL;
     qp->win = NULL;
     qp->valid = false;
     s->rdma.nqps--;
@@ -160,6 +163,8 @@ static void snic_qp_reset(SnicQp *qp)
 {
     timer_del(qp->retry_timer);
     timer_del(qp->rnr_timer);
+    timer_del(qp->probe_timer);
+    qp->pto_shift = 0;
     qp->sq_pi = qp->sq_fetch = 0;
     qp->win_head = qp->win_tail = qp->tx_wqe = 0;
     qp->rq_pi = qp->rq_ci = 0;
@@ -172,6 +177,7 @@ static void snic_qp_reset(SnicQp *qp)
     memset(qp->acache, 0, sizeof(qp->acache));
     qp->rnr_wait = false;
     qp->rewound = false;
+    qp->probe = false;
     qp->fetch_blocked = false;
     qp->drained_sent = false;
     qp->pkts_since_ack = 0;
@@ -182,6 +188,7 @@ static void snic_qp_reset(SnicQp *qp)
 static void snic_qp_set_psn(SnicQp *qp, uint32_t psn)
 {
     qp->next_psn = qp->tx_psn = qp->comp_psn = qp->max_sent = psn;
+    qp->cwnd = SNIC_RDMA_CWND_INIT;
 }
 
 /*
@@ -431,6 +438,7 @@ static void snic_flush_send(SnicState *s, SnicQp *qp)
     qp->rnr_wait = false;
     timer_del(qp->retry_timer);
     timer_del(qp->rnr_timer);
+    timer_del(qp->probe_timer);
     /* posted but not fetched: read the record, complete each WQE */
     if (d2d_dma_read(&s->parent_obj, &s->pcie, &qp->pcie, dbr, &v,
                      sizeof(v)) == MEMTX_OK &&

@@ -92,6 +92,12 @@ uint32_t snic_rdma_ud_mtu(SnicState *s)
     return mtu;
 }
 
+/* Packets the requester may have unacknowledged now (see snic-rdma.h). */
+static uint32_t snic_rdma_cwnd(SnicQp *qp)
+{
+    return MIN(MAX(qp->cwnd, SNIC_RDMA_CWND_MIN), SNIC_RDMA_MAX_INFLIGHT);
+}
+
 /* ---- WQE fetch ---- */
 
 static bool snic_wqe_opcode_ok(SnicQp *qp, uint8_t op)
@@ -459,7 +465,9 @@ static bool snic_req_packet(SnicState *s, SnicQp *qp, SnicSwqe *w)
         h.imm = w->imm;
         h.ieth = w->imm;
         h.se = last && (w->flags & SNIC_WQE_F_SOLICITED);
-        h.ackreq = last || ++qp->pkts_since_ack >= SNIC_RDMA_ACK_EVERY;
+        /* at least two ACKs per window keep it moving */
+        h.ackreq = last || qp->probe || ++qp->pkts_since_ack >=
+                   MIN(SNIC_RDMA_ACK_EVERY, snic_rdma_cwnd(qp) / 2);
         break;
     }
     if (h.ackreq) {
@@ -507,6 +515,33 @@ void snic_rdma_req_rewind(SnicQp *qp, uint32_t psn)
     qp->pkts_since_ack = 0;
 }
 
+void snic_rdma_req_probe(SnicState *s, SnicQp *qp)
+{
+    uint32_t tx_psn = qp->tx_psn, tx_wqe = qp->tx_wqe;
+    bool probe = qp->probe;
+    SnicSwqe *w;
+
+    qp->tx_wqe = snic_req_find(qp, qp->comp_psn);
+    if (qp->tx_wqe == qp->win_tail) {
+        qp->tx_wqe = tx_wqe;
+        return;
+    }
+    w = &qp->win[qp->tx_wqe % SNIC_RDMA_WIN];
+    /* a READ from the middle asks for the rest, as after a rewind */
+    qp->tx_psn = snic_psn_diff(qp->comp_psn, w->first_psn) < 0 ?
+                 w->first_psn : qp->comp_psn;
+    qp->probe = true;               /* AckReq */
+    if (snic_req_packet(s, qp, w)) {
+        s->rdma.st.retransmits++;
+        qp->cnt.retransmits++;
+    }
+    /* a data DMA failure shows again when the packet is sent normally */
+    w->status = SNIC_RST_OK;
+    qp->probe = probe;
+    qp->tx_psn = tx_psn;
+    qp->tx_wqe = tx_wqe;
+}
+
 /*
  * Fetch and send for one QP within @budget packets.  Returns true if it
  * has more to send right now.
@@ -532,7 +567,7 @@ bool snic_rdma_req_run(SnicState *s, SnicQp *qp, int *budget)
             return true;
         }
         if (rc && snic_psn_diff(qp->tx_psn, qp->comp_psn) >=
-            SNIC_RDMA_MAX_INFLIGHT) {
+            (qp->probe ? 1 : snic_rdma_cwnd(qp))) {
             break;
         }
         fresh = qp->tx_psn == w->first_psn;

@@ -27,8 +27,27 @@
 
 /* Send WQEs one QP has fetched and not yet completed (power of 2). */
 #define SNIC_RDMA_WIN           32
-/* Packets one RC QP may have unacknowledged. */
+/*
+ * Packets one RC QP may have unacknowledged: a congestion window between
+ * MIN and MAX, starting at INIT, halved on a loss (sequence NAK, missing
+ * READ response), back to MIN on a retransmit timeout, one larger per ACK
+ * that makes progress.  A burst the wire (or the peer's receive buffer)
+ * cannot take costs a go-back-N of everything after the lost packet.
+ */
 #define SNIC_RDMA_MAX_INFLIGHT  256
+#define SNIC_RDMA_CWND_MIN      16
+#define SNIC_RDMA_CWND_INIT     64
+/*
+ * Loss probe: with packets outstanding and no progress for this long
+ * (doubling while none comes, at most 32x), the oldest unacknowledged
+ * packet is sent once more with AckReq, without going back and without
+ * using a retry.  A lost retransmission or a lost last ACK is then
+ * repaired in milliseconds instead of a whole transport timeout: a
+ * duplicate is re-ACKed, a missing packet is accepted and what follows
+ * it NAKed.  Only when it is shorter than the QP's transport timeout.
+ */
+#define SNIC_RDMA_PTO_NS        (2 * SCALE_MS)
+#define SNIC_RDMA_PTO_MAX_SHIFT 5
 /* The requester asks for an ACK at least every this many packets. */
 #define SNIC_RDMA_ACK_EVERY     16
 /* Packets one QP sends per bottom-half pass before others get a turn. */
@@ -153,12 +172,21 @@ typedef struct SnicQp {
     uint32_t max_sent;          /* one past the highest PSN ever sent */
     uint32_t pkts_since_ack;
     bool rewound;               /* a gap already made us go back */
+    /*
+     * After a retransmit timeout: only the oldest unacknowledged packet
+     * (AckReq set) goes out until something is acknowledged.  Resending
+     * the whole tail each time could lose its first packet every time
+     * under periodic loss.
+     */
+    bool probe;
+    uint32_t cwnd;              /* congestion window, packets */
+    uint8_t pto_shift;          /* loss probes sent since progress */
     uint32_t rewound_at;
     uint8_t retry_left, rnr_left;
     bool rnr_wait;
     bool fetch_blocked;         /* a fetched WQE failed: fetch no more */
     bool drained_sent;
-    QEMUTimer *retry_timer, *rnr_timer;
+    QEMUTimer *retry_timer, *rnr_timer, *probe_timer;
     bool pending;               /* work for the bottom half */
 
     /* responder */
@@ -289,6 +317,8 @@ void snic_rdma_kick(SnicState *s, SnicQp *qp);
 void snic_rdma_bh(void *opaque);
 bool snic_rdma_req_run(SnicState *s, SnicQp *qp, int *budget);
 void snic_rdma_req_rewind(SnicQp *qp, uint32_t psn);
+/* Send the packet at comp_psn once more (loss probe). */
+void snic_rdma_req_probe(SnicState *s, SnicQp *qp);
 /* Put a finished frame on the wire (loss injection, counters). */
 void snic_rdma_xmit(SnicState *s, SnicQp *qp, const uint8_t *f, size_t len);
 /* Headers every packet of @qp shares (addresses, BTH basics). */
@@ -310,6 +340,7 @@ void snic_rdma_req_cqe(SnicState *s, SnicQp *qp, const SnicSwqe *w,
 void snic_rdma_timer_update(SnicState *s, SnicQp *qp);
 void snic_rdma_retry_timer(void *opaque);
 void snic_rdma_rnr_timer(void *opaque);
+void snic_rdma_probe_timer(void *opaque);
 int64_t snic_rdma_rnr_ns(uint8_t code);
 
 #endif

@@ -232,6 +232,8 @@ void snic_queues_free(SnicState *s);
 void snic_queues_reset(SnicState *s);
 uint16_t snic_cmd_create_eq(SnicState *s, const struct snic_aq_cmd *c,
                             uint64_t *res);
+uint16_t snic_cmd_resize_cq(SnicState *s, const struct snic_aq_cmd *c,
+                            uint64_t *res);
 uint16_t snic_cmd_create_cq(SnicState *s, const struct snic_aq_cmd *c,
                             uint64_t *res);
 uint16_t snic_cmd_create_sq(SnicState *s, const struct snic_aq_cmd *c,

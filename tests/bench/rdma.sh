@@ -43,3 +43,5 @@ s=$(per_mib snic) r=$(per_mib rxe)
 echo "bench: rdma-guest-insns-per-MiB-written: snic $s vs rxe $r = $(ratio "$s" "$r") (lower is better)"
 t=$(field snic tlps_per_msg)
 echo "bench: rdma-snic-pcie-tlps-per-64KiB-write: $t (client side, all queues)"
+g=$(sed -n 's/.*dev=snic .*\(retx=[0-9]* timeouts=[0-9]* seq_naks=[0-9]*\).*/\1/p' "$out/results" | tail -1)
+echo "bench: rdma-snic-write-go-back-n: ${g:-n/a} (client requester)"

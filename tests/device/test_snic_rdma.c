@@ -1051,6 +1051,193 @@ static void loss_injection(void)
 	CHECK(!memcmp(dst, src, 20000));
 }
 
+/*
+ * Deterministic loss of every 13th packet each device sends, under a
+ * 1 MiB WRITE (1024 packets at MTU 1024, a window far beyond 13) and
+ * WRITEs of 43..917 packets: all complete.  Each timeout that follows
+ * progress starts with a fresh retry budget, and a timeout must not
+ * resend the whole tail each time: with a tail of 13k packets its first
+ * one is lost again and again (before the fix: RETRY_EXC_ERR at 159
+ * packets).
+ */
+static void loss_every_13_big_write(void)
+{
+	static uint8_t src[1 << 20], dst[1 << 20];
+	struct conn c = conn_default;
+	struct snic_rdma_stats st;
+	struct snic_qp_attr qa;
+	struct snic_cqe e;
+	struct mr ma, mb;
+	struct wqe w;
+	uint16_t idx;
+	bool got = false;
+	int i, round;
+
+	CHECK(env_start_opts(",loss-every=13"));
+	c.timeout = 8;			/* 1 ms */
+	c.retry = 3;
+	CHECK(pair_up(&c));
+	CHECK_EQ(mr_create(&ma, A, sa.pdn, sizeof(src), ALL_ACCESS, 0), OK);
+	CHECK_EQ(mr_create(&mb, B, sb.pdn, sizeof(dst), ALL_ACCESS, 0), OK);
+	for (round = 0; round < 40; round++) {
+		uint32_t len = round == 0 ? (uint32_t)sizeof(src) :
+			       1024u * (20 + 23 * round) + 100;
+
+		fill(src, sizeof(src), 77 + round);
+		mr_write(&ma, 0, src, len);
+		w_init(&w, SNIC_WQE_RDMA_WRITE, SNIC_WQE_F_SIGNAL, 0);
+		w_raddr(&w, mb.iova, mb.key);
+		w_data(&w, len, ma.key, ma.iova);
+		idx = qp_post(&sa.qp, &w);
+		for (i = 0, got = false; i < 40 && !got; i++)
+			got = cq_wait(&sa.scq, &e, 500000);
+		CHECK(got);
+		if (!got)
+			return;
+		CHECK_EQ(e.syndrome, SNIC_RST_OK);
+		CHECK_EQ(e.wqe_counter, idx);
+		CHECK_EQ(e.byte_cnt, len);
+		mr_read(&mb, 0, dst, len);
+		CHECK(!memcmp(dst, src, len));
+	}
+	CHECK_EQ(snic_rdma_query_qp(A, sa.qp.qpn, &qa), OK);
+	CHECK_EQ(qa.state, SNIC_QPS_RTS);
+	CHECK(rstats(A, &st));
+	CHECK(st.loss_injected > 0);
+	CHECK(st.retransmits > 0);
+	fprintf(stderr, "loss-every=13: A retransmits %llu timeouts %llu "
+		"seq_naks %llu lost %llu\n",
+		(unsigned long long)st.retransmits,
+		(unsigned long long)st.timeouts,
+		(unsigned long long)st.seq_naks_rcvd,
+		(unsigned long long)st.loss_injected);
+}
+
+/* RESIZE_CQ of @c to 2^@log entries at a new ring; the status. */
+static int cq_resize_to(struct cq *c, uint64_t ring, uint64_t dbr, int log,
+			uint64_t *moved)
+{
+	struct snic_aq_resize_cq a = { 0 };
+
+	a.ring_addr = ring;
+	a.dbr_addr = dbr;
+	a.log_size = log;
+	a.cqn = c->n;
+	return snic_aq_cmd(c->d, SNIC_AQ_RESIZE_CQ, &a, sizeof(a), moved);
+}
+
+/* Post @n signaled WRITEs on sa.qp and wait until their CQEs are in. */
+static bool writes_pending(int n, uint16_t *first)
+{
+	struct cq peek = sa.scq;
+	struct snic_cqe e;
+	struct wqe w;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		w_init(&w, SNIC_WQE_RDMA_WRITE, SNIC_WQE_F_SIGNAL, 0);
+		w_raddr(&w, sb.mr.iova + i * 100, sb.mr.key);
+		w_data(&w, 100, sa.mr.key, sa.mr.iova + i * 100);
+		if (i == 0)
+			*first = qp_put(&sa.qp, &w);
+		else
+			qp_put(&sa.qp, &w);
+	}
+	qp_ring(&sa.qp);
+	peek.cons += n - 1;
+	for (i = 0; i < 200; i++) {
+		if (cq_peek(&peek, &e, 1))
+			return true;
+		pump(8);
+	}
+	return false;
+}
+
+/* Move sa.scq to a new ring of 2^@log with @n pending from @idx; drain. */
+static void scq_resize_drain(int log, int n, uint16_t idx)
+{
+	uint64_t ring = galloc(sizeof(struct snic_cqe) << log, 64);
+	uint64_t dbr = galloc(64, 64), moved = 0;
+	struct snic_cqe e;
+	int i;
+
+	CHECK_EQ(cq_resize_to(&sa.scq, ring, dbr, log, &moved), OK);
+	CHECK_EQ(moved, (uint64_t)n);
+	sa.scq.ring = ring;
+	sa.scq.dbr = dbr;
+	sa.scq.size = 1u << log;
+	sa.scq.cons = 0;
+	for (i = 0; i < n; i++)
+		CHECK_REQ(&sa.scq, (uint16_t)(idx + i), SNIC_WQE_RDMA_WRITE,
+			  100, &e);
+}
+
+/* @rounds times @n WRITEs, each completed in order on sa.scq. */
+static void write_rounds(int rounds, int n)
+{
+	struct snic_cqe e;
+	uint16_t idx = 0;
+	int r, i;
+
+	for (r = 0; r < rounds; r++) {
+		CHECK(writes_pending(n, &idx));
+		for (i = 0; i < n; i++)
+			CHECK_REQ(&sa.scq, (uint16_t)(idx + i),
+				  SNIC_WQE_RDMA_WRITE, 100, &e);
+	}
+}
+
+/*
+ * RESIZE_CQ with completions pending: they move to the start of the new
+ * ring in order and later ones follow; bad requests leave the CQ as it was.
+ */
+static void cq_resize(void)
+{
+	struct cq old;
+	uint64_t moved = 0, ring, dbr;
+	uint16_t idx = 0;
+
+	CHECK(env_start());
+	CHECK(pair_up(&conn_default));
+	CHECK(writes_pending(5, &idx));
+	old = sa.scq;
+	/* hostile: no such CQ, sizes, alignment, unreachable ring */
+	ring = galloc(sizeof(struct snic_cqe) * 64, 64);
+	dbr = galloc(64, 64);
+	sa.scq.n = 999;
+	CHECK_EQ(cq_resize_to(&sa.scq, ring, dbr, 6, &moved), SNIC_AQ_ENOENT);
+	sa.scq.n = SNIC_MAX_CQS + 5;
+	CHECK_EQ(cq_resize_to(&sa.scq, ring, dbr, 6, &moved), SNIC_AQ_ENOENT);
+	sa.scq = old;
+	CHECK_EQ(cq_resize_to(&sa.scq, ring, dbr, 0, &moved),
+		 SNIC_AQ_EINVAL_PARAM);
+	CHECK_EQ(cq_resize_to(&sa.scq, ring, dbr, SNIC_MAX_LOG_SIZE + 1,
+			      &moved), SNIC_AQ_EINVAL_PARAM);
+	CHECK_EQ(cq_resize_to(&sa.scq, ring + 8, dbr, 6, &moved),
+		 SNIC_AQ_EINVAL_PARAM);
+	CHECK_EQ(cq_resize_to(&sa.scq, UNMAPPED, dbr, 6, &moved),
+		 SNIC_AQ_EDMA);
+	/* 5 pending do not fit 4 entries */
+	CHECK_EQ(cq_resize_to(&sa.scq, ring, dbr, 2, &moved),
+		 SNIC_AQ_EINVAL_PARAM);
+	/* a consumer record claiming more than the ring holds */
+	qt_writel(qt, sa.scq.dbr, (sa.scq.cons - 100) & 0xffff);
+	CHECK_EQ(cq_resize_to(&sa.scq, ring, dbr, 6, &moved),
+		 SNIC_AQ_EINVAL_PARAM);
+	qt_writel(qt, sa.scq.dbr, sa.scq.cons & 0xffff);
+
+	/* grow: the 5 move to entries 0..4 of the new ring */
+	scq_resize_drain(6, 5, idx);
+	CHECK(cq_empty(&sa.scq));
+	/* more, then shrink to 8 with 6 pending after wrapping the ring */
+	write_rounds(3, 20);
+	CHECK(writes_pending(6, &idx));
+	scq_resize_drain(3, 6, idx);
+	/* the small ring keeps working across its wrap */
+	write_rounds(3, 7);
+	CHECK(qt_alive(qt));
+}
+
 /* Random loss (loss-ppm) with atomics in the mix. */
 static void loss_ppm_atomics(void)
 {
@@ -1634,7 +1821,9 @@ static void rd_atomic_limit_and_fence(void)
  * Fairness and coexistence: a 256 KiB WRITE at path MTU 256 (1024 packets)
  * on one QP does not hold back a SEND on another QP of the same device,
  * and Ethernet frames still reach an Ethernet RQ while RoCE frames to the
- * same port never do.
+ * same port never do.  B sends nothing (loss-every=1) until then, so the
+ * WRITE is certainly still under way (its window full, unacknowledged)
+ * however fast the main loop runs between qtest commands.
  */
 static void fairness_and_ethernet(void)
 {
@@ -1685,6 +1874,7 @@ static void fairness_and_ethernet(void)
 	CHECK_EQ(snic_aq_buf(B, SNIC_AQ_ADD_RULE, &rule, sizeof(rule),
 			     sizeof(rule), 0, 0, NULL, 0, NULL), OK);
 
+	CHECK(qt_qom_set_u64(qt, "/machine/peripheral/snic1", "loss-every", 1));
 	w_init(&w, SNIC_WQE_RDMA_WRITE, SNIC_WQE_F_SIGNAL, 0);
 	w_raddr(&w, sb.mr.iova, sb.mr.key);
 	w_data(&w, BUF_LEN, sa.mr.key, sa.mr.iova);
@@ -1708,6 +1898,8 @@ static void fairness_and_ethernet(void)
 	CHECK(cq_wait(&erq_cq, &e, 0));
 	CHECK_EQ(e.opcode, SNIC_CQE_RX);
 	CHECK_EQ(e.byte_cnt, sizeof(f));
+	/* B acknowledges again: both QPs complete (the loss probe resumes) */
+	CHECK(qt_qom_set_u64(qt, "/machine/peripheral/snic1", "loss-every", 0));
 	/* both QPs' completions; no RoCE frame went to the Ethernet RQ */
 	CHECK(cq_wait(&sa.scq, &e, 1000000));
 	CHECK_EQ(e.syndrome, 0);
@@ -1773,9 +1965,11 @@ int main(void)
 	RUN("device/snic_rdma", remote_access_errors);
 	RUN("device/snic_rdma", local_errors);
 	RUN("device/snic_rdma", loss_injection);
+	RUN("device/snic_rdma", loss_every_13_big_write);
 	RUN("device/snic_rdma", loss_ppm_atomics);
 	RUN("device/snic_rdma", rnr_retry);
 	RUN("device/snic_rdma", retry_exceeded);
+	RUN("device/snic_rdma", cq_resize);
 	RUN("device/snic_rdma", fast_reg_and_invalidate);
 	RUN("device/snic_rdma", srq_shared);
 	RUN("device/snic_rdma", sqd_and_solicited_events);

@@ -11,15 +11,8 @@
 
 rdma_user_two_guests
 check ping wait_ping "$peer" 60
-if [ "$me" = 1 ]; then
-	timeout 240 snic-verbs-test -d "$dev" -p 18600 > /tmp/vt.s 2>&1 ||
-		fail verbs_server "$(tail -1 /tmp/vt.s)"
-else
-	# -R: a remote error's NAK may be lost (then RETRY_EXC_ERR).
-	timeout 240 snic-verbs-test -d "$dev" -p 18600 -R -P "guest/$T/verbs" \
-		10.0.0.1 > /tmp/vt.c 2>&1
-	tool_lines verbs /tmp/vt.c
-fi
+# -R: a remote error's NAK may be lost (then RETRY_EXC_ERR).
+verbs_xguest 240 -R
 # perftest under the same loss: every WRITE and READ completes.
 xpair write_bw_loss 18620 1 \
 	"ib_write_bw -d $dev -x $gid -p 18620 -s 65536 -n 100 -F" \

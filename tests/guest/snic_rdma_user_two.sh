@@ -11,15 +11,7 @@
 rdma_user_two_guests
 check ping wait_ping "$peer" 60
 
-# snic-verbs-test: the client retries its TCP connect while the server starts.
-if [ "$me" = 1 ]; then
-	timeout 200 snic-verbs-test -d "$dev" -p 18600 > /tmp/vt.s 2>&1 ||
-		fail verbs_server "$(tail -1 /tmp/vt.s)"
-else
-	timeout 200 snic-verbs-test -d "$dev" -p 18600 -P "guest/$T/verbs" \
-		10.0.0.1 > /tmp/vt.c 2>&1
-	tool_lines verbs /tmp/vt.c
-fi
+verbs_xguest 200
 check barrier_1 barrier 1
 
 if [ "$me" = 1 ]; then

@@ -20,6 +20,23 @@ struct snic_create_cq_resp_full {
 _Static_assert(offsetof(struct snic_create_cq_resp_full, drv) ==
 	       sizeof(struct ib_uverbs_create_cq_resp), "no padding");
 
+/* resize_cq answers with the same driver data as create_cq */
+struct snic_resize_cq_resp_full {
+	struct ib_uverbs_resize_cq_resp ibv;
+	struct snic_create_cq_resp drv;
+};
+
+_Static_assert(offsetof(struct snic_resize_cq_resp_full, drv) ==
+	       sizeof(struct ib_uverbs_resize_cq_resp), "no padding");
+
+/* The driver data describes a ring and record inside the mapping. */
+static bool snic_cq_resp_ok(const struct snic_create_cq_resp *r)
+{
+	return r->log_size <= SNIC_MAX_LOG_SIZE &&
+	       (sizeof(struct snic_cqe) << r->log_size) <= r->dbr_offset &&
+	       (uint64_t)r->dbr_offset + 4 <= r->mmap_len;
+}
+
 struct ibv_cq *snic_create_cq(struct ibv_context *context, int cqe,
 			      struct ibv_comp_channel *channel,
 			      int comp_vector)
@@ -42,9 +59,7 @@ struct ibv_cq *snic_create_cq(struct ibv_context *context, int cqe,
 		errno = ret;
 		goto err_free;
 	}
-	if (resp.drv.log_size > SNIC_MAX_LOG_SIZE ||
-	    (sizeof(struct snic_cqe) << resp.drv.log_size) > resp.drv.dbr_offset ||
-	    (uint64_t)resp.drv.dbr_offset + 4 > resp.drv.mmap_len) {
+	if (!snic_cq_resp_ok(&resp.drv)) {
 		errno = EPROTO;
 		goto err_destroy;
 	}
@@ -83,6 +98,51 @@ int snic_destroy_cq(struct ibv_cq *ibcq)
 	pthread_spin_destroy(&cq->lock);
 	free(cq);
 	return 0;
+}
+
+/*
+ * ibv_resize_cq: the kernel has the device move the CQEs not yet polled
+ * to the start of a new ring (it reads our consumer counter from the
+ * record); we switch to the new mapping and continue at counter 0.
+ * Polling waits on the lock meanwhile.
+ */
+int snic_resize_cq(struct ibv_cq *ibcq, int cqe)
+{
+	struct snic_cq *cq = to_scq(ibcq);
+	struct snic_resize_cq_resp_full resp;
+	struct verbs_cmd_resize_cq cmd;
+	void *map;
+	int ret;
+
+	memset(&resp, 0, sizeof(resp));
+	pthread_spin_lock(&cq->lock);
+	snic_to_device_barrier();
+	snic_set_record(cq->dbr, cq->cons);
+	ret = ibv_cmd_resize_cq(ibcq, cqe, &cmd, sizeof(cmd), &resp.ibv,
+				sizeof(resp));
+	if (ret)
+		goto out;
+	if (!snic_cq_resp_ok(&resp.drv) || resp.drv.cqn != cq->cqn) {
+		ret = EPROTO;
+		goto out;
+	}
+	map = mmap(NULL, resp.drv.mmap_len, PROT_READ | PROT_WRITE, MAP_SHARED,
+		   ibcq->context->cmd_fd, resp.drv.mmap_key);
+	if (map == MAP_FAILED) {
+		/* the device already writes the new ring: this CQ is lost */
+		ret = errno;
+		goto out;
+	}
+	munmap(cq->map, cq->map_len);
+	cq->map = map;
+	cq->map_len = resp.drv.mmap_len;
+	cq->ring = map;
+	cq->dbr = (volatile uint32_t *)((uint8_t *)map + resp.drv.dbr_offset);
+	cq->log_size = resp.drv.log_size;
+	cq->cons = 0;
+out:
+	pthread_spin_unlock(&cq->lock);
+	return ret;
 }
 
 /* Turn one CQE into @wc; false if it belongs to no QP we know. */

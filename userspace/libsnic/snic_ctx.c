@@ -100,12 +100,7 @@ static struct ibv_mr *snic_reg_mr(struct ibv_pd *pd, void *addr,
 	vmr = calloc(1, sizeof(*vmr));
 	if (!vmr)
 		return NULL;
-	/*
-	 * Optional access flags (relaxed ordering, ...) may be ignored by a
-	 * device that lacks them (verbs.h); snic has none, so they are not
-	 * passed on (perftest asks for relaxed ordering).
-	 */
-	access &= ~IBV_ACCESS_OPTIONAL_RANGE;
+	/* Optional access flags (relaxed ordering): the kernel ignores them. */
 	ret = ibv_cmd_reg_mr(pd, addr, length, hca_va, access, vmr, &cmd,
 			     sizeof(cmd), &resp, sizeof(resp));
 	if (ret) {
@@ -184,6 +179,7 @@ static const struct verbs_context_ops snic_ctx_ops = {
 	.modify_qp = snic_modify_qp,
 	.modify_srq = snic_modify_srq,
 	.poll_cq = snic_poll_cq,
+	.resize_cq = snic_resize_cq,
 	.post_recv = snic_post_recv,
 	.post_send = snic_post_send,
 	.post_srq_recv = snic_post_srq_recv,

@@ -220,7 +220,7 @@ struct verbs_context_ops {
 				 uint64_t hca_va, int access);
 	int (*req_notify_cq)(struct ibv_cq *cq, int solicited_only);
 	verbs_op_unused rereg_mr;
-	verbs_op_unused resize_cq;
+	int (*resize_cq)(struct ibv_cq *cq, int cqe);
 	verbs_op_unused set_ece;
 	verbs_op_unused unimport_dm;
 	verbs_op_unused unimport_mr;
@@ -249,6 +249,7 @@ VERBS_ABI_CMD(verbs_cmd_query_port, ib_uverbs_query_port);
 VERBS_ABI_CMD(verbs_cmd_alloc_pd, ib_uverbs_alloc_pd);
 VERBS_ABI_CMD(verbs_cmd_reg_mr, ib_uverbs_reg_mr);
 VERBS_ABI_CMD(verbs_cmd_create_cq, ib_uverbs_create_cq);
+VERBS_ABI_CMD(verbs_cmd_resize_cq, ib_uverbs_resize_cq);
 VERBS_ABI_CMD(verbs_cmd_create_qp, ib_uverbs_create_qp);
 VERBS_ABI_CMD(verbs_cmd_query_qp, ib_uverbs_query_qp);
 VERBS_ABI_CMD(verbs_cmd_modify_qp, ib_uverbs_modify_qp);
@@ -292,6 +293,9 @@ int ibv_cmd_create_cq(struct ibv_context *context, int cqe,
 		      struct ibv_cq *cq, struct verbs_cmd_create_cq *cmd,
 		      size_t cmd_size, struct ib_uverbs_create_cq_resp *resp,
 		      size_t resp_size);
+int ibv_cmd_resize_cq(struct ibv_cq *cq, int cqe,
+		      struct verbs_cmd_resize_cq *cmd, size_t cmd_size,
+		      struct ib_uverbs_resize_cq_resp *resp, size_t resp_size);
 int ibv_cmd_destroy_cq(struct ibv_cq *cq);
 int ibv_cmd_create_qp(struct ibv_pd *pd, struct ibv_qp *qp,
 		      struct ibv_qp_init_attr *attr,

@@ -28,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <time.h>
@@ -493,6 +494,149 @@ static int cli_write(struct tc *t)
 	    wait_wc(t, &wc, 1, "write"))
 		return -1;
 	return check_wc(t, &wc, 12, IBV_WC_SUCCESS, IBV_WC_RDMA_WRITE, "write");
+}
+
+/*
+ * An MR registered with an optional access flag (relaxed ordering: a hint
+ * a device may ignore) works: a WRITE from it lands at the server.
+ */
+static int cli_mr_optional(struct tc *t)
+{
+	uint8_t *buf = aligned_alloc(4096, 8192);
+	struct ibv_mr *mr;
+	struct ibv_wc wc;
+	int r;
+
+	if (!buf)
+		return failf(t, "no memory");
+	fill(buf, t->size < 8192 ? t->size : 8192, 2);
+	mr = ibv_reg_mr(t->dev->pd, buf, 8192, IBV_ACCESS_LOCAL_WRITE |
+			IBV_ACCESS_RELAXED_ORDERING);
+	if (!mr) {
+		r = failf(t, "ibv_reg_mr(RELAXED_ORDERING): %s",
+			  strerror(errno));
+		free(buf);
+		return r;
+	}
+	r = post1(t, IBV_WR_RDMA_WRITE, 13, buf, t->size < 8192 ? t->size :
+		  8192, mr->lkey, t->peer_addr + 4096, t->peer_rkey,
+		  IBV_SEND_SIGNALED) || wait_wc(t, &wc, 1, "write") ||
+	    check_wc(t, &wc, 13, IBV_WC_SUCCESS, IBV_WC_RDMA_WRITE, "write");
+	ibv_dereg_mr(mr);
+	free(buf);
+	return r ? -1 : 0;
+}
+
+static int srv_mr_optional_post(struct tc *t)
+{
+	return verify(t, t->ep.buf + 4096, t->size < 8192 ? t->size : 8192, 2,
+		      "written data");
+}
+
+/*
+ * ibv_resize_cq with completions pending: three rounds of RESIZE_N
+ * signaled WRITEs, each left in the CQ for a while, then the CQ grows,
+ * shrinks (still above what is pending) and grows again; every
+ * completion comes out once, in order, and the data landed.
+ */
+#define RESIZE_N	16
+#define RESIZE_ROUNDS	3
+
+static int cli_cq_resize(struct tc *t)
+{
+	static const int sizes[RESIZE_ROUNDS] = { 1000, 40, 600 };
+	struct ibv_wc wc[RESIZE_N];
+	int r, i, k;
+
+	for (r = 0; r < RESIZE_ROUNDS; r++) {
+		for (i = 0; i < RESIZE_N; i++) {
+			k = r * RESIZE_N + i;
+			fill(t->ep.buf + k * 4096, 4096, 100 + k);
+			if (post1(t, IBV_WR_RDMA_WRITE, 1000 + k,
+				  t->ep.buf + k * 4096, 4096, t->ep.mr->lkey,
+				  t->peer_addr + 4096 + k * 4096, t->peer_rkey,
+				  IBV_SEND_SIGNALED))
+				return -1;
+		}
+		usleep(300000);		/* the completions wait in the ring */
+		errno = ibv_resize_cq(t->ep.cq, sizes[r]);
+		if (errno)
+			return failf(t, "ibv_resize_cq(%d): %s", sizes[r],
+				     strerror(errno));
+		if (t->ep.cq->cqe < sizes[r])
+			return failf(t, "resized to %d entries, asked %d",
+				     t->ep.cq->cqe, sizes[r]);
+		if (wait_wc(t, wc, RESIZE_N, "after resize"))
+			return -1;
+		for (i = 0; i < RESIZE_N; i++)
+			if (check_wc(t, &wc[i], 1000 + r * RESIZE_N + i,
+				     IBV_WC_SUCCESS, IBV_WC_RDMA_WRITE,
+				     "after resize"))
+				return -1;
+	}
+	return expect_quiet(t, 100, "after the last resize");
+}
+
+static int srv_cq_resize_post(struct tc *t)
+{
+	int k;
+
+	for (k = 0; k < RESIZE_ROUNDS * RESIZE_N; k++)
+		if (verify(t, t->ep.buf + 4096 + k * 4096, 4096, 100 + k,
+			   "written data"))
+			return -1;
+	return 0;
+}
+
+/* ibv_reg_mr of @p fails with EFAULT (and nothing is registered). */
+static int reg_must_fault(struct tc *t, void *p, size_t len, int access,
+			  const char *what)
+{
+	struct ibv_mr *mr = ibv_reg_mr(t->dev->pd, p, len, access);
+
+	if (mr) {
+		ibv_dereg_mr(mr);
+		return failf(t, "%s: ibv_reg_mr succeeded", what);
+	}
+	if (errno != EFAULT)
+		return failf(t, "%s: errno %d (%s), want EFAULT", what, errno,
+			     strerror(errno));
+	return 0;
+}
+
+/*
+ * Registering memory the process cannot access fails cleanly: a PROT_NONE
+ * mapping, a range that was unmapped, a writable MR over read-only pages,
+ * a range running off the end of a mapping.  The device still works.
+ */
+static int cli_mr_unmapped(struct tc *t)
+{
+	const int rw = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE;
+	long pg = sysconf(_SC_PAGESIZE);
+	uint8_t *m;
+	int r;
+
+	m = mmap(NULL, 4 * pg, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (m == MAP_FAILED)
+		return failf(t, "mmap: %s", strerror(errno));
+	r = reg_must_fault(t, m, 4 * pg, rw, "PROT_NONE");
+	if (!r && mprotect(m, 2 * pg, PROT_READ))
+		r = failf(t, "mprotect: %s", strerror(errno));
+	if (!r)
+		r = reg_must_fault(t, m, 2 * pg, rw, "read-only, writable MR");
+	if (!r && mprotect(m, 2 * pg, PROT_READ | PROT_WRITE))
+		r = failf(t, "mprotect: %s", strerror(errno));
+	if (!r)
+		r = reg_must_fault(t, m, 4 * pg, IBV_ACCESS_LOCAL_WRITE,
+				   "runs into PROT_NONE");
+	munmap(m, 4 * pg);
+	if (!r)
+		r = reg_must_fault(t, m, 2 * pg, IBV_ACCESS_LOCAL_WRITE,
+				   "munmapped");
+	if (r)
+		return r;
+	/* nothing broke: an ordinary WRITE still completes */
+	return cli_write(t);
 }
 
 static int srv_write_imm_pre(struct tc *t)
@@ -1163,6 +1307,8 @@ static const struct test tests[] = {
 	{ "rc_write", 0, NULL, cli_write, srv_write_post },
 	{ "rc_write_imm", 0, srv_write_imm_pre, cli_write_imm, srv_write_imm_post },
 	{ "rc_write_unsignaled", 0, NULL, cli_unsig, srv_unsig_post },
+	{ "mr_optional_access", 0, NULL, cli_mr_optional, srv_mr_optional_post },
+	{ "mr_unmapped_efault", 0, NULL, cli_mr_unmapped, srv_write_post },
 	{ "rc_read", 0, srv_read_pre, cli_read, NULL },
 	{ "rc_read_sge", 0, srv_read_pre, cli_read_sge, NULL },
 	{ "rc_send_zero_imm", 0, srv_zero_pre, cli_zero, srv_zero_post },
@@ -1170,6 +1316,7 @@ static const struct test tests[] = {
 	{ "rc_atomic_cas", 0, srv_cas_pre, cli_cas, srv_cas_post },
 	{ "rc_atomic_faa", 0, srv_faa_pre, cli_faa, srv_faa_post },
 	{ "cq_event", T_CHANNEL, srv_recv_pre, cli_event, srv_send_post },
+	{ "cq_resize", 0, NULL, cli_cq_resize, srv_cq_resize_post },
 	{ "ud_send", T_UD, srv_ud_pre, cli_ud, srv_ud_post },
 	{ "srq_recv", T_SRQ, srv_srq_pre, cli_srq, srv_srq_post },
 	{ "err_rkey_rem_access", 0, srv_remote_err_pre, cli_err_rkey,

@@ -283,6 +283,47 @@ static int t_connect(struct t_side *s, struct ib_qp *qp, struct t_side *peer,
 			    IB_QP_MAX_QP_RD_ATOMIC);
 }
 
+/* An AH towards @peer's GID gives back what it was created with. */
+static void t_query_ah(struct t_side *s, struct t_side *peer)
+{
+	const struct ib_global_route *g;
+	const struct ib_gid_attr *pa;
+	struct rdma_ah_attr a = {}, q = {};
+	union ib_gid dgid;
+	struct ib_ah *ah;
+	int ret;
+
+	pa = rdma_get_gid_attr(peer->dev, 1, peer->gid_index);
+	if (IS_ERR(pa)) {
+		t_fail("query_ah", "peer gid: %ld", PTR_ERR(pa));
+		return;
+	}
+	dgid = pa->gid;
+	rdma_put_gid_attr(pa);
+	a.type = RDMA_AH_ATTR_TYPE_ROCE;
+	rdma_ah_set_port_num(&a, 1);
+	rdma_ah_set_grh(&a, &dgid, 0x1234, s->gid_index, 17, 8);
+	eth_random_addr(a.roce.dmac);
+	ah = rdma_create_ah(s->pd, &a, 0);
+	if (IS_ERR(ah)) {
+		t_fail("query_ah", "rdma_create_ah: %ld", PTR_ERR(ah));
+		return;
+	}
+	ret = rdma_query_ah(ah, &q);
+	g = rdma_ah_read_grh(&q);
+	t_check("query_ah", !ret && q.type == RDMA_AH_ATTR_TYPE_ROCE &&
+		(rdma_ah_get_ah_flags(&q) & IB_AH_GRH) &&
+		!memcmp(&g->dgid, &a.grh.dgid, sizeof(g->dgid)) &&
+		g->flow_label == 0x1234 && g->sgid_index == s->gid_index &&
+		g->hop_limit == 17 && g->traffic_class == 8 &&
+		ether_addr_equal(q.roce.dmac, a.roce.dmac) &&
+		rdma_ah_get_port_num(&q) == 1,
+		"ret %d flow %u sgid %u hop %u tc %u dmac %pM", ret,
+		g->flow_label, g->sgid_index, g->hop_limit, g->traffic_class,
+		q.roce.dmac);
+	rdma_destroy_ah(ah, 0);
+}
+
 static void t_bad_input(struct t_side *s)
 {
 	struct ib_recv_wr rwr = {};
@@ -621,6 +662,7 @@ static int __init snic_ib_test_init(void)
 		goto out;
 	}
 	t_pass("connect");
+	t_query_ah(&a, &b);
 	t_traffic(&a, &b);
 	t_destroy_in_flight(&a, &b);
 out:

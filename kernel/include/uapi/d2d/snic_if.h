@@ -119,6 +119,7 @@ enum snic_aq_opcode {
 	SNIC_AQ_SET_PORT	= 0x1e,
 	SNIC_AQ_QUERY_PORT	= 0x1f,
 	SNIC_AQ_QUERY_STATS	= 0x20,
+	SNIC_AQ_RESIZE_CQ	= 0x21,	/* result: CQEs moved (new producer) */
 };
 
 /* Admin completion status */
@@ -178,6 +179,20 @@ struct snic_aq_create_cq {
 	__u8 rsvd0;
 	__le16 eqn;		/* SNIC_EQN_NONE: never raises events */
 	__le16 db_page;
+};
+
+/*
+ * RESIZE_CQ: the CQ moves to a new ring and doorbell record.  The device
+ * reads the consumer counter from the old record, copies the CQEs not yet
+ * consumed to entries 0..n-1 of the new ring (first-pass owner bit) and
+ * continues with producer n; the driver continues with consumer 0.
+ */
+struct snic_aq_resize_cq {
+	__le64 ring_addr;
+	__le64 dbr_addr;
+	__u8 log_size;
+	__u8 rsvd0[3];
+	__le32 cqn;
 };
 
 #define SNIC_SQ_F_RAW_ETH	(1u << 0)	/* Ethernet send queue */
@@ -242,6 +257,7 @@ struct snic_aq_cmd {
 		struct snic_aq_identify identify;
 		struct snic_aq_create_eq create_eq;
 		struct snic_aq_create_cq create_cq;
+		struct snic_aq_resize_cq resize_cq;
 		struct snic_aq_create_sq create_sq;
 		struct snic_aq_modify_sq modify_sq;
 		struct snic_aq_create_rq create_rq;
