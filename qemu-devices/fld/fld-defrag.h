@@ -59,8 +59,8 @@ typedef enum FldDfResult {
     FLD_DF_PASS = 0,        /* not an IPv4 fragment: forward as it is */
     FLD_DF_HELD = 1,        /* a fragment, kept */
     FLD_DF_DONE = 2,        /* a datagram completed: in out, *out_len */
-    FLD_DF_DROP = 3,        /* malformed, overlapping, duplicate, too big,
-                               too many fragments */
+    /* malformed, overlapping, duplicate, too big, too many fragments */
+    FLD_DF_DROP = 3,
 } FldDfResult;
 
 /* Empty table, timeout_ms = FLD_DF_TIMEOUT_MS. */

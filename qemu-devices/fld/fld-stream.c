@@ -332,11 +332,39 @@ FldPkt *fld_inq_admit(FldState *s, unsigned q)
     return &s->fifo[k];
 }
 
+/* Queue the frame of RX CQE @c (at @off of RQ @slot) for the accelerator. */
+static void fld_rx_admit(FldState *s, unsigned slot, const FldCqe *c,
+                         uint32_t off)
+{
+    FldRq *rq = &s->rqs[slot];
+    FldPkt *p = fld_inq_admit(s, slot);
+
+    if (!p) {
+        s->stats[FLD_STAT_ACCEL_RX_DROPS]++;
+        rq->stats[FLD_RQ_STAT_ACCEL_DROPS]++;
+        return;
+    }
+    rq->stats[FLD_RQ_STAT_ACCEL_RX]++;
+    rq->stats[FLD_RQ_STAT_HELD] = s->inq[slot].len;
+    p->m.rq = slot;
+    p->m.routed = rq->routed;
+    p->m.reply_sq = rq->route_sq;
+    p->m.csum_ok = (c->flags & (SNIC_CQE_F_L3_OK | SNIC_CQE_F_L4_OK))
+                   == (SNIC_CQE_F_L3_OK | SNIC_CQE_F_L4_OK);
+    p->m.tag_valid = c->flags & SNIC_CQE_F_TAG;
+    p->m.flow_tag = c->flow_tag;
+    p->m.hash_valid = c->flags & SNIC_CQE_F_HASH;
+    p->m.rss_hash = c->rss_hash;
+    p->m.decap = c->flags & SNIC_CQE_F_DECAP;
+    p->len = c->byte_cnt;
+    memcpy(p->data, rq->buf + off, p->len);
+    s->stats[FLD_STAT_ACCEL_RX]++;
+}
+
 static void fld_cqe_rx(FldState *s, const FldCqe *c)
 {
     int slot = fld_rq_by_rqn(s, c->qn);
     FldRq *rq;
-    FldPkt *p;
     uint32_t off, bufsz;
 
     if (slot < 0) {
@@ -360,25 +388,8 @@ static void fld_cqe_rx(FldState *s, const FldCqe *c)
             s->stats[FLD_STAT_CQE_BAD_QUEUE]++;
             fld_raise_error(s, FLD_ERR_CQE_QUEUE, off,
                             "RX CQE beyond its buffer");
-        } else if (!(p = fld_inq_admit(s, slot))) {
-            s->stats[FLD_STAT_ACCEL_RX_DROPS]++;
-            rq->stats[FLD_RQ_STAT_ACCEL_DROPS]++;
         } else {
-            rq->stats[FLD_RQ_STAT_ACCEL_RX]++;
-            rq->stats[FLD_RQ_STAT_HELD] = s->inq[slot].len;
-            p->m.rq = slot;
-            p->m.routed = rq->routed;
-            p->m.reply_sq = rq->route_sq;
-            p->m.csum_ok = (c->flags & (SNIC_CQE_F_L3_OK | SNIC_CQE_F_L4_OK))
-                           == (SNIC_CQE_F_L3_OK | SNIC_CQE_F_L4_OK);
-            p->m.tag_valid = c->flags & SNIC_CQE_F_TAG;
-            p->m.flow_tag = c->flow_tag;
-            p->m.hash_valid = c->flags & SNIC_CQE_F_HASH;
-            p->m.rss_hash = c->rss_hash;
-            p->m.decap = c->flags & SNIC_CQE_F_DECAP;
-            p->len = c->byte_cnt;
-            memcpy(p->data, rq->buf + off, p->len);
-            s->stats[FLD_STAT_ACCEL_RX]++;
+            fld_rx_admit(s, slot, c, off);
         }
     }
     if (c->flags & SNIC_CQE_F_MPW_LAST) {
