@@ -159,6 +159,16 @@ static int nic_line(char *buf, int n, const char *name,
 			     le64_to_cpu(q->pcie.tlp_bytes));
 }
 
+/* "sq" / "rq" for tenant 0 (the names tools read), "sqK" / "rqK" after. */
+static void fld_tenant_qname(char *name, size_t size, const char *kind,
+			     unsigned int k)
+{
+	if (k)
+		snprintf(name, size, "%s%u", kind, k);
+	else
+		strscpy(name, kind, size);
+}
+
 static ssize_t nic_stats_show(struct device *dev,
 			      struct device_attribute *attr, char *buf)
 {
@@ -181,13 +191,13 @@ static ssize_t nic_stats_show(struct device *dev,
 					    e->q[k].sq.qn, &q);
 		if (ret)
 			goto out;
-		snprintf(name, sizeof(name), "sq%.*u", k ? 1 : 0, k);
+		fld_tenant_qname(name, sizeof(name), "sq", k);
 		n += nic_line(buf, n, name, &q);
 		ret = snic_peer_query_stats(e->sd, SNIC_STATS_RQ,
 					    e->q[k].rq.qn, &q);
 		if (ret)
 			goto out;
-		snprintf(name, sizeof(name), "rq%.*u", k ? 1 : 0, k);
+		fld_tenant_qname(name, sizeof(name), "rq", k);
 		n += nic_line(buf, n, name, &q);
 	}
 out:

@@ -44,6 +44,11 @@ check host_no_per_packet_rx test $((rx1 - rx0)) -lt 20
 check host_no_per_packet_tx test $((tx1 - tx0)) -lt 20
 check host_no_per_packet_irq test $((irq1 - irq0)) -lt 20
 check no_device_errors sh -c "fldctl errors | grep -q '^count 0 '"
+# snic's own counters of FLD-E's queues (what bench-fld reads): named sq
+# and rq, every echoed frame sent on the SQ, its PCIe traffic counted
+nic_sq() { fldctl nic | awk -v f="$1" '$1 == "sq" { for (i = 2; i < NF; i += 2) if ($i == f) print $(i + 1) }'; }
+check nic_sq_packets test "$(nic_sq packets)" -ge $((N + 400))
+check nic_sq_tlp_bytes test "$(nic_sq tlp_bytes)" -gt "$(nic_sq bytes)"
 check pool_drained sh -c "fldctl show | grep -q 'pool_descs 2048 in_use 0'"
 
 # The memory table: the paper's configuration, FLD vs conventional, x105.
