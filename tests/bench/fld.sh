@@ -44,6 +44,11 @@ fi=$(insns 10 "$(pkts fld-echo)") ci=$(insns 20 "$(pkts cpu-echo)")
 echo "bench: fld-echo-guest-insns-per-packet: fld-e $fi vs cpu-echo $ci = $(ratio "$fi" "$ci") (lower is better)"
 sed -n 's/^BENCH tlp //p' "$out/results" | while read -r l; do
 	eval "$(echo "$l" | tr ' ' '\n' | sed 's/^/t_/')"
+	if [ "$t_packets" = 0 ]; then
+		# the FLD-E queues' snic counters did not move: a broken read-out
+		echo "bench: fld-pcie-tlp-bytes-per-packet-$t_size: no packets counted on FLD-E's snic queues (fldctl nic)" >&2
+		continue
+	fi
 	per=$(awk -v s="$t_sq_tlp_bytes" -v r="$t_rq_tlp_bytes" -v n="$t_packets" \
 		'BEGIN {if (n > 0) printf "%.0f", (s + r) / n; else print 0}')
 	echo "bench: fld-pcie-tlp-bytes-per-packet-$t_size: nic<->fld $per vs frame $t_size = $(ratio "$per" "$t_size") (rx $t_rq_tlp_bytes + tx $t_sq_tlp_bytes bytes / $t_packets packets)"
@@ -54,6 +59,7 @@ ct=$(sed -n 's/^BENCH-MEM total *[0-9.]* KiB *\([0-9.]*\) MiB.*/\1/p' "$out/resu
 echo "bench: fld-memory-KiB: fld ${ft:-0} vs conventional $(awk -v c="${ct:-0}" 'BEGIN {printf "%.1f", c * 1024}') = $(ratio "${ft:-0}" "$(awk -v c="${ct:-0}" 'BEGIN {print c * 1024}')") (paper: 832.7 KiB vs 85.3 MiB, x105)"
 
 # Second boot: the FLD runs the zuc accelerator.
+tlp_results=$out/results
 zout="$out/zuc"
 mkdir -p "$zout"
 tools/vm --quiet --timeout 900 --guests 2 --log-dir "$zout" \
@@ -77,3 +83,8 @@ fr=$(rps fld-zuc) cr=$(rps cpu-zuc)
 echo "bench: fld-zuc-udp-requests-per-sec: fld-e ${fr:-0} vs cpu-zuc ${cr:-0} = $(ratio "${fr:-0}" "${cr:-0}") (higher is better; UDP)"
 fi=$(insns 40 "$(reqs fld-zuc)") ci=$(insns 50 "$(reqs cpu-zuc)")
 echo "bench: fld-zuc-udp-guest-insns-per-request: fld-e $fi vs cpu-zuc $ci = $(ratio "$fi" "$ci") (lower is better)"
+# A TLP row with no packets means the counters were not read: fail loudly.
+if grep -q '^BENCH tlp .* packets=0 ' "$tlp_results"; then
+	echo "bench-fld: FLD-E's snic queue counters did not move (see above)" >&2
+	exit 1
+fi
