@@ -107,6 +107,8 @@ struct fld_dev {
 u32 fld_rd(struct fld_dev *fd, u32 reg);
 void fld_wr(struct fld_dev *fd, u32 reg, u32 val);
 u64 fld_rd64(struct fld_dev *fd, u32 reg);
+/* SQ slot @slot's transmit credits: free ring slots, bytes under its quota. */
+void fld_sq_credits(struct fld_dev *fd, u32 slot, u32 *descs, u32 *bytes);
 /* Runs command @op with @n arguments; 0 or -errno; *result if not NULL. */
 int fld_cmd(struct fld_dev *fd, u32 op, const u32 *args, int n, u32 *result);
 

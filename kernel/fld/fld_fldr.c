@@ -340,13 +340,16 @@ int fld_fldr_show(struct fld_dev *fd, char *buf, int n)
 			   r->port, r->cq.qn, r->accepts, r->rejects);
 	for (i = 0; i < FLDR_MAX_CONNS; i++) {
 		struct fld_fldr_conn *c = &r->conns[i];
+		u32 descs, bytes;
 
-		if (c->have_qp)
-			n += sysfs_emit_at(buf, n,
-					   "fldr_qp %d snic_qpn %u peer %pISpc %s\n",
-					   i, c->qpn, (struct sockaddr *)&c->peer,
-					   c->established ? "established" :
-							    "connecting");
+		if (!c->have_qp)
+			continue;
+		fld_sq_credits(fd, FLDR_SQ_SLOT(i), &descs, &bytes);
+		n += sysfs_emit_at(buf, n,
+				   "fldr_qp %d snic_qpn %u peer %pISpc %s credits descs %u bytes %u\n",
+				   i, c->qpn, (struct sockaddr *)&c->peer,
+				   c->established ? "established" : "connecting",
+				   descs, bytes);
 	}
 	return n;
 }

@@ -47,6 +47,14 @@ u64 fld_rd64(struct fld_dev *fd, u32 reg)
 	return lo | (u64)fld_rd(fd, reg + 4) << 32;
 }
 
+void fld_sq_credits(struct fld_dev *fd, u32 slot, u32 *descs, u32 *bytes)
+{
+	lockdep_assert_held(&fd->lock);	/* FLD_REG_SQ_SEL is shared */
+	fld_wr(fd, FLD_REG_SQ_SEL, slot);
+	*descs = fld_rd(fd, FLD_REG_SQ_CREDIT_DESCS);
+	*bytes = fld_rd(fd, FLD_REG_SQ_CREDIT_BYTES);
+}
+
 static const int fld_cmd_errno[] = {
 	[FLD_CMD_OK] = 0,
 	[FLD_CMD_EINVAL] = -EINVAL,

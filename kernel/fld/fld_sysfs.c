@@ -85,6 +85,7 @@ static ssize_t queues_show(struct device *dev, struct device_attribute *attr,
 	struct fld_dev *fd = to_fld(dev);
 	struct fld_flde *e = &fd->e;
 	unsigned int k;
+	u32 descs, bytes;
 	int n = 0;
 
 	mutex_lock(&fd->lock);
@@ -95,6 +96,13 @@ static ssize_t queues_show(struct device *dev, struct device_attribute *attr,
 				   e->q[k].have_rule ? (int)e->q[k].rule_id : -1,
 				   e->udp_port ? e->udp_port + k : 0,
 				   (e->tenant + k) & FLD_MAX_FLOW_TAG);
+	/* FLD-E tenant k sends on SQ slot k */
+	for (k = 0; e->up && k < e->ntenants; k++) {
+		fld_sq_credits(fd, k, &descs, &bytes);
+		n += sysfs_emit_at(buf, n,
+				   "flde_credits tenant %u descs %u bytes %u\n",
+				   k, descs, bytes);
+	}
 	if (!e->up)
 		n += sysfs_emit_at(buf, n, "flde down\n");
 	else if (e->loopback)

@@ -505,6 +505,16 @@ static uint64_t fld_regs_read(void *opaque, hwaddr addr, unsigned size)
         return s->pool_blocks - s->bfree_top;
     case FLD_REG_UNIX_TIME:
         return s->time_set ? (uint32_t)fld_unix_time(s) : 0;
+    case FLD_REG_SQ_SEL:
+        return s->sq_sel;
+    case FLD_REG_SQ_CREDIT_DESCS:
+    case FLD_REG_SQ_CREDIT_BYTES: {
+        uint32_t descs, bytes;
+
+        /* an unused or out-of-range slot has no credits */
+        fld_stream_credits(s, MIN(s->sq_sel, FLD_MAX_SQS), &descs, &bytes);
+        return addr == FLD_REG_SQ_CREDIT_DESCS ? descs : bytes;
+    }
     default:
         fld_bad_reg(s, addr, "read of an undefined register");
         return 0;
@@ -550,6 +560,9 @@ static void fld_regs_write(void *opaque, hwaddr addr, uint64_t val,
         break;
     case FLD_REG_ERR_MSIX:
         s->err_msix = val;
+        break;
+    case FLD_REG_SQ_SEL:
+        s->sq_sel = val;
         break;
     case FLD_REG_UNIX_TIME:
         /* from now on Unix time advances with the virtual clock */

@@ -141,10 +141,10 @@ void fld_sq_drop(FldState *s, unsigned slot)
 void fld_stream_credits(FldState *s, unsigned slot, uint32_t *descs,
                         uint32_t *bytes)
 {
-    FldSq *sq = &s->sqs[slot];
+    FldSq *sq = slot < FLD_MAX_SQS ? &s->sqs[slot] : NULL;
 
     *descs = *bytes = 0;
-    if (slot < FLD_MAX_SQS && sq->valid) {
+    if (sq && sq->valid) {
         *descs = (1u << sq->log_size) - (uint16_t)(sq->pi - sq->ci);
         *bytes = sq->quota > sq->bytes_held ? sq->quota - sq->bytes_held : 0;
     }

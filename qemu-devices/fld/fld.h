@@ -216,6 +216,7 @@ struct FldState {
     uint8_t key_len[FLD_NUM_KEYS];
     /* FLD_REG_UNIX_TIME: Unix time = virtual clock + time_offset_ns */
     bool time_set;
+    uint32_t sq_sel;        /* FLD_REG_SQ_SEL */
     int64_t time_offset_ns;
 
     uint8_t *acc_out;       /* an accelerator's answer being built */

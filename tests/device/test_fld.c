@@ -372,6 +372,17 @@ static void credit_quota(void)
 	CHECK(cap_recv(g, sizeof(g), 300) < 0 || !memcmp(g, mac_nic, 6));
 	CHECK(fld_stat(FLD_STAT_CREDIT_STALLS) > 0);
 	CHECK_EQ(fld_stat(FLD_STAT_TX_POSTS), 2);
+	/* the credit read-out: both echoes completed, so all of it is back */
+	fld_wr(FLD_REG_SQ_SEL, 0);
+	CHECK_EQ(fld_rd(FLD_REG_SQ_SEL), 0);
+	CHECK_EQ(fld_rd(FLD_REG_SQ_CREDIT_DESCS), 64);
+	CHECK_EQ(fld_rd(FLD_REG_SQ_CREDIT_BYTES), 512);
+	fld_wr(FLD_REG_SQ_SEL, 7);			/* a slot not set */
+	CHECK_EQ(fld_rd(FLD_REG_SQ_CREDIT_DESCS), 0);
+	CHECK_EQ(fld_rd(FLD_REG_SQ_CREDIT_BYTES), 0);
+	fld_wr(FLD_REG_SQ_SEL, 0xffffffff);		/* beyond every slot */
+	CHECK_EQ(fld_rd(FLD_REG_SQ_CREDIT_DESCS), 0);
+	CHECK_EQ(fld_rd(FLD_REG_ERROR_COUNT), 0);
 	CHECK(qt_alive(qt));
 }
 

@@ -50,6 +50,8 @@ nic_sq() { fldctl nic | awk -v f="$1" '$1 == "sq" { for (i = 2; i < NF; i += 2) 
 check nic_sq_packets test "$(nic_sq packets)" -ge $((N + 400))
 check nic_sq_tlp_bytes test "$(nic_sq tlp_bytes)" -gt "$(nic_sq bytes)"
 check pool_drained sh -c "fldctl show | grep -q 'pool_descs 2048 in_use 0'"
+# idle again: the SQ has all its credits back (64 ring slots, the pool)
+check credits_restored sh -c "fldctl show | grep -q '^flde_credits tenant 0 descs 64 bytes 1048576$'"
 
 # The memory table: the paper's configuration, FLD vs conventional, x105.
 fldctl mem | sed 's/^/# /'

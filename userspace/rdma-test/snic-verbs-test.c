@@ -1055,10 +1055,22 @@ static int cli_event(struct tc *t)
 }
 
 /* UD: 40-byte GRH area, then the payload. */
+/*
+ * UD is unreliable: on a lossy wire (-R) the client sends the datagram
+ * UD_COPIES times; the server always posts as many receives (all into the
+ * same buffer: every copy carries the same bytes) and checks the first.
+ */
+#define UD_COPIES	8
+
 static int srv_ud_pre(struct tc *t)
 {
+	int i;
+
 	t->size = 512;
-	return post_recv1(t, 81, t->ep.buf, t->size + 40);
+	for (i = 0; i < UD_COPIES; i++)
+		if (post_recv1(t, 81, t->ep.buf, t->size + 40))
+			return -1;
+	return 0;
 }
 
 static int srv_ud_post(struct tc *t)
@@ -1086,7 +1098,7 @@ static int cli_ud(struct tc *t)
 				  .opcode = IBV_WR_SEND,
 				  .send_flags = IBV_SEND_SIGNALED }, *bad;
 	struct ibv_wc wc;
-	int r;
+	int i, r;
 
 	fill(t->ep.buf, 512, 6);
 	vu_fill_ah(&aa, t->dev, &t->peer);
@@ -1096,12 +1108,15 @@ static int cli_ud(struct tc *t)
 	wr.wr.ud.ah = ah;
 	wr.wr.ud.remote_qpn = t->peer.qpn;
 	wr.wr.ud.remote_qkey = VU_QKEY;
-	r = ibv_post_send(t->ep.qp, &wr, &bad);
-	if (r)
-		r = failf(t, "UD post_send: %s", strerror(r));
-	else
-		r = wait_wc(t, &wc, 1, "UD send") ||
-		    check_wc(t, &wc, 82, IBV_WC_SUCCESS, IBV_WC_SEND, "UD send");
+	for (i = 0, r = 0; !r && i < (opt_lossy ? UD_COPIES : 1); i++) {
+		r = ibv_post_send(t->ep.qp, &wr, &bad);
+		if (r)
+			r = failf(t, "UD post_send: %s", strerror(r));
+		else
+			r = wait_wc(t, &wc, 1, "UD send") ||
+			    check_wc(t, &wc, 82, IBV_WC_SUCCESS, IBV_WC_SEND,
+				     "UD send");
+	}
 	ibv_destroy_ah(ah);
 	return r ? -1 : 0;
 }

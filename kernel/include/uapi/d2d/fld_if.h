@@ -55,6 +55,9 @@
 #define FLD_REG_POOL_IN_USE	0x09c	/* RO: descriptors posted, not completed */
 #define FLD_REG_BLOCKS_IN_USE	0x0a0	/* RO */
 #define FLD_REG_UNIX_TIME	0x0a4	/* RW: Unix seconds (iotauth exp), 0: unset */
+#define FLD_REG_SQ_SEL		0x0a8	/* RW: SQ slot the two credit registers show */
+#define FLD_REG_SQ_CREDIT_DESCS	0x0ac	/* RO: its free ring slots (0: slot unused) */
+#define FLD_REG_SQ_CREDIT_BYTES	0x0b0	/* RO: its buffer bytes left under its quota */
 #define FLD_REG_STATS		0x400	/* RO: 64-bit counters, enum fld_stat */
 #define FLD_REG_MEM		0x800	/* RO: memory table, 32 bytes a row */
 #define FLD_MEM_ROW_SIZE	32
