@@ -297,7 +297,7 @@ uint16_t snic_cmd_modify_cq(SnicState *s, const struct snic_aq_cmd *c)
     uint32_t period = le32_to_cpu(a->period_us);
     SnicCq *cq;
 
-    if (!snic_cq_exists(s, cqn)) {
+    if (cqn >= SNIC_MAX_CQS || !snic_cq_exists(s, cqn)) {
         return SNIC_AQ_ENOENT;
     }
     if (count > SNIC_CQ_MAX_MOD_COUNT || period > SNIC_CQ_MAX_MOD_PERIOD) {

@@ -1293,6 +1293,7 @@ static void cq_moderation(void)
 	CHECK_EQ(cq_moderate(B, 999, 4, 0), SNIC_AQ_ENOENT);
 	CHECK_EQ(cq_moderate(B, SNIC_MAX_CQS + 5, 4, 0), SNIC_AQ_ENOENT);
 	CHECK_EQ(cq_moderate(B, ~0u, 4, 0), SNIC_AQ_ENOENT);
+	CHECK_EQ(cq_moderate(B, 0x10000 + rc.n, 4, 0), SNIC_AQ_ENOENT);
 	CHECK_EQ(cq_moderate(B, rc.n, SNIC_CQ_MAX_MOD_COUNT + 1, 0),
 		 SNIC_AQ_EINVAL_PARAM);
 	CHECK_EQ(cq_moderate(B, rc.n, 4, SNIC_CQ_MAX_MOD_PERIOD + 1),
