@@ -237,6 +237,7 @@ int snic_ib_create_cq(struct ib_cq *cq, const struct ib_cq_init_attr *attr,
 int snic_ib_destroy_cq(struct ib_cq *cq, struct ib_udata *udata);
 int snic_ib_poll_cq(struct ib_cq *cq, int n, struct ib_wc *wc);
 int snic_ib_resize_cq(struct ib_cq *cq, int cqe, struct ib_udata *udata);
+int snic_ib_modify_cq(struct ib_cq *cq, u16 cq_count, u16 cq_period);
 int snic_ib_req_notify_cq(struct ib_cq *cq, enum ib_cq_notify_flags flags);
 void snic_ib_cq_event(struct snic_ib_dev *ibd, u32 cqn);
 

@@ -8,7 +8,7 @@
  * snic_ib_fill_wc); user CQs are polled by libsnic in its own mapping of
  * the ring and armed on its context's doorbell page.  Resizing moves the
  * CQ to a new ring with the device's RESIZE_CQ, which carries the CQEs
- * not yet consumed over.
+ * not yet consumed over; MODIFY_CQ sets completion event moderation.
  */
 #include <rdma/uverbs_ioctl.h>
 #include "snic_ib.h"
@@ -118,6 +118,23 @@ int snic_ib_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 	}
 	snic_ib_buf_release(ibd, &cq->buf, cq->mmap);
 	return 0;
+}
+
+/*
+ * ib_modify_cq / ibv_modify_cq (CQ moderation): the device's MODIFY_CQ.
+ * An armed CQ then raises its event after @cq_count CQEs or @cq_period
+ * microseconds after the first of them, whichever comes first.
+ */
+int snic_ib_modify_cq(struct ib_cq *ibcq, u16 cq_count, u16 cq_period)
+{
+	struct snic_aq_cmd cmd = { .opcode = SNIC_AQ_MODIFY_CQ };
+	struct snic_ib_dev *ibd = to_sibdev(ibcq->device);
+	struct snic_ib_cq *cq = to_sibcq(ibcq);
+
+	cmd.modify_cq.cqn = cpu_to_le32(cq->cq.cqn);
+	cmd.modify_cq.count = cpu_to_le32(cq_count);
+	cmd.modify_cq.period_us = cpu_to_le32(cq_period);
+	return snic_aq_exec(ibd->sd, &cmd, NULL);
 }
 
 /*

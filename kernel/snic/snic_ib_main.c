@@ -47,6 +47,8 @@ static int snic_ib_query_device(struct ib_device *ibdev,
 	a->max_sge_rd = SNIC_IB_MAX_SEND_SGE;
 	a->max_cq = SNIC_MAX_CQS / 2;
 	a->max_cqe = (1 << SNIC_MAX_LOG_SIZE) - 1;
+	a->cq_caps.max_cq_moderation_count = SNIC_CQ_MAX_MOD_COUNT;
+	a->cq_caps.max_cq_moderation_period = SNIC_CQ_MAX_MOD_PERIOD;
 	a->max_mr = SNIC_MAX_MRS - 1;
 	a->max_pd = SNIC_MAX_PDS - 1;
 	a->max_qp_rd_atom = SNIC_MAX_RD_ATOMIC;
@@ -232,6 +234,7 @@ static const struct ib_device_ops snic_ib_ops = {
 	.destroy_cq = snic_ib_destroy_cq,
 	.poll_cq = snic_ib_poll_cq,
 	.resize_cq = snic_ib_resize_cq,
+	.modify_cq = snic_ib_modify_cq,
 	.req_notify_cq = snic_ib_req_notify_cq,
 
 	.create_qp = snic_ib_create_qp,

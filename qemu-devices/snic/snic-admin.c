@@ -145,6 +145,8 @@ static uint16_t snic_aq_execute(SnicState *s, const struct snic_aq_cmd *cmd,
         return snic_cmd_create_cq(s, cmd, result);
     case SNIC_AQ_RESIZE_CQ:
         return snic_cmd_resize_cq(s, cmd, result);
+    case SNIC_AQ_MODIFY_CQ:
+        return snic_cmd_modify_cq(s, cmd);
     case SNIC_AQ_CREATE_SQ:
         return snic_cmd_create_sq(s, cmd, result);
     case SNIC_AQ_MODIFY_SQ:

@@ -25,6 +25,19 @@ static void snic_eq_fire(SnicState *s, SnicEq *eq)
     d2d_msix_notify(&s->parent_obj, &s->pcie, eq->msix);
 }
 
+static void snic_cq_event(SnicState *s, uint16_t cqn);
+
+/* A moderated armed CQ's period ran out: raise its event now. */
+static void snic_cq_mod_timer(void *opaque)
+{
+    SnicCqTimer *t = opaque;
+    SnicCq *cq = &t->s->cqs[t->cqn];
+
+    if (cq->valid && cq->armed && cq->mod_pending) {
+        snic_cq_event(t->s, t->cqn);
+    }
+}
+
 static void snic_eq_mod_timer(void *opaque)
 {
     SnicEq *eq = opaque;
@@ -40,6 +53,7 @@ void snic_queues_init(SnicState *s)
 
     s->eqs = g_new0(SnicEq, SNIC_MAX_EQS);
     s->cqs = g_new0(SnicCq, SNIC_MAX_CQS);
+    s->cq_timers = g_new0(SnicCqTimer, SNIC_MAX_CQS);
     s->sqs = g_new0(SnicSq, SNIC_MAX_SQS);
     s->rqs = g_new0(SnicRq, SNIC_MAX_RQS);
     s->rss = g_new0(SnicRss, SNIC_MAX_RSS);
@@ -48,6 +62,13 @@ void snic_queues_init(SnicState *s)
         s->eqs[i].s = s;
         s->eqs[i].mod_timer = timer_new_ns(QEMU_CLOCK_VIRTUAL,
                                            snic_eq_mod_timer, &s->eqs[i]);
+    }
+    for (i = 0; i < SNIC_MAX_CQS; i++) {
+        s->cq_timers[i].s = s;
+        s->cq_timers[i].cqn = i;
+        s->cq_timers[i].timer = timer_new_ns(QEMU_CLOCK_VIRTUAL,
+                                             snic_cq_mod_timer,
+                                             &s->cq_timers[i]);
     }
 }
 
@@ -58,8 +79,12 @@ void snic_queues_free(SnicState *s)
     for (i = 0; i < SNIC_MAX_EQS; i++) {
         timer_free(s->eqs[i].mod_timer);
     }
+    for (i = 0; i < SNIC_MAX_CQS; i++) {
+        timer_free(s->cq_timers[i].timer);
+    }
     g_free(s->eqs);
     g_free(s->cqs);
+    g_free(s->cq_timers);
     g_free(s->sqs);
     g_free(s->rqs);
     g_free(s->rss);
@@ -78,6 +103,9 @@ void snic_queues_reset(SnicState *s)
         memset(&s->eqs[i], 0, sizeof(s->eqs[i]));
         s->eqs[i].mod_timer = t;
         s->eqs[i].s = s;
+    }
+    for (i = 0; i < SNIC_MAX_CQS; i++) {
+        timer_del(s->cq_timers[i].timer);
     }
     memset(s->cqs, 0, sizeof(SnicCq) * SNIC_MAX_CQS);
     memset(s->sqs, 0, sizeof(SnicSq) * SNIC_MAX_SQS);
@@ -257,6 +285,38 @@ uint16_t snic_cmd_resize_cq(SnicState *s, const struct snic_aq_cmd *c,
     return SNIC_AQ_OK;
 }
 
+/*
+ * MODIFY_CQ (docs/snic.md): new moderation bounds, effective from the
+ * next CQE; a period already running keeps its deadline.
+ */
+uint16_t snic_cmd_modify_cq(SnicState *s, const struct snic_aq_cmd *c)
+{
+    const struct snic_aq_modify_cq *a = &c->modify_cq;
+    uint32_t cqn = le32_to_cpu(a->cqn);
+    uint32_t count = le32_to_cpu(a->count);
+    uint32_t period = le32_to_cpu(a->period_us);
+    SnicCq *cq;
+
+    if (cqn >= SNIC_MAX_CQS || !snic_cq_exists(s, cqn)) {
+        return SNIC_AQ_ENOENT;
+    }
+    if (count > SNIC_CQ_MAX_MOD_COUNT || period > SNIC_CQ_MAX_MOD_PERIOD) {
+        return SNIC_AQ_EINVAL_PARAM;
+    }
+    cq = &s->cqs[cqn];
+    cq->mod_count = count;
+    cq->mod_period = period;
+    if (!period) {
+        timer_del(s->cq_timers[cqn].timer);
+    }
+    /* now-unmoderated, or count already reached: raise what is owed */
+    if (cq->armed && cq->mod_pending &&
+        ((count <= 1 && !period) || (count && cq->mod_pending >= count))) {
+        snic_cq_event(s, cqn);
+    }
+    return SNIC_AQ_OK;
+}
+
 /* What CREATE_SQ and CREATE_RQ check alike: the CQ, the ring, the record. */
 static uint16_t snic_wq_check(SnicState *s, uint16_t cqn, uint64_t ring,
                               uint64_t dbr, uint8_t log_size,
@@ -392,6 +452,7 @@ uint16_t snic_cmd_destroy(SnicState *s, const struct snic_aq_cmd *c)
         if (s->cqs[id].eqn != SNIC_EQN_NONE) {
             s->eqs[s->cqs[id].eqn].refs--;
         }
+        timer_del(s->cq_timers[id].timer);
         s->cqs[id].valid = false;
         return SNIC_AQ_OK;
     case SNIC_AQ_DESTROY_SQ:
@@ -474,8 +535,29 @@ static void snic_cq_event(SnicState *s, uint16_t cqn)
     SnicCq *cq = &s->cqs[cqn];
 
     cq->armed = false;
+    cq->mod_pending = 0;
+    timer_del(s->cq_timers[cqn].timer);
     if (cq->eqn != SNIC_EQN_NONE) {
         snic_eq_post(s, cq->eqn, SNIC_EQE_COMPLETION, cqn, 0);
+    }
+}
+
+/*
+ * An armed CQ got a CQE that counts: raise its event now, or once
+ * mod_count of them are in, or mod_period after the first (MODIFY_CQ).
+ */
+static void snic_cq_moderate(SnicState *s, uint16_t cqn)
+{
+    SnicCq *cq = &s->cqs[cqn];
+    QEMUTimer *t = s->cq_timers[cqn].timer;
+
+    cq->mod_pending++;
+    if ((cq->mod_count <= 1 && !cq->mod_period) ||
+        (cq->mod_count && cq->mod_pending >= cq->mod_count)) {
+        snic_cq_event(s, cqn);
+    } else if (cq->mod_period && !timer_pending(t)) {
+        timer_mod(t, qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) +
+                  (int64_t)cq->mod_period * 1000);
     }
 }
 
@@ -531,7 +613,7 @@ bool snic_cq_post(SnicState *s, uint16_t cqn, struct snic_cqe *cqe,
                       (cqe->rdma_flags & SNIC_CQE_RF_SOLICITED) ||
                       cqe->opcode == SNIC_CQE_REQ_ERR ||
                       cqe->opcode == SNIC_CQE_RECV_ERR)) {
-        snic_cq_event(s, cqn);
+        snic_cq_moderate(s, cqn);
     }
     return true;
 }
@@ -662,6 +744,8 @@ static void snic_db_write(void *opaque, hwaddr addr, uint64_t val,
         if (addr % SNIC_DB_PAGE_SIZE == SNIC_DB_CQ_ARM) {
             cq->armed = true;
             cq->arm_se = false;
+            cq->mod_pending = 0;
+            timer_del(s->cq_timers[qn].timer);
             if (cq->pi != cq->ci) {
                 snic_cq_event(s, qn);
             }
@@ -669,6 +753,8 @@ static void snic_db_write(void *opaque, hwaddr addr, uint64_t val,
             /* only solicited or error CQEs written from now on count */
             cq->armed = true;
             cq->arm_se = true;
+            cq->mod_pending = 0;
+            timer_del(s->cq_timers[qn].timer);
         }
         break;
     }

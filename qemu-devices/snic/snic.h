@@ -112,7 +112,17 @@ typedef struct SnicCq {
     bool armed;
     bool arm_se;            /* armed for solicited and error CQEs only */
     uint32_t refs;          /* SQs, RQs and QPs bound to it */
+    uint16_t mod_count;     /* MODIFY_CQ moderation: 0 = off */
+    uint16_t mod_period;    /* microseconds, 0 = off */
+    uint32_t mod_pending;   /* CQEs counted since arming */
 } SnicCq;
+
+/* A CQ's moderation timer: kept apart so CQ memsets leave it alone. */
+typedef struct SnicCqTimer {
+    struct SnicState *s;
+    uint16_t cqn;
+    QEMUTimer *timer;
+} SnicCqTimer;
 
 typedef struct SnicSq {
     bool valid;
@@ -191,6 +201,7 @@ struct SnicState {
 
     SnicEq *eqs;
     SnicCq *cqs;
+    SnicCqTimer *cq_timers;
     SnicSq *sqs;
     SnicRq *rqs;
     SnicRss *rss;
@@ -236,6 +247,7 @@ uint16_t snic_cmd_resize_cq(SnicState *s, const struct snic_aq_cmd *c,
                             uint64_t *res);
 uint16_t snic_cmd_create_cq(SnicState *s, const struct snic_aq_cmd *c,
                             uint64_t *res);
+uint16_t snic_cmd_modify_cq(SnicState *s, const struct snic_aq_cmd *c);
 uint16_t snic_cmd_create_sq(SnicState *s, const struct snic_aq_cmd *c,
                             uint64_t *res);
 uint16_t snic_cmd_modify_sq(SnicState *s, const struct snic_aq_cmd *c);

@@ -1238,6 +1238,120 @@ static void cq_resize(void)
 	CHECK(qt_alive(qt));
 }
 
+/* MODIFY_CQ of @cqn to @count CQEs / @period microseconds; the status. */
+static int cq_moderate(struct snic_dev *d, uint32_t cqn, uint32_t count,
+		       uint32_t period)
+{
+	struct snic_aq_modify_cq a = { 0 };
+
+	a.cqn = cqn;
+	a.count = count;
+	a.period_us = period;
+	return snic_aq_cmd(d, SNIC_AQ_MODIFY_CQ, &a, sizeof(a), NULL);
+}
+
+/* One 10-byte SEND from sa to sb; its receive CQE consumed from sb.rcq. */
+static bool send_one(void)
+{
+	struct snic_cqe e;
+	struct wqe w;
+
+	qp_recv(&sb.qp, 1, 100, sb.mr.key, sb.mr.iova);
+	w_init(&w, SNIC_WQE_SEND, 0, 0);
+	w_data(&w, 10, sa.mr.key, sa.mr.iova);
+	qp_post(&sa.qp, &w);
+	return cq_wait(&sb.rcq, &e, 0) && e.opcode == SNIC_CQE_RECV;
+}
+
+/*
+ * CQ moderation (MODIFY_CQ): an armed CQ raises its event after count
+ * CQEs or period after the first, whichever first; hostile bounds refused.
+ */
+static void cq_moderation(void)
+{
+	struct eq eb;
+	struct cq rc;
+	struct snic_eqe q;
+	int i;
+
+	CHECK(env_start());
+	CHECK_EQ(eq_create(&eb, B, 5), OK);
+	CHECK(side_make(&sa, A, SNIC_QPT_RC));
+	memset(&sb, 0, sizeof(sb));
+	sb.d = B;
+	sb.pdn = pd_create(B);
+	CHECK_EQ(cq_create(&sb.scq, B, 8, SNIC_EQN_NONE, 4), OK);
+	CHECK_EQ(cq_create(&rc, B, 8, eb.n, 4), OK);
+	sb.rcq = rc;
+	CHECK_EQ(mr_create(&sb.mr, B, sb.pdn, BUF_LEN, ALL_ACCESS, 0), OK);
+	CHECK_EQ(qp_create(&sb.qp, B, SNIC_QPT_RC, sb.pdn, &sb.scq, &sb.rcq,
+			   -1), OK);
+	CHECK(qp_connect(&sa.qp, &sb.qp, &conn_default, 1, 2));
+	CHECK(qp_connect(&sb.qp, &sa.qp, &conn_default, 2, 1));
+
+	/* hostile: no such CQ, bounds above the maximum */
+	CHECK_EQ(cq_moderate(B, 999, 4, 0), SNIC_AQ_ENOENT);
+	CHECK_EQ(cq_moderate(B, SNIC_MAX_CQS + 5, 4, 0), SNIC_AQ_ENOENT);
+	CHECK_EQ(cq_moderate(B, ~0u, 4, 0), SNIC_AQ_ENOENT);
+	CHECK_EQ(cq_moderate(B, 0x10000 + rc.n, 4, 0), SNIC_AQ_ENOENT);
+	CHECK_EQ(cq_moderate(B, rc.n, SNIC_CQ_MAX_MOD_COUNT + 1, 0),
+		 SNIC_AQ_EINVAL_PARAM);
+	CHECK_EQ(cq_moderate(B, rc.n, 4, SNIC_CQ_MAX_MOD_PERIOD + 1),
+		 SNIC_AQ_EINVAL_PARAM);
+	CHECK_EQ(cq_moderate(B, rc.n, ~0u, ~0u), SNIC_AQ_EINVAL_PARAM);
+
+	/* default: every CQE of an armed CQ raises at once */
+	snic_db(B, 4, SNIC_DB_CQ_ARM, rc.n, sb.rcq.cons);
+	CHECK(send_one());
+	CHECK(eq_find(&eb, SNIC_EQE_COMPLETION, &q));
+	CHECK_EQ(q.obj, rc.n);
+
+	/* count 4, long period: 3 CQEs raise nothing, the 4th does */
+	CHECK_EQ(cq_moderate(B, rc.n, 4, SNIC_CQ_MAX_MOD_PERIOD), OK);
+	snic_db(B, 4, SNIC_DB_CQ_ARM, rc.n, sb.rcq.cons);
+	for (i = 0; i < 3; i++)
+		CHECK(send_one());
+	qt_clock_step(qt, 10000000);
+	CHECK(!eq_find(&eb, SNIC_EQE_COMPLETION, &q));
+	CHECK(send_one());
+	CHECK(eq_find(&eb, SNIC_EQE_COMPLETION, &q));
+	CHECK_EQ(q.obj, rc.n);
+	/* one event per arming: not armed, nothing more */
+	CHECK(send_one());
+	qt_clock_step(qt, 100000000);
+	CHECK(!eq_find(&eb, SNIC_EQE_COMPLETION, &q));
+
+	/* count 100, period 50 ms: one CQE raises after the period */
+	CHECK_EQ(cq_moderate(B, rc.n, 100, 50000), OK);
+	snic_db(B, 4, SNIC_DB_CQ_ARM, rc.n, sb.rcq.cons);
+	CHECK(send_one());
+	qt_clock_step(qt, 40000000);
+	CHECK(!eq_find(&eb, SNIC_EQE_COMPLETION, &q));
+	qt_clock_step(qt, 11000000);
+	CHECK(eq_find(&eb, SNIC_EQE_COMPLETION, &q));
+	CHECK_EQ(q.obj, rc.n);
+
+	/* lowering the count below what is pending raises at once */
+	CHECK_EQ(cq_moderate(B, rc.n, 100, 0), OK);
+	snic_db(B, 4, SNIC_DB_CQ_ARM, rc.n, sb.rcq.cons);
+	CHECK(send_one());
+	CHECK(send_one());
+	CHECK(!eq_find(&eb, SNIC_EQE_COMPLETION, &q));
+	CHECK_EQ(cq_moderate(B, rc.n, 2, 0), OK);
+	CHECK(eq_find(&eb, SNIC_EQE_COMPLETION, &q));
+
+	/* a running period dies with the CQ: destroy, then time passes */
+	CHECK_EQ(cq_moderate(B, rc.n, 0, 1000), OK);
+	snic_db(B, 4, SNIC_DB_CQ_ARM, rc.n, sb.rcq.cons);
+	CHECK(send_one());
+	CHECK_EQ(snic_aq_obj(B, SNIC_AQ_DESTROY_QP, sb.qp.qpn), OK);
+	CHECK_EQ(snic_aq_obj(B, SNIC_AQ_DESTROY_CQ, rc.n), OK);
+	qt_clock_step(qt, 5000000);
+	CHECK(!eq_find(&eb, SNIC_EQE_COMPLETION, &q));
+	CHECK_EQ(cq_moderate(B, rc.n, 4, 0), SNIC_AQ_ENOENT);
+	CHECK(qt_alive(qt));
+}
+
 /* Random loss (loss-ppm) with atomics in the mix. */
 static void loss_ppm_atomics(void)
 {
@@ -1973,6 +2087,7 @@ int main(void)
 	RUN("device/snic_rdma", fast_reg_and_invalidate);
 	RUN("device/snic_rdma", srq_shared);
 	RUN("device/snic_rdma", sqd_and_solicited_events);
+	RUN("device/snic_rdma", cq_moderation);
 	RUN("device/snic_rdma", hostile_wqes);
 	RUN("device/snic_rdma", fairness_and_ethernet);
 	RUN("device/snic_rdma", reset_under_traffic);

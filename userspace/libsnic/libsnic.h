@@ -149,6 +149,7 @@ struct ibv_cq *snic_create_cq(struct ibv_context *context, int cqe,
 			      int comp_vector);
 int snic_destroy_cq(struct ibv_cq *cq);
 int snic_resize_cq(struct ibv_cq *cq, int cqe);
+int snic_modify_cq(struct ibv_cq *cq, struct ibv_modify_cq_attr *attr);
 int snic_poll_cq(struct ibv_cq *cq, int num_entries, struct ibv_wc *wc);
 int snic_req_notify_cq(struct ibv_cq *cq, int solicited_only);
 void snic_cq_clean(struct snic_cq *cq, uint32_t qpn);

@@ -101,6 +101,18 @@ int snic_destroy_cq(struct ibv_cq *ibcq)
 }
 
 /*
+ * ibv_modify_cq (CQ moderation): the kernel sets the device's event
+ * moderation; polling and arming here are unchanged.
+ */
+int snic_modify_cq(struct ibv_cq *ibcq, struct ibv_modify_cq_attr *attr)
+{
+	struct verbs_cmd_modify_cq cmd;
+
+	memset(&cmd, 0, sizeof(cmd));
+	return ibv_cmd_modify_cq(ibcq, attr, &cmd, sizeof(cmd));
+}
+
+/*
  * ibv_resize_cq: the kernel has the device move the CQEs not yet polled
  * to the start of a new ring (it reads our consumer counter from the
  * record); we switch to the new mapping and continue at counter 0.

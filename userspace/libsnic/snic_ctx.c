@@ -176,6 +176,7 @@ static const struct verbs_context_ops snic_ctx_ops = {
 	.destroy_qp = snic_destroy_qp,
 	.destroy_srq = snic_destroy_srq,
 	.free_context = snic_free_context,
+	.modify_cq = snic_modify_cq,
 	.modify_qp = snic_modify_qp,
 	.modify_srq = snic_modify_srq,
 	.poll_cq = snic_poll_cq,

@@ -183,7 +183,7 @@ struct verbs_context_ops {
 	verbs_op_unused import_dm;
 	verbs_op_unused import_mr;
 	verbs_op_unused import_pd;
-	verbs_op_unused modify_cq;
+	int (*modify_cq)(struct ibv_cq *cq, struct ibv_modify_cq_attr *attr);
 	verbs_op_unused modify_flow_action_esp;
 	int (*modify_qp)(struct ibv_qp *qp, struct ibv_qp_attr *attr,
 			 int attr_mask);
@@ -257,6 +257,16 @@ VERBS_ABI_CMD(verbs_cmd_create_srq, ib_uverbs_create_srq);
 VERBS_ABI_CMD(verbs_cmd_modify_srq, ib_uverbs_modify_srq);
 VERBS_ABI_CMD(verbs_cmd_query_srq, ib_uverbs_query_srq);
 
+/* Extended commands: the uverbs header, then the extended header. */
+#define VERBS_ABI_CMD_EX(name, core)			\
+	struct name {					\
+		struct ib_uverbs_cmd_hdr hdr;		\
+		struct ib_uverbs_ex_cmd_hdr ex_hdr;	\
+		struct core core;			\
+	}
+
+VERBS_ABI_CMD_EX(verbs_cmd_modify_cq, ib_uverbs_ex_modify_cq);
+
 /* Library entry points (all versioned IBVERBS_PRIVATE_34). */
 void verbs_register_driver_34(const struct verbs_device_ops *ops);
 void *_verbs_init_and_alloc_context(struct ibv_device *device, int cmd_fd,
@@ -297,6 +307,8 @@ int ibv_cmd_resize_cq(struct ibv_cq *cq, int cqe,
 		      struct verbs_cmd_resize_cq *cmd, size_t cmd_size,
 		      struct ib_uverbs_resize_cq_resp *resp, size_t resp_size);
 int ibv_cmd_destroy_cq(struct ibv_cq *cq);
+int ibv_cmd_modify_cq(struct ibv_cq *cq, struct ibv_modify_cq_attr *attr,
+		      struct verbs_cmd_modify_cq *cmd, size_t cmd_size);
 int ibv_cmd_create_qp(struct ibv_pd *pd, struct ibv_qp *qp,
 		      struct ibv_qp_init_attr *attr,
 		      struct verbs_cmd_create_qp *cmd, size_t cmd_size,

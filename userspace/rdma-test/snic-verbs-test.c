@@ -588,6 +588,124 @@ static int srv_cq_resize_post(struct tc *t)
 	return 0;
 }
 
+/* ibv_modify_cq moderation of the test's CQ; 0 or an errno. */
+static int cq_moderate(struct tc *t, uint16_t count, uint16_t period_us)
+{
+	struct ibv_modify_cq_attr a = {
+		.attr_mask = IBV_CQ_ATTR_MODERATE,
+		.moderate = { .cq_count = count, .cq_period = period_us },
+	};
+
+	return ibv_modify_cq(t->ep.cq, &a);
+}
+
+/* @n signaled 64-byte WRITEs to the peer, wr_id @id.. */
+static int post_writes(struct tc *t, int n, uint64_t id)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (post1(t, IBV_WR_RDMA_WRITE, id + i, t->ep.buf, 64,
+			  t->ep.mr->lkey, t->peer_addr + 4096, t->peer_rkey,
+			  IBV_SEND_SIGNALED))
+			return -1;
+	return 0;
+}
+
+/* The completion channel's event within @ms: 1, none: 0, error: -1. */
+static int channel_event(struct tc *t, int ms)
+{
+	struct pollfd pfd = { .fd = t->ep.ch->fd, .events = POLLIN };
+	struct ibv_cq *ev_cq;
+	void *ev_ctx;
+	int r = poll(&pfd, 1, ms);
+
+	if (r <= 0)
+		return r < 0 ? failf(t, "poll: %s", strerror(errno)) : 0;
+	if (ibv_get_cq_event(t->ep.ch, &ev_cq, &ev_ctx))
+		return failf(t, "ibv_get_cq_event: %s", strerror(errno));
+	ibv_ack_cq_events(ev_cq, 1);
+	if (ev_cq != t->ep.cq)
+		return failf(t, "event for another CQ");
+	return 1;
+}
+
+/*
+ * ibv_modify_cq (CQ moderation): with count 4 an armed CQ stays quiet
+ * for 3 completions and raises its event at the 4th; with count 100 and
+ * period 50 ms one completion raises it after the period, not at once.
+ */
+static int cli_cq_moderation(struct tc *t)
+{
+	struct ibv_device_attr_ex dx;
+	struct ibv_modify_cq_attr bad = { .attr_mask = 0 };
+	struct ibv_wc wc[4];
+	long t0, dt;
+	int r;
+
+	if (ibv_query_device_ex(t->dev->ctx, NULL, &dx))
+		return failf(t, "ibv_query_device_ex failed");
+	if (!dx.cq_mod_caps.max_cq_count && !dx.cq_mod_caps.max_cq_period) {
+		/* e.g. rdma_rxe: no CQ moderation at all */
+		t->skip = true;
+		snprintf(t->skip_why, sizeof(t->skip_why),
+			 "the device reports no CQ moderation");
+		return 0;
+	}
+	if (dx.cq_mod_caps.max_cq_count < 100 ||
+	    dx.cq_mod_caps.max_cq_period < 50000)
+		return failf(t, "moderation caps count %u period %u",
+			     dx.cq_mod_caps.max_cq_count,
+			     dx.cq_mod_caps.max_cq_period);
+	if (!ibv_modify_cq(t->ep.cq, &bad))
+		return failf(t, "ibv_modify_cq with no attribute succeeded");
+	/* count 4 (the period is off: a u16 of us is shorter than 200 ms) */
+	errno = cq_moderate(t, 4, 0);
+	if (errno)
+		return failf(t, "ibv_modify_cq(4, 0): %s", strerror(errno));
+	if (ibv_req_notify_cq(t->ep.cq, 0))
+		return failf(t, "ibv_req_notify_cq failed");
+	if (post_writes(t, 3, 300) || wait_wc(t, wc, 3, "3 writes"))
+		return -1;
+	r = channel_event(t, 200);
+	if (r)
+		return r < 0 ? -1 : failf(t, "event after 3 of 4 completions");
+	if (post_writes(t, 1, 303))
+		return -1;
+	r = channel_event(t, opt_timeout_ms);
+	if (r <= 0)
+		return r < 0 ? -1 : failf(t, "no event after 4 completions");
+	if (wait_wc(t, wc, 1, "4th write") ||
+	    check_wc(t, &wc[0], 303, IBV_WC_SUCCESS, IBV_WC_RDMA_WRITE,
+		     "4th write"))
+		return -1;
+	/* count 100, period 50 ms: one completion, the event after the period */
+	errno = cq_moderate(t, 100, 50000);
+	if (errno)
+		return failf(t, "ibv_modify_cq(100, 50000): %s",
+			     strerror(errno));
+	if (ibv_req_notify_cq(t->ep.cq, 0))
+		return failf(t, "ibv_req_notify_cq failed");
+	t0 = now_ms();
+	if (post_writes(t, 1, 310))
+		return -1;
+	r = channel_event(t, opt_timeout_ms);
+	dt = now_ms() - t0;
+	if (r <= 0)
+		return r < 0 ? -1 : failf(t, "no event for 1 completion");
+	if (dt < 45 || dt > 5000)
+		return failf(t, "event %ld ms after the post, period 50 ms", dt);
+	if (wait_wc(t, wc, 1, "period write") ||
+	    check_wc(t, &wc[0], 310, IBV_WC_SUCCESS, IBV_WC_RDMA_WRITE,
+		     "period write"))
+		return -1;
+	errno = cq_moderate(t, 0, 0);
+	if (errno)
+		return failf(t, "ibv_modify_cq(0, 0): %s", strerror(errno));
+	printf("# cq_moderation: period event after %ld ms\n", dt);
+	return expect_quiet(t, 100, "after moderation");
+}
+
 /* ibv_reg_mr of @p fails with EFAULT (and nothing is registered). */
 static int reg_must_fault(struct tc *t, void *p, size_t len, int access,
 			  const char *what)
@@ -1332,6 +1450,7 @@ static const struct test tests[] = {
 	{ "rc_atomic_faa", 0, srv_faa_pre, cli_faa, srv_faa_post },
 	{ "cq_event", T_CHANNEL, srv_recv_pre, cli_event, srv_send_post },
 	{ "cq_resize", 0, NULL, cli_cq_resize, srv_cq_resize_post },
+	{ "cq_moderation", T_CHANNEL, NULL, cli_cq_moderation, NULL },
 	{ "ud_send", T_UD, srv_ud_pre, cli_ud, srv_ud_post },
 	{ "srq_recv", T_SRQ, srv_srq_pre, cli_srq, srv_srq_post },
 	{ "err_rkey_rem_access", 0, srv_remote_err_pre, cli_err_rkey,

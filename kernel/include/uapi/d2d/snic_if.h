@@ -120,6 +120,7 @@ enum snic_aq_opcode {
 	SNIC_AQ_QUERY_PORT	= 0x1f,
 	SNIC_AQ_QUERY_STATS	= 0x20,
 	SNIC_AQ_RESIZE_CQ	= 0x21,	/* result: CQEs moved (new producer) */
+	SNIC_AQ_MODIFY_CQ	= 0x22,	/* completion event moderation */
 };
 
 /* Admin completion status */
@@ -195,6 +196,21 @@ struct snic_aq_resize_cq {
 	__le32 cqn;
 };
 
+/*
+ * MODIFY_CQ: completion event moderation.  An armed CQ raises its event
+ * when @count CQEs were written since arming, or @period_us after the
+ * first of them, whichever comes first; 0 turns a bound off, count <= 1
+ * with period 0 raises at every CQE (the default).
+ */
+#define SNIC_CQ_MAX_MOD_COUNT	0xffff
+#define SNIC_CQ_MAX_MOD_PERIOD	0xffff	/* microseconds */
+
+struct snic_aq_modify_cq {
+	__le32 cqn;
+	__le32 count;		/* CQEs; <= SNIC_CQ_MAX_MOD_COUNT */
+	__le32 period_us;	/* <= SNIC_CQ_MAX_MOD_PERIOD */
+};
+
 #define SNIC_SQ_F_RAW_ETH	(1u << 0)	/* Ethernet send queue */
 #define SNIC_SQ_F_LOOPBACK	(1u << 1)	/* frames to the port's own receive path */
 
@@ -258,6 +274,7 @@ struct snic_aq_cmd {
 		struct snic_aq_create_eq create_eq;
 		struct snic_aq_create_cq create_cq;
 		struct snic_aq_resize_cq resize_cq;
+		struct snic_aq_modify_cq modify_cq;
 		struct snic_aq_create_sq create_sq;
 		struct snic_aq_modify_sq modify_sq;
 		struct snic_aq_create_rq create_rq;
