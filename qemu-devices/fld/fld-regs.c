@@ -290,7 +290,7 @@ static uint32_t fld_cmd(FldState *s, uint32_t op)
         if (!s->rqs[slot].valid) {
             return FLD_CMD_ENOENT;
         }
-        fld_rq_flush(s, slot);
+        fld_inq_flush(s, slot);
         s->rqs[slot].valid = false;
         return FLD_CMD_OK;
     case FLD_CMD_RQ_ROUTE:
@@ -444,7 +444,9 @@ static uint64_t fld_regs_read(void *opaque, hwaddr addr, unsigned size)
         addr < FLD_REG_RQ_STATS + FLD_RQ_STATS_SIZE * FLD_MAX_RQS) {
         unsigned slot = (addr - FLD_REG_RQ_STATS) / FLD_RQ_STATS_SIZE;
         unsigned k = (addr - FLD_REG_RQ_STATS) % FLD_RQ_STATS_SIZE / 8;
-        uint64_t v = k < FLD_RQ_STAT_COUNT ? s->rqs[slot].stats[k] : 0;
+        /* HELD is a gauge: the RQ's input queue length right now */
+        uint64_t v = k == FLD_RQ_STAT_HELD ? s->inq[slot].len :
+                     k < FLD_RQ_STAT_COUNT ? s->rqs[slot].stats[k] : 0;
 
         return addr % 8 ? v >> 32 : (uint32_t)v;
     }

@@ -297,12 +297,6 @@ void fld_inq_flush(FldState *s, unsigned q)
     }
 }
 
-void fld_rq_flush(FldState *s, unsigned slot)
-{
-    fld_inq_flush(s, slot);
-    s->rqs[slot].stats[FLD_RQ_STAT_HELD] = 0;
-}
-
 /* A queue's share of the accelerator input FIFO: equal among those in use. */
 static unsigned fld_inq_share(FldState *s)
 {
@@ -345,7 +339,6 @@ static void fld_rx_admit(FldState *s, unsigned slot, const FldCqe *c,
         return;
     }
     rq->stats[FLD_RQ_STAT_ACCEL_RX]++;
-    rq->stats[FLD_RQ_STAT_HELD] = s->inq[slot].len;
     p->m.rq = slot;
     p->m.routed = rq->routed;
     p->m.reply_sq = rq->route_sq;
@@ -481,7 +474,6 @@ static void fld_accel_run(FldState *s)
             if (rq) {
                 rq->stats[FLD_RQ_STAT_ACCEL_TX] +=
                     s->stats[FLD_STAT_ACCEL_TX] - tx;
-                rq->stats[FLD_RQ_STAT_HELD] = iq->len;
             }
             busy |= 1u << q;
         }

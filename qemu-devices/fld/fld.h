@@ -246,7 +246,6 @@ void fld_kick(FldState *s);
 void fld_bh(void *opaque);
 void fld_stream_reset(FldState *s);
 /* Drop RQ @slot's packets waiting for the accelerator (RQ_CLEAR). */
-void fld_rq_flush(FldState *s, unsigned slot);
 /*
  * A packet slot queued on input queue @q (an RQ slot or FLD_INQ_QP(n)) for
  * the accelerator, or NULL if @q is over its share (the caller counts the
