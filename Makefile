@@ -6,7 +6,10 @@
 SHELL := /bin/bash
 D2D_CACHE ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/d2d
 export D2D_CACHE
-KVER := $(shell dpkg-query -W -f='$${Depends}' linux-headers-amd64 2>/dev/null | sed 's/^linux-headers-//; s/ .*//')
+# KVER and KDIR are expanded when a recipe runs, not when this file is read:
+# on a fresh machine tools/deps.sh (the deps prerequisite) installs
+# linux-headers-amd64 first, so parse time would see no headers.
+KVER = $(shell dpkg-query -W -f='$${Depends}' linux-headers-amd64 2>/dev/null | sed 's/^linux-headers-//; s/ .*//')
 KDIR ?= /usr/src/linux-headers-$(KVER)
 KCONFIG := $(shell tools/kconfig-symbols.sh --make)
 
@@ -36,6 +39,7 @@ qemu: deps
 	@tools/qemu-build.sh
 
 modules: deps
+	@[ -n "$(KVER)" ] && [ -d "$(KDIR)" ] || { echo "[d2d] error: no kernel headers at '$(KDIR)' (tools/deps.sh installs linux-headers-amd64)" >&2; exit 1; }
 	$(MAKE) -C $(KDIR) M=$(CURDIR) $(KCONFIG) W=1 modules
 
 userspace: deps

@@ -2,6 +2,7 @@
 # Build outputs live outside the clone so that a fresh clone reuses them.
 D2D_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 D2D_CACHE=${D2D_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/d2d}
+export D2D_CACHE
 mkdir -p "$D2D_CACHE"
 
 log() { printf '[d2d] %s\n' "$*" >&2; }
@@ -17,6 +18,19 @@ d2d_kver() {
 }
 
 d2d_kernel_dir() { echo "$D2D_CACHE/kernel/$(d2d_kver)"; }
+
+# The qemu-system-x86_64 that tools/qemu-build.sh built last (D2D_QEMU
+# overrides it); empty when there is none.
+d2d_qemu() {
+	local build
+	if [ -n "${D2D_QEMU:-}" ]; then
+		[ -x "$D2D_QEMU" ] && echo "$D2D_QEMU"
+		return 0
+	fi
+	build=$(cat "$D2D_CACHE/qemu/current" 2>/dev/null) || return 0
+	[ -x "$build/qemu-system-x86_64" ] && echo "$build/qemu-system-x86_64"
+	return 0
+}
 
 # The image layer holding this clone's modules and tools: one per clone, so
 # clones (a CI run, a developer's tree) never boot each other's modules.

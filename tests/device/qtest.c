@@ -66,6 +66,11 @@ static char *next_line(int fd, char *buf, size_t cap, size_t *len, char *out)
 	}
 }
 
+/*
+ * The QEMU under test: $D2D_QEMU, else the one tools/qemu-build.sh recorded
+ * in $D2D_CACHE/qemu/current.  No QEMU is a clear error at once, not a
+ * connection time-out per test.
+ */
 static const char *qt_qemu(void)
 {
 	static char path[4096];
@@ -74,20 +79,31 @@ static const char *qt_qemu(void)
 	char cur[4096];
 	FILE *f;
 
-	if (env)
-		return env;
-	if (!cache)
-		return "qemu-system-x86_64";
-	snprintf(cur, sizeof(cur), "%s/qemu/current", cache);
-	f = fopen(cur, "r");
-	if (!f || !fgets(path, sizeof(path) - 32, f)) {
-		if (f)
-			fclose(f);
-		return "qemu-system-x86_64";
+	if (env) {
+		snprintf(path, sizeof(path), "%s", env);
+	} else if (!cache) {
+		fprintf(stderr, "qtest: neither D2D_QEMU nor D2D_CACHE is set; "
+			"run the tests through tests/run-tier or make check\n");
+		exit(2);
+	} else {
+		snprintf(cur, sizeof(cur), "%s/qemu/current", cache);
+		f = fopen(cur, "r");
+		if (!f || !fgets(path, sizeof(path) - 32, f)) {
+			if (f)
+				fclose(f);
+			fprintf(stderr, "qtest: no QEMU built in %s (run make qemu)\n",
+				cache);
+			exit(2);
+		}
+		fclose(f);
+		path[strcspn(path, "\n")] = 0;
+		strcat(path, "/qemu-system-x86_64");
 	}
-	fclose(f);
-	path[strcspn(path, "\n")] = 0;
-	strcat(path, "/qemu-system-x86_64");
+	if (access(path, X_OK)) {
+		fprintf(stderr, "qtest: %s: %s (run make qemu)\n", path,
+			strerror(errno));
+		exit(2);
+	}
 	return path;
 }
 

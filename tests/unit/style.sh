@@ -1,6 +1,7 @@
 #!/bin/bash
 # Style gates: kernel checkpatch, QEMU checkpatch on our device models, and
-# a W=1 kernel build with no warnings.  One line per check.
+# a W=1 kernel build checked by sparse (C=1: address spaces, __le/__be
+# endianness, locking annotations) with no warnings.  One line per check.
 cd "$(dirname "$0")/../.."
 . tools/lib.sh
 tmp=$(mktemp -d)
@@ -28,12 +29,16 @@ fi
 # Fresh out-of-tree copy so every file is compiled and every warning shows.
 KVER=$(d2d_kver)
 cp -r Kbuild Kconfig kernel "$tmp/"
-if make -C "/usr/src/linux-headers-$KVER" M="$tmp" $(tools/kconfig-symbols.sh --make) W=1 modules > "$tmp/build.out" 2>&1; then
-	if grep -q 'warning:' "$tmp/build.out"; then
-		echo "FAIL unit/style/kernel_w1: $(grep -m1 'warning:' "$tmp/build.out")"
+if ! command -v sparse > /dev/null; then
+	echo "FAIL unit/style/kernel_w1_sparse: sparse is not installed (tools/deps.sh)"
+elif make -C "/usr/src/linux-headers-$KVER" M="$tmp" $(tools/kconfig-symbols.sh --make) W=1 C=1 modules > "$tmp/build.out" 2>&1; then
+	if grep -q 'warning:\|error:' "$tmp/build.out"; then
+		echo "FAIL unit/style/kernel_w1_sparse: $(grep -m1 'warning:\|error:' "$tmp/build.out")"
+	elif ! grep -q '^  CHECK ' "$tmp/build.out"; then
+		echo "FAIL unit/style/kernel_w1_sparse: sparse did not run"
 	else
-		echo "PASS unit/style/kernel_w1"
+		echo "PASS unit/style/kernel_w1_sparse"
 	fi
 else
-	echo "FAIL unit/style/kernel_w1: build failed: $(grep -m1 'error' "$tmp/build.out")"
+	echo "FAIL unit/style/kernel_w1_sparse: build failed: $(grep -m1 'error' "$tmp/build.out")"
 fi

@@ -3,7 +3,7 @@
  * The part of libibverbs' private provider interface (symbol version
  * IBVERBS_PRIVATE_34, rdma-core 44 as shipped by Debian bookworm) that
  * libsnic uses, declared here because libibverbs-dev does not install
- * the provider header (DESIGN.md decision 7).
+ * the provider header.
  *
  * Written from the documented layout of rdma-core v44: struct verbs_device,
  * verbs_device_ops, verbs_match_ent, verbs_context_ops and the verbs_*
