@@ -13,17 +13,19 @@ KVER = $(shell dpkg-query -W -f='$${Depends}' linux-headers-amd64 2>/dev/null | 
 KDIR ?= /usr/src/linux-headers-$(KVER)
 KCONFIG := $(shell tools/kconfig-symbols.sh --make)
 
-.PHONY: all deps qemu modules userspace image demo check check-unit \
-	check-device check-guest clean checkpatch help bench-eth bench-hdc \
+.PHONY: all deps qemu qemu-asan modules userspace image demo check check-unit \
+	check-device check-asan check-guest lint clean checkpatch help bench-eth bench-hdc \
 	bench-rdma bench-spin bench-fld
 
 all: qemu modules userspace
 
 help:
-	@echo "make demo          install deps, build, boot a guest with snic"
+	@echo "make demo          install deps, build, boot a guest: all four systems at work"
 	@echo "make check         run unit, device and guest tests"
 	@echo "make check-unit | check-device | check-guest   one tier"
 	@echo "make deps | qemu | modules | userspace | image"
+	@echo "make check-asan    device tier on an ASan+UBSan build of QEMU"
+	@echo "make lint          gcc -fanalyzer (device models), cppcheck (userspace)"
 	@echo "make checkpatch    kernel style check"
 	@echo "make bench-eth     snic vs e1000e and virtio-net (ratios)"
 	@echo "make bench-hdc     HDC engine (d2d) vs CPU copies and digests (ratios)"
@@ -48,8 +50,17 @@ userspace: deps
 image: modules userspace
 	@tools/mkimage.sh
 
+# One guest with two snic ports, an FLD and the HDC engine with its SSD;
+# tests/guest/demo.sh prints a PASS/FAIL line per system.
 demo: qemu image
-	@tools/vm --timeout 120 tests/guest/demo.sh
+	@log=$$(mktemp -d /tmp/d2d-demo.XXXXXX) && disk=$$(tools/mkdisk.sh) && \
+	echo "[d2d] demo: one guest, console log $$log/guest1.log" && \
+	tools/vm --quiet --timeout 300 --log-dir "$$log" --hdc "$$disk" \
+		--qemu-arg -device --qemu-arg fld,id=fld0 \
+		--env "D2D_DEMO_LOG=$$log/guest1.log" tests/guest/demo.sh > "$$log/vm.out" 2>&1; \
+	rc=$$?; tr -d '\r' < "$$log/guest1.log" | sed -n '/^== d2d demo/,$$p' | \
+		grep -E '^(==|   |PASS|FAIL|  \|)'; \
+	[ $$rc = 0 ] || echo "[d2d] demo failed (status $$rc): $$log"; exit $$rc
 
 check: qemu image
 	@tests/run-all
@@ -62,6 +73,17 @@ check-device: qemu
 
 check-guest: qemu image
 	@tests/run-tier guest
+
+# The device tier on QEMU built with AddressSanitizer + UBSan (own cache).
+qemu-asan: deps
+	@tools/qemu-build.sh --asan
+
+check-asan: qemu-asan
+	@tests/run-tier asan
+
+# gcc -fanalyzer over the device models, cppcheck over userspace.
+lint: qemu
+	@tools/lint.sh
 
 bench-eth: qemu image
 	@tests/bench/eth.sh

@@ -7,8 +7,20 @@
 # below).  Device sources are not in the key: hw/d2d is a
 # link to this clone's qemu-devices/, so a device change is an incremental
 # ninja build of a few files.
+#
+# tools/qemu-build.sh --asan builds the same tree with AddressSanitizer and
+# UndefinedBehaviorSanitizer (its own key, so its own cached tree) and
+# records it in $D2D_CACHE/qemu/current-asan; make check-asan runs the device
+# tier on it.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
+
+variant=""
+case "${1:-}" in
+"") ;;
+--asan) variant=asan ;;
+*) die "usage: tools/qemu-build.sh [--asan]" ;;
+esac
 
 QEMU_DSC_PKG=qemu
 QEMU_CONFIGURE=(
@@ -20,6 +32,7 @@ QEMU_CONFIGURE=(
 	--disable-install-blobs --disable-docs --disable-werror
 	--disable-debug-info
 )
+[ "$variant" = asan ] && QEMU_CONFIGURE+=(--enable-sanitizers)
 # Bump QEMU_INTEGRATION when the edits to the unpacked tree below change.
 QEMU_INTEGRATION=1
 QEMU_KEY_INPUTS="7.2 ${QEMU_CONFIGURE[*]} integration=$QEMU_INTEGRATION"
@@ -104,4 +117,4 @@ if [ "$plugin_src" -nt "$build/libinsn-meter.so" ] || [ ! -f "$build/libinsn-met
 		$(pkg-config --cflags glib-2.0) -o "$build/libinsn-meter.so" "$plugin_src"
 fi
 log "qemu: ready in $(( $(date +%s) - start ))s: $build/qemu-system-x86_64"
-echo "$build" > "$D2D_CACHE/qemu/current"
+echo "$build" > "$D2D_CACHE/qemu/current${variant:+-$variant}"

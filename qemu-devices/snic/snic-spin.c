@@ -809,7 +809,7 @@ static int snic_spin_invoke(SnicState *s, SnicSpinMsg *m, SnicSpinPkt *p,
 {
     SnicSpin *sp = &s->spin;
     SnicSpinCtx *ctx = &sp->ctxs[m->ctx];
-    SnicSpinHpu *h = NULL;
+    SnicSpinHpu *h = &sp->hpu[m->cluster * sp->hpus];   /* hpus >= 1 */
     struct spin_args *a;
     SnicSpinRun run;
     SpinRv32 *cpu = &run.cpu;
@@ -818,10 +818,10 @@ static int snic_spin_invoke(SnicState *s, SnicSpinMsg *m, SnicSpinPkt *p,
     SpinRvStatus st;
     int ret;
 
-    for (i = 0; i < sp->hpus; i++) {
+    for (i = 1; i < sp->hpus; i++) {
         SnicSpinHpu *c = &sp->hpu[m->cluster * sp->hpus + i];
 
-        if (!h || c->free_at < h->free_at) {
+        if (c->free_at < h->free_at) {
             h = c;
             hpu_idx = i;
         }

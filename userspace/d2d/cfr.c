@@ -31,11 +31,14 @@ int main(int argc, char **argv)
 	sfd = open(argv[1], O_RDONLY);
 	if (sfd < 0 || fstat(sfd, &st)) {
 		fprintf(stderr, "cfr: %s: %s\n", argv[1], strerror(errno));
+		if (sfd >= 0)
+			close(sfd);
 		return 1;
 	}
 	dfd = open(argv[2], O_WRONLY | O_CREAT | O_TRUNC, st.st_mode & 0777);
 	if (dfd < 0) {
 		fprintf(stderr, "cfr: %s: %s\n", argv[2], strerror(errno));
+		close(sfd);
 		return 1;
 	}
 	for (left = st.st_size; left > 0;) {
@@ -47,9 +50,12 @@ int main(int argc, char **argv)
 			fprintf(stderr, "cfr: %s: %s\n",
 				use_sendfile ? "sendfile" : "copy_file_range",
 				n ? strerror(errno) : "unexpected end of file");
+			close(sfd);
+			close(dfd);
 			return 1;
 		}
 		left -= n;
 	}
+	close(sfd);
 	return close(dfd) ? 1 : 0;
 }

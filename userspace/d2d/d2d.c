@@ -788,7 +788,8 @@ int main(int argc, char **argv)
 			return 0;
 		} else if (!strcmp(argv[i], "--version")) {
 			printf("d2d %s (hdc ABI %u.%u)\n", D2D_VERSION,
-			       HDC_VERSION >> 16, HDC_VERSION & 0xffff);
+			       (unsigned int)HDC_VERSION >> 16,
+			       (unsigned int)HDC_VERSION & 0xffff);
 			return 0;
 		} else if (!strcmp(argv[i], "--progress")) {
 			progress = 1;

@@ -294,6 +294,7 @@ static int file_op(const struct file_job *j)
 	uint32_t blk = 0;
 	size_t n;
 	long r;
+	int rc = 0;
 	FILE *f = fopen(j->file, "rb");
 
 	if (!f) {
@@ -302,27 +303,28 @@ static int file_op(const struct file_job *j)
 	}
 	if (!j->local && fzc_connect(&c, j->host, 1)) {
 		fprintf(stderr, "fld-zuc: %s: %s\n", j->host, c.err);
+		fclose(f);
 		return 2;
 	}
-	while ((n = fread(data, 1, sizeof(data), f)) > 0) {
+	while (!rc && (n = fread(data, 1, sizeof(data), f)) > 0) {
 		r = file_block(&c, j, data, n, blk, ans);
 		memcpy(&h, ans, sizeof(h));
 		if (r < 64 || h.status != FLD_ZUC_OK ||
 		    le64toh(h.request_id) != blk) {
 			fprintf(stderr, "fld-zuc: block %u: %s\n", blk,
 				r < 0 ? c.err : "bad answer");
-			return 1;
-		}
-		if (h.op == FLD_ZUC_OP_EIA3)
+			rc = 1;
+		} else if (h.op == FLD_ZUC_OP_EIA3) {
 			printf("block %u mac %08x\n", blk, le32toh(h.mac));
-		else if (fwrite(ans + 64, 1, n, stdout) != n)
-			return 1;
+		} else if (fwrite(ans + 64, 1, n, stdout) != n) {
+			rc = 1;
+		}
 		blk++;
 	}
 	fclose(f);
 	if (!j->local)
 		fzc_close(&c);
-	return 0;
+	return rc;
 }
 
 static int test_vectors(const char *host)
