@@ -62,7 +62,7 @@ demo: qemu image
 		grep -E '^(==|   |PASS|FAIL|  \|)'; \
 	[ $$rc = 0 ] || echo "[d2d] demo failed (status $$rc): $$log"; exit $$rc
 
-check: qemu image
+check: qemu qemu-asan image
 	@tests/run-all
 
 check-unit: deps
