@@ -22,6 +22,7 @@ GUEST_MODULES=(
 	virtio_net virtio_pci virtio_blk e1000e
 	uio uio_pci_generic
 	vxlan udp_tunnel ip6_udp_tunnel veth
+	8021q sch_mqprio sch_ingress sch_fq cls_flower act_gact
 )
 # Host binaries copied with the shared libraries they need.
 GUEST_BINS=(
@@ -33,7 +34,12 @@ GUEST_BINS=(
 	/usr/bin/ib_write_lat /usr/bin/ib_read_bw /usr/bin/ib_read_lat
 	/usr/bin/ib_atomic_bw /usr/bin/ib_atomic_lat
 	/usr/bin/rping /usr/bin/ucmatose /usr/bin/udaddy /usr/bin/rdma_server
-	/usr/bin/rdma_client
+	/usr/bin/rdma_client /usr/bin/mckey /usr/bin/rstream /usr/bin/riostream
+	/usr/bin/rcopy /usr/bin/cmtime
+	/usr/sbin/ibstat /usr/sbin/ibstatus /usr/sbin/ibaddr
+	/usr/bin/tcpdump /usr/sbin/bpftool
+	/usr/sbin/xdp-loader /usr/sbin/xdp-filter /usr/sbin/xdpdump
+	/usr/bin/setpriv
 	/usr/bin/iperf3 /usr/sbin/nvme /usr/bin/lspci /usr/bin/setpci
 	/usr/sbin/ethtool /usr/bin/ip /usr/bin/rdma /usr/sbin/tc
 	/usr/sbin/mkfs.ext4 /usr/sbin/mke2fs /usr/bin/kmod
@@ -51,7 +57,7 @@ copy_with_libs() {	# copy_with_libs ROOT FILE...
 		[ -e "$f" ] || die "mkimage: $f missing (run tools/deps.sh)"
 		mkdir -p "$root$(dirname "$f")"
 		cp -L "$f" "$root$f"
-		ldd "$f" 2>/dev/null | awk '/=> \//{print $3} /^\t\/lib/{print $1}' |
+		{ ldd "$f" 2>/dev/null || true; } | awk '/=> \//{print $3} /^\t\/lib/{print $1}' |
 		while read -r lib; do
 			[ -e "$root$lib" ] && continue
 			mkdir -p "$root$(dirname "$lib")"
@@ -75,6 +81,10 @@ build_base() {
 	done
 
 	copy_with_libs "$root" "${GUEST_BINS[@]}"
+	# The real tools win over busybox applets of the same name (setpriv).
+	for f in "${GUEST_BINS[@]}"; do
+		[ "$(readlink "$root/bin/${f##*/}")" = busybox ] && rm -f "$root/bin/${f##*/}"
+	done
 	# Debian's busybox sh prefers its own applets over PATH (so "ip" would
 	# be busybox's, not iproute2's): scripts run under dash instead.
 	ln -sf /usr/bin/dash "$root/bin/sh"
@@ -82,6 +92,11 @@ build_base() {
 	copy_with_libs "$root" "$LIBDIR"/libibverbs/*.so
 	mkdir -p "$root/etc/libibverbs.d"
 	cp /etc/libibverbs.d/*.driver "$root/etc/libibverbs.d/"
+	# rsockets (rstream, riostream, rcopy) preload librspreload; xdp-loader
+	# loads its dispatcher program from the bpf directory.
+	copy_with_libs "$root" "$LIBDIR"/rsocket/librspreload.so*
+	mkdir -p "$root$LIBDIR/bpf"
+	cp "$LIBDIR"/bpf/*.o "$root$LIBDIR/bpf/"
 	cp /usr/share/misc/pci.ids "$root/usr/share/misc/" 2>/dev/null || true
 	for t in modprobe insmod rmmod lsmod depmod modinfo; do
 		ln -sf /usr/bin/kmod "$root/sbin/$t"
