@@ -202,6 +202,49 @@ static int snic_ib_get_hw_stats(struct ib_device *ibdev,
 	return ret;
 }
 
+/*
+ * Driver attributes of the ib_device, as ConnectX drivers give them: what
+ * libibumad (ibstat's "CA type", "Hardware version") and ibv_devinfo -v
+ * (board_id) read from /sys/class/infiniband/<dev>/.
+ */
+static ssize_t hw_rev_show(struct device *device,
+			   struct device_attribute *attr, char *buf)
+{
+	struct snic_ib_dev *ibd =
+		rdma_device_to_drv_device(device, struct snic_ib_dev, ibdev);
+
+	return sysfs_emit(buf, "%#x\n", ibd->sd->pdev->revision);
+}
+static DEVICE_ATTR_RO(hw_rev);
+
+static ssize_t hca_type_show(struct device *device,
+			     struct device_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "SNIC%04X\n", SNIC_PCI_DEVICE_ID);
+}
+static DEVICE_ATTR_RO(hca_type);
+
+static ssize_t board_id_show(struct device *device,
+			     struct device_attribute *attr, char *buf)
+{
+	struct snic_ib_dev *ibd =
+		rdma_device_to_drv_device(device, struct snic_ib_dev, ibdev);
+
+	return sysfs_emit(buf, "D2D_%s\n", ibd->sd->id.serial);
+}
+static DEVICE_ATTR_RO(board_id);
+
+static struct attribute *snic_ib_attrs[] = {
+	&dev_attr_hw_rev.attr,
+	&dev_attr_hca_type.attr,
+	&dev_attr_board_id.attr,
+	NULL,
+};
+
+static const struct attribute_group snic_ib_attr_group = {
+	.attrs = snic_ib_attrs,
+};
+
 static const struct ib_device_ops snic_ib_ops = {
 	.owner = THIS_MODULE,
 	.driver_id = RDMA_DRIVER_UNKNOWN,
@@ -213,6 +256,7 @@ static const struct ib_device_ops snic_ib_ops = {
 	.query_pkey = snic_ib_query_pkey,
 	.get_link_layer = snic_ib_link_layer,
 	.get_dev_fw_str = snic_ib_fw_str,
+	.device_group = &snic_ib_attr_group,
 	.alloc_hw_port_stats = snic_ib_alloc_port_stats,
 	.get_hw_stats = snic_ib_get_hw_stats,
 

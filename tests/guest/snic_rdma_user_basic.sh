@@ -1,7 +1,8 @@
 # User-level RDMA on one guest with two snic ports on a hub, through the
 # libsnic provider: ibv_devinfo shows RoCE v2 ports, and the ibverbs-utils
 # ping-pongs run port to port (RC at 64 B, 4 KiB and 64 KiB, UD at 64 B
-# and 1 KiB, SRQ).
+# and 1 KiB, SRQ).  ibv_devinfo, ibstat and ethtool agree on the firmware
+# version; ibstat shows the CA type and hardware version.
 # vm-args: --guests 1
 # timeout: 240
 . /opt/d2d/tests/lib.sh
@@ -18,6 +19,15 @@ check devinfo_roce_v2 sh -c "grep -q 'state:.*PORT_ACTIVE' /tmp/devinfo &&
 check devinfo_vendor sh -c "grep -q 'vendor_id:.*0x1234' /tmp/devinfo &&
 	grep -q 'vendor_part_id:.*53761' /tmp/devinfo ||
 	{ grep vendor /tmp/devinfo; false; }"
+# One firmware version everywhere; ibstat's CA type and hardware version.
+fw_eth=$(ethtool -i "$if0" | sed -n 's/^firmware-version: //p')
+check fw_ver_matches_ethtool sh -c "grep -q 'fw_ver:[[:space:]]*$fw_eth\$' /tmp/devinfo ||
+	{ grep fw_ver /tmp/devinfo; echo \"ethtool: $fw_eth\"; false; }"
+modprobe ib_umad
+ibstat "$dev0" > /tmp/ibstat 2>&1
+check ibstat_ca_type sh -c "grep -q 'CA type: SNICD201' /tmp/ibstat || { cat /tmp/ibstat; false; }"
+check ibstat_hw_version sh -c "grep -q 'Hardware version: 0x[0-9a-f]' /tmp/ibstat || { cat /tmp/ibstat; false; }"
+check ibstat_fw_version sh -c "grep -q 'Firmware version: $fw_eth' /tmp/ibstat || { cat /tmp/ibstat; false; }"
 
 p=18515
 for s in 64 4096 65536; do

@@ -31,6 +31,26 @@ _Static_assert(offsetof(struct snic_get_context_resp, drv) ==
 _Static_assert(offsetof(struct snic_create_ah_resp_full, drv) ==
 	       sizeof(struct ib_uverbs_create_ah_resp), "no padding");
 
+/* The device's firmware string from /sys/class/infiniband/<dev>/fw_ver. */
+static int snic_sysfs_fw_ver(struct ibv_device *dev, char *buf, size_t len)
+{
+	char path[256];
+	FILE *f;
+	int ret = -1;
+
+	snprintf(path, sizeof(path), "/sys/class/infiniband/%s/fw_ver",
+		 ibv_get_device_name(dev));
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	if (fgets(buf, len, f) && buf[0] && buf[0] != '\n') {
+		buf[strcspn(buf, "\n")] = 0;
+		ret = 0;
+	}
+	fclose(f);
+	return ret;
+}
+
 static int snic_query_device(struct ibv_context *context,
 			     const struct ibv_query_device_ex_input *input,
 			     struct ibv_device_attr_ex *attr, size_t attr_size)
@@ -44,7 +64,14 @@ static int snic_query_device(struct ibv_context *context,
 				       &resp_size);
 	if (ret)
 		return ret;
-	/* snic.ko reports SNIC_REG_VERSION: major << 16 | minor. */
+	/*
+	 * The firmware string the device reports (IDENTIFY), as ethtool -i
+	 * and the ib_device's fw_ver attribute show it; if sysfs cannot be
+	 * read, the interface version snic.ko reports: major << 16 | minor.
+	 */
+	if (!snic_sysfs_fw_ver(context->device, attr->orig_attr.fw_ver,
+			       sizeof(attr->orig_attr.fw_ver)))
+		return 0;
 	fw = resp.base.fw_ver;
 	snprintf(attr->orig_attr.fw_ver, sizeof(attr->orig_attr.fw_ver),
 		 "%u.%u", (unsigned int)(fw >> 16) & 0xffff,
