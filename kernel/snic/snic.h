@@ -387,7 +387,6 @@ int snic_peer_destroy(struct snic_dev *sd, enum snic_peer_kind kind, u8 opcode,
 int snic_ib_probe(struct snic_dev *sd);
 void snic_ib_remove(struct snic_dev *sd);
 void snic_ib_async_event(struct snic_dev *sd, struct snic_eqe *eqe);
-void snic_ib_port_event(struct snic_dev *sd, bool up);
 
 /* snic_spin.c: /dev/snic-spinN */
 int snic_spin_probe(struct snic_dev *sd);

@@ -55,6 +55,8 @@ struct snic_ib_dev {
 	struct snic_dev *sd;
 	struct net_device *netdev;
 	int kdb_page;			/* doorbell page of kernel objects */
+	struct notifier_block nb;	/* netdev events: the port's state */
+	bool port_up;			/* last state dispatched; under RTNL */
 	struct snic_eq ceq;		/* completion events, sd->rdma_vector */
 	int irq;
 	bool irq_on;

@@ -496,18 +496,39 @@ void snic_ib_async_event(struct snic_dev *sd, struct snic_eqe *eqe)
 	}
 }
 
-/* Carrier changes of the netdev are port state changes. */
-void snic_ib_port_event(struct snic_dev *sd, bool up)
+/*
+ * The port is ACTIVE while the netdev runs and has carrier.  Its changes,
+ * by the wire (carrier) or by hand (ip link set down/up), reach us as
+ * netdev events, as rxe learns them: each change is dispatched once as
+ * IB_EVENT_PORT_ACTIVE / IB_EVENT_PORT_ERR.  Runs under RTNL.
+ */
+static int snic_ib_netdev_event(struct notifier_block *nb,
+				unsigned long event, void *ptr)
 {
-	struct snic_ib_dev *ibd = READ_ONCE(sd->ib);
+	struct snic_ib_dev *ibd = container_of(nb, struct snic_ib_dev, nb);
+	struct net_device *nd = netdev_notifier_info_to_dev(ptr);
 	struct ib_event ev;
+	bool up;
 
-	if (!ibd)
-		return;
+	if (nd != ibd->netdev)
+		return NOTIFY_DONE;
+	switch (event) {
+	case NETDEV_UP:
+	case NETDEV_DOWN:
+	case NETDEV_CHANGE:
+		break;
+	default:
+		return NOTIFY_DONE;
+	}
+	up = netif_running(nd) && netif_carrier_ok(nd);
+	if (up == ibd->port_up)
+		return NOTIFY_DONE;
+	ibd->port_up = up;
 	ev.device = &ibd->ibdev;
 	ev.element.port_num = SNIC_IB_PORT;
 	ev.event = up ? IB_EVENT_PORT_ACTIVE : IB_EVENT_PORT_ERR;
 	ib_dispatch_event(&ev);
+	return NOTIFY_OK;
 }
 
 /* ---- probe / remove ---- */
@@ -564,10 +585,21 @@ int snic_ib_probe(struct snic_dev *sd)
 		dev_err(dev, "cannot register the RDMA device: %d\n", ret);
 		goto err_ib;
 	}
+	rtnl_lock();
+	ibd->port_up = netif_running(sd->netdev) && netif_carrier_ok(sd->netdev);
+	rtnl_unlock();
+	ibd->nb.notifier_call = snic_ib_netdev_event;
+	ret = register_netdevice_notifier(&ibd->nb);
+	if (ret) {
+		dev_err(dev, "cannot follow the port's state: %d\n", ret);
+		goto err_reg;
+	}
 	dev_info(dev, "RDMA device %s on %s\n", dev_name(&ibdev->dev),
 		 netdev_name(sd->netdev));
 	return 0;
 
+err_reg:
+	ib_unregister_device(ibdev);
 err_ib:
 	WRITE_ONCE(sd->ib, NULL);
 	snic_ib_sync_events(ibd);
@@ -587,6 +619,7 @@ void snic_ib_remove(struct snic_dev *sd)
 
 	if (!ibd)
 		return;
+	unregister_netdevice_notifier(&ibd->nb);
 	/* Destroys every object, user contexts included (disassociate). */
 	ib_unregister_device(&ibd->ibdev);
 	WRITE_ONCE(sd->ib, NULL);

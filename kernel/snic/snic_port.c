@@ -57,11 +57,9 @@ static void snic_link_event(struct snic_dev *sd, bool up)
 	if (up && !netif_carrier_ok(nd)) {
 		netif_carrier_on(nd);
 		netdev_info(nd, "link up\n");
-		snic_ib_port_event(sd, true);
 	} else if (!up && netif_carrier_ok(nd)) {
 		netif_carrier_off(nd);
 		netdev_info(nd, "link down\n");
-		snic_ib_port_event(sd, false);
 	}
 }
 

@@ -2,7 +2,8 @@
 # libsnic provider: ibv_devinfo shows RoCE v2 ports, and the ibverbs-utils
 # ping-pongs run port to port (RC at 64 B, 4 KiB and 64 KiB, UD at 64 B
 # and 1 KiB, SRQ).  ibv_devinfo, ibstat and ethtool agree on the firmware
-# version; ibstat shows the CA type and hardware version.
+# version; ibstat shows the CA type and hardware version; setting the port
+# down and up by hand gives PORT_ERR and PORT_ACTIVE events.
 # vm-args: --guests 1
 # timeout: 240
 . /opt/d2d/tests/lib.sh
@@ -46,5 +47,21 @@ done
 pair srq_pingpong $p \
 	"ibv_srq_pingpong -d $dev0 -g $gid0 -p $p -s 4096 -q 4 -n 50" \
 	"ibv_srq_pingpong -d $dev1 -g $gid1 -p $p -s 4096 -q 4 -n 50 127.0.0.1"
+# The port's state follows the netdev: ip link set down/up by hand gives
+# PORT_ERR then PORT_ACTIVE (ibv_asyncwatch), and the port state with it.
+ibv_asyncwatch -d "$dev0" > /tmp/asyncwatch 2>&1 &
+apid=$!
+sleep 1
+ip link set "$if0" down
+sleep 1
+check port_down_state sh -c "ibv_devinfo -d $dev0 | grep -q 'state:.*PORT_DOWN'"
+ip link set "$if0" up
+wait_carrier "$if0" 10 > /dev/null
+sleep 1
+kill $apid 2>/dev/null
+wait $apid 2>/dev/null
+check port_err_event grep -q 'IBV_EVENT_PORT_ERR' /tmp/asyncwatch
+check port_active_event grep -q 'IBV_EVENT_PORT_ACTIVE' /tmp/asyncwatch
+check port_active_again sh -c "ibv_devinfo -d $dev0 | grep -q 'state:.*PORT_ACTIVE'"
 check dmesg_clean dmesg_clean
 finish
