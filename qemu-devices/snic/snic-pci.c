@@ -88,9 +88,9 @@ static void snic_realize(PCIDevice *pdev, Error **errp)
                           DEVICE(s)->id,
                           &DEVICE(s)->mem_reentrancy_guard, s);
     qemu_format_nic_info_str(qemu_get_queue(s->nic), s->conf.macaddr.a);
-    s->aq.bh = qemu_bh_new(snic_aq_bh, s);
-    s->tx_bh = qemu_bh_new(snic_tx_bh, s);
-    s->rate_timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, snic_tx_rate_timer, s);
+    s->aq.bh = d2d_bh_new_guarded(s, snic_aq_bh, s);
+    s->tx_bh = d2d_bh_new_guarded(s, snic_tx_bh, s);
+    s->rate_timer = d2d_timer_new_guarded(DEVICE(s), snic_tx_rate_timer, s);
     s->tx_frame = g_malloc(SNIC_MAX_TX_FRAME);
     s->tx_seg = g_malloc(SNIC_MAX_TX_FRAME);
     snic_queues_init(s);
@@ -106,7 +106,7 @@ static void snic_exit(PCIDevice *pdev)
 
     qemu_bh_delete(s->aq.bh);
     qemu_bh_delete(s->tx_bh);
-    timer_free(s->rate_timer);
+    d2d_timer_free_guarded(s->rate_timer);
     snic_rdma_free(s);
     snic_queues_free(s);
     snic_spin_free(s);

@@ -63,8 +63,8 @@ void snic_spin_init(SnicState *s)
     sp->scratch_used = g_new0(uint32_t, sp->clusters);
     sp->msgs = g_new0(SnicSpinMsg, sp->clusters * SNIC_SPIN_MSG_SLOTS);
     QSIMPLEQ_INIT(&sp->queue);
-    sp->bh = qemu_bh_new(snic_spin_bh, s);
-    sp->timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, snic_spin_timer, s);
+    sp->bh = d2d_bh_new_guarded(s, snic_spin_bh, s);
+    sp->timer = d2d_timer_new_guarded(DEVICE(s), snic_spin_timer, s);
 }
 
 static void snic_spin_msg_close(SnicSpin *sp, SnicSpinMsg *m)
@@ -104,7 +104,7 @@ void snic_spin_free(SnicState *s)
 
     snic_spin_flush(s, -1);
     qemu_bh_delete(sp->bh);
-    timer_free(sp->timer);
+    d2d_timer_free_guarded(sp->timer);
     for (i = 0; i < sp->clusters * sp->hpus; i++) {
         g_free(sp->hpu[i].l1);
     }
