@@ -38,6 +38,45 @@ static void identity_and_registers(void)
 }
 
 /*
+ * The QOM "stats" read-out names every counter: FLD_STAT_COUNT lines
+ * "name=value", each name non-empty, made of [a-z0-9_], and unique.
+ */
+static void stats_names(void)
+{
+	static char buf[16384];
+	char seen[FLD_STAT_COUNT][32];
+	char *line, *save = NULL;
+	int i = 0, j;
+
+	CHECK(env_start(""));
+	CHECK(qt_qom_get_str(qt, "/machine/peripheral/fld0", "stats", buf,
+			     sizeof(buf)));
+	for (line = strtok_r(buf, "\n", &save); line && i < FLD_STAT_COUNT;
+	     line = strtok_r(NULL, "\n", &save), i++) {
+		size_t n = strcspn(line, "=");
+
+		if (!n || n >= sizeof(seen[0]) || line[n] != '=' ||
+		    strspn(line, "abcdefghijklmnopqrstuvwxyz0123456789_") != n) {
+			check_fail(__FILE__, __LINE__, "counter %d: bad name in \"%s\"",
+				   i, line);
+			return;
+		}
+		memcpy(seen[i], line, n);
+		seen[i][n] = 0;
+		for (j = 0; j < i; j++) {
+			if (!strcmp(seen[j], seen[i])) {
+				check_fail(__FILE__, __LINE__,
+					   "counters %d and %d both \"%s\"", j, i,
+					   seen[i]);
+				return;
+			}
+		}
+	}
+	CHECK_EQ(i, FLD_STAT_COUNT);
+	CHECK(strncmp(line, "mem_", 4) == 0);
+}
+
+/*
  * The paper's analysis point by default; the table follows MEM_PARAMS;
  * the instance reports what it allocated.
  */
@@ -731,6 +770,7 @@ static void zuc_requests(void)
 int main(void)
 {
 	RUN("device/fld", identity_and_registers);
+	RUN("device/fld", stats_names);
 	RUN("device/fld", memory_table);
 	RUN("device/fld", echo_through_flde);
 	RUN("device/fld", echo_sizes);
