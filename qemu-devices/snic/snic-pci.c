@@ -9,6 +9,7 @@
 #include "qapi/error.h"
 #include "hw/pci/msix.h"
 #include "hw/qdev-properties.h"
+#include "migration/vmstate.h"
 #include "snic.h"
 
 /* Like a real NIC the device never pushes back: no buffer means a drop. */
@@ -135,6 +136,15 @@ static void snic_instance_init(Object *obj)
     snic_rdma_loss_props(s, obj);
 }
 
+/*
+ * Queues, RDMA connections and sPIN engines live in host memory and in
+ * peers' BARs and have no vmstate: migration and snapshots are refused.
+ */
+static const VMStateDescription vmstate_snic = {
+    .name = TYPE_SNIC,
+    .unmigratable = 1,
+};
+
 static Property snic_properties[] = {
     DEFINE_NIC_PROPERTIES(SnicState, conf),
     DEFINE_PROP_STRING("serial", SnicState, serial),
@@ -163,6 +173,7 @@ static void snic_class_init(ObjectClass *klass, void *data)
     k->class_id = PCI_CLASS_NETWORK_ETHERNET;
     dc->desc = "d2d SmartNIC (sPIN, RoCEv2)";
     dc->reset = snic_qdev_reset;
+    dc->vmsd = &vmstate_snic;
     device_class_set_props(dc, snic_properties);
     set_bit(DEVICE_CATEGORY_NETWORK, dc->categories);
 }
