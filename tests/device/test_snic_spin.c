@@ -710,6 +710,54 @@ static void host_memory(void)
 	      SNIC_SPIN_COST_DMA_WRITE + SNIC_SPIN_COST_DMA_READ);
 }
 
+/*
+ * A handler whose DMA targets snic's own BAR0 (a region the driver
+ * registered there, covering CTRL): refused, counted in pcie-self_dma, the
+ * handler aborted with a DMA fault event; the device is not reset under
+ * its own handler (no freed message scratch, no message closed twice), its
+ * admin queue and the context keep working.
+ */
+static void dma_to_own_bar(void)
+{
+	struct snic_spin_ctx_stats st;
+	struct snic_identify_data id;
+	struct snic_spin_event ev;
+	uint64_t self = 0, buf2;
+	uint32_t w[5];
+	struct ctx c;
+
+	CHECK(env_start(""));
+	buf2 = galloc(4096, 4096);
+	CHECK_EQ(ctx_create(&c, 1, 0, SYM_dma_ph, 0, 0), OK);
+	CHECK_EQ(region_add(&c, dev.bar0, 4096, SNIC_SPIN_REGION_READ |
+			    SNIC_SPIN_REGION_WRITE), OK);
+	CHECK_EQ(region_add(&c, buf2, 4096, SNIC_SPIN_REGION_WRITE), OK);
+	w[0] = 0;
+	w[1] = (uint32_t)dev.bar0;	/* payload bytes 16..19 land on CTRL */
+	w[2] = dev.bar0 >> 32;
+	w[3] = (uint32_t)buf2;
+	w[4] = buf2 >> 32;
+	CHECK_EQ(hmem_write(c.hmem_off, w, sizeof(w)), OK);
+	CHECK_EQ(rule_add(10, SNIC_DEST_SPIN, c.id, 4444), OK);
+	/* 'g' (0x67) at payload byte 16: CTRL.RESET if it were written */
+	CHECK(send_udp(4444, "0123456789abcdefghijklmnopqrstuv-msg0"));
+	CHECK(ctx_wait(&c, 1));
+	CHECK(qt_alive(qt));
+	CHECK(snic_rd(&dev, SNIC_REG_STATUS) & SNIC_STATUS_AQ_ENABLED);
+	CHECK(qt_qom_get_u64(qt, "/machine/peripheral/snic0", "pcie-self_dma",
+			     &self));
+	CHECK(self >= 1);
+	/* the handler is aborted with a DMA fault, its message closed once */
+	CHECK(ctx_stats(&c, &st));
+	CHECK_EQ(st.aborts, 1);
+	CHECK_EQ(st.messages_done, 1);
+	CHECK(ev_next(&c, &ev));
+	CHECK_EQ(ev.type, SNIC_SPIN_EV_DMA_FAULT);
+	CHECK(send_udp(4444, "ABCDEFGHIJKLMNOPQRSTUVWXYZ012345-msg1"));
+	CHECK(ctx_wait(&c, 2));
+	CHECK_EQ(snic_identify(&dev, &id), OK);
+}
+
 struct hostile {
 	const char *name;
 	uint32_t entry;
@@ -1099,6 +1147,7 @@ int main(void)
 	RUN("device/snic_spin", drop_and_pass);
 	RUN("device/snic_spin", host_memory);
 	RUN("device/snic_spin", hostile_handlers);
+	RUN("device/snic_spin", dma_to_own_bar);
 	RUN("device/snic_spin", fuzz_commands);
 	RUN("device/snic_spin", event_overflow);
 	RUN("device/snic_spin", event_eqe);
