@@ -134,6 +134,8 @@ static void snic_instance_init(Object *obj)
     object_property_add_str(obj, "queue-stats", snic_get_queue_stats, NULL);
     object_property_add_str(obj, "rdma-stats", snic_get_rdma_stats, NULL);
     snic_rdma_loss_props(s, obj);
+    object_property_add_uint64_ptr(obj, "spin-bh-yields", &s->spin.bh_yields,
+                                   OBJ_PROP_FLAG_READ);
 }
 
 /*
