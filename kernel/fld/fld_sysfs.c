@@ -24,20 +24,7 @@
 #include <linux/kernel.h>
 #include "fld.h"
 
-static const char *const fld_stat_names[FLD_STAT_COUNT] = {
-	"rx_packets", "rx_bytes", "tx_posts", "tx_bytes", "tx_done",
-	"wqe_reads", "cqe_writes", "dbr_reads", "txbuf_read_bytes",
-	"rxbuf_write_bytes", "bad_reads", "bad_writes", "wqe_misses",
-	"pool_stalls", "buf_stalls", "credit_stalls", "accel_rx",
-	"accel_rx_drops", "accel_tx", "accel_bad", "nic_err_cqes",
-	"cqe_bad_queue", "cqe_tag_overflow", "doorbells", "db_errors",
-	"rx_recycled", "bad_cmds", "accel_drops", "df_reassembled",
-	"df_evicted", "df_dropped", "df_overlaps", "df_duplicates",
-	"df_too_big", "df_too_many", "df_timeouts", "df_malformed",
-	"iot_valid", "iot_malformed", "iot_bad_alg", "iot_bad_sig",
-	"iot_expired", "iot_no_tenant", "qp_recvs", "qp_sends", "qp_bad_msgs",
-	"qp_err_cqes",
-};
+static const char *const fld_stat_names[] = { FLD_STATS(FLD_STAT_NAME) };
 
 static const char *const fld_mem_names[FLD_MEM_NROWS] = {
 	"tx_ring", "tx_ring_map", "tx_buffers", "tx_buffer_map",
@@ -55,6 +42,7 @@ static ssize_t stats_show(struct device *dev, struct device_attribute *attr,
 	struct fld_dev *fd = to_fld(dev);
 	int i, n = 0;
 
+	BUILD_BUG_ON(ARRAY_SIZE(fld_stat_names) != FLD_STAT_COUNT);
 	for (i = 0; i < FLD_STAT_COUNT; i++)
 		n += sysfs_emit_at(buf, n, "%s %llu\n", fld_stat_names[i],
 				   fld_rd64(fd, FLD_REG_STATS + 8 * i));

@@ -4,6 +4,8 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #include "qemu/osdep.h"
+#include "qemu/log.h"
+#include "qemu/range.h"
 #include "hw/pci/pci.h"
 #include "hw/pci/msix.h"
 #include "qapi/visitor.h"
@@ -27,11 +29,54 @@ static void d2d_dma_account(D2DPcieCounters *c, D2DPcieCounters *q,
     }
 }
 
+bool d2d_dma_targets_self(PCIDevice *pdev, dma_addr_t addr, dma_addr_t len)
+{
+    int i;
+
+    for (i = 0; i < PCI_NUM_REGIONS; i++) {
+        const PCIIORegion *r = &pdev->io_regions[i];
+
+        if (r->size && r->addr != PCI_BAR_UNMAPPED &&
+            !(r->type & PCI_BASE_ADDRESS_SPACE_IO) &&
+            ranges_overlap(addr, len ? len : 1, r->addr, r->size)) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Refuses (counts, logs) a DMA that targets the device's own BARs. */
+static bool d2d_dma_refuse_self(PCIDevice *pdev, D2DPcieCounters *c,
+                                D2DPcieCounters *q, bool write,
+                                dma_addr_t addr, dma_addr_t len)
+{
+    if (!d2d_dma_targets_self(pdev, addr, len)) {
+        return false;
+    }
+    c->dma_errors++;
+    c->self_dma++;
+    if (q) {
+        q->dma_errors++;
+        q->self_dma++;
+    }
+    qemu_log_mask(LOG_GUEST_ERROR,
+                  "%s: DMA %s of %" PRIu64 " bytes at 0x%" PRIx64
+                  " targets its own BAR: refused\n",
+                  object_get_typename(OBJECT(pdev)), write ? "write" : "read",
+                  (uint64_t)len, (uint64_t)addr);
+    return true;
+}
+
 MemTxResult d2d_dma_read(PCIDevice *pdev, D2DPcieCounters *c,
                          D2DPcieCounters *q, dma_addr_t addr, void *buf,
                          dma_addr_t len)
 {
-    MemTxResult r = pci_dma_read(pdev, addr, buf, len);
+    MemTxResult r;
+
+    if (d2d_dma_refuse_self(pdev, c, q, false, addr, len)) {
+        return MEMTX_ACCESS_ERROR;
+    }
+    r = pci_dma_read(pdev, addr, buf, len);
 
     d2d_dma_account(c, q, r, D2D_PCIE_DMA_READ, addr, len);
     return r;
@@ -41,7 +86,12 @@ MemTxResult d2d_dma_write(PCIDevice *pdev, D2DPcieCounters *c,
                           D2DPcieCounters *q, dma_addr_t addr,
                           const void *buf, dma_addr_t len)
 {
-    MemTxResult r = pci_dma_write(pdev, addr, buf, len);
+    MemTxResult r;
+
+    if (d2d_dma_refuse_self(pdev, c, q, true, addr, len)) {
+        return MEMTX_ACCESS_ERROR;
+    }
+    r = pci_dma_write(pdev, addr, buf, len);
 
     d2d_dma_account(c, q, r, D2D_PCIE_DMA_WRITE, addr, len);
     return r;
@@ -51,8 +101,12 @@ MemTxResult d2d_dma_write_entry(PCIDevice *pdev, D2DPcieCounters *c,
                                 D2DPcieCounters *q, dma_addr_t addr,
                                 const void *buf, dma_addr_t len)
 {
-    MemTxResult r = pci_dma_write(pdev, addr, buf, len - 1);
+    MemTxResult r;
 
+    if (d2d_dma_refuse_self(pdev, c, q, true, addr, len)) {
+        return MEMTX_ACCESS_ERROR;
+    }
+    r = pci_dma_write(pdev, addr, buf, len - 1);
     if (r == MEMTX_OK) {
         /* The entry's body must be visible before its owner byte. */
         smp_wmb();
@@ -61,6 +115,42 @@ MemTxResult d2d_dma_write_entry(PCIDevice *pdev, D2DPcieCounters *c,
     }
     d2d_dma_account(c, q, r, D2D_PCIE_DMA_WRITE, addr, len);
     return r;
+}
+
+typedef struct D2DGuardedTimer {
+    QEMUTimerCB *cb;
+    void *opaque;
+    MemReentrancyGuard *guard;
+} D2DGuardedTimer;
+
+static void d2d_guarded_timer_cb(void *opaque)
+{
+    D2DGuardedTimer *g = opaque;
+    MemReentrancyGuard *guard = g->guard;   /* @g may be freed by cb */
+    bool was = guard->engaged_in_io;
+
+    guard->engaged_in_io = true;
+    g->cb(g->opaque);
+    guard->engaged_in_io = was;
+}
+
+QEMUTimer *d2d_timer_new_guarded(DeviceState *dev, QEMUTimerCB *cb,
+                                 void *opaque)
+{
+    D2DGuardedTimer *g = g_new(D2DGuardedTimer, 1);
+
+    g->cb = cb;
+    g->opaque = opaque;
+    g->guard = &dev->mem_reentrancy_guard;
+    return timer_new_ns(QEMU_CLOCK_VIRTUAL, d2d_guarded_timer_cb, g);
+}
+
+void d2d_timer_free_guarded(QEMUTimer *t)
+{
+    if (t) {
+        g_free(t->opaque);
+        timer_free(t);
+    }
 }
 
 void d2d_msix_notify(PCIDevice *pdev, D2DPcieCounters *c, unsigned vector)
@@ -86,10 +176,10 @@ void d2d_pcie_counters_format(GString *out, const D2DPcieCounters *c)
         " dma_writes=%" PRIu64 " dma_write_bytes=%" PRIu64
         " mmio_reads=%" PRIu64 " mmio_writes=%" PRIu64
         " msix=%" PRIu64 " tlps=%" PRIu64 " tlp_bytes=%" PRIu64
-        " dma_errors=%" PRIu64,
+        " dma_errors=%" PRIu64 " self_dma=%" PRIu64,
         c->dma_reads, c->dma_read_bytes, c->dma_writes, c->dma_write_bytes,
         c->mmio_reads, c->mmio_writes, c->msix, c->tlps, c->tlp_bytes,
-        c->dma_errors);
+        c->dma_errors, c->self_dma);
 }
 
 static void d2d_get_u64(Object *obj, Visitor *v, const char *name,
@@ -110,6 +200,7 @@ void d2d_pcie_counters_add_props(Object *obj, D2DPcieCounters *c)
         F(dma_reads), F(dma_read_bytes), F(dma_writes), F(dma_write_bytes),
         F(mmio_reads), F(mmio_read_bytes), F(mmio_writes),
         F(mmio_write_bytes), F(msix), F(tlps), F(tlp_bytes), F(dma_errors),
+        F(self_dma),
 #undef F
     };
     size_t i;

@@ -33,6 +33,7 @@ typedef struct D2DPcieCounters {
     uint64_t msix;
     uint64_t tlps, tlp_bytes;
     uint64_t dma_errors;
+    uint64_t self_dma;      /* DMA refused: it targeted the device's own BAR */
 } D2DPcieCounters;
 
 /* Number of pieces [addr, addr + len) splits into at @align boundaries. */

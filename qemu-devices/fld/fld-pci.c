@@ -18,20 +18,12 @@
 /* "name=value" lines: every statistic, then the memory table. */
 static char *fld_get_stats(Object *obj, Error **errp)
 {
-    static const char *const names[FLD_STAT_COUNT] = {
-        "rx_packets", "rx_bytes", "tx_posts", "tx_bytes", "tx_done",
-        "wqe_reads", "cqe_writes", "dbr_reads", "txbuf_read_bytes",
-        "rxbuf_write_bytes", "bad_reads", "bad_writes", "wqe_misses",
-        "pool_stalls", "buf_stalls", "credit_stalls", "accel_rx",
-        "accel_rx_drops", "accel_tx", "accel_bad", "nic_err_cqes",
-        "cqe_bad_queue", "cqe_tag_overflow", "doorbells", "db_errors",
-        "rx_recycled", "bad_cmds", "accel_drops", "df_reassembled",
-        "df_evicted", "df_dropped",
-    };
+    static const char *const names[] = { FLD_STATS(FLD_STAT_NAME) };
     FldState *s = FLD(obj);
     GString *out = g_string_new(NULL);
     unsigned i;
 
+    QEMU_BUILD_BUG_ON(ARRAY_SIZE(names) != FLD_STAT_COUNT);
     for (i = 0; i < FLD_STAT_COUNT; i++) {
         g_string_append_printf(out, "%s=%" PRIu64 "\n", names[i],
                                s->stats[i]);

@@ -757,14 +757,14 @@ static void hdc_nvme_timer(void *opaque)
 void hdc_nvme_init(HdcState *s)
 {
     s->nv.q = g_malloc0(HDC_NVMEQ_SIZE);
-    s->nv.timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, hdc_nvme_timer, s);
-    s->nv.disable_bh = qemu_bh_new(hdc_nvme_disable_bh, s);
+    s->nv.timer = d2d_timer_new_guarded(DEVICE(s), hdc_nvme_timer, s);
+    s->nv.disable_bh = d2d_bh_new_guarded(s, hdc_nvme_disable_bh, s);
 }
 
 void hdc_nvme_exit(HdcState *s)
 {
     qemu_bh_delete(s->nv.disable_bh);
-    timer_free(s->nv.timer);
+    d2d_timer_free_guarded(s->nv.timer);
     g_free(s->nv.q);
 }
 

@@ -212,6 +212,9 @@ void snic_aq_bh(void *opaque)
         aq->sq_head = (aq->sq_head + 1) % aq->depth;
 
         status = snic_aq_execute(s, &cmd, &result);
+        if (!(s->status & SNIC_STATUS_AQ_ENABLED)) {
+            break;      /* the command reset or disabled the queue */
+        }
         s->stats.aq_cmds++;
         if (status != SNIC_AQ_OK) {
             s->stats.aq_errs++;

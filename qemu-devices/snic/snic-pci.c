@@ -9,6 +9,7 @@
 #include "qapi/error.h"
 #include "hw/pci/msix.h"
 #include "hw/qdev-properties.h"
+#include "migration/vmstate.h"
 #include "snic.h"
 
 /* Like a real NIC the device never pushes back: no buffer means a drop. */
@@ -88,9 +89,9 @@ static void snic_realize(PCIDevice *pdev, Error **errp)
                           DEVICE(s)->id,
                           &DEVICE(s)->mem_reentrancy_guard, s);
     qemu_format_nic_info_str(qemu_get_queue(s->nic), s->conf.macaddr.a);
-    s->aq.bh = qemu_bh_new(snic_aq_bh, s);
-    s->tx_bh = qemu_bh_new(snic_tx_bh, s);
-    s->rate_timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, snic_tx_rate_timer, s);
+    s->aq.bh = d2d_bh_new_guarded(s, snic_aq_bh, s);
+    s->tx_bh = d2d_bh_new_guarded(s, snic_tx_bh, s);
+    s->rate_timer = d2d_timer_new_guarded(DEVICE(s), snic_tx_rate_timer, s);
     s->tx_frame = g_malloc(SNIC_MAX_TX_FRAME);
     s->tx_seg = g_malloc(SNIC_MAX_TX_FRAME);
     snic_queues_init(s);
@@ -106,7 +107,7 @@ static void snic_exit(PCIDevice *pdev)
 
     qemu_bh_delete(s->aq.bh);
     qemu_bh_delete(s->tx_bh);
-    timer_free(s->rate_timer);
+    d2d_timer_free_guarded(s->rate_timer);
     snic_rdma_free(s);
     snic_queues_free(s);
     snic_spin_free(s);
@@ -133,7 +134,18 @@ static void snic_instance_init(Object *obj)
     object_property_add_str(obj, "queue-stats", snic_get_queue_stats, NULL);
     object_property_add_str(obj, "rdma-stats", snic_get_rdma_stats, NULL);
     snic_rdma_loss_props(s, obj);
+    object_property_add_uint64_ptr(obj, "spin-bh-yields", &s->spin.bh_yields,
+                                   OBJ_PROP_FLAG_READ);
 }
+
+/*
+ * Queues, RDMA connections and sPIN engines live in host memory and in
+ * peers' BARs and have no vmstate: migration and snapshots are refused.
+ */
+static const VMStateDescription vmstate_snic = {
+    .name = TYPE_SNIC,
+    .unmigratable = 1,
+};
 
 static Property snic_properties[] = {
     DEFINE_NIC_PROPERTIES(SnicState, conf),
@@ -163,6 +175,7 @@ static void snic_class_init(ObjectClass *klass, void *data)
     k->class_id = PCI_CLASS_NETWORK_ETHERNET;
     dc->desc = "d2d SmartNIC (sPIN, RoCEv2)";
     dc->reset = snic_qdev_reset;
+    dc->vmsd = &vmstate_snic;
     device_class_set_props(dc, snic_properties);
     set_bit(DEVICE_CATEGORY_NETWORK, dc->categories);
 }

@@ -60,15 +60,16 @@ void snic_queues_init(SnicState *s)
     s->rules = g_new0(SnicRule, SNIC_MAX_RULES);
     for (i = 0; i < SNIC_MAX_EQS; i++) {
         s->eqs[i].s = s;
-        s->eqs[i].mod_timer = timer_new_ns(QEMU_CLOCK_VIRTUAL,
-                                           snic_eq_mod_timer, &s->eqs[i]);
+        s->eqs[i].mod_timer = d2d_timer_new_guarded(DEVICE(s),
+                                                    snic_eq_mod_timer,
+                                                    &s->eqs[i]);
     }
     for (i = 0; i < SNIC_MAX_CQS; i++) {
         s->cq_timers[i].s = s;
         s->cq_timers[i].cqn = i;
-        s->cq_timers[i].timer = timer_new_ns(QEMU_CLOCK_VIRTUAL,
-                                             snic_cq_mod_timer,
-                                             &s->cq_timers[i]);
+        s->cq_timers[i].timer = d2d_timer_new_guarded(DEVICE(s),
+                                                      snic_cq_mod_timer,
+                                                      &s->cq_timers[i]);
     }
 }
 
@@ -77,10 +78,10 @@ void snic_queues_free(SnicState *s)
     int i;
 
     for (i = 0; i < SNIC_MAX_EQS; i++) {
-        timer_free(s->eqs[i].mod_timer);
+        d2d_timer_free_guarded(s->eqs[i].mod_timer);
     }
     for (i = 0; i < SNIC_MAX_CQS; i++) {
-        timer_free(s->cq_timers[i].timer);
+        d2d_timer_free_guarded(s->cq_timers[i].timer);
     }
     g_free(s->eqs);
     g_free(s->cqs);

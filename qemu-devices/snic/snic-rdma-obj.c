@@ -20,7 +20,7 @@ void snic_rdma_init(SnicState *s)
     r->srqs = g_new0(SnicSrq, SNIC_MAX_SRQS);
     r->qps = g_new0(SnicQp, SNIC_MAX_QPS);
     r->frame = g_malloc0(SNIC_RDMA_MAX_FRAME);
-    r->bh = qemu_bh_new(snic_rdma_bh, s);
+    r->bh = d2d_bh_new_guarded(s, snic_rdma_bh, s);
 }
 
 static void snic_rdma_drop_all(SnicState *s)

@@ -110,11 +110,11 @@ uint16_t snic_rdma_create_qp(SnicState *s, const struct snic_aq_cmd *c,
     qp->mtu = 1024;
     qp->qkey = a.type == SNIC_QPT_GSI ? SNIC_GSI_QKEY : 0;
     qp->win = g_new0(SnicSwqe, SNIC_RDMA_WIN);
-    qp->retry_timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, snic_rdma_retry_timer,
-                                   qp);
-    qp->rnr_timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, snic_rdma_rnr_timer, qp);
-    qp->probe_timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, snic_rdma_probe_timer,
-                                   qp);
+    qp->retry_timer = d2d_timer_new_guarded(DEVICE(s), snic_rdma_retry_timer,
+                                            qp);
+    qp->rnr_timer = d2d_timer_new_guarded(DEVICE(s), snic_rdma_rnr_timer, qp);
+    qp->probe_timer = d2d_timer_new_guarded(DEVICE(s), snic_rdma_probe_timer,
+                                            qp);
     pd->refs++;
     s->cqs[scqn].refs++;
     s->cqs[rcqn].refs++;
@@ -131,9 +131,9 @@ uint16_t snic_rdma_create_qp(SnicState *s, const struct snic_aq_cmd *c,
 void snic_rdma_qp_free(SnicState *s, SnicQp *qp)
 {
     snic_spin_qp_gone(s, qp);
-    timer_free(qp->retry_timer);
-    timer_free(qp->rnr_timer);
-    timer_free(qp->probe_timer);
+    d2d_timer_free_guarded(qp->retry_timer);
+    d2d_timer_free_guarded(qp->rnr_timer);
+    d2d_timer_free_guarded(qp->probe_timer);
     g_free(qp->win);
     qp->retry_timer = qp->rnr_timer = qp->probe_timer = NULL;
     qp->win = NULL;

@@ -14,8 +14,13 @@
 #include "qemu/timer.h"
 #include "snic.h"
 
-/* Instructions one bottom-half pass may interpret before yielding. */
-#define SNIC_SPIN_BH_BUDGET     (4 * 1000 * 1000)
+/*
+ * Instructions one bottom-half turn may interpret before yielding to the
+ * main loop (a handler may be suspended in the middle).
+ */
+#define SNIC_SPIN_BH_BUDGET     (1000 * 1000)
+/* snic_spin_invoke_run(): the budget ran out, the handler is suspended. */
+#define SNIC_SPIN_RUN_MORE      (-2)
 /* Half of each cluster's L1 holds message scratch, the rest HPU slots. */
 #define SNIC_SPIN_SCRATCH_POOL  (SNIC_SPIN_L1_SIZE / 2)
 
@@ -63,8 +68,8 @@ void snic_spin_init(SnicState *s)
     sp->scratch_used = g_new0(uint32_t, sp->clusters);
     sp->msgs = g_new0(SnicSpinMsg, sp->clusters * SNIC_SPIN_MSG_SLOTS);
     QSIMPLEQ_INIT(&sp->queue);
-    sp->bh = qemu_bh_new(snic_spin_bh, s);
-    sp->timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, snic_spin_timer, s);
+    sp->bh = d2d_bh_new_guarded(s, snic_spin_bh, s);
+    sp->timer = d2d_timer_new_guarded(DEVICE(s), snic_spin_timer, s);
 }
 
 static void snic_spin_msg_close(SnicSpin *sp, SnicSpinMsg *m)
@@ -76,6 +81,15 @@ static void snic_spin_msg_close(SnicSpin *sp, SnicSpinMsg *m)
     m->valid = false;
 }
 
+/* The bottom half's packet is done (or dropped): free it. */
+static void snic_spin_job_end(SnicSpin *sp)
+{
+    sp->l2p_used -= sp->job.pkt->len;
+    g_free(sp->job.pkt);
+    sp->job.pkt = NULL;
+    sp->job.running = false;
+}
+
 /* Drop queued packets and open messages (of @ctx, or all if -1). */
 static void snic_spin_flush(SnicState *s, int ctx)
 {
@@ -83,6 +97,9 @@ static void snic_spin_flush(SnicState *s, int ctx)
     SnicSpinPkt *p, *tmp;
     uint32_t i;
 
+    if (sp->job.pkt && (ctx < 0 || sp->job.pkt->ctx == ctx)) {
+        snic_spin_job_end(sp);     /* its handler is abandoned mid-run */
+    }
     QSIMPLEQ_FOREACH_SAFE(p, &sp->queue, next, tmp) {
         if (ctx < 0 || p->ctx == ctx) {
             QSIMPLEQ_REMOVE(&sp->queue, p, SnicSpinPkt, next);
@@ -104,7 +121,7 @@ void snic_spin_free(SnicState *s)
 
     snic_spin_flush(s, -1);
     qemu_bh_delete(sp->bh);
-    timer_free(sp->timer);
+    d2d_timer_free_guarded(sp->timer);
     for (i = 0; i < sp->clusters * sp->hpus; i++) {
         g_free(sp->hpu[i].l1);
     }
@@ -798,25 +815,21 @@ static const uint8_t snic_spin_ev_of[] = {
 };
 
 /*
- * Run handler @kind of message @m (packet @p, NULL for completion) on the
- * first free HPU of the message's cluster, not before cycle @ready.
- * Returns the handler's return code, or -1 if it aborted; *end is the
- * cycle it ended.
+ * Start handler @kind of message @m (packet @p, NULL for completion) in
+ * @run on the first free HPU of the message's cluster, not before cycle
+ * @ready; snic_spin_invoke_run() interprets it.
  */
-static int snic_spin_invoke(SnicState *s, SnicSpinMsg *m, SnicSpinPkt *p,
-                            int kind, uint64_t ready, uint64_t *end,
-                            uint64_t *insns)
+static void snic_spin_invoke_start(SnicState *s, SnicSpinMsg *m,
+                                   SnicSpinPkt *p, int kind, uint64_t ready,
+                                   SnicSpinRun *run)
 {
     SnicSpin *sp = &s->spin;
     SnicSpinCtx *ctx = &sp->ctxs[m->ctx];
     SnicSpinHpu *h = &sp->hpu[m->cluster * sp->hpus];   /* hpus >= 1 */
     struct spin_args *a;
-    SnicSpinRun run;
-    SpinRv32 *cpu = &run.cpu;
+    SpinRv32 *cpu = &run->cpu;
     uint32_t i, hpu_idx = 0, copy;
-    uint64_t start, cyc;
-    SpinRvStatus st;
-    int ret;
+    uint64_t start;
 
     for (i = 1; i < sp->hpus; i++) {
         SnicSpinHpu *c = &sp->hpu[m->cluster * sp->hpus + i];
@@ -858,12 +871,15 @@ static int snic_spin_invoke(SnicState *s, SnicSpinMsg *m, SnicSpinPkt *p,
     a->msg_bytes = cpu_to_le32(m->bytes);
     a->hpu = cpu_to_le32(m->cluster << 8 | hpu_idx);
 
-    memset(&run, 0, sizeof(run));
-    run.s = s;
-    run.ctx = ctx;
-    run.ctx_id = m->ctx;
-    run.hpu = h;
-    run.pkt = p;
+    memset(run, 0, sizeof(*run));
+    run->s = s;
+    run->ctx = ctx;
+    run->ctx_id = m->ctx;
+    run->hpu = h;
+    run->pkt = p;
+    run->msg = m;
+    run->kind = kind;
+    run->start = start;
     cpu->code = sp->pmem + ctx->code_off;
     cpu->code_base = SPIN_CODE_BASE;
     cpu->code_size = ctx->code_size;
@@ -872,7 +888,7 @@ static int snic_spin_invoke(SnicState *s, SnicSpinMsg *m, SnicSpinPkt *p,
     cpu->cycle_base = start + SNIC_SPIN_COST_DISPATCH;
     cpu->hartid = m->cluster << 8 | hpu_idx;
     cpu->mmio = snic_spin_cmd_mmio;
-    cpu->opaque = &run;
+    cpu->opaque = run;
     spin_rv32_add_window(cpu, SPIN_L1_BASE, SPIN_L1_SLOT_SIZE, h->l1, 0, true);
     spin_rv32_add_window(cpu, SPIN_HMEM_BASE, ctx->hmem_size,
                          sp->l2h + ctx->hmem_off, SNIC_SPIN_COST_L2, true);
@@ -890,12 +906,36 @@ static int snic_spin_invoke(SnicState *s, SnicSpinMsg *m, SnicSpinPkt *p,
     cpu->x[1] = SPIN_EXIT_ADDR;
     cpu->x[2] = SPIN_STACK_TOP;
     cpu->x[10] = SPIN_ARGS_ADDR;
+}
 
-    st = spin_rv32_run(cpu, 0);
+/*
+ * Interpret the handler started in @run for at most @budget instructions
+ * (0: no limit), *insns of them this call.  SNIC_SPIN_RUN_MORE when the
+ * budget ran out first (call again to resume); otherwise the handler's
+ * return code, or -1 if it aborted, and *end is the cycle it ended.
+ */
+static int snic_spin_invoke_run(SnicState *s, SnicSpinRun *run,
+                                uint64_t budget, uint64_t *end,
+                                uint64_t *insns)
+{
+    SnicSpin *sp = &s->spin;
+    SnicSpinCtx *ctx = run->ctx;
+    SnicSpinMsg *m = run->msg;
+    SnicSpinHpu *h = run->hpu;
+    SpinRv32 *cpu = &run->cpu;
+    uint64_t before = cpu->insns, start = run->start, cyc;
+    int kind = run->kind;
+    SpinRvStatus st;
+    int ret;
+
+    st = spin_rv32_run(cpu, budget);
+    *insns = cpu->insns - before;
+    if (st == SPIN_RV_BUDGET) {
+        return SNIC_SPIN_RUN_MORE;
+    }
 
     cyc = SNIC_SPIN_COST_DISPATCH + cpu->cycles;
     *end = start + cyc;
-    *insns = cpu->insns;
     h->free_at = *end;
     snic_spin_hstat(&ctx->h[kind], cpu->insns, cyc);
     ctx->busy_cycles += cyc;
@@ -919,7 +959,7 @@ static int snic_spin_invoke(SnicState *s, SnicSpinMsg *m, SnicSpinPkt *p,
                   m->ctx, kind, st, cpu->fault_pc);
     if (st == SPIN_RV_ABORT) {
         snic_spin_event(s, m->ctx, cpu->abort_code, kind, m->id,
-                        cpu->fault_pc, run.ev_addr, cpu->abort_info,
+                        cpu->fault_pc, run->ev_addr, cpu->abort_info,
                         cpu->insns, cyc);
     } else {
         snic_spin_event(s, m->ctx, st < ARRAY_SIZE(snic_spin_ev_of) ?
@@ -930,66 +970,156 @@ static int snic_spin_invoke(SnicState *s, SnicSpinMsg *m, SnicSpinPkt *p,
     return -1;
 }
 
+enum {
+    SNIC_SPIN_JOB_HEADER,
+    SNIC_SPIN_JOB_PAYLOAD,
+    SNIC_SPIN_JOB_FATE,
+    SNIC_SPIN_JOB_COMPLETION,
+    SNIC_SPIN_JOB_CLOSE,
+};
+
+static void snic_spin_job_begin(SnicSpinJob *j, SnicSpinPkt *p, bool deliver)
+{
+    memset(j, 0, sizeof(*j));
+    j->pkt = p;
+    j->deliver = deliver;
+    j->verdict = SPIN_DROP;
+    j->stage = SNIC_SPIN_JOB_HEADER;
+}
+
+/* Start handler @kind of job @j's message, not before cycle @ready. */
+static void snic_spin_job_invoke(SnicState *s, SnicSpinJob *j, int kind,
+                                 uint64_t ready)
+{
+    SnicSpinPkt *p = j->pkt;
+
+    snic_spin_invoke_start(s, &s->spin.msgs[p->msg],
+                           kind == SPIN_HANDLER_COMPLETION ? NULL : p, kind,
+                           ready, &j->run);
+    j->running = true;
+}
+
 /*
- * All handlers of one packet, in order: header (first packet), payload,
- * then completion once the message's last packet is done.  With @deliver
- * a passed frame goes to the host's receive path (UDP); *fate is the
- * packet's fate either way (SPIN_DROP, SPIN_PASS, SPIN_PASS_CSUM).
- * Returns the instructions interpreted.
+ * All handlers of job @j's packet, in order: header (first packet),
+ * payload, then completion once the message's last packet is done.  With
+ * j->deliver a passed frame goes to the host's receive path (UDP);
+ * j->fate is the packet's fate either way (SPIN_DROP, SPIN_PASS,
+ * SPIN_PASS_CSUM).  Interprets until *spent reaches @budget (0: no limit),
+ * adding the instructions to *spent; true when the packet is done, false
+ * when a handler is suspended (call again to resume).
  */
-static uint64_t snic_spin_packet(SnicState *s, SnicSpinPkt *p, bool deliver,
-                                 int *fate)
+static bool snic_spin_job_step(SnicState *s, SnicSpinJob *j, uint64_t budget,
+                               uint64_t *spent)
 {
     SnicSpin *sp = &s->spin;
+    SnicSpinPkt *p = j->pkt;
     SnicSpinMsg *m = &sp->msgs[p->msg];
     SnicSpinCtx *ctx = &sp->ctxs[p->ctx];
-    uint64_t end, n, total = 0;
-    int verdict = SPIN_DROP, r;
-    bool aborted = false;
+    uint64_t end, n;
+    int r;
 
-    if (p->first) {
-        m->hh_end = p->arrival;
-        if (ctx->entry[SPIN_HANDLER_HEADER]) {
-            r = snic_spin_invoke(s, m, p, SPIN_HANDLER_HEADER, p->arrival,
-                                 &end, &n);
-            m->hh_end = end;
-            total += n;
-            aborted |= r < 0;
-            verdict = r > 0 ? r : verdict;
-        }
-    }
-    m->ph_end = MAX(m->ph_end, m->hh_end);
-    if (ctx->entry[SPIN_HANDLER_PAYLOAD]) {
-        r = snic_spin_invoke(s, m, p, SPIN_HANDLER_PAYLOAD,
-                             MAX(p->arrival, m->hh_end), &end, &n);
-        m->ph_end = MAX(m->ph_end, end);
-        total += n;
-        aborted |= r < 0;
-        verdict = r >= 0 ? r : verdict;
-    }
-    *fate = aborted ? SPIN_DROP : verdict;
-    if (*fate != SPIN_DROP) {
-        ctx->pass++;
-        if (deliver) {
-            if (verdict == SPIN_PASS_CSUM) {
-                snic_pkt_fill_csum(p->data, p->len, true, true);
+    for (;;) {
+        if (j->running) {
+            if (budget && *spent >= budget) {
+                return false;
             }
-            snic_rx_spin_pass(s, p->data, p->len);
+            r = snic_spin_invoke_run(s, &j->run, budget ? budget - *spent : 0,
+                                     &end, &n);
+            *spent += n;
+            if (r == SNIC_SPIN_RUN_MORE) {
+                return false;
+            }
+            j->running = false;
+            if (j->stage == SNIC_SPIN_JOB_HEADER) {
+                m->hh_end = end;
+                j->aborted |= r < 0;
+                j->verdict = r > 0 ? r : j->verdict;
+                j->stage = SNIC_SPIN_JOB_PAYLOAD;
+            } else if (j->stage == SNIC_SPIN_JOB_PAYLOAD) {
+                m->ph_end = MAX(m->ph_end, end);
+                j->aborted |= r < 0;
+                j->verdict = r >= 0 ? r : j->verdict;
+                j->stage = SNIC_SPIN_JOB_FATE;
+            } else {
+                j->stage = SNIC_SPIN_JOB_CLOSE;
+            }
+            continue;
         }
-    } else {
-        ctx->drop++;
-    }
-    m->pkts_done++;
-    if (m->last_seen && m->pkts_done == m->pkts) {
-        if (ctx->entry[SPIN_HANDLER_COMPLETION]) {
-            snic_spin_invoke(s, m, NULL, SPIN_HANDLER_COMPLETION, m->ph_end,
-                             &end, &n);
-            total += n;
+        switch (j->stage) {
+        case SNIC_SPIN_JOB_HEADER:
+            if (p->first) {
+                m->hh_end = p->arrival;
+                if (ctx->entry[SPIN_HANDLER_HEADER]) {
+                    snic_spin_job_invoke(s, j, SPIN_HANDLER_HEADER,
+                                         p->arrival);
+                    continue;
+                }
+            }
+            j->stage = SNIC_SPIN_JOB_PAYLOAD;
+            /* fall through */
+        case SNIC_SPIN_JOB_PAYLOAD:
+            m->ph_end = MAX(m->ph_end, m->hh_end);
+            if (ctx->entry[SPIN_HANDLER_PAYLOAD]) {
+                snic_spin_job_invoke(s, j, SPIN_HANDLER_PAYLOAD,
+                                     MAX(p->arrival, m->hh_end));
+                continue;
+            }
+            j->stage = SNIC_SPIN_JOB_FATE;
+            /* fall through */
+        case SNIC_SPIN_JOB_FATE:
+            j->fate = j->aborted ? SPIN_DROP : j->verdict;
+            if (j->fate != SPIN_DROP) {
+                ctx->pass++;
+                if (j->deliver) {
+                    if (j->verdict == SPIN_PASS_CSUM) {
+                        snic_pkt_fill_csum(p->data, p->len, true, true);
+                    }
+                    snic_rx_spin_pass(s, p->data, p->len);
+                }
+            } else {
+                ctx->drop++;
+            }
+            m->pkts_done++;
+            if (!m->last_seen || m->pkts_done != m->pkts) {
+                return true;
+            }
+            if (ctx->entry[SPIN_HANDLER_COMPLETION]) {
+                j->stage = SNIC_SPIN_JOB_COMPLETION;
+                snic_spin_job_invoke(s, j, SPIN_HANDLER_COMPLETION,
+                                     m->ph_end);
+                continue;
+            }
+            /* fall through */
+        default:
+            ctx->messages_done++;
+            snic_spin_msg_close(sp, m);
+            return true;
         }
-        ctx->messages_done++;
-        snic_spin_msg_close(sp, m);
     }
-    return total;
+}
+
+/* Run every handler of packet @p now; *fate as snic_spin_job_step(). */
+static void snic_spin_packet(SnicState *s, SnicSpinPkt *p, bool deliver,
+                             int *fate)
+{
+    SnicSpinJob j;
+    uint64_t spent = 0;
+
+    snic_spin_job_begin(&j, p, deliver);
+    snic_spin_job_step(s, &j, 0, &spent);
+    *fate = j.fate;
+}
+
+/* Run the bottom half's suspended packet to its end now. */
+static void snic_spin_job_drain(SnicState *s)
+{
+    SnicSpin *sp = &s->spin;
+    uint64_t spent = 0;
+
+    if (sp->job.pkt) {
+        snic_spin_job_step(s, &sp->job, 0, &spent);
+        snic_spin_job_end(sp);
+    }
 }
 
 /* Multi-packet messages still waiting for packets: watch them. */
@@ -1007,21 +1137,35 @@ static void snic_spin_watch(SnicSpin *sp)
     }
 }
 
+/*
+ * UDP packets in arrival order, at most SNIC_SPIN_BH_BUDGET instructions
+ * per turn: a handler still running then is suspended and resumed on the
+ * next turn, so the main loop serves other I/O in between.
+ */
 void snic_spin_bh(void *opaque)
 {
     SnicState *s = opaque;
     SnicSpin *sp = &s->spin;
-    SnicSpinPkt *p;
+    SnicSpinJob *j = &sp->job;
     uint64_t spent = 0;
-    int fate;
 
-    while (spent < SNIC_SPIN_BH_BUDGET && (p = QSIMPLEQ_FIRST(&sp->queue))) {
-        QSIMPLEQ_REMOVE_HEAD(&sp->queue, next);
-        spent += snic_spin_packet(s, p, true, &fate);
-        sp->l2p_used -= p->len;
-        g_free(p);
+    while (spent < SNIC_SPIN_BH_BUDGET) {
+        if (!j->pkt) {
+            SnicSpinPkt *p = QSIMPLEQ_FIRST(&sp->queue);
+
+            if (!p) {
+                break;
+            }
+            QSIMPLEQ_REMOVE_HEAD(&sp->queue, next);
+            snic_spin_job_begin(j, p, true);
+        }
+        if (!snic_spin_job_step(s, j, SNIC_SPIN_BH_BUDGET, &spent)) {
+            sp->bh_yields++;
+            break;
+        }
+        snic_spin_job_end(sp);
     }
-    if (!QSIMPLEQ_EMPTY(&sp->queue)) {
+    if (j->pkt || !QSIMPLEQ_EMPTY(&sp->queue)) {
         qemu_bh_schedule(sp->bh);
     }
     snic_spin_watch(sp);
@@ -1048,6 +1192,8 @@ int snic_spin_rdma_in(SnicState *s, SnicQp *qp, const SnicRoceHdr *h,
     bool nores;
     int fate;
 
+    /* Handlers run here at once: the suspended one first ends its run. */
+    snic_spin_job_drain(s);
     old = first ? snic_spin_msg_find(sp, ctx_id, key) : NULL;
     if (old && old->pkts_done == old->pkts) {
         snic_spin_event(s, ctx_id, SNIC_SPIN_EV_MSG_TIMEOUT,

@@ -99,9 +99,27 @@ typedef struct SnicSpinRun {
     uint32_t ctx_id;
     SnicSpinHpu *hpu;
     SnicSpinPkt *pkt;           /* NULL for a completion handler */
+    SnicSpinMsg *msg;
+    int kind;                   /* SPIN_HANDLER_* */
+    uint64_t start;             /* device cycle it started */
     uint32_t ev_addr;           /* command faults: the address reported */
     SpinRv32 cpu;
 } SnicSpinRun;
+
+/*
+ * The handlers of one packet, run as far as an instruction budget allows:
+ * the UDP bottom half suspends a handler when its turn's budget is spent
+ * and resumes it on its next turn.
+ */
+typedef struct SnicSpinJob {
+    SnicSpinPkt *pkt;           /* NULL: no packet in progress */
+    int stage;                  /* SNIC_SPIN_JOB_* (snic-spin.c) */
+    bool running;               /* run holds a started handler */
+    bool deliver;               /* a passed frame goes to the host */
+    bool aborted;
+    int verdict, fate;
+    SnicSpinRun run;
+} SnicSpinJob;
 
 typedef struct SnicSpin {
     uint32_t clusters, hpus, clock_mhz;     /* QOM properties */
@@ -122,6 +140,8 @@ typedef struct SnicSpin {
     uint8_t *pass_buf;          /* an RDMA packet a handler passed */
     QEMUBH *bh;
     QEMUTimer *timer;           /* message inactivity */
+    SnicSpinJob job;            /* the UDP packet the bottom half runs */
+    uint64_t bh_yields;         /* QOM spin-bh-yields: handler suspended */
 } SnicSpin;
 
 /* snic-spin.c: hooks called by the rest of the model */

@@ -163,6 +163,15 @@ int loop_ph(struct spin_args *a)
 	return SPIN_DROP;
 }
 
+/* Busy until its watchdog: one instruction a cycle, no memory access. */
+int spin_ph(struct spin_args *a)
+{
+	(void)a;
+	for (;;)
+		__asm__ volatile("");
+	return SPIN_DROP;
+}
+
 int wild_ph(struct spin_args *a)
 {
 	(void)a;

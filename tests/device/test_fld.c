@@ -38,6 +38,45 @@ static void identity_and_registers(void)
 }
 
 /*
+ * The QOM "stats" read-out names every counter: FLD_STAT_COUNT lines
+ * "name=value", each name non-empty, made of [a-z0-9_], and unique.
+ */
+static void stats_names(void)
+{
+	static char buf[16384];
+	char seen[FLD_STAT_COUNT][32];
+	char *line, *save = NULL;
+	int i = 0, j;
+
+	CHECK(env_start(""));
+	CHECK(qt_qom_get_str(qt, "/machine/peripheral/fld0", "stats", buf,
+			     sizeof(buf)));
+	for (line = strtok_r(buf, "\n", &save); line && i < FLD_STAT_COUNT;
+	     line = strtok_r(NULL, "\n", &save), i++) {
+		size_t n = strcspn(line, "=");
+
+		if (!n || n >= sizeof(seen[0]) || line[n] != '=' ||
+		    strspn(line, "abcdefghijklmnopqrstuvwxyz0123456789_") != n) {
+			check_fail(__FILE__, __LINE__, "counter %d: bad name in \"%s\"",
+				   i, line);
+			return;
+		}
+		memcpy(seen[i], line, n);
+		seen[i][n] = 0;
+		for (j = 0; j < i; j++) {
+			if (!strcmp(seen[j], seen[i])) {
+				check_fail(__FILE__, __LINE__,
+					   "counters %d and %d both \"%s\"", j, i,
+					   seen[i]);
+				return;
+			}
+		}
+	}
+	CHECK_EQ(i, FLD_STAT_COUNT);
+	CHECK(strncmp(line, "mem_", 4) == 0);
+}
+
+/*
  * The paper's analysis point by default; the table follows MEM_PARAMS;
  * the instance reports what it allocated.
  */
@@ -543,6 +582,40 @@ static void doorbell_unreachable(void)
 }
 
 /*
+ * The doorbell address is FLD's one guest-supplied DMA target: pointed at
+ * FLD's own BAR0 (CTRL), BAR2 or BAR4 it is refused like an unreachable
+ * one (FLD_STAT_DB_ERRORS, FLD_ERR_DMA) and counted in pcie-self_dma; FLD
+ * stays enabled.  (snic and hdc's fields: test_dma_targets.c.)
+ */
+static void doorbell_into_own_bar(void)
+{
+	static const uint64_t own[] = {
+		FLD_BAR0 + FLD_REG_CTRL, FLD_BAR2, FLD_BAR4,
+	};
+	uint64_t self;
+	uint8_t f[2048];
+	struct flde q;
+	unsigned int i, j;
+
+	for (i = 0; i < sizeof(own) / sizeof(own[0]); i++) {
+		CHECK(env_start(""));
+		CHECK(flde_setup(&q, 6, own[i], 0));
+		CHECK(send(inj, f, mk_udp(f, UDP_PORT, 64, 1), 0) > 0);
+		for (j = 0; j < 4; j++)
+			settle();
+		CHECK(qt_alive(qt));
+		CHECK_EQ(fld_stat(FLD_STAT_TX_POSTS), 1);
+		CHECK(fld_stat(FLD_STAT_DB_ERRORS) >= 1);
+		CHECK_EQ(fld_rd(FLD_REG_ERROR), FLD_ERR_DMA);
+		CHECK(qt_qom_get_u64(qt, "/machine/peripheral/fld0",
+				     "pcie-self_dma", &self));
+		CHECK(self >= 1);
+		CHECK_EQ(fld_rd(FLD_REG_STATUS),
+			 FLD_STATUS_READY | FLD_STATUS_ENABLED);
+	}
+}
+
+/*
  * Malformed frames to the echo accelerator (steered by ethertype, so bad
  * IPv4 headers reach it): an IHL beyond the frame, a frame too short for
  * an IPv4 header.  Echoed with what can be swapped swapped; QEMU lives.
@@ -731,6 +804,7 @@ static void zuc_requests(void)
 int main(void)
 {
 	RUN("device/fld", identity_and_registers);
+	RUN("device/fld", stats_names);
 	RUN("device/fld", memory_table);
 	RUN("device/fld", echo_through_flde);
 	RUN("device/fld", echo_sizes);
@@ -742,6 +816,7 @@ int main(void)
 	RUN("device/fld", nic_outside_windows);
 	RUN("device/fld", bad_commands);
 	RUN("device/fld", doorbell_unreachable);
+	RUN("device/fld", doorbell_into_own_bar);
 	RUN("device/fld", echo_malformed);
 	RUN("device/fld", zuc_requests);
 	qt_quit(qt);

@@ -318,6 +318,22 @@ static void hostile_register_fuzz(void)
 	}
 }
 
+/* snic has no vmstate: migration and savevm must be refused, not lossy. */
+static void migration_refused(void)
+{
+	const char *r;
+
+	dev_start();
+	r = qt_qmp(qt, "{\"execute\": \"migrate\", \"arguments\": "
+		   "{\"uri\": \"exec:cat >/dev/null\"}}");
+	CHECK(r && strstr(r, "\"error\"") && strstr(r, "snic"));
+	r = qt_qmp(qt, "{\"execute\": \"human-monitor-command\", "
+		   "\"arguments\": {\"command-line\": \"savevm s0\"}}");
+	CHECK(r && strstr(r, "snic"));
+	CHECK(qt_alive(qt));
+	CHECK_EQ(rd(SNIC_REG_ID), SNIC_ID_MAGIC);
+}
+
 int main(void)
 {
 	RUN("device/snic", identity_registers);
@@ -334,6 +350,7 @@ int main(void)
 	RUN("device/snic", identify_unmapped_buffer);
 	RUN("device/snic", undefined_register);
 	RUN("device/snic", hostile_register_fuzz);
+	RUN("device/snic", migration_refused);
 	qt_quit(qt);
 	return check_failures ? 1 : 0;
 }

@@ -710,6 +710,117 @@ static void host_memory(void)
 	      SNIC_SPIN_COST_DMA_WRITE + SNIC_SPIN_COST_DMA_READ);
 }
 
+/*
+ * A handler whose DMA targets snic's own BAR0 (a region the driver
+ * registered there, covering CTRL): refused, counted in pcie-self_dma, the
+ * handler aborted with a DMA fault event; the device is not reset under
+ * its own handler (no freed message scratch, no message closed twice), its
+ * admin queue and the context keep working.
+ */
+static void dma_to_own_bar(void)
+{
+	struct snic_spin_ctx_stats st;
+	struct snic_identify_data id;
+	struct snic_spin_event ev;
+	uint64_t self = 0, buf2;
+	uint32_t w[5];
+	struct ctx c;
+
+	CHECK(env_start(""));
+	buf2 = galloc(4096, 4096);
+	CHECK_EQ(ctx_create(&c, 1, 0, SYM_dma_ph, 0, 0), OK);
+	CHECK_EQ(region_add(&c, dev.bar0, 4096, SNIC_SPIN_REGION_READ |
+			    SNIC_SPIN_REGION_WRITE), OK);
+	CHECK_EQ(region_add(&c, buf2, 4096, SNIC_SPIN_REGION_WRITE), OK);
+	w[0] = 0;
+	w[1] = (uint32_t)dev.bar0;	/* payload bytes 16..19 land on CTRL */
+	w[2] = dev.bar0 >> 32;
+	w[3] = (uint32_t)buf2;
+	w[4] = buf2 >> 32;
+	CHECK_EQ(hmem_write(c.hmem_off, w, sizeof(w)), OK);
+	CHECK_EQ(rule_add(10, SNIC_DEST_SPIN, c.id, 4444), OK);
+	/* 'g' (0x67) at payload byte 16: CTRL.RESET if it were written */
+	CHECK(send_udp(4444, "0123456789abcdefghijklmnopqrstuv-msg0"));
+	CHECK(ctx_wait(&c, 1));
+	CHECK(qt_alive(qt));
+	CHECK(snic_rd(&dev, SNIC_REG_STATUS) & SNIC_STATUS_AQ_ENABLED);
+	CHECK(qt_qom_get_u64(qt, "/machine/peripheral/snic0", "pcie-self_dma",
+			     &self));
+	CHECK(self >= 1);
+	/* the handler is aborted with a DMA fault, its message closed once */
+	CHECK(ctx_stats(&c, &st));
+	CHECK_EQ(st.aborts, 1);
+	CHECK_EQ(st.messages_done, 1);
+	CHECK(ev_next(&c, &ev));
+	CHECK_EQ(ev.type, SNIC_SPIN_EV_DMA_FAULT);
+	CHECK(send_udp(4444, "ABCDEFGHIJKLMNOPQRSTUVWXYZ012345-msg1"));
+	CHECK(ctx_wait(&c, 2));
+	CHECK_EQ(snic_identify(&dev, &id), OK);
+}
+
+/*
+ * Handlers busy for SNIC_SPIN_WATCHDOG_MAX cycles (about as many
+ * instructions) do not hold QEMU's main loop: the bottom half interprets
+ * at most BH_BUDGET instructions per turn and suspends the handler in
+ * between (docs/snic-spin.md), counted in the QOM property spin-bh-yields.
+ */
+#define BH_BUDGET	1000000
+static void bh_budget(void)
+{
+	struct snic_spin_ctx_stats st;
+	uint64_t insns, yields = 0;
+	struct ctx c;
+
+	CHECK(env_start(""));
+	CHECK_EQ(ctx_create(&c, 0, 0, SYM_spin_ph, 0, SNIC_SPIN_WATCHDOG_MAX),
+		 OK);
+	CHECK_EQ(rule_add(10, SNIC_DEST_SPIN, c.id, 4444), OK);
+	CHECK(send_udp(4444, "busy-0"));
+	CHECK(send_udp(4444, "busy-1"));
+	CHECK(ctx_wait(&c, 2));
+	CHECK(ctx_stats(&c, &st));
+	CHECK_EQ(st.aborts, 2);		/* both ran into the watchdog */
+	insns = st.h[SPIN_HANDLER_PAYLOAD].insns;
+	CHECK(insns >= SNIC_SPIN_WATCHDOG_MAX);
+	CHECK(qt_qom_get_u64(qt, "/machine/peripheral/snic0", "spin-bh-yields",
+			     &yields));
+	CHECK(yields >= insns / BH_BUDGET - 2);
+}
+
+/*
+ * A reset while a long handler is (most likely) suspended between turns
+ * abandons it cleanly: the packet buffer is empty afterwards, and a new
+ * context serves packets.  (Whether the handler was suspended at that
+ * moment depends on timing; the outcome must be the same either way.)
+ */
+static void reset_during_handler(void)
+{
+	struct snic_spin_dev_stats ds;
+	struct snic_spin_ctx_stats st;
+	struct ctx c;
+	int i;
+
+	CHECK(env_start(""));
+	CHECK_EQ(ctx_create(&c, 0, 0, SYM_spin_ph, 0, SNIC_SPIN_WATCHDOG_MAX),
+		 OK);
+	CHECK_EQ(rule_add(10, SNIC_DEST_SPIN, c.id, 4444), OK);
+	CHECK(send_udp(4444, "busy-0"));
+	for (i = 0; i < 500 && ctx_stats(&c, &st) && !st.packets; i++)
+		usleep(1000);	/* admitted: queued or being interpreted */
+	CHECK(snic_reset(&dev));
+	CHECK(qt_alive(qt));
+	CHECK(snic_aq_ready(&dev, 64));
+	CHECK_EQ(snic_query_stats(&dev, SNIC_STATS_SPIN_DEV, 0, &ds,
+				  sizeof(ds)), OK);
+	CHECK_EQ(ds.l2p_used, 0);
+	CHECK_EQ(ds.num_ctxs, 0);
+	CHECK_EQ(port_up(), OK);
+	CHECK_EQ(ctx_create(&c, 0, 0, SYM_count_ph, 0, 0), OK);
+	CHECK_EQ(rule_add(10, SNIC_DEST_SPIN, c.id, 4444), OK);
+	CHECK(send_udp(4444, "count-0"));
+	CHECK(ctx_wait(&c, 1));
+}
+
 struct hostile {
 	const char *name;
 	uint32_t entry;
@@ -1099,6 +1210,9 @@ int main(void)
 	RUN("device/snic_spin", drop_and_pass);
 	RUN("device/snic_spin", host_memory);
 	RUN("device/snic_spin", hostile_handlers);
+	RUN("device/snic_spin", dma_to_own_bar);
+	RUN("device/snic_spin", bh_budget);
+	RUN("device/snic_spin", reset_during_handler);
 	RUN("device/snic_spin", fuzz_commands);
 	RUN("device/snic_spin", event_overflow);
 	RUN("device/snic_spin", event_eqe);

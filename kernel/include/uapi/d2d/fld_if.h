@@ -251,55 +251,67 @@ struct fld_txd {
 #define FLD_CQE_SIZE		15
 
 /* ---- Statistics: 64-bit counters at FLD_REG_STATS + 8 x index ---- */
+/*
+ * Every counter once, in index order: X(enum name, "name" as the QOM
+ * stats read-out, sysfs and fldctl print it).  The enum and every name
+ * table are generated from this list; new counters go at the end.
+ */
+#define FLD_STATS(X) \
+	X(FLD_STAT_RX_PACKETS, "rx_packets")		/* frames the NIC delivered into RX windows */ \
+	X(FLD_STAT_RX_BYTES, "rx_bytes") \
+	X(FLD_STAT_TX_POSTS, "tx_posts")		/* descriptors posted to send queues */ \
+	X(FLD_STAT_TX_BYTES, "tx_bytes") \
+	X(FLD_STAT_TX_DONE, "tx_done")			/* TX completions that freed a descriptor */ \
+	X(FLD_STAT_WQE_READS, "wqe_reads")		/* 64-byte WQEs synthesised for the NIC */ \
+	X(FLD_STAT_CQE_WRITES, "cqe_writes")		/* CQEs compressed */ \
+	X(FLD_STAT_DBR_READS, "dbr_reads") \
+	X(FLD_STAT_TXBUF_READ_BYTES, "txbuf_read_bytes") \
+	X(FLD_STAT_RXBUF_WRITE_BYTES, "rxbuf_write_bytes") \
+	X(FLD_STAT_BAD_READS, "bad_reads")		/* NIC reads outside any window */ \
+	X(FLD_STAT_BAD_WRITES, "bad_writes")		/* NIC writes outside any window */ \
+	X(FLD_STAT_WQE_MISSES, "wqe_misses")		/* reads of slots with no descriptor */ \
+	X(FLD_STAT_POOL_STALLS, "pool_stalls")		/* posts stalled: descriptor pool full */ \
+	X(FLD_STAT_BUF_STALLS, "buf_stalls")		/* posts stalled: buffer pool full */ \
+	X(FLD_STAT_CREDIT_STALLS, "credit_stalls")	/* posts stalled: queue credits */ \
+	X(FLD_STAT_ACCEL_RX, "accel_rx")		/* packets handed to the accelerator */ \
+	X(FLD_STAT_ACCEL_RX_DROPS, "accel_rx_drops")	/* accelerator input overflow */ \
+	X(FLD_STAT_ACCEL_TX, "accel_tx")		/* packets the accelerator sent */ \
+	X(FLD_STAT_ACCEL_BAD, "accel_bad")		/* malformed requests dropped */ \
+	X(FLD_STAT_NIC_ERR_CQES, "nic_err_cqes")	/* error CQEs from the NIC */ \
+	X(FLD_STAT_CQE_BAD_QUEUE, "cqe_bad_queue")	/* CQEs for unknown queues */ \
+	X(FLD_STAT_CQE_TAG_OVERFLOW, "cqe_tag_overflow")	/* flow tags above FLD_MAX_FLOW_TAG */ \
+	X(FLD_STAT_DOORBELLS, "doorbells")		/* doorbells FLD wrote to the NIC */ \
+	X(FLD_STAT_DB_ERRORS, "db_errors") \
+	X(FLD_STAT_RX_RECYCLED, "rx_recycled")		/* receive buffers reposted */ \
+	X(FLD_STAT_BAD_CMDS, "bad_cmds") \
+	X(FLD_STAT_ACCEL_DROPS, "accel_drops")		/* dropped by the accelerator's policy */ \
+	X(FLD_STAT_DF_REASSEMBLED, "df_reassembled")	/* defrag: datagrams made whole */ \
+	X(FLD_STAT_DF_EVICTED, "df_evicted")		/* defrag: incomplete datagrams evicted */ \
+	X(FLD_STAT_DF_DROPPED, "df_dropped")		/* defrag: overlapping, oversize, malformed */ \
+	X(FLD_STAT_DF_OVERLAPS, "df_overlaps")		/* defrag: datagrams dropped for an overlap */ \
+	X(FLD_STAT_DF_DUPLICATES, "df_duplicates")	/* defrag: repeated fragments dropped */ \
+	X(FLD_STAT_DF_TOO_BIG, "df_too_big")		/* defrag: datagrams beyond a frame */ \
+	X(FLD_STAT_DF_TOO_MANY, "df_too_many")		/* defrag: more than 64 fragments */ \
+	X(FLD_STAT_DF_TIMEOUTS, "df_timeouts")		/* defrag: incomplete after the timeout */ \
+	X(FLD_STAT_DF_MALFORMED, "df_malformed")	/* defrag: bad IPv4 or fragment fields */ \
+	X(FLD_STAT_IOT_VALID, "iot_valid")		/* iotauth: tokens verified, forwarded */ \
+	X(FLD_STAT_IOT_MALFORMED, "iot_malformed")	/* iotauth: not UDP/CoAP/JWT/JSON */ \
+	X(FLD_STAT_IOT_BAD_ALG, "iot_bad_alg")		/* iotauth: header not HS256 */ \
+	X(FLD_STAT_IOT_BAD_SIG, "iot_bad_sig")		/* iotauth: HMAC mismatch */ \
+	X(FLD_STAT_IOT_EXPIRED, "iot_expired")		/* iotauth: exp/nbf, or no time set */ \
+	X(FLD_STAT_IOT_NO_TENANT, "iot_no_tenant")	/* iotauth: no key for the flow tag */ \
+	X(FLD_STAT_QP_RECVS, "qp_recvs")		/* FLD-R: SEND messages received on QP slots */ \
+	X(FLD_STAT_QP_SENDS, "qp_sends")		/* FLD-R: answers posted as SENDs */ \
+	X(FLD_STAT_QP_BAD_MSGS, "qp_bad_msgs")		/* FLD-R: short header / bad magic (EHDR) */ \
+	X(FLD_STAT_QP_ERR_CQES, "qp_err_cqes")		/* FLD-R: RDMA error completions */
+
+/* FLD_STATS(FLD_STAT_ENUM): the enum; FLD_STATS(FLD_STAT_NAME): names. */
+#define FLD_STAT_ENUM(id, name) id,
+#define FLD_STAT_NAME(id, name) name,
+
 enum fld_stat {
-	FLD_STAT_RX_PACKETS	= 0,	/* frames the NIC delivered into RX windows */
-	FLD_STAT_RX_BYTES	= 1,
-	FLD_STAT_TX_POSTS	= 2,	/* descriptors posted to send queues */
-	FLD_STAT_TX_BYTES	= 3,
-	FLD_STAT_TX_DONE	= 4,	/* TX completions that freed a descriptor */
-	FLD_STAT_WQE_READS	= 5,	/* 64-byte WQEs synthesised for the NIC */
-	FLD_STAT_CQE_WRITES	= 6,	/* CQEs compressed */
-	FLD_STAT_DBR_READS	= 7,
-	FLD_STAT_TXBUF_READ_BYTES = 8,
-	FLD_STAT_RXBUF_WRITE_BYTES = 9,
-	FLD_STAT_BAD_READS	= 10,	/* NIC reads outside any window */
-	FLD_STAT_BAD_WRITES	= 11,	/* NIC writes outside any window */
-	FLD_STAT_WQE_MISSES	= 12,	/* reads of slots with no descriptor */
-	FLD_STAT_POOL_STALLS	= 13,	/* posts stalled: descriptor pool full */
-	FLD_STAT_BUF_STALLS	= 14,	/* posts stalled: buffer pool full */
-	FLD_STAT_CREDIT_STALLS	= 15,	/* posts stalled: queue credits */
-	FLD_STAT_ACCEL_RX	= 16,	/* packets handed to the accelerator */
-	FLD_STAT_ACCEL_RX_DROPS	= 17,	/* accelerator input overflow */
-	FLD_STAT_ACCEL_TX	= 18,	/* packets the accelerator sent */
-	FLD_STAT_ACCEL_BAD	= 19,	/* malformed requests dropped */
-	FLD_STAT_NIC_ERR_CQES	= 20,	/* error CQEs from the NIC */
-	FLD_STAT_CQE_BAD_QUEUE	= 21,	/* CQEs for unknown queues */
-	FLD_STAT_CQE_TAG_OVERFLOW = 22,	/* flow tags above FLD_MAX_FLOW_TAG */
-	FLD_STAT_DOORBELLS	= 23,	/* doorbells FLD wrote to the NIC */
-	FLD_STAT_DB_ERRORS	= 24,
-	FLD_STAT_RX_RECYCLED	= 25,	/* receive buffers reposted */
-	FLD_STAT_BAD_CMDS	= 26,
-	FLD_STAT_ACCEL_DROPS	= 27,	/* dropped by the accelerator's policy */
-	FLD_STAT_DF_REASSEMBLED	= 28,	/* defrag: datagrams made whole */
-	FLD_STAT_DF_EVICTED	= 29,	/* defrag: incomplete datagrams evicted */
-	FLD_STAT_DF_DROPPED	= 30,	/* defrag: overlapping, oversize, malformed */
-	FLD_STAT_DF_OVERLAPS	= 31,	/* defrag: datagrams dropped for an overlap */
-	FLD_STAT_DF_DUPLICATES	= 32,	/* defrag: repeated fragments dropped */
-	FLD_STAT_DF_TOO_BIG	= 33,	/* defrag: datagrams beyond a frame */
-	FLD_STAT_DF_TOO_MANY	= 34,	/* defrag: more than 64 fragments */
-	FLD_STAT_DF_TIMEOUTS	= 35,	/* defrag: incomplete after the timeout */
-	FLD_STAT_DF_MALFORMED	= 36,	/* defrag: bad IPv4 or fragment fields */
-	FLD_STAT_IOT_VALID	= 37,	/* iotauth: tokens verified, forwarded */
-	FLD_STAT_IOT_MALFORMED	= 38,	/* iotauth: not UDP/CoAP/JWT/JSON */
-	FLD_STAT_IOT_BAD_ALG	= 39,	/* iotauth: header not HS256 */
-	FLD_STAT_IOT_BAD_SIG	= 40,	/* iotauth: HMAC mismatch */
-	FLD_STAT_IOT_EXPIRED	= 41,	/* iotauth: exp/nbf, or no time set */
-	FLD_STAT_IOT_NO_TENANT	= 42,	/* iotauth: no key for the flow tag */
-	FLD_STAT_QP_RECVS	= 43,	/* FLD-R: SEND messages received on QP slots */
-	FLD_STAT_QP_SENDS	= 44,	/* FLD-R: answers posted as SENDs */
-	FLD_STAT_QP_BAD_MSGS	= 45,	/* FLD-R: short header / bad magic (EHDR) */
-	FLD_STAT_QP_ERR_CQES	= 46,	/* FLD-R: RDMA error completions */
-	FLD_STAT_COUNT		= 47,
+	FLD_STATS(FLD_STAT_ENUM)
+	FLD_STAT_COUNT,		/* number of counters */
 };
 
 /*
