@@ -18,6 +18,7 @@
  *   key        WO: "INDEX HEX" sets accelerator key INDEX (iotauth: the
  *              tenant's HMAC key, INDEX = the flow tag), "INDEX -" removes it
  */
+#include <linux/capability.h>
 #include <linux/device.h>
 #include <linux/sysfs.h>
 #include <linux/string.h>
@@ -248,6 +249,16 @@ out:
 }
 static DEVICE_ATTR_RO(tenants);
 
+/*
+ * Writable attributes change how the NIC steers and paces traffic (ports,
+ * VNI, rates) or hold a secret (keys): beyond the file mode (root), the
+ * writer needs CAP_NET_ADMIN, as for a netdev's own sysfs settings.
+ */
+static int fld_store_allowed(void)
+{
+	return capable(CAP_NET_ADMIN) ? 0 : -EPERM;
+}
+
 static ssize_t rate_show(struct device *dev, struct device_attribute *attr,
 			 char *buf)
 {
@@ -270,6 +281,9 @@ static ssize_t rate_store(struct device *dev, struct device_attribute *attr,
 	u64 bps;
 	int ret;
 
+	ret = fld_store_allowed();
+	if (ret)
+		return ret;
 	if (sscanf(buf, "%u %llu", &k, &bps) != 2)
 		return -EINVAL;
 	mutex_lock(&fd->lock);
@@ -294,6 +308,9 @@ static ssize_t fld_store_port(struct device *dev, const char *buf,
 	u16 port;
 	int ret;
 
+	ret = fld_store_allowed();
+	if (ret)
+		return ret;
 	ret = kstrtou16(buf, 0, &port);
 	if (ret)
 		return ret;
@@ -345,6 +362,9 @@ static ssize_t vxlan_vni_store(struct device *dev,
 	u32 vni;
 	int ret;
 
+	ret = fld_store_allowed();
+	if (ret)
+		return ret;
 	ret = kstrtou32(buf, 0, &vni);
 	if (ret)
 		return ret;
@@ -365,14 +385,22 @@ static ssize_t key_store(struct device *dev, struct device_attribute *attr,
 	size_t len = 0;
 	int ret;
 
+	ret = fld_store_allowed();
+	if (ret)
+		return ret;
 	if (sscanf(buf, "%u %129s", &idx, hex) != 2 || idx >= FLD_NUM_KEYS)
-		return -EINVAL;
-	if (strcmp(hex, "-")) {
+		ret = -EINVAL;
+	if (!ret && strcmp(hex, "-")) {
 		len = strlen(hex);
 		if (len % 2 || len / 2 > FLD_KEY_MAX || !len ||
 		    hex2bin(key, hex, len / 2))
-			return -EINVAL;
+			ret = -EINVAL;
 		len /= 2;
+	}
+	memzero_explicit(hex, sizeof(hex));
+	if (ret) {
+		memzero_explicit(key, sizeof(key));
+		return ret;
 	}
 	mutex_lock(&fd->lock);
 	c = 0;
