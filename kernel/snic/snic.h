@@ -29,8 +29,10 @@
 #define SNIC_MAX_CHANNELS	(SNIC_NUM_MSIX - 1)
 #define SNIC_ASYNC_EQ_LOG	8	/* link, queue and RDMA QP events */
 #define SNIC_EQ_LOG		6
-#define SNIC_SQ_LOG		9	/* basic blocks */
-#define SNIC_RQ_LOG		10	/* descriptors */
+#define SNIC_SQ_LOG		9	/* basic blocks (default; ethtool -G) */
+#define SNIC_RQ_LOG		10	/* descriptors (default; ethtool -G) */
+#define SNIC_RING_LOG_MIN	6	/* ethtool -G bounds: 64 .. 8192 */
+#define SNIC_RING_LOG_MAX	13
 #define SNIC_RX_HEADROOM	(NET_SKB_PAD + NET_IP_ALIGN)
 #define SNIC_NTUPLE_MAX		128
 #define SNIC_NTUPLE_PRIO	0x100	/* + location; below the catch-all */
@@ -205,6 +207,7 @@ struct snic_ib_dev;
 
 struct snic_channel {
 	struct snic_priv *priv;
+	u32 tx_buf_n, rx_buf_n;	/* entries of tx_buf[], rx_buf[] */
 	struct napi_struct napi;
 	int idx;
 	int irq;
@@ -249,6 +252,14 @@ struct snic_priv {
 	bool rss_rule_live;
 	u8 rss_key[SNIC_RSS_KEY_SIZE];
 	u32 indir[SNIC_RSS_TABLE_SIZE];	/* channel indices */
+
+	u8 sq_log;		/* TX ring: basic blocks, log2 (ethtool -G) */
+	u8 rq_log;		/* RX ring: descriptors, log2 */
+	bool rss_l4;		/* RSS hashes TCP/UDP ports too */
+	struct snic_coal {	/* ethtool -C: CQ event moderation */
+		u32 usecs;
+		u32 frames;
+	} rx_coal, tx_coal;
 
 	struct list_head ntuple;	/* sorted by location */
 	int num_ntuple;
@@ -296,6 +307,7 @@ void snic_db_write(struct snic_dev *sd, u16 page, u32 offset, u32 qn,
 		   u16 ctr);
 int snic_cmd_create_eq(struct snic_dev *sd, u64 ring, u8 log_size, u16 msix,
 		       u16 db_page, u32 *eqn);
+int snic_cmd_modify_cq(struct snic_dev *sd, u32 cqn, u32 count, u32 period_us);
 int snic_cmd_create_cq(struct snic_dev *sd, u64 ring, u64 dbr, u8 log_size,
 		       u16 eqn, u16 db_page, u32 *cqn);
 int snic_cmd_create_sq(struct snic_dev *sd, u64 ring, u64 dbr, u8 log_size,
@@ -344,6 +356,7 @@ void snic_eth_remove(struct snic_dev *sd);
 int snic_channels_open(struct snic_priv *priv);
 void snic_channels_close(struct snic_priv *priv);
 int snic_rss_apply(struct snic_priv *priv);
+int snic_coal_apply(struct snic_priv *priv);
 int snic_reconfigure(struct snic_priv *priv, int num_ch, unsigned int mtu);
 
 /* snic_ethtool.c */

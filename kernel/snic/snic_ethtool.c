@@ -239,10 +239,99 @@ static void snic_get_ringparam(struct net_device *nd,
 			       struct kernel_ethtool_ringparam *kring,
 			       struct netlink_ext_ack *extack)
 {
-	ring->rx_max_pending = 1u << SNIC_RQ_LOG;
-	ring->rx_pending = 1u << SNIC_RQ_LOG;
-	ring->tx_max_pending = 1u << SNIC_SQ_LOG;
-	ring->tx_pending = 1u << SNIC_SQ_LOG;
+	struct snic_priv *priv = netdev_priv(nd);
+
+	ring->rx_max_pending = 1u << SNIC_RING_LOG_MAX;
+	ring->rx_pending = 1u << priv->rq_log;
+	ring->tx_max_pending = 1u << SNIC_RING_LOG_MAX;
+	ring->tx_pending = 1u << priv->sq_log;
+}
+
+/*
+ * ethtool -G: RX descriptors and TX basic blocks per channel, rounded up
+ * to a power of two, 64 .. 8192.  A running port rebuilds its channels;
+ * if that fails the old sizes come back.
+ */
+static int snic_set_ringparam(struct net_device *nd,
+			      struct ethtool_ringparam *ring,
+			      struct kernel_ethtool_ringparam *kring,
+			      struct netlink_ext_ack *extack)
+{
+	struct snic_priv *priv = netdev_priv(nd);
+	u8 old_sq = priv->sq_log, old_rq = priv->rq_log;
+	u32 lim = 1u << SNIC_RING_LOG_MAX, min = 1u << SNIC_RING_LOG_MIN;
+	int ret;
+
+	if (ring->rx_mini_pending || ring->rx_jumbo_pending) {
+		NL_SET_ERR_MSG(extack, "snic has no mini or jumbo rings");
+		return -EINVAL;
+	}
+	if (ring->rx_pending < min || ring->rx_pending > lim ||
+	    ring->tx_pending < min || ring->tx_pending > lim) {
+		NL_SET_ERR_MSG(extack, "ring sizes are 64 .. 8192");
+		return -EINVAL;
+	}
+	priv->rq_log = order_base_2(ring->rx_pending);
+	priv->sq_log = order_base_2(ring->tx_pending);
+	if (priv->rq_log == old_rq && priv->sq_log == old_sq)
+		return 0;
+	ret = snic_reconfigure(priv, priv->num_ch, nd->mtu);
+	if (ret) {
+		priv->rq_log = old_rq;
+		priv->sq_log = old_sq;
+		snic_reconfigure(priv, priv->num_ch, nd->mtu);
+	}
+	return ret;
+}
+
+/* ---- interrupt coalescing: CQ event moderation ---- */
+
+static int snic_get_coalesce(struct net_device *nd,
+			     struct ethtool_coalesce *ec,
+			     struct kernel_ethtool_coalesce *kec,
+			     struct netlink_ext_ack *extack)
+{
+	struct snic_priv *priv = netdev_priv(nd);
+
+	ec->rx_coalesce_usecs = priv->rx_coal.usecs;
+	ec->rx_max_coalesced_frames = priv->rx_coal.frames;
+	ec->tx_coalesce_usecs = priv->tx_coal.usecs;
+	ec->tx_max_coalesced_frames = priv->tx_coal.frames;
+	return 0;
+}
+
+/*
+ * ethtool -C: a channel's completion queue raises its event after
+ * *-frames completions or *-usecs after the first, whichever comes first
+ * (the device's MODIFY_CQ); 0 and 0 (the default) raise at every one.
+ */
+static int snic_set_coalesce(struct net_device *nd,
+			     struct ethtool_coalesce *ec,
+			     struct kernel_ethtool_coalesce *kec,
+			     struct netlink_ext_ack *extack)
+{
+	struct snic_priv *priv = netdev_priv(nd);
+	struct snic_coal rx = priv->rx_coal, tx = priv->tx_coal;
+	int ret;
+
+	if (ec->rx_coalesce_usecs > SNIC_CQ_MAX_MOD_PERIOD ||
+	    ec->tx_coalesce_usecs > SNIC_CQ_MAX_MOD_PERIOD ||
+	    ec->rx_max_coalesced_frames > SNIC_CQ_MAX_MOD_COUNT ||
+	    ec->tx_max_coalesced_frames > SNIC_CQ_MAX_MOD_COUNT) {
+		NL_SET_ERR_MSG(extack, "usecs and frames are at most 65535");
+		return -EINVAL;
+	}
+	priv->rx_coal.usecs = ec->rx_coalesce_usecs;
+	priv->rx_coal.frames = ec->rx_max_coalesced_frames;
+	priv->tx_coal.usecs = ec->tx_coalesce_usecs;
+	priv->tx_coal.frames = ec->tx_max_coalesced_frames;
+	ret = snic_coal_apply(priv);
+	if (ret) {
+		priv->rx_coal = rx;
+		priv->tx_coal = tx;
+		snic_coal_apply(priv);
+	}
+	return ret;
 }
 
 /* ---- channels ---- */
@@ -533,8 +622,9 @@ static int snic_get_rxnfc(struct net_device *nd, struct ethtool_rxnfc *cmd,
 		switch (cmd->flow_type) {
 		case TCP_V4_FLOW:
 		case UDP_V4_FLOW:
-			cmd->data = RXH_IP_SRC | RXH_IP_DST | RXH_L4_B_0_1 |
-				    RXH_L4_B_2_3;
+			cmd->data = RXH_IP_SRC | RXH_IP_DST;
+			if (priv->rss_l4)
+				cmd->data |= RXH_L4_B_0_1 | RXH_L4_B_2_3;
 			break;
 		case IPV4_FLOW:
 			cmd->data = RXH_IP_SRC | RXH_IP_DST;
@@ -548,12 +638,42 @@ static int snic_get_rxnfc(struct net_device *nd, struct ethtool_rxnfc *cmd,
 	return -EOPNOTSUPP;
 }
 
+/*
+ * ethtool -N rx-flow-hash tcp4|udp4 sd|sdfn: the device hashes IPv4
+ * addresses, with or without the TCP/UDP ports, for both protocols at
+ * once; other flow types and fields cannot be chosen.
+ */
+static int snic_set_rxfh_fields(struct snic_priv *priv,
+				struct ethtool_rxnfc *cmd)
+{
+	const u64 ip = RXH_IP_SRC | RXH_IP_DST;
+	const u64 l4 = RXH_L4_B_0_1 | RXH_L4_B_2_3;
+	bool old = priv->rss_l4;
+	int ret;
+
+	if (cmd->flow_type != TCP_V4_FLOW && cmd->flow_type != UDP_V4_FLOW)
+		return -EOPNOTSUPP;
+	if (cmd->data != ip && cmd->data != (ip | l4))
+		return -EINVAL;
+	priv->rss_l4 = cmd->data & l4;
+	if (priv->rss_l4 == old || !priv->up)
+		return 0;
+	ret = snic_rss_apply(priv);
+	if (ret) {
+		priv->rss_l4 = old;
+		snic_rss_apply(priv);
+	}
+	return ret;
+}
+
 static int snic_set_rxnfc(struct net_device *nd, struct ethtool_rxnfc *cmd)
 {
 	struct snic_priv *priv = netdev_priv(nd);
 	struct snic_ntuple *r;
 
 	switch (cmd->cmd) {
+	case ETHTOOL_SRXFH:
+		return snic_set_rxfh_fields(priv, cmd);
 	case ETHTOOL_SRXCLSRLINS:
 		return snic_ntuple_add(priv, &cmd->fs);
 	case ETHTOOL_SRXCLSRLDEL:
@@ -570,7 +690,13 @@ const struct ethtool_ops snic_ethtool_ops = {
 	.get_drvinfo		= snic_get_drvinfo,
 	.get_link		= ethtool_op_get_link,
 	.get_link_ksettings	= snic_get_link_ksettings,
+	.supported_coalesce_params = ETHTOOL_COALESCE_USECS |
+				     ETHTOOL_COALESCE_MAX_FRAMES,
 	.get_ringparam		= snic_get_ringparam,
+	.set_ringparam		= snic_set_ringparam,
+	.get_coalesce		= snic_get_coalesce,
+	.set_coalesce		= snic_set_coalesce,
+	.get_ts_info		= ethtool_op_get_ts_info,
 	.get_strings		= snic_get_strings,
 	.get_sset_count		= snic_get_sset_count,
 	.get_ethtool_stats	= snic_get_ethtool_stats,

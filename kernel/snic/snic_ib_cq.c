@@ -127,14 +127,10 @@ int snic_ib_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
  */
 int snic_ib_modify_cq(struct ib_cq *ibcq, u16 cq_count, u16 cq_period)
 {
-	struct snic_aq_cmd cmd = { .opcode = SNIC_AQ_MODIFY_CQ };
 	struct snic_ib_dev *ibd = to_sibdev(ibcq->device);
 	struct snic_ib_cq *cq = to_sibcq(ibcq);
 
-	cmd.modify_cq.cqn = cpu_to_le32(cq->cq.cqn);
-	cmd.modify_cq.count = cpu_to_le32(cq_count);
-	cmd.modify_cq.period_us = cpu_to_le32(cq_period);
-	return snic_aq_exec(ibd->sd, &cmd, NULL);
+	return snic_cmd_modify_cq(ibd->sd, cq->cq.cqn, cq_count, cq_period);
 }
 
 /*

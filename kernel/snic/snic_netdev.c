@@ -568,7 +568,7 @@ static void snic_channel_close(struct snic_priv *priv, struct snic_channel *ch)
 	ch->napi_added = false;
 
 	if (ch->tx_buf) {
-		for (i = 0; i < (1u << SNIC_SQ_LOG); i++) {
+		for (i = 0; i < ch->tx_buf_n; i++) {
 			struct snic_tx_buf *tb = &ch->tx_buf[i];
 
 			if (!tb->skb)
@@ -580,7 +580,7 @@ static void snic_channel_close(struct snic_priv *priv, struct snic_channel *ch)
 		netdev_tx_reset_queue(ch->txq);
 	}
 	if (ch->rx_buf) {
-		for (i = 0; i < (1u << SNIC_RQ_LOG); i++) {
+		for (i = 0; i < ch->rx_buf_n; i++) {
 			struct snic_rx_buf *rb = &ch->rx_buf[i];
 
 			if (!rb->data)
@@ -599,6 +599,35 @@ static void snic_channel_close(struct snic_priv *priv, struct snic_channel *ch)
 	ch->db_page = -1;
 }
 
+/* ethtool -C's moderation on one channel's completion queues. */
+static int snic_ch_coal_apply(struct snic_priv *priv, struct snic_channel *ch)
+{
+	struct snic_dev *sd = priv->sd;
+	int ret;
+
+	ret = snic_cmd_modify_cq(sd, ch->rxcq.cqn, priv->rx_coal.frames,
+				 priv->rx_coal.usecs);
+	if (!ret)
+		ret = snic_cmd_modify_cq(sd, ch->txcq.cqn,
+					 priv->tx_coal.frames,
+					 priv->tx_coal.usecs);
+	return ret;
+}
+
+/* ethtool -C on a running port: every open channel.  Under RTNL. */
+int snic_coal_apply(struct snic_priv *priv)
+{
+	int i, ret;
+
+	ASSERT_RTNL();
+	for (i = 0; priv->up && i < priv->nch_open; i++) {
+		ret = snic_ch_coal_apply(priv, &priv->ch[i]);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
 static int snic_channel_open(struct snic_priv *priv, struct snic_channel *ch)
 {
 	struct net_device *nd = priv->netdev;
@@ -614,10 +643,10 @@ static int snic_channel_open(struct snic_priv *priv, struct snic_channel *ch)
 	ch->db_page = snic_db_page_alloc(sd);
 	if (ch->db_page < 0)
 		return ch->db_page;
-	ch->tx_buf = kvcalloc(1u << SNIC_SQ_LOG, sizeof(*ch->tx_buf),
-			      GFP_KERNEL);
-	ch->rx_buf = kvcalloc(1u << SNIC_RQ_LOG, sizeof(*ch->rx_buf),
-			      GFP_KERNEL);
+	ch->tx_buf_n = 1u << priv->sq_log;
+	ch->rx_buf_n = 1u << priv->rq_log;
+	ch->tx_buf = kvcalloc(ch->tx_buf_n, sizeof(*ch->tx_buf), GFP_KERNEL);
+	ch->rx_buf = kvcalloc(ch->rx_buf_n, sizeof(*ch->rx_buf), GFP_KERNEL);
 	if (!ch->tx_buf || !ch->rx_buf)
 		return -ENOMEM;
 
@@ -638,19 +667,19 @@ static int snic_channel_open(struct snic_priv *priv, struct snic_channel *ch)
 	if (ret)
 		return ret;
 	/* A CQ as deep as its queue never overflows: one CQE per entry. */
-	ret = snic_cq_create(sd, &ch->txcq, SNIC_SQ_LOG, ch->eq.eqn,
+	ret = snic_cq_create(sd, &ch->txcq, priv->sq_log, ch->eq.eqn,
 			     ch->db_page);
 	if (ret)
 		return ret;
-	ret = snic_cq_create(sd, &ch->rxcq, SNIC_RQ_LOG, ch->eq.eqn,
+	ret = snic_cq_create(sd, &ch->rxcq, priv->rq_log, ch->eq.eqn,
 			     ch->db_page);
 	if (ret)
 		return ret;
-	ret = snic_sq_create(sd, &ch->sq, SNIC_SQ_LOG, ch->txcq.cqn,
+	ret = snic_sq_create(sd, &ch->sq, priv->sq_log, ch->txcq.cqn,
 			     ch->db_page);
 	if (ret)
 		return ret;
-	ret = snic_rq_create(sd, &ch->rq, SNIC_RQ_LOG, ch->rxcq.cqn,
+	ret = snic_rq_create(sd, &ch->rq, priv->rq_log, ch->rxcq.cqn,
 			     ch->db_page);
 	if (ret)
 		return ret;
@@ -664,6 +693,9 @@ static int snic_channel_open(struct snic_priv *priv, struct snic_channel *ch)
 			netdev_warn(nd, "cannot restore tx_maxrate of queue %d: %d\n",
 				    ch->idx, ret);
 	}
+	ret = snic_ch_coal_apply(priv, ch);
+	if (ret)
+		return ret;
 	napi_enable(&ch->napi);
 	ch->napi_enabled = true;
 	snic_cq_arm(sd, &ch->txcq);
@@ -693,7 +725,8 @@ static struct snic_rss_cfg *snic_rss_cfg(struct snic_priv *priv)
 	if (!cfg)
 		return NULL;
 	memcpy(cfg->key, priv->rss_key, sizeof(cfg->key));
-	cfg->hash_fields = cpu_to_le32(SNIC_RSS_HASH_IPV4 | SNIC_RSS_HASH_L4);
+	cfg->hash_fields = cpu_to_le32(SNIC_RSS_HASH_IPV4 |
+				       (priv->rss_l4 ? SNIC_RSS_HASH_L4 : 0));
 	cfg->table_size = cpu_to_le32(SNIC_RSS_TABLE_SIZE);
 	for (i = 0; i < SNIC_RSS_TABLE_SIZE; i++)
 		cfg->rqn[i] = cpu_to_le32(priv->ch[priv->indir[i] %
@@ -1085,6 +1118,9 @@ int snic_eth_probe(struct snic_dev *sd)
 	priv->netdev = nd;
 	priv->max_ch = max_ch;
 	priv->num_ch = min_t(int, num_online_cpus(), max_ch);
+	priv->sq_log = SNIC_SQ_LOG;
+	priv->rq_log = SNIC_RQ_LOG;
+	priv->rss_l4 = true;
 	INIT_LIST_HEAD(&priv->ntuple);
 	mutex_init(&priv->port_lock);
 	INIT_WORK(&priv->rx_mode_work, snic_rx_mode_work);

@@ -71,6 +71,21 @@ int snic_cmd_create_eq(struct snic_dev *sd, u64 ring, u8 log_size, u16 msix,
 	return snic_cmd_create(sd, &cmd, eqn);
 }
 
+/*
+ * MODIFY_CQ: the CQ's event moderation, for ethtool -C and ib_modify_cq.
+ * An armed CQ raises its event after @count CQEs or @period_us after the
+ * first of them, whichever comes first; 0/0 raises at every CQE.
+ */
+int snic_cmd_modify_cq(struct snic_dev *sd, u32 cqn, u32 count, u32 period_us)
+{
+	struct snic_aq_cmd cmd = { .opcode = SNIC_AQ_MODIFY_CQ };
+
+	cmd.modify_cq.cqn = cpu_to_le32(cqn);
+	cmd.modify_cq.count = cpu_to_le32(count);
+	cmd.modify_cq.period_us = cpu_to_le32(period_us);
+	return snic_aq_exec(sd, &cmd, NULL);
+}
+
 int snic_cmd_create_cq(struct snic_dev *sd, u64 ring, u64 dbr, u8 log_size,
 		       u16 eqn, u16 db_page, u32 *cqn)
 {
