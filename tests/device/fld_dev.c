@@ -21,21 +21,12 @@ struct qt *qt;
 struct snic_dev nic;
 int fld_devfn = -1;
 int inj = -1;
-static uint64_t heap;
 
 /* ---- environment ---- */
 
 uint64_t galloc(size_t size, size_t align)
 {
-	uint64_t a = (heap + align - 1) & ~(uint64_t)(align - 1);
-
-	if (a + size > HEAP_END) {
-		fprintf(stderr, "test heap exhausted\n");
-		exit(1);
-	}
-	heap = a + size;
-	qt_memset(qt, a, 0, size);
-	return a;
+	return qt_alloc(qt, size, align);
 }
 
 uint32_t fld_rd(uint32_t reg)
@@ -136,7 +127,7 @@ bool env_start(const char *fld_opts)
 	qt_pci_map_bar(qt, fld_devfn, FLD_BAR_WIN, FLD_BAR2);
 	qt_pci_map_bar(qt, fld_devfn, FLD_BAR_MSIX, FLD_BAR4);
 	qt_pci_enable(qt, fld_devfn);
-	heap = HEAP_BASE;
+	qt_alloc_init(qt, HEAP_BASE, HEAP_END);
 	if (!snic_aq_ready(&nic, 64))
 		return false;
 	memset(&c, 0, sizeof(c));

@@ -187,20 +187,6 @@ int snic_query_stats(struct snic_dev *d, uint32_t kind, uint32_t id,
 			   out, len, NULL);
 }
 
-bool snic_ring_peek(struct qt *qt, uint64_t ring, uint32_t size,
-		    uint32_t cons, void *q, size_t esz, size_t owner_off,
-		    int tries)
-{
-	int want = !((cons / size) & 1);
-
-	while (tries--) {
-		qt_memread(qt, ring + (cons & (size - 1)) * esz, q, esz);
-		if ((((uint8_t *)q)[owner_off] & 1) == want)
-			return true;
-	}
-	return false;
-}
-
 int snic_rdma_create_mr(struct snic_dev *d, const struct snic_mr_cfg *cfg,
 			uint32_t *key)
 {

@@ -84,15 +84,6 @@ int snic_identify(struct snic_dev *d, struct snic_identify_data *id);
 int snic_query_stats(struct snic_dev *d, uint32_t kind, uint32_t id,
 		     void *out, size_t len);
 
-/*
- * The entry of @esz bytes at consumer counter @cons of a ring of @size
- * entries at @ring, if the device wrote it this pass: bit 0 of byte
- * @owner_off is 1 on even passes.  Tries @tries reads.
- */
-bool snic_ring_peek(struct qt *qt, uint64_t ring, uint32_t size,
-		    uint32_t cons, void *q, size_t esz, size_t owner_off,
-		    int tries);
-
 /* ---- RDMA objects (docs/snic-rdma.md) ---- */
 int snic_rdma_create_mr(struct snic_dev *d, const struct snic_mr_cfg *cfg,
 			uint32_t *key);
