@@ -4,7 +4,7 @@
  * iotauth and defrag accelerators).
  *
  * Topology: snic0 on a hub with a datagram socket held by the test
- * (capture and injection, as in test_snic_eth.c), and an fld.
+ * (capture and injection, as in snic_eth_env.h), and an fld.
  */
 #ifndef TESTS_DEVICE_FLD_DEV_H
 #define TESTS_DEVICE_FLD_DEV_H

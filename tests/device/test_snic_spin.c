@@ -3,7 +3,7 @@
  * qtest with no guest.  RV32 handlers (spin_handlers.c, built by clang-14
  * into spin_handlers.h) are loaded with SNIC_AQ_SPIN_WRITE_MEM; UDP frames
  * are injected and captured through a datagram-socket hub port as in
- * test_snic_eth.c; results are read from host memory, handler memory
+ * snic_eth_env.h; results are read from host memory, handler memory
  * (SNIC_AQ_SPIN_READ_MEM), the event rings and QUERY_STATS.
  */
 #define _GNU_SOURCE
