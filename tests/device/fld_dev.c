@@ -81,20 +81,13 @@ static bool inj_open(int *qfd)
 
 int cap_recv(void *buf, size_t len, int ms)
 {
-	struct pollfd p = { .fd = inj, .events = POLLIN };
-
-	if (poll(&p, 1, ms) != 1)
-		return -1;
-	return recv(inj, buf, len, MSG_DONTWAIT);
+	return qt_udp_recv(inj, buf, len, ms);
 }
 
 void cap_drain(void)
 {
-	uint8_t buf[16384];
-
 	settle();
-	while (recv(inj, buf, sizeof(buf), MSG_DONTWAIT) > 0)
-		;
+	qt_udp_drain(inj);
 }
 
 bool env_start(const char *fld_opts)

@@ -590,3 +590,20 @@ bool qt_udp_pair(int *qemu_fd, int *test_fd, int rcvbuf)
 	*qemu_fd = q;
 	return true;
 }
+
+int qt_udp_recv(int fd, void *buf, size_t len, int ms)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+
+	if (poll(&p, 1, ms) != 1)
+		return -1;
+	return recv(fd, buf, len, MSG_DONTWAIT);
+}
+
+void qt_udp_drain(int fd)
+{
+	static uint8_t buf[65536];
+
+	while (recv(fd, buf, sizeof(buf), MSG_DONTWAIT) > 0)
+		;
+}

@@ -76,6 +76,10 @@ bool qt_qom_get_str(struct qt *qt, const char *path, const char *prop,
  * inject and capture frames.  rcvbuf: SO_RCVBUF of *test_fd, 0 = default.
  */
 bool qt_udp_pair(int *qemu_fd, int *test_fd, int rcvbuf);
+/* At *test_fd: the next datagram within @ms (its length), or -1. */
+int qt_udp_recv(int fd, void *buf, size_t len, int ms);
+/* At *test_fd: drop every datagram queued. */
+void qt_udp_drain(int fd);
 
 bool qt_qom_set_u64(struct qt *qt, const char *path, const char *prop,
 		    uint64_t val);

@@ -147,21 +147,14 @@ bool inj_send(const void *f, size_t len)
 /* Drop whatever the capture port holds. */
 void cap_drain(void)
 {
-	uint8_t buf[65536];
-
 	settle();
-	while (recv(inj, buf, sizeof(buf), MSG_DONTWAIT) > 0)
-		;
+	qt_udp_drain(inj);
 }
 
 /* Next captured frame, or -1 within @ms. */
 int cap_recv(void *buf, size_t len, int ms)
 {
-	struct pollfd p = { .fd = inj, .events = POLLIN };
-
-	if (poll(&p, 1, ms) != 1)
-		return -1;
-	return recv(inj, buf, len, MSG_DONTWAIT);
+	return qt_udp_recv(inj, buf, len, ms);
 }
 
 void shm_map(bool on)

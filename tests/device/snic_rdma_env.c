@@ -60,19 +60,12 @@ bool inj_send(const void *f, size_t len)
 
 void cap_drain(void)
 {
-	uint8_t buf[16384];
-
-	while (recv(inj, buf, sizeof(buf), MSG_DONTWAIT) > 0)
-		;
+	qt_udp_drain(inj);
 }
 
 int cap_recv(void *buf, size_t len, int ms)
 {
-	struct pollfd p = { .fd = inj, .events = POLLIN };
-
-	if (poll(&p, 1, ms) != 1)
-		return -1;
-	return recv(inj, buf, len, MSG_DONTWAIT);
+	return qt_udp_recv(inj, buf, len, ms);
 }
 
 /* Main-loop turns (bottom halves, frames); the capture port is drained. */
