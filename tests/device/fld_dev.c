@@ -20,7 +20,6 @@ const uint8_t mac_peer[6] = { 0x52, 0x54, 0x00, 0x00, 0x00, 0x99 };
 struct qt *qt;
 struct snic_dev nic;
 int fld_devfn = -1;
-int inj = -1;
 
 /* ---- environment ---- */
 
@@ -74,16 +73,6 @@ void settle(void)
 		qt_readl(qt, nic.bar0 + SNIC_REG_ID);
 }
 
-static bool inj_open(int *qfd)
-{
-	return qt_udp_pair(qfd, &inj, 4 << 20);
-}
-
-int cap_recv(void *buf, size_t len, int ms)
-{
-	return qt_udp_recv(inj, buf, len, ms);
-}
-
 void cap_drain(void)
 {
 	settle();
@@ -98,15 +87,11 @@ bool env_start(const char *fld_opts)
 
 	qt_quit(qt);
 	qt = NULL;
-	if (inj >= 0)
-		close(inj);
-	inj = -1;
-	if (!inj_open(&qfd))
+	if (!inj_open(&qfd, 4 << 20))
 		return false;
 	snprintf(args, sizeof(args),
 		 "-netdev hubport,id=p0,hubid=0 "
-		 "-netdev dgram,id=inj,local.type=fd,local.str=%d "
-		 "-netdev hubport,id=p2,hubid=0,netdev=inj "
+		 WIRE_QEMU_ARGS
 		 "-device snic,id=snic0,netdev=p0,mac=52:54:00:00:00:01 "
 		 "-device fld,id=fld0%s", qfd, fld_opts);
 	qt = qt_start(args);

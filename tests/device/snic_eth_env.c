@@ -48,7 +48,6 @@ const struct ms_vec ms_vec[MS_NVEC] = {
 
 struct qt *qt;
 struct snic_dev dev[2];
-int inj = -1;		/* our end of the capture/injection port */
 int shm_devfn = -1;
 uint64_t msi_base[2];
 
@@ -126,35 +125,11 @@ bool qstats(struct snic_dev *d, uint32_t kind, uint32_t qn,
 	return snic_query_stats(d, kind, qn, s, sizeof(*s)) == OK;
 }
 
-void inj_close(void)
-{
-	if (inj >= 0)
-		close(inj);
-	inj = -1;
-}
-
-/* A connected pair of UDP sockets on loopback; *qfd goes to QEMU. */
-bool inj_open(int *qfd)
-{
-	return qt_udp_pair(qfd, &inj, 4 << 20);
-}
-
-bool inj_send(const void *f, size_t len)
-{
-	return send(inj, f, len, 0) == (ssize_t)len;
-}
-
 /* Drop whatever the capture port holds. */
 void cap_drain(void)
 {
 	settle();
 	qt_udp_drain(inj);
-}
-
-/* Next captured frame, or -1 within @ms. */
-int cap_recv(void *buf, size_t len, int ms)
-{
-	return qt_udp_recv(inj, buf, len, ms);
 }
 
 void shm_map(bool on)
@@ -174,13 +149,11 @@ bool env_start(void)
 
 	qt_quit(qt);
 	qt = NULL;
-	inj_close();
-	if (!inj_open(&qfd))
+	if (!inj_open(&qfd, 4 << 20))
 		return false;
 	snprintf(args, sizeof(args),
 		 "-netdev hubport,id=p0,hubid=0 -netdev hubport,id=p1,hubid=0 "
-		 "-netdev dgram,id=inj,local.type=fd,local.str=%d "
-		 "-netdev hubport,id=p2,hubid=0,netdev=inj "
+		 WIRE_QEMU_ARGS
 		 "-device snic,id=snic0,netdev=p0,mac=52:54:00:00:00:01,serial=ETH-A "
 		 "-device snic,id=snic1,netdev=p1,mac=52:54:00:00:00:02,serial=ETH-B "
 		 "-object memory-backend-ram,id=shm,size=1M,share=on "

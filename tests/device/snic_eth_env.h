@@ -21,6 +21,7 @@
 #include <stdint.h>
 #include "../lib/check.h"
 #include "snic_q.h"
+#include "wire.h"
 
 #define OK		SNIC_AQ_OK
 #define BAR_BASE(i)	(0xe0000000ull + (uint64_t)(i) * 0x400000ull)
@@ -64,7 +65,6 @@ extern struct qt *qt;
 extern struct snic_dev dev[2];
 #define A (&dev[0])
 #define B (&dev[1])
-extern int inj;			/* our end of the capture/injection port */
 extern int shm_devfn;
 extern uint64_t msi_base[2];
 
@@ -84,14 +84,8 @@ int port_query(struct snic_dev *d, struct snic_port_info *pi);
 bool pstats(struct snic_dev *d, struct snic_port_stats *s);
 bool qstats(struct snic_dev *d, uint32_t kind, uint32_t qn,
 	    struct snic_queue_stats *s);
-/* The capture/injection port: a connected loopback UDP pair. */
-void inj_close(void);
-bool inj_open(int *qfd);
-bool inj_send(const void *f, size_t len);
-/* Drop whatever the capture port holds. */
+/* Drop whatever the wire (wire.h) holds. */
 void cap_drain(void);
-/* Next captured frame, or -1 within @ms. */
-int cap_recv(void *buf, size_t len, int ms);
 /* ivshmem memory decoding on (mapped) or off. */
 void shm_map(bool on);
 /*

@@ -20,7 +20,6 @@ const uint32_t ip_a = 0x0a000001, ip_b = 0x0a000002;
 
 struct qt *qt;
 struct snic_dev dev[2];
-int inj = -1;
 
 /* ------------------------------------------------------------------ */
 /* Environment                                                         */
@@ -41,31 +40,9 @@ void mwrite(uint64_t addr, const void *buf, size_t len)
 	qt_memwrite(qt, addr, buf, len);
 }
 
-void inj_close(void)
-{
-	if (inj >= 0)
-		close(inj);
-	inj = -1;
-}
-
-bool inj_open(int *qfd)
-{
-	return qt_udp_pair(qfd, &inj, 8 << 20);
-}
-
-bool inj_send(const void *f, size_t len)
-{
-	return send(inj, f, len, 0) == (ssize_t)len;
-}
-
 void cap_drain(void)
 {
 	qt_udp_drain(inj);
-}
-
-int cap_recv(void *buf, size_t len, int ms)
-{
-	return qt_udp_recv(inj, buf, len, ms);
 }
 
 /* Main-loop turns (bottom halves, frames); the capture port is drained. */
@@ -101,13 +78,11 @@ bool env_start_extra(const char *opts, const char *extra)
 
 	qt_quit(qt);
 	qt = NULL;
-	inj_close();
-	if (!inj_open(&qfd))
+	if (!inj_open(&qfd, 8 << 20))
 		return false;
 	snprintf(args, sizeof(args),
 		 "-netdev hubport,id=p0,hubid=0 -netdev hubport,id=p1,hubid=0 "
-		 "-netdev dgram,id=inj,local.type=fd,local.str=%d "
-		 "-netdev hubport,id=p2,hubid=0,netdev=inj "
+		 WIRE_QEMU_ARGS
 		 "-device snic,id=snic0,netdev=p0,mac=52:54:00:00:00:01%s "
 		 "-device snic,id=snic1,netdev=p1,mac=52:54:00:00:00:02%s %s",
 		 qfd, opts, opts, extra);

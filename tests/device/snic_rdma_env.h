@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "snic_q.h"
+#include "wire.h"
 
 #define OK		SNIC_AQ_OK
 #define BAR_BASE(i)	(0xe0000000ull + (uint64_t)(i) * 0x400000ull)
@@ -77,7 +78,6 @@ extern const uint8_t mac_b[6];
 extern const uint32_t ip_a, ip_b;
 extern struct qt *qt;
 extern struct snic_dev dev[2];
-extern int inj;
 extern const struct conn conn_default;
 extern struct side sa, sb;
 
@@ -86,11 +86,7 @@ extern struct side sa, sb;
 uint64_t galloc(size_t size, size_t align);
 void mread(uint64_t addr, void *buf, size_t len);
 void mwrite(uint64_t addr, const void *buf, size_t len);
-void inj_close(void);
-bool inj_open(int *qfd);
-bool inj_send(const void *f, size_t len);
 void cap_drain(void);
-int cap_recv(void *buf, size_t len, int ms);
 void pump(int n);
 int port_up(struct snic_dev *d, uint16_t async_eqn);
 bool env_start_opts(const char *opts);

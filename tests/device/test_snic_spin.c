@@ -15,6 +15,7 @@
 #include <unistd.h>
 #include "../lib/check.h"
 #include "snic_q.h"
+#include "wire.h"
 #include "spin_handlers.h"	/* spin_code[], SYM_* (generated) */
 
 #define OK		SNIC_AQ_OK
@@ -28,21 +29,10 @@
 
 static struct qt *qt;
 static struct snic_dev dev;
-static int inj = -1;
 static const uint8_t mac_nic[6] = { 0x52, 0x54, 0x00, 0x00, 0x00, 0x01 };
 static const uint8_t mac_peer[6] = { 0x52, 0x54, 0x00, 0x00, 0x00, 0x09 };
 
 /* ---- injection / capture port (a connected loopback UDP pair) ---- */
-
-static bool inj_open(int *qfd)
-{
-	return qt_udp_pair(qfd, &inj, 0);
-}
-
-static int cap_recv(void *buf, size_t len, int ms)
-{
-	return qt_udp_recv(inj, buf, len, ms);
-}
 
 static void cap_drain(void)
 {
@@ -296,15 +286,11 @@ static bool env_start(const char *extra)
 
 	qt_quit(qt);
 	qt = NULL;
-	if (inj >= 0)
-		close(inj);
-	inj = -1;
-	if (!inj_open(&qfd))
+	if (!inj_open(&qfd, 0))
 		return false;
 	snprintf(args, sizeof(args),
 		 "-netdev hubport,id=p0,hubid=0 "
-		 "-netdev dgram,id=inj,local.type=fd,local.str=%d "
-		 "-netdev hubport,id=p2,hubid=0,netdev=inj "
+		 WIRE_QEMU_ARGS
 		 "-device snic,id=snic0,netdev=p0,mac=52:54:00:00:00:01%s",
 		 qfd, extra);
 	qt = qt_start(args);
@@ -1015,7 +1001,6 @@ int main(void)
 	RUN("device/snic_spin", handler_args);
 	RUN("device/snic_spin", reset_clears);
 	qt_quit(qt);
-	if (inj >= 0)
-		close(inj);
+	inj_close();
 	return check_failures ? 1 : 0;
 }
