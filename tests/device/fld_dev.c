@@ -81,7 +81,6 @@ void cap_drain(void)
 
 bool env_start(const char *fld_opts)
 {
-	struct snic_port_cfg c;
 	char args[1024];
 	int qfd;
 
@@ -108,14 +107,8 @@ bool env_start(const char *fld_opts)
 	qt_alloc_init(qt, HEAP_BASE, HEAP_END);
 	if (!snic_aq_ready(&nic, 64))
 		return false;
-	memset(&c, 0, sizeof(c));
-	c.flags = SNIC_PORT_F_UP;
-	c.mtu = MTU;
-	c.num_macs = 1;
-	c.async_eqn = SNIC_EQN_NONE;
-	memcpy(c.macs[0], mac_nic, 6);
-	if (snic_aq_buf(&nic, SNIC_AQ_SET_PORT, &c, sizeof(c), sizeof(c), 0, 0,
-			NULL, 0, NULL) != OK)
+	if (snic_set_port(&nic, SNIC_PORT_F_UP, MTU, &mac_nic, 1,
+			  SNIC_EQN_NONE) != OK)
 		return false;
 	fld_wr(FLD_REG_CTRL, FLD_CTRL_ENABLE);
 	cap_drain();

@@ -166,6 +166,23 @@ int snic_aq_buf(struct snic_dev *d, uint8_t opcode, const void *in,
 	return st;
 }
 
+int snic_set_port(struct snic_dev *d, uint32_t flags, uint16_t mtu,
+		  const uint8_t (*macs)[6], int nmacs, uint16_t async_eqn)
+{
+	struct snic_port_cfg c;
+	int i;
+
+	memset(&c, 0, sizeof(c));
+	c.flags = flags;
+	c.mtu = mtu;
+	c.num_macs = nmacs;
+	c.async_eqn = async_eqn;
+	for (i = 0; i < nmacs && i < SNIC_MAX_MACS; i++)
+		memcpy(c.macs[i], macs[i], 6);
+	return snic_aq_buf(d, SNIC_AQ_SET_PORT, &c, sizeof(c), sizeof(c), 0, 0,
+			   NULL, 0, NULL);
+}
+
 int snic_identify(struct snic_dev *d, struct snic_identify_data *id)
 {
 	struct snic_aq_cmd cmd = { .opcode = SNIC_AQ_IDENTIFY };

@@ -80,6 +80,9 @@ int snic_aq_obj(struct snic_dev *d, uint8_t opcode, uint32_t id);
 int snic_aq_buf(struct snic_dev *d, uint8_t opcode, const void *in,
 		size_t in_len, uint32_t buf_len, uint32_t id, uint32_t kind,
 		void *out, size_t out_len, uint64_t *result);
+/* SET_PORT: @flags (SNIC_PORT_F_*), @mtu, @nmacs MACs, async EQ. */
+int snic_set_port(struct snic_dev *d, uint32_t flags, uint16_t mtu,
+		  const uint8_t (*macs)[6], int nmacs, uint16_t async_eqn);
 int snic_identify(struct snic_dev *d, struct snic_identify_data *id);
 int snic_query_stats(struct snic_dev *d, uint32_t kind, uint32_t id,
 		     void *out, size_t len);

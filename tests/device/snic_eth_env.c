@@ -82,28 +82,11 @@ void settle(void)
 	snic_settle(A, 16);
 }
 
-int port_set(struct snic_dev *d, uint32_t flags, uint16_t mtu,
-	     const uint8_t (*macs)[6], int nmacs, uint16_t async_eqn)
-{
-	struct snic_port_cfg c;
-	int i;
-
-	memset(&c, 0, sizeof(c));
-	c.flags = flags;
-	c.mtu = mtu;
-	c.num_macs = nmacs;
-	c.async_eqn = async_eqn;
-	for (i = 0; i < nmacs && i < SNIC_MAX_MACS; i++)
-		memcpy(c.macs[i], macs[i], 6);
-	return snic_aq_buf(d, SNIC_AQ_SET_PORT, &c, sizeof(c), sizeof(c), 0, 0,
-			   NULL, 0, NULL);
-}
-
 int port_default(struct snic_dev *d, uint32_t flags, uint16_t mtu)
 {
 	const uint8_t (*mac)[6] = d == A ? &mac_a : &mac_b;
 
-	return port_set(d, flags, mtu, mac, 1, SNIC_EQN_NONE);
+	return snic_set_port(d, flags, mtu, mac, 1, SNIC_EQN_NONE);
 }
 
 int port_query(struct snic_dev *d, struct snic_port_info *pi)

@@ -76,8 +76,6 @@ uint32_t msi_read(struct snic_dev *d, int vec);
 void msi_clear(struct snic_dev *d, int vec);
 /* Give the device a few main-loop turns (bottom halves) to act. */
 void settle(void);
-int port_set(struct snic_dev *d, uint32_t flags, uint16_t mtu,
-	     const uint8_t (*macs)[6], int nmacs, uint16_t async_eqn);
 /* Port of @d with its own MAC, no async EQ. */
 int port_default(struct snic_dev *d, uint32_t flags, uint16_t mtu);
 int port_query(struct snic_dev *d, struct snic_port_info *pi);

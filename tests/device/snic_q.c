@@ -275,3 +275,19 @@ bool snic_evq_next(struct snic_evq *q, struct snic_spin_event *ev)
 	qt_writel(q->qt, q->dbr, q->cons);
 	return true;
 }
+
+int snic_spin_ctx_create(struct snic_dev *d, struct snic_spin_ctx_cfg *cfg,
+			 const struct snic_evq *ev, uint32_t eqn, uint32_t *id)
+{
+	uint64_t res = ~0ull;
+	int st;
+
+	cfg->ev_ring = ev->ring;
+	cfg->ev_dbr = ev->dbr;
+	cfg->ev_log_size = __builtin_ctz(ev->size);
+	cfg->ev_eqn = eqn;
+	st = snic_aq_buf(d, SNIC_AQ_SPIN_CREATE_CTX, cfg, sizeof(*cfg),
+			 sizeof(*cfg), 0, 0, NULL, 0, &res);
+	*id = res;
+	return st;
+}

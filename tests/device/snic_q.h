@@ -139,5 +139,11 @@ void snic_rq_post(struct snic_rq *r, int n, bool db);
 void snic_evq_init(struct snic_evq *q, struct qt *qt, int log);
 /* The next event, consumed (counter written to the record), or false. */
 bool snic_evq_next(struct snic_evq *q, struct snic_spin_event *ev);
+/*
+ * SPIN_CREATE_CTX of @cfg with event ring @ev (events to EQ @eqn, or
+ * SNIC_EQN_NONE) on @d; *id is the context.  Returns the status.
+ */
+int snic_spin_ctx_create(struct snic_dev *d, struct snic_spin_ctx_cfg *cfg,
+			 const struct snic_evq *ev, uint32_t eqn, uint32_t *id);
 
 #endif

@@ -55,16 +55,8 @@ void pump(int n)
 
 int port_up(struct snic_dev *d, uint16_t async_eqn)
 {
-	struct snic_port_cfg c;
-
-	memset(&c, 0, sizeof(c));
-	c.flags = SNIC_PORT_F_UP;
-	c.mtu = PORT_MTU;
-	c.num_macs = 1;
-	c.async_eqn = async_eqn;
-	memcpy(c.macs[0], d == A ? mac_a : mac_b, 6);
-	return snic_aq_buf(d, SNIC_AQ_SET_PORT, &c, sizeof(c), sizeof(c), 0, 0,
-			   NULL, 0, NULL);
+	return snic_set_port(d, SNIC_PORT_F_UP, PORT_MTU,
+			     d == A ? &mac_a : &mac_b, 1, async_eqn);
 }
 
 /*

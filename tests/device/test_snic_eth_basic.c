@@ -53,11 +53,11 @@ static void identify_caps(void)
 		 SNIC_AQ_EINVAL_PARAM);
 	CHECK_EQ(port_default(A, SNIC_PORT_F_UP, SNIC_MAX_MTU + 1),
 		 SNIC_AQ_EINVAL_PARAM);
-	CHECK_EQ(port_set(A, SNIC_PORT_F_UP, MTU, many, SNIC_MAX_MACS + 1,
+	CHECK_EQ(snic_set_port(A, SNIC_PORT_F_UP, MTU, many, SNIC_MAX_MACS + 1,
 			  SNIC_EQN_NONE), SNIC_AQ_EINVAL_PARAM);
-	CHECK_EQ(port_set(A, SNIC_PORT_F_UP, MTU, many, SNIC_MAX_MACS,
+	CHECK_EQ(snic_set_port(A, SNIC_PORT_F_UP, MTU, many, SNIC_MAX_MACS,
 			  SNIC_EQN_NONE), OK);
-	CHECK_EQ(port_set(A, SNIC_PORT_F_UP, MTU, &mac_a, 1, 17),
+	CHECK_EQ(snic_set_port(A, SNIC_PORT_F_UP, MTU, &mac_a, 1, 17),
 		 SNIC_AQ_ENOENT);
 	CHECK_EQ(port_default(A, SNIC_PORT_F_UP, 9000), OK);
 	CHECK_EQ(port_query(A, &pi), OK);

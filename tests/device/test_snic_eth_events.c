@@ -234,7 +234,7 @@ static void link_state(void)
 	CHECK(tx_setup(A, &tcq, &sq, 6));
 	CHECK(rx_setup(B, &rcq, &rq, 16));
 	CHECK_EQ(snic_eq_create(&eq, A, 3, 4, 0, 0, 5), OK);
-	CHECK_EQ(port_set(A, SNIC_PORT_F_UP, MTU, &mac_a, 1, eq.n), OK);
+	CHECK_EQ(snic_set_port(A, SNIC_PORT_F_UP, MTU, &mac_a, 1, eq.n), OK);
 	CHECK(pstats(A, &sa0));
 	CHECK(pstats(B, &sb0));
 	len = mk_udp(f, mac_b, 100, 1);

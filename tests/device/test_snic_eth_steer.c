@@ -387,7 +387,7 @@ static void mac_filter(void)
 	len = mk_udp(f, mac_other, 100, 7);
 	CHECK_EQ(deliver(f, len, &e), 0);
 	/* a second configured unicast address, no promisc */
-	CHECK_EQ(port_set(B, SNIC_PORT_F_UP, MTU, two, 2, SNIC_EQN_NONE), OK);
+	CHECK_EQ(snic_set_port(B, SNIC_PORT_F_UP, MTU, two, 2, SNIC_EQN_NONE), OK);
 	len = mk_udp(f, mac_other, 100, 8);
 	CHECK_EQ(deliver(f, len, &e), 0);
 	len = mk_udp(f, mac_b, 100, 9);

@@ -118,16 +118,8 @@ static bool send_udp(uint16_t dport, const char *pl)
 
 static int port_up(void)
 {
-	struct snic_port_cfg c;
-
-	memset(&c, 0, sizeof(c));
-	c.flags = SNIC_PORT_F_UP;
-	c.mtu = MTU;
-	c.num_macs = 1;
-	c.async_eqn = SNIC_EQN_NONE;
-	memcpy(c.macs[0], mac_nic, 6);
-	return snic_aq_buf(&dev, SNIC_AQ_SET_PORT, &c, sizeof(c), sizeof(c),
-			   0, 0, NULL, 0, NULL);
+	return snic_set_port(&dev, SNIC_PORT_F_UP, MTU, &mac_nic, 1,
+			     SNIC_EQN_NONE);
 }
 
 static int spin_mem(uint8_t op, uint8_t mem, uint32_t off, uint64_t host,
@@ -168,8 +160,6 @@ static int ctx_create(struct ctx *c, int slice, uint32_t hh, uint32_t ph,
 		      uint32_t ch, uint32_t watchdog)
 {
 	struct snic_spin_ctx_cfg cfg;
-	uint64_t res = ~0ull;
-	int st;
 
 	memset(c, 0, sizeof(*c));
 	c->hmem_off = slice * HMEM_SLICE;
@@ -186,14 +176,7 @@ static int ctx_create(struct ctx *c, int slice, uint32_t hh, uint32_t ph,
 	cfg.copy_bytes = 128;
 	cfg.watchdog = watchdog;
 	cfg.match = SNIC_SPIN_MATCH_STEER;
-	cfg.ev_ring = c->ev.ring;
-	cfg.ev_dbr = c->ev.dbr;
-	cfg.ev_log_size = EV_LOG;
-	cfg.ev_eqn = SNIC_EQN_NONE;
-	st = snic_aq_buf(&dev, SNIC_AQ_SPIN_CREATE_CTX, &cfg, sizeof(cfg),
-			 sizeof(cfg), 0, 0, NULL, 0, &res);
-	c->id = res;
-	return st;
+	return snic_spin_ctx_create(&dev, &cfg, &c->ev, SNIC_EQN_NONE, &c->id);
 }
 
 static int region_add(struct ctx *c, uint64_t addr, uint64_t len,
@@ -802,20 +785,13 @@ static void event_eqe(void)
 	/* the same, with ev_eqn: ctx_create's config plus the EQ */
 	{
 		struct snic_spin_ctx_cfg cfg;
-		uint64_t res;
 
 		memset(&cfg, 0, sizeof(cfg));
 		cfg.entry[SPIN_HANDLER_PAYLOAD] = SYM_illegal_ph;
 		cfg.code_size = sizeof(spin_code);
 		cfg.hmem_size = HMEM_SLICE;
-		cfg.ev_ring = c.ev.ring;
-		cfg.ev_dbr = c.ev.dbr;
-		cfg.ev_log_size = EV_LOG;
-		cfg.ev_eqn = eqn;
-		CHECK_EQ(snic_aq_buf(&dev, SNIC_AQ_SPIN_CREATE_CTX, &cfg,
-				     sizeof(cfg), sizeof(cfg), 0, 0, NULL, 0,
-				     &res), OK);
-		c.id = res;
+		CHECK_EQ(snic_spin_ctx_create(&dev, &cfg, &c.ev, eqn, &c.id),
+			 OK);
 	}
 	CHECK_EQ(snic_aq_obj(&dev, SNIC_AQ_DESTROY_EQ, eqn), SNIC_AQ_EBUSY);
 	CHECK_EQ(rule_add(10, SNIC_DEST_SPIN, c.id, 3100), OK);

@@ -82,8 +82,6 @@ static int cfg_create(struct sctx *c, int slice, uint32_t match,
 		      uint32_t qpn, uint32_t timeout_us)
 {
 	struct snic_spin_ctx_cfg cfg;
-	uint64_t res = ~0ull;
-	int st;
 
 	memset(c, 0, sizeof(*c));
 	c->hmem_off = slice * HMEM_SLICE;
@@ -101,14 +99,7 @@ static int cfg_create(struct sctx *c, int slice, uint32_t match,
 	cfg.watchdog = cfg_watchdog;
 	cfg.match = match;
 	cfg.match_id = qpn;
-	cfg.ev_ring = c->ev.ring;
-	cfg.ev_dbr = c->ev.dbr;
-	cfg.ev_log_size = EV_LOG;
-	cfg.ev_eqn = SNIC_EQN_NONE;
-	st = snic_aq_buf(B, SNIC_AQ_SPIN_CREATE_CTX, &cfg, sizeof(cfg),
-			 sizeof(cfg), 0, 0, NULL, 0, &res);
-	c->id = res;
-	return st;
+	return snic_spin_ctx_create(B, &cfg, &c->ev, SNIC_EQN_NONE, &c->id);
 }
 
 /*
