@@ -759,24 +759,15 @@ static void qp_wd_cap(void)
  */
 static bool eth_flood(uint16_t dport, int n, size_t len)
 {
-	struct snic_aq_create_sq a = { 0 };
 	uint8_t f[128], bb[SNIC_WQEBB_SIZE];
-	uint64_t ring, dbr, data, r = ~0ull;
 	struct snic_cq cq;
+	struct snic_sq sq;
+	uint64_t data;
 	int i;
 
 	if (len > sizeof(f) || len < 60 || n > 256 ||
-	    snic_cq_create(&cq, A, 9, SNIC_EQN_NONE, 6) != OK)
-		return false;
-	ring = galloc(SNIC_WQEBB_SIZE * 256, 64);
-	dbr = galloc(64, 64);
-	a.ring_addr = ring;
-	a.dbr_addr = dbr;
-	a.log_size = 8;
-	a.flags = SNIC_SQ_F_RAW_ETH;
-	a.cqn = cq.n;
-	a.db_page = 6;
-	if (snic_aq_cmd(A, SNIC_AQ_CREATE_SQ, &a, sizeof(a), &r) != OK)
+	    snic_cq_create(&cq, A, 9, SNIC_EQN_NONE, 6) != OK ||
+	    snic_sq_create(&sq, A, 8, cq.n, 6) != OK)
 		return false;
 	/* a RoCE-shaped frame from A to B, turned into plain UDP to dport */
 	mk_req(f, ROCE_SEND_FIRST, 0, 0, len - 58);
@@ -799,10 +790,9 @@ static bool eth_flood(uint16_t dport, int n, size_t len)
 		memcpy(bb + 32, f + 10, 4);
 		d->byte_count = len - 14;
 		d->addr = data;
-		mwrite(ring + SNIC_WQEBB_SIZE * i, bb, sizeof(bb));
+		snic_sq_put(&sq, bb, 1);
 	}
-	qt_writel(qt, dbr, n);
-	snic_db(A, 6, SNIC_DB_SQ, r, n);
+	snic_sq_ring(&sq);
 	return true;
 }
 
