@@ -20,22 +20,12 @@ const uint8_t mac_peer[6] = { 0x52, 0x54, 0x00, 0x00, 0x00, 0x99 };
 struct qt *qt;
 struct snic_dev nic;
 int fld_devfn = -1;
-int inj = -1;
-static uint64_t heap;
 
 /* ---- environment ---- */
 
 uint64_t galloc(size_t size, size_t align)
 {
-	uint64_t a = (heap + align - 1) & ~(uint64_t)(align - 1);
-
-	if (a + size > HEAP_END) {
-		fprintf(stderr, "test heap exhausted\n");
-		exit(1);
-	}
-	heap = a + size;
-	qt_memset(qt, a, 0, size);
-	return a;
+	return qt_alloc(qt, size, align);
 }
 
 uint32_t fld_rd(uint32_t reg)
@@ -83,46 +73,24 @@ void settle(void)
 		qt_readl(qt, nic.bar0 + SNIC_REG_ID);
 }
 
-static bool inj_open(int *qfd)
-{
-	return qt_udp_pair(qfd, &inj, 4 << 20);
-}
-
-int cap_recv(void *buf, size_t len, int ms)
-{
-	struct pollfd p = { .fd = inj, .events = POLLIN };
-
-	if (poll(&p, 1, ms) != 1)
-		return -1;
-	return recv(inj, buf, len, MSG_DONTWAIT);
-}
-
 void cap_drain(void)
 {
-	uint8_t buf[16384];
-
 	settle();
-	while (recv(inj, buf, sizeof(buf), MSG_DONTWAIT) > 0)
-		;
+	qt_udp_drain(inj);
 }
 
 bool env_start(const char *fld_opts)
 {
-	struct snic_port_cfg c;
 	char args[1024];
 	int qfd;
 
 	qt_quit(qt);
 	qt = NULL;
-	if (inj >= 0)
-		close(inj);
-	inj = -1;
-	if (!inj_open(&qfd))
+	if (!inj_open(&qfd, 4 << 20))
 		return false;
 	snprintf(args, sizeof(args),
 		 "-netdev hubport,id=p0,hubid=0 "
-		 "-netdev dgram,id=inj,local.type=fd,local.str=%d "
-		 "-netdev hubport,id=p2,hubid=0,netdev=inj "
+		 WIRE_QEMU_ARGS
 		 "-device snic,id=snic0,netdev=p0,mac=52:54:00:00:00:01 "
 		 "-device fld,id=fld0%s", qfd, fld_opts);
 	qt = qt_start(args);
@@ -136,17 +104,11 @@ bool env_start(const char *fld_opts)
 	qt_pci_map_bar(qt, fld_devfn, FLD_BAR_WIN, FLD_BAR2);
 	qt_pci_map_bar(qt, fld_devfn, FLD_BAR_MSIX, FLD_BAR4);
 	qt_pci_enable(qt, fld_devfn);
-	heap = HEAP_BASE;
+	qt_alloc_init(qt, HEAP_BASE, HEAP_END);
 	if (!snic_aq_ready(&nic, 64))
 		return false;
-	memset(&c, 0, sizeof(c));
-	c.flags = SNIC_PORT_F_UP;
-	c.mtu = MTU;
-	c.num_macs = 1;
-	c.async_eqn = SNIC_EQN_NONE;
-	memcpy(c.macs[0], mac_nic, 6);
-	if (snic_aq_buf(&nic, SNIC_AQ_SET_PORT, &c, sizeof(c), sizeof(c), 0, 0,
-			NULL, 0, NULL) != OK)
+	if (snic_set_port(&nic, SNIC_PORT_F_UP, MTU, &mac_nic, 1,
+			  SNIC_EQN_NONE) != OK)
 		return false;
 	fld_wr(FLD_REG_CTRL, FLD_CTRL_ENABLE);
 	cap_drain();

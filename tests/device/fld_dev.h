@@ -4,7 +4,7 @@
  * iotauth and defrag accelerators).
  *
  * Topology: snic0 on a hub with a datagram socket held by the test
- * (capture and injection, as in test_snic_eth.c), and an fld.
+ * (capture and injection, as in snic_eth_env.h), and an fld.
  */
 #ifndef TESTS_DEVICE_FLD_DEV_H
 #define TESTS_DEVICE_FLD_DEV_H
@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include "../lib/check.h"
 #include "snic_dev.h"
+#include "wire.h"
 #include "d2d/fld_if.h"
 
 #define OK		SNIC_AQ_OK
@@ -35,7 +36,6 @@ extern const uint8_t mac_nic[6], mac_peer[6];
 extern struct qt *qt;
 extern struct snic_dev nic;
 extern int fld_devfn;
-extern int inj;			/* the wire: inject with send(), capture */
 
 /* FLD-E: snic queues in FLD's BAR, driven by the control plane */
 struct flde {
@@ -53,7 +53,6 @@ uint64_t fld_mem(int row, int col);
 /* Run FLD command @op with @n arguments; returns CMD_STATUS. */
 uint32_t fld_cmd(uint32_t op, int n, const uint32_t *args, uint32_t *result);
 void settle(void);
-int cap_recv(void *buf, size_t len, int ms);
 void cap_drain(void);
 /* (Re)start QEMU with "-device fld,id=fld0@fld_opts"; false on failure. */
 bool env_start(const char *fld_opts);

@@ -34,6 +34,8 @@ struct qt {
 	int qmp_fd;
 	char qmp_buf[65536];
 	size_t qmp_len;
+	/* guest-RAM allocator (qt_alloc) */
+	uint64_t heap, heap_end;
 };
 
 /*
@@ -117,6 +119,12 @@ struct qt *qt_start(const char *args)
 	struct pollfd p;
 	static int seq;
 
+	/*
+	 * A QEMU that exits (a test of bad properties, a crash) closes the
+	 * socket: writing to it must fail with EPIPE and read as "no reply",
+	 * not kill the test program with SIGPIPE.
+	 */
+	signal(SIGPIPE, SIG_IGN);
 	snprintf(qt->path, sizeof(qt->path), "/tmp/d2d-qt-%d-%d.sock",
 		 getpid(), seq);
 	snprintf(qt->qmp_path, sizeof(qt->qmp_path), "/tmp/d2d-qt-%d-%d.qmp",
@@ -247,14 +255,16 @@ void qt_clock_step(struct qt *qt, uint64_t ns)
 	qt_cmd(qt, "clock_step %llu\n", (unsigned long long)ns);
 }
 
-void qt_memread(struct qt *qt, uint64_t addr, void *buf, size_t len)
+/* qtest lines are limited: one read or write command moves at most this. */
+#define QT_MEM_CHUNK	16384
+
+static void qt_memread1(struct qt *qt, uint64_t addr, uint8_t *b, size_t len)
 {
 	const char *r = qt_cmd(qt, "read 0x%llx 0x%zx\n",
 			       (unsigned long long)addr, len);
-	uint8_t *b = buf;
 	size_t i;
 
-	memset(buf, 0xff, len);
+	memset(b, 0xff, len);
 	if (!r || strncmp(r, "0x", 2))
 		return;
 	r += 2;
@@ -265,10 +275,20 @@ void qt_memread(struct qt *qt, uint64_t addr, void *buf, size_t len)
 	}
 }
 
-void qt_memwrite(struct qt *qt, uint64_t addr, const void *buf, size_t len)
+void qt_memread(struct qt *qt, uint64_t addr, void *buf, size_t len)
 {
-	char *hex = malloc(2 * len + 1);
-	const uint8_t *b = buf;
+	size_t off, n;
+
+	for (off = 0; off < len; off += n) {
+		n = len - off > QT_MEM_CHUNK ? QT_MEM_CHUNK : len - off;
+		qt_memread1(qt, addr + off, (uint8_t *)buf + off, n);
+	}
+}
+
+static void qt_memwrite1(struct qt *qt, uint64_t addr, const uint8_t *b,
+			 size_t len)
+{
+	char hex[2 * QT_MEM_CHUNK + 1];
 	size_t i;
 
 	for (i = 0; i < len; i++)
@@ -276,13 +296,46 @@ void qt_memwrite(struct qt *qt, uint64_t addr, const void *buf, size_t len)
 	hex[2 * len] = 0;
 	qt_cmd(qt, "write 0x%llx 0x%zx 0x%s\n", (unsigned long long)addr, len,
 	       hex);
-	free(hex);
+}
+
+void qt_memwrite(struct qt *qt, uint64_t addr, const void *buf, size_t len)
+{
+	size_t off, n;
+
+	for (off = 0; off < len; off += n) {
+		n = len - off > QT_MEM_CHUNK ? QT_MEM_CHUNK : len - off;
+		qt_memwrite1(qt, addr + off, (const uint8_t *)buf + off, n);
+	}
 }
 
 void qt_memset(struct qt *qt, uint64_t addr, uint8_t val, size_t len)
 {
 	qt_cmd(qt, "memset 0x%llx 0x%zx 0x%02x\n", (unsigned long long)addr,
 	       len, val);
+}
+
+void qt_alloc_init(struct qt *qt, uint64_t base, uint64_t end)
+{
+	qt->heap = base;
+	qt->heap_end = end;
+}
+
+uint64_t qt_alloc(struct qt *qt, size_t size, size_t align)
+{
+	uint64_t a = (qt->heap + align - 1) & ~(uint64_t)(align - 1);
+
+	if (a + size > qt->heap_end) {
+		fprintf(stderr, "test heap exhausted\n");
+		exit(1);
+	}
+	qt->heap = a + size;
+	qt_memset(qt, a, 0, size);
+	return a;
+}
+
+uint64_t qt_alloc_top(struct qt *qt)
+{
+	return qt->heap;
 }
 
 static uint32_t cfg_addr(int devfn, int off)
@@ -542,4 +595,21 @@ bool qt_udp_pair(int *qemu_fd, int *test_fd, int rcvbuf)
 	*test_fd = t;
 	*qemu_fd = q;
 	return true;
+}
+
+int qt_udp_recv(int fd, void *buf, size_t len, int ms)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+
+	if (poll(&p, 1, ms) != 1)
+		return -1;
+	return recv(fd, buf, len, MSG_DONTWAIT);
+}
+
+void qt_udp_drain(int fd)
+{
+	static uint8_t buf[65536];
+
+	while (recv(fd, buf, sizeof(buf), MSG_DONTWAIT) > 0)
+		;
 }

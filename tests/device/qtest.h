@@ -21,11 +21,21 @@ bool qt_alive(struct qt *qt);
 uint32_t qt_readl(struct qt *qt, uint64_t addr);
 void qt_writel(struct qt *qt, uint64_t addr, uint32_t val);
 uint64_t qt_readq(struct qt *qt, uint64_t addr);
+/* Guest memory of any length (moved in pieces the protocol can carry). */
 void qt_memread(struct qt *qt, uint64_t addr, void *buf, size_t len);
 void qt_memwrite(struct qt *qt, uint64_t addr, const void *buf, size_t len);
 void qt_memset(struct qt *qt, uint64_t addr, uint8_t val, size_t len);
 void qt_outl(struct qt *qt, uint16_t port, uint32_t val);
 uint32_t qt_inl(struct qt *qt, uint16_t port);
+/*
+ * Guest-RAM allocator (a bump heap, as libqos' guest allocator is used by
+ * QEMU's qtests): zeroed memory from [@base, @end), all of it given back
+ * by the next qt_alloc_init.  Running out ends the program with a message.
+ */
+void qt_alloc_init(struct qt *qt, uint64_t base, uint64_t end);
+uint64_t qt_alloc(struct qt *qt, size_t size, size_t align);
+/* The first address qt_alloc has not handed out. */
+uint64_t qt_alloc_top(struct qt *qt);
 /* Advance the virtual clock by @ns (timers run only when told to). */
 void qt_clock_step(struct qt *qt, uint64_t ns);
 
@@ -66,6 +76,10 @@ bool qt_qom_get_str(struct qt *qt, const char *path, const char *prop,
  * inject and capture frames.  rcvbuf: SO_RCVBUF of *test_fd, 0 = default.
  */
 bool qt_udp_pair(int *qemu_fd, int *test_fd, int rcvbuf);
+/* At *test_fd: the next datagram within @ms (its length), or -1. */
+int qt_udp_recv(int fd, void *buf, size_t len, int ms);
+/* At *test_fd: drop every datagram queued. */
+void qt_udp_drain(int fd);
 
 bool qt_qom_set_u64(struct qt *qt, const char *path, const char *prop,
 		    uint64_t val);

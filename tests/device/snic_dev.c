@@ -166,6 +166,23 @@ int snic_aq_buf(struct snic_dev *d, uint8_t opcode, const void *in,
 	return st;
 }
 
+int snic_set_port(struct snic_dev *d, uint32_t flags, uint16_t mtu,
+		  const uint8_t (*macs)[6], int nmacs, uint16_t async_eqn)
+{
+	struct snic_port_cfg c;
+	int i;
+
+	memset(&c, 0, sizeof(c));
+	c.flags = flags;
+	c.mtu = mtu;
+	c.num_macs = nmacs;
+	c.async_eqn = async_eqn;
+	for (i = 0; i < nmacs && i < SNIC_MAX_MACS; i++)
+		memcpy(c.macs[i], macs[i], 6);
+	return snic_aq_buf(d, SNIC_AQ_SET_PORT, &c, sizeof(c), sizeof(c), 0, 0,
+			   NULL, 0, NULL);
+}
+
 int snic_identify(struct snic_dev *d, struct snic_identify_data *id)
 {
 	struct snic_aq_cmd cmd = { .opcode = SNIC_AQ_IDENTIFY };
@@ -185,20 +202,6 @@ int snic_query_stats(struct snic_dev *d, uint32_t kind, uint32_t id,
 	qt_memset(d->qt, d->scratch, 0xa5, len);
 	return snic_aq_buf(d, SNIC_AQ_QUERY_STATS, NULL, 0, len, id, kind,
 			   out, len, NULL);
-}
-
-bool snic_ring_peek(struct qt *qt, uint64_t ring, uint32_t size,
-		    uint32_t cons, void *q, size_t esz, size_t owner_off,
-		    int tries)
-{
-	int want = !((cons / size) & 1);
-
-	while (tries--) {
-		qt_memread(qt, ring + (cons & (size - 1)) * esz, q, esz);
-		if ((((uint8_t *)q)[owner_off] & 1) == want)
-			return true;
-	}
-	return false;
 }
 
 int snic_rdma_create_mr(struct snic_dev *d, const struct snic_mr_cfg *cfg,

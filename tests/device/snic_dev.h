@@ -80,18 +80,12 @@ int snic_aq_obj(struct snic_dev *d, uint8_t opcode, uint32_t id);
 int snic_aq_buf(struct snic_dev *d, uint8_t opcode, const void *in,
 		size_t in_len, uint32_t buf_len, uint32_t id, uint32_t kind,
 		void *out, size_t out_len, uint64_t *result);
+/* SET_PORT: @flags (SNIC_PORT_F_*), @mtu, @nmacs MACs, async EQ. */
+int snic_set_port(struct snic_dev *d, uint32_t flags, uint16_t mtu,
+		  const uint8_t (*macs)[6], int nmacs, uint16_t async_eqn);
 int snic_identify(struct snic_dev *d, struct snic_identify_data *id);
 int snic_query_stats(struct snic_dev *d, uint32_t kind, uint32_t id,
 		     void *out, size_t len);
-
-/*
- * The entry of @esz bytes at consumer counter @cons of a ring of @size
- * entries at @ring, if the device wrote it this pass: bit 0 of byte
- * @owner_off is 1 on even passes.  Tries @tries reads.
- */
-bool snic_ring_peek(struct qt *qt, uint64_t ring, uint32_t size,
-		    uint32_t cons, void *q, size_t esz, size_t owner_off,
-		    int tries);
 
 /* ---- RDMA objects (docs/snic-rdma.md) ---- */
 int snic_rdma_create_mr(struct snic_dev *d, const struct snic_mr_cfg *cfg,

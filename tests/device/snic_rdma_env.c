@@ -20,8 +20,6 @@ const uint32_t ip_a = 0x0a000001, ip_b = 0x0a000002;
 
 struct qt *qt;
 struct snic_dev dev[2];
-int inj = -1;
-uint64_t heap;
 
 /* ------------------------------------------------------------------ */
 /* Environment                                                         */
@@ -29,69 +27,22 @@ uint64_t heap;
 
 uint64_t galloc(size_t size, size_t align)
 {
-	uint64_t a = (heap + align - 1) & ~(uint64_t)(align - 1);
-
-	if (a + size > HEAP_END) {
-		fprintf(stderr, "test heap exhausted\n");
-		exit(1);
-	}
-	heap = a + size;
-	qt_memset(qt, a, 0, size);
-	return a;
+	return qt_alloc(qt, size, align);
 }
 
 void mread(uint64_t addr, void *buf, size_t len)
 {
-	size_t off, n;
-
-	for (off = 0; off < len; off += n) {
-		n = len - off > 16384 ? 16384 : len - off;
-		qt_memread(qt, addr + off, (uint8_t *)buf + off, n);
-	}
+	qt_memread(qt, addr, buf, len);
 }
 
 void mwrite(uint64_t addr, const void *buf, size_t len)
 {
-	size_t off, n;
-
-	for (off = 0; off < len; off += n) {
-		n = len - off > 16384 ? 16384 : len - off;
-		qt_memwrite(qt, addr + off, (const uint8_t *)buf + off, n);
-	}
-}
-
-void inj_close(void)
-{
-	if (inj >= 0)
-		close(inj);
-	inj = -1;
-}
-
-bool inj_open(int *qfd)
-{
-	return qt_udp_pair(qfd, &inj, 8 << 20);
-}
-
-bool inj_send(const void *f, size_t len)
-{
-	return send(inj, f, len, 0) == (ssize_t)len;
+	qt_memwrite(qt, addr, buf, len);
 }
 
 void cap_drain(void)
 {
-	uint8_t buf[16384];
-
-	while (recv(inj, buf, sizeof(buf), MSG_DONTWAIT) > 0)
-		;
-}
-
-int cap_recv(void *buf, size_t len, int ms)
-{
-	struct pollfd p = { .fd = inj, .events = POLLIN };
-
-	if (poll(&p, 1, ms) != 1)
-		return -1;
-	return recv(inj, buf, len, MSG_DONTWAIT);
+	qt_udp_drain(inj);
 }
 
 /* Main-loop turns (bottom halves, frames); the capture port is drained. */
@@ -104,16 +55,8 @@ void pump(int n)
 
 int port_up(struct snic_dev *d, uint16_t async_eqn)
 {
-	struct snic_port_cfg c;
-
-	memset(&c, 0, sizeof(c));
-	c.flags = SNIC_PORT_F_UP;
-	c.mtu = PORT_MTU;
-	c.num_macs = 1;
-	c.async_eqn = async_eqn;
-	memcpy(c.macs[0], d == A ? mac_a : mac_b, 6);
-	return snic_aq_buf(d, SNIC_AQ_SET_PORT, &c, sizeof(c), sizeof(c), 0, 0,
-			   NULL, 0, NULL);
+	return snic_set_port(d, SNIC_PORT_F_UP, PORT_MTU,
+			     d == A ? &mac_a : &mac_b, 1, async_eqn);
 }
 
 /*
@@ -127,13 +70,11 @@ bool env_start_extra(const char *opts, const char *extra)
 
 	qt_quit(qt);
 	qt = NULL;
-	inj_close();
-	if (!inj_open(&qfd))
+	if (!inj_open(&qfd, 8 << 20))
 		return false;
 	snprintf(args, sizeof(args),
 		 "-netdev hubport,id=p0,hubid=0 -netdev hubport,id=p1,hubid=0 "
-		 "-netdev dgram,id=inj,local.type=fd,local.str=%d "
-		 "-netdev hubport,id=p2,hubid=0,netdev=inj "
+		 WIRE_QEMU_ARGS
 		 "-device snic,id=snic0,netdev=p0,mac=52:54:00:00:00:01%s "
 		 "-device snic,id=snic1,netdev=p1,mac=52:54:00:00:00:02%s %s",
 		 qfd, opts, opts, extra);
@@ -141,7 +82,7 @@ bool env_start_extra(const char *opts, const char *extra)
 	close(qfd);
 	if (!qt_alive(qt))
 		return false;
-	heap = HEAP_BASE;
+	qt_alloc_init(qt, HEAP_BASE, HEAP_END);
 	for (i = 0; i < 2; i++) {
 		if (!snic_dev_open(&dev[i], qt, i, BAR_BASE(i), RAM_BASE(i)) ||
 		    !snic_aq_ready(&dev[i], 64) ||
@@ -172,47 +113,17 @@ bool rstats(struct snic_dev *d, struct snic_rdma_stats *s)
 /* ------------------------------------------------------------------ */
 
 
-int cq_create(struct cq *c, struct snic_dev *d, int log, uint32_t eqn,
-	      int page)
-{
-	struct snic_aq_create_cq a = { 0 };
-	uint64_t r = ~0ull;
-	int st;
-
-	memset(c, 0, sizeof(*c));
-	c->d = d;
-	c->size = 1u << log;
-	c->ring = galloc(sizeof(struct snic_cqe) * c->size, 64);
-	c->dbr = galloc(64, 64);
-	c->page = page;
-	a.ring_addr = c->ring;
-	a.dbr_addr = c->dbr;
-	a.log_size = log;
-	a.eqn = eqn;
-	a.db_page = page;
-	st = snic_aq_cmd(d, SNIC_AQ_CREATE_CQ, &a, sizeof(a), &r);
-	c->n = r;
-	return st;
-}
-
-bool cq_peek(struct cq *c, struct snic_cqe *q, int tries)
-{
-	return snic_ring_peek(qt, c->ring, c->size, c->cons, q, sizeof(*q),
-			      offsetof(struct snic_cqe, op_own), tries);
-}
-
 /*
  * Wait for the next CQE, pumping the main loop and (with @step_ns) moving
  * the virtual clock so timers fire.
  */
-bool cq_wait(struct cq *c, struct snic_cqe *q, uint64_t step_ns)
+bool cq_wait(struct snic_cq *c, struct snic_cqe *q, uint64_t step_ns)
 {
 	int i;
 
 	for (i = 0; i < 400; i++) {
-		if (cq_peek(c, q, 1)) {
-			c->cons++;
-			qt_writel(qt, c->dbr, c->cons & 0xffff);
+		if (snic_cq_peek(c, q, 1)) {
+			snic_cq_consume(c);
 			return true;
 		}
 		pump(4);
@@ -222,40 +133,26 @@ bool cq_wait(struct cq *c, struct snic_cqe *q, uint64_t step_ns)
 	return false;
 }
 
-bool cq_empty(struct cq *c)
+bool cq_empty(struct snic_cq *c)
 {
 	struct snic_cqe q;
 
 	pump(32);
-	return !cq_peek(c, &q, 2);
+	return !snic_cq_peek(c, &q, 2);
 }
 
 
-int eq_create(struct eq *e, struct snic_dev *d, int page)
+/* 16 EQEs on MSI-X vector 1, no moderation. */
+int eq_create(struct snic_eq *e, struct snic_dev *d, int page)
 {
-	struct snic_aq_create_eq c = { 0 };
-	uint64_t r = ~0ull;
-	int st;
-
-	memset(e, 0, sizeof(*e));
-	e->size = 16;
-	e->ring = galloc(sizeof(struct snic_eqe) * e->size, 64);
-	c.ring_addr = e->ring;
-	c.log_size = 4;
-	c.msix = 1;
-	c.db_page = page;
-	st = snic_aq_cmd(d, SNIC_AQ_CREATE_EQ, &c, sizeof(c), &r);
-	e->n = r;
-	return st;
+	return snic_eq_create(e, d, 4, 1, 0, 0, page);
 }
 
 /* Next EQE of type @type (others skipped), if any. */
-bool eq_find(struct eq *e, uint8_t type, struct snic_eqe *q)
+bool eq_find(struct snic_eq *e, uint8_t type, struct snic_eqe *q)
 {
 	pump(8);
-	while (snic_ring_peek(qt, e->ring, e->size, e->cons, q, sizeof(*q),
-			      offsetof(struct snic_eqe, owner), 2)) {
-		e->cons++;
+	while (snic_eq_poll(e, q, 2)) {
 		if (q->type == type)
 			return true;
 	}
@@ -287,7 +184,7 @@ int mr_create(struct mr *m, struct snic_dev *d, uint32_t pdn,
 	memset(m, 0, sizeof(*m));
 	m->bus = galloc((size_t)np * 4096, 4096);
 	m->len = len;
-	m->iova = IOVA_BASE + heap + off;
+	m->iova = IOVA_BASE + qt_alloc_top(qt) + off;
 	for (i = 0; i < np; i++) {
 		uint64_t pa = m->bus + (uint64_t)(np - 1 - i) * 4096;
 
@@ -351,7 +248,7 @@ void mr_read(const struct mr *m, uint64_t o, void *buf, size_t len)
 
 
 int qp_create_f(struct qp *q, struct snic_dev *d, uint8_t type,
-		uint32_t pdn, struct cq *scq, struct cq *rcq, int srqn,
+		uint32_t pdn, struct snic_cq *scq, struct snic_cq *rcq, int srqn,
 		uint8_t flags)
 {
 	struct snic_aq_create_qp a = { 0 };
@@ -389,7 +286,7 @@ int qp_create_f(struct qp *q, struct snic_dev *d, uint8_t type,
 }
 
 int qp_create(struct qp *q, struct snic_dev *d, uint8_t type,
-	      uint32_t pdn, struct cq *scq, struct cq *rcq, int srqn)
+	      uint32_t pdn, struct snic_cq *scq, struct snic_cq *rcq, int srqn)
 {
 	return qp_create_f(q, d, type, pdn, scq, rcq, srqn, 0);
 }
@@ -539,9 +436,9 @@ uint16_t qp_put(struct qp *q, struct wqe *w)
 	c->ds_cnt = w->ds;
 	c->wqe_idx = idx;
 	for (i = 0; i < nbb; i++, q->sq_prod++)
-		qt_memwrite(qt, q->sq + (q->sq_prod & (q->sq_size - 1)) *
-			    SNIC_WQEBB_SIZE, w->b + i * SNIC_WQEBB_SIZE,
-			    SNIC_WQEBB_SIZE);
+		snic_ring_put(qt, q->sq, q->sq_size, q->sq_prod,
+			      SNIC_WQEBB_SIZE, w->b + i * SNIC_WQEBB_SIZE,
+			      SNIC_WQEBB_SIZE);
 	return idx;
 }
 
@@ -572,8 +469,8 @@ void qp_recv(struct qp *q, uint64_t cookie, uint32_t len, uint32_t lkey,
 	d->byte_count = len;
 	d->lkey = lkey;
 	d->addr = addr;
-	qt_memwrite(qt, q->rq + (q->rq_prod & (q->rq_size - 1)) * q->stride, b,
-		    sizeof(b));
+	snic_ring_put(qt, q->rq, q->rq_size, q->rq_prod, q->stride, b,
+		      sizeof(b));
 	q->rq_prod++;
 	qt_writel(qt, q->dbr, q->rq_prod);
 	snic_db(q->d, q->page, SNIC_DB_QP_RQ, q->qpn, q->rq_prod);
@@ -593,8 +490,8 @@ bool side_make(struct side *s, struct snic_dev *d, uint8_t type)
 	s->d = d;
 	s->pdn = pd_create(d);
 	return s->pdn != ~0u &&
-	       cq_create(&s->scq, d, 8, SNIC_EQN_NONE, 4) == OK &&
-	       cq_create(&s->rcq, d, 8, SNIC_EQN_NONE, 4) == OK &&
+	       snic_cq_create(&s->scq, d, 8, SNIC_EQN_NONE, 4) == OK &&
+	       snic_cq_create(&s->rcq, d, 8, SNIC_EQN_NONE, 4) == OK &&
 	       mr_create(&s->mr, d, s->pdn, BUF_LEN, ALL_ACCESS, 0x80) == OK &&
 	       qp_create(&s->qp, d, type, s->pdn, &s->scq, &s->rcq, -1) == OK;
 }
@@ -696,7 +593,7 @@ size_t mk_req(uint8_t *f, uint8_t opcode, uint32_t dqpn, uint32_t psn,
 }
 
 /* Wait for @n CQEs on @c (any order of arrival is in WQE order). */
-bool cq_wait_n(struct cq *c, struct snic_cqe *e, int n,
+bool cq_wait_n(struct snic_cq *c, struct snic_cqe *e, int n,
 	       uint64_t step_ns)
 {
 	while (n--) {

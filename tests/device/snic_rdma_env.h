@@ -11,7 +11,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "snic_dev.h"
+#include "snic_q.h"
+#include "wire.h"
 
 #define OK		SNIC_AQ_OK
 #define BAR_BASE(i)	(0xe0000000ull + (uint64_t)(i) * 0x400000ull)
@@ -26,18 +27,6 @@
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 #define A (&dev[0])
 #define B (&dev[1])
-struct cq {
-	struct snic_dev *d;
-	uint32_t n, size, cons;
-	uint64_t ring, dbr;
-	uint16_t page;
-};
-
-struct eq {
-	uint32_t n, size, cons;
-	uint64_t ring;
-};
-
 struct mr {
 	uint32_t key;
 	uint64_t iova, bus;
@@ -70,7 +59,7 @@ struct wqe {
 struct side {
 	struct snic_dev *d;
 	uint32_t pdn;
-	struct cq scq, rcq;
+	struct snic_cq scq, rcq;
 	struct qp qp;
 	struct mr mr;		/* BUF_LEN, all access */
 };
@@ -89,20 +78,15 @@ extern const uint8_t mac_b[6];
 extern const uint32_t ip_a, ip_b;
 extern struct qt *qt;
 extern struct snic_dev dev[2];
-extern int inj;
-extern uint64_t heap;
 extern const struct conn conn_default;
 extern struct side sa, sb;
 
-/* guest RAM, the injection/capture port, the QEMU with A and B */
+/* guest RAM (qt_alloc, qt_memread/write of the global qt), the
+ * injection/capture port, the QEMU with A and B */
 uint64_t galloc(size_t size, size_t align);
 void mread(uint64_t addr, void *buf, size_t len);
 void mwrite(uint64_t addr, const void *buf, size_t len);
-void inj_close(void);
-bool inj_open(int *qfd);
-bool inj_send(const void *f, size_t len);
 void cap_drain(void);
-int cap_recv(void *buf, size_t len, int ms);
 void pump(int n);
 int port_up(struct snic_dev *d, uint16_t async_eqn);
 bool env_start_opts(const char *opts);
@@ -110,13 +94,11 @@ bool env_start_extra(const char *opts, const char *extra);
 bool env_start(void);
 bool rstats(struct snic_dev *d, struct snic_rdma_stats *s);
 /* CQs, EQs, PDs, MRs */
-int cq_create(struct cq *c, struct snic_dev *d, int log, uint32_t eqn,
-	      int page);
-bool cq_peek(struct cq *c, struct snic_cqe *q, int tries);
-bool cq_wait(struct cq *c, struct snic_cqe *q, uint64_t step_ns);
-bool cq_empty(struct cq *c);
-int eq_create(struct eq *e, struct snic_dev *d, int page);
-bool eq_find(struct eq *e, uint8_t type, struct snic_eqe *q);
+/* (snic_cq_create and snic_cq_peek of snic_q.h; these pump the main loop) */
+bool cq_wait(struct snic_cq *c, struct snic_cqe *q, uint64_t step_ns);
+bool cq_empty(struct snic_cq *c);
+int eq_create(struct snic_eq *e, struct snic_dev *d, int page);
+bool eq_find(struct snic_eq *e, uint8_t type, struct snic_eqe *q);
 uint32_t pd_create(struct snic_dev *d);
 int mr_create(struct mr *m, struct snic_dev *d, uint32_t pdn,
 	      size_t len, uint32_t access, uint32_t off);
@@ -126,10 +108,11 @@ void mr_write(const struct mr *m, uint64_t o, const void *buf,
 void mr_read(const struct mr *m, uint64_t o, void *buf, size_t len);
 /* QPs, WQEs, a connected RC pair (sa on A, sb on B) */
 int qp_create_f(struct qp *q, struct snic_dev *d, uint8_t type,
-		uint32_t pdn, struct cq *scq, struct cq *rcq, int srqn,
-		uint8_t flags);
+		uint32_t pdn, struct snic_cq *scq, struct snic_cq *rcq,
+		int srqn, uint8_t flags);
 int qp_create(struct qp *q, struct snic_dev *d, uint8_t type,
-	      uint32_t pdn, struct cq *scq, struct cq *rcq, int srqn);
+	      uint32_t pdn, struct snic_cq *scq, struct snic_cq *rcq,
+	      int srqn);
 int qp_state(struct qp *q, uint8_t state, uint32_t mask,
 	     struct snic_qp_attr *a);
 void av_fill(struct snic_av *av, struct snic_dev *from);
@@ -159,7 +142,7 @@ uint32_t icrc_of(const uint8_t *f, size_t len);
 void fix_icrc(uint8_t *f, size_t len);
 size_t mk_req(uint8_t *f, uint8_t opcode, uint32_t dqpn, uint32_t psn,
 	      size_t paylen);
-bool cq_wait_n(struct cq *c, struct snic_cqe *e, int n,
+bool cq_wait_n(struct snic_cq *c, struct snic_cqe *e, int n,
 	       uint64_t step_ns);
 
 #endif

@@ -27,7 +27,7 @@ static void caps_and_objects(void)
 {
 	struct snic_identify_data id;
 	struct snic_qp_attr a;
-	struct cq c1;
+	struct snic_cq c1;
 	struct qp q, g, g2;
 	struct mr m;
 	uint32_t pdn;
@@ -38,7 +38,7 @@ static void caps_and_objects(void)
 	CHECK(snic_rd(A, SNIC_REG_CAPS_LO) & SNIC_CAP_RDMA);
 	pdn = pd_create(A);
 	CHECK(pdn != ~0u);
-	CHECK_EQ(cq_create(&c1, A, 6, SNIC_EQN_NONE, 4), OK);
+	CHECK_EQ(snic_cq_create(&c1, A, 6, SNIC_EQN_NONE, 4), OK);
 	CHECK_EQ(mr_create(&m, A, pdn, 10000, ALL_ACCESS, 0x10), OK);
 	CHECK(SNIC_KEY_INDEX(m.key) != 0);
 	CHECK_EQ(SNIC_KEY_TAG(m.key), 0x5a);
@@ -71,7 +71,7 @@ static void hostile_admin(void)
 	struct snic_aq_create_qp cq_bad;
 	struct snic_mr_cfg mc;
 	struct snic_qp_attr a;
-	struct cq c1;
+	struct snic_cq c1;
 	struct qp q;
 	uint32_t pdn, key;
 	uint64_t r;
@@ -79,7 +79,7 @@ static void hostile_admin(void)
 
 	CHECK(env_start());
 	pdn = pd_create(A);
-	CHECK_EQ(cq_create(&c1, A, 6, SNIC_EQN_NONE, 4), OK);
+	CHECK_EQ(snic_cq_create(&c1, A, 6, SNIC_EQN_NONE, 4), OK);
 	/* bad ids */
 	CHECK_EQ(snic_aq_obj(A, SNIC_AQ_DESTROY_PD, 5000), SNIC_AQ_ENOENT);
 	CHECK_EQ(snic_aq_obj(A, SNIC_AQ_DESTROY_QP, 0xffffffff), SNIC_AQ_ENOENT);
@@ -365,7 +365,7 @@ static void ud_send_recv(void)
 
 static void gsi_qp(void)
 {
-	struct cq ca, cb;
+	struct snic_cq ca, cb;
 	struct qp ga, gb;
 	struct mr ma, mb;
 	struct snic_wqe_ud ud;
@@ -376,8 +376,8 @@ static void gsi_qp(void)
 	CHECK(env_start());
 	pa = pd_create(A);
 	pb = pd_create(B);
-	CHECK_EQ(cq_create(&ca, A, 6, SNIC_EQN_NONE, 4), OK);
-	CHECK_EQ(cq_create(&cb, B, 6, SNIC_EQN_NONE, 4), OK);
+	CHECK_EQ(snic_cq_create(&ca, A, 6, SNIC_EQN_NONE, 4), OK);
+	CHECK_EQ(snic_cq_create(&cb, B, 6, SNIC_EQN_NONE, 4), OK);
 	CHECK_EQ(mr_create(&ma, A, pa, 4096, ALL_ACCESS, 0), OK);
 	CHECK_EQ(mr_create(&mb, B, pb, 4096, ALL_ACCESS, 0), OK);
 	CHECK_EQ(qp_create(&ga, A, SNIC_QPT_GSI, pa, &ca, &ca, -1), OK);
@@ -615,7 +615,7 @@ static void icrc_capture(void)
 	w_data(&w, 2500, sa.mr.key, sa.mr.iova);
 	qp_post(&sa.qp, &w);
 	/* no pump: it drains the capture socket */
-	for (i = 0; i < 64 && !cq_peek(&sa.scq, &e, 1); i++)
+	for (i = 0; i < 64 && !snic_cq_peek(&sa.scq, &e, 1); i++)
 		qt_readl(qt, A->bar0 + SNIC_REG_ID);
 	while ((n = cap_recv(f, sizeof(f), 200)) > 0) {
 		uint32_t wire;
@@ -742,7 +742,7 @@ static void remote_access_errors(void)
 {
 	static uint8_t before[4096], after[4096];
 	struct mr small, small2;
-	struct eq ea, eb;
+	struct snic_eq ea, eb;
 	struct snic_eqe q;
 	struct snic_cqe e;
 	struct wqe w;
@@ -1114,7 +1114,7 @@ static void loss_every_13_big_write(void)
 }
 
 /* RESIZE_CQ of @c to 2^@log entries at a new ring; the status. */
-static int cq_resize_to(struct cq *c, uint64_t ring, uint64_t dbr, int log,
+static int cq_resize_to(struct snic_cq *c, uint64_t ring, uint64_t dbr, int log,
 			uint64_t *moved)
 {
 	struct snic_aq_resize_cq a = { 0 };
@@ -1129,7 +1129,7 @@ static int cq_resize_to(struct cq *c, uint64_t ring, uint64_t dbr, int log,
 /* Post @n signaled WRITEs on sa.qp and wait until their CQEs are in. */
 static bool writes_pending(int n, uint16_t *first)
 {
-	struct cq peek = sa.scq;
+	struct snic_cq peek = sa.scq;
 	struct snic_cqe e;
 	struct wqe w;
 	int i;
@@ -1146,7 +1146,7 @@ static bool writes_pending(int n, uint16_t *first)
 	qp_ring(&sa.qp);
 	peek.cons += n - 1;
 	for (i = 0; i < 200; i++) {
-		if (cq_peek(&peek, &e, 1))
+		if (snic_cq_peek(&peek, &e, 1))
 			return true;
 		pump(8);
 	}
@@ -1193,7 +1193,7 @@ static void write_rounds(int rounds, int n)
  */
 static void cq_resize(void)
 {
-	struct cq old;
+	struct snic_cq old;
 	uint64_t moved = 0, ring, dbr;
 	uint16_t idx = 0;
 
@@ -1269,8 +1269,8 @@ static bool send_one(void)
  */
 static void cq_moderation(void)
 {
-	struct eq eb;
-	struct cq rc;
+	struct snic_eq eb;
+	struct snic_cq rc;
 	struct snic_eqe q;
 	int i;
 
@@ -1280,8 +1280,8 @@ static void cq_moderation(void)
 	memset(&sb, 0, sizeof(sb));
 	sb.d = B;
 	sb.pdn = pd_create(B);
-	CHECK_EQ(cq_create(&sb.scq, B, 8, SNIC_EQN_NONE, 4), OK);
-	CHECK_EQ(cq_create(&rc, B, 8, eb.n, 4), OK);
+	CHECK_EQ(snic_cq_create(&sb.scq, B, 8, SNIC_EQN_NONE, 4), OK);
+	CHECK_EQ(snic_cq_create(&rc, B, 8, eb.n, 4), OK);
 	sb.rcq = rc;
 	CHECK_EQ(mr_create(&sb.mr, B, sb.pdn, BUF_LEN, ALL_ACCESS, 0), OK);
 	CHECK_EQ(qp_create(&sb.qp, B, SNIC_QPT_RC, sb.pdn, &sb.scq, &sb.rcq,
@@ -1621,7 +1621,7 @@ static void srq_shared(void)
 	struct snic_aq_create_srq cs;
 	struct snic_aq_modify_srq ms;
 	struct qp a2, b2;
-	struct eq eb;
+	struct snic_eq eb;
 	struct snic_eqe q;
 	struct snic_cqe e;
 	struct wqe w;
@@ -1636,8 +1636,8 @@ static void srq_shared(void)
 	memset(&sb, 0, sizeof(sb));
 	sb.d = B;
 	sb.pdn = pd_create(B);
-	CHECK_EQ(cq_create(&sb.scq, B, 8, SNIC_EQN_NONE, 4), OK);
-	CHECK_EQ(cq_create(&sb.rcq, B, 8, SNIC_EQN_NONE, 4), OK);
+	CHECK_EQ(snic_cq_create(&sb.scq, B, 8, SNIC_EQN_NONE, 4), OK);
+	CHECK_EQ(snic_cq_create(&sb.rcq, B, 8, SNIC_EQN_NONE, 4), OK);
 	CHECK_EQ(mr_create(&sb.mr, B, sb.pdn, BUF_LEN, ALL_ACCESS, 0), OK);
 	ring = galloc(256 * 16, 64);
 	dbr = galloc(64, 64);
@@ -1722,8 +1722,8 @@ static void srq_shared(void)
 static void sqd_and_solicited_events(void)
 {
 	struct snic_qp_attr a;
-	struct eq ea, eb;
-	struct cq rc;
+	struct snic_eq ea, eb;
+	struct snic_cq rc;
 	struct snic_eqe q;
 	struct snic_cqe e;
 	struct wqe w;
@@ -1736,8 +1736,8 @@ static void sqd_and_solicited_events(void)
 	memset(&sb, 0, sizeof(sb));
 	sb.d = B;
 	sb.pdn = pd_create(B);
-	CHECK_EQ(cq_create(&sb.scq, B, 8, SNIC_EQN_NONE, 4), OK);
-	CHECK_EQ(cq_create(&rc, B, 8, eb.n, 4), OK);
+	CHECK_EQ(snic_cq_create(&sb.scq, B, 8, SNIC_EQN_NONE, 4), OK);
+	CHECK_EQ(snic_cq_create(&rc, B, 8, eb.n, 4), OK);
 	sb.rcq = rc;
 	CHECK_EQ(mr_create(&sb.mr, B, sb.pdn, BUF_LEN, ALL_ACCESS, 0), OK);
 	CHECK_EQ(qp_create(&sb.qp, B, SNIC_QPT_RC, sb.pdn, &sb.scq, &sb.rcq,
@@ -1813,10 +1813,10 @@ static void hostile_wqes(void)
 		if (rand() % 16 == 0)
 			snic_db(A, rand() % 8, 0x18 + 4 * (rand() % 4),
 				rand() % 8, rand());
-		while (cq_peek(&sa.scq, &e, 1))
+		while (snic_cq_peek(&sa.scq, &e, 1))
 			sa.scq.cons++;
 		qt_writel(qt, sa.scq.dbr, sa.scq.cons);
-		while (cq_peek(&sb.rcq, &e, 1))
+		while (snic_cq_peek(&sb.rcq, &e, 1))
 			sb.rcq.cons++;
 		qt_writel(qt, sb.rcq.dbr, sb.rcq.cons);
 		if (qp_query_state(&sa.qp) == SNIC_QPS_ERR && rand() % 4 == 0)
@@ -1905,7 +1905,7 @@ static void rd_atomic_limit_and_fence(void)
 	for (i = 0; i < 3; i++) {
 		int k;
 
-		for (k = 0; k < 400 && !cq_peek(&sa.scq, &e, 1); k++)
+		for (k = 0; k < 400 && !snic_cq_peek(&sa.scq, &e, 1); k++)
 			qt_readl(qt, A->bar0 + SNIC_REG_ID);
 		CHECK_EQ(e.syndrome, 0);
 		sa.scq.cons++;
@@ -1947,7 +1947,7 @@ static void fairness_and_ethernet(void)
 	struct snic_rx_desc rd;
 	struct snic_qp_attr qa;
 	struct qp a2, b2;
-	struct cq erq_cq;
+	struct snic_cq erq_cq;
 	struct snic_cqe e;
 	struct wqe w;
 	uint64_t ering, edbr, ebuf, r;
@@ -1964,7 +1964,7 @@ static void fairness_and_ethernet(void)
 	CHECK(qp_connect(&a2, &b2, &c, 1, 2));
 	CHECK(qp_connect(&b2, &a2, &c, 2, 1));
 	/* B: an Ethernet RQ behind a catch-all rule */
-	CHECK_EQ(cq_create(&erq_cq, B, 6, SNIC_EQN_NONE, 2), OK);
+	CHECK_EQ(snic_cq_create(&erq_cq, B, 6, SNIC_EQN_NONE, 2), OK);
 	ering = galloc(16 * 64, 64);
 	edbr = galloc(64, 64);
 	ebuf = galloc(2048 * 8, 64);

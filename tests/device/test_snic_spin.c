@@ -3,7 +3,7 @@
  * qtest with no guest.  RV32 handlers (spin_handlers.c, built by clang-14
  * into spin_handlers.h) are loaded with SNIC_AQ_SPIN_WRITE_MEM; UDP frames
  * are injected and captured through a datagram-socket hub port as in
- * test_snic_eth.c; results are read from host memory, handler memory
+ * snic_eth_env.h; results are read from host memory, handler memory
  * (SNIC_AQ_SPIN_READ_MEM), the event rings and QUERY_STATS.
  */
 #define _GNU_SOURCE
@@ -14,8 +14,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 #include "../lib/check.h"
-#include "snic_dev.h"
-#include "d2d/snic_spin_if.h"
+#include "snic_q.h"
+#include "wire.h"
 #include "spin_handlers.h"	/* spin_code[], SYM_* (generated) */
 
 #define OK		SNIC_AQ_OK
@@ -29,55 +29,15 @@
 
 static struct qt *qt;
 static struct snic_dev dev;
-static int inj = -1;
-static uint64_t heap;
 static const uint8_t mac_nic[6] = { 0x52, 0x54, 0x00, 0x00, 0x00, 0x01 };
 static const uint8_t mac_peer[6] = { 0x52, 0x54, 0x00, 0x00, 0x00, 0x09 };
 
-static uint64_t galloc(size_t size, size_t align)
-{
-	uint64_t a = (heap + align - 1) & ~(uint64_t)(align - 1);
-
-	if (a + size > HEAP_END) {
-		fprintf(stderr, "test heap exhausted\n");
-		exit(1);
-	}
-	heap = a + size;
-	qt_memset(qt, a, 0, size);
-	return a;
-}
-
-static void settle(void)
-{
-	int i;
-
-	for (i = 0; i < 16; i++)
-		qt_readl(qt, dev.bar0 + SNIC_REG_ID);
-}
-
 /* ---- injection / capture port (a connected loopback UDP pair) ---- */
-
-static bool inj_open(int *qfd)
-{
-	return qt_udp_pair(qfd, &inj, 0);
-}
-
-static int cap_recv(void *buf, size_t len, int ms)
-{
-	struct pollfd p = { .fd = inj, .events = POLLIN };
-
-	if (poll(&p, 1, ms) != 1)
-		return -1;
-	return recv(inj, buf, len, MSG_DONTWAIT);
-}
 
 static void cap_drain(void)
 {
-	uint8_t buf[2048];
-
-	settle();
-	while (recv(inj, buf, sizeof(buf), MSG_DONTWAIT) > 0)
-		;
+	snic_settle(&dev, 16);
+	qt_udp_drain(inj);
 }
 
 /* ---- frames ---- */
@@ -158,16 +118,8 @@ static bool send_udp(uint16_t dport, const char *pl)
 
 static int port_up(void)
 {
-	struct snic_port_cfg c;
-
-	memset(&c, 0, sizeof(c));
-	c.flags = SNIC_PORT_F_UP;
-	c.mtu = MTU;
-	c.num_macs = 1;
-	c.async_eqn = SNIC_EQN_NONE;
-	memcpy(c.macs[0], mac_nic, 6);
-	return snic_aq_buf(&dev, SNIC_AQ_SET_PORT, &c, sizeof(c), sizeof(c),
-			   0, 0, NULL, 0, NULL);
+	return snic_set_port(&dev, SNIC_PORT_F_UP, MTU, &mac_nic, 1,
+			     SNIC_EQN_NONE);
 }
 
 static int spin_mem(uint8_t op, uint8_t mem, uint32_t off, uint64_t host,
@@ -182,7 +134,7 @@ static int spin_mem(uint8_t op, uint8_t mem, uint32_t off, uint64_t host,
 
 static int hmem_write(uint32_t off, const void *p, uint32_t len)
 {
-	uint64_t b = galloc(len, 64);
+	uint64_t b = qt_alloc(qt, len, 64);
 
 	qt_memwrite(qt, b, p, len);
 	return spin_mem(SNIC_AQ_SPIN_WRITE_MEM, SNIC_SPIN_MEM_L2H, off, b, len);
@@ -190,7 +142,7 @@ static int hmem_write(uint32_t off, const void *p, uint32_t len)
 
 static uint32_t hmem_word(uint32_t off)
 {
-	uint64_t b = galloc(4, 64);
+	uint64_t b = qt_alloc(qt, 4, 64);
 
 	if (spin_mem(SNIC_AQ_SPIN_READ_MEM, SNIC_SPIN_MEM_L2H, off, b, 4) != OK)
 		return 0xdeadbeef;
@@ -200,8 +152,7 @@ static uint32_t hmem_word(uint32_t off)
 struct ctx {
 	uint32_t id;
 	uint32_t hmem_off;
-	uint64_t ev_ring, ev_dbr;
-	uint32_t ev_cons;
+	struct snic_evq ev;
 };
 
 /* A context running handlers @hh, @ph, @ch (SYM_ addresses or 0). */
@@ -209,13 +160,10 @@ static int ctx_create(struct ctx *c, int slice, uint32_t hh, uint32_t ph,
 		      uint32_t ch, uint32_t watchdog)
 {
 	struct snic_spin_ctx_cfg cfg;
-	uint64_t res = ~0ull;
-	int st;
 
 	memset(c, 0, sizeof(*c));
 	c->hmem_off = slice * HMEM_SLICE;
-	c->ev_ring = galloc(32 << EV_LOG, 64);
-	c->ev_dbr = galloc(64, 64);
+	snic_evq_init(&c->ev, qt, EV_LOG);
 	memset(&cfg, 0, sizeof(cfg));
 	cfg.entry[SPIN_HANDLER_HEADER] = hh;
 	cfg.entry[SPIN_HANDLER_PAYLOAD] = ph;
@@ -228,14 +176,7 @@ static int ctx_create(struct ctx *c, int slice, uint32_t hh, uint32_t ph,
 	cfg.copy_bytes = 128;
 	cfg.watchdog = watchdog;
 	cfg.match = SNIC_SPIN_MATCH_STEER;
-	cfg.ev_ring = c->ev_ring;
-	cfg.ev_dbr = c->ev_dbr;
-	cfg.ev_log_size = EV_LOG;
-	cfg.ev_eqn = SNIC_EQN_NONE;
-	st = snic_aq_buf(&dev, SNIC_AQ_SPIN_CREATE_CTX, &cfg, sizeof(cfg),
-			 sizeof(cfg), 0, 0, NULL, 0, &res);
-	c->id = res;
-	return st;
+	return snic_spin_ctx_create(&dev, &cfg, &c->ev, SNIC_EQN_NONE, &c->id);
 }
 
 static int region_add(struct ctx *c, uint64_t addr, uint64_t len,
@@ -291,89 +232,29 @@ static bool ctx_wait(struct ctx *c, uint64_t n)
 	return false;
 }
 
-/* Next event of @c's ring (owner bit of the current pass), or false. */
-static bool ev_next(struct ctx *c, struct snic_spin_event *ev)
-{
-	uint32_t size = 1u << EV_LOG;
-	uint8_t phase = (c->ev_cons >> EV_LOG) & 1 ? 0 : SNIC_SPIN_EV_OWNER;
-
-	qt_memread(qt, c->ev_ring + 32 * (c->ev_cons & (size - 1)), ev,
-		   sizeof(*ev));
-	if ((ev->owner & SNIC_SPIN_EV_OWNER) != phase)
-		return false;
-	c->ev_cons++;
-	qt_writel(qt, c->ev_dbr, c->ev_cons);
-	return true;
-}
-
 /* ---- receive queue for PASS ---- */
 
 struct rxq {
-	uint32_t cqn, rqn, cons, prod;
-	uint64_t cq, cq_dbr, rq, rq_dbr, bufs;
+	struct snic_cq cq;
+	struct snic_rq rq;
 };
 
 static bool rxq_setup(struct rxq *q)
 {
-	struct snic_aq_create_cq cq = { 0 };
-	struct snic_aq_create_rq rq = { 0 };
-	uint64_t r;
-	int i;
-
-	memset(q, 0, sizeof(*q));
-	q->cq = galloc(64 * 64, 64);
-	q->cq_dbr = galloc(64, 64);
-	q->rq = galloc(16 * 16, 64);
-	q->rq_dbr = galloc(64, 64);
-	q->bufs = galloc(16 * 2048, 64);
-	cq.ring_addr = q->cq;
-	cq.dbr_addr = q->cq_dbr;
-	cq.log_size = 6;
-	cq.eqn = SNIC_EQN_NONE;
-	cq.db_page = 1;
-	if (snic_aq_cmd(&dev, SNIC_AQ_CREATE_CQ, &cq, sizeof(cq), &r) != OK)
+	if (snic_cq_create(&q->cq, &dev, 6, SNIC_EQN_NONE, 1) != OK ||
+	    snic_rq_create(&q->rq, &dev, 4, q->cq.n, 1) != OK)
 		return false;
-	q->cqn = r;
-	rq.ring_addr = q->rq;
-	rq.dbr_addr = q->rq_dbr;
-	rq.log_size = 4;
-	rq.type = SNIC_RQ_PLAIN;
-	rq.cqn = q->cqn;
-	rq.db_page = 1;
-	if (snic_aq_cmd(&dev, SNIC_AQ_CREATE_RQ, &rq, sizeof(rq), &r) != OK)
-		return false;
-	q->rqn = r;
-	for (i = 0; i < 16; i++) {
-		struct snic_rx_desc d = {
-			.byte_count = 2048, .addr = q->bufs + 2048 * i,
-		};
-
-		qt_memwrite(qt, q->rq + 16 * i, &d, sizeof(d));
-	}
-	q->prod = 16;
-	qt_writel(qt, q->rq_dbr, q->prod);
-	snic_db(&dev, 1, SNIC_DB_RQ, q->rqn, q->prod);
+	snic_rq_post(&q->rq, 16, true);
 	/* catch-all below every sPIN rule */
-	return rule_add(1000, SNIC_DEST_RQ, q->rqn, 0) == OK;
+	return rule_add(1000, SNIC_DEST_RQ, q->rq.n, 0) == OK;
 }
 
 /* Next RX completion and its frame, or -1. */
 static int rxq_poll(struct rxq *q, struct snic_cqe *cqe, uint8_t *f)
 {
-	uint8_t phase = (q->cons >> 6) & 1 ? 0 : SNIC_CQE_OWNER;
-	int i;
-
-	for (i = 0; i < 50; i++) {
-		qt_memread(qt, q->cq + 64 * (q->cons & 63), cqe, sizeof(*cqe));
-		if ((cqe->op_own & SNIC_CQE_OWNER) == phase)
-			break;
-		settle();
-	}
-	if (i == 50)
+	if (!snic_cq_poll(&q->cq, cqe, 50, 16))
 		return -1;
-	q->cons++;
-	qt_writel(qt, q->cq_dbr, q->cons);
-	qt_memread(qt, q->bufs + 2048 * ((q->cons - 1) & 15), f,
+	qt_memread(qt, snic_rq_buf(&q->rq, cqe->wqe_counter), f,
 		   cqe->byte_cnt);
 	return cqe->byte_cnt;
 }
@@ -388,15 +269,11 @@ static bool env_start(const char *extra)
 
 	qt_quit(qt);
 	qt = NULL;
-	if (inj >= 0)
-		close(inj);
-	inj = -1;
-	if (!inj_open(&qfd))
+	if (!inj_open(&qfd, 0))
 		return false;
 	snprintf(args, sizeof(args),
 		 "-netdev hubport,id=p0,hubid=0 "
-		 "-netdev dgram,id=inj,local.type=fd,local.str=%d "
-		 "-netdev hubport,id=p2,hubid=0,netdev=inj "
+		 WIRE_QEMU_ARGS
 		 "-device snic,id=snic0,netdev=p0,mac=52:54:00:00:00:01%s",
 		 qfd, extra);
 	qt = qt_start(args);
@@ -404,10 +281,10 @@ static bool env_start(const char *extra)
 	if (!qt_alive(qt) ||
 	    !snic_dev_open(&dev, qt, 0, BAR_BASE, RAM_BASE))
 		return false;
-	heap = HEAP_BASE;
+	qt_alloc_init(qt, HEAP_BASE, HEAP_END);
 	if (!snic_aq_ready(&dev, 64) || port_up() != OK)
 		return false;
-	code = galloc(sizeof(spin_code), 64);
+	code = qt_alloc(qt, sizeof(spin_code), 64);
 	qt_memwrite(qt, code, spin_code, sizeof(spin_code));
 	if (spin_mem(SNIC_AQ_SPIN_WRITE_MEM, SNIC_SPIN_MEM_PROG, 0, code,
 		     sizeof(spin_code)) != OK)
@@ -450,7 +327,7 @@ static void admin_validation(void)
 
 	CHECK(env_start(""));
 	/* memory commands out of range */
-	b = galloc(64, 64);
+	b = qt_alloc(qt, 64, 64);
 	CHECK_EQ(spin_mem(SNIC_AQ_SPIN_WRITE_MEM, SNIC_SPIN_MEM_PROG,
 			  SNIC_SPIN_PMEM_SIZE - 4, b, 8), SNIC_AQ_EINVAL_PARAM);
 	CHECK_EQ(spin_mem(SNIC_AQ_SPIN_WRITE_MEM, 7, 0, b, 8),
@@ -523,7 +400,7 @@ static void admin_fuzz(void)
 	struct ctx c;
 
 	CHECK(env_start(""));
-	area = galloc(0x10000, 4096);
+	area = qt_alloc(qt, 0x10000, 4096);
 	for (i = 0; i < 400; i++) {
 		struct snic_aq_cmd cmd;
 		uint8_t rnd[256];
@@ -589,7 +466,7 @@ static void udp_echo(void)
 		snprintf(pl, sizeof(pl), "ping %d", i);
 		n = mk_udp(sent, 7, pl, strlen(pl));
 		CHECK(send(inj, sent, n, 0) == (ssize_t)n);
-		settle();
+		snic_settle(&dev, 16);
 		got = cap_recv(f, sizeof(f), 2000);
 		CHECK_EQ(got, n);
 		CHECK(!memcmp(f, mac_peer, 6) && !memcmp(f + 6, mac_nic, 6));
@@ -670,8 +547,8 @@ static void host_memory(void)
 	int i;
 
 	CHECK(env_start(""));
-	buf = galloc(4096, 4096);
-	buf2 = galloc(4096, 4096);
+	buf = qt_alloc(qt, 4096, 4096);
+	buf2 = qt_alloc(qt, 4096, 4096);
 	CHECK_EQ(ctx_create(&c, 1, 0, SYM_dma_ph, 0, 0), OK);
 	CHECK_EQ(region_add(&c, buf, 4096, SNIC_SPIN_REGION_READ |
 			    SNIC_SPIN_REGION_WRITE), OK);
@@ -727,7 +604,7 @@ static void dma_to_own_bar(void)
 	struct ctx c;
 
 	CHECK(env_start(""));
-	buf2 = galloc(4096, 4096);
+	buf2 = qt_alloc(qt, 4096, 4096);
 	CHECK_EQ(ctx_create(&c, 1, 0, SYM_dma_ph, 0, 0), OK);
 	CHECK_EQ(region_add(&c, dev.bar0, 4096, SNIC_SPIN_REGION_READ |
 			    SNIC_SPIN_REGION_WRITE), OK);
@@ -751,7 +628,7 @@ static void dma_to_own_bar(void)
 	CHECK(ctx_stats(&c, &st));
 	CHECK_EQ(st.aborts, 1);
 	CHECK_EQ(st.messages_done, 1);
-	CHECK(ev_next(&c, &ev));
+	CHECK(snic_evq_next(&c.ev, &ev));
 	CHECK_EQ(ev.type, SNIC_SPIN_EV_DMA_FAULT);
 	CHECK(send_udp(4444, "ABCDEFGHIJKLMNOPQRSTUVWXYZ012345-msg1"));
 	CHECK(ctx_wait(&c, 2));
@@ -851,7 +728,7 @@ static void hostile_handlers(void)
 	unsigned i, round, sent = 0;
 
 	CHECK(env_start(""));
-	buf = galloc(8192, 4096);
+	buf = qt_alloc(qt, 8192, 4096);
 	CHECK_EQ(ctx_create(&good, 0, 0, SYM_count_ph, 0, 0), OK);
 	CHECK_EQ(rule_add(10, SNIC_DEST_SPIN, good.id, 1000), OK);
 	for (i = 0; i < NBAD; i++) {
@@ -890,7 +767,7 @@ static void hostile_handlers(void)
 		CHECK_EQ(st.events, 2);
 		CHECK_EQ(st.drop, 2);
 		CHECK_EQ(st.aborts, h[i].ev == SNIC_SPIN_EV_BAD_RETURN ? 0 : 2);
-		CHECK(ev_next(&bad[i], &ev));
+		CHECK(snic_evq_next(&bad[i].ev, &ev));
 		CHECK_EQ(ev.type, h[i].ev);
 		CHECK_EQ(ev.ctx, bad[i].id);
 		CHECK_EQ(ev.handler, SPIN_HANDLER_PAYLOAD);
@@ -917,10 +794,10 @@ static void hostile_handlers(void)
 			CHECK_EQ(ev.addr, (uint32_t)buf);
 		if (h[i].ev == SNIC_SPIN_EV_BAD_RETURN)
 			CHECK_EQ(ev.info, 42);
-		CHECK(ev_next(&bad[i], &ev));
+		CHECK(snic_evq_next(&bad[i].ev, &ev));
 		CHECK_EQ(ev.type, h[i].ev);
 		CHECK_EQ(ev.msg_id, 1);
-		CHECK(!ev_next(&bad[i], &ev));
+		CHECK(!snic_evq_next(&bad[i].ev, &ev));
 	}
 	/* nothing of the bad DMA reached the unregistered page */
 	for (i = 0; i < 16; i++)
@@ -938,7 +815,7 @@ static void fuzz_commands(void)
 	int i;
 
 	CHECK(env_start(""));
-	buf = galloc(16384, 4096);
+	buf = qt_alloc(qt, 16384, 4096);
 	CHECK_EQ(ctx_create(&good, 0, 0, SYM_count_ph, 0, 0), OK);
 	CHECK_EQ(rule_add(10, SNIC_DEST_SPIN, good.id, 1000), OK);
 	CHECK_EQ(ctx_create(&c, 1, 0, SYM_fuzzcmd_ph, 0, 0), OK);
@@ -1007,7 +884,7 @@ static void event_eqe(void)
 	int i;
 
 	CHECK(env_start(""));
-	ring = galloc(16 * 16, 64);
+	ring = qt_alloc(qt, 16 * 16, 64);
 	e.ring_addr = ring;
 	e.log_size = 4;
 	e.msix = 0;
@@ -1019,32 +896,25 @@ static void event_eqe(void)
 	/* the same, with ev_eqn: ctx_create's config plus the EQ */
 	{
 		struct snic_spin_ctx_cfg cfg;
-		uint64_t res;
 
 		memset(&cfg, 0, sizeof(cfg));
 		cfg.entry[SPIN_HANDLER_PAYLOAD] = SYM_illegal_ph;
 		cfg.code_size = sizeof(spin_code);
 		cfg.hmem_size = HMEM_SLICE;
-		cfg.ev_ring = c.ev_ring;
-		cfg.ev_dbr = c.ev_dbr;
-		cfg.ev_log_size = EV_LOG;
-		cfg.ev_eqn = eqn;
-		CHECK_EQ(snic_aq_buf(&dev, SNIC_AQ_SPIN_CREATE_CTX, &cfg,
-				     sizeof(cfg), sizeof(cfg), 0, 0, NULL, 0,
-				     &res), OK);
-		c.id = res;
+		CHECK_EQ(snic_spin_ctx_create(&dev, &cfg, &c.ev, eqn, &c.id),
+			 OK);
 	}
 	CHECK_EQ(snic_aq_obj(&dev, SNIC_AQ_DESTROY_EQ, eqn), SNIC_AQ_EBUSY);
 	CHECK_EQ(rule_add(10, SNIC_DEST_SPIN, c.id, 3100), OK);
 	CHECK(send_udp(3100, "x"));
 	CHECK(ctx_wait(&c, 1));
-	CHECK(ev_next(&c, &ev));
+	CHECK(snic_evq_next(&c.ev, &ev));
 	CHECK_EQ(ev.type, SNIC_SPIN_EV_ILLEGAL);
 	for (i = 0; i < 50; i++) {
 		qt_memread(qt, ring, &eqe, sizeof(eqe));
 		if (eqe.owner & SNIC_EQE_OWNER)
 			break;
-		settle();
+		snic_settle(&dev, 16);
 	}
 	CHECK(eqe.owner & SNIC_EQE_OWNER);
 	CHECK_EQ(eqe.type, SNIC_EQE_SPIN_EVENT);
@@ -1101,7 +971,7 @@ static void ordering(void)
 	CHECK(ctx_wait(&c, 8));
 	n = hmem_word(c.hmem_off + 4 * 7);
 	CHECK_EQ(n, 24);
-	b = galloc(sizeof(log), 64);
+	b = qt_alloc(qt, sizeof(log), 64);
 	CHECK_EQ(spin_mem(SNIC_AQ_SPIN_READ_MEM, SNIC_SPIN_MEM_L2H,
 			  c.hmem_off + 32, b, sizeof(log)), OK);
 	qt_memread(qt, b, log, sizeof(log));
@@ -1159,7 +1029,7 @@ static void handler_args(void)
 	CHECK(send_udp(8000, "short"));
 	CHECK(send_udp(8000, longpl));
 	CHECK(ctx_wait(&c, 2));
-	b = galloc(128, 64);
+	b = qt_alloc(qt, 128, 64);
 	CHECK_EQ(spin_mem(SNIC_AQ_SPIN_READ_MEM, SNIC_SPIN_MEM_L2H,
 			  c.hmem_off + 256, b, 128), OK);
 	for (i = 0; i < 2; i++) {
@@ -1221,7 +1091,6 @@ int main(void)
 	RUN("device/snic_spin", handler_args);
 	RUN("device/snic_spin", reset_clears);
 	qt_quit(qt);
-	if (inj >= 0)
-		close(inj);
+	inj_close();
 	return check_failures ? 1 : 0;
 }

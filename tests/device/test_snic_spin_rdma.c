@@ -30,8 +30,8 @@
 /* A context of B on one of B's QPs, with a host region for its results. */
 struct sctx {
 	uint32_t id, hmem_off;
-	uint64_t ev_ring, ev_dbr, host;
-	uint32_t ev_cons;
+	struct snic_evq ev;
+	uint64_t host;
 };
 
 static int spin_mem(uint8_t op, uint8_t mem, uint32_t off, uint64_t host,
@@ -82,13 +82,10 @@ static int cfg_create(struct sctx *c, int slice, uint32_t match,
 		      uint32_t qpn, uint32_t timeout_us)
 {
 	struct snic_spin_ctx_cfg cfg;
-	uint64_t res = ~0ull;
-	int st;
 
 	memset(c, 0, sizeof(*c));
 	c->hmem_off = slice * HMEM_SLICE;
-	c->ev_ring = galloc(32 << EV_LOG, 64);
-	c->ev_dbr = galloc(64, 64);
+	snic_evq_init(&c->ev, qt, EV_LOG);
 	memset(&cfg, 0, sizeof(cfg));
 	cfg.entry[SPIN_HANDLER_HEADER] = entry_hh;
 	cfg.entry[SPIN_HANDLER_PAYLOAD] = entry_ph;
@@ -102,14 +99,7 @@ static int cfg_create(struct sctx *c, int slice, uint32_t match,
 	cfg.watchdog = cfg_watchdog;
 	cfg.match = match;
 	cfg.match_id = qpn;
-	cfg.ev_ring = c->ev_ring;
-	cfg.ev_dbr = c->ev_dbr;
-	cfg.ev_log_size = EV_LOG;
-	cfg.ev_eqn = SNIC_EQN_NONE;
-	st = snic_aq_buf(B, SNIC_AQ_SPIN_CREATE_CTX, &cfg, sizeof(cfg),
-			 sizeof(cfg), 0, 0, NULL, 0, &res);
-	c->id = res;
-	return st;
+	return snic_spin_ctx_create(B, &cfg, &c->ev, SNIC_EQN_NONE, &c->id);
 }
 
 /*
@@ -151,20 +141,6 @@ static bool sstats(struct sctx *c, struct snic_spin_ctx_stats *st)
 {
 	return snic_query_stats(B, SNIC_STATS_SPIN, c->id, st,
 				sizeof(*st)) == OK;
-}
-
-/* Next event of @c's ring (owner bit of the current pass), or false. */
-static bool ev_next(struct sctx *c, struct snic_spin_event *ev)
-{
-	uint32_t size = 1u << EV_LOG;
-	uint8_t phase = (c->ev_cons >> EV_LOG) & 1 ? 0 : SNIC_SPIN_EV_OWNER;
-
-	mread(c->ev_ring + 32 * (c->ev_cons & (size - 1)), ev, sizeof(*ev));
-	if ((ev->owner & SNIC_SPIN_EV_OWNER) != phase)
-		return false;
-	c->ev_cons++;
-	qt_writel(qt, c->ev_dbr, c->ev_cons);
-	return true;
 }
 
 /* The handler log: {kind | hpu << 8 | pkt_idx << 24, msg, start, end}. */
@@ -486,7 +462,7 @@ static void aborts_drop(void)
 	CHECK_EQ(e.byte_cnt, 0);
 	mr_read(&sb.mr, 0, dst, 3072);
 	CHECK(!memcmp(pre, dst, 3072));
-	CHECK(ev_next(&c, &ev));
+	CHECK(snic_evq_next(&c.ev, &ev));
 	CHECK_EQ(ev.type, SNIC_SPIN_EV_MEM_FAULT);
 	CHECK_EQ(ev.handler, SPIN_HANDLER_PAYLOAD);
 	CHECK_EQ(ev.msg_id, 0);
@@ -672,12 +648,12 @@ static void resources_and_timeout(void)
 	CHECK_EQ(st.h[SPIN_HANDLER_COMPLETION].invocations, 1);
 
 	/* QP 1's last packet never comes: abandoned after 2 ms */
-	CHECK(!ev_next(&c[1], &ev));
+	CHECK(!snic_evq_next(&c[1].ev, &ev));
 	for (i = 0; i < 5; i++) {
 		qt_clock_step(qt, 1000000);
 		pump(4);
 	}
-	CHECK(ev_next(&c[1], &ev));
+	CHECK(snic_evq_next(&c[1].ev, &ev));
 	CHECK_EQ(ev.type, SNIC_SPIN_EV_MSG_TIMEOUT);
 	CHECK_EQ(ev.msg_id, 0);
 	CHECK_EQ(ev.info, 1);
@@ -757,7 +733,7 @@ static void qp_wd_cap(void)
 	mr_read(&sb.mr, 0, dst, sizeof(dst));
 	CHECK(!memcmp(pre, dst, sizeof(dst)));
 	for (i = 0; i < 3; i++) {
-		CHECK(ev_next(&c, &ev));
+		CHECK(snic_evq_next(&c.ev, &ev));
 		CHECK_EQ(ev.type, SNIC_SPIN_EV_WATCHDOG);
 		CHECK_EQ(ev.handler, SPIN_HANDLER_PAYLOAD);
 		CHECK(ev.cycles >= SNIC_SPIN_WATCHDOG_QP_MAX);
@@ -783,24 +759,15 @@ static void qp_wd_cap(void)
  */
 static bool eth_flood(uint16_t dport, int n, size_t len)
 {
-	struct snic_aq_create_sq a = { 0 };
 	uint8_t f[128], bb[SNIC_WQEBB_SIZE];
-	uint64_t ring, dbr, data, r = ~0ull;
-	struct cq cq;
+	struct snic_cq cq;
+	struct snic_sq sq;
+	uint64_t data;
 	int i;
 
 	if (len > sizeof(f) || len < 60 || n > 256 ||
-	    cq_create(&cq, A, 9, SNIC_EQN_NONE, 6) != OK)
-		return false;
-	ring = galloc(SNIC_WQEBB_SIZE * 256, 64);
-	dbr = galloc(64, 64);
-	a.ring_addr = ring;
-	a.dbr_addr = dbr;
-	a.log_size = 8;
-	a.flags = SNIC_SQ_F_RAW_ETH;
-	a.cqn = cq.n;
-	a.db_page = 6;
-	if (snic_aq_cmd(A, SNIC_AQ_CREATE_SQ, &a, sizeof(a), &r) != OK)
+	    snic_cq_create(&cq, A, 9, SNIC_EQN_NONE, 6) != OK ||
+	    snic_sq_create(&sq, A, 8, cq.n, 6) != OK)
 		return false;
 	/* a RoCE-shaped frame from A to B, turned into plain UDP to dport */
 	mk_req(f, ROCE_SEND_FIRST, 0, 0, len - 58);
@@ -823,10 +790,9 @@ static bool eth_flood(uint16_t dport, int n, size_t len)
 		memcpy(bb + 32, f + 10, 4);
 		d->byte_count = len - 14;
 		d->addr = data;
-		mwrite(ring + SNIC_WQEBB_SIZE * i, bb, sizeof(bb));
+		snic_sq_put(&sq, bb, 1);
 	}
-	qt_writel(qt, dbr, n);
-	snic_db(A, 6, SNIC_DB_SQ, r, n);
+	snic_sq_ring(&sq);
 	return true;
 }
 

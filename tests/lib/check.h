@@ -4,6 +4,11 @@
  * Every test prints one line, "PASS <name>" or "FAIL <name>: <why>"
  * (or "SKIP <name>: <why>"); tests/run-tier counts them.  A CHECK that
  * fails ends the current test function.
+ *
+ * With D2D_TAP=1 in the environment the lines are TAP instead: "ok N -
+ * <name>" or "not ok N - <name> # <why>", and the plan "1..N" when the
+ * program exits (a program that dies early has no plan, which a TAP
+ * consumer reports as a failure).
  */
 #ifndef D2D_TEST_CHECK_H
 #define D2D_TEST_CHECK_H
@@ -11,10 +16,13 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 static char check_why[512];
 static int check_failures;
+static int check_count;		/* tests run so far */
+static int check_tap = -1;	/* D2D_TAP set; -1 until first asked */
 
 static inline void check_fail(const char *file, int line, const char *fmt, ...)
 {
@@ -54,16 +62,39 @@ static inline void check_fail(const char *file, int line, const char *fmt, ...)
 	}								\
 } while (0)
 
+static inline void check_tap_plan(void)
+{
+	printf("1..%d\n", check_count);
+	fflush(stdout);
+}
+
+static inline int check_tap_on(void)
+{
+	if (check_tap < 0) {
+		const char *e = getenv("D2D_TAP");
+
+		check_tap = e && *e && strcmp(e, "0");
+		if (check_tap)
+			atexit(check_tap_plan);
+	}
+	return check_tap;
+}
+
 static inline void check_run(const char *name, void (*fn)(void))
 {
 	check_why[0] = 0;
 	fn();
-	if (check_why[0]) {
-		printf("FAIL %s: %s\n", name, check_why);
+	check_count++;
+	if (check_why[0])
 		check_failures++;
-	} else {
+	if (check_tap_on() && check_why[0])
+		printf("not ok %d - %s # %s\n", check_count, name, check_why);
+	else if (check_tap_on())
+		printf("ok %d - %s\n", check_count, name);
+	else if (check_why[0])
+		printf("FAIL %s: %s\n", name, check_why);
+	else
 		printf("PASS %s\n", name);
-	}
 	fflush(stdout);
 }
 

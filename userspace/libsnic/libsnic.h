@@ -14,27 +14,18 @@
 #include <d2d/snic_verbs_abi.h>
 
 #include "verbs_provider_abi.h"
+#include "snic_abi.h"
+#include "snic_barrier.h"
 #include "snic_wqe.h"
 
 #define snic_container_of(ptr, type, member) \
 	((type *)((char *)(ptr) - offsetof(type, member)))
 
 /*
- * Ordering (as rdma-core's udma barriers): ring and record writes must be
- * visible to the device before the doorbell that announces them, and a
- * CQE's body may be read only after its owner bit.  x86 keeps stores in
- * order and loads in order, so a compiler barrier is enough there; the
- * doorbell page may be write-combining, so it is flushed with sfence.
+ * Ordering: ring and record writes are visible to the device before the
+ * doorbell that announces them (udma_to_device_barrier), a CQE's body is
+ * read only after its owner bit (udma_from_device_barrier); snic_barrier.h.
  */
-#if defined(__x86_64__) || defined(__i386__)
-#define snic_to_device_barrier()	asm volatile("" ::: "memory")
-#define snic_from_device_barrier()	asm volatile("" ::: "memory")
-#define snic_mmio_flush()		asm volatile("sfence" ::: "memory")
-#else
-#define snic_to_device_barrier()	__atomic_thread_fence(__ATOMIC_SEQ_CST)
-#define snic_from_device_barrier()	__atomic_thread_fence(__ATOMIC_ACQUIRE)
-#define snic_mmio_flush()		__atomic_thread_fence(__ATOMIC_SEQ_CST)
-#endif
 
 struct snic_qp;
 struct snic_srq;
@@ -135,12 +126,27 @@ static inline void snic_ring_db(struct snic_context *ctx, uint32_t offset,
 	volatile uint32_t *reg = (volatile uint32_t *)(ctx->db + offset);
 
 	*reg = htole32(SNIC_DB_VAL(qn, counter));
-	snic_mmio_flush();
+	mmio_flush_writes();
 }
 
 static inline void snic_set_record(volatile uint32_t *rec, uint32_t counter)
 {
 	*rec = htole32(counter & 0xffff);
+}
+
+/*
+ * Announce ring entries up to @counter: the entries, then doorbell record
+ * @rec, then the doorbell (@offset in the context's page, queue @qn), each
+ * visible to the device before the next.
+ */
+static inline void snic_publish(struct snic_context *ctx,
+				volatile uint32_t *rec, uint32_t offset,
+				uint32_t qn, uint32_t counter)
+{
+	udma_to_device_barrier();
+	snic_set_record(rec, counter);
+	udma_to_device_barrier();
+	snic_ring_db(ctx, offset, qn, counter);
 }
 
 /* snic_cq.c */

@@ -12,23 +12,6 @@
 
 #include "libsnic.h"
 
-struct snic_create_cq_resp_full {
-	struct ib_uverbs_create_cq_resp ibv;
-	struct snic_create_cq_resp drv;
-};
-
-_Static_assert(offsetof(struct snic_create_cq_resp_full, drv) ==
-	       sizeof(struct ib_uverbs_create_cq_resp), "no padding");
-
-/* resize_cq answers with the same driver data as create_cq */
-struct snic_resize_cq_resp_full {
-	struct ib_uverbs_resize_cq_resp ibv;
-	struct snic_create_cq_resp drv;
-};
-
-_Static_assert(offsetof(struct snic_resize_cq_resp_full, drv) ==
-	       sizeof(struct ib_uverbs_resize_cq_resp), "no padding");
-
 /* The driver data describes a ring and record inside the mapping. */
 static bool snic_cq_resp_ok(const struct snic_create_cq_resp *r)
 {
@@ -128,7 +111,7 @@ int snic_resize_cq(struct ibv_cq *ibcq, int cqe)
 
 	memset(&resp, 0, sizeof(resp));
 	pthread_spin_lock(&cq->lock);
-	snic_to_device_barrier();
+	udma_to_device_barrier();
 	snic_set_record(cq->dbr, cq->cons);
 	ret = ibv_cmd_resize_cq(ibcq, cqe, &cmd, sizeof(cmd), &resp.ibv,
 				sizeof(resp));
@@ -214,14 +197,14 @@ int snic_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
 		if (!snic_cqe_valid(cqe, cq->cons, cq->log_size))
 			break;
 		/* Body only after the owner bit says it is complete. */
-		snic_from_device_barrier();
+		udma_from_device_barrier();
 		if (snic_cqe_to_wc(ctx, cqe, &wc[n]))
 			n++;
 		cq->cons++;
 	}
 	if (cq->cons != start) {
 		/* Reads of the consumed CQEs are done before the slots go back. */
-		snic_to_device_barrier();
+		udma_from_device_barrier();
 		snic_set_record(cq->dbr, cq->cons);
 	}
 	pthread_spin_unlock(&cq->lock);
@@ -237,7 +220,7 @@ int snic_req_notify_cq(struct ibv_cq *ibcq, int solicited_only)
 	pthread_spin_lock(&cq->lock);
 	cons = cq->cons;
 	pthread_spin_unlock(&cq->lock);
-	snic_to_device_barrier();
+	udma_to_device_barrier();
 	snic_ring_db(ctx, solicited_only ? SNIC_DB_CQ_ARM_SE : SNIC_DB_CQ_ARM,
 		     cq->cqn, cons);
 	return 0;
@@ -259,7 +242,7 @@ void snic_cq_clean(struct snic_cq *cq, uint32_t qpn)
 
 		if (!snic_cqe_valid(cqe, c, cq->log_size))
 			break;
-		snic_from_device_barrier();
+		udma_from_device_barrier();
 		if (le32toh(cqe->rdma_qpn) == qpn)
 			cqe->rdma_qpn = htole32(UINT32_MAX);
 	}

@@ -15,22 +15,6 @@
 
 #include "libsnic.h"
 
-/* The driver's uverbs responses: core part, then ours. */
-struct snic_get_context_resp {
-	struct ib_uverbs_get_context_resp ibv;
-	struct snic_alloc_ucontext_resp drv;
-};
-
-struct snic_create_ah_resp_full {
-	struct ib_uverbs_create_ah_resp ibv;
-	struct snic_create_ah_resp drv;
-};
-
-_Static_assert(offsetof(struct snic_get_context_resp, drv) ==
-	       sizeof(struct ib_uverbs_get_context_resp), "no padding");
-_Static_assert(offsetof(struct snic_create_ah_resp_full, drv) ==
-	       sizeof(struct ib_uverbs_create_ah_resp), "no padding");
-
 /* The device's firmware string from /sys/class/infiniband/<dev>/fw_ver. */
 static int snic_sysfs_fw_ver(struct ibv_device *dev, char *buf, size_t len)
 {
@@ -243,7 +227,7 @@ static struct verbs_context *snic_alloc_context(struct ibv_device *ibdev,
 						int cmd_fd, void *private_data)
 {
 	struct verbs_cmd_get_context cmd;
-	struct snic_get_context_resp resp;
+	struct snic_get_context_resp_full resp;
 	struct snic_context *ctx;
 	void *db;
 

@@ -14,21 +14,6 @@
 
 #include "libsnic.h"
 
-struct snic_create_qp_resp_full {
-	struct ib_uverbs_create_qp_resp ibv;
-	struct snic_create_qp_resp drv;
-};
-
-struct snic_create_srq_resp_full {
-	struct ib_uverbs_create_srq_resp ibv;
-	struct snic_create_srq_resp drv;
-};
-
-_Static_assert(offsetof(struct snic_create_qp_resp_full, drv) ==
-	       sizeof(struct ib_uverbs_create_qp_resp), "no padding");
-_Static_assert(offsetof(struct snic_create_srq_resp_full, drv) ==
-	       sizeof(struct ib_uverbs_create_srq_resp), "no padding");
-
 /* [off, off + len) lies inside a mapping of map_len bytes. */
 static bool snic_fits(uint64_t off, uint64_t len, uint64_t map_len)
 {
@@ -262,10 +247,8 @@ int snic_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 		*bad_wr = wr;
 	if (sq->prod != start) {
 		/* WQEs, then the record, then the doorbell. */
-		snic_to_device_barrier();
-		snic_set_record(&qp->dbr[1], sq->prod);
-		snic_to_device_barrier();
-		snic_ring_db(ctx, SNIC_DB_QP_SQ, qp->qpn, sq->prod);
+		snic_publish(ctx, &qp->dbr[1], SNIC_DB_QP_SQ, qp->qpn,
+			     sq->prod);
 	}
 	pthread_spin_unlock(&qp->sq_lock);
 	return ret;
@@ -355,10 +338,8 @@ int snic_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 	start = qp->rq.prod;
 	ret = snic_rq_post(&qp->rq, wr, bad_wr);
 	if (qp->rq.prod != start) {
-		snic_to_device_barrier();
-		snic_set_record(&qp->dbr[0], qp->rq.prod);
-		snic_to_device_barrier();
-		snic_ring_db(ctx, SNIC_DB_QP_RQ, qp->qpn, qp->rq.prod);
+		snic_publish(ctx, &qp->dbr[0], SNIC_DB_QP_RQ, qp->qpn,
+			     qp->rq.prod);
 	}
 	pthread_spin_unlock(&qp->rq_lock);
 	return ret;
@@ -457,10 +438,8 @@ int snic_post_srq_recv(struct ibv_srq *ibsrq, struct ibv_recv_wr *wr,
 	start = srq->rq.prod;
 	ret = snic_rq_post(&srq->rq, wr, bad_wr);
 	if (srq->rq.prod != start) {
-		snic_to_device_barrier();
-		snic_set_record(srq->dbr, srq->rq.prod);
-		snic_to_device_barrier();
-		snic_ring_db(ctx, SNIC_DB_SRQ, srq->srqn, srq->rq.prod);
+		snic_publish(ctx, srq->dbr, SNIC_DB_SRQ, srq->srqn,
+			     srq->rq.prod);
 	}
 	pthread_spin_unlock(&srq->lock);
 	return ret;

@@ -134,10 +134,8 @@ static void inject_send(struct side *s, const uint8_t *bbs, unsigned int nbb,
 	qp->sq.wr_id[qp->sq.prod & mask] = 0xbad;
 	qp->sq.nbb[qp->sq.prod & mask] = nbb ? nbb : 1;
 	qp->sq.prod += nbb;
-	snic_to_device_barrier();
-	snic_set_record(&qp->dbr[1], qp->sq.prod + db_extra);
-	snic_to_device_barrier();
-	snic_ring_db(ctx, SNIC_DB_QP_SQ, qp->qpn, qp->sq.prod + db_extra);
+	snic_publish(ctx, &qp->dbr[1], SNIC_DB_QP_SQ, qp->qpn,
+		     qp->sq.prod + db_extra);
 	pthread_spin_unlock(&qp->sq_lock);
 }
 
@@ -154,10 +152,8 @@ static void inject_recv(struct side *s, const void *wqe, size_t len)
 	memcpy(qp->rq.ring + (qp->rq.prod & mask) * stride, wqe,
 	       len < stride ? len : stride);
 	qp->rq.prod++;
-	snic_to_device_barrier();
-	snic_set_record(&qp->dbr[0], qp->rq.prod);
-	snic_to_device_barrier();
-	snic_ring_db(ctx, SNIC_DB_QP_RQ, qp->qpn, qp->rq.prod);
+	snic_publish(ctx, &qp->dbr[0], SNIC_DB_QP_RQ, qp->qpn,
+		     qp->rq.prod);
 	pthread_spin_unlock(&qp->rq_lock);
 }
 
