@@ -198,7 +198,7 @@ int hdc_map_check_file(struct hdc_dev *hd, struct file *file, bool dst);
 int hdc_map_src(struct hdc_dev *hd, struct hdc_request *req,
 		struct hdc_extlist *xl, bool pin);
 int hdc_map_dst(struct hdc_dev *hd, struct hdc_request *req, u64 out_len,
-		bool exact, struct hdc_extlist *xl);
+		bool exact, struct hdc_extlist *xl, struct hdc_extlist *sx);
 void hdc_map_dst_finish(struct hdc_request *req, int err);
 void hdc_map_src_finish(struct hdc_request *req);
 int hdc_map_find_disk(struct hdc_dev *hd);

@@ -393,13 +393,11 @@ static int hdc_req_build(struct hdc_dev *hd, const struct hdc_req *r,
 			goto err;
 	}
 	if (req->dst.file) {
-		ret = hdc_map_dst(hd, req, out_len, !ndeflate, &dx);
-		if (ret)
-			goto err;
-	}
-	if (same) {
-		sx.n = 0;
-		ret = hdc_map_src(hd, req, &sx, true);
+		/* A source in the same file: mapped again, under one pin. */
+		if (same)
+			sx.n = 0;
+		ret = hdc_map_dst(hd, req, out_len, !ndeflate, &dx,
+				  same ? &sx : NULL);
 		if (ret)
 			goto err;
 	}
