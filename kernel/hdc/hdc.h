@@ -145,6 +145,7 @@ struct hdc_request {
 	loff_t dst_prep_size;		/* i_size the preparation left */
 	bool dst_prepared;		/* the destination file was changed */
 	bool dst_resize;		/* set i_size after completion (deflate) */
+	bool dst_frozen;		/* holds the destination's sb_start_write */
 	bool internal;			/* the driver's own, not counted */
 
 	/* results */

@@ -27,14 +27,18 @@
  */
 #include <linux/blkdev.h>
 #include <linux/delay.h>
+#include <linux/buffer_head.h>
 #include <linux/bvec.h>
 #include <linux/falloc.h>
+#include <linux/fileattr.h>
 #include <linux/fs.h>
 #include <linux/fsnotify.h>
 #include <linux/mm.h>
 #include <linux/pagemap.h>
+#include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/uio.h>
+#include <asm/unaligned.h>
 #include "hdc.h"
 
 #define HDC_ZERO_BVECS		1024	/* 4 MiB per direct I/O write */
@@ -101,6 +105,105 @@ static int hdc_seg_add(struct hdc_segs *sg, u64 off, u64 len, u64 phys,
 	sg->s[sg->n++] = (struct hdc_seg) {
 		.off = off, .len = len, .phys = phys, .kind = kind,
 	};
+	return 0;
+}
+
+/*
+ * bmap() and the block device's offsets are only proven right for ext4
+ * with ordered or writeback data: with data=journal a block's current
+ * contents may still be in the journal (and be written over the engine's
+ * data at checkpoint), other file systems may have several devices
+ * (btrfs, an XFS realtime device), copy on write or compression.
+ */
+#define HDC_EXT4_SB_OFFSET	1024
+#define HDC_EXT4_SB_MAGIC	0x38	/* __le16 s_magic */
+#define HDC_EXT4_SB_DEFM	0x100	/* __le32 s_default_mount_opts */
+#define HDC_EXT4_MAGIC		0xef53
+#define HDC_EXT4_DEFM_JMODE	0x0060
+#define HDC_EXT4_DEFM_JDATA	0x0020
+#define HDC_FS_BAD_FLAGS	(FS_INLINE_DATA_FL | FS_ENCRYPT_FL | \
+				 FS_VERITY_FL | FS_COMPR_FL | FS_JOURNAL_DATA_FL)
+
+/* The default data mode of the superblock (tune2fs -o journal_data). */
+static bool hdc_ext4_default_jdata(struct super_block *sb)
+{
+	struct buffer_head *bh;
+	u32 off = HDC_EXT4_SB_OFFSET % sb->s_blocksize;
+	bool jdata = true;	/* unreadable: assume the worst */
+	u8 *p;
+
+	bh = sb_bread(sb, HDC_EXT4_SB_OFFSET / sb->s_blocksize);
+	if (!bh)
+		return jdata;
+	p = bh->b_data + off;
+	if (get_unaligned_le16(p + HDC_EXT4_SB_MAGIC) == HDC_EXT4_MAGIC)
+		jdata = (get_unaligned_le32(p + HDC_EXT4_SB_DEFM) &
+			 HDC_EXT4_DEFM_JMODE) == HDC_EXT4_DEFM_JDATA;
+	brelse(bh);
+	return jdata;
+}
+
+/* Is the file system mounted with data=journal? */
+static int hdc_ext4_jdata(struct super_block *sb, bool *jdata)
+{
+	struct seq_file m = { .size = PAGE_SIZE };
+	int ret;
+
+	m.buf = kzalloc(m.size, GFP_KERNEL);
+	if (!m.buf)
+		return -ENOMEM;
+	ret = sb->s_op->show_options(&m, sb->s_root);
+	if (!ret && seq_has_overflowed(&m))
+		ret = -E2BIG;
+	if (!ret) {
+		m.buf[min(m.count, m.size - 1)] = 0;
+		/* Shown only if it differs from the superblock's default. */
+		if (strstr(m.buf, ",data=journal"))
+			*jdata = true;
+		else if (strstr(m.buf, ",data="))
+			*jdata = false;
+		else
+			*jdata = hdc_ext4_default_jdata(sb);
+	}
+	kfree(m.buf);
+	return ret;
+}
+
+/*
+ * The file system and the file's flags are ones whose blocks the engine
+ * may read and write in place.  Checked when the request is built and
+ * again under i_dio_count (changing a file's journalling mode waits for
+ * it).
+ */
+static int hdc_map_fs_ok(struct hdc_dev *hd, struct file *file)
+{
+	struct inode *inode = file_inode(file);
+	struct super_block *sb = inode->i_sb;
+	struct fileattr fa = {};
+	bool jdata = true;
+	int ret;
+
+	if (strcmp(sb->s_type->name, "ext4") || !sb->s_op->show_options) {
+		hdc_uerr(hd, "%pD: file system %s is not supported (ext4 only)\n",
+			 file, sb->s_type->name);
+		return -EOPNOTSUPP;
+	}
+	ret = hdc_ext4_jdata(sb, &jdata);
+	if (ret)
+		return ret;
+	if (jdata) {
+		hdc_uerr(hd, "%pD: ext4 mounted with data=journal is not supported\n",
+			 file);
+		return -EOPNOTSUPP;
+	}
+	ret = vfs_fileattr_get(file->f_path.dentry, &fa);
+	if (ret)
+		return ret == -ENOIOCTLCMD ? -EOPNOTSUPP : ret;
+	if (fa.flags & HDC_FS_BAD_FLAGS) {
+		hdc_uerr(hd, "%pD: inline, encrypted, verity, compressed or journalled (%#x)\n",
+			 file, fa.flags & HDC_FS_BAD_FLAGS);
+		return -EOPNOTSUPP;
+	}
 	return 0;
 }
 
@@ -221,6 +324,11 @@ static int hdc_map_pinned(struct hdc_dev *hd, struct hdc_fdep *fdep,
 		inode_dio_begin(inode);
 		inode_unlock_shared(inode);
 
+		ret = hdc_map_fs_ok(hd, fdep->file);
+		if (ret) {
+			inode_dio_end(inode);
+			return ret;
+		}
 		atomic_set(&p.pinned, 1);
 		p.strikes = 0;
 		timer_setup_on_stack(&p.timer, hdc_pin_watch, 0);
@@ -538,6 +646,9 @@ int hdc_map_check_file(struct hdc_dev *hd, struct file *file, bool dst)
 			 file, hd->disk_name[0] ? hd->disk_name : "nvme namespace");
 	if (ret)
 		return ret;
+	ret = hdc_map_fs_ok(hd, file);
+	if (ret)
+		return ret;
 	if (i_blocksize(inode) < (1u << hd->nvme.lba_shift)) {
 		hdc_uerr(hd, "%pD: file system block smaller than the LBA\n", file);
 		return -EOPNOTSUPP;
@@ -636,7 +747,8 @@ static int hdc_zero_fill(struct file *file, u64 pos, u64 len)
 /*
  * ftruncate() without its permission check: the descriptor is open for
  * writing, as ftruncate() requires (vfs_truncate() would check the inode's
- * permission bits, which a file created read-only fails).
+ * permission bits, which a file created read-only fails).  The caller
+ * holds the file system's write (freeze) protection, hdc_dst_freeze().
  */
 static int hdc_set_size(struct file *file, loff_t size)
 {
@@ -649,12 +761,37 @@ static int hdc_set_size(struct file *file, loff_t size)
 	};
 	int ret;
 
-	sb_start_write(inode->i_sb);
 	inode_lock(inode);
 	ret = notify_change(file_mnt_user_ns(file), dentry, &ia, NULL);
 	inode_unlock(inode);
-	sb_end_write(inode->i_sb);
 	return ret;
+}
+
+/*
+ * Freeze protection of a destination, from its preparation until the
+ * engine has written and the file is finished, as asynchronous direct
+ * I/O holds it: fsfreeze waits for the request, and a request for a
+ * frozen file system waits for the thaw, as write(2) does.  It is given
+ * back by another task (the work item), so lockdep is told, as aio does.
+ */
+static void hdc_dst_freeze(struct hdc_request *req)
+{
+	struct super_block *sb = file_inode(req->dst.file)->i_sb;
+
+	sb_start_write(sb);
+	__sb_writers_release(sb, SB_FREEZE_WRITE);
+	req->dst_frozen = true;
+}
+
+static void hdc_dst_thaw(struct hdc_request *req)
+{
+	struct super_block *sb = file_inode(req->dst.file)->i_sb;
+
+	if (!req->dst_frozen)
+		return;
+	__sb_writers_acquired(sb, SB_FREEZE_WRITE);
+	sb_end_write(sb);
+	req->dst_frozen = false;
 }
 
 static int hdc_dst_update_time(struct file *file)
@@ -662,11 +799,9 @@ static int hdc_dst_update_time(struct file *file)
 	struct inode *inode = file_inode(file);
 	int ret;
 
-	sb_start_write(inode->i_sb);
 	inode_lock(inode);
 	ret = file_modified(file);
 	inode_unlock(inode);
-	sb_end_write(inode->i_sb);
 	return ret;
 }
 
@@ -719,6 +854,8 @@ int hdc_map_dst(struct hdc_dev *hd, struct hdc_request *req, u64 out_len,
 	if (!out_len)	/* nothing is written */
 		return sx ? hdc_map_src(hd, req, sx, true) : 0;
 
+	hdc_dst_freeze(req);
+	size = i_size_read(inode);
 	new_size = exact ? max_t(u64, size, end) : off + cap;
 	req->dst_orig_size = size;
 	ret = hdc_dst_update_time(file);
@@ -735,11 +872,9 @@ int hdc_map_dst(struct hdc_dev *hd, struct hdc_request *req, u64 out_len,
 	req->dst_prepared = true;
 	req->dst_cap = cap;
 	req->dst_prep_size = size;
-	for (i = 0; i < sg.n && !ret; i++) {
-		if (sg.s[i].kind != HDC_SEG_DATA) {
+	for (i = 0; i < sg.n && !ret; i++)
+		if (sg.s[i].kind != HDC_SEG_DATA)
 			ret = hdc_zero_fill(file, sg.s[i].off, sg.s[i].len);
-		}
-	}
 	hdc_segs_free(&sg);
 	if (!ret && i_size_read(inode) != new_size)
 		ret = hdc_set_size(file, new_size);
@@ -810,7 +945,7 @@ void hdc_map_dst_finish(struct hdc_request *req, int err)
 		req->dst.dio = false;
 	}
 	if (!req->dst_prepared)
-		return;
+		goto out;
 	size = i_size_read(inode);
 	target = size;
 	if (err && req->dst_orig_size < size)
@@ -827,4 +962,6 @@ void hdc_map_dst_finish(struct hdc_request *req, int err)
 	if (!err)
 		fsnotify_modify(file);
 	req->dst_prepared = false;
+out:
+	hdc_dst_thaw(req);
 }

@@ -5,6 +5,8 @@
  *   hdc-hostile phys FILE
  *	print the byte address of FILE's first block on its file system's
  *	device (FS_IOC_FIEMAP; the test runs it as root on the victim)
+ *   hdc-hostile jflag FILE
+ *	set FILE's journalled-data flag (FS_JOURNAL_DATA_FL, as chattr +j)
  *   hdc-hostile race SRC DST PHYS LEN ITERS
  *	ITERS times: read SRC[0, LEN) into memory and write DST[0, LEN)
  *	with 'N' bytes, while a thread writes a forged extent (PHYS) into
@@ -51,7 +53,8 @@ static void die(const char *what)
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: hdc-hostile phys FILE | race SRC DST PHYS LEN ITERS |\n"
+	fprintf(stderr, "usage: hdc-hostile phys FILE | jflag FILE |\n"
+		"       race SRC DST PHYS LEN ITERS |\n"
 		"       uffd-stall | memhog N LEN\n");
 	return 2;
 }
@@ -73,6 +76,19 @@ static int cmd_phys(const char *path)
 	if (ioctl(fd, FS_IOC_FIEMAP, &m.fm) || m.fm.fm_mapped_extents != 1)
 		die("FS_IOC_FIEMAP");
 	printf("%llu\n", (unsigned long long)m.fe[0].fe_physical);
+	close(fd);
+	return 0;
+}
+
+static int cmd_jflag(const char *path)
+{
+	int fd = open(path, O_RDONLY), flags;
+
+	if (fd < 0 || ioctl(fd, FS_IOC_GETFLAGS, &flags))
+		die(path);
+	flags |= FS_JOURNAL_DATA_FL;
+	if (ioctl(fd, FS_IOC_SETFLAGS, &flags))
+		die("FS_IOC_SETFLAGS");
 	close(fd);
 	return 0;
 }
@@ -303,6 +319,8 @@ int main(int argc, char **argv)
 {
 	if (argc == 3 && !strcmp(argv[1], "phys"))
 		return cmd_phys(argv[2]);
+	if (argc == 3 && !strcmp(argv[1], "jflag"))
+		return cmd_jflag(argv[2]);
 	if (argc == 7 && !strcmp(argv[1], "race"))
 		return cmd_race(argv + 2);
 	if (argc == 2 && !strcmp(argv[1], "uffd-stall"))
