@@ -64,7 +64,7 @@ struct hdc_dev {
 	struct kref ref;	/* probe, open files, requests */
 	struct pci_dev *pdev;
 	void __iomem *regs;
-	struct rw_semaphore gone_lock;	/* readers: ioctls using the device */
+	struct rw_semaphore gone_lock;	/* readers: register reads of ioctls */
 	bool gone;		/* removed: -ENODEV from now on */
 	struct hdc_queue q;
 	struct hdc_nvme nvme;

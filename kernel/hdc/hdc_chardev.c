@@ -480,20 +480,20 @@ static long hdc_ioc_submit(struct hdc_file *hf, struct hdc_req __user *ureq)
 		return -EINVAL;
 	nowait = r.flags & HDC_REQ_NOWAIT;
 
-	down_read(&hd->gone_lock);
-	if (hd->gone) {
-		up_read(&hd->gone_lock);
+	/*
+	 * No driver-wide lock while the request is built: it copies user
+	 * memory and calls into the file system, either of which may block
+	 * for as long as the caller likes (userfaultfd, FUSE).  The request
+	 * holds a reference on the device; after removal the queue refuses
+	 * it (-ENODEV).
+	 */
+	if (READ_ONCE(hd->gone))
 		return -ENODEV;
-	}
-	if (nowait && READ_ONCE(hf->nreqs) >= HDC_MAX_PENDING) {
-		up_read(&hd->gone_lock);
+	if (nowait && READ_ONCE(hf->nreqs) >= HDC_MAX_PENDING)
 		return -EAGAIN;
-	}
 	ret = hdc_req_build(hd, &r, &req);
-	if (ret) {
-		up_read(&hd->gone_lock);
+	if (ret)
 		return ret;
-	}
 	if (nowait) {
 		spin_lock(&hf->lock);
 		req->id = ++hf->next_id;
@@ -503,7 +503,6 @@ static long hdc_ioc_submit(struct hdc_file *hf, struct hdc_req __user *ureq)
 		spin_unlock(&hf->lock);
 	}
 	ret = hdc_req_queue(req);
-	up_read(&hd->gone_lock);
 	if (ret) {
 		if (nowait) {
 			spin_lock(&hf->lock);
@@ -594,11 +593,9 @@ static long hdc_ioc_caps(struct hdc_file *hf, struct hdc_caps __user *uc)
 	struct hdc_dev *hd = hf->hd;
 	struct hdc_caps c = {};
 
-	down_read(&hd->gone_lock);
-	if (hd->gone) {
-		up_read(&hd->gone_lock);
+	/* Probing the disk does block I/O: no driver-wide lock held. */
+	if (READ_ONCE(hd->gone))
 		return -ENODEV;
-	}
 	if (!READ_ONCE(hd->disk_name[0]))
 		hdc_map_find_disk(hd);
 	c.version = hd->version;
@@ -612,7 +609,6 @@ static long hdc_ioc_caps(struct hdc_file *hf, struct hdc_caps __user *uc)
 	mutex_lock(&hd->bdev_lock);
 	strscpy(c.nvme_disk, hd->disk_name, sizeof(c.nvme_disk));
 	mutex_unlock(&hd->bdev_lock);
-	up_read(&hd->gone_lock);
 	return copy_to_user(uc, &c, sizeof(c)) ? -EFAULT : 0;
 }
 

@@ -538,21 +538,38 @@ out:
 	return ret;
 }
 
+static bool hdc_bdev_known(struct hdc_dev *hd, dev_t dev)
+{
+	int i;
+
+	for (i = 0; i < hd->nbdevs; i++)
+		if (hd->bdevs[i] == dev)
+			return true;
+	return false;
+}
+
+/*
+ * The proof does block I/O and an engine command: bdev_lock only guards
+ * the cache, it is not held across them (two callers may prove the same
+ * device at once, harmlessly).
+ */
 static int hdc_same_ssd(struct hdc_dev *hd, struct block_device *bdev)
 {
-	int i, ret;
+	bool known;
+	int ret;
 
 	if (!bdev)
 		return -EXDEV;
 	mutex_lock(&hd->bdev_lock);
-	for (i = 0; i < hd->nbdevs; i++) {
-		if (hd->bdevs[i] == bdev->bd_dev) {
-			mutex_unlock(&hd->bdev_lock);
-			return 0;
-		}
-	}
+	known = hdc_bdev_known(hd, bdev->bd_dev);
+	mutex_unlock(&hd->bdev_lock);
+	if (known)
+		return 0;
 	ret = hdc_verify_bdev(hd, bdev);
-	if (!ret) {
+	if (ret)
+		return ret;
+	mutex_lock(&hd->bdev_lock);
+	if (!hdc_bdev_known(hd, bdev->bd_dev)) {
 		if (hd->nbdevs == HDC_MAX_BDEVS)
 			hd->nbdevs--;
 		memmove(&hd->bdevs[1], &hd->bdevs[0],
@@ -566,7 +583,7 @@ static int hdc_same_ssd(struct hdc_dev *hd, struct block_device *bdev)
 			 bdev);
 	}
 	mutex_unlock(&hd->bdev_lock);
-	return ret;
+	return 0;
 }
 
 /*
