@@ -92,7 +92,9 @@ struct hdc_dev {
 	u64 nvme_cmds;
 	u32 raw_dev_cmds;
 	u32 raw_nvme_cmds;
+	u64 mem_refused;	/* requests refused for pinned memory */
 	atomic_t inflight;
+	atomic_long_t user_pages;	/* coherent pages of unprivileged requests */
 };
 
 /* A file endpoint of a request. */
@@ -136,6 +138,8 @@ struct hdc_request {
 	size_t dbounce_len;
 	u64 user_dst;			/* user address for the result */
 	const void *mm;			/* submitter's mm (identity only) */
+	struct user_struct *user;	/* charged for the coherent buffers */
+	bool unlimited;			/* CAP_IPC_LOCK: not charged */
 
 	struct hdc_fdep src;
 	struct hdc_fdep dst;
@@ -184,6 +188,7 @@ void hdc_nvme_detach(struct hdc_dev *hd);
 const char *hdc_nvme_state_str(u32 state);
 
 /* hdc_chardev.c */
+extern unsigned int hdc_user_mem_max_kib;
 int hdc_chardev_register(struct hdc_dev *hd);
 void hdc_chardev_unregister(struct hdc_dev *hd);
 struct hdc_request *hdc_req_alloc(struct hdc_dev *hd);

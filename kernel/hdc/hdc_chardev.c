@@ -14,7 +14,10 @@
 #include <linux/file.h>
 #include <linux/fs.h>
 #include <linux/miscdevice.h>
+#include <linux/module.h>
 #include <linux/sched/mm.h>
+#include <linux/sched/signal.h>
+#include <linux/sched/user.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 #include "hdc.h"
@@ -55,6 +58,67 @@ static int hdc_status_errno(u16 status)
 
 static void hdc_req_work(struct work_struct *work);
 
+unsigned int hdc_user_mem_max_kib = 256 * 1024;
+module_param_named(user_mem_max_kib, hdc_user_mem_max_kib, uint, 0644);
+MODULE_PARM_DESC(user_mem_max_kib,
+		 "coherent memory all users without CAP_IPC_LOCK may pin together (KiB)");
+
+static unsigned long hdc_pages(size_t len)
+{
+	return PAGE_ALIGN(max_t(size_t, len, 1)) >> PAGE_SHIFT;
+}
+
+/*
+ * Coherent buffers of a user's request are pinned memory: charged to the
+ * user's RLIMIT_MEMLOCK (user->locked_vm, as io_uring does) and to a cap
+ * on all unprivileged users together, which keeps a reserve for
+ * CAP_IPC_LOCK callers and the driver's own commands (never charged).
+ * The charge is given back when the buffer is freed, so a request that
+ * runs on after its submitter was interrupted stays counted.
+ */
+static int hdc_req_charge(struct hdc_request *req, size_t len)
+{
+	struct hdc_dev *hd = req->hd;
+	unsigned long pages = hdc_pages(len), limit, max;
+	unsigned long flags;
+	int ret;
+
+	if (!req->user || req->unlimited)
+		return 0;
+	limit = rlimit(RLIMIT_MEMLOCK) >> PAGE_SHIFT;
+	max = (unsigned long)READ_ONCE(hdc_user_mem_max_kib) >> (PAGE_SHIFT - 10);
+	ret = -ENOMEM;
+	if (atomic_long_add_return(pages, &req->user->locked_vm) > limit)
+		goto undo_user;
+	ret = -EAGAIN;
+	if (atomic_long_add_return(pages, &hd->user_pages) > max)
+		goto undo_all;
+	return 0;
+
+undo_all:
+	atomic_long_sub(pages, &hd->user_pages);
+undo_user:
+	atomic_long_sub(pages, &req->user->locked_vm);
+	spin_lock_irqsave(&hd->stat_lock, flags);
+	hd->mem_refused++;
+	spin_unlock_irqrestore(&hd->stat_lock, flags);
+	dev_info_ratelimited(&hd->pdev->dev,
+			     "%s[%d]: %zu bytes of DMA memory over the %s limit\n",
+			     current->comm, task_pid_nr(current), len,
+			     ret == -ENOMEM ? "RLIMIT_MEMLOCK" : "user_mem_max_kib");
+	return ret;
+}
+
+static void hdc_req_uncharge(struct hdc_request *req, size_t len)
+{
+	unsigned long pages = hdc_pages(len);
+
+	if (!req->user || req->unlimited)
+		return;
+	atomic_long_sub(pages, &req->hd->user_pages);
+	atomic_long_sub(pages, &req->user->locked_vm);
+}
+
 struct hdc_request *hdc_req_alloc(struct hdc_dev *hd)
 {
 	struct hdc_request *req = kzalloc(sizeof(*req), GFP_KERNEL);
@@ -73,10 +137,16 @@ struct hdc_request *hdc_req_alloc(struct hdc_dev *hd)
 
 int hdc_req_alloc_dbuf(struct hdc_request *req, size_t len)
 {
+	int ret = hdc_req_charge(req, len);
+
+	if (ret)
+		return ret;
 	req->dbuf = dma_alloc_coherent(&req->hd->pdev->dev, len,
 				       &req->dbuf_dma, GFP_KERNEL);
-	if (!req->dbuf)
+	if (!req->dbuf) {
+		hdc_req_uncharge(req, len);
 		return -ENOMEM;
+	}
 	req->dbuf_len = len;
 	return 0;
 }
@@ -87,10 +157,16 @@ int hdc_req_bounce(struct hdc_request *req, bool dst, size_t len)
 	struct device *dev = &req->hd->pdev->dev;
 	dma_addr_t dma;
 	void *buf;
+	int ret;
 
+	ret = hdc_req_charge(req, len);
+	if (ret)
+		return ret;
 	buf = dma_alloc_coherent(dev, max_t(size_t, len, 1), &dma, GFP_KERNEL);
-	if (!buf)
+	if (!buf) {
+		hdc_req_uncharge(req, len);
 		return -ENOMEM;
+	}
 	if (dst) {
 		req->dbounce = buf;
 		req->dbounce_dma = dma;
@@ -107,17 +183,22 @@ static void hdc_req_free_dma(struct hdc_request *req, bool dst_bounce)
 {
 	struct device *dev = &req->hd->pdev->dev;
 
-	if (req->dbuf)
+	if (req->dbuf) {
 		dma_free_coherent(dev, req->dbuf_len, req->dbuf, req->dbuf_dma);
+		hdc_req_uncharge(req, req->dbuf_len);
+	}
 	req->dbuf = NULL;
 	req->aux = NULL;
-	if (req->sbounce)
+	if (req->sbounce) {
 		dma_free_coherent(dev, max_t(size_t, req->sbounce_len, 1),
 				  req->sbounce, req->sbounce_dma);
+		hdc_req_uncharge(req, req->sbounce_len);
+	}
 	req->sbounce = NULL;
 	if (dst_bounce && req->dbounce) {
 		dma_free_coherent(dev, max_t(size_t, req->dbounce_len, 1),
 				  req->dbounce, req->dbounce_dma);
+		hdc_req_uncharge(req, req->dbounce_len);
 		req->dbounce = NULL;
 	}
 }
@@ -144,6 +225,8 @@ static void hdc_req_release(struct kref *ref)
 
 	hdc_req_finish_files(req, -ECANCELED);
 	hdc_req_free_dma(req, true);
+	if (req->user)
+		free_uid(req->user);
 	kfree(req);
 	hdc_dev_put(hd);
 }
@@ -317,6 +400,8 @@ static int hdc_req_build(struct hdc_dev *hd, const struct hdc_req *r,
 		return -ENOMEM;
 	req->length = r->length;
 	req->mm = current->mm;
+	req->user = get_current_user();
+	req->unlimited = capable(CAP_IPC_LOCK);
 
 	/* Source */
 	if (r->src.type == HDC_UEP_FD) {
