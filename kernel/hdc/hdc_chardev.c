@@ -531,6 +531,12 @@ err:
 	return ret;
 }
 
+/* A user destination is copied out only into the submitter's memory. */
+static bool hdc_req_owner(struct hdc_request *req)
+{
+	return !req->dbounce || req->mm == current->mm;
+}
+
 /* Results of a completed request to the user: data, length, digests. */
 static int hdc_req_results(struct hdc_request *req, u64 *result_len,
 			   u8 digest[HDC_MAX_FUNCS][32])
@@ -538,7 +544,7 @@ static int hdc_req_results(struct hdc_request *req, u64 *result_len,
 	if (req->err)
 		return req->err;
 	if (req->dbounce && req->result) {
-		if (req->mm != current->mm)
+		if (!hdc_req_owner(req))
 			return -EPERM;
 		if (req->result > req->dbounce_len)
 			return -EIO;
@@ -640,6 +646,11 @@ static long hdc_ioc_wait(struct hdc_file *hf, struct hdc_wait __user *uw)
 	spin_unlock(&hf->lock);
 	if (!req)
 		return -ENOENT;
+	/* Another process sharing the file may not take the result away. */
+	if (!hdc_req_owner(req)) {
+		hdc_req_put(req);
+		return -EPERM;
+	}
 
 	if (w.timeout_ms) {
 		ret = wait_for_completion_interruptible_timeout(&req->done,

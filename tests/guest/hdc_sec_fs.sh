@@ -45,7 +45,7 @@ check submit_done_after_thaw cmp 65549 "$OUT/small"
 
 # A file with journalled data.
 cp 65549 "$OUT/jfile" && sync
-check jflag_set hdc-hostile jflag "$OUT/jfile"
+check jflag_set hdc-hostile chattr "$OUT/jfile" j
 check jflag_src_refused expect_errno EOPNOTSUPP d2d digest --md5 "$OUT/jfile"
 check jflag_dst_refused expect_errno EOPNOTSUPP d2d copy 4k "$OUT/jfile"
 check jflag_logged sh -c 'dmesg | grep -q "jfile: inline, encrypted, verity, compressed or journalled"'

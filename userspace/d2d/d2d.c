@@ -87,6 +87,7 @@ static const char *errno_name(int e)
 		{ ENOSPC, "ENOSPC" }, { ERANGE, "ERANGE" }, { ENOTTY, "ENOTTY" },
 		{ EOPNOTSUPP, "EOPNOTSUPP" }, { ETIMEDOUT, "ETIMEDOUT" },
 		{ ETXTBSY, "ETXTBSY" }, { ECANCELED, "ECANCELED" },
+		{ EACCES, "EACCES" },
 	};
 	size_t i;
 

@@ -5,8 +5,12 @@
  *   hdc-hostile phys FILE
  *	print the byte address of FILE's first block on its file system's
  *	device (FS_IOC_FIEMAP; the test runs it as root on the victim)
- *   hdc-hostile jflag FILE
- *	set FILE's journalled-data flag (FS_JOURNAL_DATA_FL, as chattr +j)
+ *   hdc-hostile chattr FILE LETTERS
+ *	set flags of FILE as chattr +LETTERS does: a (append only),
+ *	i (immutable), j (journalled data)
+ *   hdc-hostile forkwait
+ *	submit a NOWAIT request with a user destination, fork; the child
+ *	waits for it ("child wait: ERRNO"), then the parent ("parent wait:")
  *   hdc-hostile race SRC DST PHYS LEN ITERS
  *	ITERS times: read SRC[0, LEN) into memory and write DST[0, LEN)
  *	with 'N' bytes, while a thread writes a forged extent (PHYS) into
@@ -40,6 +44,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include "libd2d.h"
 
@@ -53,7 +58,7 @@ static void die(const char *what)
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: hdc-hostile phys FILE | jflag FILE |\n"
+	fprintf(stderr, "usage: hdc-hostile phys FILE | chattr FILE LETTERS | forkwait |\n"
 		"       race SRC DST PHYS LEN ITERS |\n"
 		"       uffd-stall | memhog N LEN\n");
 	return 2;
@@ -80,16 +85,70 @@ static int cmd_phys(const char *path)
 	return 0;
 }
 
-static int cmd_jflag(const char *path)
+static int cmd_chattr(const char *path, const char *letters)
 {
 	int fd = open(path, O_RDONLY), flags;
 
 	if (fd < 0 || ioctl(fd, FS_IOC_GETFLAGS, &flags))
 		die(path);
-	flags |= FS_JOURNAL_DATA_FL;
+	for (; *letters; letters++) {
+		if (*letters == 'a')
+			flags |= FS_APPEND_FL;
+		else if (*letters == 'i')
+			flags |= FS_IMMUTABLE_FL;
+		else if (*letters == 'j')
+			flags |= FS_JOURNAL_DATA_FL;
+		else
+			return usage();
+	}
 	if (ioctl(fd, FS_IOC_SETFLAGS, &flags))
 		die("FS_IOC_SETFLAGS");
 	close(fd);
+	return 0;
+}
+
+static const char *errname(int ret)
+{
+	return ret ? strerrorname_np(-ret) : "ok";
+}
+
+static int cmd_forkwait(void)
+{
+	static char in[4096], out[4096];
+	int hdc = d2d_open(), status, ret;
+	struct hdc_req req;
+	struct hdc_wait w;
+	pid_t pid;
+
+	if (hdc < 0)
+		die("open /dev/hdc");
+	memset(in, 'f', sizeof(in));
+	d2d_req_init(&req);
+	req.flags = HDC_REQ_NOWAIT;
+	req.src.type = HDC_UEP_USER;
+	req.src.addr = (uintptr_t)in;
+	req.src.len = sizeof(in);
+	req.dst.type = HDC_UEP_USER;
+	req.dst.addr = (uintptr_t)out;
+	req.dst.len = sizeof(out);
+	req.length = sizeof(in);
+	ret = d2d_submit(hdc, &req);
+	if (ret) {
+		printf("submit: %s\n", errname(ret));
+		return 1;
+	}
+	pid = fork();
+	if (pid < 0)
+		die("fork");
+	if (!pid) {
+		printf("child wait: %s\n", errname(d2d_wait(hdc, req.id, 0, &w)));
+		exit(0);
+	}
+	waitpid(pid, &status, 0);
+	ret = d2d_wait(hdc, req.id, 0, &w);
+	printf("parent wait: %s\n", errname(ret));
+	if (!ret && memcmp(in, out, sizeof(in)))
+		printf("parent: wrong data\n");
 	return 0;
 }
 
@@ -257,7 +316,7 @@ static int cmd_uffd_stall(void)
 	if (ioctl(uffd, UFFDIO_ZEROPAGE, &zp))
 		die("UFFDIO_ZEROPAGE");
 	pthread_join(th, NULL);
-	printf("submit: %s\n", stall_ret ? strerrorname_np(-stall_ret) : "ok");
+	printf("submit: %s\n", errname(stall_ret));
 	return 0;
 }
 
@@ -298,7 +357,7 @@ static int cmd_memhog(char **argv)
 		}
 	}
 	printf("accepted %ld refused %ld errno %s\n", ok, bad,
-	       err ? strerrorname_np(err) : "none");
+	       err ? errname(-err) : "none");
 	for (i = 0; i < ok; i++)
 		if (d2d_wait(hdc, ids[i], 0, &w))
 			printf("wait %llu failed\n", (unsigned long long)ids[i]);
@@ -311,7 +370,7 @@ static int cmd_memhog(char **argv)
 	req.dst.len = len;
 	req.length = len;
 	ret = d2d_submit(hdc, &req);
-	printf("after collect: %s\n", ret ? strerrorname_np(-ret) : "ok");
+	printf("after collect: %s\n", errname(ret));
 	return 0;
 }
 
@@ -319,8 +378,10 @@ int main(int argc, char **argv)
 {
 	if (argc == 3 && !strcmp(argv[1], "phys"))
 		return cmd_phys(argv[2]);
-	if (argc == 3 && !strcmp(argv[1], "jflag"))
-		return cmd_jflag(argv[2]);
+	if (argc == 4 && !strcmp(argv[1], "chattr"))
+		return cmd_chattr(argv[2], argv[3]);
+	if (argc == 2 && !strcmp(argv[1], "forkwait"))
+		return cmd_forkwait();
 	if (argc == 7 && !strcmp(argv[1], "race"))
 		return cmd_race(argv + 2);
 	if (argc == 2 && !strcmp(argv[1], "uffd-stall"))
