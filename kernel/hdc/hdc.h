@@ -64,7 +64,7 @@ struct hdc_dev {
 	struct kref ref;	/* probe, open files, requests */
 	struct pci_dev *pdev;
 	void __iomem *regs;
-	struct rw_semaphore gone_lock;	/* readers: ioctls using the device */
+	struct rw_semaphore gone_lock;	/* readers: register reads of ioctls */
 	bool gone;		/* removed: -ENODEV from now on */
 	struct hdc_queue q;
 	struct hdc_nvme nvme;
@@ -92,7 +92,9 @@ struct hdc_dev {
 	u64 nvme_cmds;
 	u32 raw_dev_cmds;
 	u32 raw_nvme_cmds;
+	u64 mem_refused;	/* requests refused for pinned memory */
 	atomic_t inflight;
+	atomic_long_t user_pages;	/* coherent pages of unprivileged requests */
 };
 
 /* A file endpoint of a request. */
@@ -136,6 +138,8 @@ struct hdc_request {
 	size_t dbounce_len;
 	u64 user_dst;			/* user address for the result */
 	const void *mm;			/* submitter's mm (identity only) */
+	struct user_struct *user;	/* charged for the coherent buffers */
+	bool unlimited;			/* CAP_IPC_LOCK: not charged */
 
 	struct hdc_fdep src;
 	struct hdc_fdep dst;
@@ -145,6 +149,7 @@ struct hdc_request {
 	loff_t dst_prep_size;		/* i_size the preparation left */
 	bool dst_prepared;		/* the destination file was changed */
 	bool dst_resize;		/* set i_size after completion (deflate) */
+	bool dst_frozen;		/* holds the destination's sb_start_write */
 	bool internal;			/* the driver's own, not counted */
 
 	/* results */
@@ -183,6 +188,7 @@ void hdc_nvme_detach(struct hdc_dev *hd);
 const char *hdc_nvme_state_str(u32 state);
 
 /* hdc_chardev.c */
+extern unsigned int hdc_user_mem_max_kib;
 int hdc_chardev_register(struct hdc_dev *hd);
 void hdc_chardev_unregister(struct hdc_dev *hd);
 struct hdc_request *hdc_req_alloc(struct hdc_dev *hd);
@@ -198,7 +204,7 @@ int hdc_map_check_file(struct hdc_dev *hd, struct file *file, bool dst);
 int hdc_map_src(struct hdc_dev *hd, struct hdc_request *req,
 		struct hdc_extlist *xl, bool pin);
 int hdc_map_dst(struct hdc_dev *hd, struct hdc_request *req, u64 out_len,
-		bool exact, struct hdc_extlist *xl);
+		bool exact, struct hdc_extlist *xl, struct hdc_extlist *sx);
 void hdc_map_dst_finish(struct hdc_request *req, int err);
 void hdc_map_src_finish(struct hdc_request *req);
 int hdc_map_find_disk(struct hdc_dev *hd);

@@ -14,7 +14,10 @@
 #include <linux/file.h>
 #include <linux/fs.h>
 #include <linux/miscdevice.h>
+#include <linux/module.h>
 #include <linux/sched/mm.h>
+#include <linux/sched/signal.h>
+#include <linux/sched/user.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 #include "hdc.h"
@@ -55,6 +58,67 @@ static int hdc_status_errno(u16 status)
 
 static void hdc_req_work(struct work_struct *work);
 
+unsigned int hdc_user_mem_max_kib = 256 * 1024;
+module_param_named(user_mem_max_kib, hdc_user_mem_max_kib, uint, 0644);
+MODULE_PARM_DESC(user_mem_max_kib,
+		 "coherent memory all users without CAP_IPC_LOCK may pin together (KiB)");
+
+static unsigned long hdc_pages(size_t len)
+{
+	return PAGE_ALIGN(max_t(size_t, len, 1)) >> PAGE_SHIFT;
+}
+
+/*
+ * Coherent buffers of a user's request are pinned memory: charged to the
+ * user's RLIMIT_MEMLOCK (user->locked_vm, as io_uring does) and to a cap
+ * on all unprivileged users together, which keeps a reserve for
+ * CAP_IPC_LOCK callers and the driver's own commands (never charged).
+ * The charge is given back when the buffer is freed, so a request that
+ * runs on after its submitter was interrupted stays counted.
+ */
+static int hdc_req_charge(struct hdc_request *req, size_t len)
+{
+	struct hdc_dev *hd = req->hd;
+	unsigned long pages = hdc_pages(len), limit, max;
+	unsigned long flags;
+	int ret;
+
+	if (!req->user || req->unlimited)
+		return 0;
+	limit = rlimit(RLIMIT_MEMLOCK) >> PAGE_SHIFT;
+	max = (unsigned long)READ_ONCE(hdc_user_mem_max_kib) >> (PAGE_SHIFT - 10);
+	ret = -ENOMEM;
+	if (atomic_long_add_return(pages, &req->user->locked_vm) > limit)
+		goto undo_user;
+	ret = -EAGAIN;
+	if (atomic_long_add_return(pages, &hd->user_pages) > max)
+		goto undo_all;
+	return 0;
+
+undo_all:
+	atomic_long_sub(pages, &hd->user_pages);
+undo_user:
+	atomic_long_sub(pages, &req->user->locked_vm);
+	spin_lock_irqsave(&hd->stat_lock, flags);
+	hd->mem_refused++;
+	spin_unlock_irqrestore(&hd->stat_lock, flags);
+	dev_info_ratelimited(&hd->pdev->dev,
+			     "%s[%d]: %zu bytes of DMA memory over the %s limit\n",
+			     current->comm, task_pid_nr(current), len,
+			     ret == -ENOMEM ? "RLIMIT_MEMLOCK" : "user_mem_max_kib");
+	return ret;
+}
+
+static void hdc_req_uncharge(struct hdc_request *req, size_t len)
+{
+	unsigned long pages = hdc_pages(len);
+
+	if (!req->user || req->unlimited)
+		return;
+	atomic_long_sub(pages, &req->hd->user_pages);
+	atomic_long_sub(pages, &req->user->locked_vm);
+}
+
 struct hdc_request *hdc_req_alloc(struct hdc_dev *hd)
 {
 	struct hdc_request *req = kzalloc(sizeof(*req), GFP_KERNEL);
@@ -73,10 +137,16 @@ struct hdc_request *hdc_req_alloc(struct hdc_dev *hd)
 
 int hdc_req_alloc_dbuf(struct hdc_request *req, size_t len)
 {
+	int ret = hdc_req_charge(req, len);
+
+	if (ret)
+		return ret;
 	req->dbuf = dma_alloc_coherent(&req->hd->pdev->dev, len,
 				       &req->dbuf_dma, GFP_KERNEL);
-	if (!req->dbuf)
+	if (!req->dbuf) {
+		hdc_req_uncharge(req, len);
 		return -ENOMEM;
+	}
 	req->dbuf_len = len;
 	return 0;
 }
@@ -87,10 +157,16 @@ int hdc_req_bounce(struct hdc_request *req, bool dst, size_t len)
 	struct device *dev = &req->hd->pdev->dev;
 	dma_addr_t dma;
 	void *buf;
+	int ret;
 
+	ret = hdc_req_charge(req, len);
+	if (ret)
+		return ret;
 	buf = dma_alloc_coherent(dev, max_t(size_t, len, 1), &dma, GFP_KERNEL);
-	if (!buf)
+	if (!buf) {
+		hdc_req_uncharge(req, len);
 		return -ENOMEM;
+	}
 	if (dst) {
 		req->dbounce = buf;
 		req->dbounce_dma = dma;
@@ -107,17 +183,22 @@ static void hdc_req_free_dma(struct hdc_request *req, bool dst_bounce)
 {
 	struct device *dev = &req->hd->pdev->dev;
 
-	if (req->dbuf)
+	if (req->dbuf) {
 		dma_free_coherent(dev, req->dbuf_len, req->dbuf, req->dbuf_dma);
+		hdc_req_uncharge(req, req->dbuf_len);
+	}
 	req->dbuf = NULL;
 	req->aux = NULL;
-	if (req->sbounce)
+	if (req->sbounce) {
 		dma_free_coherent(dev, max_t(size_t, req->sbounce_len, 1),
 				  req->sbounce, req->sbounce_dma);
+		hdc_req_uncharge(req, req->sbounce_len);
+	}
 	req->sbounce = NULL;
 	if (dst_bounce && req->dbounce) {
 		dma_free_coherent(dev, max_t(size_t, req->dbounce_len, 1),
 				  req->dbounce, req->dbounce_dma);
+		hdc_req_uncharge(req, req->dbounce_len);
 		req->dbounce = NULL;
 	}
 }
@@ -144,6 +225,8 @@ static void hdc_req_release(struct kref *ref)
 
 	hdc_req_finish_files(req, -ECANCELED);
 	hdc_req_free_dma(req, true);
+	if (req->user)
+		free_uid(req->user);
 	kfree(req);
 	hdc_dev_put(hd);
 }
@@ -317,6 +400,8 @@ static int hdc_req_build(struct hdc_dev *hd, const struct hdc_req *r,
 		return -ENOMEM;
 	req->length = r->length;
 	req->mm = current->mm;
+	req->user = get_current_user();
+	req->unlimited = capable(CAP_IPC_LOCK);
 
 	/* Source */
 	if (r->src.type == HDC_UEP_FD) {
@@ -393,13 +478,11 @@ static int hdc_req_build(struct hdc_dev *hd, const struct hdc_req *r,
 			goto err;
 	}
 	if (req->dst.file) {
-		ret = hdc_map_dst(hd, req, out_len, !ndeflate, &dx);
-		if (ret)
-			goto err;
-	}
-	if (same) {
-		sx.n = 0;
-		ret = hdc_map_src(hd, req, &sx, true);
+		/* A source in the same file: mapped again, under one pin. */
+		if (same)
+			sx.n = 0;
+		ret = hdc_map_dst(hd, req, out_len, !ndeflate, &dx,
+				  same ? &sx : NULL);
 		if (ret)
 			goto err;
 	}
@@ -448,6 +531,12 @@ err:
 	return ret;
 }
 
+/* A user destination is copied out only into the submitter's memory. */
+static bool hdc_req_owner(struct hdc_request *req)
+{
+	return !req->dbounce || req->mm == current->mm;
+}
+
 /* Results of a completed request to the user: data, length, digests. */
 static int hdc_req_results(struct hdc_request *req, u64 *result_len,
 			   u8 digest[HDC_MAX_FUNCS][32])
@@ -455,7 +544,7 @@ static int hdc_req_results(struct hdc_request *req, u64 *result_len,
 	if (req->err)
 		return req->err;
 	if (req->dbounce && req->result) {
-		if (req->mm != current->mm)
+		if (!hdc_req_owner(req))
 			return -EPERM;
 		if (req->result > req->dbounce_len)
 			return -EIO;
@@ -482,20 +571,20 @@ static long hdc_ioc_submit(struct hdc_file *hf, struct hdc_req __user *ureq)
 		return -EINVAL;
 	nowait = r.flags & HDC_REQ_NOWAIT;
 
-	down_read(&hd->gone_lock);
-	if (hd->gone) {
-		up_read(&hd->gone_lock);
+	/*
+	 * No driver-wide lock while the request is built: it copies user
+	 * memory and calls into the file system, either of which may block
+	 * for as long as the caller likes (userfaultfd, FUSE).  The request
+	 * holds a reference on the device; after removal the queue refuses
+	 * it (-ENODEV).
+	 */
+	if (READ_ONCE(hd->gone))
 		return -ENODEV;
-	}
-	if (nowait && READ_ONCE(hf->nreqs) >= HDC_MAX_PENDING) {
-		up_read(&hd->gone_lock);
+	if (nowait && READ_ONCE(hf->nreqs) >= HDC_MAX_PENDING)
 		return -EAGAIN;
-	}
 	ret = hdc_req_build(hd, &r, &req);
-	if (ret) {
-		up_read(&hd->gone_lock);
+	if (ret)
 		return ret;
-	}
 	if (nowait) {
 		spin_lock(&hf->lock);
 		req->id = ++hf->next_id;
@@ -505,7 +594,6 @@ static long hdc_ioc_submit(struct hdc_file *hf, struct hdc_req __user *ureq)
 		spin_unlock(&hf->lock);
 	}
 	ret = hdc_req_queue(req);
-	up_read(&hd->gone_lock);
 	if (ret) {
 		if (nowait) {
 			spin_lock(&hf->lock);
@@ -558,6 +646,11 @@ static long hdc_ioc_wait(struct hdc_file *hf, struct hdc_wait __user *uw)
 	spin_unlock(&hf->lock);
 	if (!req)
 		return -ENOENT;
+	/* Another process sharing the file may not take the result away. */
+	if (!hdc_req_owner(req)) {
+		hdc_req_put(req);
+		return -EPERM;
+	}
 
 	if (w.timeout_ms) {
 		ret = wait_for_completion_interruptible_timeout(&req->done,
@@ -596,11 +689,9 @@ static long hdc_ioc_caps(struct hdc_file *hf, struct hdc_caps __user *uc)
 	struct hdc_dev *hd = hf->hd;
 	struct hdc_caps c = {};
 
-	down_read(&hd->gone_lock);
-	if (hd->gone) {
-		up_read(&hd->gone_lock);
+	/* Probing the disk does block I/O: no driver-wide lock held. */
+	if (READ_ONCE(hd->gone))
 		return -ENODEV;
-	}
 	if (!READ_ONCE(hd->disk_name[0]))
 		hdc_map_find_disk(hd);
 	c.version = hd->version;
@@ -614,7 +705,6 @@ static long hdc_ioc_caps(struct hdc_file *hf, struct hdc_caps __user *uc)
 	mutex_lock(&hd->bdev_lock);
 	strscpy(c.nvme_disk, hd->disk_name, sizeof(c.nvme_disk));
 	mutex_unlock(&hd->bdev_lock);
-	up_read(&hd->gone_lock);
 	return copy_to_user(uc, &c, sizeof(c)) ? -EFAULT : 0;
 }
 

@@ -155,10 +155,14 @@ static void hdc_remove(struct pci_dev *pdev)
 {
 	struct hdc_dev *hd = pci_get_drvdata(pdev);
 
-	/* No new opens, then no new requests on open files. */
+	/*
+	 * No new opens, then no new requests on open files: a request being
+	 * built now is refused by the stopped queue.  gone_lock only waits
+	 * for HDC_IOC_STATS's register reads.
+	 */
 	hdc_chardev_unregister(hd);
 	down_write(&hd->gone_lock);
-	hd->gone = true;
+	WRITE_ONCE(hd->gone, true);
 	up_write(&hd->gone_lock);
 
 	/* Let the engine finish what it has, then quiesce it. */

@@ -9,13 +9,14 @@
  * engine's controller (a D2D command into host memory) and requires the
  * two to be equal and not all zero (docs/hdc.md, "Driver").
  *
- * The file system's extent map (fiemap; bmap if it has none) gives the
- * physical location of a range.  Holes and unwritten extents are read as
- * zeros (HDC_EXT_ZERO) without touching the SSD; dirty page cache is
- * written back before mapping; delayed allocations are written back and
- * the range mapped again.  While a request is in flight it holds the
- * inode's i_dio_count, as direct I/O does, so truncate and hole punching
- * wait for it and the blocks cannot be reused under the engine.
+ * bmap(), one block at a time, gives the physical location of a range:
+ * the extents never pass through user memory.  Holes and unwritten
+ * extents are read as zeros (HDC_EXT_ZERO) without touching the SSD;
+ * dirty page cache is written back before mapping.  The final mapping is
+ * made under the inode's i_dio_count, taken under i_rwsem, and the
+ * reference is held until the request is finished, as direct I/O does:
+ * truncate, hole punching and extent moves wait for it and the blocks
+ * cannot be reused under the engine.
  *
  * A destination range is made of written blocks before the engine writes
  * it: whatever is a hole or unwritten is filled with zeros by a direct
@@ -26,20 +27,20 @@
  */
 #include <linux/blkdev.h>
 #include <linux/delay.h>
+#include <linux/buffer_head.h>
 #include <linux/bvec.h>
 #include <linux/falloc.h>
-#include <linux/fiemap.h>
+#include <linux/fileattr.h>
 #include <linux/fs.h>
 #include <linux/fsnotify.h>
 #include <linux/mm.h>
-#include <linux/mman.h>
 #include <linux/pagemap.h>
+#include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/uio.h>
+#include <asm/unaligned.h>
 #include "hdc.h"
 
-#define HDC_FIEMAP_BATCH	32
-#define HDC_MAP_RETRIES		3
 #define HDC_ZERO_BVECS		1024	/* 4 MiB per direct I/O write */
 #define HDC_PROBE_BYTES		4096
 
@@ -49,8 +50,7 @@
 
 enum hdc_seg_kind {
 	HDC_SEG_DATA,
-	HDC_SEG_HOLE,
-	HDC_SEG_UNWRITTEN,
+	HDC_SEG_HOLE,		/* or unwritten: read as zeros */
 };
 
 struct hdc_seg {
@@ -58,7 +58,6 @@ struct hdc_seg {
 	u64 len;
 	u64 phys;		/* byte address on the file system's device */
 	u8 kind;		/* enum hdc_seg_kind */
-	bool shared;
 };
 
 struct hdc_segs {
@@ -76,13 +75,13 @@ static void hdc_segs_free(struct hdc_segs *sg)
 }
 
 static int hdc_seg_add(struct hdc_segs *sg, u64 off, u64 len, u64 phys,
-		       u8 kind, bool shared)
+		       u8 kind)
 {
 	struct hdc_seg *last = sg->n ? &sg->s[sg->n - 1] : NULL;
 
 	if (!len)
 		return 0;
-	if (last && last->kind == kind && last->shared == shared &&
+	if (last && last->kind == kind &&
 	    last->off + last->len == off &&
 	    (kind != HDC_SEG_DATA || last->phys + last->len == phys)) {
 		last->len += len;
@@ -105,161 +104,257 @@ static int hdc_seg_add(struct hdc_segs *sg, u64 off, u64 len, u64 phys,
 	}
 	sg->s[sg->n++] = (struct hdc_seg) {
 		.off = off, .len = len, .phys = phys, .kind = kind,
-		.shared = shared,
 	};
 	return 0;
 }
 
-/* One fiemap extent, clipped to [*pos, end); holes before it are added. */
-static int hdc_seg_fiemap(struct hdc_segs *sg, const struct fiemap_extent *fe,
-			  u64 *pos, u64 end)
+/*
+ * bmap() and the block device's offsets are only proven right for ext4
+ * with ordered or writeback data: with data=journal a block's current
+ * contents may still be in the journal (and be written over the engine's
+ * data at checkpoint), other file systems may have several devices
+ * (btrfs, an XFS realtime device), copy on write or compression.
+ */
+#define HDC_EXT4_SB_OFFSET	1024
+#define HDC_EXT4_SB_MAGIC	0x38	/* __le16 s_magic */
+#define HDC_EXT4_SB_DEFM	0x100	/* __le32 s_default_mount_opts */
+#define HDC_EXT4_MAGIC		0xef53
+#define HDC_EXT4_DEFM_JMODE	0x0060
+#define HDC_EXT4_DEFM_JDATA	0x0020
+#define HDC_FS_BAD_FLAGS	(FS_INLINE_DATA_FL | FS_ENCRYPT_FL | \
+				 FS_VERITY_FL | FS_COMPR_FL | FS_JOURNAL_DATA_FL)
+
+/* The default data mode of the superblock (tune2fs -o journal_data). */
+static bool hdc_ext4_default_jdata(struct super_block *sb)
 {
-	u64 ls = fe->fe_logical, le = fe->fe_logical + fe->fe_length;
-	u32 f = fe->fe_flags;
-	u64 s, e;
+	struct buffer_head *bh;
+	u32 off = HDC_EXT4_SB_OFFSET % sb->s_blocksize;
+	bool jdata = true;	/* unreadable: assume the worst */
+	u8 *p;
+
+	bh = sb_bread(sb, HDC_EXT4_SB_OFFSET / sb->s_blocksize);
+	if (!bh)
+		return jdata;
+	p = bh->b_data + off;
+	if (get_unaligned_le16(p + HDC_EXT4_SB_MAGIC) == HDC_EXT4_MAGIC)
+		jdata = (get_unaligned_le32(p + HDC_EXT4_SB_DEFM) &
+			 HDC_EXT4_DEFM_JMODE) == HDC_EXT4_DEFM_JDATA;
+	brelse(bh);
+	return jdata;
+}
+
+/* Is the file system mounted with data=journal? */
+static int hdc_ext4_jdata(struct super_block *sb, bool *jdata)
+{
+	struct seq_file m = { .size = PAGE_SIZE };
 	int ret;
 
-	if (le <= *pos || ls >= end)
-		return 0;
-	if (ls > *pos) {
-		ret = hdc_seg_add(sg, *pos, ls - *pos, 0, HDC_SEG_HOLE, false);
-		if (ret)
-			return ret;
-		*pos = ls;
+	m.buf = kzalloc(m.size, GFP_KERNEL);
+	if (!m.buf)
+		return -ENOMEM;
+	ret = sb->s_op->show_options(&m, sb->s_root);
+	if (!ret && seq_has_overflowed(&m))
+		ret = -E2BIG;
+	if (!ret) {
+		m.buf[min(m.count, m.size - 1)] = 0;
+		/* Shown only if it differs from the superblock's default. */
+		if (strstr(m.buf, ",data=journal"))
+			*jdata = true;
+		else if (strstr(m.buf, ",data="))
+			*jdata = false;
+		else
+			*jdata = hdc_ext4_default_jdata(sb);
 	}
-	if (f & (FIEMAP_EXTENT_DELALLOC | FIEMAP_EXTENT_UNKNOWN))
-		return -EAGAIN;
-	if (f & (FIEMAP_EXTENT_ENCODED | FIEMAP_EXTENT_DATA_ENCRYPTED |
-		 FIEMAP_EXTENT_NOT_ALIGNED | FIEMAP_EXTENT_DATA_INLINE |
-		 FIEMAP_EXTENT_DATA_TAIL))
-		return -EOPNOTSUPP;
-	s = *pos;
-	e = min(le, end);
-	ret = hdc_seg_add(sg, s, e - s, fe->fe_physical + (s - ls),
-			  (f & FIEMAP_EXTENT_UNWRITTEN) ? HDC_SEG_UNWRITTEN :
-			  HDC_SEG_DATA, f & FIEMAP_EXTENT_SHARED);
-	*pos = e;
+	kfree(m.buf);
 	return ret;
 }
 
 /*
- * The file system's fiemap fills a user-space array; give it a page of the
- * calling process's address space and copy the extents back from there.
+ * The file system and the file's flags are ones whose blocks the engine
+ * may read and write in place.  Checked when the request is built and
+ * again under i_dio_count (changing a file's journalling mode waits for
+ * it).
  */
-static int hdc_map_fiemap(struct inode *inode, u64 off, u64 len,
-			  struct hdc_segs *sg)
+static int hdc_map_fs_ok(struct hdc_dev *hd, struct file *file)
 {
-	const size_t ulen = PAGE_ALIGN(HDC_FIEMAP_BATCH * sizeof(struct fiemap_extent));
-	struct fiemap_extent *fe;
-	u64 pos = off, end = off + len;
-	unsigned long uaddr;
-	int ret = 0;
-	u32 i, n;
-
-	if (!current->mm)
-		return -EOPNOTSUPP;
-	fe = kmalloc_array(HDC_FIEMAP_BATCH, sizeof(*fe), GFP_KERNEL);
-	if (!fe)
-		return -ENOMEM;
-	uaddr = vm_mmap(NULL, 0, ulen, PROT_READ | PROT_WRITE,
-			MAP_PRIVATE | MAP_ANONYMOUS, 0);
-	if (IS_ERR_VALUE(uaddr)) {
-		kfree(fe);
-		return (int)uaddr;
-	}
-	while (pos < end) {
-		struct fiemap_extent_info fi = {
-			.fi_extents_max = HDC_FIEMAP_BATCH,
-			.fi_extents_start = (struct fiemap_extent __user *)uaddr,
-		};
-
-		ret = inode->i_op->fiemap(inode, &fi, pos, end - pos);
-		if (ret)
-			break;
-		n = fi.fi_extents_mapped;
-		if (n > HDC_FIEMAP_BATCH) {
-			ret = -EIO;
-			break;
-		}
-		if (copy_from_user(fe, (void __user *)uaddr, n * sizeof(*fe))) {
-			ret = -EFAULT;
-			break;
-		}
-		for (i = 0; i < n && !ret; i++)
-			ret = hdc_seg_fiemap(sg, &fe[i], &pos, end);
-		if (ret || n < HDC_FIEMAP_BATCH ||
-		    (fe[n - 1].fe_flags & FIEMAP_EXTENT_LAST))
-			break;
-		cond_resched();
-	}
-	if (!ret && pos < end)
-		ret = hdc_seg_add(sg, pos, end - pos, 0, HDC_SEG_HOLE, false);
-	vm_munmap(uaddr, ulen);
-	kfree(fe);
-	return ret;
-}
-
-/* File systems without fiemap: one bmap() per block. */
-static int hdc_map_bmap(struct inode *inode, u64 off, u64 len,
-			struct hdc_segs *sg)
-{
-	unsigned int bits = inode->i_blkbits;
-	u64 end = off + len, blk;
+	struct inode *inode = file_inode(file);
+	struct super_block *sb = inode->i_sb;
+	struct fileattr fa = {};
+	bool jdata = true;
 	int ret;
 
-	for (blk = off >> bits; (blk << bits) < end; blk++) {
+	if (strcmp(sb->s_type->name, "ext4") || !sb->s_op->show_options) {
+		hdc_uerr(hd, "%pD: file system %s is not supported (ext4 only)\n",
+			 file, sb->s_type->name);
+		return -EOPNOTSUPP;
+	}
+	ret = hdc_ext4_jdata(sb, &jdata);
+	if (ret)
+		return ret;
+	if (jdata) {
+		hdc_uerr(hd, "%pD: ext4 mounted with data=journal is not supported\n",
+			 file);
+		return -EOPNOTSUPP;
+	}
+	ret = vfs_fileattr_get(file->f_path.dentry, &fa);
+	if (ret)
+		return ret == -ENOIOCTLCMD ? -EOPNOTSUPP : ret;
+	if (fa.flags & HDC_FS_BAD_FLAGS) {
+		hdc_uerr(hd, "%pD: inline, encrypted, verity, compressed or journalled (%#x)\n",
+			 file, fa.flags & HDC_FS_BAD_FLAGS);
+		return -EOPNOTSUPP;
+	}
+	return 0;
+}
+
+/*
+ * Map [off, off + len) with bmap(), one file system block at a time.
+ * Extents never pass through user memory: ->fiemap() could only report
+ * them into the caller's address space, where another thread could
+ * rewrite them before they are read back.  bmap() reports only written,
+ * mapped blocks (holes, unwritten and delayed extents are 0, read as
+ * zeros); dirty ranges are written back by the callers before mapping.
+ */
+static int hdc_map_range(struct hdc_dev *hd, struct file *file, u64 off,
+			 u64 len, struct hdc_segs *sg)
+{
+	struct inode *inode = file_inode(file);
+	unsigned int bits = inode->i_blkbits;
+	u64 end = off + len, blk;
+	int ret = 0;
+
+	hdc_segs_free(sg);
+	if (!file->f_mapping->a_ops->bmap)
+		ret = -EOPNOTSUPP;
+	for (blk = off >> bits; !ret && (blk << bits) < end; blk++) {
 		u64 bs = blk << bits, s = max(off, bs);
 		u64 e = min(end, bs + (1ull << bits));
 		sector_t b = blk;
 
 		ret = bmap(inode, &b);
-		if (ret)
-			return ret == -EINVAL ? -EOPNOTSUPP : ret;
+		if (ret) {
+			ret = ret == -EINVAL ? -EOPNOTSUPP : ret;
+			break;
+		}
 		if (b)
 			ret = hdc_seg_add(sg, s, e - s, ((u64)b << bits) + (s - bs),
-					  HDC_SEG_DATA, false);
+					  HDC_SEG_DATA);
 		else
-			ret = hdc_seg_add(sg, s, e - s, 0, HDC_SEG_HOLE, false);
-		if (ret)
-			return ret;
+			ret = hdc_seg_add(sg, s, e - s, 0, HDC_SEG_HOLE);
+		if (fatal_signal_pending(current))
+			ret = -EINTR;
 		cond_resched();
 	}
-	return 0;
-}
-
-/* Map [off, off + len) of a file, writing back delayed allocations. */
-static int hdc_map_range(struct hdc_dev *hd, struct file *file, u64 off,
-			 u64 len, struct hdc_segs *sg)
-{
-	struct inode *inode = file_inode(file);
-	int tries, ret = -EAGAIN;
-
-	for (tries = 0; tries < HDC_MAP_RETRIES && ret == -EAGAIN; tries++) {
-		hdc_segs_free(sg);
-		if (tries) {
-			ret = filemap_write_and_wait_range(file->f_mapping, off,
-							   off + len - 1);
-			if (ret)
-				return ret;
-		}
-		if (inode->i_op->fiemap)
-			ret = hdc_map_fiemap(inode, off, len, sg);
-		else if (file->f_mapping->a_ops->bmap)
-			ret = hdc_map_bmap(inode, off, len, sg);
-		else
-			ret = -EOPNOTSUPP;
-	}
 	if (ret == -EOPNOTSUPP)
-		hdc_uerr(hd, "%pD: blocks not mappable (inline, encrypted, compressed?)\n",
-			 file);
+		hdc_uerr(hd, "%pD: blocks not mappable\n", file);
 	else if (ret == -E2BIG)
 		hdc_uerr(hd, "%pD: more than %u extents in the range\n", file,
 			 HDC_MAX_EXTENTS);
-	else if (ret == -EAGAIN)
-		hdc_uerr(hd, "%pD: range still being allocated after write-back\n",
-			 file);
 	if (ret)
 		hdc_segs_free(sg);
+	return ret;
+}
+
+/*
+ * Holding i_dio_count across the mapping keeps it valid: truncate, hole
+ * punching, collapse/insert range and extent moves wait for it.  But they
+ * wait holding i_rwsem, which bmap() takes too: a request holding
+ * i_dio_count while bmap() waits for i_rwsem would deadlock with them.
+ * So a watchdog gives the reference up when i_rwsem stays contended while
+ * the range is being mapped, and the mapping is then done again.
+ */
+#define HDC_PIN_TICK		msecs_to_jiffies(10)
+#define HDC_PIN_STRIKES		2
+#define HDC_PIN_TRIES		5
+
+struct hdc_pin {
+	struct timer_list timer;
+	struct inode *inode;
+	atomic_t pinned;
+	int strikes;
+};
+
+static void hdc_pin_watch(struct timer_list *t)
+{
+	struct hdc_pin *p = from_timer(p, t, timer);
+
+	if (!rwsem_is_contended(&p->inode->i_rwsem)) {
+		p->strikes = 0;
+	} else if (++p->strikes >= HDC_PIN_STRIKES) {
+		if (atomic_xchg(&p->pinned, 0))
+			inode_dio_end(p->inode);
+		return;
+	}
+	mod_timer(&p->timer, jiffies + HDC_PIN_TICK);
+}
+
+/* A range to map under one i_dio_count reference. */
+struct hdc_range {
+	u64 off;
+	u64 len;
+	bool in_file;		/* must lie inside i_size */
+	struct hdc_segs *sg;
+};
+
+/*
+ * Take i_dio_count (fdep->dio) and map the ranges under it.  The
+ * reference is taken under i_rwsem, so no truncation is half done, and
+ * the ranges are checked against i_size there.
+ */
+static int hdc_map_pinned(struct hdc_dev *hd, struct hdc_fdep *fdep,
+			  struct hdc_range *r, int nr)
+{
+	struct inode *inode = file_inode(fdep->file);
+	struct hdc_pin p = { .inode = inode };
+	int i, tries, ret = -EAGAIN;
+	loff_t size;
+
+	for (tries = 0; tries < HDC_PIN_TRIES && ret == -EAGAIN; tries++) {
+		inode_lock_shared(inode);
+		size = i_size_read(inode);
+		for (i = 0; i < nr; i++) {
+			if (r[i].in_file &&
+			    (r[i].off > size || r[i].len > size - r[i].off)) {
+				inode_unlock_shared(inode);
+				hdc_uerr(hd, "%pD shrank under the request\n",
+					 fdep->file);
+				return -EINVAL;
+			}
+		}
+		inode_dio_begin(inode);
+		inode_unlock_shared(inode);
+
+		ret = hdc_map_fs_ok(hd, fdep->file);
+		if (ret) {
+			inode_dio_end(inode);
+			return ret;
+		}
+		atomic_set(&p.pinned, 1);
+		p.strikes = 0;
+		timer_setup_on_stack(&p.timer, hdc_pin_watch, 0);
+		mod_timer(&p.timer, jiffies + HDC_PIN_TICK);
+		for (i = 0, ret = 0; i < nr && !ret; i++)
+			ret = hdc_map_range(hd, fdep->file, r[i].off, r[i].len,
+					    r[i].sg);
+		del_timer_sync(&p.timer);
+		destroy_timer_on_stack(&p.timer);
+		if (atomic_read(&p.pinned)) {
+			fdep->dio = true;
+			break;
+		}
+		/* Given up for a truncation: the blocks may have moved. */
+		for (i = 0; i < nr; i++)
+			hdc_segs_free(r[i].sg);
+		if (!ret)
+			ret = -EAGAIN;
+	}
+	if (ret && fdep->dio) {
+		inode_dio_end(inode);
+		fdep->dio = false;
+	}
+	if (ret == -EAGAIN)
+		hdc_uerr(hd, "%pD: range changed under the request %d times\n",
+			 fdep->file, HDC_PIN_TRIES);
 	return ret;
 }
 
@@ -443,21 +538,38 @@ out:
 	return ret;
 }
 
+static bool hdc_bdev_known(struct hdc_dev *hd, dev_t dev)
+{
+	int i;
+
+	for (i = 0; i < hd->nbdevs; i++)
+		if (hd->bdevs[i] == dev)
+			return true;
+	return false;
+}
+
+/*
+ * The proof does block I/O and an engine command: bdev_lock only guards
+ * the cache, it is not held across them (two callers may prove the same
+ * device at once, harmlessly).
+ */
 static int hdc_same_ssd(struct hdc_dev *hd, struct block_device *bdev)
 {
-	int i, ret;
+	bool known;
+	int ret;
 
 	if (!bdev)
 		return -EXDEV;
 	mutex_lock(&hd->bdev_lock);
-	for (i = 0; i < hd->nbdevs; i++) {
-		if (hd->bdevs[i] == bdev->bd_dev) {
-			mutex_unlock(&hd->bdev_lock);
-			return 0;
-		}
-	}
+	known = hdc_bdev_known(hd, bdev->bd_dev);
+	mutex_unlock(&hd->bdev_lock);
+	if (known)
+		return 0;
 	ret = hdc_verify_bdev(hd, bdev);
-	if (!ret) {
+	if (ret)
+		return ret;
+	mutex_lock(&hd->bdev_lock);
+	if (!hdc_bdev_known(hd, bdev->bd_dev)) {
 		if (hd->nbdevs == HDC_MAX_BDEVS)
 			hd->nbdevs--;
 		memmove(&hd->bdevs[1], &hd->bdevs[0],
@@ -471,7 +583,7 @@ static int hdc_same_ssd(struct hdc_dev *hd, struct block_device *bdev)
 			 bdev);
 	}
 	mutex_unlock(&hd->bdev_lock);
-	return ret;
+	return 0;
 }
 
 /*
@@ -551,6 +663,9 @@ int hdc_map_check_file(struct hdc_dev *hd, struct file *file, bool dst)
 			 file, hd->disk_name[0] ? hd->disk_name : "nvme namespace");
 	if (ret)
 		return ret;
+	ret = hdc_map_fs_ok(hd, file);
+	if (ret)
+		return ret;
 	if (i_blocksize(inode) < (1u << hd->nvme.lba_shift)) {
 		hdc_uerr(hd, "%pD: file system block smaller than the LBA\n", file);
 		return -EOPNOTSUPP;
@@ -585,15 +700,14 @@ int hdc_map_src(struct hdc_dev *hd, struct hdc_request *req,
 	if (ret)
 		return ret;
 	if (pin) {
-		inode_dio_begin(inode);
-		req->src.dio = true;
+		struct hdc_range r = {
+			.off = off, .len = len, .in_file = true, .sg = &sg,
+		};
+
+		ret = hdc_map_pinned(hd, &req->src, &r, 1);
+	} else {
+		ret = hdc_map_range(hd, file, off, len, &sg);
 	}
-	/* Truncation waits for us from here on; check again. */
-	if (off > i_size_read(inode) || len > i_size_read(inode) - off) {
-		hdc_uerr(hd, "%pD shrank under the request\n", file);
-		return -EINVAL;
-	}
-	ret = hdc_map_range(hd, file, off, len, &sg);
 	if (!ret)
 		ret = hdc_segs_to_ext(hd, file, &sg, xl);
 	hdc_segs_free(&sg);
@@ -650,7 +764,8 @@ static int hdc_zero_fill(struct file *file, u64 pos, u64 len)
 /*
  * ftruncate() without its permission check: the descriptor is open for
  * writing, as ftruncate() requires (vfs_truncate() would check the inode's
- * permission bits, which a file created read-only fails).
+ * permission bits, which a file created read-only fails).  The caller
+ * holds the file system's write (freeze) protection, hdc_dst_freeze().
  */
 static int hdc_set_size(struct file *file, loff_t size)
 {
@@ -663,12 +778,37 @@ static int hdc_set_size(struct file *file, loff_t size)
 	};
 	int ret;
 
-	sb_start_write(inode->i_sb);
 	inode_lock(inode);
 	ret = notify_change(file_mnt_user_ns(file), dentry, &ia, NULL);
 	inode_unlock(inode);
-	sb_end_write(inode->i_sb);
 	return ret;
+}
+
+/*
+ * Freeze protection of a destination, from its preparation until the
+ * engine has written and the file is finished, as asynchronous direct
+ * I/O holds it: fsfreeze waits for the request, and a request for a
+ * frozen file system waits for the thaw, as write(2) does.  It is given
+ * back by another task (the work item), so lockdep is told, as aio does.
+ */
+static void hdc_dst_freeze(struct hdc_request *req)
+{
+	struct super_block *sb = file_inode(req->dst.file)->i_sb;
+
+	sb_start_write(sb);
+	__sb_writers_release(sb, SB_FREEZE_WRITE);
+	req->dst_frozen = true;
+}
+
+static void hdc_dst_thaw(struct hdc_request *req)
+{
+	struct super_block *sb = file_inode(req->dst.file)->i_sb;
+
+	if (!req->dst_frozen)
+		return;
+	__sb_writers_acquired(sb, SB_FREEZE_WRITE);
+	sb_end_write(sb);
+	req->dst_frozen = false;
 }
 
 static int hdc_dst_update_time(struct file *file)
@@ -676,11 +816,9 @@ static int hdc_dst_update_time(struct file *file)
 	struct inode *inode = file_inode(file);
 	int ret;
 
-	sb_start_write(inode->i_sb);
 	inode_lock(inode);
 	ret = file_modified(file);
 	inode_unlock(inode);
-	sb_end_write(inode->i_sb);
 	return ret;
 }
 
@@ -690,7 +828,7 @@ static int hdc_dst_update_time(struct file *file)
  * out_len bytes and the file size is set when the request completes.
  */
 int hdc_map_dst(struct hdc_dev *hd, struct hdc_request *req, u64 out_len,
-		bool exact, struct hdc_extlist *xl)
+		bool exact, struct hdc_extlist *xl, struct hdc_extlist *sx)
 {
 	struct file *file = req->dst.file;
 	struct inode *inode = file_inode(file);
@@ -698,7 +836,12 @@ int hdc_map_dst(struct hdc_dev *hd, struct hdc_request *req, u64 out_len,
 	u32 bs = i_blocksize(inode);
 	u64 off = req->dst.off, cap, end, new_size;
 	loff_t size = i_size_read(inode);
-	struct hdc_segs sg = {};
+	struct hdc_segs sg = {}, ssg = {};
+	struct hdc_range r[2] = {
+		{ .off = off, .sg = &sg },
+		{ .off = req->src.off, .len = req->length, .in_file = true,
+		  .sg = &ssg },
+	};
 	u32 i;
 	int ret;
 
@@ -725,9 +868,11 @@ int hdc_map_dst(struct hdc_dev *hd, struct hdc_request *req, u64 out_len,
 			 file, off, out_len);
 		return -EINVAL;
 	}
-	if (!out_len)
-		return 0;	/* nothing is written */
+	if (!out_len)	/* nothing is written */
+		return sx ? hdc_map_src(hd, req, sx, true) : 0;
 
+	hdc_dst_freeze(req);
+	size = i_size_read(inode);
 	new_size = exact ? max_t(u64, size, end) : off + cap;
 	req->dst_orig_size = size;
 	ret = hdc_dst_update_time(file);
@@ -744,15 +889,9 @@ int hdc_map_dst(struct hdc_dev *hd, struct hdc_request *req, u64 out_len,
 	req->dst_prepared = true;
 	req->dst_cap = cap;
 	req->dst_prep_size = size;
-	for (i = 0; i < sg.n && !ret; i++) {
-		if (sg.s[i].shared) {
-			hdc_uerr(hd, "%pD: destination blocks are shared (reflink)\n",
-				 file);
-			ret = -EOPNOTSUPP;
-		} else if (sg.s[i].kind != HDC_SEG_DATA) {
+	for (i = 0; i < sg.n && !ret; i++)
+		if (sg.s[i].kind != HDC_SEG_DATA)
 			ret = hdc_zero_fill(file, sg.s[i].off, sg.s[i].len);
-		}
-	}
 	hdc_segs_free(&sg);
 	if (!ret && i_size_read(inode) != new_size)
 		ret = hdc_set_size(file, new_size);
@@ -769,19 +908,29 @@ int hdc_map_dst(struct hdc_dev *hd, struct hdc_request *req, u64 out_len,
 		return ret;
 	invalidate_inode_pages2_range(mapping, off >> PAGE_SHIFT,
 				      (off + cap - 1) >> PAGE_SHIFT);
+	if (sx && req->length) {
+		ret = filemap_write_and_wait_range(mapping, req->src.off,
+						   req->src.off + req->length - 1);
+		if (ret)
+			return ret;
+	}
+	r[0].len = cap;
 
-	inode_dio_begin(inode);
-	req->dst.dio = true;
-	ret = hdc_map_range(hd, file, off, cap, &sg);
+	/* A source in the same file is mapped under the same reference. */
+	ret = hdc_map_pinned(hd, &req->dst, r, sx && req->length ? 2 : 1);
 	for (i = 0; !ret && i < sg.n; i++) {
-		if (sg.s[i].kind != HDC_SEG_DATA || sg.s[i].shared) {
+		if (sg.s[i].kind != HDC_SEG_DATA) {
 			hdc_uerr(hd, "%pD changed while it was prepared\n", file);
 			ret = -EAGAIN;
 		}
 	}
 	if (!ret)
 		ret = hdc_segs_to_ext(hd, file, &sg, xl);
+	if (!ret && sx)
+		ret = req->length ? hdc_segs_to_ext(hd, file, &ssg, sx) :
+		      hdc_ext_add(sx, 0, 1, 0, HDC_EXT_ZERO);
 	hdc_segs_free(&sg);
+	hdc_segs_free(&ssg);
 	req->dst_resize = !exact;
 	return ret;
 }
@@ -813,7 +962,7 @@ void hdc_map_dst_finish(struct hdc_request *req, int err)
 		req->dst.dio = false;
 	}
 	if (!req->dst_prepared)
-		return;
+		goto out;
 	size = i_size_read(inode);
 	target = size;
 	if (err && req->dst_orig_size < size)
@@ -830,4 +979,6 @@ void hdc_map_dst_finish(struct hdc_request *req, int err)
 	if (!err)
 		fsnotify_modify(file);
 	req->dst_prepared = false;
+out:
+	hdc_dst_thaw(req);
 }

@@ -140,6 +140,16 @@ static struct dev_ext_attribute hdc_stat_bytes_in = HDC_STAT(bytes_in, bytes_in)
 static struct dev_ext_attribute hdc_stat_bytes_out = HDC_STAT(bytes_out, bytes_out);
 static struct dev_ext_attribute hdc_stat_dev_cmds = HDC_STAT(dev_cmds, dev_cmds);
 static struct dev_ext_attribute hdc_stat_nvme_cmds = HDC_STAT(nvme_cmds, nvme_cmds);
+static struct dev_ext_attribute hdc_stat_mem_refused = HDC_STAT(mem_refused, mem_refused);
+
+static ssize_t user_mem_kib_show(struct device *dev,
+				 struct device_attribute *attr, char *buf)
+{
+	long pages = atomic_long_read(&to_hdc(dev)->user_pages);
+
+	return sysfs_emit(buf, "%ld\n", pages << (PAGE_SHIFT - 10));
+}
+static DEVICE_ATTR_RO(user_mem_kib);
 
 static ssize_t inflight_show(struct device *dev, struct device_attribute *attr,
 			     char *buf)
@@ -174,6 +184,8 @@ static struct attribute *hdc_stat_attrs[] = {
 	&hdc_stat_bytes_out.attr.attr,
 	&hdc_stat_dev_cmds.attr.attr,
 	&hdc_stat_nvme_cmds.attr.attr,
+	&hdc_stat_mem_refused.attr.attr,
+	&dev_attr_user_mem_kib.attr,
 	&dev_attr_inflight.attr,
 	&dev_attr_dev_errs.attr,
 	&dev_attr_nvme_errs.attr,

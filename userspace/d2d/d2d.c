@@ -87,6 +87,7 @@ static const char *errno_name(int e)
 		{ ENOSPC, "ENOSPC" }, { ERANGE, "ERANGE" }, { ENOTTY, "ENOTTY" },
 		{ EOPNOTSUPP, "EOPNOTSUPP" }, { ETIMEDOUT, "ETIMEDOUT" },
 		{ ETXTBSY, "ETXTBSY" }, { ECANCELED, "ECANCELED" },
+		{ EACCES, "EACCES" },
 	};
 	size_t i;
 
@@ -116,7 +117,9 @@ static const char *hint(int e)
 	case EINVAL:
 		return "the engine's driver refused the request; 'dmesg | tail' says why";
 	case EOPNOTSUPP:
-		return "the file's layout or the function is not supported";
+		return "not supported: file system (ext4 only, no data=journal), file layout or function";
+	case ENOMEM:
+		return "the request's buffers are over your locked-memory limit (ulimit -l)";
 	case ENOSPC:
 		return "no space left on the SSD (or the output did not fit)";
 	case ENODEV:
