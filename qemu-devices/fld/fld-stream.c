@@ -29,11 +29,6 @@
 #define VBLOCKS (FLD_TXBUF_WIN_SIZE / FLD_BLOCK_SIZE)
 #define BKEY(slot, vb) ((uint32_t)(slot) << 16 | (vb))
 
-void fld_kick(FldState *s)
-{
-    qemu_bh_schedule(s->bh);
-}
-
 void fld_stream_reset(FldState *s)
 {
     unsigned i;
@@ -64,7 +59,6 @@ void fld_stream_reset(FldState *s)
     for (i = 0; i < FLD_MAX_RQS; i++) {
         memset(s->rqs[i].stats, 0, sizeof(s->rqs[i].stats));
     }
-    fld_rdma_reset(s);
     if (s->df) {
         fld_defrag_reset(s->df);
         s->df_out_len = 0;
@@ -419,7 +413,7 @@ static bool fld_cqs_run(FldState *s, int budget)
                 break;
             case SNIC_CQE_RECV:
             case SNIC_CQE_RECV_ERR:
-                fld_rdma_recv_cqe(s, &c);
+                s->rdma_recv_cqe(s, &c);
                 break;
             case SNIC_CQE_RX:
             case SNIC_CQE_RX_ERR:
@@ -503,7 +497,7 @@ static void fld_doorbells(FldState *s)
             }
         }
     }
-    fld_rdma_doorbells(s);
+    s->rdma_doorbells(s);
 }
 
 void fld_bh(void *opaque)

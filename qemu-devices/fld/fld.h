@@ -228,21 +228,34 @@ struct FldState {
     uint8_t df_sq;
 
     bool bh_busy, bh_rerun;
+
+    /*
+     * FLD-R (fld-rdma.c) sits above the stream layer: these are set by the
+     * top (fld-pci.c) so that the stream layer hands FLD-R its receive
+     * completions and asks for its doorbells without calling up into it.
+     */
+    void (*rdma_recv_cqe)(FldState *s, const FldCqe *c);
+    void (*rdma_doorbells)(FldState *s);
 };
+
+/* fld-core.c: the bottom layer */
+void fld_kick(FldState *s);
+/* Latch @err and @info in the error registers, count, log, interrupt. */
+void fld_raise_error(FldState *s, enum fld_err err, uint32_t info,
+                     const char *why);
+/* The error registers back to their reset values. */
+void fld_error_reset(FldState *s);
+/* Unix seconds from FLD_REG_UNIX_TIME and the virtual clock; -1: unset. */
+int64_t fld_unix_time(FldState *s);
 
 /* fld-regs.c */
 extern const MemoryRegionOps fld_regs_ops;
 void fld_reset_state(FldState *s);
-/* Unix seconds from FLD_REG_UNIX_TIME and the virtual clock; -1: unset. */
-int64_t fld_unix_time(FldState *s);
-void fld_raise_error(FldState *s, enum fld_err err, uint32_t info,
-                     const char *why);
 
 /* fld-win.c */
 extern const MemoryRegionOps fld_win_ops;
 
 /* fld-stream.c */
-void fld_kick(FldState *s);
 void fld_bh(void *opaque);
 void fld_stream_reset(FldState *s);
 /* Drop RQ @slot's packets waiting for the accelerator (RQ_CLEAR). */

@@ -147,7 +147,7 @@ void hdc_nvme_orphan_all(HdcState *s)
         if (slot->busy && e) {
             slot->entry = NULL;
             hdc_chunk_orphan_get(s, slot->chunk);
-            hdc_sb_nvme_done(s, e, false);
+            s->nv.done(s, e, false);
         }
     }
 }
@@ -168,7 +168,7 @@ static void hdc_nvme_release_all(HdcState *s)
         slot->entry = NULL;
         s->nv.slots_used--;
         if (e) {
-            hdc_sb_nvme_done(s, e, false);
+            s->nv.done(s, e, false);
         } else {
             hdc_chunk_orphan_put(s, slot->chunk);
         }
@@ -401,7 +401,7 @@ static void hdc_nvme_io_done(HdcState *s, uint16_t cid, uint16_t status)
                               HDC_CHUNK_SIZE, slot->bytes);
     }
     if (e) {
-        hdc_sb_nvme_done(s, e, !status);
+        s->nv.done(s, e, !status);
     } else {
         hdc_chunk_orphan_put(s, slot->chunk);
     }

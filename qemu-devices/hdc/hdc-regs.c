@@ -9,13 +9,6 @@
 #include "qemu/log.h"
 #include "hdc.h"
 
-void hdc_raise_error(HdcState *s, enum hdc_err err, const char *why)
-{
-    s->error = err;
-    s->error_count++;
-    qemu_log_mask(LOG_GUEST_ERROR, "hdc: error %d: %s\n", err, why);
-}
-
 /*
  * Back to power-on state: in-flight work dropped, queue off, statistics
  * cleared.  @hard (qdev reset) also forgets the NVMe controller at once;
@@ -30,7 +23,7 @@ void hdc_reset_state(HdcState *s, bool hard)
     s->error = HDC_ERR_NONE;
     s->error_count = 0;
     s->devbuf_size = 0;
-    hdc_sb_reset_pool(s, hard);
+    hdc_chunk_pool_reset(s, hard);
     if (hard) {
         s->ctrl = 0;
         s->status = HDC_STATUS_READY;
@@ -261,7 +254,7 @@ static void hdc_regs_write(void *opaque, hwaddr addr, uint64_t val,
             hdc_bad_reg(s, "device buffer area changed while in use");
         } else {
             s->devbuf_size = val;
-            hdc_sb_reset_pool(s, false);
+            hdc_chunk_pool_reset(s, false);
         }
         break;
     default:

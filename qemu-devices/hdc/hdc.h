@@ -193,7 +193,15 @@ typedef enum HdcNvmeStep {
     HDC_NS_CREATE_SQ,
 } HdcNvmeStep;
 
+/*
+ * An NVMe command of entry @e finished (@ok) or was failed by a reset.
+ * Set by the top (hdc-pci.c) to the scoreboard's handler, so the NVMe host
+ * below the scoreboard never calls up into it.
+ */
+typedef void HdcNvmeDoneFn(HdcState *s, HdcEntry *e, bool ok);
+
 typedef struct HdcNvme {
+    HdcNvmeDoneFn *done;
     uint32_t state;         /* enum hdc_nvme_state */
     uint32_t step;          /* HdcNvmeStep */
     uint64_t bar_reg;       /* HDC_REG_NVME_BAR_* */
@@ -271,12 +279,21 @@ struct HdcState {
     int64_t budget;         /* bytes a pass may copy before yielding */
 };
 
-/* hdc-pci.c */
+/* hdc-core.c: the bottom layer */
 void hdc_kick(HdcState *s);
+void hdc_raise_error(HdcState *s, enum hdc_err err, const char *why);
+void hdc_chunk_pool_init(HdcState *s);
+void hdc_chunk_pool_free(HdcState *s);
+void hdc_chunk_pool_reset(HdcState *s, bool hard);
+/* A free chunk of the pool for @job, -1 if none (older commands first). */
+int32_t hdc_chunk_alloc(HdcState *s, HdcJob *job);
+void hdc_chunk_put(HdcState *s, int32_t chunk);
+void hdc_chunk_orphan_get(HdcState *s, int32_t chunk);
+void hdc_chunk_orphan_put(HdcState *s, int32_t chunk);
+uint8_t *hdc_chunk_ptr(HdcState *s, int32_t chunk);
 
 /* hdc-regs.c */
 extern const MemoryRegionOps hdc_regs_ops;
-void hdc_raise_error(HdcState *s, enum hdc_err err, const char *why);
 void hdc_reset_state(HdcState *s, bool hard);
 
 /* hdc-cmdq.c */
@@ -289,16 +306,12 @@ void hdc_cmdq_post(HdcState *s);
 /* hdc-scoreboard.c */
 void hdc_sb_init(HdcState *s);
 void hdc_sb_free(HdcState *s);
-void hdc_sb_reset_pool(HdcState *s, bool hard);
 HdcJob *hdc_job_new(HdcState *s, const struct hdc_cmd *cmd);
 void hdc_job_free(HdcState *s, HdcJob *job);
 void hdc_sb_run(HdcState *s);
 void hdc_sb_drop_all(HdcState *s);
 void hdc_sb_nvme_done(HdcState *s, HdcEntry *e, bool ok);
-void hdc_chunk_orphan_get(HdcState *s, int32_t chunk);
-void hdc_chunk_orphan_put(HdcState *s, int32_t chunk);
 void hdc_sb_format(HdcState *s, GString *out);
-uint8_t *hdc_chunk_ptr(HdcState *s, int32_t chunk);
 
 /* hdc-nvme.c */
 extern const MemoryRegionOps hdc_nvmeq_ops;
