@@ -11,6 +11,7 @@
 #include "qemu/timer.h"
 #include "hw/pci/msix.h"
 #include "fld.h"
+#include "hw/d2d/trace.h"
 
 /*
  * Ask for a pass of the bottom half.  The top (fld-pci.c) creates it with
@@ -27,8 +28,7 @@ void fld_raise_error(FldState *s, enum fld_err err, uint32_t info,
     s->error = err;
     s->err_info = info;
     s->error_count++;
-    qemu_log_mask(LOG_GUEST_ERROR, "fld: error %d (info 0x%x): %s\n", err,
-                  info, why);
+    D2D_GUEST_ERR(fld_error, "error %d (info 0x%x): %s", err, info, why);
     if (s->err_msix < FLD_NUM_MSIX) {
         d2d_msix_notify(&s->parent_obj, &s->pcie, s->err_msix);
     }

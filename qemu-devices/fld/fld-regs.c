@@ -10,6 +10,7 @@
 #include "qemu/timer.h"
 #include "hw/pci/msix.h"
 #include "fld.h"
+#include "hw/d2d/trace.h"
 
 #define FLD_CAPS (FLD_CAP_ECHO | FLD_CAP_ZUC | FLD_CAP_DEFRAG | \
                   FLD_CAP_IOTAUTH | FLD_CAP_STRIDING_RQ | FLD_CAP_RDMA)
@@ -501,6 +502,7 @@ static uint64_t fld_regs_read(void *opaque, hwaddr addr, unsigned size)
 
 static void fld_write_ctrl(FldState *s, uint32_t val)
 {
+    trace_fld_ctrl_write(val);
     s->ctrl = val & (FLD_CTRL_RESET | FLD_CTRL_ENABLE);
     if (val & FLD_CTRL_RESET) {
         fld_reset_state(s);
@@ -550,6 +552,7 @@ static void fld_regs_write(void *opaque, hwaddr addr, uint64_t val,
         break;
     case FLD_REG_CMD:
         s->cmd_status = fld_cmd(s, val);
+        trace_fld_cmd(val, s->cmd_status, s->cmd_result);
         if (s->cmd_status != FLD_CMD_OK) {
             s->stats[FLD_STAT_BAD_CMDS]++;
             fld_raise_error(s, FLD_ERR_BAD_CMD, val, "command refused");

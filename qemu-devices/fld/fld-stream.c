@@ -25,6 +25,7 @@
 #include "qemu/osdep.h"
 #include "qemu/main-loop.h"
 #include "fld.h"
+#include "hw/d2d/trace.h"
 
 #define VBLOCKS (FLD_TXBUF_WIN_SIZE / FLD_BLOCK_SIZE)
 #define BKEY(slot, vb) ((uint32_t)(slot) << 16 | (vb))
@@ -212,6 +213,7 @@ void fld_doorbell(FldState *s, uint64_t addr, uint32_t val)
 {
     uint32_t le = cpu_to_le32(val);
 
+    trace_fld_doorbell(addr, val);
     if (d2d_dma_write(&s->parent_obj, &s->pcie, NULL, addr, &le,
                       sizeof(le)) != MEMTX_OK) {
         s->stats[FLD_STAT_DB_ERRORS]++;

@@ -31,6 +31,7 @@
 #include "d2d/snic_if.h"
 #include "d2d/snic_rdma_if.h"
 #include "../common/d2d-pcie.h"
+#include "../common/d2d-trace.h"
 #include "fld-cuckoo.h"
 #include "fld-pool.h"
 #include "fld-mem.h"

@@ -9,6 +9,7 @@
 #include "qemu/log.h"
 #include "qemu/main-loop.h"
 #include "hdc.h"
+#include "hw/d2d/trace.h"
 
 /*
  * Ask for an engine pass.  The bottom half is the top's (hdc-pci.c
@@ -24,7 +25,7 @@ void hdc_raise_error(HdcState *s, enum hdc_err err, const char *why)
 {
     s->error = err;
     s->error_count++;
-    qemu_log_mask(LOG_GUEST_ERROR, "hdc: error %d: %s\n", err, why);
+    D2D_GUEST_ERR(hdc_error, "error %d: %s", err, why);
 }
 
 /* ---- BAR2 chunk allocator ---- */

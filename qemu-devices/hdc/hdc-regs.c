@@ -8,6 +8,7 @@
 #include "qemu/osdep.h"
 #include "qemu/log.h"
 #include "hdc.h"
+#include "hw/d2d/trace.h"
 
 /*
  * Back to power-on state: in-flight work dropped, queue off, statistics
@@ -36,6 +37,7 @@ static void hdc_write_ctrl(HdcState *s, uint32_t val)
 {
     uint32_t old = s->ctrl;
 
+    trace_hdc_ctrl_write(val);
     s->ctrl = val & (HDC_CTRL_RESET | HDC_CTRL_ENABLE);
     if (val & HDC_CTRL_RESET) {
         hdc_reset_state(s, false);
@@ -216,9 +218,11 @@ static void hdc_regs_write(void *opaque, hwaddr addr, uint64_t val,
         }
         break;
     case HDC_REG_CMDQ_TAIL:
+        trace_hdc_cmdq_doorbell(val);
         hdc_cmdq_doorbell(s, val);
         break;
     case HDC_REG_CPLQ_HEAD:
+        trace_hdc_cplq_doorbell(val);
         if (val < HDC_QUEUE_DEPTH) {
             s->q.cpl_head = val;
             hdc_kick(s);
@@ -244,6 +248,7 @@ static void hdc_regs_write(void *opaque, hwaddr addr, uint64_t val,
         }
         break;
     case HDC_REG_NVME_CTRL:
+        trace_hdc_nvme_ctrl_write(val);
         hdc_nvme_ctrl_write(s, val);
         break;
     case HDC_REG_DEVBUF_SIZE:

@@ -21,6 +21,7 @@
 #include "qemu/log.h"
 #include "qapi/error.h"
 #include "hdc.h"
+#include "hw/d2d/trace.h"
 
 void hdc_sb_init(HdcState *s)
 {
@@ -185,8 +186,7 @@ static uint16_t hdc_ep_setup(HdcState *s, HdcEp *ep,
     case HDC_EP_NVME:
         return hdc_ep_extents(s, ep, count, addr, is_src, need);
     default:
-        qemu_log_mask(LOG_GUEST_ERROR, "hdc: unknown endpoint type %u\n",
-                      e->type);
+        D2D_GUEST_ERR(hdc_bad_ep_type, "unknown endpoint type %u", e->type);
         return HDC_ST_EINVAL;
     }
     ep->addr = addr;
@@ -208,8 +208,7 @@ static uint16_t hdc_job_setup(HdcState *s, HdcJob *job,
     case HDC_OP_TRANSFER:
         break;
     default:
-        qemu_log_mask(LOG_GUEST_ERROR, "hdc: unknown opcode 0x%x\n",
-                      cmd->opcode);
+        D2D_GUEST_ERR(hdc_bad_opcode, "unknown opcode 0x%x", cmd->opcode);
         return HDC_ST_EINVAL;
     }
     if (le32_to_cpu(cmd->flags) || cmd->nfuncs > HDC_MAX_FUNCS) {
@@ -219,7 +218,7 @@ static uint16_t hdc_job_setup(HdcState *s, HdcJob *job,
     for (i = 0; i < job->nfuncs; i++) {
         job->funcs[i] = cmd->funcs[i];
         if (!job->funcs[i] || job->funcs[i] > HDC_FN_MAX) {
-            qemu_log_mask(LOG_GUEST_ERROR, "hdc: unknown function %u\n",
+            D2D_GUEST_ERR(hdc_bad_func, "unknown function %u",
                           job->funcs[i]);
             return HDC_ST_EINVAL;
         }
@@ -252,8 +251,7 @@ static uint16_t hdc_job_setup(HdcState *s, HdcJob *job,
     if (job->nfuncs) {
         job->fc = hdc_func_new(job->funcs, job->nfuncs, &aux, &err);
         if (!job->fc) {
-            qemu_log_mask(LOG_GUEST_ERROR, "hdc: %s\n",
-                          error_get_pretty(err));
+            D2D_GUEST_ERR(hdc_bad_func_chain, "%s", error_get_pretty(err));
             error_free(err);
             return HDC_ST_EINVAL;
         }
@@ -601,8 +599,7 @@ static void hdc_run_func(HdcState *s, HdcJob *job, HdcEntry *f)
     }
     if (!hdc_func_run(job->fc, hdc_chunk_ptr(s, r->chunk) + r->data_off,
                       r->len, f->last, job->fifo, &err)) {
-        qemu_log_mask(LOG_GUEST_ERROR, "hdc: function failed: %s\n",
-                      error_get_pretty(err));
+        D2D_GUEST_ERR(hdc_func_failed, "%s", error_get_pretty(err));
         error_free(err);
         hdc_job_fail(job, HDC_ST_EINVAL);
     }

@@ -22,6 +22,7 @@
 #include "qom/object.h"
 #include "d2d/hdc_if.h"
 #include "../common/d2d-pcie.h"
+#include "../common/d2d-trace.h"
 #include "hdc-func.h"
 
 #define TYPE_HDC "hdc"
