@@ -7,18 +7,18 @@
  * state.  Register map and formats: docs/fld.md and
  * kernel/include/uapi/d2d/fld_if.h (the one definition).
  *
- * Files: fld-pci.c (PCI function, BARs, properties, the bottom half),
- * fld-regs.c (BAR0 registers, commands, reset, memory table),
- * fld-win.c (BAR2 windows: WQE synthesis, CQE compression, doorbell
- * records, TX buffer translation, RX buffers), fld-stream.c (the
- * accelerator stream API: receive with metadata, transmit with credits,
- * completions, doorbells to the NIC), fld-accel.c (the accelerators),
- * fld-iot.c (CoAP and JWT checks of iotauth), fld-defrag.c (IPv4
- * reassembly of defrag), fld-zucreq.c (zuc requests), fld-rdma.c (FLD-R:
- * RC QP slots whose send/receive rings are FLD windows), fld-cqe.c,
- * fld-pool.c,
- * fld-cuckoo.c, fld-mem.c, fld-zuc.c (pure C components with host unit
- * tests).
+ * Files, top to bottom (docs/fld.md "Device model layers"; a file calls
+ * only files below it): fld-pci.c (PCI function, BARs, properties),
+ * fld-regs.c (BAR0 registers, commands, reset, memory table), fld-win.c
+ * (BAR2 windows: WQE synthesis, CQE compression, doorbell records, TX
+ * buffer translation, RX buffers), fld-accel.c (the accelerators),
+ * fld-rdma.c (FLD-R: RC QP slots whose send/receive rings are FLD
+ * windows), fld-stream.c (the accelerator stream API: receive with
+ * metadata, transmit with credits, completions, doorbells to the NIC, the
+ * bottom half), fld-iot.c (CoAP and JWT checks of iotauth), fld-defrag.c
+ * (IPv4 reassembly of defrag), fld-zucreq.c (zuc requests), fld-cqe.c,
+ * fld-pool.c, fld-cuckoo.c, fld-mem.c, fld-zuc.c (pure C components with
+ * host unit tests), fld-core.c (kick, error registers, Unix time).
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */

@@ -4,12 +4,14 @@
  * Register map, command and completion formats: docs/hdc.md and
  * kernel/include/uapi/d2d/hdc_if.h (the one definition).
  *
- * Files: hdc-pci.c (PCI function, BARs, properties, the engine's bottom
- * half), hdc-regs.c (BAR0 registers, reset), hdc-cmdq.c (host command and
- * completion rings), hdc-scoreboard.c (D2D commands split into READ / FUNC /
- * WRITE device commands, dependencies, BAR2 chunk allocator), hdc-nvme.c
- * (the engine's own NVMe host: bring-up over peer-to-peer MMIO, I/O queue
- * in BAR4, PRPs into BAR2), hdc-func.c (near-device functions).
+ * Files, top to bottom (docs/hdc.md "Device model layers"; a file calls
+ * only files below it): hdc-pci.c (PCI function, BARs, properties, the
+ * engine's bottom half), hdc-regs.c (BAR0 registers, reset), hdc-cmdq.c
+ * (host command and completion rings), hdc-scoreboard.c (D2D commands
+ * split into READ / FUNC / WRITE device commands, dependencies),
+ * hdc-nvme.c (the engine's own NVMe host: bring-up over peer-to-peer
+ * MMIO, I/O queue in BAR4, PRPs into BAR2), hdc-func.c (near-device
+ * functions), hdc-core.c (kick, error register, BAR2 chunk allocator).
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
