@@ -34,7 +34,7 @@ QEMU_CONFIGURE=(
 )
 [ "$variant" = asan ] && QEMU_CONFIGURE+=(--enable-sanitizers)
 # Bump QEMU_INTEGRATION when the edits to the unpacked tree below change.
-QEMU_INTEGRATION=1
+QEMU_INTEGRATION=2
 QEMU_KEY_INPUTS="7.2 ${QEMU_CONFIGURE[*]} integration=$QEMU_INTEGRATION"
 key=$(echo "$QEMU_KEY_INPUTS" | sha256sum | cut -c1-12)
 top="$D2D_CACHE/qemu/$key"
@@ -63,6 +63,12 @@ if [ ! -f "$src/.d2d-prepared" ]; then
 	sed -i 's/unpack_edk2_blobs = bzip2.found()/unpack_edk2_blobs = false/' "$src/meson.build"
 	echo "subdir('d2d')" >> "$src/hw/meson.build"
 	echo 'source d2d/Kconfig' >> "$src/hw/Kconfig"
+	# hw/d2d/trace-events: tracetool makes trace/trace-hw_d2d.h, which
+	# hw/d2d/trace.h includes.  The list is read by subdir('trace'), before
+	# hw/ is entered, so the directory goes in just before that line.
+	sed -i "s|^subdir('trace')\$|trace_events_subdirs += [ 'hw/d2d' ]\\n&|" "$src/meson.build"
+	grep -q "trace_events_subdirs += \[ 'hw/d2d' \]" "$src/meson.build" ||
+		die "qemu: could not add hw/d2d to trace_events_subdirs"
 	touch "$src/.d2d-prepared"
 fi
 

@@ -43,6 +43,8 @@ static void fld_realize(PCIDevice *pdev, Error **errp)
     FldState *s = FLD(pdev);
     unsigned i;
 
+    s->rdma_recv_cqe = fld_rdma_recv_cqe;
+    s->rdma_doorbells = fld_rdma_doorbells;
     s->accel = fld_accel_find(s->accel_name ? s->accel_name : "echo");
     if (!s->accel) {
         error_setg(errp, "fld: unknown accel '%s'", s->accel_name);

@@ -18,6 +18,7 @@
  */
 #include "qemu/osdep.h"
 #include "fld.h"
+#include "hw/d2d/trace.h"
 
 #define QP_RQ_STRIDE (1u << FLD_QP_RQ_LOG_STRIDE)
 
@@ -73,6 +74,7 @@ uint32_t fld_cmd_qp_set(FldState *s)
     qp->pi = 1u << lrq;
     qp->db_pi = qp->pi;
     qp->buf = g_malloc0((size_t)FLD_QP_BUF_SIZE << lrq);
+    trace_fld_qp_state(slot, qp->qpn, "set");
     s->cmd_result = FLD_WIN_QP_RQ + slot * FLD_QP_RQ_WIN_SIZE;
     return FLD_CMD_OK;
 }
@@ -90,6 +92,7 @@ uint32_t fld_cmd_qp_clear(FldState *s, uint32_t slot)
     }
     fld_inq_flush(s, FLD_INQ_QP(slot));  /* nothing left to answer on it */
     fld_sq_drop(s, qp->sq);
+    trace_fld_qp_state(slot, qp->qpn, "cleared");
     g_free(qp->buf);
     memset(qp, 0, sizeof(*qp));
     return FLD_CMD_OK;
@@ -114,6 +117,7 @@ uint32_t fld_rdma_bind(FldState *s, uint32_t slot, uint32_t qpn,
         qp->db_page = db_page;
         s->sqs[qp->sq].db_addr = db_page + SNIC_DB_QP_SQ;
     }
+    trace_fld_qp_state(slot, qpn, "bound");
     return FLD_CMD_OK;
 }
 
@@ -182,6 +186,7 @@ void fld_rdma_recv_cqe(FldState *s, const FldCqe *c)
         s->stats[FLD_STAT_NIC_ERR_CQES]++;
         s->stats[FLD_STAT_QP_ERR_CQES]++;
         if (!qp->broken) {
+            trace_fld_qp_state(slot, qp->qpn, "error");
             fld_raise_error(s, FLD_ERR_NIC_CQE, c->syndrome << 16 | slot,
                             "NIC reported an RDMA receive error");
         }

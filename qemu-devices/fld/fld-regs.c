@@ -10,22 +10,10 @@
 #include "qemu/timer.h"
 #include "hw/pci/msix.h"
 #include "fld.h"
+#include "hw/d2d/trace.h"
 
 #define FLD_CAPS (FLD_CAP_ECHO | FLD_CAP_ZUC | FLD_CAP_DEFRAG | \
                   FLD_CAP_IOTAUTH | FLD_CAP_STRIDING_RQ | FLD_CAP_RDMA)
-
-void fld_raise_error(FldState *s, enum fld_err err, uint32_t info,
-                     const char *why)
-{
-    s->error = err;
-    s->err_info = info;
-    s->error_count++;
-    qemu_log_mask(LOG_GUEST_ERROR, "fld: error %d (info 0x%x): %s\n", err,
-                  info, why);
-    if (s->err_msix < FLD_NUM_MSIX) {
-        d2d_msix_notify(&s->parent_obj, &s->pcie, s->err_msix);
-    }
-}
 
 static void fld_mem_update(FldState *s)
 {
@@ -37,11 +25,9 @@ static void fld_mem_update(FldState *s)
 void fld_reset_state(FldState *s)
 {
     fld_stream_reset(s);
+    fld_rdma_reset(s);
     memset(s->stats, 0, sizeof(s->stats));
-    s->error = FLD_ERR_NONE;
-    s->error_count = 0;
-    s->err_info = 0;
-    s->err_msix = UINT32_MAX;
+    fld_error_reset(s);
     s->cmd_status = FLD_CMD_OK;
     s->cmd_result = 0;
     memset(s->cmd_args, 0, sizeof(s->cmd_args));
@@ -50,15 +36,6 @@ void fld_reset_state(FldState *s)
     memset(s->keys, 0, sizeof(s->keys));
     memset(s->key_len, 0, sizeof(s->key_len));
     s->time_set = false;
-}
-
-int64_t fld_unix_time(FldState *s)
-{
-    if (!s->time_set) {
-        return -1;
-    }
-    return (qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) + s->time_offset_ns) /
-           NANOSECONDS_PER_SECOND;
 }
 
 /* ---- commands ---- */
@@ -525,6 +502,7 @@ static uint64_t fld_regs_read(void *opaque, hwaddr addr, unsigned size)
 
 static void fld_write_ctrl(FldState *s, uint32_t val)
 {
+    trace_fld_ctrl_write(val);
     s->ctrl = val & (FLD_CTRL_RESET | FLD_CTRL_ENABLE);
     if (val & FLD_CTRL_RESET) {
         fld_reset_state(s);
@@ -574,6 +552,7 @@ static void fld_regs_write(void *opaque, hwaddr addr, uint64_t val,
         break;
     case FLD_REG_CMD:
         s->cmd_status = fld_cmd(s, val);
+        trace_fld_cmd(val, s->cmd_status, s->cmd_result);
         if (s->cmd_status != FLD_CMD_OK) {
             s->stats[FLD_STAT_BAD_CMDS]++;
             fld_raise_error(s, FLD_ERR_BAD_CMD, val, "command refused");

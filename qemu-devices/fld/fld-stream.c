@@ -25,14 +25,10 @@
 #include "qemu/osdep.h"
 #include "qemu/main-loop.h"
 #include "fld.h"
+#include "hw/d2d/trace.h"
 
 #define VBLOCKS (FLD_TXBUF_WIN_SIZE / FLD_BLOCK_SIZE)
 #define BKEY(slot, vb) ((uint32_t)(slot) << 16 | (vb))
-
-void fld_kick(FldState *s)
-{
-    qemu_bh_schedule(s->bh);
-}
 
 void fld_stream_reset(FldState *s)
 {
@@ -64,7 +60,6 @@ void fld_stream_reset(FldState *s)
     for (i = 0; i < FLD_MAX_RQS; i++) {
         memset(s->rqs[i].stats, 0, sizeof(s->rqs[i].stats));
     }
-    fld_rdma_reset(s);
     if (s->df) {
         fld_defrag_reset(s->df);
         s->df_out_len = 0;
@@ -218,6 +213,7 @@ void fld_doorbell(FldState *s, uint64_t addr, uint32_t val)
 {
     uint32_t le = cpu_to_le32(val);
 
+    trace_fld_doorbell(addr, val);
     if (d2d_dma_write(&s->parent_obj, &s->pcie, NULL, addr, &le,
                       sizeof(le)) != MEMTX_OK) {
         s->stats[FLD_STAT_DB_ERRORS]++;
@@ -419,7 +415,7 @@ static bool fld_cqs_run(FldState *s, int budget)
                 break;
             case SNIC_CQE_RECV:
             case SNIC_CQE_RECV_ERR:
-                fld_rdma_recv_cqe(s, &c);
+                s->rdma_recv_cqe(s, &c);
                 break;
             case SNIC_CQE_RX:
             case SNIC_CQE_RX_ERR:
@@ -503,7 +499,7 @@ static void fld_doorbells(FldState *s)
             }
         }
     }
-    fld_rdma_doorbells(s);
+    s->rdma_doorbells(s);
 }
 
 void fld_bh(void *opaque)

@@ -14,6 +14,7 @@
  */
 #include "qemu/osdep.h"
 #include "fld.h"
+#include "hw/d2d/trace.h"
 
 static void fld_bad_access(FldState *s, bool write, hwaddr addr,
                            const char *why)
@@ -180,6 +181,7 @@ static void fld_cqe_write(FldState *s, unsigned slot, uint32_t off,
     }
     memcpy(cq->ring[cq->pi & ((1u << cq->log_size) - 1)], z, FLD_CQE_SIZE);
     cq->pi++;
+    trace_fld_cqe_write(slot, cq->pi);
     s->stats[FLD_STAT_CQE_WRITES]++;
     fld_kick(s);
 }

@@ -7,18 +7,18 @@
  * state.  Register map and formats: docs/fld.md and
  * kernel/include/uapi/d2d/fld_if.h (the one definition).
  *
- * Files: fld-pci.c (PCI function, BARs, properties, the bottom half),
- * fld-regs.c (BAR0 registers, commands, reset, memory table),
- * fld-win.c (BAR2 windows: WQE synthesis, CQE compression, doorbell
- * records, TX buffer translation, RX buffers), fld-stream.c (the
- * accelerator stream API: receive with metadata, transmit with credits,
- * completions, doorbells to the NIC), fld-accel.c (the accelerators),
- * fld-iot.c (CoAP and JWT checks of iotauth), fld-defrag.c (IPv4
- * reassembly of defrag), fld-zucreq.c (zuc requests), fld-rdma.c (FLD-R:
- * RC QP slots whose send/receive rings are FLD windows), fld-cqe.c,
- * fld-pool.c,
- * fld-cuckoo.c, fld-mem.c, fld-zuc.c (pure C components with host unit
- * tests).
+ * Files, top to bottom (docs/fld.md "Device model layers"; a file calls
+ * only files below it): fld-pci.c (PCI function, BARs, properties),
+ * fld-regs.c (BAR0 registers, commands, reset, memory table), fld-win.c
+ * (BAR2 windows: WQE synthesis, CQE compression, doorbell records, TX
+ * buffer translation, RX buffers), fld-accel.c (the accelerators),
+ * fld-rdma.c (FLD-R: RC QP slots whose send/receive rings are FLD
+ * windows), fld-stream.c (the accelerator stream API: receive with
+ * metadata, transmit with credits, completions, doorbells to the NIC, the
+ * bottom half), fld-iot.c (CoAP and JWT checks of iotauth), fld-defrag.c
+ * (IPv4 reassembly of defrag), fld-zucreq.c (zuc requests), fld-cqe.c,
+ * fld-pool.c, fld-cuckoo.c, fld-mem.c, fld-zuc.c (pure C components with
+ * host unit tests), fld-core.c (kick, error registers, Unix time).
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -31,6 +31,7 @@
 #include "d2d/snic_if.h"
 #include "d2d/snic_rdma_if.h"
 #include "../common/d2d-pcie.h"
+#include "../common/d2d-trace.h"
 #include "fld-cuckoo.h"
 #include "fld-pool.h"
 #include "fld-mem.h"
@@ -228,21 +229,34 @@ struct FldState {
     uint8_t df_sq;
 
     bool bh_busy, bh_rerun;
+
+    /*
+     * FLD-R (fld-rdma.c) sits above the stream layer: these are set by the
+     * top (fld-pci.c) so that the stream layer hands FLD-R its receive
+     * completions and asks for its doorbells without calling up into it.
+     */
+    void (*rdma_recv_cqe)(FldState *s, const FldCqe *c);
+    void (*rdma_doorbells)(FldState *s);
 };
+
+/* fld-core.c: the bottom layer */
+void fld_kick(FldState *s);
+/* Latch @err and @info in the error registers, count, log, interrupt. */
+void fld_raise_error(FldState *s, enum fld_err err, uint32_t info,
+                     const char *why);
+/* The error registers back to their reset values. */
+void fld_error_reset(FldState *s);
+/* Unix seconds from FLD_REG_UNIX_TIME and the virtual clock; -1: unset. */
+int64_t fld_unix_time(FldState *s);
 
 /* fld-regs.c */
 extern const MemoryRegionOps fld_regs_ops;
 void fld_reset_state(FldState *s);
-/* Unix seconds from FLD_REG_UNIX_TIME and the virtual clock; -1: unset. */
-int64_t fld_unix_time(FldState *s);
-void fld_raise_error(FldState *s, enum fld_err err, uint32_t info,
-                     const char *why);
 
 /* fld-win.c */
 extern const MemoryRegionOps fld_win_ops;
 
 /* fld-stream.c */
-void fld_kick(FldState *s);
 void fld_bh(void *opaque);
 void fld_stream_reset(FldState *s);
 /* Drop RQ @slot's packets waiting for the accelerator (RQ_CLEAR). */

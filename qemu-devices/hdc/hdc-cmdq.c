@@ -9,6 +9,7 @@
 #include "qemu/osdep.h"
 #include "qemu/log.h"
 #include "hdc.h"
+#include "hw/d2d/trace.h"
 
 #define HDC_CMD_SIZE sizeof(struct hdc_cmd)
 #define HDC_CPL_SIZE sizeof(struct hdc_cpl)
@@ -103,6 +104,7 @@ void hdc_cmdq_fetch(HdcState *s)
             hdc_cmdq_fatal(s, "command read failed");
             return;
         }
+        trace_hdc_cmd(q->cmd_head, le16_to_cpu(cmd.cmd_id), cmd.opcode);
         q->cmd_head = (q->cmd_head + 1) % HDC_QUEUE_DEPTH;
         job = hdc_job_new(s, &cmd);
         QTAILQ_INSERT_TAIL(&s->jobs, job, link);
@@ -151,9 +153,9 @@ void hdc_cmdq_post(HdcState *s)
         s->stats.cmds++;
         if (job->status != HDC_ST_OK) {
             s->stats.errs++;
-            qemu_log_mask(LOG_GUEST_ERROR,
-                          "hdc: command %u (id 0x%x) failed: status %u\n",
-                          (unsigned)job->seq, job->cmd_id, job->status);
+            D2D_GUEST_ERR(hdc_cmd_failed,
+                          "command %" PRIu64 " (id 0x%x) failed: status %u",
+                          job->seq, job->cmd_id, job->status);
         }
         cpl.result = cpu_to_le64(job->dst.type == HDC_EP_NONE ?
                                  job->produced : job->written);
@@ -161,6 +163,7 @@ void hdc_cmdq_post(HdcState *s)
         cpl.status = cpu_to_le16(job->status);
         cpl.cmdq_head = cpu_to_le16(q->cmd_head);
         cpl.flags = q->phase ? HDC_CPL_PHASE : 0;
+        trace_hdc_cpl(job->cmd_id, job->status, le64_to_cpu(cpl.result));
         if (d2d_dma_write_entry(&s->parent_obj, &s->pcie, NULL,
                                 q->cpl_base +
                                 (uint64_t)q->cpl_tail * HDC_CPL_SIZE,

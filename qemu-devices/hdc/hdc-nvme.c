@@ -14,6 +14,7 @@
 #include "qemu/main-loop.h"
 #include "block/nvme.h"
 #include "hdc.h"
+#include "hw/d2d/trace.h"
 
 #define HDC_NVME_PAGE 4096
 #define HDC_NVME_TO_UNIT_NS (500 * SCALE_MS)
@@ -26,6 +27,15 @@ const char *hdc_nvme_state_name(uint32_t state)
     };
 
     return state < ARRAY_SIZE(names) ? names[state] : "?";
+}
+
+static void hdc_nvme_set_state(HdcState *s, uint32_t state)
+{
+    if (s->nv.state != state) {
+        trace_hdc_nvme_state(hdc_nvme_state_name(s->nv.state),
+                             hdc_nvme_state_name(state));
+    }
+    s->nv.state = state;
 }
 
 /* ---- the controller's registers, by peer-to-peer DMA ---- */
@@ -67,6 +77,7 @@ static bool hdc_nvme_wr(HdcState *s, uint32_t off, uint64_t val, unsigned len)
 /* Doorbell @idx: SQ y tail is 2y, CQ y head is 2y + 1. */
 static bool hdc_nvme_db(HdcState *s, unsigned idx, uint32_t val)
 {
+    trace_hdc_nvme_doorbell(idx, val);
     return hdc_nvme_wr(s, 0x1000 + idx * s->nv.db_stride, val, 4);
 }
 
@@ -147,7 +158,7 @@ void hdc_nvme_orphan_all(HdcState *s)
         if (slot->busy && e) {
             slot->entry = NULL;
             hdc_chunk_orphan_get(s, slot->chunk);
-            hdc_sb_nvme_done(s, e, false);
+            s->nv.done(s, e, false);
         }
     }
 }
@@ -168,7 +179,7 @@ static void hdc_nvme_release_all(HdcState *s)
         slot->entry = NULL;
         s->nv.slots_used--;
         if (e) {
-            hdc_sb_nvme_done(s, e, false);
+            s->nv.done(s, e, false);
         } else {
             hdc_chunk_orphan_put(s, slot->chunk);
         }
@@ -195,14 +206,14 @@ static void hdc_nvme_quiesce(HdcState *s)
         hdc_nvme_release_all(s);
     } else {
         /* Unreachable: it may still write BAR2; keep those chunks out. */
-        qemu_log_mask(LOG_GUEST_ERROR,
-                      "hdc: cannot disable the NVMe controller\n");
+        D2D_GUEST_ERR(hdc_nvme_disable_failed,
+                      "cannot disable the NVMe controller");
         nv->live = false;
         hdc_nvme_orphan_all(s);
     }
     if (nv->stopping) {
         nv->stopping = false;
-        nv->state = HDC_NVME_OFF;
+        hdc_nvme_set_state(s, HDC_NVME_OFF);
     }
 }
 
@@ -239,7 +250,7 @@ static void hdc_nvme_fail(HdcState *s, enum hdc_err err, const char *why)
     HdcNvme *nv = &s->nv;
 
     timer_del(nv->timer);
-    nv->state = HDC_NVME_FAILED;
+    hdc_nvme_set_state(s, HDC_NVME_FAILED);
     nv->step = HDC_NS_IDLE;
     nv->admin_busy = false;
     hdc_raise_error(s, err, why);
@@ -360,7 +371,7 @@ static void hdc_nvme_admin_done(HdcState *s, uint16_t cid, uint16_t status)
         break;
     case HDC_NS_CREATE_SQ:
         nv->step = HDC_NS_IDLE;
-        nv->state = HDC_NVME_RUNNING;
+        hdc_nvme_set_state(s, HDC_NVME_RUNNING);
         qemu_log_mask(LOG_UNIMP, "hdc: NVMe controller at 0x%" PRIx64
                       " running: %" PRIu64 " LBAs of %u bytes\n",
                       nv->bar, nv->nsze, 1u << nv->lba_shift);
@@ -388,7 +399,7 @@ static void hdc_nvme_io_done(HdcState *s, uint16_t cid, uint16_t status)
     nv->slots_used--;
     if (status) {
         s->stats.nvme_errs++;
-        qemu_log_mask(LOG_GUEST_ERROR, "hdc: NVMe %s failed: status 0x%x\n",
+        D2D_GUEST_ERR(hdc_nvme_io_failed, "NVMe %s failed: status 0x%x",
                       slot->write ? "write" : "read", status);
     } else {
         if (slot->write) {
@@ -401,7 +412,7 @@ static void hdc_nvme_io_done(HdcState *s, uint16_t cid, uint16_t status)
                               HDC_CHUNK_SIZE, slot->bytes);
     }
     if (e) {
-        hdc_sb_nvme_done(s, e, !status);
+        s->nv.done(s, e, !status);
     } else {
         hdc_chunk_orphan_put(s, slot->chunk);
     }
@@ -642,7 +653,7 @@ void hdc_nvme_ctrl_write(HdcState *s, uint32_t val)
         }
         nv->bar = nv->bar_reg;
         nv->stopping = false;
-        nv->state = HDC_NVME_INIT;
+        hdc_nvme_set_state(s, HDC_NVME_INIT);
         nv->step = HDC_NS_START;
         nv->lba_shift = 0;
         nv->nsze = 0;
@@ -657,7 +668,7 @@ void hdc_nvme_ctrl_write(HdcState *s, uint32_t val)
             nv->stopping = true;
             hdc_nvme_request_disable(s);
         } else {
-            nv->state = HDC_NVME_OFF;
+            hdc_nvme_set_state(s, HDC_NVME_OFF);
         }
         break;
     default:
@@ -788,7 +799,7 @@ void hdc_nvme_reset(HdcState *s, bool hard)
     } else {
         hdc_nvme_request_disable(s);
     }
-    nv->state = HDC_NVME_OFF;
+    hdc_nvme_set_state(s, HDC_NVME_OFF);
     nv->stopping = false;
     nv->step = HDC_NS_IDLE;
     nv->admin_busy = false;

@@ -15,11 +15,6 @@
 
 #define HDC_BUF_MIB_MAX 2048     /* HDC_REG_BUF_SIZE is 32 bits */
 
-void hdc_kick(HdcState *s)
-{
-    qemu_bh_schedule(s->bh);
-}
-
 /*
  * Everything the engine does runs here: the NVMe controller's completions
  * and bring-up, new commands, the scoreboard, doorbells to the controller
@@ -103,6 +98,7 @@ static void hdc_realize(PCIDevice *pdev, Error **errp)
                      PCI_BASE_ADDRESS_MEM_TYPE_64 |
                      PCI_BASE_ADDRESS_MEM_PREFETCH, &s->buf);
 
+    s->nv.done = hdc_sb_nvme_done;
     hdc_nvme_init(s);
     memory_region_init_io(&s->nvmeq, OBJECT(s), &hdc_nvmeq_ops, s,
                           "hdc-nvmeq", HDC_NVMEQ_SIZE);

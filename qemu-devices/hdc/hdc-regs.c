@@ -8,13 +8,7 @@
 #include "qemu/osdep.h"
 #include "qemu/log.h"
 #include "hdc.h"
-
-void hdc_raise_error(HdcState *s, enum hdc_err err, const char *why)
-{
-    s->error = err;
-    s->error_count++;
-    qemu_log_mask(LOG_GUEST_ERROR, "hdc: error %d: %s\n", err, why);
-}
+#include "hw/d2d/trace.h"
 
 /*
  * Back to power-on state: in-flight work dropped, queue off, statistics
@@ -30,7 +24,7 @@ void hdc_reset_state(HdcState *s, bool hard)
     s->error = HDC_ERR_NONE;
     s->error_count = 0;
     s->devbuf_size = 0;
-    hdc_sb_reset_pool(s, hard);
+    hdc_chunk_pool_reset(s, hard);
     if (hard) {
         s->ctrl = 0;
         s->status = HDC_STATUS_READY;
@@ -43,6 +37,7 @@ static void hdc_write_ctrl(HdcState *s, uint32_t val)
 {
     uint32_t old = s->ctrl;
 
+    trace_hdc_ctrl_write(val);
     s->ctrl = val & (HDC_CTRL_RESET | HDC_CTRL_ENABLE);
     if (val & HDC_CTRL_RESET) {
         hdc_reset_state(s, false);
@@ -223,9 +218,11 @@ static void hdc_regs_write(void *opaque, hwaddr addr, uint64_t val,
         }
         break;
     case HDC_REG_CMDQ_TAIL:
+        trace_hdc_cmdq_doorbell(val);
         hdc_cmdq_doorbell(s, val);
         break;
     case HDC_REG_CPLQ_HEAD:
+        trace_hdc_cplq_doorbell(val);
         if (val < HDC_QUEUE_DEPTH) {
             s->q.cpl_head = val;
             hdc_kick(s);
@@ -251,6 +248,7 @@ static void hdc_regs_write(void *opaque, hwaddr addr, uint64_t val,
         }
         break;
     case HDC_REG_NVME_CTRL:
+        trace_hdc_nvme_ctrl_write(val);
         hdc_nvme_ctrl_write(s, val);
         break;
     case HDC_REG_DEVBUF_SIZE:
@@ -261,7 +259,7 @@ static void hdc_regs_write(void *opaque, hwaddr addr, uint64_t val,
             hdc_bad_reg(s, "device buffer area changed while in use");
         } else {
             s->devbuf_size = val;
-            hdc_sb_reset_pool(s, false);
+            hdc_chunk_pool_reset(s, false);
         }
         break;
     default:

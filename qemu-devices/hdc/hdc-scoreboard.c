@@ -21,114 +21,18 @@
 #include "qemu/log.h"
 #include "qapi/error.h"
 #include "hdc.h"
-
-/* ---- BAR2 chunk allocator ---- */
-
-uint8_t *hdc_chunk_ptr(HdcState *s, int32_t chunk)
-{
-    return s->buf_ptr + (uint64_t)chunk * HDC_CHUNK_SIZE;
-}
-
-/*
- * Older commands come first: once one found no free chunk in a pass,
- * younger ones get none in that pass either.
- */
-static int32_t hdc_chunk_alloc(HdcState *s, HdcJob *job)
-{
-    uint32_t n = s->nchunks - s->pool_start, i;
-
-    if (s->chunk_starved && job->seq > s->chunk_starved_seq) {
-        return -1;
-    }
-    if (!s->chunks_free) {
-        if (!s->chunk_starved || job->seq < s->chunk_starved_seq) {
-            s->chunk_starved = true;
-            s->chunk_starved_seq = job->seq;
-        }
-        return -1;
-    }
-    for (i = 0; i < n; i++) {
-        uint32_t c = s->pool_start + (s->chunk_hint + i) % n;
-
-        if (!s->chunk_owned[c] && !s->chunk_orphans[c]) {
-            s->chunk_owned[c] = true;
-            s->chunks_free--;
-            s->chunk_hint = (c - s->pool_start + 1) % n;
-            return c;
-        }
-    }
-    return -1;
-}
-
-static void hdc_chunk_put(HdcState *s, int32_t chunk)
-{
-    if (chunk < 0 || !s->chunk_owned[chunk]) {
-        return;
-    }
-    s->chunk_owned[chunk] = false;
-    if (!s->chunk_orphans[chunk]) {
-        s->chunks_free++;
-    }
-}
-
-/*
- * An NVMe command that a reset orphaned may still write its chunk: the
- * chunk stays out of the pool until the command completes or the
- * controller is disabled.
- */
-void hdc_chunk_orphan_get(HdcState *s, int32_t chunk)
-{
-    if (chunk < 0) {
-        return;
-    }
-    if (!s->chunk_owned[chunk] && !s->chunk_orphans[chunk]) {
-        s->chunks_free--;
-    }
-    s->chunk_orphans[chunk]++;
-}
-
-void hdc_chunk_orphan_put(HdcState *s, int32_t chunk)
-{
-    if (chunk < 0 || !s->chunk_orphans[chunk]) {
-        return;
-    }
-    if (!--s->chunk_orphans[chunk] && !s->chunk_owned[chunk]) {
-        s->chunks_free++;
-    }
-}
-
-void hdc_sb_reset_pool(HdcState *s, bool hard)
-{
-    uint32_t c;
-
-    s->pool_start = s->devbuf_size / HDC_CHUNK_SIZE;
-    s->chunks_free = 0;
-    s->chunk_hint = 0;
-    for (c = 0; c < s->nchunks; c++) {
-        s->chunk_owned[c] = false;
-        if (hard) {
-            s->chunk_orphans[c] = 0;
-        }
-        if (c >= s->pool_start && !s->chunk_orphans[c]) {
-            s->chunks_free++;
-        }
-    }
-}
+#include "hw/d2d/trace.h"
 
 void hdc_sb_init(HdcState *s)
 {
     QTAILQ_INIT(&s->jobs);
-    s->nchunks = s->buf_size / HDC_CHUNK_SIZE;
-    s->chunk_owned = g_new0(bool, s->nchunks);
-    s->chunk_orphans = g_new0(uint16_t, s->nchunks);
-    hdc_sb_reset_pool(s, true);
+    hdc_chunk_pool_init(s);
 }
 
 void hdc_sb_free(HdcState *s)
 {
     hdc_sb_drop_all(s);
-    g_free(s->chunk_owned);
-    g_free(s->chunk_orphans);
+    hdc_chunk_pool_free(s);
 }
 
 /* ---- entries ---- */
@@ -282,8 +186,7 @@ static uint16_t hdc_ep_setup(HdcState *s, HdcEp *ep,
     case HDC_EP_NVME:
         return hdc_ep_extents(s, ep, count, addr, is_src, need);
     default:
-        qemu_log_mask(LOG_GUEST_ERROR, "hdc: unknown endpoint type %u\n",
-                      e->type);
+        D2D_GUEST_ERR(hdc_bad_ep_type, "unknown endpoint type %u", e->type);
         return HDC_ST_EINVAL;
     }
     ep->addr = addr;
@@ -305,8 +208,7 @@ static uint16_t hdc_job_setup(HdcState *s, HdcJob *job,
     case HDC_OP_TRANSFER:
         break;
     default:
-        qemu_log_mask(LOG_GUEST_ERROR, "hdc: unknown opcode 0x%x\n",
-                      cmd->opcode);
+        D2D_GUEST_ERR(hdc_bad_opcode, "unknown opcode 0x%x", cmd->opcode);
         return HDC_ST_EINVAL;
     }
     if (le32_to_cpu(cmd->flags) || cmd->nfuncs > HDC_MAX_FUNCS) {
@@ -316,7 +218,7 @@ static uint16_t hdc_job_setup(HdcState *s, HdcJob *job,
     for (i = 0; i < job->nfuncs; i++) {
         job->funcs[i] = cmd->funcs[i];
         if (!job->funcs[i] || job->funcs[i] > HDC_FN_MAX) {
-            qemu_log_mask(LOG_GUEST_ERROR, "hdc: unknown function %u\n",
+            D2D_GUEST_ERR(hdc_bad_func, "unknown function %u",
                           job->funcs[i]);
             return HDC_ST_EINVAL;
         }
@@ -349,8 +251,7 @@ static uint16_t hdc_job_setup(HdcState *s, HdcJob *job,
     if (job->nfuncs) {
         job->fc = hdc_func_new(job->funcs, job->nfuncs, &aux, &err);
         if (!job->fc) {
-            qemu_log_mask(LOG_GUEST_ERROR, "hdc: %s\n",
-                          error_get_pretty(err));
+            D2D_GUEST_ERR(hdc_bad_func_chain, "%s", error_get_pretty(err));
             error_free(err);
             return HDC_ST_EINVAL;
         }
@@ -698,8 +599,7 @@ static void hdc_run_func(HdcState *s, HdcJob *job, HdcEntry *f)
     }
     if (!hdc_func_run(job->fc, hdc_chunk_ptr(s, r->chunk) + r->data_off,
                       r->len, f->last, job->fifo, &err)) {
-        qemu_log_mask(LOG_GUEST_ERROR, "hdc: function failed: %s\n",
-                      error_get_pretty(err));
+        D2D_GUEST_ERR(hdc_func_failed, "%s", error_get_pretty(err));
         error_free(err);
         hdc_job_fail(job, HDC_ST_EINVAL);
     }

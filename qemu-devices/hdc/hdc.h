@@ -4,12 +4,14 @@
  * Register map, command and completion formats: docs/hdc.md and
  * kernel/include/uapi/d2d/hdc_if.h (the one definition).
  *
- * Files: hdc-pci.c (PCI function, BARs, properties, the engine's bottom
- * half), hdc-regs.c (BAR0 registers, reset), hdc-cmdq.c (host command and
- * completion rings), hdc-scoreboard.c (D2D commands split into READ / FUNC /
- * WRITE device commands, dependencies, BAR2 chunk allocator), hdc-nvme.c
- * (the engine's own NVMe host: bring-up over peer-to-peer MMIO, I/O queue
- * in BAR4, PRPs into BAR2), hdc-func.c (near-device functions).
+ * Files, top to bottom (docs/hdc.md "Device model layers"; a file calls
+ * only files below it): hdc-pci.c (PCI function, BARs, properties, the
+ * engine's bottom half), hdc-regs.c (BAR0 registers, reset), hdc-cmdq.c
+ * (host command and completion rings), hdc-scoreboard.c (D2D commands
+ * split into READ / FUNC / WRITE device commands, dependencies),
+ * hdc-nvme.c (the engine's own NVMe host: bring-up over peer-to-peer
+ * MMIO, I/O queue in BAR4, PRPs into BAR2), hdc-func.c (near-device
+ * functions), hdc-core.c (kick, error register, BAR2 chunk allocator).
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -22,6 +24,7 @@
 #include "qom/object.h"
 #include "d2d/hdc_if.h"
 #include "../common/d2d-pcie.h"
+#include "../common/d2d-trace.h"
 #include "hdc-func.h"
 
 #define TYPE_HDC "hdc"
@@ -193,7 +196,15 @@ typedef enum HdcNvmeStep {
     HDC_NS_CREATE_SQ,
 } HdcNvmeStep;
 
+/*
+ * An NVMe command of entry @e finished (@ok) or was failed by a reset.
+ * Set by the top (hdc-pci.c) to the scoreboard's handler, so the NVMe host
+ * below the scoreboard never calls up into it.
+ */
+typedef void HdcNvmeDoneFn(HdcState *s, HdcEntry *e, bool ok);
+
 typedef struct HdcNvme {
+    HdcNvmeDoneFn *done;
     uint32_t state;         /* enum hdc_nvme_state */
     uint32_t step;          /* HdcNvmeStep */
     uint64_t bar_reg;       /* HDC_REG_NVME_BAR_* */
@@ -271,12 +282,21 @@ struct HdcState {
     int64_t budget;         /* bytes a pass may copy before yielding */
 };
 
-/* hdc-pci.c */
+/* hdc-core.c: the bottom layer */
 void hdc_kick(HdcState *s);
+void hdc_raise_error(HdcState *s, enum hdc_err err, const char *why);
+void hdc_chunk_pool_init(HdcState *s);
+void hdc_chunk_pool_free(HdcState *s);
+void hdc_chunk_pool_reset(HdcState *s, bool hard);
+/* A free chunk of the pool for @job, -1 if none (older commands first). */
+int32_t hdc_chunk_alloc(HdcState *s, HdcJob *job);
+void hdc_chunk_put(HdcState *s, int32_t chunk);
+void hdc_chunk_orphan_get(HdcState *s, int32_t chunk);
+void hdc_chunk_orphan_put(HdcState *s, int32_t chunk);
+uint8_t *hdc_chunk_ptr(HdcState *s, int32_t chunk);
 
 /* hdc-regs.c */
 extern const MemoryRegionOps hdc_regs_ops;
-void hdc_raise_error(HdcState *s, enum hdc_err err, const char *why);
 void hdc_reset_state(HdcState *s, bool hard);
 
 /* hdc-cmdq.c */
@@ -289,16 +309,12 @@ void hdc_cmdq_post(HdcState *s);
 /* hdc-scoreboard.c */
 void hdc_sb_init(HdcState *s);
 void hdc_sb_free(HdcState *s);
-void hdc_sb_reset_pool(HdcState *s, bool hard);
 HdcJob *hdc_job_new(HdcState *s, const struct hdc_cmd *cmd);
 void hdc_job_free(HdcState *s, HdcJob *job);
 void hdc_sb_run(HdcState *s);
 void hdc_sb_drop_all(HdcState *s);
 void hdc_sb_nvme_done(HdcState *s, HdcEntry *e, bool ok);
-void hdc_chunk_orphan_get(HdcState *s, int32_t chunk);
-void hdc_chunk_orphan_put(HdcState *s, int32_t chunk);
 void hdc_sb_format(HdcState *s, GString *out);
-uint8_t *hdc_chunk_ptr(HdcState *s, int32_t chunk);
 
 /* hdc-nvme.c */
 extern const MemoryRegionOps hdc_nvmeq_ops;

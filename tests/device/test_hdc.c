@@ -1537,6 +1537,51 @@ static void hostile_register_fuzz(void)
 	}
 }
 
+/* True if the file at @path holds @needle. */
+static bool file_has(const char *path, const char *needle)
+{
+	static char buf[65536];
+	ssize_t n;
+	int fd = open(path, O_RDONLY);
+
+	if (fd < 0)
+		return false;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n < 0)
+		return false;
+	buf[n] = 0;
+	return strstr(buf, needle) != NULL;
+}
+
+/*
+ * Trace events (hw/d2d/trace-events), enabled on the command line with
+ * the log backend writing to a file (-D): a doorbell, the NVMe
+ * controller's state changes and a guest error each leave their line.
+ * The trace is written while QEMU handles the access, before it answers.
+ */
+static void trace_events_logged(void)
+{
+	char path[64], opts[256];
+
+	snprintf(path, sizeof(path), "/tmp/d2d-hdc-trace-%d.log", getpid());
+	unlink(path);
+	snprintf(opts, sizeof(opts),
+		 " -D %s -trace hdc_cmdq_doorbell -trace hdc_nvme_state"
+		 " -trace hdc_error", path);
+	CHECK(start("", "", opts));
+	CHECK_EQ(bringup_at(NVME_BASE), HDC_NVME_RUNNING);
+	wr(HDC_REG_CMDQ_TAIL, 5);	/* queue disabled: a guest error */
+	CHECK(file_has(path, "hdc_nvme_state off -> init"));
+	CHECK(file_has(path, "hdc_nvme_state init -> running"));
+	CHECK(file_has(path, "hdc_cmdq_doorbell command queue tail 5"));
+	CHECK(file_has(path, "doorbell with queue disabled"));
+	qt_quit(qt);
+	qt = NULL;
+	ready = false;
+	unlink(path);
+}
+
 int main(void)
 {
 	img = malloc(IMG_SIZE);
@@ -1567,6 +1612,7 @@ int main(void)
 	RUN("device/hdc", lba4k_small_mdts);
 	RUN("device/hdc", small_buffer_pool);
 	RUN("device/hdc", hostile_register_fuzz);
+	RUN("device/hdc", trace_events_logged);
 	qt_quit(qt);
 	unlink(img_path);
 	free(img);

@@ -1,0 +1,1 @@
+#include "trace/trace-hw_d2d.h"
