@@ -388,6 +388,7 @@ int snic_ib_probe(struct snic_dev *sd);
 void snic_ib_remove(struct snic_dev *sd);
 void snic_ib_async_event(struct snic_dev *sd, struct snic_eqe *eqe);
 void snic_ib_port_event(struct snic_dev *sd, bool up);
+int snic_ib_qp_owner(struct snic_dev *sd, u32 qpn);
 
 /* snic_spin.c: /dev/snic-spinN */
 int snic_spin_probe(struct snic_dev *sd);

@@ -135,6 +135,7 @@ struct snic_ib_qp {
 	u8 rq_log_stride;
 	u8 port;
 	bool user;
+	struct pid *owner;		/* user QP: the creating process */
 	bool sig_all;
 	u16 db_page;
 	u32 sq_size;			/* basic blocks */

@@ -227,6 +227,29 @@ static int snic_ib_qp_cmd(struct snic_ib_dev *ibd, struct snic_ib_qp *qp,
 	return 0;
 }
 
+/*
+ * Who may give QP @qpn of @sd to a sPIN context: 0 a user QP of the
+ * calling process, -EACCES another process's user QP, -EPERM a kernel QP,
+ * -ENOENT none.
+ */
+int snic_ib_qp_owner(struct snic_dev *sd, u32 qpn)
+{
+	struct snic_ib_dev *ibd = sd->ib;
+	struct snic_ib_qp *qp;
+	int ret = -ENOENT;
+
+	if (!ibd)
+		return ret;
+	xa_lock_irq(&ibd->qps);
+	qp = xa_load(&ibd->qps, qpn);
+	if (qp && !qp->user)
+		ret = -EPERM;
+	else if (qp)
+		ret = qp->owner == task_tgid(current) ? 0 : -EACCES;
+	xa_unlock_irq(&ibd->qps);
+	return ret;
+}
+
 int snic_ib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		      struct ib_udata *udata)
 {
@@ -301,6 +324,7 @@ int snic_ib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 				       min(sizeof(resp), udata->outlen));
 		if (ret)
 			goto err_xa;
+		qp->owner = get_task_pid(current, PIDTYPE_TGID);
 	}
 	return 0;
 
@@ -335,6 +359,8 @@ int snic_ib_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 		snic_ib_buf_release(ibd, &qp->buf, qp->mmap);
 	kvfree(qp->swqe);
 	qp->swqe = NULL;
+	put_pid(qp->owner);
+	qp->owner = NULL;
 	return 0;
 }
 

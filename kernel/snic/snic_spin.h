@@ -94,10 +94,12 @@ struct snic_spin {
 	u64 ev_irqs;
 	u64 ev_eqes;
 	u64 ev_stray;		/* EQEs for no context of ours */
+	u32 perm_denied;	/* operations refused: capability, QP owner */
 };
 
 struct snic_spin_file {
 	struct snic_spin *sp;
+	struct file *filp;	/* its opener's credentials decide */
 	struct list_head node;
 	struct list_head allocs;
 	struct list_head ctxs;
