@@ -384,6 +384,12 @@ uint8_t snic_rdma_invalidate(SnicState *s, SnicQp *qp, uint32_t key)
     if (!mr->valid || mr->tag != SNIC_KEY_TAG(key) || mr->pdn != qp->pdn) {
         return SNIC_RST_LOC_PROT;
     }
+    /* Only a fast-registration MR can be invalidated (IB 10.6.6.2). */
+    if (!(mr->flags & SNIC_MR_F_FAST_REG)) {
+        qemu_log_mask(LOG_GUEST_ERROR, "snic: qp %u: invalidate of key 0x%x:"
+                      " not a fast-registration MR\n", qp->qpn, key);
+        return SNIC_RST_LOC_PROT;
+    }
     mr->live = false;
     return SNIC_RST_OK;
 }

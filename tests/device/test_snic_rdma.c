@@ -1615,6 +1615,56 @@ static void fast_reg_and_invalidate(void)
 	CHECK_EQ(e.syndrome, SNIC_RST_REM_ACCESS);
 }
 
+/*
+ * Only fast-registration MRs can be invalidated: a remote SEND with
+ * invalidate naming an ordinary MR's key is a remote invalid request (NAK,
+ * the requester's completion says so), a LOCAL_INV of it a local
+ * protection error; either way the MR keeps working.
+ */
+static void invalidate_ordinary_mr(void)
+{
+	struct snic_rdma_stats st;
+	struct snic_cqe e;
+	struct wqe w;
+	uint8_t d[32], x[32];
+	uint16_t idx;
+
+	CHECK(env_start());
+	CHECK(pair_up(&conn_default));
+	qp_recv(&sb.qp, 0x61, 100, sb.mr.key, sb.mr.iova);
+	w_init(&w, SNIC_WQE_SEND_INV, SNIC_WQE_F_SIGNAL, sb.mr.key);
+	w_data(&w, 20, sa.mr.key, sa.mr.iova);
+	idx = qp_post(&sa.qp, &w);
+	CHECK(cq_wait(&sa.scq, &e, 1000000));
+	CHECK_EQ(e.wqe_counter, idx);
+	CHECK_EQ(e.syndrome, SNIC_RST_REM_INV_REQ);
+	CHECK(rstats(B, &st));
+	CHECK_EQ(st.inv_req_naks_sent, 1);
+	CHECK(pair_reconnect());
+	/* the MR still takes a WRITE */
+	fill(d, sizeof(d), 61);
+	mr_write(&sa.mr, 0, d, sizeof(d));
+	w_init(&w, SNIC_WQE_RDMA_WRITE, SNIC_WQE_F_SIGNAL, 0);
+	w_raddr(&w, sb.mr.iova + 64, sb.mr.key);
+	w_data(&w, sizeof(d), sa.mr.key, sa.mr.iova);
+	idx = qp_post(&sa.qp, &w);
+	CHECK_REQ(&sa.scq, idx, SNIC_WQE_RDMA_WRITE, sizeof(d), &e);
+	mr_read(&sb.mr, 64, x, sizeof(x));
+	CHECK(!memcmp(x, d, sizeof(d)));
+	/* LOCAL_INV of it: a local error, and the MR is still live */
+	w_init(&w, SNIC_WQE_LOCAL_INV, SNIC_WQE_F_SIGNAL, sb.mr.key);
+	idx = qp_post(&sb.qp, &w);
+	CHECK(cq_wait(&sb.scq, &e, 1000000));
+	CHECK_EQ(e.wqe_counter, idx);
+	CHECK_EQ(e.syndrome, SNIC_RST_LOC_PROT);
+	CHECK(pair_reconnect());
+	w_init(&w, SNIC_WQE_RDMA_WRITE, SNIC_WQE_F_SIGNAL, 0);
+	w_raddr(&w, sb.mr.iova + 128, sb.mr.key);
+	w_data(&w, sizeof(d), sa.mr.key, sa.mr.iova);
+	idx = qp_post(&sa.qp, &w);
+	CHECK_REQ(&sa.scq, idx, SNIC_WQE_RDMA_WRITE, sizeof(d), &e);
+}
+
 /* SRQ shared by two QPs, limit event, and the receive-side events. */
 static void srq_shared(void)
 {
@@ -2085,6 +2135,7 @@ int main(void)
 	RUN("device/snic_rdma", retry_exceeded);
 	RUN("device/snic_rdma", cq_resize);
 	RUN("device/snic_rdma", fast_reg_and_invalidate);
+	RUN("device/snic_rdma", invalidate_ordinary_mr);
 	RUN("device/snic_rdma", srq_shared);
 	RUN("device/snic_rdma", sqd_and_solicited_events);
 	RUN("device/snic_rdma", cq_moderation);
