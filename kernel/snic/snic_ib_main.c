@@ -161,6 +161,7 @@ static const struct rdma_stat_desc snic_ib_stat_descs[] = {
 	{ .name = "loss_injected" },
 	{ .name = "req_errors" }, { .name = "resp_errors" },
 	{ .name = "read_resps" }, { .name = "atomics" },
+	{ .name = "rx_bad_src" },
 	/* driver side */
 	{ .name = "drv_cqe_no_qp" }, { .name = "drv_cqe_bad" },
 	{ .name = "drv_events_no_obj" },

@@ -672,7 +672,7 @@ void snic_rdma_stats_format(SnicState *s, GString *out)
         "inv_req_naks_sent", "inv_req_naks_rcvd", "dup_requests",
         "out_of_seq", "rx_icrc_errors", "rx_malformed", "rx_no_qp",
         "rx_bad_qkey", "loss_injected", "req_errors", "resp_errors",
-        "read_resps", "atomics",
+        "read_resps", "atomics", "rx_bad_src",
     };
     const uint64_t *v = (const uint64_t *)&s->rdma.st;
     size_t i;

@@ -241,6 +241,7 @@ typedef struct SnicRdmaStats {
     uint64_t req_errors, resp_errors;
     uint64_t read_resps;
     uint64_t atomics;
+    uint64_t rx_bad_src;
 } SnicRdmaStats;
 
 typedef struct SnicRdma {

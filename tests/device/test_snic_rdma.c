@@ -1665,6 +1665,54 @@ static void invalidate_ordinary_mr(void)
 	CHECK_REQ(&sa.scq, idx, SNIC_WQE_RDMA_WRITE, sizeof(d), &e);
 }
 
+/* Give the request frame @f another IPv4 source; checksums fixed. */
+static void set_src_ip(uint8_t *f, size_t len, uint32_t ip)
+{
+	uint8_t *h = f + 14;
+	uint32_t sum = 0;
+	int i;
+
+	*(uint32_t *)(h + 12) = htonl(ip);
+	h[10] = h[11] = 0;
+	for (i = 0; i < 20; i += 2)
+		sum += h[i] << 8 | h[i + 1];
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	h[10] = ~sum >> 8;
+	h[11] = ~sum;
+	fix_icrc(f, len);
+}
+
+/*
+ * Connection injection: an RC request with the expected QPN and PSN but
+ * from another IPv4 source than B's QP's path is dropped and counted
+ * (rx_bad_src) and does not consume the PSN; the real peer's is accepted.
+ */
+static void rc_wrong_source(void)
+{
+	struct snic_rdma_stats s0, s1;
+	struct snic_cqe e;
+	uint8_t f[2048];
+	size_t len;
+
+	CHECK(env_start());
+	CHECK(pair_up(&conn_default));
+	CHECK(rstats(B, &s0));
+	qp_recv(&sb.qp, 1, 4096, sb.mr.key, sb.mr.iova);
+	len = mk_req(f, 0x04, sb.qp.qpn, 100, 64);
+	set_src_ip(f, len, ip_a + 77);
+	CHECK(inj_send(f, len));
+	pump(16);
+	len = mk_req(f, 0x04, sb.qp.qpn, 100, 32);
+	CHECK(inj_send(f, len));
+	CHECK(cq_wait(&sb.rcq, &e, 0));
+	CHECK_EQ(e.opcode, SNIC_CQE_RECV);
+	CHECK_EQ(e.byte_cnt, 32);
+	CHECK(rstats(B, &s1));
+	CHECK_EQ(s1.rx_bad_src, s0.rx_bad_src + 1);
+	CHECK_EQ(s1.rx_pkts, s0.rx_pkts + 1);
+}
+
 /* SRQ shared by two QPs, limit event, and the receive-side events. */
 static void srq_shared(void)
 {
@@ -2126,6 +2174,7 @@ int main(void)
 	RUN("device/snic_rdma", rd_atomic_limit_and_fence);
 	RUN("device/snic_rdma", icrc_capture);
 	RUN("device/snic_rdma", malformed_frames);
+	RUN("device/snic_rdma", rc_wrong_source);
 	RUN("device/snic_rdma", remote_access_errors);
 	RUN("device/snic_rdma", local_errors);
 	RUN("device/snic_rdma", loss_injection);

@@ -367,6 +367,7 @@ struct snic_rdma_stats {
 	__le64 req_errors, resp_errors;	/* error completions */
 	__le64 read_resps;		/* READ response packets sent */
 	__le64 atomics;			/* atomics executed */
+	__le64 rx_bad_src;		/* RC: dropped, not from the QP's path */
 };
 
 #endif /* _UAPI_D2D_SNIC_RDMA_IF_H */
