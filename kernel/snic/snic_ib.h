@@ -23,6 +23,21 @@
 #define SNIC_IB_MAX_UD_SGE	(SNIC_WQE_MAX_DS - 4)	/* ctrl + ud */
 #define SNIC_IB_MAX_FRPL	1024	/* fast-registration pages per MR */
 #define SNIC_IB_RECV_MIN_LOG	5
+#define SNIC_IB_RECV_MAX_STRIDE	256	/* 16 * (1 + SNIC_MAX_SGE), rounded up */
+
+/*
+ * Every ring (a CQ, an SRQ, a QP's send and receive rings) is one
+ * physically contiguous buffer with its 64-byte record after it: the
+ * device takes one bus address per ring.  The page allocator hands out at
+ * most SNIC_IB_BUF_MAX bytes at once, so the limits the ib_device
+ * advertises are those whose buffers fit (checked at build time in
+ * snic_ib_query_device); anything larger is EINVAL, and an allocation
+ * that fails for want of memory is ENOMEM without a kernel warning.
+ */
+#define SNIC_IB_BUF_MAX		(PAGE_SIZE << (MAX_ORDER - 1))
+#define SNIC_IB_MAX_QP_WR	4096	/* sends and receives of a QP */
+#define SNIC_IB_MAX_SRQ_WR	8191	/* the ring has max_wr + 1 entries */
+#define SNIC_IB_MAX_CQE		((1 << SNIC_MAX_LOG_SIZE) - 1)
 
 /*
  * Memory shared with the device that may also be mapped into a process:

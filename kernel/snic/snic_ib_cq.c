@@ -42,7 +42,7 @@ int snic_ib_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	int ret;
 
 	if (attr->flags || attr->comp_vector ||
-	    attr->cqe < 1 || attr->cqe > (1 << SNIC_MAX_LOG_SIZE) - 1)
+	    attr->cqe < 1 || attr->cqe > SNIC_IB_MAX_CQE)
 		return -EINVAL;
 	if (udata)
 		uc = rdma_udata_to_drv_context(udata, struct snic_ib_ucontext,
@@ -157,7 +157,7 @@ int snic_ib_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
 	u8 log;
 	int ret;
 
-	if (cqe < 1 || cqe > (1 << SNIC_MAX_LOG_SIZE) - 1)
+	if (cqe < 1 || cqe > SNIC_IB_MAX_CQE)
 		return -EINVAL;
 	log = max_t(u8, order_base_2(cqe + 1), SNIC_MIN_LOG_SIZE);
 	ring = ALIGN((1u << log) * sizeof(struct snic_cqe), SNIC_RING_ALIGN);

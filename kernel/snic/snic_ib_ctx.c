@@ -20,7 +20,11 @@ int snic_ib_buf_alloc(struct snic_ib_dev *ibd, struct snic_ib_buf *b,
 	struct device *dev = &ibd->sd->pdev->dev;
 
 	b->size = PAGE_ALIGN(size);
-	b->va = alloc_pages_exact(b->size, GFP_KERNEL | __GFP_ZERO);
+	if (b->size > SNIC_IB_BUF_MAX)
+		return -EINVAL;
+	/* User-sized: a failure is the caller's ENOMEM, not a warning. */
+	b->va = alloc_pages_exact(b->size, GFP_KERNEL | __GFP_ZERO |
+				  __GFP_NOWARN);
 	if (!b->va)
 		return -ENOMEM;
 	/*

@@ -36,7 +36,17 @@ static int snic_ib_query_device(struct ib_device *ibdev,
 	a->hw_ver = sd->pdev->revision;
 	a->max_qp = SNIC_MAX_QPS - 2;
 	/* Every WR may take SNIC_WQE_MAX_BBS basic blocks. */
-	a->max_qp_wr = (1 << SNIC_MAX_LOG_SIZE) / SNIC_WQE_MAX_BBS;
+	BUILD_BUG_ON(SNIC_IB_MAX_QP_WR * SNIC_WQE_MAX_BBS >
+		     1 << SNIC_MAX_LOG_SIZE);
+	BUILD_BUG_ON(SNIC_IB_MAX_QP_WR * SNIC_WQE_MAX_BBS * SNIC_WQEBB_SIZE +
+		     SNIC_IB_MAX_QP_WR * SNIC_IB_RECV_MAX_STRIDE +
+		     2 * SNIC_RING_ALIGN > SNIC_IB_BUF_MAX);
+	BUILD_BUG_ON((SNIC_IB_MAX_SRQ_WR + 1) * SNIC_IB_RECV_MAX_STRIDE +
+		     2 * SNIC_RING_ALIGN > SNIC_IB_BUF_MAX);
+	BUILD_BUG_ON((SNIC_IB_MAX_CQE + 1) * sizeof(struct snic_cqe) +
+		     2 * SNIC_RING_ALIGN > SNIC_IB_BUF_MAX);
+	BUILD_BUG_ON(16 * (1 + SNIC_MAX_SGE) > SNIC_IB_RECV_MAX_STRIDE);
+	a->max_qp_wr = SNIC_IB_MAX_QP_WR;
 	a->device_cap_flags = IB_DEVICE_MEM_MGT_EXTENSIONS |
 			      IB_DEVICE_RC_RNR_NAK_GEN |
 			      IB_DEVICE_SYS_IMAGE_GUID |
@@ -46,7 +56,7 @@ static int snic_ib_query_device(struct ib_device *ibdev,
 	a->max_recv_sge = SNIC_MAX_SGE;
 	a->max_sge_rd = SNIC_IB_MAX_SEND_SGE;
 	a->max_cq = SNIC_MAX_CQS / 2;
-	a->max_cqe = (1 << SNIC_MAX_LOG_SIZE) - 1;
+	a->max_cqe = SNIC_IB_MAX_CQE;
 	a->cq_caps.max_cq_moderation_count = SNIC_CQ_MAX_MOD_COUNT;
 	a->cq_caps.max_cq_moderation_period = SNIC_CQ_MAX_MOD_PERIOD;
 	a->max_mr = SNIC_MAX_MRS - 1;
@@ -57,7 +67,7 @@ static int snic_ib_query_device(struct ib_device *ibdev,
 	a->atomic_cap = IB_ATOMIC_HCA;
 	a->max_ah = 1 << 20;	/* host state only */
 	a->max_srq = SNIC_MAX_SRQS - 1;
-	a->max_srq_wr = (1 << SNIC_MAX_LOG_SIZE) - 1;
+	a->max_srq_wr = SNIC_IB_MAX_SRQ_WR;
 	a->max_srq_sge = SNIC_MAX_SGE;
 	a->max_fast_reg_page_list_len = SNIC_IB_MAX_FRPL;
 	a->max_pkeys = 1;

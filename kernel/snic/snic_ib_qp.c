@@ -157,8 +157,8 @@ static int snic_ib_qp_caps(struct snic_ib_qp *qp, struct ib_qp_init_attr *init)
 
 	if (cap->max_send_sge > max_sge || cap->max_recv_sge > SNIC_MAX_SGE ||
 	    cap->max_inline_data > SNIC_MAX_RDMA_INLINE ||
-	    cap->max_send_wr > (1u << SNIC_MAX_LOG_SIZE) / SNIC_WQE_MAX_BBS ||
-	    (!init->srq && cap->max_recv_wr > (1u << SNIC_MAX_LOG_SIZE)))
+	    cap->max_send_wr > SNIC_IB_MAX_QP_WR ||
+	    (!init->srq && cap->max_recv_wr > SNIC_IB_MAX_QP_WR))
 		return -EINVAL;
 	qp->max_send_sge = max_t(u32, cap->max_send_sge, 1);
 	qp->max_recv_sge = max_t(u32, cap->max_recv_sge, 1);
@@ -613,7 +613,7 @@ int snic_ib_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 	int ret;
 
 	if (init->srq_type != IB_SRQT_BASIC || !a->max_wr ||
-	    a->max_wr >= (1u << SNIC_MAX_LOG_SIZE) ||
+	    a->max_wr > SNIC_IB_MAX_SRQ_WR ||
 	    a->max_sge > SNIC_MAX_SGE || a->srq_limit > a->max_wr)
 		return -EINVAL;
 	spin_lock_init(&srq->lock);
