@@ -39,12 +39,15 @@
 #define SNIC_TX_WAKE		(4 * SNIC_WQE_MAX_BBS)	/* free BBs to wake */
 #define SNIC_FRAME_OVERHEAD	18	/* device takes frames up to MTU + 18 */
 
-/* One in-flight admin command, indexed by its command ring slot. */
+/*
+ * One admin command in flight, on its caller's stack: found by the id
+ * slot of its command id (snic_aq.inflight), never by its ring position,
+ * so that no other command can reuse it before its caller is done.
+ */
 struct snic_aq_ctx {
 	struct completion done;
 	struct snic_aq_cqe cqe;
 	u16 cmd_id;
-	bool waiting;
 };
 
 struct snic_aq {
@@ -57,9 +60,9 @@ struct snic_aq {
 	u32 cq_head;
 	u8 phase;
 	u16 gen;		/* upper bits of cmd_id, catches stale CQEs */
-	spinlock_t lock;	/* sq_tail, cq_head, ctx[] */
+	spinlock_t lock;	/* sq_tail, cq_head, gen, inflight[] */
 	struct semaphore slots;	/* at most depth - 1 commands in flight */
-	struct snic_aq_ctx *ctx;
+	struct snic_aq_ctx **inflight;	/* id slot -> its waiter, NULL: free */
 	bool broken;		/* a command timed out: device needs reset */
 	u64 cmds;
 	u64 errors;

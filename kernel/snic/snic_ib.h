@@ -220,6 +220,8 @@ static inline struct snic_ib_ah *to_sibah(struct ib_ah *ah)
 
 /* snic_ib_main.c */
 void snic_ib_sync_events(struct snic_ib_dev *ibd);
+int snic_ib_xa_publish(struct xarray *xa, u32 n, void *obj);
+void snic_ib_xa_drop(struct xarray *xa, u32 n, void *obj);
 
 /* snic_ib_ctx.c: ucontext, mmap, shared ring buffers */
 int snic_ib_alloc_ucontext(struct ib_ucontext *uc, struct ib_udata *udata);

@@ -62,7 +62,7 @@ int snic_ib_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	if (ret)
 		goto err_buf;
 	cq->cq.live = true;
-	ret = xa_insert_irq(&ibd->cqs, cq->cq.cqn, cq, GFP_KERNEL);
+	ret = snic_ib_xa_publish(&ibd->cqs, cq->cq.cqn, cq);
 	if (ret)
 		goto err_destroy;
 
@@ -89,7 +89,7 @@ int snic_ib_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	return 0;
 
 err_xa:
-	xa_erase_irq(&ibd->cqs, cq->cq.cqn);
+	snic_ib_xa_drop(&ibd->cqs, cq->cq.cqn, cq);
 	snic_ib_sync_events(ibd);
 err_destroy:
 	if (snic_cmd_destroy(ibd->sd, SNIC_AQ_DESTROY_CQ, cq->cq.cqn))
@@ -108,7 +108,7 @@ int snic_ib_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 	ret = snic_cmd_destroy(ibd->sd, SNIC_AQ_DESTROY_CQ, cq->cq.cqn);
 	if (ret == -EBUSY)
 		return ret;	/* QPs still use it */
-	xa_erase_irq(&ibd->cqs, cq->cq.cqn);
+	snic_ib_xa_drop(&ibd->cqs, cq->cq.cqn, cq);
 	snic_ib_sync_events(ibd);
 	if (ret) {
 		dev_warn(&ibd->sd->pdev->dev,

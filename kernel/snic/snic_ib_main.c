@@ -300,6 +300,24 @@ static irqreturn_t snic_ib_ceq_irq(int irq, void *data)
 }
 
 /*
+ * Publish object @obj under the number @n the device has just handed out.
+ * The device frees a number when it completes the object's DESTROY, a
+ * moment before the destroyer drops its entry: an entry still there is
+ * such a dying object's, and the number is the new object's now.  The
+ * destroyer drops only its own entry (snic_ib_xa_drop), then waits for
+ * the interrupt handlers (snic_ib_sync_events).
+ */
+int snic_ib_xa_publish(struct xarray *xa, u32 n, void *obj)
+{
+	return xa_err(xa_store_irq(xa, n, obj, GFP_KERNEL));
+}
+
+void snic_ib_xa_drop(struct xarray *xa, u32 n, void *obj)
+{
+	xa_cmpxchg_irq(xa, n, obj, NULL, 0);
+}
+
+/*
  * After an object left its xarray: wait until no interrupt handler can
  * still be using it (completion handlers, async events).
  */

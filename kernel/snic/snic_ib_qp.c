@@ -297,7 +297,7 @@ int snic_ib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		goto err_destroy;
 	}
 	ibqp->qp_num = qp->qpn;
-	ret = xa_insert_irq(&ibd->qps, qp->qpn, qp, GFP_KERNEL);
+	ret = snic_ib_xa_publish(&ibd->qps, qp->qpn, qp);
 	if (ret)
 		goto err_destroy;
 
@@ -329,7 +329,7 @@ int snic_ib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	return 0;
 
 err_xa:
-	xa_erase_irq(&ibd->qps, qp->qpn);
+	snic_ib_xa_drop(&ibd->qps, qp->qpn, qp);
 	snic_ib_sync_events(ibd);
 err_destroy:
 	if (snic_cmd_destroy(ibd->sd, SNIC_AQ_DESTROY_QP, qp->qpn))
@@ -349,7 +349,7 @@ int snic_ib_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 
 	ret = snic_cmd_destroy(ibd->sd, SNIC_AQ_DESTROY_QP, qp->qpn);
 	/* CQEs still queued for it are dropped by poll_cq from now on. */
-	xa_erase_irq(&ibd->qps, qp->qpn);
+	snic_ib_xa_drop(&ibd->qps, qp->qpn, qp);
 	snic_ib_sync_events(ibd);
 	if (ret)
 		dev_warn(&ibd->sd->pdev->dev,
@@ -644,7 +644,7 @@ int snic_ib_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 	if (ret)
 		goto err_buf;
 	srq->srqn = srqn;
-	ret = xa_insert_irq(&ibd->srqs, srq->srqn, srq, GFP_KERNEL);
+	ret = snic_ib_xa_publish(&ibd->srqs, srq->srqn, srq);
 	if (ret)
 		goto err_destroy;
 
@@ -676,7 +676,7 @@ int snic_ib_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 	return 0;
 
 err_xa:
-	xa_erase_irq(&ibd->srqs, srq->srqn);
+	snic_ib_xa_drop(&ibd->srqs, srq->srqn, srq);
 	snic_ib_sync_events(ibd);
 err_destroy:
 	if (snic_cmd_destroy(ibd->sd, SNIC_AQ_DESTROY_SRQ, srq->srqn))
@@ -728,7 +728,7 @@ int snic_ib_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)
 	int ret;
 
 	ret = snic_cmd_destroy(ibd->sd, SNIC_AQ_DESTROY_SRQ, srq->srqn);
-	xa_erase_irq(&ibd->srqs, srq->srqn);
+	snic_ib_xa_drop(&ibd->srqs, srq->srqn, srq);
 	snic_ib_sync_events(ibd);
 	if (ret)
 		dev_warn(&ibd->sd->pdev->dev,
