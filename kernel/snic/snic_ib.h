@@ -10,6 +10,7 @@
 #define _SNIC_IB_H
 
 #include <linux/xarray.h>
+#include <net/ipv6.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/ib_umem.h>
 #include <d2d/snic_rdma_if.h>
@@ -177,6 +178,12 @@ struct snic_ib_ah {
 	u8 sgid_index, hop_limit, tclass, sl;
 	u32 port;
 };
+
+/* An IPv4-mapped GID: the only kind RoCE v2 over IPv4 sends from / to. */
+static inline bool snic_ib_gid_v4(const union ib_gid *gid)
+{
+	return ipv6_addr_v4mapped((const struct in6_addr *)gid->raw);
+}
 
 static inline struct snic_ib_dev *to_sibdev(struct ib_device *ibdev)
 {

@@ -171,7 +171,7 @@ static const struct rdma_stat_desc snic_ib_stat_descs[] = {
 	{ .name = "loss_injected" },
 	{ .name = "req_errors" }, { .name = "resp_errors" },
 	{ .name = "read_resps" }, { .name = "atomics" },
-	{ .name = "rx_bad_src" },
+	{ .name = "rx_bad_src" }, { .name = "tx_bad_src" },
 	/* driver side */
 	{ .name = "drv_cqe_no_qp" }, { .name = "drv_cqe_bad" },
 	{ .name = "drv_events_no_obj" },
@@ -213,6 +213,46 @@ static int snic_ib_get_hw_stats(struct ib_device *ibdev,
 	return ret;
 }
 
+/*
+ * The device's source address table mirrors the GID table: a user UD QP
+ * sends from the entry its AV names, whatever smac/sip the WQE carries.
+ * Only RoCE v2 IPv4-mapped GIDs are addresses the device can send from;
+ * other entries are cleared.
+ */
+static int snic_ib_src_addr(const struct ib_gid_attr *attr, bool add)
+{
+	struct snic_ib_dev *ibd = to_sibdev(attr->device);
+	struct snic_aq_cmd cmd = { .opcode = SNIC_AQ_SET_SRC_ADDR };
+	struct snic_aq_set_src_addr a = {};
+	int ret;
+
+	BUILD_BUG_ON(sizeof(a) > sizeof(cmd.raw));
+	BUILD_BUG_ON(SNIC_IB_GID_TBL_LEN > SNIC_SRC_ADDRS);
+	if (attr->index >= SNIC_SRC_ADDRS)
+		return -EINVAL;
+	a.index = attr->index;
+	if (add && attr->gid_type == IB_GID_TYPE_ROCE_UDP_ENCAP &&
+	    snic_ib_gid_v4(&attr->gid)) {
+		ret = rdma_read_gid_l2_fields(attr, NULL, a.mac);
+		if (ret)
+			return ret;
+		memcpy(&a.ip, &attr->gid.raw[12], sizeof(a.ip));
+		a.valid = 1;
+	}
+	memcpy(cmd.raw, &a, sizeof(a));
+	return snic_aq_exec(ibd->sd, &cmd, NULL);
+}
+
+static int snic_ib_add_gid(const struct ib_gid_attr *attr, void **context)
+{
+	return snic_ib_src_addr(attr, true);
+}
+
+static int snic_ib_del_gid(const struct ib_gid_attr *attr, void **context)
+{
+	return snic_ib_src_addr(attr, false);
+}
+
 static const struct ib_device_ops snic_ib_ops = {
 	.owner = THIS_MODULE,
 	.driver_id = RDMA_DRIVER_UNKNOWN,
@@ -224,6 +264,8 @@ static const struct ib_device_ops snic_ib_ops = {
 	.query_pkey = snic_ib_query_pkey,
 	.get_link_layer = snic_ib_link_layer,
 	.get_dev_fw_str = snic_ib_fw_str,
+	.add_gid = snic_ib_add_gid,
+	.del_gid = snic_ib_del_gid,
 	.alloc_hw_port_stats = snic_ib_alloc_port_stats,
 	.get_hw_stats = snic_ib_get_hw_stats,
 

@@ -18,11 +18,6 @@
 
 /* ---- address vectors ---- */
 
-static bool snic_ib_gid_v4(const union ib_gid *gid)
-{
-	return ipv6_addr_v4mapped((const struct in6_addr *)gid->raw);
-}
-
 /*
  * Resolve a RoCE address into the headers the device builds: never
  * sleeps (kernel AHs may be created in atomic context).
@@ -60,6 +55,8 @@ int snic_ib_resolve_av(struct snic_ib_dev *ibd,
 		return -EINVAL;
 	ether_addr_copy(av->dmac, ah->roce.dmac);
 	memcpy(&av->sip, &sattr->gid.raw[12], sizeof(av->sip));
+	/* What the device sends from for a user UD QP (smac, sip ignored). */
+	av->sgid_index = sattr->index;
 	memcpy(&av->dip, &grh->dgid.raw[12], sizeof(av->dip));
 	av->ttl = grh->hop_limit ?: 64;
 	av->tos = grh->traffic_class;

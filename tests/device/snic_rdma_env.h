@@ -109,6 +109,9 @@ bool env_start_opts(const char *opts);
 bool env_start_extra(const char *opts, const char *extra);
 bool env_start(void);
 bool rstats(struct snic_dev *d, struct snic_rdma_stats *s);
+/* SET_SRC_ADDR: entry @index of @d's source address table. */
+int src_addr_set(struct snic_dev *d, uint8_t index, bool valid,
+		 const uint8_t *mac, uint32_t ip);
 /* CQs, EQs, PDs, MRs */
 int cq_create(struct cq *c, struct snic_dev *d, int log, uint32_t eqn,
 	      int page);

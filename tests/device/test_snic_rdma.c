@@ -1665,6 +1665,68 @@ static void invalidate_ordinary_mr(void)
 	CHECK_REQ(&sa.scq, idx, SNIC_WQE_RDMA_WRITE, sizeof(d), &e);
 }
 
+/*
+ * Source spoofing: a user UD QP's WQE names a source address table entry
+ * (sgid_index); whatever smac/sip its AV carries, the packet goes out
+ * with the entry's.  An entry that is not set fails the WQE
+ * (SNIC_RST_LOC_QP_OP, tx_bad_src) and nothing is sent.
+ */
+static void ud_source_from_table(void)
+{
+	static const uint8_t evil_mac[6] = { 0x02, 0x66, 0x66, 0x66, 0x66, 0x66 };
+	struct snic_rdma_stats st;
+	struct snic_wqe_ud ud;
+	struct side ua, ub;
+	struct snic_cqe e;
+	struct wqe w;
+	uint8_t dst[64];
+	uint16_t idx;
+	int set;
+
+	CHECK(env_start());
+	set = src_addr_set(A, 3, true, mac_a, ip_a);
+	CHECK(side_make(&ua, A, SNIC_QPT_UD));
+	CHECK(side_make(&ub, B, SNIC_QPT_UD));
+	CHECK(qp_ud_up(&ua.qp, 0x1234));
+	CHECK(qp_ud_up(&ub.qp, 0x5678));
+	qp_recv(&ub.qp, 0xaa, 2000, ub.mr.key, ub.mr.iova);
+	memset(&ud, 0, sizeof(ud));
+	av_fill(&ud.av, A);
+	memcpy(ud.av.smac, evil_mac, 6);
+	ud.av.sip = htonl(0x0a000063);
+	ud.av.sgid_index = 3;
+	ud.dest_qpn = ub.qp.qpn;
+	ud.qkey = 0x5678;
+	w_init(&w, SNIC_WQE_SEND, SNIC_WQE_F_SIGNAL, 0);
+	w_seg(&w, &ud, sizeof(ud));
+	w_data(&w, 16, ua.mr.key, ua.mr.iova);
+	idx = qp_post(&ua.qp, &w);
+	CHECK_REQ(&ua.scq, idx, SNIC_WQE_SEND, 16, &e);
+	CHECK(cq_wait(&ub.rcq, &e, 0));
+	CHECK_EQ(e.opcode, SNIC_CQE_RECV);
+	CHECK(!memcmp(e.smac, mac_a, 6));
+	mr_read(&ub.mr, 0, dst, sizeof(dst));
+	CHECK_EQ(ntohl(*(uint32_t *)(dst + 20 + 12)), ip_a);
+	CHECK_EQ(set, OK);
+	/* an entry nobody set: the WQE fails, nothing goes out */
+	qp_recv(&ub.qp, 0xbb, 2000, ub.mr.key, ub.mr.iova + 4096);
+	ud.av.sgid_index = 7;
+	w_init(&w, SNIC_WQE_SEND, SNIC_WQE_F_SIGNAL, 0);
+	w_seg(&w, &ud, sizeof(ud));
+	w_data(&w, 16, ua.mr.key, ua.mr.iova);
+	idx = qp_post(&ua.qp, &w);
+	CHECK(cq_wait(&ua.scq, &e, 0));
+	CHECK_EQ(e.opcode, SNIC_CQE_REQ_ERR);
+	CHECK_EQ(e.syndrome, SNIC_RST_LOC_QP_OP);
+	CHECK_EQ(e.wqe_counter, idx);
+	CHECK(cq_empty(&ub.rcq));
+	CHECK(rstats(A, &st));
+	CHECK_EQ(st.tx_bad_src, 1);
+	/* bad table entries are refused */
+	CHECK_EQ(src_addr_set(A, SNIC_SRC_ADDRS, true, mac_a, ip_a),
+		 SNIC_AQ_EINVAL_PARAM);
+}
+
 /* Give the request frame @f another IPv4 source; checksums fixed. */
 static void set_src_ip(uint8_t *f, size_t len, uint32_t ip)
 {
@@ -2166,6 +2228,7 @@ int main(void)
 	RUN("device/snic_rdma", hostile_admin);
 	RUN("device/snic_rdma", rc_send_recv);
 	RUN("device/snic_rdma", ud_send_recv);
+	RUN("device/snic_rdma", ud_source_from_table);
 	RUN("device/snic_rdma", gsi_qp);
 	RUN("device/snic_rdma", rc_write_read_atomic);
 	RUN("device/snic_rdma", mtu_4096);
