@@ -12,13 +12,7 @@
 H=/usr/local/share/spin
 
 rdma_user_one_guest
-# the spin device of the PCI function of $dev0
-SPIN=
-for m in /sys/class/misc/snic-spin*; do
-	[ "$(readlink -f "$m/device")" = "$(readlink -f "/sys/class/infiniband/$dev0/device")" ] &&
-		SPIN=/dev/${m##*/}
-done
-[ -n "$SPIN" ] && pass spin_dev || { fail spin_dev "no spin device on $dev0"; finish; }
+SPIN=$(spin_dev_of "$dev0") && pass spin_dev || { fail spin_dev "no spin device on $dev0"; finish; }
 
 asnobody() { setpriv --reuid 65534 --regid 65534 --clear-groups "$@"; }
 # refused WHAT CMD...: CMD fails with EPERM on WHAT
