@@ -121,6 +121,7 @@ struct snic_dev {
 	/* doorbell page allocator */
 	spinlock_t db_lock;
 	DECLARE_BITMAP(db_used, SNIC_DB_PAGES);
+	atomic64_t db_user_refused;	/* user contexts refused a page */
 
 	/* async EQ on the admin vector: link and queue-error events */
 	struct snic_eq async_eq;
@@ -293,7 +294,11 @@ int snic_aq_exec_buf(struct snic_dev *sd, u8 opcode, u32 id, u32 kind,
 int snic_aq_identify(struct snic_dev *sd);
 
 /* snic_queues.c: doorbell pages, object commands, host-memory queues */
+/* Doorbell pages user contexts cannot take: the driver's own queues'. */
+#define SNIC_DB_KERNEL_RESERVE	64
 int snic_db_page_alloc(struct snic_dev *sd);
+int snic_db_page_alloc_user(struct snic_dev *sd);
+unsigned int snic_db_pages_used(struct snic_dev *sd);
 void snic_db_page_free(struct snic_dev *sd, int page);
 void snic_db_write(struct snic_dev *sd, u16 page, u32 offset, u32 qn,
 		   u16 ctr);

@@ -115,7 +115,7 @@ int snic_ib_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata)
 	u64 key;
 	int ret;
 
-	uc->db_page = snic_db_page_alloc(ibd->sd);
+	uc->db_page = snic_db_page_alloc_user(ibd->sd);
 	if (uc->db_page < 0)
 		return uc->db_page;
 	m = kzalloc(sizeof(*m), GFP_KERNEL);

@@ -9,23 +9,59 @@
  * owner bit of an EQE/CQE is 1 on the first pass over the ring, so the
  * expected value is the inverse of bit log_size of the consumer counter.
  */
+#include <linux/bitmap.h>
 #include <linux/dma-mapping.h>
 #include <linux/io.h>
 #include <linux/math64.h>
 #include "snic.h"
 
-int snic_db_page_alloc(struct snic_dev *sd)
+/* A free doorbell page, if more than @keep are free; else -ENOSPC. */
+static int snic_db_page_take(struct snic_dev *sd, unsigned int keep)
 {
-	int page;
+	int page = -ENOSPC;
 
 	spin_lock(&sd->db_lock);
-	page = find_first_zero_bit(sd->db_used, SNIC_DB_PAGES);
-	if (page < SNIC_DB_PAGES)
+	if (SNIC_DB_PAGES - bitmap_weight(sd->db_used, SNIC_DB_PAGES) > keep) {
+		page = find_first_zero_bit(sd->db_used, SNIC_DB_PAGES);
 		__set_bit(page, sd->db_used);
-	else
-		page = -ENOSPC;
+	}
 	spin_unlock(&sd->db_lock);
 	return page;
+}
+
+/* For the driver's own queues: may use the reserve. */
+int snic_db_page_alloc(struct snic_dev *sd)
+{
+	return snic_db_page_take(sd, 0);
+}
+
+/*
+ * For a user context (one per open RDMA context): the last
+ * SNIC_DB_KERNEL_RESERVE pages stay for the driver's queues (net_device
+ * channels, peer queues, the sPIN EQ), however many contexts users open.
+ * A refusal is counted (sysfs db_pages) and logged.
+ */
+int snic_db_page_alloc_user(struct snic_dev *sd)
+{
+	int page = snic_db_page_take(sd, SNIC_DB_KERNEL_RESERVE);
+
+	if (page < 0) {
+		atomic64_inc(&sd->db_user_refused);
+		dev_info_ratelimited(&sd->pdev->dev,
+				     "no doorbell page for a user context (%d kept for the driver)\n",
+				     SNIC_DB_KERNEL_RESERVE);
+	}
+	return page;
+}
+
+unsigned int snic_db_pages_used(struct snic_dev *sd)
+{
+	unsigned int n;
+
+	spin_lock(&sd->db_lock);
+	n = bitmap_weight(sd->db_used, SNIC_DB_PAGES);
+	spin_unlock(&sd->db_lock);
+	return n;
 }
 
 void snic_db_page_free(struct snic_dev *sd, int page)
