@@ -122,6 +122,7 @@ struct snic_dev {
 	spinlock_t db_lock;
 	DECLARE_BITMAP(db_used, SNIC_DB_PAGES);
 	atomic64_t db_user_refused;	/* user contexts refused a page */
+	atomic64_t pin_refused;		/* user pins over RLIMIT_MEMLOCK */
 
 	/* async EQ on the admin vector: link and queue-error events */
 	struct snic_eq async_eq;
@@ -299,6 +300,8 @@ int snic_aq_identify(struct snic_dev *sd);
 int snic_db_page_alloc(struct snic_dev *sd);
 int snic_db_page_alloc_user(struct snic_dev *sd);
 unsigned int snic_db_pages_used(struct snic_dev *sd);
+struct mm_struct *snic_pin_charge(struct snic_dev *sd, unsigned long pages);
+void snic_pin_uncharge(struct mm_struct *mm, unsigned long pages);
 void snic_db_page_free(struct snic_dev *sd, int page);
 void snic_db_write(struct snic_dev *sd, u16 page, u32 offset, u32 qn,
 		   u16 ctr);

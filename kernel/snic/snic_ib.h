@@ -50,6 +50,7 @@ struct snic_ib_buf {
 	void *va;
 	dma_addr_t dma;
 	size_t size;		/* page multiple */
+	struct mm_struct *mm;	/* user ring: charged to it (snic_pin_charge) */
 };
 
 enum snic_ib_mmap_type {
@@ -236,7 +237,7 @@ void snic_ib_dealloc_ucontext(struct ib_ucontext *uc);
 int snic_ib_mmap(struct ib_ucontext *uc, struct vm_area_struct *vma);
 void snic_ib_mmap_free(struct rdma_user_mmap_entry *entry);
 int snic_ib_buf_alloc(struct snic_ib_dev *ibd, struct snic_ib_buf *b,
-		      size_t size);
+		      size_t size, bool user);
 void snic_ib_buf_free(struct snic_ib_dev *ibd, struct snic_ib_buf *b);
 struct snic_ib_mmap *snic_ib_mmap_buf(struct snic_ib_ucontext *uc,
 				      struct snic_ib_buf *b, u64 *key);

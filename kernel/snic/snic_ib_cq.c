@@ -52,7 +52,7 @@ int snic_ib_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	mutex_init(&cq->resize_lock);
 	cq->cq.db_page = snic_ib_db_page(ibd, udata);
 	ring = ALIGN((1u << log) * sizeof(struct snic_cqe), SNIC_RING_ALIGN);
-	ret = snic_ib_buf_alloc(ibd, &cq->buf, ring + SNIC_RING_ALIGN);
+	ret = snic_ib_buf_alloc(ibd, &cq->buf, ring + SNIC_RING_ALIGN, !!udata);
 	if (ret)
 		return ret;
 	snic_ib_cq_set_ring(cq, &cq->buf, log);
@@ -161,7 +161,7 @@ int snic_ib_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
 		return -EINVAL;
 	log = max_t(u8, order_base_2(cqe + 1), SNIC_MIN_LOG_SIZE);
 	ring = ALIGN((1u << log) * sizeof(struct snic_cqe), SNIC_RING_ALIGN);
-	ret = snic_ib_buf_alloc(ibd, &buf, ring + SNIC_RING_ALIGN);
+	ret = snic_ib_buf_alloc(ibd, &buf, ring + SNIC_RING_ALIGN, !!udata);
 	if (ret)
 		return ret;
 	if (udata) {

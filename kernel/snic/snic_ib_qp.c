@@ -282,7 +282,8 @@ int snic_ib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		if (!qp->swqe)
 			return -ENOMEM;
 	}
-	ret = snic_ib_buf_alloc(ibd, &qp->buf, qp->dbr_off + SNIC_RING_ALIGN);
+	ret = snic_ib_buf_alloc(ibd, &qp->buf, qp->dbr_off + SNIC_RING_ALIGN,
+				qp->user);
 	if (ret)
 		goto err_swqe;
 	ret = snic_ib_qp_cmd(ibd, qp, init, to_sibpd(ibqp->pd)->pdn);
@@ -623,7 +624,7 @@ int snic_ib_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 	srq->db_page = snic_ib_db_page(ibd, udata);
 	srq->limit = a->srq_limit;
 	ring = ALIGN(srq->size << srq->log_stride, SNIC_RING_ALIGN);
-	ret = snic_ib_buf_alloc(ibd, &srq->buf, ring + SNIC_RING_ALIGN);
+	ret = snic_ib_buf_alloc(ibd, &srq->buf, ring + SNIC_RING_ALIGN, !!udata);
 	if (ret)
 		return ret;
 	srq->dbr = srq->buf.va + ring;

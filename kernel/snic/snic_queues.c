@@ -13,6 +13,8 @@
 #include <linux/dma-mapping.h>
 #include <linux/io.h>
 #include <linux/math64.h>
+#include <linux/sched/mm.h>
+#include <linux/sched/signal.h>
 #include "snic.h"
 
 /* A free doorbell page, if more than @keep are free; else -ENOSPC. */
@@ -52,6 +54,41 @@ int snic_db_page_alloc_user(struct snic_dev *sd)
 				     SNIC_DB_KERNEL_RESERVE);
 	}
 	return page;
+}
+
+/*
+ * Memory a user process makes the driver pin for it (sPIN host regions,
+ * RDMA rings) is charged to its RLIMIT_MEMLOCK as ib_umem charges MRs
+ * (mm->pinned_vm), unless it has CAP_IPC_LOCK.  Returns the mm to
+ * uncharge later (held with mmgrab), NULL from a kernel thread (nothing
+ * charged) or ERR_PTR(-ENOMEM), counted (sysfs pin_refused) and logged.
+ */
+struct mm_struct *snic_pin_charge(struct snic_dev *sd, unsigned long pages)
+{
+	struct mm_struct *mm = current->mm;
+	unsigned long limit = rlimit(RLIMIT_MEMLOCK) >> PAGE_SHIFT;
+
+	if (!mm)
+		return NULL;
+	if (atomic64_add_return(pages, &mm->pinned_vm) > limit &&
+	    !capable(CAP_IPC_LOCK)) {
+		atomic64_sub(pages, &mm->pinned_vm);
+		atomic64_inc(&sd->pin_refused);
+		dev_info_ratelimited(&sd->pdev->dev,
+				     "%lu pages for pid %d: over its RLIMIT_MEMLOCK\n",
+				     pages, task_tgid_nr(current));
+		return ERR_PTR(-ENOMEM);
+	}
+	mmgrab(mm);
+	return mm;
+}
+
+void snic_pin_uncharge(struct mm_struct *mm, unsigned long pages)
+{
+	if (!mm)
+		return;
+	atomic64_sub(pages, &mm->pinned_vm);
+	mmdrop(mm);
 }
 
 unsigned int snic_db_pages_used(struct snic_dev *sd)

@@ -34,6 +34,7 @@ struct snic_spin_region {
 	dma_addr_t dma;
 	u32 index;		/* device region index */
 	unsigned long pgoff;	/* mmap offset in pages */
+	struct mm_struct *mm;	/* charged to (snic_pin_charge) */
 };
 
 struct snic_spin_attach_slot {

@@ -91,6 +91,7 @@ static void snic_spin_region_free(struct snic_spin *sp,
 	/* Pages still mapped by the user keep the mapping's reference. */
 	for (i = 0; i < (1u << r->order); i++)
 		__free_page(r->page + i);
+	snic_pin_uncharge(r->mm, 1ul << r->order);
 	kfree(r);
 }
 
@@ -402,8 +403,15 @@ int snic_spin_region_add(struct snic_spin_file *f,
 		return -ENOMEM;
 	r->order = order;
 	r->size = PAGE_SIZE << order;
+	/* Pinned for the caller: charged to its RLIMIT_MEMLOCK. */
+	r->mm = snic_pin_charge(sp->sd, 1ul << order);
+	if (IS_ERR(r->mm)) {
+		kfree(r);
+		return -ENOMEM;
+	}
 	r->page = alloc_pages(GFP_KERNEL | __GFP_ZERO | __GFP_NOWARN, order);
 	if (!r->page) {
+		snic_pin_uncharge(r->mm, 1ul << order);
 		kfree(r);
 		return -ENOMEM;
 	}

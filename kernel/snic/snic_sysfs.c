@@ -63,6 +63,14 @@ static ssize_t db_pages_show(struct device *dev,
 }
 static DEVICE_ATTR_RO(db_pages);
 
+static ssize_t pin_refused_show(struct device *dev,
+				struct device_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%lld\n",
+			  (long long)atomic64_read(&to_snic(dev)->pin_refused));
+}
+static DEVICE_ATTR_RO(pin_refused);
+
 static struct attribute *snic_attrs[] = {
 	&dev_attr_fw_version.attr,
 	&dev_attr_hw_version.attr,
@@ -70,6 +78,7 @@ static struct attribute *snic_attrs[] = {
 	&dev_attr_serial.attr,
 	&dev_attr_admin_stats.attr,
 	&dev_attr_db_pages.attr,
+	&dev_attr_pin_refused.attr,
 	NULL,
 };
 
