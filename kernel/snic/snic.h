@@ -41,12 +41,15 @@
 #define SNIC_TX_WAKE		(4 * SNIC_WQE_MAX_BBS)	/* free BBs to wake */
 #define SNIC_FRAME_OVERHEAD	18	/* device takes frames up to MTU + 18 */
 
-/* One in-flight admin command, indexed by its command ring slot. */
+/*
+ * One admin command in flight, on its caller's stack: found by the id
+ * slot of its command id (snic_aq.inflight), never by its ring position,
+ * so that no other command can reuse it before its caller is done.
+ */
 struct snic_aq_ctx {
 	struct completion done;
 	struct snic_aq_cqe cqe;
 	u16 cmd_id;
-	bool waiting;
 };
 
 struct snic_aq {
@@ -59,9 +62,9 @@ struct snic_aq {
 	u32 cq_head;
 	u8 phase;
 	u16 gen;		/* upper bits of cmd_id, catches stale CQEs */
-	spinlock_t lock;	/* sq_tail, cq_head, ctx[] */
+	spinlock_t lock;	/* sq_tail, cq_head, gen, inflight[] */
 	struct semaphore slots;	/* at most depth - 1 commands in flight */
-	struct snic_aq_ctx *ctx;
+	struct snic_aq_ctx **inflight;	/* id slot -> its waiter, NULL: free */
 	bool broken;		/* a command timed out: device needs reset */
 	u64 cmds;
 	u64 errors;
@@ -120,6 +123,8 @@ struct snic_dev {
 	/* doorbell page allocator */
 	spinlock_t db_lock;
 	DECLARE_BITMAP(db_used, SNIC_DB_PAGES);
+	atomic64_t db_user_refused;	/* user contexts refused a page */
+	atomic64_t pin_refused;		/* user pins over RLIMIT_MEMLOCK */
 
 	/* async EQ on the admin vector: link and queue-error events */
 	struct snic_eq async_eq;
@@ -301,7 +306,13 @@ int snic_aq_exec_buf(struct snic_dev *sd, u8 opcode, u32 id, u32 kind,
 int snic_aq_identify(struct snic_dev *sd);
 
 /* snic_queues.c: doorbell pages, object commands, host-memory queues */
+/* Doorbell pages user contexts cannot take: the driver's own queues'. */
+#define SNIC_DB_KERNEL_RESERVE	64
 int snic_db_page_alloc(struct snic_dev *sd);
+int snic_db_page_alloc_user(struct snic_dev *sd);
+unsigned int snic_db_pages_used(struct snic_dev *sd);
+struct mm_struct *snic_pin_charge(struct snic_dev *sd, unsigned long pages);
+void snic_pin_uncharge(struct mm_struct *mm, unsigned long pages);
 void snic_db_page_free(struct snic_dev *sd, int page);
 void snic_db_write(struct snic_dev *sd, u16 page, u32 offset, u32 qn,
 		   u16 ctr);
@@ -400,6 +411,7 @@ int snic_peer_destroy(struct snic_dev *sd, enum snic_peer_kind kind, u8 opcode,
 int snic_ib_probe(struct snic_dev *sd);
 void snic_ib_remove(struct snic_dev *sd);
 void snic_ib_async_event(struct snic_dev *sd, struct snic_eqe *eqe);
+int snic_ib_qp_owner(struct snic_dev *sd, u32 qpn);
 
 /* snic_spin.c: /dev/snic-spinN */
 int snic_spin_probe(struct snic_dev *sd);

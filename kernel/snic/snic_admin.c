@@ -8,8 +8,10 @@
  * SNIC_AQ_VECTOR.  Every caller sleeps on its own completion, so commands
  * from several contexts may be in flight at once.
  */
+#include <linux/delay.h>
 #include <linux/dma-mapping.h>
 #include <linux/interrupt.h>
+#include <linux/moduleparam.h>
 #include <linux/slab.h>
 #include <d2d/snic_rdma_if.h>
 #include "snic.h"
@@ -50,20 +52,17 @@ int snic_aq_init(struct snic_dev *sd)
 {
 	struct snic_aq *aq = &sd->aq;
 	struct device *dev = &sd->pdev->dev;
-	u32 i;
 
 	aq->depth = SNIC_AQ_DEPTH;
 	aq->sq = dma_alloc_coherent(dev, aq->depth * sizeof(*aq->sq),
 				    &aq->sq_dma, GFP_KERNEL);
 	aq->cq = dma_alloc_coherent(dev, aq->depth * sizeof(*aq->cq),
 				    &aq->cq_dma, GFP_KERNEL);
-	aq->ctx = kcalloc(aq->depth, sizeof(*aq->ctx), GFP_KERNEL);
-	if (!aq->sq || !aq->cq || !aq->ctx) {
+	aq->inflight = kcalloc(aq->depth, sizeof(*aq->inflight), GFP_KERNEL);
+	if (!aq->sq || !aq->cq || !aq->inflight) {
 		snic_aq_destroy(sd);
 		return -ENOMEM;
 	}
-	for (i = 0; i < aq->depth; i++)
-		init_completion(&aq->ctx[i].done);
 	spin_lock_init(&aq->lock);
 	sema_init(&aq->slots, aq->depth - 1);
 	aq->sq_tail = 0;
@@ -100,10 +99,10 @@ void snic_aq_destroy(struct snic_dev *sd)
 	if (aq->cq)
 		dma_free_coherent(dev, aq->depth * sizeof(*aq->cq), aq->cq,
 				  aq->cq_dma);
-	kfree(aq->ctx);
+	kfree(aq->inflight);
 	aq->sq = NULL;
 	aq->cq = NULL;
-	aq->ctx = NULL;
+	aq->inflight = NULL;
 }
 
 irqreturn_t snic_aq_irq(int irq, void *data)
@@ -116,17 +115,19 @@ irqreturn_t snic_aq_irq(int irq, void *data)
 	spin_lock_irqsave(&aq->lock, flags);
 	for (;;) {
 		struct snic_aq_cqe *cqe = &aq->cq[aq->cq_head];
-		struct snic_aq_ctx *ctx;
+		struct snic_aq_ctx **slot, *ctx;
 		u16 id;
 
 		if ((READ_ONCE(cqe->flags) & SNIC_AQ_CQE_PHASE) != aq->phase)
 			break;
 		dma_rmb();
 		id = le16_to_cpu(cqe->cmd_id);
-		ctx = &aq->ctx[id & (aq->depth - 1)];
-		if (ctx->waiting && ctx->cmd_id == id) {
+		slot = &aq->inflight[id & (aq->depth - 1)];
+		ctx = *slot;
+		if (ctx && ctx->cmd_id == id) {
 			ctx->cqe = *cqe;
-			ctx->waiting = false;
+			*slot = NULL;
+			/* Under aq->lock: a timed-out waiter sees it done. */
 			complete(&ctx->done);
 		} else {
 			dev_warn_ratelimited(&sd->pdev->dev,
@@ -146,16 +147,35 @@ irqreturn_t snic_aq_irq(int irq, void *data)
 }
 
 /*
+ * Test only (docs/snic.md, "Admin queue"): sleep this many microseconds
+ * between one admin command in eight completing and its caller reading
+ * the result, so that a slow caller meets many fast ones
+ * (tests/guest/snic_aq_stress.sh).  0, the default, never sleeps.
+ */
+static unsigned int aq_test_delay_us;
+module_param(aq_test_delay_us, uint, 0644);
+MODULE_PARM_DESC(aq_test_delay_us,
+		 "test only: delay (us) before reading one admin result in 8");
+
+static void snic_aq_test_delay(u16 cmd_id)
+{
+	unsigned int us = READ_ONCE(aq_test_delay_us);
+
+	if (us && !((cmd_id >> SNIC_CMD_SLOT_BITS) & 7))
+		usleep_range(us, us + us / 2);
+}
+
+/*
  * Run one admin command and wait for its completion.  Returns 0 or a
  * negative errno translated from the completion status.
  */
 int snic_aq_exec(struct snic_dev *sd, struct snic_aq_cmd *cmd, u64 *result)
 {
 	struct snic_aq *aq = &sd->aq;
-	struct snic_aq_ctx *ctx;
+	struct snic_aq_ctx ctx;
 	unsigned long flags;
+	u32 id;
 	u16 status;
-	u32 slot;
 	int ret;
 
 	if (READ_ONCE(aq->broken))
@@ -163,45 +183,49 @@ int snic_aq_exec(struct snic_dev *sd, struct snic_aq_cmd *cmd, u64 *result)
 	if (down_timeout(&aq->slots, msecs_to_jiffies(SNIC_AQ_TIMEOUT_MS)))
 		return -ETIMEDOUT;
 
+	init_completion(&ctx.done);
 	spin_lock_irqsave(&aq->lock, flags);
-	slot = aq->sq_tail;
-	ctx = &aq->ctx[slot];
+	/* At most depth - 1 callers hold the semaphore: an id slot is free. */
+	for (id = 0; aq->inflight[id]; id++)
+		;
+	aq->inflight[id] = &ctx;
 	aq->gen++;
-	ctx->cmd_id = slot | ((aq->gen << SNIC_CMD_SLOT_BITS) & 0xffff);
-	ctx->waiting = true;
-	reinit_completion(&ctx->done);
-	cmd->cmd_id = cpu_to_le16(ctx->cmd_id);
-	memcpy(&aq->sq[slot], cmd, sizeof(*cmd));
-	aq->sq_tail = (slot + 1) & (aq->depth - 1);
+	ctx.cmd_id = id | ((aq->gen << SNIC_CMD_SLOT_BITS) & 0xffff);
+	cmd->cmd_id = cpu_to_le16(ctx.cmd_id);
+	memcpy(&aq->sq[aq->sq_tail], cmd, sizeof(*cmd));
+	aq->sq_tail = (aq->sq_tail + 1) & (aq->depth - 1);
 	/* The command must be in memory before the device sees the tail. */
 	dma_wmb();
 	snic_wr(sd, SNIC_REG_AQ_SQ_TAIL, aq->sq_tail);
 	aq->cmds++;
 	spin_unlock_irqrestore(&aq->lock, flags);
 
-	if (!wait_for_completion_timeout(&ctx->done,
+	if (!wait_for_completion_timeout(&ctx.done,
 					 msecs_to_jiffies(SNIC_AQ_TIMEOUT_MS))) {
 		spin_lock_irqsave(&aq->lock, flags);
-		if (ctx->waiting) {
-			ctx->waiting = false;
+		if (aq->inflight[id] == &ctx) {
+			/* A late completion finds no waiter (stale). */
+			aq->inflight[id] = NULL;
 			aq->broken = true;
 			aq->timeouts++;
 			spin_unlock_irqrestore(&aq->lock, flags);
 			dev_err(&sd->pdev->dev,
 				"admin command %#x (opcode %#x) timed out, device error %u\n",
-				ctx->cmd_id, cmd->opcode,
+				ctx.cmd_id, cmd->opcode,
 				snic_rd(sd, SNIC_REG_ERROR));
-			/* The slot stays taken: the device may still write it. */
+			/* The device may still read the command: keep its credit. */
 			return -ETIMEDOUT;
 		}
+		/* It completed meanwhile (complete() ran under aq->lock). */
 		spin_unlock_irqrestore(&aq->lock, flags);
 	}
-
-	status = le16_to_cpu(ctx->cqe.status);
-	if (result)
-		*result = le64_to_cpu(ctx->cqe.result);
+	/* The completion is in ctx, ours alone: others may go on. */
 	up(&aq->slots);
 
+	snic_aq_test_delay(ctx.cmd_id);
+	status = le16_to_cpu(ctx.cqe.status);
+	if (result)
+		*result = le64_to_cpu(ctx.cqe.result);
 	ret = snic_aq_status_errno(status);
 	if (ret) {
 		aq->errors++;

@@ -10,6 +10,7 @@
 #define _SNIC_IB_H
 
 #include <linux/xarray.h>
+#include <net/ipv6.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/ib_umem.h>
 #include <d2d/snic_rdma_if.h>
@@ -23,6 +24,21 @@
 #define SNIC_IB_MAX_UD_SGE	(SNIC_WQE_MAX_DS - 4)	/* ctrl + ud */
 #define SNIC_IB_MAX_FRPL	1024	/* fast-registration pages per MR */
 #define SNIC_IB_RECV_MIN_LOG	5
+#define SNIC_IB_RECV_MAX_STRIDE	256	/* 16 * (1 + SNIC_MAX_SGE), rounded up */
+
+/*
+ * Every ring (a CQ, an SRQ, a QP's send and receive rings) is one
+ * physically contiguous buffer with its 64-byte record after it: the
+ * device takes one bus address per ring.  The page allocator hands out at
+ * most SNIC_IB_BUF_MAX bytes at once, so the limits the ib_device
+ * advertises are those whose buffers fit (checked at build time in
+ * snic_ib_query_device); anything larger is EINVAL, and an allocation
+ * that fails for want of memory is ENOMEM without a kernel warning.
+ */
+#define SNIC_IB_BUF_MAX		(PAGE_SIZE << (MAX_ORDER - 1))
+#define SNIC_IB_MAX_QP_WR	4096	/* sends and receives of a QP */
+#define SNIC_IB_MAX_SRQ_WR	8191	/* the ring has max_wr + 1 entries */
+#define SNIC_IB_MAX_CQE		((1 << SNIC_MAX_LOG_SIZE) - 1)
 
 /*
  * Memory shared with the device that may also be mapped into a process:
@@ -34,6 +50,7 @@ struct snic_ib_buf {
 	void *va;
 	dma_addr_t dma;
 	size_t size;		/* page multiple */
+	struct mm_struct *mm;	/* user ring: charged to it (snic_pin_charge) */
 };
 
 enum snic_ib_mmap_type {
@@ -137,6 +154,7 @@ struct snic_ib_qp {
 	u8 rq_log_stride;
 	u8 port;
 	bool user;
+	struct pid *owner;		/* user QP: the creating process */
 	bool sig_all;
 	u16 db_page;
 	u32 sq_size;			/* basic blocks */
@@ -163,6 +181,12 @@ struct snic_ib_ah {
 	u8 sgid_index, hop_limit, tclass, sl;
 	u32 port;
 };
+
+/* An IPv4-mapped GID: the only kind RoCE v2 over IPv4 sends from / to. */
+static inline bool snic_ib_gid_v4(const union ib_gid *gid)
+{
+	return ipv6_addr_v4mapped((const struct in6_addr *)gid->raw);
+}
 
 static inline struct snic_ib_dev *to_sibdev(struct ib_device *ibdev)
 {
@@ -206,6 +230,8 @@ static inline struct snic_ib_ah *to_sibah(struct ib_ah *ah)
 
 /* snic_ib_main.c */
 void snic_ib_sync_events(struct snic_ib_dev *ibd);
+int snic_ib_xa_publish(struct xarray *xa, u32 n, void *obj);
+void snic_ib_xa_drop(struct xarray *xa, u32 n, void *obj);
 
 /* snic_ib_ctx.c: ucontext, mmap, shared ring buffers */
 int snic_ib_alloc_ucontext(struct ib_ucontext *uc, struct ib_udata *udata);
@@ -213,7 +239,7 @@ void snic_ib_dealloc_ucontext(struct ib_ucontext *uc);
 int snic_ib_mmap(struct ib_ucontext *uc, struct vm_area_struct *vma);
 void snic_ib_mmap_free(struct rdma_user_mmap_entry *entry);
 int snic_ib_buf_alloc(struct snic_ib_dev *ibd, struct snic_ib_buf *b,
-		      size_t size);
+		      size_t size, bool user);
 void snic_ib_buf_free(struct snic_ib_dev *ibd, struct snic_ib_buf *b);
 struct snic_ib_mmap *snic_ib_mmap_buf(struct snic_ib_ucontext *uc,
 				      struct snic_ib_buf *b, u64 *key);

@@ -42,7 +42,7 @@ int snic_ib_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	int ret;
 
 	if (attr->flags || attr->comp_vector ||
-	    attr->cqe < 1 || attr->cqe > (1 << SNIC_MAX_LOG_SIZE) - 1)
+	    attr->cqe < 1 || attr->cqe > SNIC_IB_MAX_CQE)
 		return -EINVAL;
 	if (udata)
 		uc = rdma_udata_to_drv_context(udata, struct snic_ib_ucontext,
@@ -52,7 +52,7 @@ int snic_ib_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	mutex_init(&cq->resize_lock);
 	cq->cq.db_page = snic_ib_db_page(ibd, udata);
 	ring = ALIGN((1u << log) * sizeof(struct snic_cqe), SNIC_RING_ALIGN);
-	ret = snic_ib_buf_alloc(ibd, &cq->buf, ring + SNIC_RING_ALIGN);
+	ret = snic_ib_buf_alloc(ibd, &cq->buf, ring + SNIC_RING_ALIGN, !!udata);
 	if (ret)
 		return ret;
 	snic_ib_cq_set_ring(cq, &cq->buf, log);
@@ -62,7 +62,7 @@ int snic_ib_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	if (ret)
 		goto err_buf;
 	cq->cq.live = true;
-	ret = xa_insert_irq(&ibd->cqs, cq->cq.cqn, cq, GFP_KERNEL);
+	ret = snic_ib_xa_publish(&ibd->cqs, cq->cq.cqn, cq);
 	if (ret)
 		goto err_destroy;
 
@@ -89,7 +89,7 @@ int snic_ib_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	return 0;
 
 err_xa:
-	xa_erase_irq(&ibd->cqs, cq->cq.cqn);
+	snic_ib_xa_drop(&ibd->cqs, cq->cq.cqn, cq);
 	snic_ib_sync_events(ibd);
 err_destroy:
 	if (snic_cmd_destroy(ibd->sd, SNIC_AQ_DESTROY_CQ, cq->cq.cqn))
@@ -108,7 +108,7 @@ int snic_ib_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 	ret = snic_cmd_destroy(ibd->sd, SNIC_AQ_DESTROY_CQ, cq->cq.cqn);
 	if (ret == -EBUSY)
 		return ret;	/* QPs still use it */
-	xa_erase_irq(&ibd->cqs, cq->cq.cqn);
+	snic_ib_xa_drop(&ibd->cqs, cq->cq.cqn, cq);
 	snic_ib_sync_events(ibd);
 	if (ret) {
 		dev_warn(&ibd->sd->pdev->dev,
@@ -153,11 +153,11 @@ int snic_ib_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
 	u8 log;
 	int ret;
 
-	if (cqe < 1 || cqe > (1 << SNIC_MAX_LOG_SIZE) - 1)
+	if (cqe < 1 || cqe > SNIC_IB_MAX_CQE)
 		return -EINVAL;
 	log = max_t(u8, order_base_2(cqe + 1), SNIC_MIN_LOG_SIZE);
 	ring = ALIGN((1u << log) * sizeof(struct snic_cqe), SNIC_RING_ALIGN);
-	ret = snic_ib_buf_alloc(ibd, &buf, ring + SNIC_RING_ALIGN);
+	ret = snic_ib_buf_alloc(ibd, &buf, ring + SNIC_RING_ALIGN, !!udata);
 	if (ret)
 		return ret;
 	if (udata) {

@@ -14,15 +14,28 @@
 #include <rdma/uverbs_ioctl.h>
 #include "snic_ib.h"
 
+/*
+ * A ring; for a user object (@user) its pages are charged to the calling
+ * process's RLIMIT_MEMLOCK until they are freed (with the last mapping).
+ */
 int snic_ib_buf_alloc(struct snic_ib_dev *ibd, struct snic_ib_buf *b,
-		      size_t size)
+		      size_t size, bool user)
 {
 	struct device *dev = &ibd->sd->pdev->dev;
 
 	b->size = PAGE_ALIGN(size);
-	b->va = alloc_pages_exact(b->size, GFP_KERNEL | __GFP_ZERO);
-	if (!b->va)
+	if (b->size > SNIC_IB_BUF_MAX)
+		return -EINVAL;
+	b->mm = user ? snic_pin_charge(ibd->sd, b->size >> PAGE_SHIFT) : NULL;
+	if (IS_ERR(b->mm)) {
+		b->mm = NULL;
 		return -ENOMEM;
+	}
+	/* User-sized: a failure is the caller's ENOMEM, not a warning. */
+	b->va = alloc_pages_exact(b->size, GFP_KERNEL | __GFP_ZERO |
+				  __GFP_NOWARN);
+	if (!b->va)
+		goto err;
 	/*
 	 * Shared with the device for the ring's whole life (like a coherent
 	 * buffer); x86 DMA is cache coherent and the 64-bit mask never
@@ -32,9 +45,13 @@ int snic_ib_buf_alloc(struct snic_ib_dev *ibd, struct snic_ib_buf *b,
 	if (dma_mapping_error(dev, b->dma)) {
 		free_pages_exact(b->va, b->size);
 		b->va = NULL;
-		return -ENOMEM;
+		goto err;
 	}
 	return 0;
+err:
+	snic_pin_uncharge(b->mm, b->size >> PAGE_SHIFT);
+	b->mm = NULL;
+	return -ENOMEM;
 }
 
 void snic_ib_buf_free(struct snic_ib_dev *ibd, struct snic_ib_buf *b)
@@ -45,6 +62,8 @@ void snic_ib_buf_free(struct snic_ib_dev *ibd, struct snic_ib_buf *b)
 			 DMA_BIDIRECTIONAL);
 	free_pages_exact(b->va, b->size);
 	b->va = NULL;
+	snic_pin_uncharge(b->mm, b->size >> PAGE_SHIFT);
+	b->mm = NULL;
 }
 
 static struct snic_ib_mmap *snic_ib_mmap_insert(struct snic_ib_ucontext *uc,
@@ -111,7 +130,7 @@ int snic_ib_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata)
 	u64 key;
 	int ret;
 
-	uc->db_page = snic_db_page_alloc(ibd->sd);
+	uc->db_page = snic_db_page_alloc_user(ibd->sd);
 	if (uc->db_page < 0)
 		return uc->db_page;
 	m = kzalloc(sizeof(*m), GFP_KERNEL);

@@ -36,7 +36,17 @@ static int snic_ib_query_device(struct ib_device *ibdev,
 	a->hw_ver = sd->pdev->revision;
 	a->max_qp = SNIC_MAX_QPS - 2;
 	/* Every WR may take SNIC_WQE_MAX_BBS basic blocks. */
-	a->max_qp_wr = (1 << SNIC_MAX_LOG_SIZE) / SNIC_WQE_MAX_BBS;
+	BUILD_BUG_ON(SNIC_IB_MAX_QP_WR * SNIC_WQE_MAX_BBS >
+		     1 << SNIC_MAX_LOG_SIZE);
+	BUILD_BUG_ON(SNIC_IB_MAX_QP_WR * SNIC_WQE_MAX_BBS * SNIC_WQEBB_SIZE +
+		     SNIC_IB_MAX_QP_WR * SNIC_IB_RECV_MAX_STRIDE +
+		     2 * SNIC_RING_ALIGN > SNIC_IB_BUF_MAX);
+	BUILD_BUG_ON((SNIC_IB_MAX_SRQ_WR + 1) * SNIC_IB_RECV_MAX_STRIDE +
+		     2 * SNIC_RING_ALIGN > SNIC_IB_BUF_MAX);
+	BUILD_BUG_ON((SNIC_IB_MAX_CQE + 1) * sizeof(struct snic_cqe) +
+		     2 * SNIC_RING_ALIGN > SNIC_IB_BUF_MAX);
+	BUILD_BUG_ON(16 * (1 + SNIC_MAX_SGE) > SNIC_IB_RECV_MAX_STRIDE);
+	a->max_qp_wr = SNIC_IB_MAX_QP_WR;
 	a->device_cap_flags = IB_DEVICE_MEM_MGT_EXTENSIONS |
 			      IB_DEVICE_RC_RNR_NAK_GEN |
 			      IB_DEVICE_SYS_IMAGE_GUID |
@@ -46,7 +56,7 @@ static int snic_ib_query_device(struct ib_device *ibdev,
 	a->max_recv_sge = SNIC_MAX_SGE;
 	a->max_sge_rd = SNIC_IB_MAX_SEND_SGE;
 	a->max_cq = SNIC_MAX_CQS / 2;
-	a->max_cqe = (1 << SNIC_MAX_LOG_SIZE) - 1;
+	a->max_cqe = SNIC_IB_MAX_CQE;
 	a->cq_caps.max_cq_moderation_count = SNIC_CQ_MAX_MOD_COUNT;
 	a->cq_caps.max_cq_moderation_period = SNIC_CQ_MAX_MOD_PERIOD;
 	a->max_mr = SNIC_MAX_MRS - 1;
@@ -57,7 +67,7 @@ static int snic_ib_query_device(struct ib_device *ibdev,
 	a->atomic_cap = IB_ATOMIC_HCA;
 	a->max_ah = 1 << 20;	/* host state only */
 	a->max_srq = SNIC_MAX_SRQS - 1;
-	a->max_srq_wr = (1 << SNIC_MAX_LOG_SIZE) - 1;
+	a->max_srq_wr = SNIC_IB_MAX_SRQ_WR;
 	a->max_srq_sge = SNIC_MAX_SGE;
 	a->max_fast_reg_page_list_len = SNIC_IB_MAX_FRPL;
 	a->max_pkeys = 1;
@@ -161,6 +171,7 @@ static const struct rdma_stat_desc snic_ib_stat_descs[] = {
 	{ .name = "loss_injected" },
 	{ .name = "req_errors" }, { .name = "resp_errors" },
 	{ .name = "read_resps" }, { .name = "atomics" },
+	{ .name = "rx_bad_src" }, { .name = "tx_bad_src" },
 	/* driver side */
 	{ .name = "drv_cqe_no_qp" }, { .name = "drv_cqe_bad" },
 	{ .name = "drv_events_no_obj" },
@@ -245,6 +256,46 @@ static const struct attribute_group snic_ib_attr_group = {
 	.attrs = snic_ib_attrs,
 };
 
+/*
+ * The device's source address table mirrors the GID table: a user UD QP
+ * sends from the entry its AV names, whatever smac/sip the WQE carries.
+ * Only RoCE v2 IPv4-mapped GIDs are addresses the device can send from;
+ * other entries are cleared.
+ */
+static int snic_ib_src_addr(const struct ib_gid_attr *attr, bool add)
+{
+	struct snic_ib_dev *ibd = to_sibdev(attr->device);
+	struct snic_aq_cmd cmd = { .opcode = SNIC_AQ_SET_SRC_ADDR };
+	struct snic_aq_set_src_addr a = {};
+	int ret;
+
+	BUILD_BUG_ON(sizeof(a) > sizeof(cmd.raw));
+	BUILD_BUG_ON(SNIC_IB_GID_TBL_LEN > SNIC_SRC_ADDRS);
+	if (attr->index >= SNIC_SRC_ADDRS)
+		return -EINVAL;
+	a.index = attr->index;
+	if (add && attr->gid_type == IB_GID_TYPE_ROCE_UDP_ENCAP &&
+	    snic_ib_gid_v4(&attr->gid)) {
+		ret = rdma_read_gid_l2_fields(attr, NULL, a.mac);
+		if (ret)
+			return ret;
+		memcpy(&a.ip, &attr->gid.raw[12], sizeof(a.ip));
+		a.valid = 1;
+	}
+	memcpy(cmd.raw, &a, sizeof(a));
+	return snic_aq_exec(ibd->sd, &cmd, NULL);
+}
+
+static int snic_ib_add_gid(const struct ib_gid_attr *attr, void **context)
+{
+	return snic_ib_src_addr(attr, true);
+}
+
+static int snic_ib_del_gid(const struct ib_gid_attr *attr, void **context)
+{
+	return snic_ib_src_addr(attr, false);
+}
+
 static const struct ib_device_ops snic_ib_ops = {
 	.owner = THIS_MODULE,
 	.driver_id = RDMA_DRIVER_UNKNOWN,
@@ -257,6 +308,8 @@ static const struct ib_device_ops snic_ib_ops = {
 	.get_link_layer = snic_ib_link_layer,
 	.get_dev_fw_str = snic_ib_fw_str,
 	.device_group = &snic_ib_attr_group,
+	.add_gid = snic_ib_add_gid,
+	.del_gid = snic_ib_del_gid,
 	.alloc_hw_port_stats = snic_ib_alloc_port_stats,
 	.get_hw_stats = snic_ib_get_hw_stats,
 
@@ -330,6 +383,24 @@ static irqreturn_t snic_ib_ceq_irq(int irq, void *data)
 		snic_eq_arm(ibd->sd, eq);
 	} while (snic_eq_next(eq));
 	return IRQ_HANDLED;
+}
+
+/*
+ * Publish object @obj under the number @n the device has just handed out.
+ * The device frees a number when it completes the object's DESTROY, a
+ * moment before the destroyer drops its entry: an entry still there is
+ * such a dying object's, and the number is the new object's now.  The
+ * destroyer drops only its own entry (snic_ib_xa_drop), then waits for
+ * the interrupt handlers (snic_ib_sync_events).
+ */
+int snic_ib_xa_publish(struct xarray *xa, u32 n, void *obj)
+{
+	return xa_err(xa_store_irq(xa, n, obj, GFP_KERNEL));
+}
+
+void snic_ib_xa_drop(struct xarray *xa, u32 n, void *obj)
+{
+	xa_cmpxchg_irq(xa, n, obj, NULL, 0);
 }
 
 /*

@@ -18,11 +18,6 @@
 
 /* ---- address vectors ---- */
 
-static bool snic_ib_gid_v4(const union ib_gid *gid)
-{
-	return ipv6_addr_v4mapped((const struct in6_addr *)gid->raw);
-}
-
 /*
  * Resolve a RoCE address into the headers the device builds: never
  * sleeps (kernel AHs may be created in atomic context).
@@ -60,6 +55,8 @@ int snic_ib_resolve_av(struct snic_ib_dev *ibd,
 		return -EINVAL;
 	ether_addr_copy(av->dmac, ah->roce.dmac);
 	memcpy(&av->sip, &sattr->gid.raw[12], sizeof(av->sip));
+	/* What the device sends from for a user UD QP (smac, sip ignored). */
+	av->sgid_index = sattr->index;
 	memcpy(&av->dip, &grh->dgid.raw[12], sizeof(av->dip));
 	av->ttl = grh->hop_limit ?: 64;
 	av->tos = grh->traffic_class;
@@ -157,8 +154,8 @@ static int snic_ib_qp_caps(struct snic_ib_qp *qp, struct ib_qp_init_attr *init)
 
 	if (cap->max_send_sge > max_sge || cap->max_recv_sge > SNIC_MAX_SGE ||
 	    cap->max_inline_data > SNIC_MAX_RDMA_INLINE ||
-	    cap->max_send_wr > (1u << SNIC_MAX_LOG_SIZE) / SNIC_WQE_MAX_BBS ||
-	    (!init->srq && cap->max_recv_wr > (1u << SNIC_MAX_LOG_SIZE)))
+	    cap->max_send_wr > SNIC_IB_MAX_QP_WR ||
+	    (!init->srq && cap->max_recv_wr > SNIC_IB_MAX_QP_WR))
 		return -EINVAL;
 	qp->max_send_sge = max_t(u32, cap->max_send_sge, 1);
 	qp->max_recv_sge = max_t(u32, cap->max_recv_sge, 1);
@@ -227,6 +224,29 @@ static int snic_ib_qp_cmd(struct snic_ib_dev *ibd, struct snic_ib_qp *qp,
 	return 0;
 }
 
+/*
+ * Who may give QP @qpn of @sd to a sPIN context: 0 a user QP of the
+ * calling process, -EACCES another process's user QP, -EPERM a kernel QP,
+ * -ENOENT none.
+ */
+int snic_ib_qp_owner(struct snic_dev *sd, u32 qpn)
+{
+	struct snic_ib_dev *ibd = sd->ib;
+	struct snic_ib_qp *qp;
+	int ret = -ENOENT;
+
+	if (!ibd)
+		return ret;
+	xa_lock_irq(&ibd->qps);
+	qp = xa_load(&ibd->qps, qpn);
+	if (qp && !qp->user)
+		ret = -EPERM;
+	else if (qp)
+		ret = qp->owner == task_tgid(current) ? 0 : -EACCES;
+	xa_unlock_irq(&ibd->qps);
+	return ret;
+}
+
 int snic_ib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		      struct ib_udata *udata)
 {
@@ -262,7 +282,8 @@ int snic_ib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		if (!qp->swqe)
 			return -ENOMEM;
 	}
-	ret = snic_ib_buf_alloc(ibd, &qp->buf, qp->dbr_off + SNIC_RING_ALIGN);
+	ret = snic_ib_buf_alloc(ibd, &qp->buf, qp->dbr_off + SNIC_RING_ALIGN,
+				qp->user);
 	if (ret)
 		goto err_swqe;
 	ret = snic_ib_qp_cmd(ibd, qp, init, to_sibpd(ibqp->pd)->pdn);
@@ -274,7 +295,7 @@ int snic_ib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		goto err_destroy;
 	}
 	ibqp->qp_num = qp->qpn;
-	ret = xa_insert_irq(&ibd->qps, qp->qpn, qp, GFP_KERNEL);
+	ret = snic_ib_xa_publish(&ibd->qps, qp->qpn, qp);
 	if (ret)
 		goto err_destroy;
 
@@ -301,11 +322,12 @@ int snic_ib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 				       min(sizeof(resp), udata->outlen));
 		if (ret)
 			goto err_xa;
+		qp->owner = get_task_pid(current, PIDTYPE_TGID);
 	}
 	return 0;
 
 err_xa:
-	xa_erase_irq(&ibd->qps, qp->qpn);
+	snic_ib_xa_drop(&ibd->qps, qp->qpn, qp);
 	snic_ib_sync_events(ibd);
 err_destroy:
 	if (snic_cmd_destroy(ibd->sd, SNIC_AQ_DESTROY_QP, qp->qpn))
@@ -325,7 +347,7 @@ int snic_ib_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 
 	ret = snic_cmd_destroy(ibd->sd, SNIC_AQ_DESTROY_QP, qp->qpn);
 	/* CQEs still queued for it are dropped by poll_cq from now on. */
-	xa_erase_irq(&ibd->qps, qp->qpn);
+	snic_ib_xa_drop(&ibd->qps, qp->qpn, qp);
 	snic_ib_sync_events(ibd);
 	if (ret)
 		dev_warn(&ibd->sd->pdev->dev,
@@ -335,6 +357,8 @@ int snic_ib_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 		snic_ib_buf_release(ibd, &qp->buf, qp->mmap);
 	kvfree(qp->swqe);
 	qp->swqe = NULL;
+	put_pid(qp->owner);
+	qp->owner = NULL;
 	return 0;
 }
 
@@ -587,7 +611,7 @@ int snic_ib_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 	int ret;
 
 	if (init->srq_type != IB_SRQT_BASIC || !a->max_wr ||
-	    a->max_wr >= (1u << SNIC_MAX_LOG_SIZE) ||
+	    a->max_wr > SNIC_IB_MAX_SRQ_WR ||
 	    a->max_sge > SNIC_MAX_SGE || a->srq_limit > a->max_wr)
 		return -EINVAL;
 	spin_lock_init(&srq->lock);
@@ -600,7 +624,7 @@ int snic_ib_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 	srq->db_page = snic_ib_db_page(ibd, udata);
 	srq->limit = a->srq_limit;
 	ring = ALIGN(srq->size << srq->log_stride, SNIC_RING_ALIGN);
-	ret = snic_ib_buf_alloc(ibd, &srq->buf, ring + SNIC_RING_ALIGN);
+	ret = snic_ib_buf_alloc(ibd, &srq->buf, ring + SNIC_RING_ALIGN, !!udata);
 	if (ret)
 		return ret;
 	srq->dbr = srq->buf.va + ring;
@@ -618,7 +642,7 @@ int snic_ib_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 	if (ret)
 		goto err_buf;
 	srq->srqn = srqn;
-	ret = xa_insert_irq(&ibd->srqs, srq->srqn, srq, GFP_KERNEL);
+	ret = snic_ib_xa_publish(&ibd->srqs, srq->srqn, srq);
 	if (ret)
 		goto err_destroy;
 
@@ -650,7 +674,7 @@ int snic_ib_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 	return 0;
 
 err_xa:
-	xa_erase_irq(&ibd->srqs, srq->srqn);
+	snic_ib_xa_drop(&ibd->srqs, srq->srqn, srq);
 	snic_ib_sync_events(ibd);
 err_destroy:
 	if (snic_cmd_destroy(ibd->sd, SNIC_AQ_DESTROY_SRQ, srq->srqn))
@@ -702,7 +726,7 @@ int snic_ib_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)
 	int ret;
 
 	ret = snic_cmd_destroy(ibd->sd, SNIC_AQ_DESTROY_SRQ, srq->srqn);
-	xa_erase_irq(&ibd->srqs, srq->srqn);
+	snic_ib_xa_drop(&ibd->srqs, srq->srqn, srq);
 	snic_ib_sync_events(ibd);
 	if (ret)
 		dev_warn(&ibd->sd->pdev->dev,

@@ -9,23 +9,96 @@
  * owner bit of an EQE/CQE is 1 on the first pass over the ring, so the
  * expected value is the inverse of bit log_size of the consumer counter.
  */
+#include <linux/bitmap.h>
 #include <linux/dma-mapping.h>
 #include <linux/io.h>
 #include <linux/math64.h>
+#include <linux/sched/mm.h>
+#include <linux/sched/signal.h>
 #include "snic.h"
 
-int snic_db_page_alloc(struct snic_dev *sd)
+/* A free doorbell page, if more than @keep are free; else -ENOSPC. */
+static int snic_db_page_take(struct snic_dev *sd, unsigned int keep)
 {
-	int page;
+	int page = -ENOSPC;
 
 	spin_lock(&sd->db_lock);
-	page = find_first_zero_bit(sd->db_used, SNIC_DB_PAGES);
-	if (page < SNIC_DB_PAGES)
+	if (SNIC_DB_PAGES - bitmap_weight(sd->db_used, SNIC_DB_PAGES) > keep) {
+		page = find_first_zero_bit(sd->db_used, SNIC_DB_PAGES);
 		__set_bit(page, sd->db_used);
-	else
-		page = -ENOSPC;
+	}
 	spin_unlock(&sd->db_lock);
 	return page;
+}
+
+/* For the driver's own queues: may use the reserve. */
+int snic_db_page_alloc(struct snic_dev *sd)
+{
+	return snic_db_page_take(sd, 0);
+}
+
+/*
+ * For a user context (one per open RDMA context): the last
+ * SNIC_DB_KERNEL_RESERVE pages stay for the driver's queues (net_device
+ * channels, peer queues, the sPIN EQ), however many contexts users open.
+ * A refusal is counted (sysfs db_pages) and logged.
+ */
+int snic_db_page_alloc_user(struct snic_dev *sd)
+{
+	int page = snic_db_page_take(sd, SNIC_DB_KERNEL_RESERVE);
+
+	if (page < 0) {
+		atomic64_inc(&sd->db_user_refused);
+		dev_info_ratelimited(&sd->pdev->dev,
+				     "no doorbell page for a user context (%d kept for the driver)\n",
+				     SNIC_DB_KERNEL_RESERVE);
+	}
+	return page;
+}
+
+/*
+ * Memory a user process makes the driver pin for it (sPIN host regions,
+ * RDMA rings) is charged to its RLIMIT_MEMLOCK as ib_umem charges MRs
+ * (mm->pinned_vm), unless it has CAP_IPC_LOCK.  Returns the mm to
+ * uncharge later (held with mmgrab), NULL from a kernel thread (nothing
+ * charged) or ERR_PTR(-ENOMEM), counted (sysfs pin_refused) and logged.
+ */
+struct mm_struct *snic_pin_charge(struct snic_dev *sd, unsigned long pages)
+{
+	struct mm_struct *mm = current->mm;
+	unsigned long limit = rlimit(RLIMIT_MEMLOCK) >> PAGE_SHIFT;
+
+	if (!mm)
+		return NULL;
+	if (atomic64_add_return(pages, &mm->pinned_vm) > limit &&
+	    !capable(CAP_IPC_LOCK)) {
+		atomic64_sub(pages, &mm->pinned_vm);
+		atomic64_inc(&sd->pin_refused);
+		dev_info_ratelimited(&sd->pdev->dev,
+				     "%lu pages for pid %d: over its RLIMIT_MEMLOCK\n",
+				     pages, task_tgid_nr(current));
+		return ERR_PTR(-ENOMEM);
+	}
+	mmgrab(mm);
+	return mm;
+}
+
+void snic_pin_uncharge(struct mm_struct *mm, unsigned long pages)
+{
+	if (!mm)
+		return;
+	atomic64_sub(pages, &mm->pinned_vm);
+	mmdrop(mm);
+}
+
+unsigned int snic_db_pages_used(struct snic_dev *sd)
+{
+	unsigned int n;
+
+	spin_lock(&sd->db_lock);
+	n = bitmap_weight(sd->db_used, SNIC_DB_PAGES);
+	spin_unlock(&sd->db_lock);
+	return n;
 }
 
 void snic_db_page_free(struct snic_dev *sd, int page)

@@ -207,6 +207,7 @@ static void snic_spin_info_fill(struct snic_spin *sp, struct snic_spin_info *i)
 	i->l2h_free = snic_spin_mem_free_bytes(sp, SNIC_SPIN_MEM_L2H);
 	i->max_regions = SNIC_SPIN_MAX_REGIONS;
 	i->max_region_size = PAGE_SIZE << (MAX_ORDER - 1);
+	i->perm_denied = sp->perm_denied;
 	spin_lock_irq(&sp->ev_lock);
 	i->ev_irqs = sp->ev_irqs;
 	i->ev_eqes = sp->ev_eqes;
@@ -259,6 +260,7 @@ static int snic_spin_open(struct inode *inode, struct file *file)
 	INIT_LIST_HEAD(&f->ctxs);
 	init_waitqueue_head(&f->wq);
 	f->sp = sp;
+	f->filp = file;
 	mutex_lock(&sp->lock);
 	if (sp->dead) {
 		mutex_unlock(&sp->lock);

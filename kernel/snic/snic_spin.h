@@ -34,6 +34,7 @@ struct snic_spin_region {
 	dma_addr_t dma;
 	u32 index;		/* device region index */
 	unsigned long pgoff;	/* mmap offset in pages */
+	struct mm_struct *mm;	/* charged to (snic_pin_charge) */
 };
 
 struct snic_spin_attach_slot {
@@ -94,10 +95,12 @@ struct snic_spin {
 	u64 ev_irqs;
 	u64 ev_eqes;
 	u64 ev_stray;		/* EQEs for no context of ours */
+	u32 perm_denied;	/* operations refused: capability, QP owner */
 };
 
 struct snic_spin_file {
 	struct snic_spin *sp;
+	struct file *filp;	/* its opener's credentials decide */
 	struct list_head node;
 	struct list_head allocs;
 	struct list_head ctxs;

@@ -13,8 +13,37 @@
 #include <linux/in.h>
 #include <linux/mm.h>
 #include <linux/slab.h>
+#include <linux/capability.h>
+#include <linux/cred.h>
+#include <net/net_namespace.h>
 #include <linux/uaccess.h>
 #include "snic_spin.h"
+
+/* A refused operation: counted (INFO perm_denied) and logged. */
+static int snic_spin_refused(struct snic_spin_file *f, const char *what)
+{
+	f->sp->perm_denied++;
+	dev_info_ratelimited(&f->sp->sd->pdev->dev,
+			     "sPIN: %s refused to uid %u\n", what,
+			     from_kuid(&init_user_ns, f->filp->f_cred->uid));
+	return -EPERM;
+}
+
+/*
+ * 0 if the opener of @f has @cap over the snic's network namespace, else
+ * the refusal.  As the network stack does for a socket, the credentials
+ * are those of the file (who opened it), not of whoever calls the ioctl.
+ */
+static int snic_spin_capable(struct snic_spin_file *f, int cap,
+			     const char *what)
+{
+	struct net_device *nd = f->sp->sd->netdev;
+
+	if (file_ns_capable(f->filp, nd ? dev_net(nd)->user_ns : &init_user_ns,
+			    cap))
+		return 0;
+	return snic_spin_refused(f, what);
+}
 
 /* The context's owner is the only file that may name it. */
 struct snic_spin_ctx *snic_spin_ctx_find(struct snic_spin_file *f, u32 ctx,
@@ -62,6 +91,7 @@ static void snic_spin_region_free(struct snic_spin *sp,
 	/* Pages still mapped by the user keep the mapping's reference. */
 	for (i = 0; i < (1u << r->order); i++)
 		__free_page(r->page + i);
+	snic_pin_uncharge(r->mm, 1ul << r->order);
 	kfree(r);
 }
 
@@ -156,6 +186,13 @@ int snic_spin_ctx_create(struct snic_spin_file *f,
 	for (i = 0; i < ARRAY_SIZE(req->rsvd); i++)
 		if (req->rsvd[i])
 			return -EINVAL;
+	if (req->flags & ~SNIC_SPIN_CTX_SEND)
+		return -EINVAL;
+	if (req->flags & SNIC_SPIN_CTX_SEND) {
+		ret = snic_spin_capable(f, CAP_NET_RAW, "raw send (no CAP_NET_RAW)");
+		if (ret)
+			return ret;
+	}
 	code = snic_spin_alloc_find(f, req->code_id);
 	hmem = snic_spin_alloc_find(f, req->hmem_id);
 	if (!code || !hmem)
@@ -194,6 +231,8 @@ int snic_spin_ctx_create(struct snic_spin_file *f,
 	cfg.watchdog = cpu_to_le32(req->watchdog);
 	cfg.timeout_us = cpu_to_le32(req->timeout_us);
 	cfg.match = cpu_to_le32(SNIC_SPIN_MATCH_STEER);
+	if (!(req->flags & SNIC_SPIN_CTX_SEND))
+		cfg.flags = cpu_to_le32(SNIC_SPIN_CFG_F_NO_SEND);
 	cfg.ev_ring = cpu_to_le64(c->ev_dma);
 	cfg.ev_dbr = cpu_to_le64(c->ev_dma + ring);
 	cfg.ev_log_size = log;
@@ -218,19 +257,29 @@ int snic_spin_ctx_create(struct snic_spin_file *f,
 }
 
 /*
- * An RDMA RC QP, named by its number: any opener of the spin device may
- * attach its own context to any RC QP of the device (docs/snic-spin.md,
- * "Host interface").  One QP per context; the device refuses a QP that
- * already has a context (EBUSY), an unknown one (ENOENT) or a non-RC one
- * (EINVAL).
+ * An RDMA RC QP, named by its number (docs/snic-spin.md, "Permissions"):
+ * a user QP of the calling process, or with CAP_NET_ADMIN any user QP;
+ * never a kernel QP (EPERM).  One QP per context; the device refuses a QP
+ * that already has a context (EBUSY), an unknown one (ENOENT) or a non-RC
+ * one (EINVAL).
  */
-static int snic_spin_attach_qp(struct snic_spin *sp, struct snic_spin_ctx *c,
+static int snic_spin_attach_qp(struct snic_spin_file *f,
+			       struct snic_spin_ctx *c,
 			       struct snic_spin_attach *a)
 {
+	struct snic_spin *sp = f->sp;
 	int i, free = -1, ret;
 
 	if (a->port == SNIC_SPIN_QPN_NONE)
 		return -EINVAL;
+	ret = snic_ib_qp_owner(sp->sd, a->port);
+	if (ret == -EACCES)
+		ret = snic_spin_capable(f, CAP_NET_ADMIN,
+					"attaching another process's QP (no CAP_NET_ADMIN)");
+	else if (ret == -EPERM)
+		ret = snic_spin_refused(f, "attaching a kernel QP");
+	if (ret)
+		return ret;
 	for (i = 0; i < SNIC_SPIN_MAX_ATTACH; i++) {
 		if (c->att[i].live && c->att[i].qp)
 			return -EBUSY;
@@ -277,9 +326,13 @@ int snic_spin_attach(struct snic_spin_file *f, struct snic_spin_attach *a)
 	if (!c)
 		return ret;
 	if (a->type == SNIC_SPIN_ATTACH_QP)
-		return snic_spin_attach_qp(sp, c, a);
+		return snic_spin_attach_qp(f, c, a);
 	if (a->type != SNIC_SPIN_ATTACH_UDP || !a->port || a->port > 0xffff)
 		return -EINVAL;
+	ret = snic_spin_capable(f, CAP_NET_ADMIN,
+				"UDP port steering (no CAP_NET_ADMIN)");
+	if (ret)
+		return ret;
 	if (snic_spin_port_taken(sp, a->port))
 		return -EBUSY;
 	for (i = 0; i < SNIC_SPIN_MAX_ATTACH && c->att[i].live; i++)
@@ -350,8 +403,15 @@ int snic_spin_region_add(struct snic_spin_file *f,
 		return -ENOMEM;
 	r->order = order;
 	r->size = PAGE_SIZE << order;
+	/* Pinned for the caller: charged to its RLIMIT_MEMLOCK. */
+	r->mm = snic_pin_charge(sp->sd, 1ul << order);
+	if (IS_ERR(r->mm)) {
+		kfree(r);
+		return -ENOMEM;
+	}
 	r->page = alloc_pages(GFP_KERNEL | __GFP_ZERO | __GFP_NOWARN, order);
 	if (!r->page) {
+		snic_pin_uncharge(r->mm, 1ul << order);
 		kfree(r);
 		return -ENOMEM;
 	}

@@ -51,12 +51,34 @@ static ssize_t admin_stats_show(struct device *dev,
 }
 static DEVICE_ATTR_RO(admin_stats);
 
+static ssize_t db_pages_show(struct device *dev,
+			     struct device_attribute *attr, char *buf)
+{
+	struct snic_dev *sd = to_snic(dev);
+
+	return sysfs_emit(buf, "total %u\nused %u\nkernel_reserve %u\nuser_refused %lld\n",
+			  SNIC_DB_PAGES, snic_db_pages_used(sd),
+			  SNIC_DB_KERNEL_RESERVE,
+			  (long long)atomic64_read(&sd->db_user_refused));
+}
+static DEVICE_ATTR_RO(db_pages);
+
+static ssize_t pin_refused_show(struct device *dev,
+				struct device_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%lld\n",
+			  (long long)atomic64_read(&to_snic(dev)->pin_refused));
+}
+static DEVICE_ATTR_RO(pin_refused);
+
 static struct attribute *snic_attrs[] = {
 	&dev_attr_fw_version.attr,
 	&dev_attr_hw_version.attr,
 	&dev_attr_caps.attr,
 	&dev_attr_serial.attr,
 	&dev_attr_admin_stats.attr,
+	&dev_attr_db_pages.attr,
+	&dev_attr_pin_refused.attr,
 	NULL,
 };
 

@@ -61,6 +61,7 @@ void snic_rdma_reset(SnicState *s)
 {
     snic_rdma_drop_all(s);
     memset(&s->rdma.st, 0, sizeof(s->rdma.st));
+    memset(s->rdma.src, 0, sizeof(s->rdma.src));
 }
 
 /* ---- PD ---- */
@@ -384,7 +385,50 @@ uint8_t snic_rdma_invalidate(SnicState *s, SnicQp *qp, uint32_t key)
     if (!mr->valid || mr->tag != SNIC_KEY_TAG(key) || mr->pdn != qp->pdn) {
         return SNIC_RST_LOC_PROT;
     }
+    /* Only a fast-registration MR can be invalidated (IB 10.6.6.2). */
+    if (!(mr->flags & SNIC_MR_F_FAST_REG)) {
+        qemu_log_mask(LOG_GUEST_ERROR, "snic: qp %u: invalidate of key 0x%x:"
+                      " not a fast-registration MR\n", qp->qpn, key);
+        return SNIC_RST_LOC_PROT;
+    }
     mr->live = false;
+    return SNIC_RST_OK;
+}
+
+/* ---- source addresses ---- */
+
+static uint16_t snic_src_addr_set(SnicState *s, const struct snic_aq_cmd *c)
+{
+    struct snic_aq_set_src_addr a;
+    SnicSrcAddr *e;
+
+    memcpy(&a, c->raw, sizeof(a));
+    if (a.index >= SNIC_SRC_ADDRS || a.valid > 1) {
+        return SNIC_AQ_EINVAL_PARAM;
+    }
+    e = &s->rdma.src[a.index];
+    e->valid = a.valid;
+    memcpy(e->mac, a.mac, 6);
+    e->ip = a.ip;
+    return SNIC_AQ_OK;
+}
+
+uint8_t snic_rdma_src_fill(SnicState *s, SnicQp *qp, struct snic_av *av)
+{
+    const SnicSrcAddr *e = av->sgid_index < SNIC_SRC_ADDRS ?
+                           &s->rdma.src[av->sgid_index] : NULL;
+
+    if (qp->flags & SNIC_QP_F_PRIV) {
+        return SNIC_RST_OK;         /* the driver built the AV */
+    }
+    if (!e || !e->valid) {
+        s->rdma.st.tx_bad_src++;
+        qemu_log_mask(LOG_GUEST_ERROR, "snic: qp %u: UD source address %u "
+                      "is not in the table\n", qp->qpn, av->sgid_index);
+        return SNIC_RST_LOC_QP_OP;
+    }
+    memcpy(av->smac, e->mac, 6);
+    av->sip = e->ip;
     return SNIC_RST_OK;
 }
 
@@ -634,6 +678,8 @@ uint16_t snic_rdma_admin(SnicState *s, const struct snic_aq_cmd *c,
         return snic_srq_modify(s, c);
     case SNIC_AQ_DESTROY_SRQ:
         return snic_srq_destroy(s, id);
+    case SNIC_AQ_SET_SRC_ADDR:
+        return snic_src_addr_set(s, c);
     default:
         qemu_log_mask(LOG_GUEST_ERROR, "snic: unknown RDMA opcode 0x%x\n",
                       c->opcode);
@@ -666,7 +712,7 @@ void snic_rdma_stats_format(SnicState *s, GString *out)
         "inv_req_naks_sent", "inv_req_naks_rcvd", "dup_requests",
         "out_of_seq", "rx_icrc_errors", "rx_malformed", "rx_no_qp",
         "rx_bad_qkey", "loss_injected", "req_errors", "resp_errors",
-        "read_resps", "atomics",
+        "read_resps", "atomics", "rx_bad_src", "tx_bad_src",
     };
     const uint64_t *v = (const uint64_t *)&s->rdma.st;
     size_t i;

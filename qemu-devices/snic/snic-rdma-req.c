@@ -221,6 +221,10 @@ static uint8_t snic_wqe_parse(SnicState *s, SnicQp *qp, SnicSwqe *w,
         }
         memcpy(&ud, segs + 16, sizeof(ud));
         w->av = ud.av;
+        st = snic_rdma_src_fill(s, qp, &w->av);
+        if (st != SNIC_RST_OK) {
+            return st;
+        }
         w->dest_qpn = le32_to_cpu(ud.dest_qpn) & ROCE_PSN_MASK;
         w->qkey = le32_to_cpu(ud.qkey);
         if (w->qkey & 0x80000000u) {

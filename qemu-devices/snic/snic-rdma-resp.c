@@ -634,6 +634,18 @@ bool snic_rdma_rx(SnicState *s, const uint8_t *f, size_t len)
         st->rx_no_qp++;
         return true;
     }
+    /*
+     * A connected QP takes packets only from its path (as rxe's
+     * check_addr): another source is an injection attempt.
+     */
+    if (qp->type == SNIC_QPT_RC && (h.sip != be32_to_cpu(qp->av.dip) ||
+                                    h.dip != be32_to_cpu(qp->av.sip))) {
+        st->rx_bad_src++;
+        qemu_log_mask(LOG_GUEST_ERROR, "snic: qp %u: packet from %08x to "
+                      "%08x is not from its path: dropped\n", qp->qpn,
+                      h.sip, h.dip);
+        return true;
+    }
     st->rx_pkts++;
     st->rx_bytes += len;
     if (fl & ROCE_F_RESP) {

@@ -241,7 +241,16 @@ typedef struct SnicRdmaStats {
     uint64_t req_errors, resp_errors;
     uint64_t read_resps;
     uint64_t atomics;
+    uint64_t rx_bad_src;
+    uint64_t tx_bad_src;
 } SnicRdmaStats;
+
+/* A source address table entry (SNIC_AQ_SET_SRC_ADDR). */
+typedef struct SnicSrcAddr {
+    bool valid;
+    uint8_t mac[6];
+    uint32_t ip;                /* network order, as struct snic_av's sip */
+} SnicSrcAddr;
 
 typedef struct SnicRdma {
     SnicPd *pds;
@@ -252,6 +261,7 @@ typedef struct SnicRdma {
     uint32_t nqps;              /* QPs that exist */
     uint32_t pages_used;
     SnicRdmaStats st;
+    SnicSrcAddr src[SNIC_SRC_ADDRS];
     QEMUBH *bh;
     uint8_t *frame;             /* SNIC_RDMA_MAX_FRAME */
     /* loss injection (QOM properties) */
@@ -291,6 +301,8 @@ void snic_rdma_recv_consume(SnicState *s, SnicQp *qp);
 uint8_t snic_rdma_fast_reg(SnicState *s, SnicQp *qp,
                            const struct snic_wqe_reg *r);
 uint8_t snic_rdma_invalidate(SnicState *s, SnicQp *qp, uint32_t key);
+/* A user UD QP's source: @av's smac and sip from its sgid_index entry. */
+uint8_t snic_rdma_src_fill(SnicState *s, SnicQp *qp, struct snic_av *av);
 uint16_t snic_rdma_srq_db(SnicState *s, uint16_t page, uint32_t srqn,
                           uint16_t ctr);
 

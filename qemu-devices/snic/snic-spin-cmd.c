@@ -118,6 +118,10 @@ static int snic_spin_cmd_exec(SnicSpinRun *run, SnicSpinSlot *slot,
         return 0;
     }
     case SPIN_CMD_SEND:
+        if (ctx->no_send) {
+            return snic_spin_cmd_abort(run, SNIC_SPIN_EV_CMD_FAULT, c.op,
+                                       c.len, "sending not permitted");
+        }
         if (c.len < SNIC_ETH_HLEN || c.len > SPIN_PKT_MAX ||
             (c.flags & ~(SPIN_SEND_CSUM_L3 | SPIN_SEND_CSUM_L4))) {
             return snic_spin_cmd_abort(run, SNIC_SPIN_EV_CMD_FAULT, c.op,

@@ -370,6 +370,7 @@ static uint16_t snic_spin_create_ctx(SnicState *s, const struct snic_aq_cmd *c,
         le32_to_cpu(cfg.scratch_size) > SPIN_SCRATCH_MAX ||
         le32_to_cpu(cfg.copy_bytes) > SPIN_PKT_MAX ||
         wd > SNIC_SPIN_WATCHDOG_MAX ||
+        (le32_to_cpu(cfg.flags) & ~SNIC_SPIN_CFG_F_NO_SEND) ||
         (le32_to_cpu(cfg.match) != SNIC_SPIN_MATCH_STEER &&
          le32_to_cpu(cfg.match) != SNIC_SPIN_MATCH_QP)) {
         return SNIC_AQ_EINVAL_PARAM;
@@ -429,6 +430,7 @@ static uint16_t snic_spin_create_ctx(SnicState *s, const struct snic_aq_cmd *c,
     ctx->scratch_size = le32_to_cpu(cfg.scratch_size);
     ctx->copy_bytes = le32_to_cpu(cfg.copy_bytes);
     ctx->watchdog = wd ? wd : SNIC_SPIN_WATCHDOG_DEF;
+    ctx->no_send = le32_to_cpu(cfg.flags) & SNIC_SPIN_CFG_F_NO_SEND;
     ctx->timeout_ns = (uint64_t)(tmo ? tmo : SNIC_SPIN_TIMEOUT_DEF_US) * 1000;
     ctx->ev_ring = le64_to_cpu(cfg.ev_ring);
     ctx->ev_dbr = le64_to_cpu(cfg.ev_dbr);

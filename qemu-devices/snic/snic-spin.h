@@ -27,6 +27,7 @@ typedef struct SnicSpinCtx {
     uint32_t entry[SPIN_NUM_HANDLERS];
     uint32_t code_off, code_size, hmem_off, hmem_size;
     uint32_t scratch_size, copy_bytes, watchdog;
+    bool no_send;               /* SNIC_SPIN_CFG_F_NO_SEND */
     uint64_t timeout_ns;
     uint64_t ev_ring, ev_dbr;
     uint8_t ev_log;

@@ -39,7 +39,7 @@ if [ "$me" = 1 ]; then
 		i=$((i + 1))
 	done
 	# ping-pong round trips: the NIC on 9599, the host echo on 9600
-	spin_start rtt -p 9599 -q "$H/pingpong.elf" || echo "BENCH-ERROR rtt context"
+	spin_start rtt -p 9599 -q --send "$H/pingpong.elf" || echo "BENCH-ERROR rtt context"
 	spin-udp echo 9600 -n "$PING_N" -t 300 > /tmp/echo.out 2>&1 &
 	barrier 1 || exit 1
 	barrier 2 || exit 1

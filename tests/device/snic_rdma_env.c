@@ -88,6 +88,10 @@ bool env_start_extra(const char *opts, const char *extra)
 		    !snic_aq_ready(&dev[i], 64) ||
 		    port_up(&dev[i], SNIC_EQN_NONE) != OK)
 			return false;
+		/* user UD QPs send from entry 0 (av_fill's sgid_index) */
+		if (src_addr_set(&dev[i], 0, true, i ? mac_b : mac_a,
+				 i ? ip_b : ip_a) != OK)
+			return false;
 	}
 	cap_drain();
 	return true;
@@ -101,6 +105,19 @@ bool env_start_opts(const char *opts)
 bool env_start(void)
 {
 	return env_start_opts("");
+}
+
+int src_addr_set(struct snic_dev *d, uint8_t index, bool valid,
+		 const uint8_t *mac, uint32_t ip)
+{
+	struct snic_aq_set_src_addr a;
+
+	memset(&a, 0, sizeof(a));
+	a.index = index;
+	a.valid = valid;
+	memcpy(a.mac, mac, 6);
+	a.ip = htonl(ip);
+	return snic_aq_cmd(d, SNIC_AQ_SET_SRC_ADDR, &a, sizeof(a), NULL);
 }
 
 bool rstats(struct snic_dev *d, struct snic_rdma_stats *s)

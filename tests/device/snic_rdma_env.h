@@ -93,6 +93,9 @@ bool env_start_opts(const char *opts);
 bool env_start_extra(const char *opts, const char *extra);
 bool env_start(void);
 bool rstats(struct snic_dev *d, struct snic_rdma_stats *s);
+/* SET_SRC_ADDR: entry @index of @d's source address table. */
+int src_addr_set(struct snic_dev *d, uint8_t index, bool valid,
+		 const uint8_t *mac, uint32_t ip);
 /* CQs, EQs, PDs, MRs */
 /* (snic_cq_create and snic_cq_peek of snic_q.h; these pump the main loop) */
 bool cq_wait(struct snic_cq *c, struct snic_cqe *q, uint64_t step_ns);

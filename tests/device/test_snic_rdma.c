@@ -1615,6 +1615,166 @@ static void fast_reg_and_invalidate(void)
 	CHECK_EQ(e.syndrome, SNIC_RST_REM_ACCESS);
 }
 
+/*
+ * Only fast-registration MRs can be invalidated: a remote SEND with
+ * invalidate naming an ordinary MR's key is a remote invalid request (NAK,
+ * the requester's completion says so), a LOCAL_INV of it a local
+ * protection error; either way the MR keeps working.
+ */
+static void invalidate_ordinary_mr(void)
+{
+	struct snic_rdma_stats st;
+	struct snic_cqe e;
+	struct wqe w;
+	uint8_t d[32], x[32];
+	uint16_t idx;
+
+	CHECK(env_start());
+	CHECK(pair_up(&conn_default));
+	qp_recv(&sb.qp, 0x61, 100, sb.mr.key, sb.mr.iova);
+	w_init(&w, SNIC_WQE_SEND_INV, SNIC_WQE_F_SIGNAL, sb.mr.key);
+	w_data(&w, 20, sa.mr.key, sa.mr.iova);
+	idx = qp_post(&sa.qp, &w);
+	CHECK(cq_wait(&sa.scq, &e, 1000000));
+	CHECK_EQ(e.wqe_counter, idx);
+	CHECK_EQ(e.syndrome, SNIC_RST_REM_INV_REQ);
+	CHECK(rstats(B, &st));
+	CHECK_EQ(st.inv_req_naks_sent, 1);
+	CHECK(pair_reconnect());
+	/* the MR still takes a WRITE */
+	fill(d, sizeof(d), 61);
+	mr_write(&sa.mr, 0, d, sizeof(d));
+	w_init(&w, SNIC_WQE_RDMA_WRITE, SNIC_WQE_F_SIGNAL, 0);
+	w_raddr(&w, sb.mr.iova + 64, sb.mr.key);
+	w_data(&w, sizeof(d), sa.mr.key, sa.mr.iova);
+	idx = qp_post(&sa.qp, &w);
+	CHECK_REQ(&sa.scq, idx, SNIC_WQE_RDMA_WRITE, sizeof(d), &e);
+	mr_read(&sb.mr, 64, x, sizeof(x));
+	CHECK(!memcmp(x, d, sizeof(d)));
+	/* LOCAL_INV of it: a local error, and the MR is still live */
+	w_init(&w, SNIC_WQE_LOCAL_INV, SNIC_WQE_F_SIGNAL, sb.mr.key);
+	idx = qp_post(&sb.qp, &w);
+	CHECK(cq_wait(&sb.scq, &e, 1000000));
+	CHECK_EQ(e.wqe_counter, idx);
+	CHECK_EQ(e.syndrome, SNIC_RST_LOC_PROT);
+	CHECK(pair_reconnect());
+	w_init(&w, SNIC_WQE_RDMA_WRITE, SNIC_WQE_F_SIGNAL, 0);
+	w_raddr(&w, sb.mr.iova + 128, sb.mr.key);
+	w_data(&w, sizeof(d), sa.mr.key, sa.mr.iova);
+	idx = qp_post(&sa.qp, &w);
+	CHECK_REQ(&sa.scq, idx, SNIC_WQE_RDMA_WRITE, sizeof(d), &e);
+}
+
+/*
+ * Source spoofing: a user UD QP's WQE names a source address table entry
+ * (sgid_index); whatever smac/sip its AV carries, the packet goes out
+ * with the entry's.  An entry that is not set fails the WQE
+ * (SNIC_RST_LOC_QP_OP, tx_bad_src) and nothing is sent.
+ */
+static void ud_source_from_table(void)
+{
+	static const uint8_t evil_mac[6] = { 0x02, 0x66, 0x66, 0x66, 0x66, 0x66 };
+	struct snic_rdma_stats st;
+	struct snic_wqe_ud ud;
+	struct side ua, ub;
+	struct snic_cqe e;
+	struct wqe w;
+	uint8_t dst[64];
+	uint16_t idx;
+	int set;
+
+	CHECK(env_start());
+	set = src_addr_set(A, 3, true, mac_a, ip_a);
+	CHECK(side_make(&ua, A, SNIC_QPT_UD));
+	CHECK(side_make(&ub, B, SNIC_QPT_UD));
+	CHECK(qp_ud_up(&ua.qp, 0x1234));
+	CHECK(qp_ud_up(&ub.qp, 0x5678));
+	qp_recv(&ub.qp, 0xaa, 2000, ub.mr.key, ub.mr.iova);
+	memset(&ud, 0, sizeof(ud));
+	av_fill(&ud.av, A);
+	memcpy(ud.av.smac, evil_mac, 6);
+	ud.av.sip = htonl(0x0a000063);
+	ud.av.sgid_index = 3;
+	ud.dest_qpn = ub.qp.qpn;
+	ud.qkey = 0x5678;
+	w_init(&w, SNIC_WQE_SEND, SNIC_WQE_F_SIGNAL, 0);
+	w_seg(&w, &ud, sizeof(ud));
+	w_data(&w, 16, ua.mr.key, ua.mr.iova);
+	idx = qp_post(&ua.qp, &w);
+	CHECK_REQ(&ua.scq, idx, SNIC_WQE_SEND, 16, &e);
+	CHECK(cq_wait(&ub.rcq, &e, 0));
+	CHECK_EQ(e.opcode, SNIC_CQE_RECV);
+	CHECK(!memcmp(e.smac, mac_a, 6));
+	mr_read(&ub.mr, 0, dst, sizeof(dst));
+	CHECK_EQ(ntohl(*(uint32_t *)(dst + 20 + 12)), ip_a);
+	CHECK_EQ(set, OK);
+	/* an entry nobody set: the WQE fails, nothing goes out */
+	qp_recv(&ub.qp, 0xbb, 2000, ub.mr.key, ub.mr.iova + 4096);
+	ud.av.sgid_index = 7;
+	w_init(&w, SNIC_WQE_SEND, SNIC_WQE_F_SIGNAL, 0);
+	w_seg(&w, &ud, sizeof(ud));
+	w_data(&w, 16, ua.mr.key, ua.mr.iova);
+	idx = qp_post(&ua.qp, &w);
+	CHECK(cq_wait(&ua.scq, &e, 0));
+	CHECK_EQ(e.opcode, SNIC_CQE_REQ_ERR);
+	CHECK_EQ(e.syndrome, SNIC_RST_LOC_QP_OP);
+	CHECK_EQ(e.wqe_counter, idx);
+	CHECK(cq_empty(&ub.rcq));
+	CHECK(rstats(A, &st));
+	CHECK_EQ(st.tx_bad_src, 1);
+	/* bad table entries are refused */
+	CHECK_EQ(src_addr_set(A, SNIC_SRC_ADDRS, true, mac_a, ip_a),
+		 SNIC_AQ_EINVAL_PARAM);
+}
+
+/* Give the request frame @f another IPv4 source; checksums fixed. */
+static void set_src_ip(uint8_t *f, size_t len, uint32_t ip)
+{
+	uint8_t *h = f + 14;
+	uint32_t sum = 0;
+	int i;
+
+	*(uint32_t *)(h + 12) = htonl(ip);
+	h[10] = h[11] = 0;
+	for (i = 0; i < 20; i += 2)
+		sum += h[i] << 8 | h[i + 1];
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	h[10] = ~sum >> 8;
+	h[11] = ~sum;
+	fix_icrc(f, len);
+}
+
+/*
+ * Connection injection: an RC request with the expected QPN and PSN but
+ * from another IPv4 source than B's QP's path is dropped and counted
+ * (rx_bad_src) and does not consume the PSN; the real peer's is accepted.
+ */
+static void rc_wrong_source(void)
+{
+	struct snic_rdma_stats s0, s1;
+	struct snic_cqe e;
+	uint8_t f[2048];
+	size_t len;
+
+	CHECK(env_start());
+	CHECK(pair_up(&conn_default));
+	CHECK(rstats(B, &s0));
+	qp_recv(&sb.qp, 1, 4096, sb.mr.key, sb.mr.iova);
+	len = mk_req(f, 0x04, sb.qp.qpn, 100, 64);
+	set_src_ip(f, len, ip_a + 77);
+	CHECK(inj_send(f, len));
+	pump(16);
+	len = mk_req(f, 0x04, sb.qp.qpn, 100, 32);
+	CHECK(inj_send(f, len));
+	CHECK(cq_wait(&sb.rcq, &e, 0));
+	CHECK_EQ(e.opcode, SNIC_CQE_RECV);
+	CHECK_EQ(e.byte_cnt, 32);
+	CHECK(rstats(B, &s1));
+	CHECK_EQ(s1.rx_bad_src, s0.rx_bad_src + 1);
+	CHECK_EQ(s1.rx_pkts, s0.rx_pkts + 1);
+}
+
 /* SRQ shared by two QPs, limit event, and the receive-side events. */
 static void srq_shared(void)
 {
@@ -2068,6 +2228,7 @@ int main(void)
 	RUN("device/snic_rdma", hostile_admin);
 	RUN("device/snic_rdma", rc_send_recv);
 	RUN("device/snic_rdma", ud_send_recv);
+	RUN("device/snic_rdma", ud_source_from_table);
 	RUN("device/snic_rdma", gsi_qp);
 	RUN("device/snic_rdma", rc_write_read_atomic);
 	RUN("device/snic_rdma", mtu_4096);
@@ -2076,6 +2237,7 @@ int main(void)
 	RUN("device/snic_rdma", rd_atomic_limit_and_fence);
 	RUN("device/snic_rdma", icrc_capture);
 	RUN("device/snic_rdma", malformed_frames);
+	RUN("device/snic_rdma", rc_wrong_source);
 	RUN("device/snic_rdma", remote_access_errors);
 	RUN("device/snic_rdma", local_errors);
 	RUN("device/snic_rdma", loss_injection);
@@ -2085,6 +2247,7 @@ int main(void)
 	RUN("device/snic_rdma", retry_exceeded);
 	RUN("device/snic_rdma", cq_resize);
 	RUN("device/snic_rdma", fast_reg_and_invalidate);
+	RUN("device/snic_rdma", invalidate_ordinary_mr);
 	RUN("device/snic_rdma", srq_shared);
 	RUN("device/snic_rdma", sqd_and_solicited_events);
 	RUN("device/snic_rdma", cq_moderation);

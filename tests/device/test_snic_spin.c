@@ -155,9 +155,13 @@ struct ctx {
 	struct snic_evq ev;
 };
 
-/* A context running handlers @hh, @ph, @ch (SYM_ addresses or 0). */
-static int ctx_create(struct ctx *c, int slice, uint32_t hh, uint32_t ph,
-		      uint32_t ch, uint32_t watchdog)
+/*
+ * A context running handlers @hh, @ph, @ch (SYM_ addresses or 0) with
+ * SNIC_SPIN_CFG_F_* @flags.
+ */
+static int ctx_create_flags(struct ctx *c, int slice, uint32_t hh,
+			    uint32_t ph, uint32_t ch, uint32_t watchdog,
+			    uint32_t flags)
 {
 	struct snic_spin_ctx_cfg cfg;
 
@@ -176,7 +180,14 @@ static int ctx_create(struct ctx *c, int slice, uint32_t hh, uint32_t ph,
 	cfg.copy_bytes = 128;
 	cfg.watchdog = watchdog;
 	cfg.match = SNIC_SPIN_MATCH_STEER;
+	cfg.flags = flags;
 	return snic_spin_ctx_create(&dev, &cfg, &c->ev, SNIC_EQN_NONE, &c->id);
+}
+
+static int ctx_create(struct ctx *c, int slice, uint32_t hh, uint32_t ph,
+		      uint32_t ch, uint32_t watchdog)
+{
+	return ctx_create_flags(c, slice, hh, ph, ch, watchdog, 0);
 }
 
 static int region_add(struct ctx *c, uint64_t addr, uint64_t len,
@@ -499,6 +510,39 @@ static void udp_echo(void)
 		 OK);
 	CHECK_EQ(ps.tx_packets, 5);
 	CHECK_EQ(ps.tx_csum, 5);
+}
+
+/*
+ * A context created with SNIC_SPIN_CFG_F_NO_SEND (what the driver gives
+ * one whose opener lacks CAP_NET_RAW): the echo handler's send aborts it
+ * with a command fault, nothing reaches the wire.  Unknown flags: EINVAL.
+ */
+static void no_send(void)
+{
+	struct snic_spin_ctx_stats st;
+	struct snic_spin_event ev;
+	struct snic_port_stats ps;
+	uint8_t f[2048];
+	struct ctx c;
+
+	CHECK(env_start(""));
+	CHECK_EQ(ctx_create_flags(&c, 0, 0, SYM_echo_ph, 0, 0, 0x2),
+		 SNIC_AQ_EINVAL_PARAM);
+	CHECK_EQ(ctx_create_flags(&c, 0, 0, SYM_echo_ph, 0, 0,
+				  SNIC_SPIN_CFG_F_NO_SEND), OK);
+	CHECK_EQ(rule_add(10, SNIC_DEST_SPIN, c.id, 7), OK);
+	CHECK(send_udp(7, "ping"));
+	CHECK(ctx_wait(&c, 1));
+	CHECK(cap_recv(f, sizeof(f), 200) <= 0);
+	CHECK(ctx_stats(&c, &st));
+	CHECK_EQ(st.sends, 0);
+	CHECK_EQ(st.aborts, 1);
+	CHECK_EQ(st.by_event[SNIC_SPIN_EV_CMD_FAULT], 1);
+	CHECK(snic_evq_next(&c.ev, &ev));
+	CHECK_EQ(ev.type, SNIC_SPIN_EV_CMD_FAULT);
+	CHECK_EQ(snic_query_stats(&dev, SNIC_STATS_PORT, 0, &ps, sizeof(ps)),
+		 OK);
+	CHECK_EQ(ps.tx_packets, 0);
 }
 
 static void drop_and_pass(void)
@@ -1077,6 +1121,7 @@ int main(void)
 	RUN("device/snic_spin", admin_validation);
 	RUN("device/snic_spin", admin_fuzz);
 	RUN("device/snic_spin", udp_echo);
+	RUN("device/snic_spin", no_send);
 	RUN("device/snic_spin", drop_and_pass);
 	RUN("device/snic_spin", host_memory);
 	RUN("device/snic_spin", hostile_handlers);

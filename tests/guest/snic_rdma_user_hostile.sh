@@ -3,7 +3,14 @@
 # bus-address lkeys, huge lengths, inline overflow, bad receive WQEs,
 # random bytes, lying doorbells): it gets error completions, while a
 # well-behaved ping-pong on the same ports runs on undisturbed and the
-# NIC keeps working afterwards; no QEMU crash, no kernel oops.
+# NIC keeps working afterwards; no QEMU crash, no kernel oops.  Then it
+# plays a hostile peer from the second port (snic-hostile -S): RoCE
+# packets with spoofed sources, guessed PSNs and the real rkey (WRITE,
+# READ, atomics, SEND with invalidate) at the connected QP, random QPNs,
+# corrupted frames and garbage UDP to a port where a sPIN context
+# listens: the victim's memory stays byte-identical, the connection keeps
+# working, every spoofed packet is counted (rx_bad_src), the sPIN
+# context survives.
 # vm-args: --guests 1
 # timeout: 240
 . /opt/d2d/tests/lib.sh
@@ -18,8 +25,15 @@ wait_listen 18800
 timeout 200 ibv_rc_pingpong -d "$dev1" -g "$gid1" -p 18800 -s 1024 -n 300 127.0.0.1 > /tmp/by.c 2>&1 &
 bc=$!
 
-timeout 200 snic-hostile -d "$dev0" -D "$dev1" -P "guest/$T/hostile" > /tmp/hostile 2>&1
+H=/usr/local/share/spin
+SPIN=$(spin_dev_of "$dev0") || fail spin_dev "no spin device on $dev0"
+spinctl -d "$SPIN" run -p 9777 "$H/empty.elf" > /tmp/spin.out 2>&1 &
+sp=$!
+timeout 200 snic-hostile -d "$dev0" -D "$dev1" -S -u 9777 -P "guest/$T/hostile" > /tmp/hostile 2>&1
 tool_lines hostile /tmp/hostile
+kill -TERM $sp 2>/dev/null
+wait $sp && grep -q '^stats ' /tmp/spin.out && pass spin_context_survives ||
+	fail spin_context_survives "$(tail -1 /tmp/spin.out)"
 
 wait $bs; rs=$?
 wait $bc; rc=$?

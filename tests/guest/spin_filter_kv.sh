@@ -44,10 +44,10 @@ if [ "$me" = 1 ]; then
 	printf 'h1 hostonly1\nh2 hostonly2\n' > /tmp/kv.preload
 	spin-udp kv 9200 -f /tmp/kv.preload -t 60 > /tmp/kvhost.out 2>&1 &
 	kv=$!
-	check start_kvstore spin_start kv -p 9200 --peek kv_stats:4 "$H/kvstore.elf"
+	check start_kvstore spin_start kv -p 9200 --send --peek kv_stats:4 "$H/kvstore.elf"
 	spin-udp kv 9201 -t 60 > /tmp/kvhost2.out 2>&1 &
 	kv2=$!
-	check start_kvstore_2 spin_start kv2 -p 9201 --peek kv_stats:4 "$H/kvstore.elf"
+	check start_kvstore_2 spin_start kv2 -p 9201 --send --peek kv_stats:4 "$H/kvstore.elf"
 	check barrier_1 barrier 1
 	check barrier_2 barrier 2
 	spin_stop filt

@@ -13,7 +13,7 @@
 spin_setup
 if [ "$me" = 1 ]; then
 	check spinctl_info sh -c "spinctl info | grep -q 'clusters=4 hpus_per_cluster=8 hpus=32 clock_mhz=1000'"
-	check start spin_start pp -p 9000 -c 1536 "$H/pingpong.elf"
+	check start spin_start pp -p 9000 -c 1536 --send "$H/pingpong.elf"
 	spin-udp recv 9000 -t 60 -n 1 -o /tmp/host9000 > /tmp/recv9000.out 2>&1 &
 	check barrier_1 barrier 1
 	check barrier_2 barrier 2

@@ -119,7 +119,8 @@ static void struct_sizes_match_doc(void)
 	CHECK_EQ(sizeof(struct snic_wqe_raddr), 16);
 	CHECK_EQ(sizeof(struct snic_wqe_atomic), 16);
 	CHECK_EQ(sizeof(struct snic_recv_hdr), 16);
-	CHECK_EQ(sizeof(struct snic_rdma_stats), 232);
+	CHECK_EQ(sizeof(struct snic_rdma_stats), 248);
+	CHECK_EQ(sizeof(struct snic_aq_set_src_addr), 56);
 	CHECK_EQ(__builtin_offsetof(struct snic_aq_create_qp, dbr_addr), 40);
 	CHECK_EQ(__builtin_offsetof(struct snic_qp_attr, av), 36);
 	CHECK_EQ(__builtin_offsetof(struct snic_qp_attr, sq_outstanding), 80);

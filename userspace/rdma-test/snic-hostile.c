@@ -10,12 +10,28 @@
  * doorbell), never a hang; afterwards a fresh QP pair must still work.
  * One PASS/FAIL line per case.
  *
+ * With -S it then plays a hostile peer on the wire: from DEV_B's netdev
+ * (a raw packet socket) it sprays RoCEv2 packets at DEV_A's connected RC
+ * QP and at random QPNs, with spoofed sources, guessed PSNs, the real and
+ * random rkeys: RDMA WRITEs, READs and atomics on A's memory, SEND with
+ * invalidate of A's key, random opcodes, corrupted frames, and malformed
+ * UDP datagrams to port SPIN_PORT (-u, a sPIN context may listen there).
+ * A's memory (the canary) must stay byte-identical, the connection must
+ * still work, and every spoofed packet to the QP must be counted in
+ * rx_bad_src.
+ *
  * Uses libsnic's internal layout (libsnic.h) to find the rings: it only
  * works on snic devices and says SKIP elsewhere.
  *
- *   snic-hostile -d DEV_A -D DEV_B [-P PREFIX] [-T TIMEOUT_MS]
+ *   snic-hostile -d DEV_A -D DEV_B [-S [-u SPIN_PORT]] [-P PREFIX]
+ *                [-T TIMEOUT_MS]
  */
 #include <errno.h>
+#include <net/if.h>
+#include <netinet/in.h>
+#include <linux/if_packet.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +41,7 @@
 
 #include "libsnic.h"
 #include "verbs_util.h"
+#include "snic/snic-roce.h"
 
 #define BUF	(64 * 1024)
 
@@ -426,6 +443,248 @@ out:
 	result("nic_still_works");
 }
 
+/* ---- a hostile peer on the wire ---- */
+
+#define SPRAY_N		3000
+
+/* The netdev of @s's GID: its ifindex and MAC. */
+static int side_netdev(struct side *s, int *ifindex, uint8_t *mac)
+{
+	struct ibv_gid_entry e;
+	struct ifreq ifr;
+	int fd, r;
+
+	if (ibv_query_gid_ex(s->d.ctx, s->d.port, s->d.gidx, &e, 0))
+		return -1;
+	memset(&ifr, 0, sizeof(ifr));
+	if (!if_indextoname(e.ndev_ifindex, ifr.ifr_name))
+		return -1;
+	fd = socket(AF_INET, SOCK_DGRAM, 0);
+	if (fd < 0)
+		return -1;
+	r = ioctl(fd, SIOCGIFHWADDR, &ifr);
+	close(fd);
+	if (r)
+		return -1;
+	*ifindex = e.ndev_ifindex;
+	memcpy(mac, ifr.ifr_hwaddr.sa_data, 6);
+	return 0;
+}
+
+/* A hw counter of @s's port, or -1. */
+static long long side_counter(struct side *s, const char *name)
+{
+	char path[256];
+	long long v = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path),
+		 "/sys/class/infiniband/%s/ports/1/hw_counters/%s",
+		 ibv_get_device_name(s->d.ctx->device), name);
+	f = fopen(path, "r");
+	if (f) {
+		if (fscanf(f, "%lld", &v) != 1)
+			v = -1;
+		fclose(f);
+	}
+	return v;
+}
+
+static uint32_t gid_ip(const struct vu_dev *d)
+{
+	return (uint32_t)d->gid.raw[12] << 24 | d->gid.raw[13] << 16 |
+	       d->gid.raw[14] << 8 | d->gid.raw[15];
+}
+
+/* One more message each way on the connected pair, data checked. */
+static int pair_still_talks(struct side *a, struct side *b)
+{
+	struct ibv_sge ss = { (uintptr_t)b->buf, 256, b->mr->lkey };
+	struct ibv_send_wr sw = { 0 }, *sbad;
+	struct ibv_wc wc;
+	long end;
+	int got = 0;
+
+	memset(b->buf, 0x5c, 256);
+	sw.wr_id = 1;
+	sw.sg_list = &ss;
+	sw.num_sge = 1;
+	sw.opcode = IBV_WR_SEND;
+	sw.send_flags = IBV_SEND_SIGNALED;
+	if (ibv_post_send(b->qp, &sw, &sbad))
+		return failf("post: %s", strerror(errno));
+	end = now_ms() + timeout_ms;
+	while (got < 2 && now_ms() < end) {
+		struct side *s = got ? a : b;
+
+		if (ibv_poll_cq(s->cq, 1, &wc) <= 0) {
+			usleep(500);
+			continue;
+		}
+		if (wc.status != IBV_WC_SUCCESS)
+			return failf("%s completion: %s", got ? "receive" : "send",
+				     ibv_wc_status_str(wc.status));
+		got++;
+	}
+	if (got < 2)
+		return failf("no completion after the spray");
+	if (a->buf[0] != 0x5c || a->buf[255] != 0x5c)
+		return failf("the peer's SEND did not land");
+	return 0;
+}
+
+/* Make @f (a RoCE frame of @len bytes) malformed in one of several ways. */
+static size_t spray_mangle(uint8_t *f, size_t len, uint16_t spin_port)
+{
+	size_t k;
+
+	switch (rand() % 4) {
+	case 0:			/* bit flips anywhere after Ethernet: bad ICRC */
+		for (k = 0; k < 1 + (size_t)(rand() % 4); k++)
+			f[14 + rand() % (len - 14)] ^= 1 << (rand() % 8);
+		return len;
+	case 1:			/* cut short */
+		return 14 + rand() % (len - 14);
+	case 2:			/* IP total length beyond the frame */
+		f[16] = 0xff;
+		return len;
+	default:		/* a garbage UDP datagram to the sPIN port */
+		f[ROCE_L4_OFF + 2] = spin_port >> 8;
+		f[ROCE_L4_OFF + 3] = spin_port;
+		f[ROCE_L4_OFF + 6] = f[ROCE_L4_OFF + 7] = 0;	/* no csum */
+		for (k = ROCE_BTH_OFF; k < len; k++)
+			f[k] = rand();
+		if (rand() % 2)		/* and a UDP length that lies */
+			f[ROCE_L4_OFF + 4] = rand();
+		return len;
+	}
+}
+
+/*
+ * From B's netdev, as a peer that is not A's connected partner: every
+ * RoCE packet to A's QP carries a spoofed source (another IPv4 address,
+ * a random MAC) and the QP's real rkey at guessed PSNs around the one A
+ * expects; the rest go to random QPNs or are malformed.
+ */
+static void peer_spray(struct side *a, struct side *b, uint16_t spin_port)
+{
+	static uint8_t saved[BUF];
+	static const uint8_t ops[] = {
+		ROCE_SEND_ONLY, ROCE_SEND_FIRST, ROCE_SEND_ONLY_INV,
+		ROCE_WRITE_ONLY, ROCE_WRITE_FIRST, ROCE_READ_REQ,
+		ROCE_CMP_SWAP, ROCE_FETCH_ADD, ROCE_ACK, ROCE_READ_RESP_ONLY,
+	};
+	struct ibv_sge rs = { (uintptr_t)a->buf, 4096, a->mr->lkey };
+	struct ibv_recv_wr rw = { .sg_list = &rs, .num_sge = 1 }, *rbad;
+	struct sockaddr_ll sll = { .sll_family = AF_PACKET, .sll_halen = 6 };
+	uint8_t amac[6], bmac[6], f[2048];
+	long long bad0, bad1;
+	int sock = -1, ifa, ifb, i, to_qp = 0;
+	uint32_t vip, pip;
+	size_t k;
+
+	if (pair_up(a, b))
+		goto out;
+	for (k = 0; k < BUF; k++)
+		a->buf[k] = (uint8_t)(k * 13 + 7);
+	memcpy(saved, a->buf, BUF);
+	/* a receive a SEND (with invalidate) would land in */
+	if (ibv_post_recv(a->qp, &rw, &rbad)) {
+		failf("post_recv: %s", strerror(errno));
+		goto out;
+	}
+	if (side_netdev(a, &ifa, amac) || side_netdev(b, &ifb, bmac)) {
+		failf("cannot find the ports' netdevs");
+		goto out;
+	}
+	sock = socket(AF_PACKET, SOCK_RAW, htons(0x0800));
+	if (sock < 0) {
+		failf("packet socket: %s", strerror(errno));
+		goto out;
+	}
+	sll.sll_ifindex = ifb;
+	memcpy(sll.sll_addr, amac, 6);
+	vip = gid_ip(&a->d);
+	pip = gid_ip(&b->d);
+	bad0 = side_counter(a, "rx_bad_src");
+	srand(4791);
+	for (i = 0; i < SPRAY_N; i++) {
+		SnicRoceHdr h;
+		size_t off, len, pl;
+		int kind = i % 4;
+
+		memset(&h, 0, sizeof(h));
+		memcpy(h.dmac, amac, 6);
+		h.smac[0] = 0x02;
+		for (k = 1; k < 6; k++)
+			h.smac[k] = rand();
+		do {
+			h.sip = (pip & ~0xffu) | (1 + rand() % 254);
+		} while (h.sip == pip || h.sip == vip);
+		h.dip = vip;
+		h.ttl = 64;
+		h.sport = 0xc000 | (rand() & 0x3fff);
+		h.pkey = ROCE_PKEY_DEFAULT;
+		h.ackreq = true;
+		h.opcode = ops[rand() % sizeof(ops)];
+		/* kinds 0, 1: A's QP near its PSN; 2: any QPN; 3: malformed */
+		h.dqpn = kind < 2 ? a->qp->qp_num : (uint32_t)(rand() % 1024);
+		h.psn = (101 + rand() % 64 - 32) & 0xffffff;
+		h.va = (uintptr_t)a->buf + rand() % (BUF - 256);
+		h.rkey = kind == 0 ? a->mr->rkey : (uint32_t)rand();
+		h.ieth = kind == 0 ? a->mr->rkey : (uint32_t)rand();
+		h.dlen = 64;
+		h.swap_add = 0x6666666666666666ull;
+		pl = snic_roce_opflags(h.opcode) & ROCE_F_PAYLOAD ? 64 : 0;
+		if (h.opcode == ROCE_SEND_FIRST || h.opcode == ROCE_WRITE_FIRST)
+			pl = 1024;
+		off = snic_roce_build(f, &h, pl);
+		memset(f + off, 0xee, pl);
+		len = snic_roce_finish(f, &h, pl);
+		if (kind == 3)
+			len = spray_mangle(f, len, spin_port);
+		if (sendto(sock, f, len, 0, (struct sockaddr *)&sll,
+			   sizeof(sll)) != (ssize_t)len) {
+			if (errno == ENOBUFS) {	/* queue full: again */
+				usleep(2000);
+				i--;
+				continue;
+			}
+			failf("sendto: %s", strerror(errno));
+			goto out;
+		}
+		if (kind < 2)
+			to_qp++;
+		if (i % 32 == 31)
+			usleep(1000);
+	}
+	/* until every spoofed packet to the QP was seen (or the timeout) */
+	bad1 = side_counter(a, "rx_bad_src");
+	for (k = 0; bad1 < bad0 + to_qp && (long)k < timeout_ms / 10; k++) {
+		usleep(10000);
+		bad1 = side_counter(a, "rx_bad_src");
+	}
+	for (k = 0; k < BUF && a->buf[k] == saved[k]; k++)
+		;
+	if (k < BUF) {
+		failf("A's memory changed at offset %zu", k);
+		goto out;
+	}
+	/* random QPNs may hit other RC QPs of A too: at least to_qp */
+	if (bad0 < 0 || bad1 - bad0 < to_qp) {
+		failf("rx_bad_src went %lld -> %lld for %d spoofed packets",
+		      bad0, bad1, to_qp);
+		goto out;
+	}
+	pair_still_talks(a, b);
+out:
+	if (sock >= 0)
+		close(sock);
+	side_down(a);
+	side_down(b);
+	result("peer_spray");
+}
+
 static int side_open(struct side *s, const char *dev)
 {
 	struct verbs_device *vdev;
@@ -451,17 +710,21 @@ int main(int argc, char **argv)
 {
 	const char *deva = NULL, *devb = NULL;
 	struct side a = { 0 }, b = { 0 };
+	uint16_t spin_port = 9777;
+	bool spray = false;
 	int c;
 
-	while ((c = getopt(argc, argv, "d:D:P:T:")) != -1) {
+	while ((c = getopt(argc, argv, "d:D:Su:P:T:")) != -1) {
 		switch (c) {
 		case 'd': deva = optarg; break;
 		case 'D': devb = optarg; break;
+		case 'S': spray = true; break;
+		case 'u': spin_port = atoi(optarg); break;
 		case 'P': prefix = optarg; break;
 		case 'T': timeout_ms = atoi(optarg); break;
 		default:
 			fprintf(stderr, "usage: snic-hostile -d DEV_A -D DEV_B "
-				"[-P PREFIX] [-T TIMEOUT_MS]\n");
+				"[-S [-u SPIN_PORT]] [-P PREFIX] [-T TIMEOUT_MS]\n");
 			return 2;
 		}
 	}
@@ -485,6 +748,8 @@ int main(int argc, char **argv)
 	chaos_case(&a, &b, "random_wqes", false);
 	chaos_case(&a, &b, "lying_doorbells", true);
 	still_works(&a, &b);
+	if (spray)
+		peer_spray(&a, &b, spin_port);
 	printf("snic-hostile: %d passed, %d failed\n", npass, nfail);
 	ibv_dereg_mr(a.mr);
 	ibv_dereg_mr(b.mr);

@@ -588,6 +588,93 @@ static int srv_cq_resize_post(struct tc *t)
 	return 0;
 }
 
+/*
+ * Objects of exactly the sizes the device advertises (ibv_query_device)
+ * are created; one more entry is EINVAL, never another error or a kernel
+ * warning (the guest script checks dmesg afterwards).
+ */
+static int limit_qp(struct tc *t, struct ibv_cq *cq, struct ibv_srq *srq,
+		    uint32_t swr, uint32_t rwr, uint32_t sge)
+{
+	struct ibv_qp_init_attr ia = {
+		.qp_type = IBV_QPT_RC, .send_cq = cq, .recv_cq = cq, .srq = srq,
+		.cap = { .max_send_wr = swr, .max_recv_wr = srq ? 0 : rwr,
+			 .max_send_sge = sge, .max_recv_sge = srq ? 0 : sge },
+	};
+	struct ibv_qp *qp;
+
+	qp = ibv_create_qp(t->dev->pd, &ia);
+	if (!qp)
+		return errno ? errno : EIO;
+	ibv_destroy_qp(qp);
+	return 0;
+}
+
+static int limit_srq(struct tc *t, uint32_t wr, uint32_t sge)
+{
+	struct ibv_srq_init_attr sa = { .attr = { .max_wr = wr, .max_sge = sge } };
+	struct ibv_srq *srq = ibv_create_srq(t->dev->pd, &sa);
+
+	if (!srq)
+		return errno ? errno : EIO;
+	ibv_destroy_srq(srq);
+	return 0;
+}
+
+static int limit_cq(struct tc *t, int cqe)
+{
+	struct ibv_cq *cq = ibv_create_cq(t->dev->ctx, cqe, NULL, NULL, 0);
+
+	if (!cq)
+		return errno ? errno : EIO;
+	ibv_destroy_cq(cq);
+	return 0;
+}
+
+#define LIMIT(what, call, want) do {					\
+	int err_ = (call);						\
+	if (err_ != (want))						\
+		return failf(t, "%s: %s, want %s", what,		\
+			     err_ ? strerror(err_) : "created",		\
+			     (want) ? strerror(want) : "created");	\
+} while (0)
+
+static int cli_limits(struct tc *t)
+{
+	struct ibv_device_attr a;
+	uint32_t w, g;
+
+	if (ibv_query_device(t->dev->ctx, &a))
+		return failf(t, "ibv_query_device: %s", strerror(errno));
+	if (a.vendor_id != 0x1234) {	/* e.g. rdma_rxe as the client */
+		t->skip = true;
+		snprintf(t->skip_why, sizeof(t->skip_why), "not a snic");
+		return 0;
+	}
+	w = a.max_qp_wr;
+	g = a.max_sge;
+	printf("# limits: max_qp_wr %u max_sge %u max_cqe %d max_srq_wr %u "
+	       "max_srq_sge %u\n", w, g, a.max_cqe, a.max_srq_wr,
+	       a.max_srq_sge);
+	LIMIT("CQ of max_cqe", limit_cq(t, a.max_cqe), 0);
+	LIMIT("CQ of max_cqe + 1", limit_cq(t, a.max_cqe + 1), EINVAL);
+	LIMIT("QP of max_qp_wr, max_sge", limit_qp(t, t->ep.cq, NULL, w, w, g),
+	      0);
+	LIMIT("QP of max_qp_wr + 1 sends", limit_qp(t, t->ep.cq, NULL, w + 1,
+						    1, 1), EINVAL);
+	LIMIT("QP of max_qp_wr + 1 receives",
+	      limit_qp(t, t->ep.cq, NULL, 1, w + 1, 1), EINVAL);
+	LIMIT("QP of max_sge + 1", limit_qp(t, t->ep.cq, NULL, 1, 1, g + 1),
+	      EINVAL);
+	LIMIT("SRQ of max_srq_wr, max_srq_sge",
+	      limit_srq(t, a.max_srq_wr, a.max_srq_sge), 0);
+	LIMIT("SRQ of max_srq_wr + 1", limit_srq(t, a.max_srq_wr + 1, 1),
+	      EINVAL);
+	LIMIT("SRQ of max_srq_sge + 1", limit_srq(t, 1, a.max_srq_sge + 1),
+	      EINVAL);
+	return 0;
+}
+
 /* ibv_modify_cq moderation of the test's CQ; 0 or an errno. */
 static int cq_moderate(struct tc *t, uint16_t count, uint16_t period_us)
 {
@@ -1451,6 +1538,7 @@ static const struct test tests[] = {
 	{ "cq_event", T_CHANNEL, srv_recv_pre, cli_event, srv_send_post },
 	{ "cq_resize", 0, NULL, cli_cq_resize, srv_cq_resize_post },
 	{ "cq_moderation", T_CHANNEL, NULL, cli_cq_moderation, NULL },
+	{ "limits", 0, NULL, cli_limits, NULL },
 	{ "ud_send", T_UD, srv_ud_pre, cli_ud, srv_ud_post },
 	{ "srq_recv", T_SRQ, srv_srq_pre, cli_srq, srv_srq_post },
 	{ "err_rkey_rem_access", 0, srv_remote_err_pre, cli_err_rkey,

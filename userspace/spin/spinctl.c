@@ -80,6 +80,8 @@ static void usage(FILE *f)
 "                           number or a dotted IPv4 address (stored in\n"
 "                           packet byte order)\n"
 "  -R, --peek SYM[+OFF]:N   print N 32-bit words at SYM at exit\n"
+"  -S, --send               handlers may send raw frames (SPIN_CMD_SEND;\n"
+"                           needs CAP_NET_RAW)\n"
 "  -t, --time SEC           detach after SEC seconds (default: at a signal)\n"
 "  -q, --quiet              no per-event lines\n"
 "\n"
@@ -148,8 +150,8 @@ static int cmd_info(const char *dev)
 	printf("pmem_size=%u pmem_free=%u l2h_size=%u l2h_free=%u max_regions=%u max_region_size=%u\n",
 	       i.pmem_size, i.pmem_free, i.l2h_size, i.l2h_free,
 	       i.max_regions, i.max_region_size);
-	printf("ev_irqs=%llu ev_eqes=%llu\n", (unsigned long long)i.ev_irqs,
-	       (unsigned long long)i.ev_eqes);
+	printf("ev_irqs=%llu ev_eqes=%llu perm_denied=%u\n", (unsigned long long)i.ev_irqs,
+	       (unsigned long long)i.ev_eqes, i.perm_denied);
 	close(fd);
 	return 0;
 }
@@ -375,6 +377,7 @@ struct run_opts {
 	int npokes;
 	unsigned long secs;
 	int quiet;
+	int send;		/* --send: SNIC_SPIN_CTX_SEND */
 };
 
 static volatile sig_atomic_t stop;
@@ -607,6 +610,7 @@ static int cmd_run(const char *dev, struct run_opts *o, const char *path)
 	cc.scratch_size = o->scratch;
 	cc.watchdog = o->watchdog;
 	cc.timeout_us = o->timeout;
+	cc.flags = o->send ? SNIC_SPIN_CTX_SEND : 0;
 	xioctl(fd, SNIC_SPIN_IOC_CTX_CREATE, &cc, "creating the context");
 
 	/* Host regions, mapped here, their bus addresses to spin_regions. */
@@ -776,6 +780,7 @@ int main(int argc, char **argv)
 		{ "peek", required_argument, NULL, 'R' },
 		{ "time", required_argument, NULL, 't' },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "send", no_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -784,7 +789,7 @@ int main(int argc, char **argv)
 	int c, n;
 
 	/* GNU getopt permutes: options may come before or after the words. */
-	while ((c = getopt_long(argc, argv, "d:p:Q:c:s:m:w:T:r:i:o:P:R:t:qh",
+	while ((c = getopt_long(argc, argv, "d:p:Q:c:s:m:w:T:r:i:o:P:R:St:qh",
 				lopts, NULL)) != -1) {
 		switch (c) {
 		case 'd': dev = optarg; break;
@@ -810,6 +815,7 @@ int main(int argc, char **argv)
 		case 'P': parse_poke(&o, optarg, 0); break;
 		case 'R': parse_poke(&o, optarg, 1); break;
 		case 't': o.secs = num(optarg, "--time", 86400); break;
+		case 'S': o.send = 1; break;
 		case 'q': o.quiet = 1; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;

@@ -29,6 +29,24 @@ enum snic_aq_rdma_opcode {
 	SNIC_AQ_CREATE_SRQ	= 0x38,	/* create_srq; result: srqn */
 	SNIC_AQ_MODIFY_SRQ	= 0x39,	/* modify_srq */
 	SNIC_AQ_DESTROY_SRQ	= 0x3a,	/* obj: srqn */
+	SNIC_AQ_SET_SRC_ADDR	= 0x3b,	/* set_src_addr */
+};
+
+/*
+ * SET_SRC_ADDR: entry @index of the port's source address table (the
+ * driver mirrors its GID table into it).  A user UD QP (no
+ * SNIC_QP_F_PRIV) sends from the entry its WQE's AV names (sgid_index):
+ * the AV's smac and sip are replaced, an invalid entry fails the WQE with
+ * SNIC_RST_LOC_QP_OP (counted in tx_bad_src).  valid 0 clears the entry.
+ */
+#define SNIC_SRC_ADDRS		128
+
+struct snic_aq_set_src_addr {
+	__u8 index;		/* < SNIC_SRC_ADDRS */
+	__u8 valid;		/* 0 or 1 */
+	__u8 mac[6];
+	__be32 ip;		/* IPv4 */
+	__u8 rsvd[44];
 };
 
 /* Extra admin status codes for RDMA objects */
@@ -145,7 +163,8 @@ struct snic_av {
 	__u8 ttl;
 	__u8 tos;		/* traffic class */
 	__le16 udp_sport;	/* RoCEv2 source port (flow entropy) */
-	__u8 rsvd[8];
+	__u8 sgid_index;	/* user UD QPs: source address table entry */
+	__u8 rsvd[7];
 };
 
 /* MODIFY_QP mask bits (which fields of struct snic_qp_attr apply) */
@@ -367,6 +386,8 @@ struct snic_rdma_stats {
 	__le64 req_errors, resp_errors;	/* error completions */
 	__le64 read_resps;		/* READ response packets sent */
 	__le64 atomics;			/* atomics executed */
+	__le64 rx_bad_src;		/* RC: dropped, not from the QP's path */
+	__le64 tx_bad_src;		/* user UD WQEs naming no source address */
 };
 
 #endif /* _UAPI_D2D_SNIC_RDMA_IF_H */

@@ -117,6 +117,13 @@ struct snic_aq_spin_attach_qp {
 };
 
 /* CREATE_CTX input buffer, 128 bytes */
+/*
+ * snic_spin_ctx_cfg.flags: SNIC_SPIN_CFG_F_NO_SEND - the context's handlers
+ * may not put frames on the wire: SPIN_CMD_SEND aborts the handler with
+ * SNIC_SPIN_EV_CMD_FAULT.  Other bits: SNIC_AQ_EINVAL_PARAM.
+ */
+#define SNIC_SPIN_CFG_F_NO_SEND	0x1
+
 struct snic_spin_ctx_cfg {
 	__le32 entry[SPIN_NUM_HANDLERS];	/* HPU addresses, 0: none */
 	__le32 code_off;	/* code window in program memory */
@@ -129,7 +136,7 @@ struct snic_spin_ctx_cfg {
 	__le32 timeout_us;	/* message inactivity, 0: default */
 	__le32 match;		/* SNIC_SPIN_MATCH_* */
 	__le32 match_id;	/* MATCH_QP: qpn */
-	__le32 rsvd0;
+	__le32 flags;		/* SNIC_SPIN_CFG_F_* */
 	__le64 ev_ring;		/* event ring bus address, 32-byte entries */
 	__le64 ev_dbr;		/* le32 consumer counter written by the host */
 	__u8 ev_log_size;	/* SNIC_SPIN_MIN_LOG_EV..SNIC_SPIN_MAX_LOG_EV */

@@ -6,7 +6,9 @@
  * memory, execution contexts, their UDP attachments and host regions.
  * Only that file may change them; all of it is torn down when the file is
  * released (close + munmap of its regions).  Statistics of any context can
- * be read by anyone who can open the device.  docs/snic-spin.md ("Host
+ * be read by anyone who can open the device.  Steering UDP ports needs
+ * CAP_NET_ADMIN, raw sends (SNIC_SPIN_CTX_SEND) CAP_NET_RAW, a QP of
+ * another process CAP_NET_ADMIN; kernel QPs are never attached.  docs/snic-spin.md ("Host
  * interface") documents every field and errno.
  */
 #ifndef _UAPI_D2D_SNIC_SPIN_IOCTL_H
@@ -30,7 +32,8 @@ struct snic_spin_info {
 	__u32 l2h_free;
 	__u32 max_regions;	/* per context */
 	__u32 max_region_size;	/* bytes per host region */
-	__u32 rsvd[2];
+	__u32 perm_denied;	/* operations refused for want of a capability */
+	__u32 rsvd;
 	__u64 ev_irqs;		/* interrupts that carried sPIN event EQEs */
 	__u64 ev_eqes;		/* SNIC_EQE_SPIN_EVENT entries taken */
 };
@@ -63,6 +66,11 @@ struct snic_spin_mem_rw {
 
 /* SNIC_SPIN_IOC_CTX_CREATE */
 #define SNIC_SPIN_EV_LOG_DEF	8	/* event ring entries 2^n when 0 */
+/*
+ * Handlers may send raw frames (SPIN_CMD_SEND): the opener needs
+ * CAP_NET_RAW, else EPERM.  Without it the device refuses their sends.
+ */
+#define SNIC_SPIN_CTX_SEND	0x1
 
 struct snic_spin_ctx_create {
 	__u32 entry[SPIN_NUM_HANDLERS];	/* HPU addresses, 0: none */
@@ -73,7 +81,8 @@ struct snic_spin_ctx_create {
 	__u32 watchdog;		/* cycles, 0: device default */
 	__u32 timeout_us;	/* message inactivity, 0: device default */
 	__u32 ev_log_size;	/* 0: SNIC_SPIN_EV_LOG_DEF */
-	__u32 rsvd[4];
+	__u32 flags;		/* SNIC_SPIN_CTX_* */
+	__u32 rsvd[3];
 	__u32 ctx;		/* out: context number */
 };
 
