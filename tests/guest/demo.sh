@@ -80,7 +80,7 @@ snic_pair_netns >> /tmp/demo-net.log 2>&1
 # --- sPIN: the NIC answers UDP ping-pong, the host never sees it ---
 : > /tmp/demo-spin.log
 rc=1 text="spinctl did not start"
-if run spin spin_start pp -p 9000 -c 1536 "$H/pingpong.elf"; then
+if run spin spin_start pp --send -p 9000 -c 1536 "$H/pingpong.elf"; then
 	run spin ip netns exec p spin-udp ping 10.0.0.1 9000 -n 20 -s 64 -r 2000
 	m=$(sed -n 's/.*matched=\([0-9]*\).*/\1/p' /tmp/demo-spin.log | tail -1)
 	spin_stop pp >> /tmp/demo-spin.log 2>&1
