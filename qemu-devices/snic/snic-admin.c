@@ -11,15 +11,6 @@
 #include "hw/pci/msix.h"
 #include "snic.h"
 
-/* Does @addr answer a DMA read?  Used to validate ring bases. */
-bool snic_dma_probe(SnicState *s, uint64_t addr)
-{
-    uint8_t byte;
-
-    return d2d_dma_read(&s->parent_obj, &s->pcie, NULL, addr, &byte, 1) ==
-           MEMTX_OK;
-}
-
 void snic_aq_enable(SnicState *s)
 {
     SnicAdminQueue *aq = &s->aq;

@@ -243,6 +243,7 @@ static bool snic_qp_transition(SnicQp *qp, uint8_t from, uint8_t to,
 uint16_t snic_rdma_modify_qp(SnicState *s, const struct snic_aq_cmd *c)
 {
     struct snic_qp_attr a;
+    uint16_t st;
     uint32_t mask, req;
     uint8_t to;
     SnicQp *qp;
@@ -251,13 +252,9 @@ uint16_t snic_rdma_modify_qp(SnicState *s, const struct snic_aq_cmd *c)
     if (!qp) {
         return SNIC_AQ_ENOENT;
     }
-    if (le32_to_cpu(c->buf.len) < sizeof(a)) {
-        return SNIC_AQ_EINVAL_PARAM;
-    }
-    if (d2d_dma_read(&s->parent_obj, &s->pcie, NULL, le64_to_cpu(c->buf.addr),
-                     &a, sizeof(a)) != MEMTX_OK) {
-        s->stats.dma_errs++;
-        return SNIC_AQ_EDMA;
+    st = snic_aq_read_buf(s, c, &a, sizeof(a));
+    if (st != SNIC_AQ_OK) {
+        return st;
     }
     mask = le32_to_cpu(a.mask);
     to = (mask & SNIC_QP_ATTR_STATE) ? a.state : qp->state;

@@ -5,15 +5,7 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #include "qemu/osdep.h"
-#include "qemu/log.h"
 #include "snic.h"
-
-void snic_raise_error(SnicState *s, enum snic_err err, const char *why)
-{
-    s->error = err;
-    s->error_count++;
-    qemu_log_mask(LOG_GUEST_ERROR, "snic: error %d: %s\n", err, why);
-}
 
 /* Back to power-on state: queues gone, statistics cleared. */
 void snic_reset_state(SnicState *s)
@@ -22,6 +14,7 @@ void snic_reset_state(SnicState *s)
     memset(&s->aq, 0, offsetof(SnicAdminQueue, bh));
     memset(&s->stats, 0, sizeof(s->stats));
     snic_queues_reset(s);
+    snic_rdma_reset(s);
     snic_spin_reset(s);
     s->error = SNIC_ERR_NONE;
     s->error_count = 0;

@@ -349,13 +349,9 @@ static uint16_t snic_spin_create_ctx(SnicState *s, const struct snic_aq_cmd *c,
     uint32_t id, i, wd, tmo;
     uint16_t eqn;
 
-    if (le32_to_cpu(c->buf.len) < sizeof(cfg)) {
-        return SNIC_AQ_EINVAL_PARAM;
-    }
-    if (d2d_dma_read(&s->parent_obj, &s->pcie, NULL, le64_to_cpu(c->buf.addr),
-                     &cfg, sizeof(cfg)) != MEMTX_OK) {
-        s->stats.dma_errs++;
-        return SNIC_AQ_EDMA;
+    st = snic_aq_read_buf(s, c, &cfg, sizeof(cfg));
+    if (st != SNIC_AQ_OK) {
+        return st;
     }
     wd = le32_to_cpu(cfg.watchdog);
     tmo = le32_to_cpu(cfg.timeout_us);

@@ -11,21 +11,6 @@
 #include "qemu/osdep.h"
 #include "snic.h"
 
-/* Read a command's input buffer; 0 or an admin status. */
-static uint16_t snic_read_buf(SnicState *s, const struct snic_aq_cmd *c,
-                              void *out, size_t len)
-{
-    if (le32_to_cpu(c->buf.len) < len) {
-        return SNIC_AQ_EINVAL_PARAM;
-    }
-    if (d2d_dma_read(&s->parent_obj, &s->pcie, NULL, le64_to_cpu(c->buf.addr),
-                     out, len) != MEMTX_OK) {
-        s->stats.dma_errs++;
-        return SNIC_AQ_EDMA;
-    }
-    return SNIC_AQ_OK;
-}
-
 static void snic_rss_ref(SnicState *s, SnicRss *g, int delta)
 {
     uint32_t i;
@@ -60,7 +45,7 @@ uint16_t snic_cmd_rss(SnicState *s, const struct snic_aq_cmd *c,
         return SNIC_AQ_OK;
     }
 
-    st = snic_read_buf(s, c, &cfg, sizeof(cfg));
+    st = snic_aq_read_buf(s, c, &cfg, sizeof(cfg));
     if (st) {
         return st;
     }
@@ -128,7 +113,7 @@ uint16_t snic_cmd_add_rule(SnicState *s, const struct snic_aq_cmd *c,
     uint16_t st;
     int n;
 
-    st = snic_read_buf(s, c, &r, sizeof(r));
+    st = snic_aq_read_buf(s, c, &r, sizeof(r));
     if (st) {
         return st;
     }
