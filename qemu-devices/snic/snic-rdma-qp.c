@@ -130,7 +130,7 @@ uint16_t snic_rdma_create_qp(SnicState *s, const struct snic_aq_cmd *c,
 /* Release what a QP holds (destroy and device reset). */
 void snic_rdma_qp_free(SnicState *s, SnicQp *qp)
 {
-    snic_spin_qp_gone(s, qp);
+    s->spin_hook->qp_gone(s, qp);
     d2d_timer_free_guarded(qp->retry_timer);
     d2d_timer_free_guarded(qp->rnr_timer);
     d2d_timer_free_guarded(qp->probe_timer);

@@ -100,7 +100,7 @@ static uint32_t *snic_rule_dest_refs(SnicState *s,
         return &s->rss[id].refs;
     }
     if (r->dest == SNIC_DEST_SPIN) {
-        return snic_spin_ctx_refs(s, id);
+        return s->spin_hook->ctx_refs(s, id);
     }
     return NULL;
 }
@@ -127,7 +127,7 @@ uint16_t snic_cmd_add_rule(SnicState *s, const struct snic_aq_cmd *c,
          (dest_id >= SNIC_MAX_RQS || !s->rqs[dest_id].valid)) ||
         (r.dest == SNIC_DEST_RSS &&
          (dest_id >= SNIC_MAX_RSS || !s->rss[dest_id].valid)) ||
-        (r.dest == SNIC_DEST_SPIN && !snic_spin_ctx_exists(s, dest_id))) {
+        (r.dest == SNIC_DEST_SPIN && !s->spin_hook->ctx_exists(s, dest_id))) {
         return SNIC_AQ_ENOENT;
     }
     n = 0;

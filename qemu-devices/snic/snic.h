@@ -31,6 +31,29 @@ OBJECT_DECLARE_SIMPLE_TYPE(SnicState, SNIC)
 #include "snic-rdma.h"
 #include "snic-spin.h"
 
+/*
+ * sPIN's receive hook: how the layers below the sPIN engine (receive
+ * pipeline, steering, the RDMA responder and QP objects) hand it packets
+ * and ask about its contexts.  snic_spin_init registers it in
+ * SnicState.spin_hook; nothing below the engine calls it directly.
+ */
+typedef struct SnicSpinHook {
+    /* A frame a steering rule sent to context @ctx. */
+    void (*rx)(SnicState *s, uint32_t ctx, const uint8_t *f, size_t len);
+    /*
+     * An RC request packet the responder accepted on a QP with a context:
+     * SPIN_PASS (*payload: the payload as the handlers left it),
+     * SPIN_DROP, or -1 when the engine has no room.
+     */
+    int (*rdma_in)(SnicState *s, SnicQp *qp, const SnicRoceHdr *h,
+                   uint32_t opflags, const uint8_t **payload);
+    /* Does context @ctx exist?  Its rule reference count, or NULL. */
+    bool (*ctx_exists)(SnicState *s, uint32_t ctx);
+    uint32_t *(*ctx_refs)(SnicState *s, uint32_t ctx);
+    /* QP @qp is being destroyed. */
+    void (*qp_gone)(SnicState *s, SnicQp *qp);
+} SnicSpinHook;
+
 #define SNIC_FW_VERSION "d2d-snic 0.1.0"
 #define SNIC_CAPS (SNIC_CAP_ADMINQ | SNIC_CAP_ETH | SNIC_CAP_CSUM | \
                    SNIC_CAP_TSO | SNIC_CAP_RSS | SNIC_CAP_STEER | \
@@ -221,6 +244,7 @@ struct SnicState {
 
     SnicRdma rdma;
     SnicSpin spin;
+    const SnicSpinHook *spin_hook;
 };
 
 /* snic-core.c: the bottom layer */
