@@ -59,3 +59,20 @@ bool snic_port_up(SnicState *s)
     return (s->port.flags & SNIC_PORT_F_UP) &&
            !qemu_get_queue(s->nic)->link_down;
 }
+
+/*
+ * The port's one frame-output path: @f to the wire if the port is up,
+ * counted in *@pkts and *@bytes; false (tx_link_down) if it is down.
+ */
+bool snic_port_xmit(SnicState *s, const uint8_t *f, size_t len,
+                    uint64_t *pkts, uint64_t *bytes)
+{
+    if (!snic_port_up(s)) {
+        s->ps.tx_link_down++;
+        return false;
+    }
+    (*pkts)++;
+    *bytes += len;
+    qemu_send_packet(qemu_get_queue(s->nic), f, len);
+    return true;
+}

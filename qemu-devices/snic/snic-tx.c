@@ -111,13 +111,7 @@ static void snic_tx_wire(SnicState *s, SnicSq *sq, const uint8_t *f,
         snic_rx_loopback(s, f, len, sq->cqn);
         return;
     }
-    if (!snic_port_up(s)) {
-        s->ps.tx_link_down++;
-        return;
-    }
-    s->ps.tx_packets++;
-    s->ps.tx_bytes += len;
-    qemu_send_packet(qemu_get_queue(s->nic), f, len);
+    snic_port_xmit(s, f, len, &s->ps.tx_packets, &s->ps.tx_bytes);
 }
 
 /*

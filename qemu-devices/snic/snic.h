@@ -256,6 +256,8 @@ uint16_t snic_aq_read_buf(SnicState *s, const struct snic_aq_cmd *c,
 uint16_t snic_aq_write_buf(SnicState *s, const struct snic_aq_cmd *c,
                            const void *data, size_t len);
 bool snic_port_up(SnicState *s);
+bool snic_port_xmit(SnicState *s, const uint8_t *f, size_t len,
+                    uint64_t *pkts, uint64_t *bytes);
 
 /* snic-regs.c */
 extern const MemoryRegionOps snic_regs_ops;
