@@ -7,14 +7,15 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #include "qemu/osdep.h"
-#include "qemu/log.h"
+#include "hw/d2d/trace.h"
+#include "../common/d2d-trace.h"
 #include "snic.h"
 
 void snic_raise_error(SnicState *s, enum snic_err err, const char *why)
 {
     s->error = err;
     s->error_count++;
-    qemu_log_mask(LOG_GUEST_ERROR, "snic: error %d: %s\n", err, why);
+    D2D_GUEST_ERR(snic_error, "error %d: %s", err, why);
 }
 
 /* Does @addr answer a DMA read?  Used to validate ring bases. */

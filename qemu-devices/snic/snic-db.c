@@ -6,6 +6,7 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #include "qemu/osdep.h"
+#include "hw/d2d/trace.h"
 #include "snic.h"
 #include "snic-rdma.h"
 
@@ -44,6 +45,7 @@ static void snic_db_write(void *opaque, hwaddr addr, uint64_t val,
     uint16_t ctr = val & 0xffff;
 
     d2d_mmio_account(&s->pcie, true, addr, size);
+    trace_snic_doorbell(page, addr % SNIC_DB_PAGE_SIZE, qn, ctr);
     if (!(s->status & SNIC_STATUS_READY)) {
         s->stats.bad_db++;
         snic_raise_error(s, SNIC_ERR_IN_RESET, "doorbell in reset");

@@ -9,6 +9,7 @@
 #include "qemu/osdep.h"
 #include "qemu/log.h"
 #include "qemu/main-loop.h"
+#include "hw/d2d/trace.h"
 #include "snic.h"
 
 #define QP_SQ_SIZE(qp) (1u << (qp)->sq_log)
@@ -352,6 +353,7 @@ uint16_t snic_rdma_modify_qp(SnicState *s, const struct snic_aq_cmd *c)
     if (mask & SNIC_QP_ATTR_STATE) {
         uint8_t from = qp->state;
 
+        trace_snic_qp_state(qp->qpn, from, to);
         qp->state = to;
         if (to == SNIC_QPS_ERR && from != SNIC_QPS_ERR) {
             snic_rdma_flush(s, qp);
@@ -502,8 +504,10 @@ void snic_rdma_qp_error(SnicState *s, SnicQp *qp, uint8_t status,
                   qp->qpn, status,
                   send_side && qp->type != SNIC_QPT_RC ? "SQE" : "ERR");
     if (send_side && qp->type != SNIC_QPT_RC) {
+        trace_snic_qp_state(qp->qpn, qp->state, SNIC_QPS_SQE);
         qp->state = SNIC_QPS_SQE;
     } else {
+        trace_snic_qp_state(qp->qpn, qp->state, SNIC_QPS_ERR);
         qp->state = SNIC_QPS_ERR;
     }
     snic_rdma_event(s, SNIC_EQE_QP_ERROR, qp->qpn, status);

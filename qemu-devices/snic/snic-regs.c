@@ -5,6 +5,7 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #include "qemu/osdep.h"
+#include "hw/d2d/trace.h"
 #include "snic.h"
 
 /* Back to power-on state: queues gone, statistics cleared. */
@@ -117,6 +118,7 @@ static void snic_regs_write(void *opaque, hwaddr addr, uint64_t val,
     d2d_mmio_account(&s->pcie, true, addr, size);
     switch (addr) {
     case SNIC_REG_CTRL:
+        trace_snic_ctrl_write(val);
         snic_write_ctrl(s, val);
         break;
     case SNIC_REG_ERROR:
@@ -153,6 +155,7 @@ static void snic_regs_write(void *opaque, hwaddr addr, uint64_t val,
         }
         break;
     case SNIC_REG_AQ_SQ_TAIL:
+        trace_snic_aq_doorbell(val);
         snic_aq_doorbell(s, val);
         break;
     case SNIC_REG_AQ_CQ_HEAD:
