@@ -4,9 +4,11 @@
  * Register map, queue and descriptor formats: docs/snic.md and
  * kernel/include/uapi/d2d/snic_if.h (the one definition).
  *
- * Files: snic-pci.c (PCI function, netdev glue), snic-regs.c (BAR0),
+ * Files (layers: docs/snic.md "Device model layers"): snic-pci.c (PCI
+ * function, netdev glue), snic-regs.c (BAR0), snic-db.c (BAR2 doorbells),
  * snic-admin.c (admin queue, IDENTIFY), snic-queues.c (EQ/CQ/SQ/RQ objects,
- * BAR2 doorbells, CQE/EQE posting), snic-tx.c (send path, offloads, rate
+ * CQE/EQE posting), snic-core.c (bottom: errors, DMA probe, admin
+ * buffers, port state and frame output), snic-tx.c (send path, offloads, rate
  * limiter), snic-rx.c (receive pipeline), snic-steer.c (RSS groups,
  * steering rules), snic-port.c (port config, statistics), snic-pkt.c
  * (pure packet helpers), snic-spin*.c (sPIN engine, docs/snic-spin.md);
