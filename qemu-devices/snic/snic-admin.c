@@ -9,16 +9,9 @@
 #include "qemu/log.h"
 #include "qemu/main-loop.h"
 #include "hw/pci/msix.h"
+#include "hw/d2d/trace.h"
+#include "../common/d2d-trace.h"
 #include "snic.h"
-
-/* Does @addr answer a DMA read?  Used to validate ring bases. */
-bool snic_dma_probe(SnicState *s, uint64_t addr)
-{
-    uint8_t byte;
-
-    return d2d_dma_read(&s->parent_obj, &s->pcie, NULL, addr, &byte, 1) ==
-           MEMTX_OK;
-}
 
 void snic_aq_enable(SnicState *s)
 {
@@ -178,7 +171,7 @@ static uint16_t snic_aq_execute(SnicState *s, const struct snic_aq_cmd *cmd,
     case SNIC_AQ_SPIN_WRITE_MEM ... SNIC_AQ_SPIN_ATTACH_QP:
         return snic_spin_admin(s, cmd, result);
     default:
-        qemu_log_mask(LOG_GUEST_ERROR, "snic: unknown admin opcode 0x%x\n",
+        D2D_GUEST_ERR(snic_bad_opcode, "unknown admin opcode 0x%x",
                       cmd->opcode);
         return SNIC_AQ_EINVAL_OPCODE;
     }
@@ -212,6 +205,7 @@ void snic_aq_bh(void *opaque)
         aq->sq_head = (aq->sq_head + 1) % aq->depth;
 
         status = snic_aq_execute(s, &cmd, &result);
+        trace_snic_aq_cmd(cmd.opcode, le16_to_cpu(cmd.cmd_id), status);
         if (!(s->status & SNIC_STATUS_AQ_ENABLED)) {
             break;      /* the command reset or disabled the queue */
         }

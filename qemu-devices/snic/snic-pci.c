@@ -97,6 +97,7 @@ static void snic_realize(PCIDevice *pdev, Error **errp)
     snic_queues_init(s);
     snic_rdma_init(s);
     snic_queues_reset(s);
+    snic_rdma_reset(s);
     snic_spin_init(s);
     s->status = SNIC_STATUS_READY;
 }

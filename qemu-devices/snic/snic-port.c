@@ -7,12 +7,6 @@
 #include "qemu/osdep.h"
 #include "snic.h"
 
-bool snic_port_up(SnicState *s)
-{
-    return (s->port.flags & SNIC_PORT_F_UP) &&
-           !qemu_get_queue(s->nic)->link_down;
-}
-
 void snic_port_link_changed(SnicState *s, bool up)
 {
     if (s->port.async_eqn != SNIC_EQN_NONE) {
@@ -20,33 +14,16 @@ void snic_port_link_changed(SnicState *s, bool up)
     }
 }
 
-uint16_t snic_aq_write_buf(SnicState *s, const struct snic_aq_cmd *c,
-                           const void *data, size_t len)
-{
-    if (le32_to_cpu(c->buf.len) < len) {
-        return SNIC_AQ_EINVAL_PARAM;
-    }
-    if (d2d_dma_write(&s->parent_obj, &s->pcie, NULL,
-                      le64_to_cpu(c->buf.addr), data, len) != MEMTX_OK) {
-        s->stats.dma_errs++;
-        return SNIC_AQ_EDMA;
-    }
-    return SNIC_AQ_OK;
-}
-
 uint16_t snic_cmd_set_port(SnicState *s, const struct snic_aq_cmd *c)
 {
     struct snic_port_cfg cfg;
+    uint16_t st;
     uint16_t mtu, n, eqn;
     int i;
 
-    if (le32_to_cpu(c->buf.len) < sizeof(cfg)) {
-        return SNIC_AQ_EINVAL_PARAM;
-    }
-    if (d2d_dma_read(&s->parent_obj, &s->pcie, NULL, le64_to_cpu(c->buf.addr),
-                     &cfg, sizeof(cfg)) != MEMTX_OK) {
-        s->stats.dma_errs++;
-        return SNIC_AQ_EDMA;
+    st = snic_aq_read_buf(s, c, &cfg, sizeof(cfg));
+    if (st != SNIC_AQ_OK) {
+        return st;
     }
     mtu = le16_to_cpu(cfg.mtu);
     n = le16_to_cpu(cfg.num_macs);

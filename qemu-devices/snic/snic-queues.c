@@ -1,6 +1,6 @@
 /*
  * snic: data queue objects - event, completion, send and receive queues,
- * their admin commands, the BAR2 doorbell pages, and CQE/EQE posting.
+ * their admin commands, CQE/EQE posting and event moderation.
  *
  * Rings and doorbell records are bus addresses reached only by DMA, so a
  * queue may live in host RAM or in a peer device's BAR.
@@ -12,10 +12,7 @@
 #include "qemu/main-loop.h"
 #include "snic.h"
 
-#define RING_MASK(q) ((1u << (q)->log_size) - 1)
-#define RING_SIZE(q) (1u << (q)->log_size)
-
-static void snic_eq_fire(SnicState *s, SnicEq *eq)
+void snic_eq_fire(SnicState *s, SnicEq *eq)
 {
     eq->armed = false;
     eq->pending = 0;
@@ -24,8 +21,6 @@ static void snic_eq_fire(SnicState *s, SnicEq *eq)
     s->stats.irqs++;
     d2d_msix_notify(&s->parent_obj, &s->pcie, eq->msix);
 }
-
-static void snic_cq_event(SnicState *s, uint16_t cqn);
 
 /* A moderated armed CQ's period ran out: raise its event now. */
 static void snic_cq_mod_timer(void *opaque)
@@ -113,7 +108,6 @@ void snic_queues_reset(SnicState *s)
     memset(s->rqs, 0, sizeof(SnicRq) * SNIC_MAX_RQS);
     memset(s->rss, 0, sizeof(SnicRss) * SNIC_MAX_RSS);
     memset(s->rules, 0, sizeof(SnicRule) * SNIC_MAX_RULES);
-    snic_rdma_reset(s);
     s->sqs_hi = 0;
     s->rules_hi = 0;
     memset(&s->port, 0, sizeof(s->port));
@@ -363,28 +357,6 @@ uint16_t snic_cmd_create_sq(SnicState *s, const struct snic_aq_cmd *c,
     return SNIC_AQ_OK;
 }
 
-uint16_t snic_cmd_modify_sq(SnicState *s, const struct snic_aq_cmd *c)
-{
-    const struct snic_aq_modify_sq *a = &c->modify_sq;
-    uint32_t sqn = le32_to_cpu(a->sqn);
-    SnicSq *sq;
-
-    if (sqn >= SNIC_MAX_SQS || !s->sqs[sqn].valid) {
-        return SNIC_AQ_ENOENT;
-    }
-    sq = &s->sqs[sqn];
-    sq->rate_bps = le64_to_cpu(a->rate_bps);
-    sq->burst = le32_to_cpu(a->burst_bytes);
-    if (!sq->burst) {
-        sq->burst = s->port.mtu + SNIC_ETH_HLEN + 4;
-    }
-    sq->tokens = sq->burst;
-    sq->refill_ns = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
-    sq->rate_wait = false;
-    snic_tx_kick(s, sq);
-    return SNIC_AQ_OK;
-}
-
 uint16_t snic_cmd_create_rq(SnicState *s, const struct snic_aq_cmd *c,
                             uint64_t *res)
 {
@@ -531,7 +503,7 @@ void snic_eq_post(SnicState *s, uint16_t eqn, uint8_t type, uint32_t obj,
     }
 }
 
-static void snic_cq_event(SnicState *s, uint16_t cqn)
+void snic_cq_event(SnicState *s, uint16_t cqn)
 {
     SnicCq *cq = &s->cqs[cqn];
 
@@ -663,143 +635,6 @@ bool snic_rq_next_desc(SnicState *s, SnicRq *rq, struct snic_rx_desc *d)
     }
     return true;
 }
-
-/* ---- BAR2 doorbell pages ---- */
-
-static bool snic_db_check(SnicState *s, bool valid, uint16_t page,
-                          uint16_t want_page)
-{
-    if (!valid) {
-        s->stats.bad_db++;
-        snic_raise_error(s, SNIC_ERR_DB_QUEUE, "doorbell for no queue");
-        return false;
-    }
-    if (page != want_page) {
-        s->stats.bad_db++;
-        snic_raise_error(s, SNIC_ERR_DB_PAGE, "doorbell on a foreign page");
-        return false;
-    }
-    return true;
-}
-
-static bool snic_db_range(SnicState *s, uint16_t ahead, uint32_t size)
-{
-    if (ahead > size) {
-        s->stats.bad_db++;
-        snic_raise_error(s, SNIC_ERR_DB_RANGE, "doorbell beyond ring");
-        return false;
-    }
-    return true;
-}
-
-static void snic_db_write(void *opaque, hwaddr addr, uint64_t val,
-                          unsigned size)
-{
-    SnicState *s = opaque;
-    uint16_t page = addr / SNIC_DB_PAGE_SIZE;
-    uint32_t qn = (uint32_t)val >> 16;
-    uint16_t ctr = val & 0xffff;
-
-    d2d_mmio_account(&s->pcie, true, addr, size);
-    if (!(s->status & SNIC_STATUS_READY)) {
-        s->stats.bad_db++;
-        snic_raise_error(s, SNIC_ERR_IN_RESET, "doorbell in reset");
-        return;
-    }
-    switch (addr % SNIC_DB_PAGE_SIZE) {
-    case SNIC_DB_SQ: {
-        SnicSq *sq = qn < SNIC_MAX_SQS ? &s->sqs[qn] : NULL;
-
-        if (!snic_db_check(s, sq && sq->valid, page, sq ? sq->db_page : 0) ||
-            !snic_db_range(s, ctr - sq->ci, RING_SIZE(sq))) {
-            return;
-        }
-        d2d_mmio_account(&sq->st.pcie, true, addr, size);
-        sq->st.doorbells++;
-        sq->pi = ctr;
-        snic_tx_kick(s, sq);
-        break;
-    }
-    case SNIC_DB_RQ: {
-        SnicRq *rq = qn < SNIC_MAX_RQS ? &s->rqs[qn] : NULL;
-
-        if (!snic_db_check(s, rq && rq->valid, page, rq ? rq->db_page : 0) ||
-            !snic_db_range(s, ctr - rq->ci, RING_SIZE(rq))) {
-            return;
-        }
-        d2d_mmio_account(&rq->st.pcie, true, addr, size);
-        rq->st.doorbells++;
-        rq->pi = ctr;
-        break;
-    }
-    case SNIC_DB_CQ:
-    case SNIC_DB_CQ_ARM:
-    case SNIC_DB_CQ_ARM_SE: {
-        SnicCq *cq = qn < SNIC_MAX_CQS ? &s->cqs[qn] : NULL;
-
-        if (!snic_db_check(s, cq && cq->valid, page, cq ? cq->db_page : 0) ||
-            !snic_db_range(s, cq->pi - ctr, RING_SIZE(cq))) {
-            return;
-        }
-        cq->ci = ctr;
-        if (addr % SNIC_DB_PAGE_SIZE == SNIC_DB_CQ_ARM) {
-            cq->armed = true;
-            cq->arm_se = false;
-            cq->mod_pending = 0;
-            timer_del(s->cq_timers[qn].timer);
-            if (cq->pi != cq->ci) {
-                snic_cq_event(s, qn);
-            }
-        } else if (addr % SNIC_DB_PAGE_SIZE == SNIC_DB_CQ_ARM_SE) {
-            /* only solicited or error CQEs written from now on count */
-            cq->armed = true;
-            cq->arm_se = true;
-            cq->mod_pending = 0;
-            timer_del(s->cq_timers[qn].timer);
-        }
-        break;
-    }
-    case SNIC_DB_EQ:
-    case SNIC_DB_EQ_ARM: {
-        SnicEq *eq = qn < SNIC_MAX_EQS ? &s->eqs[qn] : NULL;
-
-        if (!snic_db_check(s, eq && eq->valid, page, eq ? eq->db_page : 0) ||
-            !snic_db_range(s, eq->pi - ctr, RING_SIZE(eq))) {
-            return;
-        }
-        eq->ci = ctr;
-        if (addr % SNIC_DB_PAGE_SIZE == SNIC_DB_EQ_ARM) {
-            eq->armed = true;
-            eq->pending = 0;
-            if (eq->pi != eq->ci) {
-                snic_eq_fire(s, eq);
-            }
-        }
-        break;
-    }
-    default:
-        if (snic_rdma_db(s, page, addr % SNIC_DB_PAGE_SIZE, qn, ctr)) {
-            break;
-        }
-        s->stats.bad_reg++;
-        snic_raise_error(s, SNIC_ERR_BAD_REG, "undefined doorbell offset");
-        break;
-    }
-}
-
-static uint64_t snic_db_read(void *opaque, hwaddr addr, unsigned size)
-{
-    SnicState *s = opaque;
-
-    d2d_mmio_account(&s->pcie, false, addr, size);
-    return 0;
-}
-
-const MemoryRegionOps snic_db_ops = {
-    .read = snic_db_read,
-    .write = snic_db_write,
-    D2D_MMIO_OPS_32BIT,
-};
 
 static void snic_queue_line(GString *out, const char *kind, int n,
                             const SnicQueueStats *st, bool error)

@@ -135,17 +135,14 @@ static uint16_t snic_mr_create(SnicState *s, const struct snic_aq_cmd *c,
                                uint64_t *res)
 {
     struct snic_mr_cfg cfg;
+    uint16_t st;
     uint32_t pdn, flags, npages, access;
     SnicMr *mr;
     int i;
 
-    if (le32_to_cpu(c->buf.len) < sizeof(cfg)) {
-        return SNIC_AQ_EINVAL_PARAM;
-    }
-    if (d2d_dma_read(&s->parent_obj, &s->pcie, NULL, le64_to_cpu(c->buf.addr),
-                     &cfg, sizeof(cfg)) != MEMTX_OK) {
-        s->stats.dma_errs++;
-        return SNIC_AQ_EDMA;
+    st = snic_aq_read_buf(s, c, &cfg, sizeof(cfg));
+    if (st != SNIC_AQ_OK) {
+        return st;
     }
     pdn = le32_to_cpu(cfg.pdn);
     flags = le32_to_cpu(cfg.flags);

@@ -9,6 +9,7 @@
 #include "qemu/osdep.h"
 #include "qemu/log.h"
 #include "qemu/main-loop.h"
+#include "hw/d2d/trace.h"
 #include "snic.h"
 
 #define QP_SQ_SIZE(qp) (1u << (qp)->sq_log)
@@ -130,7 +131,7 @@ uint16_t snic_rdma_create_qp(SnicState *s, const struct snic_aq_cmd *c,
 /* Release what a QP holds (destroy and device reset). */
 void snic_rdma_qp_free(SnicState *s, SnicQp *qp)
 {
-    snic_spin_qp_gone(s, qp);
+    s->spin_hook->qp_gone(s, qp);
     d2d_timer_free_guarded(qp->retry_timer);
     d2d_timer_free_guarded(qp->rnr_timer);
     d2d_timer_free_guarded(qp->probe_timer);
@@ -243,6 +244,7 @@ static bool snic_qp_transition(SnicQp *qp, uint8_t from, uint8_t to,
 uint16_t snic_rdma_modify_qp(SnicState *s, const struct snic_aq_cmd *c)
 {
     struct snic_qp_attr a;
+    uint16_t st;
     uint32_t mask, req;
     uint8_t to;
     SnicQp *qp;
@@ -251,13 +253,9 @@ uint16_t snic_rdma_modify_qp(SnicState *s, const struct snic_aq_cmd *c)
     if (!qp) {
         return SNIC_AQ_ENOENT;
     }
-    if (le32_to_cpu(c->buf.len) < sizeof(a)) {
-        return SNIC_AQ_EINVAL_PARAM;
-    }
-    if (d2d_dma_read(&s->parent_obj, &s->pcie, NULL, le64_to_cpu(c->buf.addr),
-                     &a, sizeof(a)) != MEMTX_OK) {
-        s->stats.dma_errs++;
-        return SNIC_AQ_EDMA;
+    st = snic_aq_read_buf(s, c, &a, sizeof(a));
+    if (st != SNIC_AQ_OK) {
+        return st;
     }
     mask = le32_to_cpu(a.mask);
     to = (mask & SNIC_QP_ATTR_STATE) ? a.state : qp->state;
@@ -355,6 +353,7 @@ uint16_t snic_rdma_modify_qp(SnicState *s, const struct snic_aq_cmd *c)
     if (mask & SNIC_QP_ATTR_STATE) {
         uint8_t from = qp->state;
 
+        trace_snic_qp_state(qp->qpn, from, to);
         qp->state = to;
         if (to == SNIC_QPS_ERR && from != SNIC_QPS_ERR) {
             snic_rdma_flush(s, qp);
@@ -505,8 +504,10 @@ void snic_rdma_qp_error(SnicState *s, SnicQp *qp, uint8_t status,
                   qp->qpn, status,
                   send_side && qp->type != SNIC_QPT_RC ? "SQE" : "ERR");
     if (send_side && qp->type != SNIC_QPT_RC) {
+        trace_snic_qp_state(qp->qpn, qp->state, SNIC_QPS_SQE);
         qp->state = SNIC_QPS_SQE;
     } else {
+        trace_snic_qp_state(qp->qpn, qp->state, SNIC_QPS_ERR);
         qp->state = SNIC_QPS_ERR;
     }
     snic_rdma_event(s, SNIC_EQE_QP_ERROR, qp->qpn, status);

@@ -2,7 +2,7 @@
  * snic: RDMA requester - send WQE fetch and validation, REG_MR/LOCAL_INV,
  * packetisation (headers built here, payload DMA'd straight from the MR
  * into the frame), go-back-N retransmission from a PSN, the bottom half
- * that sends for every QP with a budget, transmission with loss injection.
+ * that sends for every QP with a budget.
  * docs/snic-rdma.md "Send WQE", "Reliability".
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
@@ -10,87 +10,9 @@
 #include "qemu/osdep.h"
 #include "qemu/log.h"
 #include "qemu/main-loop.h"
-#include "qapi/visitor.h"
 #include "snic.h"
 
 #define QP_SQ_SIZE(qp) (1u << (qp)->sq_log)
-
-void snic_rdma_kick(SnicState *s, SnicQp *qp)
-{
-    qp->pending = true;
-    qemu_bh_schedule(s->rdma.bh);
-}
-
-/* ---- transmission ---- */
-
-static bool snic_rdma_lose(SnicRdma *r)
-{
-    r->loss_count++;
-    if (r->loss_every && r->loss_count % r->loss_every == 0) {
-        return true;
-    }
-    if (r->loss_ppm) {
-        if (r->loss_seed_used != r->loss_seed || !r->loss_rng) {
-            r->loss_seed_used = r->loss_seed;
-            r->loss_rng = r->loss_seed * 0x9e3779b97f4a7c15ull + 1;
-        }
-        /* xorshift64 */
-        r->loss_rng ^= r->loss_rng << 13;
-        r->loss_rng ^= r->loss_rng >> 7;
-        r->loss_rng ^= r->loss_rng << 17;
-        return r->loss_rng % 1000000 < r->loss_ppm;
-    }
-    return false;
-}
-
-void snic_rdma_xmit(SnicState *s, SnicQp *qp, const uint8_t *f, size_t len)
-{
-    SnicRdma *r = &s->rdma;
-
-    if (snic_rdma_lose(r)) {
-        r->st.loss_injected++;
-        return;
-    }
-    if (!snic_port_up(s)) {
-        s->ps.tx_link_down++;
-        return;
-    }
-    r->st.tx_pkts++;
-    r->st.tx_bytes += len;
-    qemu_send_packet(qemu_get_queue(s->nic), f, len);
-}
-
-void snic_rdma_hdr_init(SnicState *s, SnicQp *qp, SnicRoceHdr *h,
-                        uint8_t opcode, uint32_t psn)
-{
-    memset(h, 0, sizeof(*h));
-    memcpy(h->dmac, qp->av.dmac, 6);
-    memcpy(h->smac, qp->av.smac, 6);
-    h->sip = be32_to_cpu(qp->av.sip);
-    h->dip = be32_to_cpu(qp->av.dip);
-    h->ttl = qp->av.ttl;
-    h->tos = qp->av.tos;
-    h->sport = le16_to_cpu(qp->av.udp_sport);
-    h->opcode = opcode;
-    h->dqpn = qp->dest_qpn;
-    h->psn = psn & ROCE_PSN_MASK;
-    h->pkey = ROCE_PKEY_DEFAULT;
-}
-
-/*
- * UD/GSI messages: the largest IB MTU whose packet (IPv4, UDP, BTH, DETH,
- * ImmDt, ICRC: 56 bytes of headers) fits the port MTU, as rdma_rxe derives
- * its active MTU from the net_device.
- */
-uint32_t snic_rdma_ud_mtu(SnicState *s)
-{
-    uint32_t mtu = 4096;
-
-    while (mtu > 256 && mtu + 56 > s->port.mtu) {
-        mtu >>= 1;
-    }
-    return mtu;
-}
 
 /* Packets the requester may have unacknowledged now (see snic-rdma.h). */
 static uint32_t snic_rdma_cwnd(SnicQp *qp)
@@ -649,16 +571,4 @@ void snic_rdma_bh(void *opaque)
     if (again) {
         qemu_bh_schedule(s->rdma.bh);
     }
-}
-
-/* ---- loss injection properties ---- */
-
-void snic_rdma_loss_props(SnicState *s, Object *obj)
-{
-    object_property_add_uint32_ptr(obj, "loss-every", &s->rdma.loss_every,
-                                   OBJ_PROP_FLAG_READWRITE);
-    object_property_add_uint32_ptr(obj, "loss-ppm", &s->rdma.loss_ppm,
-                                   OBJ_PROP_FLAG_READWRITE);
-    object_property_add_uint64_ptr(obj, "loss-seed", &s->rdma.loss_seed,
-                                   OBJ_PROP_FLAG_READWRITE);
 }

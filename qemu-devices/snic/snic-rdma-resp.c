@@ -444,7 +444,7 @@ static void snic_resp_rc(SnicState *s, SnicQp *qp, const SnicRoceHdr *h)
      * NAK, the requester sends the packet again later.
      */
     if (qp->spin_msg && qp->spin_ctx) {
-        fate = snic_spin_rdma_in(s, qp, h, fl, &pl);
+        fate = s->spin_hook->rdma_in(s, qp, h, fl, &pl);
         if (fate < 0) {
             snic_resp_rnr(s, qp, h);
             return;

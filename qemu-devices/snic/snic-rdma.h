@@ -325,12 +325,15 @@ void snic_rdma_event(SnicState *s, uint8_t type, uint32_t obj,
 SnicQp *snic_rdma_qp(SnicState *s, uint32_t qpn);
 
 /* snic-rdma-req.c */
-void snic_rdma_kick(SnicState *s, SnicQp *qp);
 void snic_rdma_bh(void *opaque);
 bool snic_rdma_req_run(SnicState *s, SnicQp *qp, int *budget);
 void snic_rdma_req_rewind(SnicQp *qp, uint32_t psn);
 /* Send the packet at comp_psn once more (loss probe). */
 void snic_rdma_req_probe(SnicState *s, SnicQp *qp);
+
+/* snic-rdma-net.c: below the roles */
+/* Have the RDMA bottom half run @qp's roles. */
+void snic_rdma_kick(SnicState *s, SnicQp *qp);
 /* Put a finished frame on the wire (loss injection, counters). */
 void snic_rdma_xmit(SnicState *s, SnicQp *qp, const uint8_t *f, size_t len);
 /* Headers every packet of @qp shares (addresses, BTH basics). */

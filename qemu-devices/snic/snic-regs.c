@@ -5,15 +5,8 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #include "qemu/osdep.h"
-#include "qemu/log.h"
+#include "hw/d2d/trace.h"
 #include "snic.h"
-
-void snic_raise_error(SnicState *s, enum snic_err err, const char *why)
-{
-    s->error = err;
-    s->error_count++;
-    qemu_log_mask(LOG_GUEST_ERROR, "snic: error %d: %s\n", err, why);
-}
 
 /* Back to power-on state: queues gone, statistics cleared. */
 void snic_reset_state(SnicState *s)
@@ -22,6 +15,7 @@ void snic_reset_state(SnicState *s)
     memset(&s->aq, 0, offsetof(SnicAdminQueue, bh));
     memset(&s->stats, 0, sizeof(s->stats));
     snic_queues_reset(s);
+    snic_rdma_reset(s);
     snic_spin_reset(s);
     s->error = SNIC_ERR_NONE;
     s->error_count = 0;
@@ -124,6 +118,7 @@ static void snic_regs_write(void *opaque, hwaddr addr, uint64_t val,
     d2d_mmio_account(&s->pcie, true, addr, size);
     switch (addr) {
     case SNIC_REG_CTRL:
+        trace_snic_ctrl_write(val);
         snic_write_ctrl(s, val);
         break;
     case SNIC_REG_ERROR:
@@ -160,6 +155,7 @@ static void snic_regs_write(void *opaque, hwaddr addr, uint64_t val,
         }
         break;
     case SNIC_REG_AQ_SQ_TAIL:
+        trace_snic_aq_doorbell(val);
         snic_aq_doorbell(s, val);
         break;
     case SNIC_REG_AQ_CQ_HEAD:

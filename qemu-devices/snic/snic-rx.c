@@ -268,7 +268,7 @@ static void snic_rx_steer(SnicState *s, const uint8_t *buf, size_t size,
 
     rqn = le32_to_cpu(r->dest_id);
     if (r->dest == SNIC_DEST_SPIN) {
-        snic_spin_rx(s, rqn, buf, size);
+        s->spin_hook->rx(s, rqn, buf, size);
         return;
     }
     if (r->dest == SNIC_DEST_RSS) {

@@ -32,12 +32,12 @@ static SnicSpinCtx *snic_spin_ctx(SnicState *s, uint32_t id)
     return &s->spin.ctxs[id];
 }
 
-bool snic_spin_ctx_exists(SnicState *s, uint32_t ctx)
+static bool snic_spin_ctx_exists(SnicState *s, uint32_t ctx)
 {
     return snic_spin_ctx(s, ctx) != NULL;
 }
 
-uint32_t *snic_spin_ctx_refs(SnicState *s, uint32_t ctx)
+static uint32_t *snic_spin_ctx_refs(SnicState *s, uint32_t ctx)
 {
     return ctx < SNIC_SPIN_MAX_CTXS ? &s->spin.ctxs[ctx].refs : NULL;
 }
@@ -50,11 +50,14 @@ static uint64_t snic_spin_now(SnicSpin *sp)
                       sp->clock_mhz / 1000);
 }
 
+static const SnicSpinHook snic_spin_hook;
+
 void snic_spin_init(SnicState *s)
 {
     SnicSpin *sp = &s->spin;
     uint32_t i, n = sp->clusters * sp->hpus;
 
+    s->spin_hook = &snic_spin_hook;
     sp->pmem = g_malloc0(SNIC_SPIN_PMEM_SIZE);
     sp->l2h = g_malloc0(SNIC_SPIN_L2H_SIZE);
     sp->frame = g_malloc0(SPIN_PKT_MAX);
@@ -292,7 +295,7 @@ static void snic_spin_qp_attach(SnicState *s, SnicSpinCtx *ctx, SnicQp *qp)
     qp->spin_ctx = ctx - s->spin.ctxs + 1;
 }
 
-void snic_spin_qp_gone(SnicState *s, SnicQp *qp)
+static void snic_spin_qp_gone(SnicState *s, SnicQp *qp)
 {
     uint32_t id = qp->spin_ctx - 1;
 
@@ -349,13 +352,9 @@ static uint16_t snic_spin_create_ctx(SnicState *s, const struct snic_aq_cmd *c,
     uint32_t id, i, wd, tmo;
     uint16_t eqn;
 
-    if (le32_to_cpu(c->buf.len) < sizeof(cfg)) {
-        return SNIC_AQ_EINVAL_PARAM;
-    }
-    if (d2d_dma_read(&s->parent_obj, &s->pcie, NULL, le64_to_cpu(c->buf.addr),
-                     &cfg, sizeof(cfg)) != MEMTX_OK) {
-        s->stats.dma_errs++;
-        return SNIC_AQ_EDMA;
+    st = snic_aq_read_buf(s, c, &cfg, sizeof(cfg));
+    if (st != SNIC_AQ_OK) {
+        return st;
     }
     wd = le32_to_cpu(cfg.watchdog);
     tmo = le32_to_cpu(cfg.timeout_us);
@@ -791,7 +790,8 @@ void snic_spin_packet_in(SnicState *s, uint32_t ctx_id, uint64_t key,
 }
 
 /* A frame a steering rule gave to context @ctx_id: a one-packet message. */
-void snic_spin_rx(SnicState *s, uint32_t ctx_id, const uint8_t *f, size_t len)
+static void snic_spin_rx(SnicState *s, uint32_t ctx_id, const uint8_t *f,
+                         size_t len)
 {
     snic_spin_packet_in(s, ctx_id, 0, true, true, f, len);
 }
@@ -1182,8 +1182,8 @@ void snic_spin_bh(void *opaque)
  * never got its last packet (QP reset).  A packet with no open message
  * (timed out) is dropped.
  */
-int snic_spin_rdma_in(SnicState *s, SnicQp *qp, const SnicRoceHdr *h,
-                      uint32_t opflags, const uint8_t **payload)
+static int snic_spin_rdma_in(SnicState *s, SnicQp *qp, const SnicRoceHdr *h,
+                             uint32_t opflags, const uint8_t **payload)
 {
     SnicSpin *sp = &s->spin;
     uint32_t ctx_id = qp->spin_ctx - 1;
@@ -1250,3 +1250,12 @@ void snic_spin_timer(void *opaque)
         timer_mod(sp->timer, now + SCALE_MS);
     }
 }
+
+/* The engine's receive hook for the layers below it (SnicSpinHook). */
+static const SnicSpinHook snic_spin_hook = {
+    .rx = snic_spin_rx,
+    .rdma_in = snic_spin_rdma_in,
+    .ctx_exists = snic_spin_ctx_exists,
+    .ctx_refs = snic_spin_ctx_refs,
+    .qp_gone = snic_spin_qp_gone,
+};

@@ -145,31 +145,17 @@ typedef struct SnicSpin {
     uint64_t bh_yields;         /* QOM spin-bh-yields: handler suspended */
 } SnicSpin;
 
-/* snic-spin.c: hooks called by the rest of the model */
+/* snic-spin.c: called by the layers above; below it, SnicSpinHook */
 void snic_spin_init(SnicState *s);
 void snic_spin_free(SnicState *s);
 void snic_spin_reset(SnicState *s);
 uint16_t snic_spin_admin(SnicState *s, const struct snic_aq_cmd *c,
                          uint64_t *res);
 uint16_t snic_spin_query_stats(SnicState *s, const struct snic_aq_cmd *c);
-bool snic_spin_ctx_exists(SnicState *s, uint32_t ctx);
-uint32_t *snic_spin_ctx_refs(SnicState *s, uint32_t ctx);
 void snic_spin_bh(void *opaque);
 void snic_spin_timer(void *opaque);
-void snic_spin_rx(SnicState *s, uint32_t ctx, const uint8_t *f, size_t len);
 void snic_spin_packet_in(SnicState *s, uint32_t ctx_id, uint64_t key,
                          bool first, bool last, const uint8_t *f, size_t len);
-/*
- * RDMA (snic-rdma-resp.c): an RC request packet the responder accepted
- * (in sequence, not a duplicate) on a QP with a context.  Runs its
- * handlers now; returns SPIN_PASS with *payload pointing at the payload
- * as the handlers left it, SPIN_DROP, or -1 when the engine has no room
- * (the responder answers RNR NAK, the handlers did not run).
- */
-int snic_spin_rdma_in(SnicState *s, SnicQp *qp, const SnicRoceHdr *h,
-                      uint32_t opflags, const uint8_t **payload);
-/* QP @qp is being destroyed: its context no longer matches it. */
-void snic_spin_qp_gone(SnicState *s, SnicQp *qp);
 void snic_spin_event(SnicState *s, uint32_t ctx_id, uint8_t type,
                      uint8_t handler, uint32_t msg_id, uint32_t pc,
                      uint32_t addr, uint32_t info, uint32_t insns,

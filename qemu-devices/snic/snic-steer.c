@@ -11,21 +11,6 @@
 #include "qemu/osdep.h"
 #include "snic.h"
 
-/* Read a command's input buffer; 0 or an admin status. */
-static uint16_t snic_read_buf(SnicState *s, const struct snic_aq_cmd *c,
-                              void *out, size_t len)
-{
-    if (le32_to_cpu(c->buf.len) < len) {
-        return SNIC_AQ_EINVAL_PARAM;
-    }
-    if (d2d_dma_read(&s->parent_obj, &s->pcie, NULL, le64_to_cpu(c->buf.addr),
-                     out, len) != MEMTX_OK) {
-        s->stats.dma_errs++;
-        return SNIC_AQ_EDMA;
-    }
-    return SNIC_AQ_OK;
-}
-
 static void snic_rss_ref(SnicState *s, SnicRss *g, int delta)
 {
     uint32_t i;
@@ -60,7 +45,7 @@ uint16_t snic_cmd_rss(SnicState *s, const struct snic_aq_cmd *c,
         return SNIC_AQ_OK;
     }
 
-    st = snic_read_buf(s, c, &cfg, sizeof(cfg));
+    st = snic_aq_read_buf(s, c, &cfg, sizeof(cfg));
     if (st) {
         return st;
     }
@@ -115,7 +100,7 @@ static uint32_t *snic_rule_dest_refs(SnicState *s,
         return &s->rss[id].refs;
     }
     if (r->dest == SNIC_DEST_SPIN) {
-        return snic_spin_ctx_refs(s, id);
+        return s->spin_hook->ctx_refs(s, id);
     }
     return NULL;
 }
@@ -128,7 +113,7 @@ uint16_t snic_cmd_add_rule(SnicState *s, const struct snic_aq_cmd *c,
     uint16_t st;
     int n;
 
-    st = snic_read_buf(s, c, &r, sizeof(r));
+    st = snic_aq_read_buf(s, c, &r, sizeof(r));
     if (st) {
         return st;
     }
@@ -142,7 +127,7 @@ uint16_t snic_cmd_add_rule(SnicState *s, const struct snic_aq_cmd *c,
          (dest_id >= SNIC_MAX_RQS || !s->rqs[dest_id].valid)) ||
         (r.dest == SNIC_DEST_RSS &&
          (dest_id >= SNIC_MAX_RSS || !s->rss[dest_id].valid)) ||
-        (r.dest == SNIC_DEST_SPIN && !snic_spin_ctx_exists(s, dest_id))) {
+        (r.dest == SNIC_DEST_SPIN && !s->spin_hook->ctx_exists(s, dest_id))) {
         return SNIC_AQ_ENOENT;
     }
     n = 0;

@@ -111,13 +111,7 @@ static void snic_tx_wire(SnicState *s, SnicSq *sq, const uint8_t *f,
         snic_rx_loopback(s, f, len, sq->cqn);
         return;
     }
-    if (!snic_port_up(s)) {
-        s->ps.tx_link_down++;
-        return;
-    }
-    s->ps.tx_packets++;
-    s->ps.tx_bytes += len;
-    qemu_send_packet(qemu_get_queue(s->nic), f, len);
+    snic_port_xmit(s, f, len, &s->ps.tx_packets, &s->ps.tx_bytes);
 }
 
 /*
@@ -330,4 +324,27 @@ void snic_tx_bh(void *opaque)
     if (again) {
         qemu_bh_schedule(s->tx_bh);
     }
+}
+
+/* MODIFY_SQ: the send queue's rate limiter. */
+uint16_t snic_cmd_modify_sq(SnicState *s, const struct snic_aq_cmd *c)
+{
+    const struct snic_aq_modify_sq *a = &c->modify_sq;
+    uint32_t sqn = le32_to_cpu(a->sqn);
+    SnicSq *sq;
+
+    if (sqn >= SNIC_MAX_SQS || !s->sqs[sqn].valid) {
+        return SNIC_AQ_ENOENT;
+    }
+    sq = &s->sqs[sqn];
+    sq->rate_bps = le64_to_cpu(a->rate_bps);
+    sq->burst = le32_to_cpu(a->burst_bytes);
+    if (!sq->burst) {
+        sq->burst = s->port.mtu + SNIC_ETH_HLEN + 4;
+    }
+    sq->tokens = sq->burst;
+    sq->refill_ns = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
+    sq->rate_wait = false;
+    snic_tx_kick(s, sq);
+    return SNIC_AQ_OK;
 }

@@ -4,9 +4,11 @@
  * Register map, queue and descriptor formats: docs/snic.md and
  * kernel/include/uapi/d2d/snic_if.h (the one definition).
  *
- * Files: snic-pci.c (PCI function, netdev glue), snic-regs.c (BAR0),
+ * Files (layers: docs/snic.md "Device model layers"): snic-pci.c (PCI
+ * function, netdev glue), snic-regs.c (BAR0), snic-db.c (BAR2 doorbells),
  * snic-admin.c (admin queue, IDENTIFY), snic-queues.c (EQ/CQ/SQ/RQ objects,
- * BAR2 doorbells, CQE/EQE posting), snic-tx.c (send path, offloads, rate
+ * CQE/EQE posting), snic-core.c (bottom: errors, DMA probe, admin
+ * buffers, port state and frame output), snic-tx.c (send path, offloads, rate
  * limiter), snic-rx.c (receive pipeline), snic-steer.c (RSS groups,
  * steering rules), snic-port.c (port config, statistics), snic-pkt.c
  * (pure packet helpers), snic-spin*.c (sPIN engine, docs/snic-spin.md);
@@ -30,6 +32,29 @@ OBJECT_DECLARE_SIMPLE_TYPE(SnicState, SNIC)
 
 #include "snic-rdma.h"
 #include "snic-spin.h"
+
+/*
+ * sPIN's receive hook: how the layers below the sPIN engine (receive
+ * pipeline, steering, the RDMA responder and QP objects) hand it packets
+ * and ask about its contexts.  snic_spin_init registers it in
+ * SnicState.spin_hook; nothing below the engine calls it directly.
+ */
+typedef struct SnicSpinHook {
+    /* A frame a steering rule sent to context @ctx. */
+    void (*rx)(SnicState *s, uint32_t ctx, const uint8_t *f, size_t len);
+    /*
+     * An RC request packet the responder accepted on a QP with a context:
+     * SPIN_PASS (*payload: the payload as the handlers left it),
+     * SPIN_DROP, or -1 when the engine has no room.
+     */
+    int (*rdma_in)(SnicState *s, SnicQp *qp, const SnicRoceHdr *h,
+                   uint32_t opflags, const uint8_t **payload);
+    /* Does context @ctx exist?  Its rule reference count, or NULL. */
+    bool (*ctx_exists)(SnicState *s, uint32_t ctx);
+    uint32_t *(*ctx_refs)(SnicState *s, uint32_t ctx);
+    /* QP @qp is being destroyed. */
+    void (*qp_gone)(SnicState *s, SnicQp *qp);
+} SnicSpinHook;
 
 #define SNIC_FW_VERSION "d2d-snic 0.1.0"
 #define SNIC_CAPS (SNIC_CAP_ADMINQ | SNIC_CAP_ETH | SNIC_CAP_CSUM | \
@@ -221,12 +246,24 @@ struct SnicState {
 
     SnicRdma rdma;
     SnicSpin spin;
+    const SnicSpinHook *spin_hook;
 };
+
+/* snic-core.c: the bottom layer */
+void snic_raise_error(SnicState *s, enum snic_err err, const char *why);
+bool snic_dma_probe(SnicState *s, uint64_t addr);
+/* Read / write @len bytes of an admin command's buffer (struct snic_aq_buf). */
+uint16_t snic_aq_read_buf(SnicState *s, const struct snic_aq_cmd *c,
+                          void *out, size_t len);
+uint16_t snic_aq_write_buf(SnicState *s, const struct snic_aq_cmd *c,
+                           const void *data, size_t len);
+bool snic_port_up(SnicState *s);
+bool snic_port_xmit(SnicState *s, const uint8_t *f, size_t len,
+                    uint64_t *pkts, uint64_t *bytes);
 
 /* snic-regs.c */
 extern const MemoryRegionOps snic_regs_ops;
 void snic_reset_state(SnicState *s);
-void snic_raise_error(SnicState *s, enum snic_err err, const char *why);
 
 /* snic-admin.c */
 void snic_aq_enable(SnicState *s);
@@ -234,10 +271,13 @@ void snic_aq_disable(SnicState *s);
 void snic_aq_doorbell(SnicState *s, uint32_t tail);
 void snic_aq_kick(SnicState *s);
 void snic_aq_bh(void *opaque);
-bool snic_dma_probe(SnicState *s, uint64_t addr);
+
+/* snic-db.c */
+extern const MemoryRegionOps snic_db_ops;
 
 /* snic-queues.c */
-extern const MemoryRegionOps snic_db_ops;
+#define RING_MASK(q) ((1u << (q)->log_size) - 1)
+#define RING_SIZE(q) (1u << (q)->log_size)
 void snic_queues_init(SnicState *s);
 void snic_queues_free(SnicState *s);
 void snic_queues_reset(SnicState *s);
@@ -250,7 +290,6 @@ uint16_t snic_cmd_create_cq(SnicState *s, const struct snic_aq_cmd *c,
 uint16_t snic_cmd_modify_cq(SnicState *s, const struct snic_aq_cmd *c);
 uint16_t snic_cmd_create_sq(SnicState *s, const struct snic_aq_cmd *c,
                             uint64_t *res);
-uint16_t snic_cmd_modify_sq(SnicState *s, const struct snic_aq_cmd *c);
 uint16_t snic_cmd_create_rq(SnicState *s, const struct snic_aq_cmd *c,
                             uint64_t *res);
 uint16_t snic_cmd_destroy(SnicState *s, const struct snic_aq_cmd *c);
@@ -262,6 +301,9 @@ bool snic_rq_next_desc(SnicState *s, SnicRq *rq, struct snic_rx_desc *d);
 void snic_queue_error(SnicState *s, uint8_t eqe_type, uint16_t cqn,
                       uint32_t qn, const char *why);
 void snic_queue_stats_format(SnicState *s, GString *out);
+/* Raise an EQ's MSI-X now; a CQ's completion event now. */
+void snic_eq_fire(SnicState *s, SnicEq *eq);
+void snic_cq_event(SnicState *s, uint16_t cqn);
 
 /* snic-tx.c */
 void snic_tx_bh(void *opaque);
@@ -269,6 +311,7 @@ void snic_tx_rate_timer(void *opaque);
 void snic_tx_kick(SnicState *s, SnicSq *sq);
 bool snic_tx_frame_out(SnicState *s, uint8_t *f, size_t len,
                        uint8_t cs_flags);
+uint16_t snic_cmd_modify_sq(SnicState *s, const struct snic_aq_cmd *c);
 
 /* snic-rx.c */
 ssize_t snic_rx_frame(SnicState *s, const uint8_t *buf, size_t size);
@@ -290,10 +333,6 @@ SnicRule *snic_steer_match(SnicState *s, const uint8_t *f, size_t len,
 uint16_t snic_cmd_set_port(SnicState *s, const struct snic_aq_cmd *c);
 uint16_t snic_cmd_query_port(SnicState *s, const struct snic_aq_cmd *c);
 uint16_t snic_cmd_query_stats(SnicState *s, const struct snic_aq_cmd *c);
-/* Write @len bytes to an admin command's buffer (struct snic_aq_buf). */
-uint16_t snic_aq_write_buf(SnicState *s, const struct snic_aq_cmd *c,
-                           const void *data, size_t len);
 void snic_port_link_changed(SnicState *s, bool up);
-bool snic_port_up(SnicState *s);
 
 #endif

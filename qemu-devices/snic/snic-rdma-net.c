@@ -1,0 +1,93 @@
+/*
+ * snic: the RDMA network layer below the requester, responder and
+ * completer - the kick that has the RDMA bottom half run a QP's roles,
+ * the headers every packet of a QP shares, the UD MTU, and transmission
+ * with loss injection (through the port's one frame-output path).
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include "qemu/osdep.h"
+#include "qemu/main-loop.h"
+#include "qapi/visitor.h"
+#include "snic.h"
+
+void snic_rdma_kick(SnicState *s, SnicQp *qp)
+{
+    qp->pending = true;
+    qemu_bh_schedule(s->rdma.bh);
+}
+
+static bool snic_rdma_lose(SnicRdma *r)
+{
+    r->loss_count++;
+    if (r->loss_every && r->loss_count % r->loss_every == 0) {
+        return true;
+    }
+    if (r->loss_ppm) {
+        if (r->loss_seed_used != r->loss_seed || !r->loss_rng) {
+            r->loss_seed_used = r->loss_seed;
+            r->loss_rng = r->loss_seed * 0x9e3779b97f4a7c15ull + 1;
+        }
+        /* xorshift64 */
+        r->loss_rng ^= r->loss_rng << 13;
+        r->loss_rng ^= r->loss_rng >> 7;
+        r->loss_rng ^= r->loss_rng << 17;
+        return r->loss_rng % 1000000 < r->loss_ppm;
+    }
+    return false;
+}
+
+void snic_rdma_xmit(SnicState *s, SnicQp *qp, const uint8_t *f, size_t len)
+{
+    SnicRdma *r = &s->rdma;
+
+    if (snic_rdma_lose(r)) {
+        r->st.loss_injected++;
+        return;
+    }
+    snic_port_xmit(s, f, len, &r->st.tx_pkts, &r->st.tx_bytes);
+}
+
+void snic_rdma_hdr_init(SnicState *s, SnicQp *qp, SnicRoceHdr *h,
+                        uint8_t opcode, uint32_t psn)
+{
+    memset(h, 0, sizeof(*h));
+    memcpy(h->dmac, qp->av.dmac, 6);
+    memcpy(h->smac, qp->av.smac, 6);
+    h->sip = be32_to_cpu(qp->av.sip);
+    h->dip = be32_to_cpu(qp->av.dip);
+    h->ttl = qp->av.ttl;
+    h->tos = qp->av.tos;
+    h->sport = le16_to_cpu(qp->av.udp_sport);
+    h->opcode = opcode;
+    h->dqpn = qp->dest_qpn;
+    h->psn = psn & ROCE_PSN_MASK;
+    h->pkey = ROCE_PKEY_DEFAULT;
+}
+
+/*
+ * UD/GSI messages: the largest IB MTU whose packet (IPv4, UDP, BTH, DETH,
+ * ImmDt, ICRC: 56 bytes of headers) fits the port MTU, as rdma_rxe derives
+ * its active MTU from the net_device.
+ */
+uint32_t snic_rdma_ud_mtu(SnicState *s)
+{
+    uint32_t mtu = 4096;
+
+    while (mtu > 256 && mtu + 56 > s->port.mtu) {
+        mtu >>= 1;
+    }
+    return mtu;
+}
+
+/* ---- loss injection properties ---- */
+
+void snic_rdma_loss_props(SnicState *s, Object *obj)
+{
+    object_property_add_uint32_ptr(obj, "loss-every", &s->rdma.loss_every,
+                                   OBJ_PROP_FLAG_READWRITE);
+    object_property_add_uint32_ptr(obj, "loss-ppm", &s->rdma.loss_ppm,
+                                   OBJ_PROP_FLAG_READWRITE);
+    object_property_add_uint64_ptr(obj, "loss-seed", &s->rdma.loss_seed,
+                                   OBJ_PROP_FLAG_READWRITE);
+}
