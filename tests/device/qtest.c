@@ -613,3 +613,19 @@ void qt_udp_drain(int fd)
 	while (recv(fd, buf, sizeof(buf), MSG_DONTWAIT) > 0)
 		;
 }
+
+bool qt_file_has(const char *path, const char *needle)
+{
+	static char buf[65536];
+	ssize_t n;
+	int fd = open(path, O_RDONLY);
+
+	if (fd < 0)
+		return false;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n < 0)
+		return false;
+	buf[n] = 0;
+	return strstr(buf, needle) != NULL;
+}

@@ -86,4 +86,7 @@ bool qt_qom_set_u64(struct qt *qt, const char *path, const char *prop,
 /* set_link: carrier of net client @name (a netdev or NIC id). */
 bool qt_set_link(struct qt *qt, const char *name, bool up);
 
+/* True if the file at @path (e.g. QEMU's -D trace log) holds @needle. */
+bool qt_file_has(const char *path, const char *needle);
+
 #endif

@@ -1537,23 +1537,6 @@ static void hostile_register_fuzz(void)
 	}
 }
 
-/* True if the file at @path holds @needle. */
-static bool file_has(const char *path, const char *needle)
-{
-	static char buf[65536];
-	ssize_t n;
-	int fd = open(path, O_RDONLY);
-
-	if (fd < 0)
-		return false;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n < 0)
-		return false;
-	buf[n] = 0;
-	return strstr(buf, needle) != NULL;
-}
-
 /*
  * Trace events (hw/d2d/trace-events), enabled on the command line with
  * the log backend writing to a file (-D): a doorbell, the NVMe
@@ -1572,10 +1555,10 @@ static void trace_events_logged(void)
 	CHECK(start("", "", opts));
 	CHECK_EQ(bringup_at(NVME_BASE), HDC_NVME_RUNNING);
 	wr(HDC_REG_CMDQ_TAIL, 5);	/* queue disabled: a guest error */
-	CHECK(file_has(path, "hdc_nvme_state off -> init"));
-	CHECK(file_has(path, "hdc_nvme_state init -> running"));
-	CHECK(file_has(path, "hdc_cmdq_doorbell command queue tail 5"));
-	CHECK(file_has(path, "doorbell with queue disabled"));
+	CHECK(qt_file_has(path, "hdc_nvme_state off -> init"));
+	CHECK(qt_file_has(path, "hdc_nvme_state init -> running"));
+	CHECK(qt_file_has(path, "hdc_cmdq_doorbell command queue tail 5"));
+	CHECK(qt_file_has(path, "doorbell with queue disabled"));
 	qt_quit(qt);
 	qt = NULL;
 	ready = false;

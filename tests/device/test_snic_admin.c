@@ -6,6 +6,7 @@
  * register fuzz).  QEMU must keep answering after each.
  */
 #include <stdlib.h>
+#include <unistd.h>
 #include "../lib/check.h"
 #include "snic_dev.h"
 
@@ -175,6 +176,40 @@ static void unknown_opcode(void)
 	aq_post(&cmd);
 	CHECK(aq_wait(1, 1, &cqe));
 	CHECK_EQ(cqe.status, SNIC_AQ_OK);
+}
+
+/*
+ * Trace events (hw/d2d/trace-events) with the log backend writing to a
+ * file (-D): the admin doorbell, each command with its status, and a guest
+ * error leave their lines while QEMU handles the access.
+ */
+static void trace_events_logged(void)
+{
+	struct snic_aq_cmd cmd = { .opcode = 0xee, .cmd_id = 9 };
+	struct snic_aq_cqe cqe;
+	char path[64], args[256];
+
+	snprintf(path, sizeof(path), "/tmp/d2d-snic-trace-%d.log", getpid());
+	unlink(path);
+	snprintf(args, sizeof(args),
+		 "-device snic,mac=52:54:00:12:34:56,serial=QTEST-0 -D %s "
+		 "-trace snic_aq_doorbell -trace snic_aq_cmd -trace snic_error",
+		 path);
+	qt_quit(qt);
+	qt = qt_start(args);
+	CHECK(snic_dev_open(&dev, qt, 0, BAR_BASE, RAM_BASE));
+	snic_dev_msix(&dev, 0, MSI_ADDR, MSI_DATA);
+	CHECK(aq_ready(8));
+	aq_post(&cmd);
+	CHECK(aq_wait(0, 1, &cqe));
+	CHECK_EQ(cqe.status, SNIC_AQ_EINVAL_OPCODE);
+	CHECK(qt_file_has(path, "snic_aq_doorbell admin queue tail 1"));
+	CHECK(qt_file_has(path, "snic_aq_cmd opcode 0xee cmd_id 0x9"));
+	wr(SNIC_REG_AQ_SQ_TAIL, 100);	/* beyond the ring: a guest error */
+	CHECK(qt_file_has(path, "snic_error"));
+	qt_quit(qt);
+	qt = NULL;
+	unlink(path);
 }
 
 static void doorbell_beyond_ring(void)
@@ -351,6 +386,7 @@ int main(void)
 	RUN("device/snic", undefined_register);
 	RUN("device/snic", hostile_register_fuzz);
 	RUN("device/snic", migration_refused);
+	RUN("device/snic", trace_events_logged);
 	qt_quit(qt);
 	return check_failures ? 1 : 0;
 }
