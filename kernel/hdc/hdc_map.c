@@ -480,7 +480,7 @@ static int hdc_probe_engine(struct hdc_dev *hd, u64 byte, void *buf)
 	req->cmd.dst.type = HDC_EP_HOST;
 	req->cmd.dst.count = cpu_to_le32(HDC_PROBE_BYTES);
 	req->cmd.dst.addr = cpu_to_le64(req->dbounce_dma);
-	ret = hdc_exec_sync(req);
+	ret = hdc_req_exec_sync(req);
 	if (!ret)
 		memcpy(buf, req->dbounce, HDC_PROBE_BYTES);
 out:
