@@ -281,6 +281,9 @@ int hdc_build_req(struct hdc_dev *hd, const struct hdc_req *r,
 	struct hdc_request *req;
 	int ret;
 
+	/* It copies user memory and calls into file systems: no driver lock. */
+	lockdep_assert_not_held(&hd->gone_lock);
+	lockdep_assert_not_held(&hd->bdev_lock);
 	ret = hdc_build_validate(hd, r, &b);
 	if (ret)
 		return ret;

@@ -86,12 +86,13 @@ void hdc_queue_destroy(struct hdc_dev *hd)
 	q->slot_id = NULL;
 }
 
-/* Copy one request into the next ring slot.  Caller holds q->lock. */
+/* Copy one request into the next ring slot. */
 static void hdc_queue_post(struct hdc_queue *q, struct hdc_request *req)
 {
 	u32 slot = q->tail;
 	u16 id;
 
+	lockdep_assert_held(&q->lock);
 	q->gen++;
 	id = slot | ((q->gen << HDC_CMD_SLOT_BITS) & 0xffff);
 	req->cmd.cmd_id = cpu_to_le16(id);
@@ -102,12 +103,13 @@ static void hdc_queue_post(struct hdc_queue *q, struct hdc_request *req)
 	q->posted++;
 }
 
-/* Post from the backlog while the ring has room.  Caller holds q->lock. */
+/* Post from the backlog while the ring has room. */
 static bool hdc_queue_refill(struct hdc_queue *q)
 {
 	struct hdc_request *req;
 	bool any = false;
 
+	lockdep_assert_held(&q->lock);
 	while (q->posted < q->depth - 1 && !list_empty(&q->backlog)) {
 		req = list_first_entry(&q->backlog, struct hdc_request, qnode);
 		list_del_init(&req->qnode);
@@ -119,6 +121,7 @@ static bool hdc_queue_refill(struct hdc_queue *q)
 
 static void hdc_queue_doorbell(struct hdc_dev *hd)
 {
+	lockdep_assert_held(&hd->q.lock);
 	/* Commands must be in memory before the device sees the tail. */
 	dma_wmb();
 	hdc_wr(hd, HDC_REG_CMDQ_TAIL, hd->q.tail);
