@@ -104,7 +104,7 @@ struct hdc_fdep {
 	bool dio;		/* holds an i_dio_count reference */
 };
 
-/* An extent list being built (hdc_map.c). */
+/* An extent list being built (hdc_build.c, hdc_map.c). */
 struct hdc_extlist {
 	struct hdc_extent *ext;
 	u32 n;
@@ -112,9 +112,9 @@ struct hdc_extlist {
 };
 
 /*
- * One D2D request.  References: the submitter, the open file's list of
- * NOWAIT requests, and the device while it is in flight (dropped by the
- * work item that finishes it).
+ * One D2D request (hdc_req.c).  References: the submitter, the open
+ * file's list of NOWAIT requests, and the device while it is in flight
+ * (dropped by hdc_req_end()).
  */
 struct hdc_request {
 	struct kref ref;
@@ -152,6 +152,14 @@ struct hdc_request {
 	bool dst_frozen;		/* holds the destination's sb_start_write */
 	bool internal;			/* the driver's own, not counted */
 
+	/*
+	 * Set by the request's builder; the queue calls it once when the
+	 * device completed the request or it was failed (drv_err), in any
+	 * context (hard IRQ).  It defers to work, which ends with
+	 * hdc_req_end().
+	 */
+	void (*end_io)(struct hdc_request *req);
+
 	/* results */
 	int drv_err;			/* failed by the driver, not the device */
 	u16 status;
@@ -172,34 +180,25 @@ static inline void hdc_wr(struct hdc_dev *hd, u32 reg, u32 val)
 	iowrite32(val, hd->regs + reg);
 }
 
-/* hdc_main.c */
-void hdc_dev_put(struct hdc_dev *hd);
+/*
+ * The files by layer, top first; each calls only the ones below it
+ * (docs/hdc.md, "Driver").  hdc_main.c (PCI probe/remove) is the top and
+ * has no entry points for the others.
+ */
 
-/* hdc_queue.c */
-int hdc_queue_init(struct hdc_dev *hd);
-void hdc_queue_destroy(struct hdc_dev *hd);
-irqreturn_t hdc_queue_irq(int irq, void *data);
-int hdc_queue_submit(struct hdc_dev *hd, struct hdc_request *req);
-void hdc_queue_stop(struct hdc_dev *hd);
-
-/* hdc_nvme.c */
-int hdc_nvme_attach(struct hdc_dev *hd);
-void hdc_nvme_detach(struct hdc_dev *hd);
-const char *hdc_nvme_state_str(u32 state);
-
-/* hdc_chardev.c */
-extern unsigned int hdc_user_mem_max_kib;
+/* hdc_chardev.c: /dev/hdc and its ioctls */
 int hdc_chardev_register(struct hdc_dev *hd);
 void hdc_chardev_unregister(struct hdc_dev *hd);
-struct hdc_request *hdc_req_alloc(struct hdc_dev *hd);
-void hdc_req_put(struct hdc_request *req);
-void hdc_req_complete(struct hdc_request *req);
-int hdc_req_alloc_dbuf(struct hdc_request *req, size_t len);
-int hdc_req_bounce(struct hdc_request *req, bool dst, size_t len);
-int hdc_exec_sync(struct hdc_request *req);
-void hdc_stats_sync(struct hdc_dev *hd);
 
-/* hdc_map.c */
+/* hdc_sysfs.c: attributes of /dev/hdc */
+extern const struct attribute_group *hdc_misc_groups[];
+
+/* hdc_build.c: a request from struct hdc_req (validate, map, encode) */
+int hdc_build_req(struct hdc_dev *hd, const struct hdc_req *r,
+		  struct hdc_request **out);
+int hdc_build_submit(struct hdc_request *req);
+
+/* hdc_map.c: file ranges to extents, the proof of the engine's SSD */
 int hdc_map_check_file(struct hdc_dev *hd, struct file *file, bool dst);
 int hdc_map_src(struct hdc_dev *hd, struct hdc_request *req,
 		struct hdc_extlist *xl, bool pin);
@@ -209,7 +208,28 @@ void hdc_map_dst_finish(struct hdc_request *req, int err);
 void hdc_map_src_finish(struct hdc_request *req);
 int hdc_map_find_disk(struct hdc_dev *hd);
 
-/* hdc_sysfs.c */
-extern const struct attribute_group *hdc_misc_groups[];
+/* hdc_req.c: the life of a request; the device structure's last put */
+void hdc_dev_put(struct hdc_dev *hd);
+struct hdc_request *hdc_req_alloc(struct hdc_dev *hd);
+int hdc_req_alloc_dbuf(struct hdc_request *req, size_t len);
+int hdc_req_bounce(struct hdc_request *req, bool dst, size_t len);
+int hdc_req_submit(struct hdc_request *req);
+int hdc_req_exec_sync(struct hdc_request *req);
+int hdc_req_status(struct hdc_request *req);
+void hdc_req_end(struct hdc_request *req, int err);
+void hdc_req_put(struct hdc_request *req);
+
+/* hdc_queue.c: the host command queue, the device's command counters */
+int hdc_queue_init(struct hdc_dev *hd);
+void hdc_queue_destroy(struct hdc_dev *hd);
+irqreturn_t hdc_queue_irq(int irq, void *data);
+int hdc_queue_submit(struct hdc_dev *hd, struct hdc_request *req);
+void hdc_queue_stop(struct hdc_dev *hd);
+void hdc_stats_sync(struct hdc_dev *hd);
+
+/* hdc_nvme.c: the engine's NVMe controller */
+int hdc_nvme_attach(struct hdc_dev *hd);
+void hdc_nvme_detach(struct hdc_dev *hd);
+const char *hdc_nvme_state_str(u32 state);
 
 #endif /* _HDC_H */

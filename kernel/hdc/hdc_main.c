@@ -5,8 +5,8 @@
  * probe: map BAR0, check the identity, reset, MSI-X, the host command
  * queue, take the engine's NVMe controller and bring it up (hdc_nvme.c),
  * then offer /dev/hdc (hdc_chardev.c).  The device structure is reference
- * counted: open files and requests may outlive the PCI binding, they then
- * get -ENODEV.
+ * counted (hdc_dev_put(), hdc_req.c): open files and requests may outlive
+ * the PCI binding, they then get -ENODEV.
  */
 #include <linux/delay.h>
 #include <linux/dma-mapping.h>
@@ -15,19 +15,6 @@
 #include <linux/pci.h>
 #include <linux/slab.h>
 #include "hdc.h"
-
-static void hdc_dev_release(struct kref *ref)
-{
-	struct hdc_dev *hd = container_of(ref, struct hdc_dev, ref);
-
-	pci_dev_put(hd->pdev);
-	kfree(hd);
-}
-
-void hdc_dev_put(struct hdc_dev *hd)
-{
-	kref_put(&hd->ref, hdc_dev_release);
-}
 
 static int hdc_reset(struct hdc_dev *hd)
 {

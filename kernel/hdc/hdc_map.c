@@ -480,7 +480,7 @@ static int hdc_probe_engine(struct hdc_dev *hd, u64 byte, void *buf)
 	req->cmd.dst.type = HDC_EP_HOST;
 	req->cmd.dst.count = cpu_to_le32(HDC_PROBE_BYTES);
 	req->cmd.dst.addr = cpu_to_le64(req->dbounce_dma);
-	ret = hdc_exec_sync(req);
+	ret = hdc_req_exec_sync(req);
 	if (!ret)
 		memcpy(buf, req->dbounce, HDC_PROBE_BYTES);
 out:
@@ -498,6 +498,7 @@ static int hdc_verify_bdev(struct hdc_dev *hd, struct block_device *bdev)
 	void *a, *b;
 	int i, tries, ret = -EXDEV;
 
+	lockdep_assert_not_held(&hd->bdev_lock);
 	if (strncmp(disk->disk_name, "nvme", 4) ||
 	    bdev_logical_block_size(bdev) != lbs ||
 	    get_capacity(disk) != hd->nvme.nsze << (hd->nvme.lba_shift - SECTOR_SHIFT))
@@ -542,6 +543,7 @@ static bool hdc_bdev_known(struct hdc_dev *hd, dev_t dev)
 {
 	int i;
 
+	lockdep_assert_held(&hd->bdev_lock);
 	for (i = 0; i < hd->nbdevs; i++)
 		if (hd->bdevs[i] == dev)
 			return true;
@@ -762,13 +764,16 @@ static int hdc_zero_fill(struct file *file, u64 pos, u64 len)
 }
 
 /*
- * ftruncate() without its permission check: the descriptor is open for
- * writing, as ftruncate() requires (vfs_truncate() would check the inode's
- * permission bits, which a file created read-only fails).  The caller
- * holds the file system's write (freeze) protection, hdc_dst_freeze().
+ * ftruncate() of the destination without its permission check: the
+ * descriptor is open for writing, as ftruncate() requires (vfs_truncate()
+ * would check the inode's permission bits, which a file created read-only
+ * fails).  The request holds the file system's write (freeze) protection,
+ * hdc_dst_freeze(), which lockdep does not track (it is handed to the
+ * work item): the request's flag is asserted instead.
  */
-static int hdc_set_size(struct file *file, loff_t size)
+static int hdc_set_size(struct hdc_request *req, loff_t size)
 {
+	struct file *file = req->dst.file;
 	struct dentry *dentry = file->f_path.dentry;
 	struct inode *inode = file_inode(file);
 	struct iattr ia = {
@@ -778,6 +783,7 @@ static int hdc_set_size(struct file *file, loff_t size)
 	};
 	int ret;
 
+	lockdep_assert(req->dst_frozen);
 	inode_lock(inode);
 	ret = notify_change(file_mnt_user_ns(file), dentry, &ia, NULL);
 	inode_unlock(inode);
@@ -894,7 +900,7 @@ int hdc_map_dst(struct hdc_dev *hd, struct hdc_request *req, u64 out_len,
 			ret = hdc_zero_fill(file, sg.s[i].off, sg.s[i].len);
 	hdc_segs_free(&sg);
 	if (!ret && i_size_read(inode) != new_size)
-		ret = hdc_set_size(file, new_size);
+		ret = hdc_set_size(req, new_size);
 	req->dst_prep_size = i_size_read(inode);
 	if (ret) {
 		hdc_uerr(hd, "%pD: cannot allocate the destination range: %d\n",
@@ -970,7 +976,7 @@ void hdc_map_dst_finish(struct hdc_request *req, int err)
 	else if (!err && req->dst_resize)
 		target = off + min_t(u64, req->result, req->dst_cap);
 	if (size == req->dst_prep_size && target != size) {
-		ret = hdc_set_size(file, target);
+		ret = hdc_set_size(req, target);
 		if (ret)
 			dev_warn_ratelimited(&req->hd->pdev->dev,
 					     "%pD: cannot set size %lld: %d\n",

@@ -6,9 +6,11 @@
  * Like snic's admin queue, but asynchronous: every command carries a
  * struct hdc_request, up to depth - 1 are posted at once, the rest wait on
  * a backlog that the completion interrupt refills the ring from.  The
- * device completes commands in submission order; each completion hands its
- * request to the driver's workqueue, which finishes it in process context
- * (file size, page cache, statistics) and wakes its waiters.
+ * device completes commands in submission order; each completion calls
+ * its request's end_io, set by whoever built the request, which hands it
+ * to the driver's workqueue to be finished in process context (file size,
+ * page cache, statistics) and its waiters woken.  The lowest layer of the
+ * request path: it calls no other file.
  */
 #include <linux/dma-mapping.h>
 #include <linux/interrupt.h>
@@ -84,12 +86,13 @@ void hdc_queue_destroy(struct hdc_dev *hd)
 	q->slot_id = NULL;
 }
 
-/* Copy one request into the next ring slot.  Caller holds q->lock. */
+/* Copy one request into the next ring slot. */
 static void hdc_queue_post(struct hdc_queue *q, struct hdc_request *req)
 {
 	u32 slot = q->tail;
 	u16 id;
 
+	lockdep_assert_held(&q->lock);
 	q->gen++;
 	id = slot | ((q->gen << HDC_CMD_SLOT_BITS) & 0xffff);
 	req->cmd.cmd_id = cpu_to_le16(id);
@@ -100,12 +103,13 @@ static void hdc_queue_post(struct hdc_queue *q, struct hdc_request *req)
 	q->posted++;
 }
 
-/* Post from the backlog while the ring has room.  Caller holds q->lock. */
+/* Post from the backlog while the ring has room. */
 static bool hdc_queue_refill(struct hdc_queue *q)
 {
 	struct hdc_request *req;
 	bool any = false;
 
+	lockdep_assert_held(&q->lock);
 	while (q->posted < q->depth - 1 && !list_empty(&q->backlog)) {
 		req = list_first_entry(&q->backlog, struct hdc_request, qnode);
 		list_del_init(&req->qnode);
@@ -117,11 +121,13 @@ static bool hdc_queue_refill(struct hdc_queue *q)
 
 static void hdc_queue_doorbell(struct hdc_dev *hd)
 {
+	lockdep_assert_held(&hd->q.lock);
 	/* Commands must be in memory before the device sees the tail. */
 	dma_wmb();
 	hdc_wr(hd, HDC_REG_CMDQ_TAIL, hd->q.tail);
 }
 
+/* req->end_io will be called once, from any context (hard IRQ). */
 int hdc_queue_submit(struct hdc_dev *hd, struct hdc_request *req)
 {
 	struct hdc_queue *q = &hd->q;
@@ -189,7 +195,7 @@ irqreturn_t hdc_queue_irq(int irq, void *data)
 
 	list_for_each_entry_safe(req, tmp, &done, qnode) {
 		list_del_init(&req->qnode);
-		hdc_req_complete(req);
+		req->end_io(req);
 	}
 	return n ? IRQ_HANDLED : IRQ_NONE;
 }
@@ -225,7 +231,7 @@ void hdc_queue_stop(struct hdc_dev *hd)
 	list_for_each_entry_safe(req, tmp, &failed, qnode) {
 		list_del_init(&req->qnode);
 		req->drv_err = -ENODEV;
-		hdc_req_complete(req);
+		req->end_io(req);
 	}
 
 	if (wait_event_timeout(q->idle, hdc_queue_idle(q),
@@ -248,6 +254,24 @@ void hdc_queue_stop(struct hdc_dev *hd)
 	spin_unlock_irqrestore(&q->lock, flags);
 	list_for_each_entry_safe(req, tmp, &failed, qnode) {
 		list_del_init(&req->qnode);
-		hdc_req_complete(req);
+		req->end_io(req);
 	}
+}
+
+/*
+ * Fold the device's 32-bit command counters into 64-bit ones (for
+ * HDC_IOC_STATS and sysfs).
+ */
+void hdc_stats_sync(struct hdc_dev *hd)
+{
+	u32 dev_cmds = hdc_rd(hd, HDC_REG_STAT_DEV_CMDS);
+	u32 nvme_cmds = hdc_rd(hd, HDC_REG_STAT_NVME_CMDS);
+	unsigned long flags;
+
+	spin_lock_irqsave(&hd->stat_lock, flags);
+	hd->dev_cmds += (u32)(dev_cmds - hd->raw_dev_cmds);
+	hd->nvme_cmds += (u32)(nvme_cmds - hd->raw_nvme_cmds);
+	hd->raw_dev_cmds = dev_cmds;
+	hd->raw_nvme_cmds = nvme_cmds;
+	spin_unlock_irqrestore(&hd->stat_lock, flags);
 }
