@@ -1,6 +1,9 @@
 # The two-guest wire loses nothing unless loss is injected: between two
 # guests (one snic port each, loopback UDP wire of tools/vm), an RC
-# ib_write_bw of 64 KiB messages needs no retransmission and no timeout, and
+# ib_write_bw of 64 KiB messages never finds a packet missing (no sequence
+# NAK: the responder saw every PSN in order; the requester's tail-loss
+# probes and retry timeouts, which fire when an emulated guest is
+# descheduled long enough on a loaded host, are printed, not judged), and
 # every RoCE packet of a UD ib_send_bw flood that guest 2's transport sent
 # reaches guest 1's (its hw_counters tx_pkts and rx_pkts; the comparison is
 # wire_clean.host's, from the "# wire" lines both guests print).
@@ -38,7 +41,6 @@ r1=$(hwc retransmits) o1=$(hwc timeouts) n1=$(hwc seq_naks_rcvd)
 echo "# rc: retransmits +$((r1 - r0)) timeouts +$((o1 - o0)) seq_naks +$((n1 - n0))"
 if [ "$me" = 2 ]; then
 	check rc_no_seq_naks test $((n1 - n0)) -eq 0
-	check rc_no_timeouts test $((o1 - o0)) -eq 0
 fi
 
 check barrier_ud0 barrier 1
