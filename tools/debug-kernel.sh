@@ -45,15 +45,6 @@ check_config() {
 	[ "$bad" = 0 ] || die "debug-kernel: fix tools/debug-kernel.config"
 }
 
-# Every module the guest image loads must exist, as a module or built in.
-check_guest_modules() {	# check_guest_modules ROOT KVER
-	local m
-	for m in "${D2D_GUEST_MODULES[@]}"; do
-		modprobe -d "$1" -S "$2" --show-depends "$m" > /dev/null 2>&1 ||
-			die "debug-kernel: guest module $m missing (tools/debug-kernel.config)"
-	done
-}
-
 build_kernel() {
 	local kver start
 	[ -f "$DIR/.done" ] && return 0
@@ -81,7 +72,8 @@ build_kernel() {
 	cp "$SRC/arch/x86/boot/bzImage" "$DIR/root/boot/vmlinuz-$kver"
 	cp "$SRC/.config" "$DIR/root/boot/config-$kver"
 	cp "$SRC/System.map" "$DIR/root/boot/System.map-$kver"
-	check_guest_modules "$DIR/root" "$kver"
+	# Every module the guest image loads must exist (or be built in).
+	d2d_guest_module_files "$DIR/root" "$kver" > /dev/null
 	echo "$kver" > "$DIR/kver"
 	touch "$DIR/.done"
 	log "debug-kernel: $kver built in $(( ($(date +%s) - start) / 60 )) min ($DIR)"

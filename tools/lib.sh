@@ -20,6 +20,17 @@ D2D_GUEST_MODULES=(
 	8021q sch_mqprio sch_ingress sch_fq cls_flower act_gact
 )
 
+# The module files (KROOT/...ko) of D2D_GUEST_MODULES and their
+# dependencies, one a line; dies naming a module the kernel lacks.
+d2d_guest_module_files() {	# d2d_guest_module_files KROOT KVER
+	local m deps
+	for m in "${D2D_GUEST_MODULES[@]}"; do
+		deps=$(modprobe -d "$1" -S "$2" --show-depends "$m" 2>&1) ||
+			die "guest module $m not in kernel $2 ($deps)"
+		awk '$1=="insmod"{print $2}' <<<"$deps"
+	done | sort -u
+}
+
 # D2D_KERNEL selects the guest kernel: unset (or "debian") for Debian's
 # linux-image, "debug" for the debug build of tools/debug-kernel.sh
 # (KASAN, lockdep, kmemleak, UBSAN, fault injection; make check-debug).
@@ -113,7 +124,6 @@ d2d_overlay() {
 # Unpack the guest kernel package (vmlinuz + modules) into the cache.
 d2d_guest_kernel_fetch() {
 	local kver dir tmp
-	d2d_debug && return 0	# built by tools/debug-kernel.sh
 	kver=$(d2d_kver)
 	dir=$(d2d_kernel_dir)
 	[ -f "$dir/.done" ] && return 0
@@ -152,4 +162,14 @@ d2d_apt_src() {
 d2d_hash() {
 	(cd "$D2D_ROOT" && find "$@" -type f ! -name '*.o' -print0 2>/dev/null |
 		sort -z | xargs -0 sha256sum) | sha256sum | cut -c1-16
+}
+
+# The kernel reports in guest console logs, one line each: sanitizer and
+# lockdep reports, list corruption, WARN/BUG/oops/panic (timestamped kernel
+# lines, so a script's own output never matches) and the leaks of the
+# kmemleak report that the debug guest's init prints.
+d2d_kernel_reports() {	# d2d_kernel_reports LOG...
+	local k='\[ *[0-9]+\.[0-9]+\] '
+	cat "$@" | tr -d '\r' | grep -E -e "$k.*(BUG: |WARNING: |UBSAN: |kernel BUG at |Kernel panic|list_(add|del) corruption|general protection fault|Oops: |INFO: possible|INFO: trying to register|kmemleak: .*disabled)" \
+		-e '^unreferenced object 0x' || true
 }
