@@ -12,7 +12,7 @@
 # WARNING, BUG, a kmemleak leak; see d2d_kernel_reports in tools/lib.sh)
 # fails the run, one line per report with its console log.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 . tools/lib.sh
 
 export D2D_KERNEL=debug
