@@ -2,7 +2,8 @@
 # Build the guest initramfs in two layers, both under $D2D_CACHE/image
 # ($D2D_CACHE/image-debug with D2D_KERNEL=debug, see tools/debug-kernel.sh):
 #   base-<key>.cpio   Debian userland + guest kernel modules (cached; key =
-#                     this script, tools/lib.sh, tools/guest/, the kernel ABI)
+#                     this script, tools/lib.sh, tools/guest/, the kernel ABI
+#                     and directory: a rebuilt debug kernel gets a new one)
 #   overlay-<clone>.cpio  this clone's modules and userspace (rebuilt each
 #                     time, it takes a second; one per clone, see d2d_overlay)
 # tools/vm concatenates them with a per-run layer holding the guest script.
@@ -37,7 +38,7 @@ GUEST_BINS=(
 	/usr/sbin/filefrag /usr/sbin/debugfs /usr/bin/dash
 )
 
-base_key=$( (cat "$0" "$D2D_ROOT/tools/lib.sh"; find "$D2D_ROOT/tools/guest" -type f | sort | xargs cat; echo "$KVER") |
+base_key=$( (cat "$0" "$D2D_ROOT/tools/lib.sh"; find "$D2D_ROOT/tools/guest" -type f | sort | xargs cat; echo "$KVER $KROOT") |
 	sha256sum | cut -c1-12)
 BASE="$IMG/base-$base_key.cpio"
 
