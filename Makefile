@@ -26,7 +26,7 @@ help:
 	@echo "make deps | qemu | modules | userspace | image"
 	@echo "make check-asan    device tier on an ASan+UBSan build of QEMU"
 	@echo "make check-debug   guest tier on a KASAN/lockdep/kmemleak/UBSAN kernel"
-	@echo "                   (builds it once: 1 hour or more; not in make check)"
+	@echo "                   (builds the kernel once, ~45 min; not in make check)"
 	@echo "make lint          gcc -fanalyzer (device models), cppcheck (userspace)"
 	@echo "make checkpatch    kernel style check"
 	@echo "make bench-eth     snic vs e1000e and virtio-net (ratios)"
