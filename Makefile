@@ -15,7 +15,7 @@ KCONFIG := $(shell tools/kconfig-symbols.sh --make)
 
 .PHONY: all deps qemu qemu-asan modules userspace image demo check check-unit \
 	check-device check-asan check-guest lint clean checkpatch help bench-eth bench-hdc \
-	bench-rdma bench-spin bench-fld
+	bench-rdma bench-spin bench-fld debug-kernel modules-debug image-debug check-debug
 
 all: qemu modules userspace
 
@@ -25,6 +25,8 @@ help:
 	@echo "make check-unit | check-device | check-guest   one tier"
 	@echo "make deps | qemu | modules | userspace | image"
 	@echo "make check-asan    device tier on an ASan+UBSan build of QEMU"
+	@echo "make check-debug   guest tier on a KASAN/lockdep/kmemleak/UBSAN kernel"
+	@echo "                   (builds the kernel once, ~45 min; not in make check)"
 	@echo "make lint          gcc -fanalyzer (device models), cppcheck (userspace)"
 	@echo "make checkpatch    kernel style check"
 	@echo "make bench-eth     snic vs e1000e and virtio-net (ratios)"
@@ -80,6 +82,22 @@ qemu-asan: deps
 
 check-asan: qemu-asan
 	@tests/run-tier asan
+
+# The guest tier on the debug kernel (tools/debug-kernel.sh): Debian's kernel
+# source with KASAN, lockdep, kmemleak, UBSAN, fault injection, built once
+# into $(D2D_CACHE)/debug-kernel; our modules are built against it in that
+# cache, never in the clone; the image is $(D2D_CACHE)/image-debug.
+debug-kernel: deps
+	@tools/debug-kernel.sh
+
+modules-debug: debug-kernel
+	@tools/debug-kernel.sh --modules
+
+image-debug: modules-debug userspace
+	@D2D_KERNEL=debug tools/mkimage.sh
+
+check-debug: qemu image-debug
+	@tools/check-debug.sh
 
 # gcc -fanalyzer over the device models, cppcheck over userspace.
 lint: qemu

@@ -48,5 +48,7 @@ fi
 
 # The guest kernel: the same ABI as linux-headers-amd64, unpacked into the cache
 # (not installed on the host, so /boot and the host's initramfs are untouched).
+# (Debian's, even with D2D_KERNEL=debug: tools/debug-kernel.sh builds that.)
+export D2D_KERNEL=debian
 d2d_guest_kernel_fetch
 log "deps: guest kernel $(d2d_kver) at $(d2d_kernel_dir)"

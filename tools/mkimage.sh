@@ -1,7 +1,9 @@
 #!/bin/bash
-# Build the guest initramfs in two layers, both under $D2D_CACHE/image:
+# Build the guest initramfs in two layers, both under $D2D_CACHE/image
+# ($D2D_CACHE/image-debug with D2D_KERNEL=debug, see tools/debug-kernel.sh):
 #   base-<key>.cpio   Debian userland + guest kernel modules (cached; key =
-#                     this script, tools/guest/, the kernel ABI)
+#                     this script, tools/lib.sh, tools/guest/, the kernel ABI
+#                     and directory: a rebuilt debug kernel gets a new one)
 #   overlay-<clone>.cpio  this clone's modules and userspace (rebuilt each
 #                     time, it takes a second; one per clone, see d2d_overlay)
 # tools/vm concatenates them with a per-run layer holding the guest script.
@@ -10,20 +12,10 @@ set -euo pipefail
 
 KVER=$(d2d_kver)
 KROOT=$(d2d_kernel_dir)
-IMG="$D2D_CACHE/image"
+IMG=$(d2d_image_dir)
+MODS=$(d2d_modules_dir)
 mkdir -p "$IMG"
 LIBDIR=/usr/lib/x86_64-linux-gnu
-
-# Guest kernel modules, loaded on demand with modprobe in the guest.
-GUEST_MODULES=(
-	ib_core ib_uverbs ib_umad ib_cm iw_cm rdma_cm rdma_ucm rdma_rxe
-	nvme nvme-core nvme-rdma nvmet nvmet-rdma nvme-fabrics null_blk configfs
-	ext4 crc32c_generic crc32_generic libcrc32c
-	virtio_net virtio_pci virtio_blk e1000e
-	uio uio_pci_generic
-	vxlan udp_tunnel ip6_udp_tunnel veth
-	8021q sch_mqprio sch_ingress sch_fq cls_flower act_gact
-)
 # Host binaries copied with the shared libraries they need.
 GUEST_BINS=(
 	/usr/bin/ibv_devinfo /usr/bin/ibv_devices
@@ -46,7 +38,7 @@ GUEST_BINS=(
 	/usr/sbin/filefrag /usr/sbin/debugfs /usr/bin/dash
 )
 
-base_key=$( (cat "$0"; find "$D2D_ROOT/tools/guest" -type f | sort | xargs cat; echo "$KVER") |
+base_key=$( (cat "$0" "$D2D_ROOT/tools/lib.sh"; find "$D2D_ROOT/tools/guest" -type f | sort | xargs cat; echo "$KVER $KROOT") |
 	sha256sum | cut -c1-12)
 BASE="$IMG/base-$base_key.cpio"
 
@@ -106,12 +98,9 @@ build_base() {
 	# Kernel modules with their dependencies.
 	[ -f "$KROOT/lib/modules/$KVER/modules.dep" ] ||
 		depmod -b "$KROOT" "$KVER"
-	local mods=() m
-	for m in "${GUEST_MODULES[@]}"; do
-		mapfile -t -O "${#mods[@]}" mods < <(modprobe -d "$KROOT" -S "$KVER" \
-			--show-depends "$m" | awk '$1=="insmod"{print $2}')
-	done
-	for m in $(printf '%s\n' "${mods[@]}" | sort -u); do
+	local mods m
+	mods=$(d2d_guest_module_files "$KROOT" "$KVER")
+	for m in $mods; do
 		mkdir -p "$root$(dirname "${m#"$KROOT"}")"
 		cp "$m" "$root${m#"$KROOT"}"
 	done
@@ -133,7 +122,7 @@ build_overlay() {
 	# /lib is a link to usr/lib in the base layer; a "lib" directory here
 	# would replace it when the kernel unpacks the layers.
 	mkdir -p "$root/usr/lib/modules/$KVER/extra" "$root/usr/local/bin"
-	find "$D2D_ROOT/kernel" -name '*.ko' -exec cp {} "$root/usr/lib/modules/$KVER/extra/" \;
+	find "$MODS/kernel" -name '*.ko' -exec cp {} "$root/usr/lib/modules/$KVER/extra/" \;
 	if [ -d "$D2D_ROOT/userspace/build/bin" ]; then
 		cp -r "$D2D_ROOT/userspace/build/bin/." "$root/usr/local/bin/"
 	fi
