@@ -1164,13 +1164,20 @@ int snic_eth_probe(struct snic_dev *sd)
 		dev_err(dev, "cannot create the async EQ: %d\n", ret);
 		goto err_free;
 	}
-	/* Port down, with the link-event EQ attached. */
-	ret = snic_port_apply(priv);
-	if (ret)
-		goto err_eq;
 	ret = register_netdev(nd);
 	if (ret)
 		goto err_eq;
+	/*
+	 * Port down, with the link-event EQ attached.  After registration:
+	 * SET_PORT reads the address lists under netif_addr_lock_bh(), whose
+	 * lock register_netdevice() initialises (an open racing with us
+	 * applies the same state under port_lock).
+	 */
+	ret = snic_port_apply(priv);
+	if (ret) {
+		unregister_netdev(nd);
+		goto err_eq;
+	}
 	netdev_info(nd, "%d of %d channels, MAC %pM, features %pNF\n",
 		    priv->num_ch, max_ch, nd->dev_addr, &nd->features);
 	return 0;
