@@ -361,20 +361,9 @@ int snic_port_set_up(struct snic_priv *priv, bool up);
 int snic_port_query(struct snic_priv *priv, struct snic_port_info *info);
 void snic_rx_mode_work(struct work_struct *work);
 
-/* snic_netdev.c */
+/* snic_en_main.c: the net_device (private parts: snic_en.h) */
 int snic_eth_probe(struct snic_dev *sd);
 void snic_eth_remove(struct snic_dev *sd);
-int snic_channels_open(struct snic_priv *priv);
-void snic_channels_close(struct snic_priv *priv);
-int snic_rss_apply(struct snic_priv *priv);
-int snic_coal_apply(struct snic_priv *priv);
-int snic_reconfigure(struct snic_priv *priv, int num_ch, unsigned int mtu);
-
-/* snic_ethtool.c */
-extern const struct ethtool_ops snic_ethtool_ops;
-int snic_ntuple_install(struct snic_priv *priv, struct snic_ntuple *rule);
-void snic_ntuple_uninstall(struct snic_priv *priv, struct snic_ntuple *rule);
-void snic_ntuple_flush(struct snic_priv *priv);
 
 /* snic_peer.c: what a peer driver created, freed at the latest on removal */
 enum snic_peer_kind {

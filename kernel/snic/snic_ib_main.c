@@ -10,6 +10,7 @@
  */
 #include <linux/etherdevice.h>
 #include <linux/interrupt.h>
+#include <linux/rtnetlink.h>
 #include <linux/slab.h>
 #include <net/addrconf.h>
 #include <rdma/ib_addr.h>
@@ -581,6 +582,7 @@ static int snic_ib_netdev_event(struct notifier_block *nb,
 	struct ib_event ev;
 	bool up;
 
+	ASSERT_RTNL();
 	if (nd != ibd->netdev)
 		return NOTIFY_DONE;
 	switch (event) {

@@ -121,6 +121,7 @@ struct snic_peer_obj *snic_peer_obj_find(struct snic_dev *sd,
 {
 	struct snic_peer_obj *o;
 
+	lockdep_assert_held(&sd->peer_lock);
 	list_for_each_entry(o, &sd->peer_objs, node)
 		if (o->kind == kind && o->id == id)
 			return o;
