@@ -12,6 +12,7 @@
  */
 #include <linux/etherdevice.h>
 #include <linux/interrupt.h>
+#include <linux/module.h>
 #include <linux/rtnetlink.h>
 #include <linux/slab.h>
 #include "snic.h"
@@ -534,7 +535,7 @@ static netdev_features_t snic_features(struct snic_dev *sd)
 	return f;
 }
 
-int snic_eth_probe(struct snic_dev *sd)
+static int snic_eth_probe(struct snic_dev *sd)
 {
 	struct device *dev = &sd->pdev->dev;
 	int max_ch = min(sd->num_vectors - 1 - !!sd->rdma_vector,
@@ -624,7 +625,7 @@ err_free:
 	return ret;
 }
 
-void snic_eth_remove(struct snic_dev *sd)
+static void snic_eth_remove(struct snic_dev *sd)
 {
 	struct net_device *nd = sd->netdev;
 	struct snic_priv *priv;
@@ -642,3 +643,37 @@ void snic_eth_remove(struct snic_dev *sd)
 	kfree(priv->tx_rate);
 	free_netdev(nd);
 }
+
+static int snic_eth_adev_probe(struct auxiliary_device *adev,
+			  const struct auxiliary_device_id *id)
+{
+	struct snic_dev *sd = snic_adev_sd(adev);
+	int ret;
+
+	ret = snic_eth_probe(sd);
+	if (ret)
+		return ret;
+	snic_adevs_add(sd);
+	return 0;
+}
+
+static void snic_eth_adev_remove(struct auxiliary_device *adev)
+{
+	struct snic_dev *sd = snic_adev_sd(adev);
+
+	snic_adevs_del(sd);
+	snic_eth_remove(sd);
+}
+
+static const struct auxiliary_device_id snic_eth_adev_ids[] = {
+	{ .name = KBUILD_MODNAME ".eth" },
+	{ }
+};
+MODULE_DEVICE_TABLE(auxiliary, snic_eth_adev_ids);
+
+struct auxiliary_driver snic_eth_driver = {
+	.name = "eth",
+	.probe = snic_eth_adev_probe,
+	.remove = snic_eth_adev_remove,
+	.id_table = snic_eth_adev_ids,
+};
