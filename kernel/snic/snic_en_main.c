@@ -645,7 +645,7 @@ static void snic_eth_remove(struct snic_dev *sd)
 }
 
 static int snic_eth_adev_probe(struct auxiliary_device *adev,
-			  const struct auxiliary_device_id *id)
+			       const struct auxiliary_device_id *id)
 {
 	struct snic_dev *sd = snic_adev_sd(adev);
 	int ret;

@@ -364,7 +364,7 @@ int snic_peer_query_stats(struct snic_dev *sd, u32 kind, u32 id,
 EXPORT_SYMBOL_GPL(snic_peer_query_stats);
 
 static int snic_peer_adev_probe(struct auxiliary_device *adev,
-			   const struct auxiliary_device_id *id)
+				const struct auxiliary_device_id *id)
 {
 	struct snic_dev *sd = snic_adev_sd(adev);
 

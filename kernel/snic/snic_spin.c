@@ -556,7 +556,7 @@ static void snic_spin_remove(struct snic_dev *sd)
 }
 
 static int snic_spin_adev_probe(struct auxiliary_device *adev,
-			   const struct auxiliary_device_id *id)
+				const struct auxiliary_device_id *id)
 {
 	struct snic_dev *sd = snic_adev_sd(adev);
 	/* The NIC works without its sPIN engine: not fatal. */
