@@ -311,6 +311,7 @@ static struct pci_driver snic_pci_driver = {
 	.remove = snic_remove,
 	.dev_groups = snic_dev_groups,
 };
+
 /* Role drivers first: the devices the PCI driver adds bind at once. */
 static struct auxiliary_driver *const snic_adrvs[] = {
 	&snic_eth_driver, &snic_ib_driver, &snic_peer_driver, &snic_spin_driver,
