@@ -11,6 +11,7 @@
 #include <linux/pci.h>
 #include <linux/semaphore.h>
 #include <linux/spinlock.h>
+#include <linux/auxiliary_bus.h>
 #include <linux/completion.h>
 #include <linux/kref.h>
 #include <linux/list.h>
@@ -110,6 +111,27 @@ struct snic_wq {
 	bool live;
 };
 
+/*
+ * The roles of a function, each an auxiliary device (snic.eth.N, ...)
+ * bound by a driver of its own.  The PCI driver adds snic.eth; the
+ * Ethernet driver adds the roles that work on its net_device, in this
+ * order, and deletes them in reverse before the net_device goes.
+ */
+enum snic_adev_role {
+	SNIC_ADEV_ETH,
+	SNIC_ADEV_RDMA,		/* with SNIC_CAP_RDMA */
+	SNIC_ADEV_PEER,
+	SNIC_ADEV_SPIN,		/* with SNIC_CAP_SPIN */
+	SNIC_ADEV_NUM
+};
+
+struct snic_dev;
+
+struct snic_adev {
+	struct auxiliary_device adev;
+	struct snic_dev *sd;
+};
+
 struct snic_dev {
 	struct pci_dev *pdev;
 	void __iomem *regs;
@@ -145,6 +167,10 @@ struct snic_dev {
 	bool dead;
 
 	struct snic_spin *spin;		/* sPIN host interface, NULL: none */
+
+	/* auxiliary devices snic.<role>.<adev_id>, one per role */
+	int adev_id;
+	struct snic_adev *adev[SNIC_ADEV_NUM];
 };
 
 /* Per-channel counters, kept across channel rebuilds. */
@@ -295,6 +321,13 @@ static inline bool snic_has(struct snic_dev *sd, u64 cap)
 
 /* snic_main.c */
 void snic_dev_put(struct snic_dev *sd);
+void snic_adevs_add(struct snic_dev *sd);
+void snic_adevs_del(struct snic_dev *sd);
+
+static inline struct snic_dev *snic_adev_sd(struct auxiliary_device *adev)
+{
+	return container_of(adev, struct snic_adev, adev)->sd;
+}
 
 /* snic_admin.c */
 int snic_aq_init(struct snic_dev *sd);
@@ -361,20 +394,8 @@ int snic_port_set_up(struct snic_priv *priv, bool up);
 int snic_port_query(struct snic_priv *priv, struct snic_port_info *info);
 void snic_rx_mode_work(struct work_struct *work);
 
-/* snic_netdev.c */
-int snic_eth_probe(struct snic_dev *sd);
-void snic_eth_remove(struct snic_dev *sd);
-int snic_channels_open(struct snic_priv *priv);
-void snic_channels_close(struct snic_priv *priv);
-int snic_rss_apply(struct snic_priv *priv);
-int snic_coal_apply(struct snic_priv *priv);
-int snic_reconfigure(struct snic_priv *priv, int num_ch, unsigned int mtu);
-
-/* snic_ethtool.c */
-extern const struct ethtool_ops snic_ethtool_ops;
-int snic_ntuple_install(struct snic_priv *priv, struct snic_ntuple *rule);
-void snic_ntuple_uninstall(struct snic_priv *priv, struct snic_ntuple *rule);
-void snic_ntuple_flush(struct snic_priv *priv);
+/* snic_en_main.c: the net_device (private parts: snic_en.h) */
+extern struct auxiliary_driver snic_eth_driver;
 
 /* snic_peer.c: what a peer driver created, freed at the latest on removal */
 enum snic_peer_kind {
@@ -396,8 +417,7 @@ struct snic_peer_obj {
 	u32 dest_qpn;
 };
 
-void snic_peer_register(struct snic_dev *sd);
-void snic_peer_unregister(struct snic_dev *sd);
+extern struct auxiliary_driver snic_peer_driver;
 int snic_peer_enter(struct snic_dev *sd);
 void snic_peer_exit(struct snic_dev *sd);
 struct snic_peer_obj *snic_peer_obj_find(struct snic_dev *sd,
@@ -408,14 +428,12 @@ int snic_peer_destroy(struct snic_dev *sd, enum snic_peer_kind kind, u8 opcode,
 		      u32 id);
 
 /* snic_ib_main.c: the RoCEv2 ib_device */
-int snic_ib_probe(struct snic_dev *sd);
-void snic_ib_remove(struct snic_dev *sd);
+extern struct auxiliary_driver snic_ib_driver;
 void snic_ib_async_event(struct snic_dev *sd, struct snic_eqe *eqe);
 int snic_ib_qp_owner(struct snic_dev *sd, u32 qpn);
 
 /* snic_spin.c: /dev/snic-spinN */
-int snic_spin_probe(struct snic_dev *sd);
-void snic_spin_remove(struct snic_dev *sd);
+extern struct auxiliary_driver snic_spin_driver;
 /* snic_spin_ev.c: the sPIN EQ, from the admin interrupt handler */
 bool snic_spin_eq_poll(struct snic_dev *sd);
 

@@ -8,8 +8,10 @@
  * the completion EQ on its own MSI-X vector, and the RDMA async events
  * the port's async EQ delivers (dispatched from the admin interrupt).
  */
+#include <linux/module.h>
 #include <linux/etherdevice.h>
 #include <linux/interrupt.h>
+#include <linux/rtnetlink.h>
 #include <linux/slab.h>
 #include <net/addrconf.h>
 #include <rdma/ib_addr.h>
@@ -581,6 +583,7 @@ static int snic_ib_netdev_event(struct notifier_block *nb,
 	struct ib_event ev;
 	bool up;
 
+	ASSERT_RTNL();
 	if (nd != ibd->netdev)
 		return NOTIFY_DONE;
 	switch (event) {
@@ -604,7 +607,7 @@ static int snic_ib_netdev_event(struct notifier_block *nb,
 
 /* ---- probe / remove ---- */
 
-int snic_ib_probe(struct snic_dev *sd)
+static int snic_ib_probe(struct snic_dev *sd)
 {
 	struct device *dev = &sd->pdev->dev;
 	struct snic_ib_dev *ibd;
@@ -684,7 +687,7 @@ err_dealloc:
 	return ret;
 }
 
-void snic_ib_remove(struct snic_dev *sd)
+static void snic_ib_remove(struct snic_dev *sd)
 {
 	struct snic_ib_dev *ibd = sd->ib;
 
@@ -704,3 +707,34 @@ void snic_ib_remove(struct snic_dev *sd)
 	xa_destroy(&ibd->srqs);
 	ib_dealloc_device(&ibd->ibdev);
 }
+
+static int snic_ib_adev_probe(struct auxiliary_device *adev,
+			      const struct auxiliary_device_id *id)
+{
+	struct snic_dev *sd = snic_adev_sd(adev);
+	int ret;
+
+	/* Ethernet keeps working without the RDMA device. */
+	ret = snic_ib_probe(sd);
+	if (ret)
+		dev_warn(&sd->pdev->dev, "no RDMA device: %d\n", ret);
+	return 0;
+}
+
+static void snic_ib_adev_remove(struct auxiliary_device *adev)
+{
+	snic_ib_remove(snic_adev_sd(adev));
+}
+
+static const struct auxiliary_device_id snic_ib_adev_ids[] = {
+	{ .name = KBUILD_MODNAME ".rdma" },
+	{ }
+};
+MODULE_DEVICE_TABLE(auxiliary, snic_ib_adev_ids);
+
+struct auxiliary_driver snic_ib_driver = {
+	.name = "rdma",
+	.probe = snic_ib_adev_probe,
+	.remove = snic_ib_adev_remove,
+	.id_table = snic_ib_adev_ids,
+};

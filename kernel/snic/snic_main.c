@@ -4,17 +4,21 @@
  *
  * probe: map BAR0, check the device identity, reset it, set up MSI-X and
  * the admin queue, and learn the device's capabilities with IDENTIFY.
- * With SNIC_CAP_ETH it maps the doorbell BAR, registers a net_device and
- * offers the function to the peer-queue API; with SNIC_CAP_RDMA too it
- * registers an ib_device on that net_device (snic_ib_main.c); with
- * SNIC_CAP_SPIN it also creates /dev/snic-spinN (snic_spin.c).
+ * With SNIC_CAP_ETH it maps the doorbell BAR and adds the auxiliary
+ * device snic.eth.N, whose driver (snic_en_main.c) registers a net_device
+ * and adds the roles on top of it: snic.rdma.N with SNIC_CAP_RDMA (an
+ * ib_device, snic_ib_main.c), snic.peer.N (the peer-queue API,
+ * snic_peer.c) and snic.spin.N with SNIC_CAP_SPIN (/dev/snic-spinN,
+ * snic_spin.c).  Each role is an auxiliary driver of its own.
  */
 #include <linux/module.h>
 #include <linux/pci.h>
 #include <linux/interrupt.h>
 #include <linux/delay.h>
 #include <linux/slab.h>
+#include <linux/idr.h>
 #include <d2d/snic_rdma_if.h>
+#include <d2d/snic_spin_if.h>
 #include "snic.h"
 
 #define SNIC_RESET_TIMEOUT_MS	1000
@@ -33,15 +37,103 @@ static int snic_reset(struct snic_dev *sd)
 	return 0;
 }
 
+/* N of the auxiliary devices snic.<role>.N of a function */
+static DEFINE_IDA(snic_adev_ida);
+
 static void snic_dev_release(struct kref *ref)
 {
-	kfree(container_of(ref, struct snic_dev, ref));
+	struct snic_dev *sd = container_of(ref, struct snic_dev, ref);
+
+	if (sd->adev_id >= 0)
+		ida_free(&snic_adev_ida, sd->adev_id);
+	kfree(sd);
 }
 
 /* The last reference may be a peer's, after remove. */
 void snic_dev_put(struct snic_dev *sd)
 {
 	kref_put(&sd->ref, snic_dev_release);
+}
+
+static const char * const snic_adev_names[SNIC_ADEV_NUM] = {
+	[SNIC_ADEV_ETH] = "eth",
+	[SNIC_ADEV_RDMA] = "rdma",
+	[SNIC_ADEV_PEER] = "peer",
+	[SNIC_ADEV_SPIN] = "spin",
+};
+
+static void snic_adev_release(struct device *dev)
+{
+	kfree(container_of(dev, struct snic_adev, adev.dev));
+}
+
+/* Add the auxiliary device of @role; its driver, if loaded, binds now. */
+static int snic_adev_add(struct snic_dev *sd, enum snic_adev_role role)
+{
+	struct snic_adev *a;
+	int ret;
+
+	a = kzalloc(sizeof(*a), GFP_KERNEL);
+	if (!a)
+		return -ENOMEM;
+	a->sd = sd;
+	a->adev.name = snic_adev_names[role];
+	a->adev.id = sd->adev_id;
+	a->adev.dev.parent = &sd->pdev->dev;
+	a->adev.dev.release = snic_adev_release;
+	ret = auxiliary_device_init(&a->adev);
+	if (ret) {
+		kfree(a);
+		return ret;
+	}
+	ret = auxiliary_device_add(&a->adev);
+	if (ret) {
+		auxiliary_device_uninit(&a->adev);
+		return ret;
+	}
+	sd->adev[role] = a;
+	return 0;
+}
+
+/* Delete the auxiliary device of @role: its driver's remove runs first. */
+static void snic_adev_del(struct snic_dev *sd, enum snic_adev_role role)
+{
+	struct snic_adev *a = sd->adev[role];
+
+	if (!a)
+		return;
+	auxiliary_device_delete(&a->adev);
+	auxiliary_device_uninit(&a->adev);
+	sd->adev[role] = NULL;
+}
+
+/*
+ * The roles on top of the net_device, from the Ethernet driver's probe.
+ * A role that cannot be added leaves the others working.
+ */
+void snic_adevs_add(struct snic_dev *sd)
+{
+	int role, ret;
+
+	for (role = SNIC_ADEV_ETH + 1; role < SNIC_ADEV_NUM; role++) {
+		if (role == SNIC_ADEV_RDMA && !snic_has(sd, SNIC_CAP_RDMA))
+			continue;
+		if (role == SNIC_ADEV_SPIN && !snic_has(sd, SNIC_CAP_SPIN))
+			continue;
+		ret = snic_adev_add(sd, role);
+		if (ret)
+			dev_warn(&sd->pdev->dev, "cannot add %s.%s: %d\n",
+				 KBUILD_MODNAME, snic_adev_names[role], ret);
+	}
+}
+
+/* Their removal, in reverse, before the net_device goes. */
+void snic_adevs_del(struct snic_dev *sd)
+{
+	int role;
+
+	for (role = SNIC_ADEV_NUM - 1; role > SNIC_ADEV_ETH; role--)
+		snic_adev_del(sd, role);
 }
 
 /*
@@ -92,6 +184,7 @@ static int snic_probe(struct pci_dev *pdev, const struct pci_device_id *ent)
 	INIT_LIST_HEAD(&sd->peer_objs);
 	mutex_init(&sd->peer_lock);
 	spin_lock_init(&sd->db_lock);
+	sd->adev_id = -1;
 	pci_set_drvdata(pdev, sd);
 
 	ret = pcim_enable_device(pdev);
@@ -111,6 +204,10 @@ static int snic_probe(struct pci_dev *pdev, const struct pci_device_id *ent)
 		goto err_put;
 	}
 	pci_set_master(pdev);
+	ret = ida_alloc(&snic_adev_ida, GFP_KERNEL);
+	if (ret < 0)
+		goto err_put;
+	sd->adev_id = ret;
 
 	magic = snic_rd(sd, SNIC_REG_ID);
 	version = snic_rd(sd, SNIC_REG_VERSION);
@@ -166,17 +263,12 @@ static int snic_probe(struct pci_dev *pdev, const struct pci_device_id *ent)
 			dev_err(dev, "cannot map the doorbell BAR: %d\n", ret);
 			goto err_irq;
 		}
-		ret = snic_eth_probe(sd);
-		if (ret)
+		ret = snic_adev_add(sd, SNIC_ADEV_ETH);
+		if (ret) {
+			dev_err(dev, "cannot add %s.eth: %d\n", KBUILD_MODNAME,
+				ret);
 			goto err_irq;
-		/* Ethernet keeps working without the RDMA device. */
-		ret = snic_ib_probe(sd);
-		if (ret)
-			dev_warn(dev, "no RDMA device: %d\n", ret);
-		snic_peer_register(sd);
-		/* The NIC works without its sPIN engine: not fatal. */
-		if (snic_spin_probe(sd))
-			dev_warn(dev, "sPIN engine not available\n");
+		}
 	}
 	return 0;
 
@@ -196,10 +288,8 @@ static void snic_remove(struct pci_dev *pdev)
 {
 	struct snic_dev *sd = pci_get_drvdata(pdev);
 
-	snic_spin_remove(sd);
-	snic_peer_unregister(sd);
-	snic_ib_remove(sd);
-	snic_eth_remove(sd);
+	/* The Ethernet driver deletes the roles on top of it first. */
+	snic_adev_del(sd, SNIC_ADEV_ETH);
 	/* Quiesce the device before its rings and vectors go away. */
 	snic_wr(sd, SNIC_REG_CTRL, SNIC_CTRL_RESET);
 	free_irq(pci_irq_vector(pdev, SNIC_AQ_VECTOR), sd);
@@ -221,7 +311,43 @@ static struct pci_driver snic_pci_driver = {
 	.remove = snic_remove,
 	.dev_groups = snic_dev_groups,
 };
-module_pci_driver(snic_pci_driver);
+
+/* Role drivers first: the devices the PCI driver adds bind at once. */
+static struct auxiliary_driver *const snic_adrvs[] = {
+	&snic_eth_driver, &snic_ib_driver, &snic_peer_driver, &snic_spin_driver,
+};
+
+static void snic_adrvs_unregister(int n)
+{
+	while (n--)
+		auxiliary_driver_unregister(snic_adrvs[n]);
+}
+
+static int __init snic_init(void)
+{
+	int i, ret;
+
+	for (i = 0; i < ARRAY_SIZE(snic_adrvs); i++) {
+		ret = auxiliary_driver_register(snic_adrvs[i]);
+		if (ret)
+			goto err;
+	}
+	ret = pci_register_driver(&snic_pci_driver);
+	if (ret)
+		goto err;
+	return 0;
+err:
+	snic_adrvs_unregister(i);
+	return ret;
+}
+module_init(snic_init);
+
+static void __exit snic_exit(void)
+{
+	pci_unregister_driver(&snic_pci_driver);
+	snic_adrvs_unregister(ARRAY_SIZE(snic_adrvs));
+}
+module_exit(snic_exit);
 
 MODULE_DESCRIPTION("d2d snic SmartNIC driver");
 MODULE_AUTHOR("d2d developers");

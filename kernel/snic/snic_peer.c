@@ -23,15 +23,19 @@
 static LIST_HEAD(snic_devs);		/* bound devices, probe order */
 static DEFINE_MUTEX(snic_devs_lock);
 
-void snic_peer_register(struct snic_dev *sd)
+static void snic_peer_register(struct snic_dev *sd)
 {
+	/* Bound again after an unbind: calls work again. */
+	mutex_lock(&sd->peer_lock);
+	sd->dead = false;
+	mutex_unlock(&sd->peer_lock);
 	mutex_lock(&snic_devs_lock);
 	list_add_tail(&sd->node, &snic_devs);
 	mutex_unlock(&snic_devs_lock);
 }
 
 /* First step of remove: no new users, running calls finish first. */
-void snic_peer_unregister(struct snic_dev *sd)
+static void snic_peer_unregister(struct snic_dev *sd)
 {
 	struct snic_peer_obj *o, *tmp;
 	int n = 0;
@@ -121,6 +125,7 @@ struct snic_peer_obj *snic_peer_obj_find(struct snic_dev *sd,
 {
 	struct snic_peer_obj *o;
 
+	lockdep_assert_held(&sd->peer_lock);
 	list_for_each_entry(o, &sd->peer_objs, node)
 		if (o->kind == kind && o->id == id)
 			return o;
@@ -357,3 +362,30 @@ int snic_peer_query_stats(struct snic_dev *sd, u32 kind, u32 id,
 	return ret;
 }
 EXPORT_SYMBOL_GPL(snic_peer_query_stats);
+
+static int snic_peer_adev_probe(struct auxiliary_device *adev,
+				const struct auxiliary_device_id *id)
+{
+	struct snic_dev *sd = snic_adev_sd(adev);
+
+	snic_peer_register(sd);
+	return 0;
+}
+
+static void snic_peer_adev_remove(struct auxiliary_device *adev)
+{
+	snic_peer_unregister(snic_adev_sd(adev));
+}
+
+static const struct auxiliary_device_id snic_peer_adev_ids[] = {
+	{ .name = KBUILD_MODNAME ".peer" },
+	{ }
+};
+MODULE_DEVICE_TABLE(auxiliary, snic_peer_adev_ids);
+
+struct auxiliary_driver snic_peer_driver = {
+	.name = "peer",
+	.probe = snic_peer_adev_probe,
+	.remove = snic_peer_adev_remove,
+	.id_table = snic_peer_adev_ids,
+};

@@ -9,6 +9,7 @@
  * file is released.  All state and every admin command are serialised by
  * sp->lock: the ioctls are control-path operations.
  */
+#include <linux/module.h>
 #include <linux/bitmap.h>
 #include <linux/dma-mapping.h>
 #include <linux/fs.h>
@@ -454,7 +455,7 @@ static const struct file_operations snic_spin_fops = {
 	.llseek = no_llseek,
 };
 
-int snic_spin_probe(struct snic_dev *sd)
+static int snic_spin_probe(struct snic_dev *sd)
 {
 	struct device *dev = &sd->pdev->dev;
 	struct snic_spin_dev_stats ds;
@@ -529,7 +530,7 @@ int snic_spin_probe(struct snic_dev *sd)
  * the device can still be told; open files only get -ENODEV from now on
  * and free the rest when they are released.
  */
-void snic_spin_remove(struct snic_dev *sd)
+static void snic_spin_remove(struct snic_dev *sd)
 {
 	struct snic_spin *sp = sd->spin;
 	struct snic_spin_file *f;
@@ -553,3 +554,31 @@ void snic_spin_remove(struct snic_dev *sd)
 	snic_spin_eq_cleanup(sp);
 	snic_spin_put(sp);
 }
+
+static int snic_spin_adev_probe(struct auxiliary_device *adev,
+				const struct auxiliary_device_id *id)
+{
+	struct snic_dev *sd = snic_adev_sd(adev);
+	/* The NIC works without its sPIN engine: not fatal. */
+	if (snic_spin_probe(sd))
+		dev_warn(&sd->pdev->dev, "sPIN engine not available\n");
+	return 0;
+}
+
+static void snic_spin_adev_remove(struct auxiliary_device *adev)
+{
+	snic_spin_remove(snic_adev_sd(adev));
+}
+
+static const struct auxiliary_device_id snic_spin_adev_ids[] = {
+	{ .name = KBUILD_MODNAME ".spin" },
+	{ }
+};
+MODULE_DEVICE_TABLE(auxiliary, snic_spin_adev_ids);
+
+struct auxiliary_driver snic_spin_driver = {
+	.name = "spin",
+	.probe = snic_spin_adev_probe,
+	.remove = snic_spin_adev_remove,
+	.id_table = snic_spin_adev_ids,
+};

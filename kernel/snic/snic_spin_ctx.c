@@ -52,6 +52,7 @@ struct snic_spin_ctx *snic_spin_ctx_find(struct snic_spin_file *f, u32 ctx,
 	struct snic_spin_file *o;
 	struct snic_spin_ctx *c;
 
+	lockdep_assert_held(&f->sp->lock);
 	list_for_each_entry(o, &f->sp->files, node) {
 		list_for_each_entry(c, &o->ctxs, node) {
 			if (c->id != ctx)
@@ -73,6 +74,7 @@ bool snic_spin_ctx_live(struct snic_spin *sp, u32 ctx)
 	struct snic_spin_file *o;
 	struct snic_spin_ctx *c;
 
+	lockdep_assert_held(&sp->lock);
 	list_for_each_entry(o, &sp->files, node)
 		list_for_each_entry(c, &o->ctxs, node)
 			if (c->id == ctx)
@@ -148,6 +150,7 @@ void snic_spin_ctx_destroy(struct snic_spin *sp, struct snic_spin_ctx *c)
 	bool device_done;
 	int i, ret;
 
+	lockdep_assert_held(&sp->lock);
 	snic_spin_ev_owner(sp, c, false);
 	for (i = 0; i < SNIC_SPIN_MAX_ATTACH; i++)
 		snic_spin_rule_del(sp, c, i);
@@ -183,6 +186,7 @@ int snic_spin_ctx_create(struct snic_spin_file *f,
 	u64 id;
 	int i, ret;
 
+	lockdep_assert_held(&sp->lock);
 	for (i = 0; i < ARRAY_SIZE(req->rsvd); i++)
 		if (req->rsvd[i])
 			return -EINVAL;
@@ -388,6 +392,7 @@ int snic_spin_region_add(struct snic_spin_file *f,
 	u64 index;
 	int ret;
 
+	lockdep_assert_held(&sp->lock);
 	BUILD_BUG_ON(sizeof(*ar) > sizeof(cmd.raw));
 	c = snic_spin_ctx_find(f, req->ctx, &ret);
 	if (!c)
@@ -453,6 +458,7 @@ struct snic_spin_region *snic_spin_region_by_pgoff(struct snic_spin_file *f,
 	struct snic_spin_ctx *c;
 	int i;
 
+	lockdep_assert_held(&f->sp->lock);
 	list_for_each_entry(c, &f->ctxs, node)
 		for (i = 0; i < SNIC_SPIN_MAX_REGIONS; i++)
 			if (c->regions[i] && c->regions[i]->pgoff == pgoff)

@@ -1,478 +1,22 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * snic net_device: channels, transmit, receive, NAPI.
+ * snic net_device: channels, NAPI, open/stop, reconfiguration, probe and
+ * remove.
  *
  * A channel is one MSI-X vector (i + 1; vector 0 is the admin queue), one
  * EQ on it, a TX CQ + SQ and an RX CQ + RQ, all answering to one doorbell
- * page.  The interrupt schedules NAPI; NAPI drains the EQ, both CQs and
- * refills the RQ, then re-arms both CQs and the EQ.  Every WQE is signaled
- * (SNIC_WQE_F_SIGNAL): a CQE per WQE keeps completion simple and skbs are
- * freed promptly (TCP small queues wait for that).  Receive buffers are
- * page fragments of MTU + 18 bytes turned into skbs with build_skb.
- * RSS over every channel's RQ is reached through a catch-all steering rule
- * (priority 0xffff); ethtool ntuple rules sit in front of it.
+ * page.  The interrupt schedules NAPI; NAPI drains the EQ, both CQs
+ * (snic_en_tx.c, snic_en_rx.c) and refills the RQ, then re-arms both CQs
+ * and the EQ.  RSS and its catch-all rule: snic_en_rss.c; ethtool ntuple
+ * rules: snic_en_fs_ethtool.c.
  */
 #include <linux/etherdevice.h>
 #include <linux/interrupt.h>
-#include <linux/ip.h>
-#include <linux/tcp.h>
-#include <linux/udp.h>
+#include <linux/module.h>
 #include <linux/rtnetlink.h>
 #include <linux/slab.h>
-#include <net/checksum.h>
 #include "snic.h"
-
-/* ---- transmit ---- */
-
-static unsigned int snic_sq_free(const struct snic_wq *sq)
-{
-	return sq->size - (u16)(sq->prod - READ_ONCE(sq->cons));
-}
-
-static void *snic_sq_bb(struct snic_wq *sq, u16 ctr)
-{
-	return sq->r.buf + (ctr & (sq->size - 1)) * SNIC_WQEBB_SIZE;
-}
-
-/* End of the L4 header of an IPv4 TCP/UDP frame in the linear part, or 0. */
-static unsigned int snic_l4_end(struct sk_buff *skb)
-{
-	unsigned int end;
-
-	if (skb->protocol != htons(ETH_P_IP) ||
-	    !skb_transport_header_was_set(skb) ||
-	    skb_network_offset(skb) != ETH_HLEN ||
-	    skb_headlen(skb) < ETH_HLEN + sizeof(struct iphdr))
-		return 0;
-	switch (ip_hdr(skb)->protocol) {
-	case IPPROTO_TCP:
-		end = skb_transport_offset(skb) + sizeof(struct tcphdr);
-		if (end > skb_headlen(skb))
-			return 0;
-		end = skb_transport_offset(skb) + tcp_hdrlen(skb);
-		break;
-	case IPPROTO_UDP:
-		end = skb_transport_offset(skb) + sizeof(struct udphdr);
-		break;
-	default:
-		return 0;
-	}
-	return end <= skb_headlen(skb) ? end : 0;
-}
-
-/* The device checksums IPv4 TCP/UDP in an untagged frame, nothing else. */
-static bool snic_csum_offloadable(struct sk_buff *skb)
-{
-	if (skb->encapsulation || !snic_l4_end(skb) ||
-	    skb_checksum_start_offset(skb) != skb_transport_offset(skb))
-		return false;
-	switch (ip_hdr(skb)->protocol) {
-	case IPPROTO_TCP:
-		return skb->csum_offset == offsetof(struct tcphdr, check);
-	case IPPROTO_UDP:
-		return skb->csum_offset == offsetof(struct udphdr, check);
-	}
-	return false;
-}
-
-/* 16-byte segments: ctrl, eth (10 inline bytes), inline rest, data. */
-static unsigned int snic_wqe_ds(struct sk_buff *skb, unsigned int ihs)
-{
-	unsigned int ds = 2 + DIV_ROUND_UP(max(ihs, 10u) - 10, 16);
-
-	if (skb_headlen(skb) > ihs)
-		ds++;
-	return ds + skb_shinfo(skb)->nr_frags;
-}
-
-static void snic_tx_unmap(struct device *dev, struct snic_tx_buf *tb)
-{
-	int i;
-
-	for (i = 0; i < tb->nmaps; i++) {
-		if (tb->maps[i].page)
-			dma_unmap_page(dev, tb->maps[i].addr, tb->maps[i].len,
-				       DMA_TO_DEVICE);
-		else
-			dma_unmap_single(dev, tb->maps[i].addr,
-					 tb->maps[i].len, DMA_TO_DEVICE);
-	}
-	tb->nmaps = 0;
-}
-
-static void snic_tx_stats_add(struct snic_txq_stats *st, struct sk_buff *skb,
-			      u8 opcode, u8 cs, unsigned int segs,
-			      unsigned int ihs, bool linearized)
-{
-	u64_stats_update_begin(&st->syncp);
-	st->packets += segs;
-	st->bytes += skb->len + (segs - 1) * ihs;
-	if (opcode == SNIC_WQE_ETH_TSO) {
-		st->tso_packets++;
-		st->tso_segs += segs;
-		st->tso_bytes += skb->len;
-	}
-	if (cs)
-		st->csum_offload++;
-	else
-		st->csum_none++;
-	if (linearized)
-		st->linearize++;
-	u64_stats_update_end(&st->syncp);
-}
-
-static void snic_tx_count(struct snic_txq_stats *st, u64 *ctr)
-{
-	u64_stats_update_begin(&st->syncp);
-	(*ctr)++;
-	u64_stats_update_end(&st->syncp);
-}
-
-static netdev_tx_t snic_start_xmit(struct sk_buff *skb, struct net_device *nd)
-{
-	struct snic_priv *priv = netdev_priv(nd);
-	struct device *dev = &priv->sd->pdev->dev;
-	u8 wqe[SNIC_WQE_MAX_BBS * SNIC_WQEBB_SIZE] __aligned(16);
-	struct snic_wqe_ctrl *ctrl = (void *)wqe;
-	struct snic_wqe_eth *eth = (void *)(wqe + 16);
-	unsigned int ihs, nds, bbs, headlen, segs = 1, i;
-	u16 qi = skb_get_queue_mapping(skb), pi, mss = 0;
-	u8 opcode = SNIC_WQE_ETH_SEND, cs = 0;
-	struct snic_wqe_data *dseg;
-	struct snic_txq_stats *st;
-	struct snic_tx_buf *tb;
-	struct snic_channel *ch;
-	bool linearized = false;
-	struct snic_wq *sq;
-	dma_addr_t dma;
-
-	if (unlikely(!priv->up || qi >= priv->nch_open)) {
-		dev_kfree_skb_any(skb);
-		return NETDEV_TX_OK;
-	}
-	ch = &priv->ch[qi];
-	sq = &ch->sq;
-	st = &ch->stats->tx;
-
-	if (skb_is_gso(skb)) {
-		if (!(skb_shinfo(skb)->gso_type & SKB_GSO_TCPV4) ||
-		    !snic_l4_end(skb))
-			goto drop;
-		opcode = SNIC_WQE_ETH_TSO;
-		mss = skb_shinfo(skb)->gso_size;
-		segs = skb_shinfo(skb)->gso_segs;
-		cs = SNIC_ETH_CS_L3 | SNIC_ETH_CS_L4;
-		ihs = skb_tcp_all_headers(skb);
-	} else {
-		/* Frees the skb on failure. */
-		if (skb_put_padto(skb, ETH_ZLEN)) {
-			snic_tx_count(st, &st->dropped);
-			goto out_ring;
-		}
-		if (skb->ip_summed == CHECKSUM_PARTIAL) {
-			if (snic_csum_offloadable(skb))
-				cs = SNIC_ETH_CS_L3 | SNIC_ETH_CS_L4;
-			else if (skb_checksum_help(skb))
-				goto drop;
-		}
-		/* Inline L2..L4 headers, or just the Ethernet header. */
-		ihs = snic_l4_end(skb) ?: ETH_HLEN;
-	}
-
-	ihs = min3(ihs, skb_headlen(skb), (unsigned int)SNIC_MAX_INLINE);
-	nds = snic_wqe_ds(skb, ihs);
-	if (nds > SNIC_WQE_MAX_DS) {
-		if (skb_linearize(skb))
-			goto drop;
-		linearized = true;
-		nds = snic_wqe_ds(skb, ihs);
-	}
-	bbs = DIV_ROUND_UP(nds, 4);
-	if (unlikely(snic_sq_free(sq) < bbs)) {
-		/* The queue is stopped before it can get this full. */
-		netif_tx_stop_queue(ch->txq);
-		return NETDEV_TX_BUSY;
-	}
-
-	pi = sq->prod;
-	tb = &ch->tx_buf[pi & (sq->size - 1)];
-	memset(wqe, 0, bbs * SNIC_WQEBB_SIZE);
-	ctrl->opcode = opcode;
-	ctrl->flags = SNIC_WQE_F_SIGNAL;
-	ctrl->wqe_idx = cpu_to_le16(pi);
-	ctrl->ds_cnt = nds;
-	eth->cs_flags = cs;
-	eth->mss = cpu_to_le16(mss);
-	eth->inline_hdr_sz = cpu_to_le16(ihs);
-	/* Inline bytes run on from inline_hdr into the next segments. */
-	memcpy(wqe + 16 + offsetof(struct snic_wqe_eth, inline_hdr), skb->data,
-	       ihs);
-	dseg = (void *)(wqe + 16 * (2 + DIV_ROUND_UP(max(ihs, 10u) - 10, 16)));
-
-	tb->nmaps = 0;
-	headlen = skb_headlen(skb);
-	if (headlen > ihs) {
-		dma = dma_map_single(dev, skb->data + ihs, headlen - ihs,
-				     DMA_TO_DEVICE);
-		if (dma_mapping_error(dev, dma))
-			goto dma_err;
-		tb->maps[tb->nmaps++] = (struct snic_tx_map){ dma, headlen - ihs,
-							      false };
-		dseg->byte_count = cpu_to_le32(headlen - ihs);
-		dseg->addr = cpu_to_le64(dma);
-		dseg++;
-	}
-	for (i = 0; i < skb_shinfo(skb)->nr_frags; i++) {
-		skb_frag_t *frag = &skb_shinfo(skb)->frags[i];
-		unsigned int len = skb_frag_size(frag);
-
-		dma = skb_frag_dma_map(dev, frag, 0, len, DMA_TO_DEVICE);
-		if (dma_mapping_error(dev, dma))
-			goto dma_err;
-		tb->maps[tb->nmaps++] = (struct snic_tx_map){ dma, len, true };
-		dseg->byte_count = cpu_to_le32(len);
-		dseg->addr = cpu_to_le64(dma);
-		dseg++;
-	}
-
-	/* A WQE may wrap around the end of the ring. */
-	for (i = 0; i < bbs; i++)
-		memcpy(snic_sq_bb(sq, pi + i), wqe + i * SNIC_WQEBB_SIZE,
-		       SNIC_WQEBB_SIZE);
-	tb->skb = skb;
-	tb->bbs = bbs;
-	tb->bytes = skb->len;
-	sq->prod = pi + bbs;
-	snic_tx_stats_add(st, skb, opcode, cs, segs, ihs, linearized);
-	skb_tx_timestamp(skb);
-
-	if (snic_sq_free(sq) < SNIC_WQE_MAX_BBS) {
-		netif_tx_stop_queue(ch->txq);
-		snic_tx_count(st, &st->stopped);
-		/* Pairs with the barrier in snic_tx_poll(). */
-		smp_mb();
-		if (snic_sq_free(sq) >= SNIC_WQE_MAX_BBS)
-			netif_tx_start_queue(ch->txq);
-	}
-	if (__netdev_tx_sent_queue(ch->txq, tb->bytes, netdev_xmit_more()))
-		snic_wq_ring(priv->sd, sq, SNIC_DB_SQ);
-	return NETDEV_TX_OK;
-
-dma_err:
-	snic_tx_unmap(dev, tb);
-drop:
-	dev_kfree_skb_any(skb);
-	snic_tx_count(st, &st->dropped);
-out_ring:
-	/* Earlier WQEs of an xmit_more batch still need their doorbell. */
-	if (!netdev_xmit_more() && sq->rung != sq->prod)
-		snic_wq_ring(priv->sd, sq, SNIC_DB_SQ);
-	return NETDEV_TX_OK;
-}
-
-/* Returns true if the CQ may hold more completions. */
-static bool snic_tx_poll(struct snic_channel *ch, int napi_budget)
-{
-	struct net_device *nd = ch->priv->netdev;
-	struct device *dev = &ch->priv->sd->pdev->dev;
-	struct snic_txc_stats *st = &ch->stats->txc;
-	unsigned int pkts = 0, bytes = 0, n = 0, errs = 0;
-	struct snic_cq *cq = &ch->txcq;
-	struct snic_wq *sq = &ch->sq;
-	struct snic_cqe *cqe;
-
-	while (n < cq->size && (cqe = snic_cq_next(cq))) {
-		u16 wc = le16_to_cpu(cqe->wqe_counter);
-
-		if (cqe->opcode == SNIC_CQE_TX_ERR) {
-			errs++;
-			if (net_ratelimit())
-				netdev_warn(nd, "TX error CQE on queue %d: syndrome %u, WQE %u\n",
-					    ch->idx, cqe->syndrome, wc);
-		}
-		if ((u16)(wc - sq->cons) >= (u16)(sq->prod - sq->cons)) {
-			if (net_ratelimit())
-				netdev_warn(nd, "TX CQE for unknown WQE %u on queue %d (cons %u prod %u)\n",
-					    wc, ch->idx, sq->cons, sq->prod);
-		} else {
-			/* Completions come in order: retire WQEs up to wc. */
-			for (;;) {
-				u16 ci = sq->cons;
-				struct snic_tx_buf *tb;
-
-				tb = &ch->tx_buf[ci & (sq->size - 1)];
-				snic_tx_unmap(dev, tb);
-				pkts++;
-				bytes += tb->bytes;
-				napi_consume_skb(tb->skb, napi_budget);
-				tb->skb = NULL;
-				WRITE_ONCE(sq->cons, ci + tb->bbs);
-				if (ci == wc || sq->cons == sq->prod ||
-				    (u16)(wc - sq->cons) >=
-				    (u16)(sq->prod - sq->cons))
-					break;
-			}
-		}
-		cq->cons++;
-		n++;
-	}
-	if (!n)
-		return false;
-	snic_cq_update(cq);
-	netdev_tx_completed_queue(ch->txq, pkts, bytes);
-	u64_stats_update_begin(&st->syncp);
-	st->cqes += n;
-	st->errors += errs;
-	u64_stats_update_end(&st->syncp);
-
-	/* Pairs with the barrier in snic_start_xmit(). */
-	smp_mb();
-	if (netif_tx_queue_stopped(ch->txq) &&
-	    snic_sq_free(sq) >= SNIC_TX_WAKE) {
-		netif_tx_wake_queue(ch->txq);
-		u64_stats_update_begin(&st->syncp);
-		st->wake++;
-		u64_stats_update_end(&st->syncp);
-	}
-	return n == cq->size;
-}
-
-/* ---- receive ---- */
-
-static int snic_rx_alloc(struct snic_channel *ch, struct snic_rx_buf *rb,
-			 bool in_napi)
-{
-	struct device *dev = &ch->priv->sd->pdev->dev;
-	void *data;
-
-	data = in_napi ? napi_alloc_frag(ch->rx_frag_size) :
-			 netdev_alloc_frag(ch->rx_frag_size);
-	if (!data)
-		return -ENOMEM;
-	rb->dma = dma_map_single(dev, data + SNIC_RX_HEADROOM, ch->rx_buf_len,
-				 DMA_FROM_DEVICE);
-	if (dma_mapping_error(dev, rb->dma)) {
-		skb_free_frag(data);
-		return -ENOMEM;
-	}
-	rb->data = data;
-	return 0;
-}
-
-/*
- * Post descriptors until the RQ is full.  A slot whose buffer survived
- * (error CQE) is posted again as is.  Returns false if allocation failed.
- */
-static bool snic_rx_refill(struct snic_channel *ch, bool in_napi)
-{
-	struct snic_rxq_stats *st = &ch->stats->rx;
-	struct snic_wq *rq = &ch->rq;
-	struct snic_rx_desc *ring = rq->r.buf;
-	bool ok = true;
-	int n = 0;
-
-	while ((u16)(rq->prod - rq->cons) < rq->size) {
-		u32 idx = rq->prod & (rq->size - 1);
-		struct snic_rx_buf *rb = &ch->rx_buf[idx];
-
-		if (!rb->data && snic_rx_alloc(ch, rb, in_napi)) {
-			u64_stats_update_begin(&st->syncp);
-			st->alloc_fail++;
-			u64_stats_update_end(&st->syncp);
-			ok = false;
-			break;
-		}
-		ring[idx].byte_count = cpu_to_le32(ch->rx_buf_len);
-		ring[idx].lkey = 0;
-		ring[idx].addr = cpu_to_le64(rb->dma);
-		rq->prod++;
-		n++;
-	}
-	/* The record alone would do; the doorbell saves the device a read. */
-	if (n)
-		snic_wq_ring(ch->priv->sd, rq, SNIC_DB_RQ);
-	return ok;
-}
-
-static void snic_rx_csum_hash(struct snic_channel *ch, struct sk_buff *skb,
-			      struct snic_cqe *cqe, struct snic_rxq_stats *st)
-{
-	netdev_features_t features = ch->priv->netdev->features;
-	u16 flags = le16_to_cpu(cqe->flags);
-	bool l4 = flags & (SNIC_CQE_F_TCP | SNIC_CQE_F_UDP);
-
-	if (flags & (SNIC_CQE_F_L3_BAD | SNIC_CQE_F_L4_BAD)) {
-		st->csum_bad++;
-	} else if ((features & NETIF_F_RXCSUM) && l4 &&
-		   (flags & SNIC_CQE_F_L4_OK)) {
-		skb->ip_summed = CHECKSUM_UNNECESSARY;
-		st->csum_ok++;
-	} else {
-		st->csum_none++;
-	}
-	if ((features & NETIF_F_RXHASH) && (flags & SNIC_CQE_F_HASH)) {
-		skb_set_hash(skb, le32_to_cpu(cqe->rss_hash),
-			     l4 ? PKT_HASH_TYPE_L4 : PKT_HASH_TYPE_L3);
-		st->hash++;
-	}
-}
-
-static int snic_rx_poll(struct snic_channel *ch, int budget)
-{
-	struct net_device *nd = ch->priv->netdev;
-	struct device *dev = &ch->priv->sd->pdev->dev;
-	struct snic_rxq_stats *st = &ch->stats->rx;
-	struct snic_cq *cq = &ch->rxcq;
-	struct snic_wq *rq = &ch->rq;
-	struct snic_cqe *cqe;
-	int work = 0;
-
-	u64_stats_update_begin(&st->syncp);
-	while (work < budget && (cqe = snic_cq_next(cq))) {
-		struct snic_rx_buf *rb = &ch->rx_buf[rq->cons & (rq->size - 1)];
-		u32 len = le32_to_cpu(cqe->byte_cnt);
-		struct sk_buff *skb;
-		void *data;
-
-		if (unlikely(le16_to_cpu(cqe->wqe_counter) != rq->cons))
-			netdev_warn_once(nd, "RX CQE for descriptor %u, expected %u\n",
-					 le16_to_cpu(cqe->wqe_counter), rq->cons);
-		cq->cons++;
-		rq->cons++;
-		work++;
-		/* Errors leave the buffer in its slot for the next refill. */
-		if (unlikely(cqe->opcode != SNIC_CQE_RX || len < ETH_HLEN ||
-			     len > ch->rx_buf_len || !rb->data)) {
-			st->errors++;
-			if (net_ratelimit())
-				netdev_warn(nd, "RX error on queue %d: opcode %#x syndrome %u, %u bytes\n",
-					    ch->idx, cqe->opcode, cqe->syndrome,
-					    len);
-			continue;
-		}
-		dma_unmap_single(dev, rb->dma, ch->rx_buf_len, DMA_FROM_DEVICE);
-		data = rb->data;
-		rb->data = NULL;
-		skb = napi_build_skb(data, ch->rx_frag_size);
-		if (unlikely(!skb)) {
-			skb_free_frag(data);
-			st->alloc_fail++;
-			continue;
-		}
-		skb_reserve(skb, SNIC_RX_HEADROOM);
-		skb_put(skb, len);
-		skb->protocol = eth_type_trans(skb, nd);
-		snic_rx_csum_hash(ch, skb, cqe, st);
-		skb_record_rx_queue(skb, ch->idx);
-		st->packets++;
-		st->bytes += len;
-		napi_gro_receive(&ch->napi, skb);
-	}
-	u64_stats_update_end(&st->syncp);
-	if (work)
-		snic_cq_update(cq);
-	return work;
-}
+#include "snic_en.h"
 
 /* ---- NAPI and interrupts ---- */
 
@@ -546,8 +90,6 @@ static irqreturn_t snic_ch_irq(int irq, void *data)
 static void snic_channel_close(struct snic_priv *priv, struct snic_channel *ch)
 {
 	struct snic_dev *sd = priv->sd;
-	struct device *dev = &sd->pdev->dev;
-	u32 i;
 
 	if (ch->napi_enabled)
 		napi_disable(&ch->napi);
@@ -567,30 +109,10 @@ static void snic_channel_close(struct snic_priv *priv, struct snic_channel *ch)
 		netif_napi_del(&ch->napi);
 	ch->napi_added = false;
 
-	if (ch->tx_buf) {
-		for (i = 0; i < ch->tx_buf_n; i++) {
-			struct snic_tx_buf *tb = &ch->tx_buf[i];
-
-			if (!tb->skb)
-				continue;
-			snic_tx_unmap(dev, tb);
-			dev_kfree_skb_any(tb->skb);
-			tb->skb = NULL;
-		}
-		netdev_tx_reset_queue(ch->txq);
-	}
-	if (ch->rx_buf) {
-		for (i = 0; i < ch->rx_buf_n; i++) {
-			struct snic_rx_buf *rb = &ch->rx_buf[i];
-
-			if (!rb->data)
-				continue;
-			dma_unmap_single(dev, rb->dma, ch->rx_buf_len,
-					 DMA_FROM_DEVICE);
-			skb_free_frag(rb->data);
-			rb->data = NULL;
-		}
-	}
+	if (ch->tx_buf)
+		snic_tx_drain(ch);
+	if (ch->rx_buf)
+		snic_rx_drain(ch);
 	kvfree(ch->tx_buf);
 	kvfree(ch->rx_buf);
 	ch->tx_buf = NULL;
@@ -704,91 +226,7 @@ static int snic_channel_open(struct snic_priv *priv, struct snic_channel *ch)
 	return 0;
 }
 
-static void snic_rss_close(struct snic_priv *priv)
-{
-	struct snic_dev *sd = priv->sd;
-
-	if (priv->rss_rule_live)
-		snic_cmd_destroy(sd, SNIC_AQ_DEL_RULE, priv->rss_rule);
-	priv->rss_rule_live = false;
-	if (priv->rss_live)
-		snic_cmd_destroy(sd, SNIC_AQ_DESTROY_RSS, priv->rss_id);
-	priv->rss_live = false;
-}
-
-static struct snic_rss_cfg *snic_rss_cfg(struct snic_priv *priv)
-{
-	struct snic_rss_cfg *cfg;
-	int i;
-
-	cfg = kzalloc(sizeof(*cfg), GFP_KERNEL);
-	if (!cfg)
-		return NULL;
-	memcpy(cfg->key, priv->rss_key, sizeof(cfg->key));
-	cfg->hash_fields = cpu_to_le32(SNIC_RSS_HASH_IPV4 |
-				       (priv->rss_l4 ? SNIC_RSS_HASH_L4 : 0));
-	cfg->table_size = cpu_to_le32(SNIC_RSS_TABLE_SIZE);
-	for (i = 0; i < SNIC_RSS_TABLE_SIZE; i++)
-		cfg->rqn[i] = cpu_to_le32(priv->ch[priv->indir[i] %
-						   priv->nch_open].rq.qn);
-	return cfg;
-}
-
-/* Push the indirection table and key to the live RSS group. */
-int snic_rss_apply(struct snic_priv *priv)
-{
-	struct snic_rss_cfg *cfg;
-	int ret;
-
-	if (!priv->up || !priv->rss_live)
-		return 0;
-	cfg = snic_rss_cfg(priv);
-	if (!cfg)
-		return -ENOMEM;
-	ret = snic_aq_exec_buf(priv->sd, SNIC_AQ_MODIFY_RSS, priv->rss_id, 0,
-			       cfg, sizeof(*cfg), NULL);
-	kfree(cfg);
-	return ret;
-}
-
-/* RSS group over all channels, reached through a catch-all rule. */
-static int snic_rss_open(struct snic_priv *priv)
-{
-	struct snic_steer_rule rule = {
-		.priority = cpu_to_le16(SNIC_CATCHALL_PRIO),
-	};
-	struct snic_dev *sd = priv->sd;
-	struct snic_rss_cfg *cfg;
-	u64 res;
-	int ret;
-
-	if (snic_has(sd, SNIC_CAP_RSS)) {
-		cfg = snic_rss_cfg(priv);
-		if (!cfg)
-			return -ENOMEM;
-		ret = snic_aq_exec_buf(sd, SNIC_AQ_CREATE_RSS, 0, 0, cfg,
-				       sizeof(*cfg), &res);
-		kfree(cfg);
-		if (ret)
-			return ret;
-		priv->rss_id = res;
-		priv->rss_live = true;
-		rule.dest = SNIC_DEST_RSS;
-		rule.dest_id = cpu_to_le32(priv->rss_id);
-	} else {
-		rule.dest = SNIC_DEST_RQ;
-		rule.dest_id = cpu_to_le32(priv->ch[0].rq.qn);
-	}
-	ret = snic_aq_exec_buf(sd, SNIC_AQ_ADD_RULE, 0, 0, &rule, sizeof(rule),
-			       &res);
-	if (ret)
-		return ret;
-	priv->rss_rule = res;
-	priv->rss_rule_live = true;
-	return 0;
-}
-
-void snic_channels_close(struct snic_priv *priv)
+static void snic_channels_close(struct snic_priv *priv)
 {
 	struct snic_ntuple *r;
 	int i;
@@ -804,12 +242,13 @@ void snic_channels_close(struct snic_priv *priv)
 	priv->nch_open = 0;
 }
 
-int snic_channels_open(struct snic_priv *priv)
+static int snic_channels_open(struct snic_priv *priv)
 {
 	struct net_device *nd = priv->netdev;
 	struct snic_ntuple *r;
 	int i, ret;
 
+	ASSERT_RTNL();
 	priv->ch = kcalloc(priv->num_ch, sizeof(*priv->ch), GFP_KERNEL);
 	if (!priv->ch)
 		return -ENOMEM;
@@ -915,6 +354,7 @@ int snic_reconfigure(struct snic_priv *priv, int num_ch, unsigned int mtu)
 	unsigned int old_mtu = nd->mtu;
 	bool running = netif_running(nd);
 
+	ASSERT_RTNL();
 	if (running) {
 		netif_tx_disable(nd);
 		snic_channels_close(priv);
@@ -1095,7 +535,7 @@ static netdev_features_t snic_features(struct snic_dev *sd)
 	return f;
 }
 
-int snic_eth_probe(struct snic_dev *sd)
+static int snic_eth_probe(struct snic_dev *sd)
 {
 	struct device *dev = &sd->pdev->dev;
 	int max_ch = min(sd->num_vectors - 1 - !!sd->rdma_vector,
@@ -1192,7 +632,7 @@ err_free:
 	return ret;
 }
 
-void snic_eth_remove(struct snic_dev *sd)
+static void snic_eth_remove(struct snic_dev *sd)
 {
 	struct net_device *nd = sd->netdev;
 	struct snic_priv *priv;
@@ -1210,3 +650,37 @@ void snic_eth_remove(struct snic_dev *sd)
 	kfree(priv->tx_rate);
 	free_netdev(nd);
 }
+
+static int snic_eth_adev_probe(struct auxiliary_device *adev,
+			       const struct auxiliary_device_id *id)
+{
+	struct snic_dev *sd = snic_adev_sd(adev);
+	int ret;
+
+	ret = snic_eth_probe(sd);
+	if (ret)
+		return ret;
+	snic_adevs_add(sd);
+	return 0;
+}
+
+static void snic_eth_adev_remove(struct auxiliary_device *adev)
+{
+	struct snic_dev *sd = snic_adev_sd(adev);
+
+	snic_adevs_del(sd);
+	snic_eth_remove(sd);
+}
+
+static const struct auxiliary_device_id snic_eth_adev_ids[] = {
+	{ .name = KBUILD_MODNAME ".eth" },
+	{ }
+};
+MODULE_DEVICE_TABLE(auxiliary, snic_eth_adev_ids);
+
+struct auxiliary_driver snic_eth_driver = {
+	.name = "eth",
+	.probe = snic_eth_adev_probe,
+	.remove = snic_eth_adev_remove,
+	.id_table = snic_eth_adev_ids,
+};

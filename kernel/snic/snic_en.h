@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * snic Ethernet: what the snic_en_*.c files and snic_ethtool.c share.
+ * Layering: snic_en_main.c (net_device, channels, NAPI) calls down into
+ * snic_en_tx.c, snic_en_rx.c, snic_en_rss.c and snic_en_fs_ethtool.c;
+ * ethtool (snic_ethtool.c) calls into all of them.
+ */
+#ifndef SNIC_EN_H
+#define SNIC_EN_H
+
+#include "snic.h"
+
+/* snic_en_tx.c */
+netdev_tx_t snic_start_xmit(struct sk_buff *skb, struct net_device *nd);
+bool snic_tx_poll(struct snic_channel *ch, int napi_budget);
+void snic_tx_drain(struct snic_channel *ch);
+
+/* snic_en_rx.c */
+bool snic_rx_refill(struct snic_channel *ch, bool in_napi);
+int snic_rx_poll(struct snic_channel *ch, int budget);
+void snic_rx_drain(struct snic_channel *ch);
+
+/* snic_en_rss.c: under RTNL */
+int snic_rss_open(struct snic_priv *priv);
+void snic_rss_close(struct snic_priv *priv);
+int snic_rss_apply(struct snic_priv *priv);
+
+/* snic_en_fs_ethtool.c: under RTNL */
+int snic_ntuple_install(struct snic_priv *priv, struct snic_ntuple *rule);
+void snic_ntuple_uninstall(struct snic_priv *priv, struct snic_ntuple *rule);
+void snic_ntuple_flush(struct snic_priv *priv);
+int snic_get_rxnfc(struct net_device *nd, struct ethtool_rxnfc *cmd,
+		   u32 *rule_locs);
+int snic_set_rxnfc(struct net_device *nd, struct ethtool_rxnfc *cmd);
+
+/* snic_en_main.c: under RTNL */
+int snic_coal_apply(struct snic_priv *priv);
+int snic_reconfigure(struct snic_priv *priv, int num_ch, unsigned int mtu);
+
+/* snic_ethtool.c */
+extern const struct ethtool_ops snic_ethtool_ops;
+
+#endif /* SNIC_EN_H */

@@ -1,0 +1,48 @@
+# snic.ko's roles are auxiliary devices: each function gets snic.eth.N,
+# snic.peer.N, snic.rdma.N (RDMA capability) and snic.spin.N (sPIN
+# capability), each bound by its driver.  Unbinding snic.eth.N takes the
+# net_device and the roles on top of it (RDMA, peer, sPIN) away; binding
+# it again brings them back; rmmod leaves no auxiliary device behind.
+# vm-args: --guests 1
+. /opt/d2d/tests/lib.sh
+
+aux=/sys/bus/auxiliary
+count() { ls -d "$aux/devices/$1".* 2>/dev/null | wc -l; }
+netdevs() {
+	local d n=0
+	for d in /sys/class/net/*; do
+		[ "$(readlink -f "$d/device/driver")" = /sys/bus/pci/drivers/snic ] &&
+			n=$((n + 1))
+	done
+	echo $n
+}
+ibdevs() { ls /sys/class/infiniband 2>/dev/null | grep -c '^snic_'; }
+
+check modprobe modprobe snic
+check eth_devices test "$(count snic.eth)" = 2
+check peer_devices test "$(count snic.peer)" = 2
+check rdma_devices test "$(count snic.rdma)" = 2
+check spin_devices test "$(count snic.spin)" = 2
+for r in eth peer rdma spin; do
+	check "bound_$r" sh -c "[ \$(ls -d $aux/drivers/snic.$r/snic.$r.* | wc -l) = 2 ]"
+done
+check parent_is_pci sh -c "readlink -f $aux/devices/snic.eth.0 | grep -q '/0000:00:0[12].0/snic.eth.0$'"
+check two_netdevs test "$(netdevs)" = 2
+check two_ibdevs test "$(ibdevs)" = 2
+
+# The roles on top of the net_device follow it.
+check unbind_eth sh -c "echo snic.eth.0 > $aux/drivers/snic.eth/unbind"
+check unbind_one_netdev test "$(netdevs)" = 1
+check unbind_one_ibdev test "$(ibdevs)" = 1
+check unbind_rdma_gone test "$(count snic.rdma)" = 1
+check unbind_peer_gone test "$(count snic.peer)" = 1
+check unbind_spin_gone test "$(count snic.spin)" = 1
+check bind_eth sh -c "echo snic.eth.0 > $aux/drivers/snic.eth/bind"
+check bind_two_netdevs test "$(netdevs)" = 2
+check bind_two_ibdevs test "$(ibdevs)" = 2
+check bind_roles_back sh -c "[ $(count snic.rdma)$(count snic.peer)$(count snic.spin) = 222 ]"
+
+check rmmod rmmod snic
+check none_left test "$(count snic)" = 0
+check dmesg_clean dmesg_clean
+finish
