@@ -98,11 +98,10 @@ result spin $rc "$text"
 # --- FLD-E: the FLD echoes UDP port 7 through snic #0, no host CPU ---
 : > /tmp/demo-fld.log
 rc=1 text="fld.ko did not load"
-host_irqs() { awk -v p="$if0-ch" '$0 ~ p { for (i = 2; i <= NF && $i ~ /^[0-9]+$/; i++) s += $i } END { print s + 0 }' /proc/interrupts; }
 if run fld modprobe fld snic="$if0" udp_port=7; then
-	i0=$(host_irqs) r0=$(ethsum "$if0" 'rx[0-9]+_packets') e0=$(fldctl get accel_tx)
+	i0=$(host_irqs "$if0") r0=$(ethsum "$if0" 'rx[0-9]+_packets') e0=$(fldctl get accel_tx)
 	if run fld ip netns exec p fld-udp ping 10.0.0.1 7 500 256 16; then
-		i1=$(host_irqs) r1=$(ethsum "$if0" 'rx[0-9]+_packets') e1=$(fldctl get accel_tx)
+		i1=$(host_irqs "$if0") r1=$(ethsum "$if0" 'rx[0-9]+_packets') e1=$(fldctl get accel_tx)
 		di=$((i1 - i0)) dr=$((r1 - r0)) de=$((e1 - e0))
 		if [ $de -eq 500 ] && [ $di -lt 20 ] && [ $dr -lt 20 ]; then
 			rc=0 text="500/500 datagrams echoed by the FLD; host $if0: +$di interrupts, +$dr packets received"

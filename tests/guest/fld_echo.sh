@@ -23,8 +23,7 @@ fldctl show | sed 's/^/# /'
 
 # Host-side per-packet work on snic #0: its channel interrupts and its
 # driver's receive counters.
-host_irqs() { awk -v p="$if0-ch" '$0 ~ p { for (i = 2; i <= NF && $i ~ /^[0-9]+$/; i++) s += $i } END { print s + 0 }' /proc/interrupts; }
-irq0=$(host_irqs)
+irq0=$(host_irqs "$if0")
 rx0=$(ethsum "$if0" 'rx[0-9]+_packets')
 tx0=$(ethsum "$if0" 'tx[0-9]+_packets')
 e0=$(fldctl get accel_tx)
@@ -33,7 +32,7 @@ check echo_${N}x200 ip netns exec p fld-udp ping 10.0.0.1 7 $N 200 16
 check echo_64B ip netns exec p fld-udp ping 10.0.0.1 7 200 18 8
 check echo_1400B ip netns exec p fld-udp ping 10.0.0.1 7 200 1400 8
 
-irq1=$(host_irqs)
+irq1=$(host_irqs "$if0")
 rx1=$(ethsum "$if0" 'rx[0-9]+_packets')
 tx1=$(ethsum "$if0" 'tx[0-9]+_packets')
 e1=$(fldctl get accel_tx)

@@ -8,16 +8,15 @@
 . /opt/d2d/tests/snic_eth.inc
 
 snic_eth_setup
-host_irqs() { awk -v p="$if-ch" '$0 ~ p { for (i = 2; i <= NF && $i ~ /^[0-9]+$/; i++) s += $i } END { print s + 0 }' /proc/interrupts; }
 
 if [ "$D2D_GUEST" = 1 ]; then
 	check modprobe_fld modprobe fld snic="$if" udp_port=7
 	check flde_up sh -c "fldctl show | grep -q 'flde snic_cq'"
 	check ping_peer wait_ping "$peer" 30
-	irq0=$(host_irqs) rx0=$(ethsum "$if" 'rx[0-9]+_packets')
+	irq0=$(host_irqs "$if") rx0=$(ethsum "$if" 'rx[0-9]+_packets')
 	check barrier_1 barrier 1
 	check barrier_2 barrier 2	# guest 2 sends meanwhile
-	irq1=$(host_irqs) rx1=$(ethsum "$if" 'rx[0-9]+_packets')
+	irq1=$(host_irqs "$if") rx1=$(ethsum "$if" 'rx[0-9]+_packets')
 	echo "# fld echoed $(fldctl get accel_tx); host irqs +$((irq1 - irq0)) rx +$((rx1 - rx0))"
 	check fld_echoed_1000 test "$(fldctl get accel_tx)" -eq 1000
 	# the barriers' own TCP connections reach the host: a few frames

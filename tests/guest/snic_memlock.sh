@@ -10,8 +10,7 @@
 . /opt/d2d/tests/snic_rdma_user.inc
 H=/usr/local/share/spin
 
-rdma_user_one_guest
-SPIN=$(spin_dev_of "$dev0") && pass spin_dev || { fail spin_dev "no spin device on $dev0"; finish; }
+spin_one_guest
 sys=/sys/class/infiniband/$dev0/device
 # limited KIB CMD...: CMD as nobody with RLIMIT_MEMLOCK = KIB KiB
 limited() {

@@ -11,8 +11,7 @@
 . /opt/d2d/tests/snic_rdma_user.inc
 H=/usr/local/share/spin
 
-rdma_user_one_guest
-SPIN=$(spin_dev_of "$dev0") && pass spin_dev || { fail spin_dev "no spin device on $dev0"; finish; }
+spin_one_guest
 
 asnobody() { setpriv --reuid 65534 --regid 65534 --clear-groups "$@"; }
 # refused WHAT CMD...: CMD fails with EPERM on WHAT
