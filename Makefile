@@ -15,7 +15,7 @@ KCONFIG := $(shell tools/kconfig-symbols.sh --make)
 
 .PHONY: all deps qemu qemu-asan modules userspace image demo check check-unit \
 	check-device check-asan check-guest lint clean checkpatch help bench-eth bench-hdc \
-	bench-rdma bench-spin bench-fld debug-kernel modules-debug image-debug check-debug
+	bench-rdma bench-spin bench-fld report debug-kernel modules-debug image-debug check-debug
 
 all: qemu modules userspace
 
@@ -35,6 +35,7 @@ help:
 	@echo "make bench-spin    sPIN examples: cycles per packet, modeled throughput;"
 	@echo "                   NIC ping-pong vs host UDP echo (ratios)"
 	@echo "make bench-fld     FlexDriver echo vs host CPU echo, TLP bytes, memory (ratios)"
+	@echo "make report        every bench once, then docs/results.md with plots"
 
 deps:
 	@tools/deps.sh
@@ -117,6 +118,10 @@ bench-spin: qemu image
 
 bench-fld: qemu image
 	@tests/bench/fld.sh
+
+# Every bench once, then docs/results.md with plots (tools/report.sh).
+report: qemu image
+	@tools/report.sh
 
 checkpatch:
 	@tools/checkpatch.sh

@@ -15,6 +15,8 @@ HOST_PKGS=(
 	clang-14 lld-14
 	# style tier: sparse over the kernel modules (C=1); make lint: cppcheck
 	sparse cppcheck
+	# make report: plots (Debian's python3, not a virtualenv's)
+	python3-matplotlib
 	# tools/intree-check.sh: a kernel tree needs these to prepare
 	flex bison bc libelf-dev libssl-dev
 )

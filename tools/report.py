@@ -1,0 +1,258 @@
+#!/usr/bin/python3
+"""d2d results page: docs/results.md and its plots from the benches' lines.
+
+    tools/report.py render [--out DIR] LOG...
+
+reads the "bench: NAME: ..." lines of one run of the benches (the logs
+make report keeps) and writes DIR/results.md (default docs/) with one PNG
+per figure under DIR/results/, drawn by matplotlib.  Every figure is drawn
+from the lines of that run only; a figure whose lines are missing says so
+instead of being drawn.  The page ends with every bench line, as printed.
+
+A bench line is "bench: NAME: LABEL VALUE vs LABEL VALUE = RATIO (note)"
+or a bench's own free form; docs/results.md explains each figure.
+"""
+import argparse
+import datetime
+import os
+import platform
+import re
+import subprocess
+import sys
+
+BENCH = re.compile(r'^bench: ([A-Za-z0-9_.<>-]+): (.*)$')
+PAIR = re.compile(r'^(\S+) ([0-9.]+) vs (\S+) ([0-9.]+) = (\S+)(?: \((.*)\))?$')
+SIZE = re.compile(r'^([0-9]+)(B|KiB|MiB)?$')
+
+
+def size_bytes(text):
+    """'64KiB' -> 65536, '512' -> 512; None if not a size."""
+    m = SIZE.match(text)
+    if not m:
+        return None
+    return int(m.group(1)) * {None: 1, 'B': 1, 'KiB': 1024,
+                              'MiB': 1 << 20}[m.group(2)]
+
+
+def parse(lines):
+    """The bench lines in order: (name, rest, pair or None)."""
+    out = []
+    for line in lines:
+        m = BENCH.match(line.strip())
+        if not m:
+            continue
+        name, rest = m.group(1), m.group(2)
+        p = PAIR.match(rest)
+        pair = None
+        if p:
+            pair = {'a': p.group(1), 'av': float(p.group(2)),
+                    'b': p.group(3), 'bv': float(p.group(4)),
+                    'ratio': p.group(5), 'note': p.group(6) or ''}
+        out.append((name, rest, pair))
+    return out
+
+
+def fld_paper_pcie_bytes(size):
+    """PCIe bytes per echoed packet on the NIC<->FLD link under the FLD
+    paper's model parameters (ASPLOS'22 section 6): request/write TLP
+    header 24 B, completion header 20 B, MPS 256, MRRS 512, 64 B CQEs
+    moderated 1 in 16.  Receive: the NIC writes the frame into FLD memory
+    and a moderated CQE; transmit: the NIC reads a 64 B WQE and the frame
+    (read requests per MRRS, completions per MPS) and writes a moderated
+    CQE."""
+    def chunks(n, unit):
+        return (n + unit - 1) // unit
+    rx = size + 24 * chunks(size, 256) + (64 + 24) / 16
+    wqe = 24 + 20 + 64
+    tx = wqe + 24 * chunks(size, 512) + 20 * chunks(size, 256) + size
+    tx += (64 + 24) / 16
+    return rx + tx
+
+
+def figures(runs):
+    """Each figure: (id, title, what, series) with series a dict
+    label -> list of (x, y); 'paper' series are drawn dashed."""
+    figs = []
+
+    # RDMA WRITE bandwidth vs message size, snic vs rxe.
+    s = {}
+    for name, _, p in runs:
+        m = re.match(r'^rdma-write-bw-([0-9]+(?:B|KiB|MiB))-MBps$', name)
+        if m and p:
+            x = size_bytes(m.group(1))
+            s.setdefault(p['a'], []).append((x, p['av']))
+            s.setdefault(p['b'], []).append((x, p['bv']))
+    figs.append(('rdma-bw', 'RDMA WRITE bandwidth vs message size',
+                 ('message size (B)', 'MB/s'), s, 'line'))
+
+    # Ethernet: TCP throughput and ping latency, snic vs e1000e/virtio.
+    for metric, title, unit in (('eth-tcp-mbps', 'Ethernet TCP throughput',
+                                 'Mbit/s'),
+                                ('eth-ping-ms', 'Ethernet ping latency',
+                                 'ms')):
+        s = {}
+        for name, _, p in runs:
+            if name == metric and p:
+                s[p['a']] = [(0, p['av'])]
+                s[p['b']] = [(0, p['bv'])]
+        figs.append((metric, title, ('NIC', unit), s, 'bar'))
+
+    # sPIN: modeled throughput per use case vs packet size.
+    s = {}
+    for name, rest, _ in runs:
+        m = re.match(r'^spin-([a-z0-9_]+)-([0-9]+)B$', name)
+        g = re.search(r'modeled ([0-9.]+) Gbit/s', rest)
+        if m and g:
+            s.setdefault(m.group(1), []).append((int(m.group(2)),
+                                                 float(g.group(1))))
+    if s:
+        xs = sorted({x for v in s.values() for x, _ in v})
+        s['paper: 400 Gbit/s line rate'] = [(x, 400.0) for x in xs]
+    figs.append(('spin-throughput', 'sPIN handler throughput per use case',
+                 ('packet size (B)', 'modeled Gbit/s'), s, 'line'))
+
+    # FLD: PCIe bytes per echoed packet vs size, ours vs the paper's model.
+    s = {}
+    for name, _, p in runs:
+        m = re.match(r'^fld-pcie-tlp-bytes-per-packet-([0-9]+)$', name)
+        if m and p:
+            x = int(m.group(1))
+            s.setdefault('d2d fld', []).append((x, p['av']))
+            s.setdefault('paper: PCIe model (section 6)', []).append(
+                (x, fld_paper_pcie_bytes(x)))
+    figs.append(('fld-pcie', 'FLD: NIC<->FLD PCIe bytes per echoed packet',
+                 ('frame size (B)', 'bytes per packet'), s, 'line'))
+
+    # HDC: guest instructions per MiB per function, engine vs CPU.
+    s = {}
+    cats = []
+    for name, _, p in runs:
+        m = re.match(r'^hdc-([a-z0-9]+)-insns-per-MiB$', name)
+        if m and p:
+            cats.append(m.group(1))
+            s.setdefault('d2d engine', []).append((m.group(1), p['av']))
+            s.setdefault('CPU', []).append((m.group(1), p['bv']))
+    figs.append(('hdc-insns', 'HDC: guest instructions per MiB',
+                 ('function', 'guest instructions per MiB'), s, 'bars'))
+    return figs
+
+
+def draw(fig, path):
+    """Writes one PNG; returns False when the run had no data for it."""
+    fid, title, (xl, yl), series, kind = fig
+    if not series:
+        return False
+    import matplotlib
+    matplotlib.use('Agg')
+    import matplotlib.pyplot as plt
+    f, ax = plt.subplots(figsize=(6.4, 4.0), dpi=100)
+    if kind == 'line':
+        for label, pts in series.items():
+            pts = sorted(pts)
+            ax.plot([x for x, _ in pts], [y for _, y in pts],
+                    '--' if label.startswith('paper') else '-o', label=label)
+        ax.set_xscale('log', base=2)
+    elif kind == 'bar':
+        labels = list(series)
+        ax.bar(labels, [series[k][0][1] for k in labels])
+    else:
+        cats = [c for c, _ in next(iter(series.values()))]
+        width = 0.8 / len(series)
+        for i, (label, pts) in enumerate(series.items()):
+            ax.bar([j + i * width for j in range(len(pts))],
+                   [y for _, y in pts], width, label=label)
+        ax.set_xticks([j + 0.4 - width / 2 for j in range(len(cats))])
+        ax.set_xticklabels(cats)
+        ax.set_yscale('log')
+    ax.set_title(title)
+    ax.set_xlabel(xl)
+    ax.set_ylabel(yl)
+    if kind != 'bar':
+        ax.legend(fontsize='small')
+    ax.grid(True, alpha=0.3)
+    f.tight_layout()
+    f.savefig(path, metadata={'Software': None})
+    plt.close(f)
+    return True
+
+
+def header(logs):
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    try:
+        commit = subprocess.run(['git', '-C', root, 'rev-parse', '--short',
+                                 'HEAD'], capture_output=True, text=True,
+                                check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        commit = 'unknown'
+    cpu = 'unknown CPU'
+    try:
+        with open('/proc/cpuinfo') as f:
+            for line in f:
+                if line.startswith('model name'):
+                    cpu = line.split(':', 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    return ['# d2d results', '',
+            'Generated by `make report` (tools/report.py) from one run of '
+            'the benches.  Do not edit: run `make report` again.', '',
+            '- date: %s' % datetime.date.today().isoformat(),
+            '- commit: %s' % commit,
+            '- machine: %s, %d CPUs, %s %s' % (cpu, os.cpu_count() or 0,
+                                               platform.system(),
+                                               platform.release()),
+            '- logs: %d bench log(s)' % len(logs), '',
+            'Guest instruction counts are exact under TCG.  Times are the '
+            "guests' emulated time unless a line says \"modeled\" "
+            '(README: Benchmarks): they are comparable only within one run.',
+            '']
+
+
+def render(logs, out):
+    lines = []
+    for path in logs:
+        with open(path, errors='replace') as f:
+            lines.extend(f.read().splitlines())
+    runs = parse(lines)
+    if not runs:
+        sys.exit('report: no "bench:" lines in %s' % ' '.join(logs))
+    pngdir = os.path.join(out, 'results')
+    os.makedirs(pngdir, exist_ok=True)
+    md = header(logs)
+    md += ['## Figures', '']
+    for fig in figures(runs):
+        png = os.path.join(pngdir, fig[0] + '.png')
+        md.append('### ' + fig[1])
+        md.append('')
+        if draw(fig, png):
+            md.append('![%s](results/%s.png)' % (fig[1], fig[0]))
+        else:
+            if os.path.exists(png):
+                os.unlink(png)
+            md.append('No bench line of this run feeds this figure.')
+        md.append('')
+    md += ['## Every bench line', '', '| bench | result |', '|---|---|']
+    for name, rest, _ in runs:
+        md.append('| %s | %s |' % (name, rest.replace('|', '\\|')))
+    md.append('')
+    with open(os.path.join(out, 'results.md'), 'w') as f:
+        f.write('\n'.join(md))
+    print('report: %s/results.md: %d bench lines, %d figures' %
+          (out, len(runs), sum(1 for n in os.listdir(pngdir)
+                               if n.endswith('.png'))))
+
+
+def main():
+    ap = argparse.ArgumentParser(
+        description='Write docs/results.md and its plots from bench logs.')
+    sub = ap.add_subparsers(dest='cmd', required=True)
+    r = sub.add_parser('render', help='render the page from bench logs')
+    r.add_argument('--out', default=os.path.join(
+        os.path.dirname(os.path.dirname(os.path.abspath(__file__))), 'docs'))
+    r.add_argument('logs', nargs='+')
+    a = ap.parse_args()
+    render(a.logs, a.out)
+
+
+if __name__ == '__main__':
+    main()
