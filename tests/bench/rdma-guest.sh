@@ -69,8 +69,13 @@ port_of() {	# port_of KIND TEST
 	case $1-$2 in
 	snic-bw) echo 18601 ;; snic-lat) echo 18602 ;;
 	rxe-bw) echo 18603 ;; rxe-lat) echo 18604 ;;
+	snic-sw4096) echo 18611 ;; snic-sw1048576) echo 18612 ;;
+	rxe-sw4096) echo 18613 ;; rxe-sw1048576) echo 18614 ;;
 	esac
 }
+# The bandwidth sweep beside the 64 KiB run: message size and iterations
+# (about the same bytes each).
+SWEEP=${SWEEP:-"4096:1000 1048576:20"}
 if [ "$me" = 2 ]; then
 	for kind in snic rxe; do
 		if [ $kind = snic ]; then d=$sdev g=$sgid; else d=rxe0 g=$rgid; fi
@@ -79,6 +84,10 @@ if [ "$me" = 2 ]; then
 			-p "$(port_of $kind bw)" 2>&1 | sed 's/^/  /'
 		ib_send_lat -d "$d" -x "$g" -s 64 -n "$LAT_ITERS" -F \
 			-p "$(port_of $kind lat)" 2>&1 | sed 's/^/  /'
+		for sw in $SWEEP; do
+			ib_write_bw -d "$d" -x "$g" -s "${sw%:*}" -n "${sw#*:}" -F \
+				-p "$(port_of $kind "sw${sw%:*}")" 2>&1 | sed 's/^/  /'
+		done
 	done
 	exit 0
 fi
@@ -119,4 +128,11 @@ for kind in snic rxe; do
 	echo "BENCH dev=$kind mark=$mark bw_mbs=${mbs:-0} lat_us=${us:-0} bytes=$((65536 * BW_ITERS)) tlps_per_msg=$tlps $gbn"
 	mark=$((mark + 10))
 	sleep 2
+	for sw in $SWEEP; do
+		bw=$(run ib_write_bw -d "$d" -x "$g" -s "${sw%:*}" -n "${sw#*:}" -F \
+			-p "$(port_of $kind "sw${sw%:*}")" "$ip")
+		mbs=$(echo "$bw" | awk -v s="${sw%:*}" '$1 == s && NF >= 5 {print $4}' | tail -1)
+		echo "BENCH-SWEEP dev=$kind size=${sw%:*} bw_mbs=${mbs:-0}"
+		sleep 2
+	done
 done

@@ -1,7 +1,8 @@
 #!/bin/bash
 # make bench-rdma: snic's RoCEv2 transport vs Linux Soft-RoCE (rdma_rxe)
 # over virtio-net, side by side in one boot of two guests that have both
-# NICs on the same wire: ib_write_bw at 64 KiB, ib_send_lat at 64 B, guest
+# NICs on the same wire: ib_write_bw at 64 KiB (and a sweep: 4 KiB, 1 MiB),
+# ib_send_lat at 64 B, guest
 # instructions per MiB moved (insn-meter plugin, guest 1 = the client), and
 # snic's PCIe TLPs per message.  Prints "bench: <name>: <ours> vs <baseline>
 # = <ratio>".  A benchmark, not a timed test: numbers under TCG on a shared
@@ -41,6 +42,13 @@ s=$(field snic lat_us) r=$(field rxe lat_us)
 echo "bench: rdma-send-lat-64B-us: snic $s vs rxe $r = $(ratio "$s" "$r") (lower is better, goal <= 0.5)"
 s=$(per_mib snic) r=$(per_mib rxe)
 echo "bench: rdma-guest-insns-per-MiB-written: snic $s vs rxe $r = $(ratio "$s" "$r") (lower is better)"
+# The sweep: ib_write_bw at other sizes, same pairing.
+sweep() { sed -n "s/^BENCH-SWEEP dev=$1 size=$2 bw_mbs=\([0-9.]*\).*/\1/p" "$out/results" | tail -1; }
+for size in $(sed -n 's/^BENCH-SWEEP dev=snic size=\([0-9]*\).*/\1/p' "$out/results"); do
+	s=$(sweep snic "$size") r=$(sweep rxe "$size")
+	if [ "$size" -ge 1048576 ]; then label=$((size / 1048576))MiB; else label=$((size / 1024))KiB; fi
+	echo "bench: rdma-write-bw-$label-MBps: snic ${s:-0} vs rxe ${r:-0} = $(ratio "${s:-0}" "${r:-0}")"
+done
 t=$(field snic tlps_per_msg)
 echo "bench: rdma-snic-pcie-tlps-per-64KiB-write: $t (client side, all queues)"
 g=$(sed -n 's/.*dev=snic .*\(retx=[0-9]* timeouts=[0-9]* seq_naks=[0-9]*\).*/\1/p' "$out/results" | tail -1)
