@@ -75,6 +75,21 @@ void d2d_pcie_counters_format(GString *out, const D2DPcieCounters *c);
         .max_access_size = 4,                   \
     }
 
+/*
+ * MemoryRegionOps fields of a memory window (rings, buffers) that takes
+ * little-endian accesses of 1 to 8 bytes, as host memory would.
+ */
+#define D2D_MMIO_OPS_ANY_SIZE                   \
+    .endianness = DEVICE_LITTLE_ENDIAN,         \
+    .valid = {                                  \
+        .min_access_size = 1,                   \
+        .max_access_size = 8,                   \
+    },                                          \
+    .impl = {                                   \
+        .min_access_size = 1,                   \
+        .max_access_size = 8,                   \
+    }
+
 /* Adds the counters as read-only QOM properties "pcie-<name>". */
 void d2d_pcie_counters_add_props(Object *obj, D2DPcieCounters *c);
 

@@ -229,13 +229,5 @@ static void fld_win_write(void *opaque, hwaddr addr, uint64_t val,
 const MemoryRegionOps fld_win_ops = {
     .read = fld_win_read,
     .write = fld_win_write,
-    .endianness = DEVICE_LITTLE_ENDIAN,
-    .valid = {
-        .min_access_size = 1,
-        .max_access_size = 8,
-    },
-    .impl = {
-        .min_access_size = 1,
-        .max_access_size = 8,
-    },
+    D2D_MMIO_OPS_ANY_SIZE,
 };

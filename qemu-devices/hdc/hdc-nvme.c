@@ -111,15 +111,7 @@ static void hdc_nvmeq_write(void *opaque, hwaddr addr, uint64_t val,
 const MemoryRegionOps hdc_nvmeq_ops = {
     .read = hdc_nvmeq_read,
     .write = hdc_nvmeq_write,
-    .endianness = DEVICE_LITTLE_ENDIAN,
-    .valid = {
-        .min_access_size = 1,
-        .max_access_size = 8,
-    },
-    .impl = {
-        .min_access_size = 1,
-        .max_access_size = 8,
-    },
+    D2D_MMIO_OPS_ANY_SIZE,
 };
 
 /*
