@@ -20,7 +20,7 @@ if [ $rc -ne 0 ] || [ "$(grep -c 'dev=' "$out/results")" -lt 2 ]; then
 	cat "$out/results"
 	exit 1
 fi
-field() { sed -n "s/.*dev=$1 .*$2=\([0-9.]*\).*/\1/p" "$out/results" | tail -1; }
+field() { sed -n "s/^BENCH dev=$1 .*$2=\([0-9.]*\).*/\1/p" "$out/results" | tail -1; }
 marks() {	# marks A B: guest-1 instructions between insn-mark A and B
 	local a b
 	a=$(awk -v m="$1" '$1=="mark" && $2==m {print $3}' "$out/insn.1" | tail -1)
