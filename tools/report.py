@@ -125,13 +125,12 @@ def figures(runs):
 
     # HDC: guest instructions per MiB per function, engine vs CPU.
     s = {}
-    cats = []
     for name, _, p in runs:
-        m = re.match(r'^hdc-([a-z0-9]+)-insns-per-MiB$', name)
+        m = re.match(r'^hdc-([a-z0-9-]+)-insns-per-MiB$', name)
         if m and p:
-            cats.append(m.group(1))
-            s.setdefault('d2d engine', []).append((m.group(1), p['av']))
-            s.setdefault('CPU', []).append((m.group(1), p['bv']))
+            cat = '%s\nvs %s' % (m.group(1), p['b'])
+            s.setdefault('d2d engine', []).append((cat, p['av']))
+            s.setdefault('CPU baseline', []).append((cat, p['bv']))
     figs.append(('hdc-insns', 'HDC: guest instructions per MiB',
                  ('function', 'guest instructions per MiB'), s, 'bars'))
     return figs
@@ -145,7 +144,7 @@ def draw(fig, path):
     import matplotlib
     matplotlib.use('Agg')
     import matplotlib.pyplot as plt
-    f, ax = plt.subplots(figsize=(6.4, 4.0), dpi=100)
+    f, ax = plt.subplots(figsize=(8.0, 4.4), dpi=100)
     if kind == 'line':
         for label, pts in series.items():
             pts = sorted(pts)
@@ -162,7 +161,7 @@ def draw(fig, path):
             ax.bar([j + i * width for j in range(len(pts))],
                    [y for _, y in pts], width, label=label)
         ax.set_xticks([j + 0.4 - width / 2 for j in range(len(cats))])
-        ax.set_xticklabels(cats)
+        ax.set_xticklabels(cats, fontsize='x-small')
         ax.set_yscale('log')
     ax.set_title(title)
     ax.set_xlabel(xl)
