@@ -45,6 +45,7 @@ void snic_rdma_xmit(SnicState *s, SnicQp *qp, const uint8_t *f, size_t len)
         r->st.loss_injected++;
         return;
     }
+    d2d_timing_packet(&s->timing, s->timing.p.rdma_ns);
     snic_port_xmit(s, f, len, &r->st.tx_pkts, &r->st.tx_bytes);
 }
 

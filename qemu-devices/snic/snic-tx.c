@@ -105,6 +105,7 @@ static void snic_tx_wire(SnicState *s, SnicSq *sq, const uint8_t *f,
         sq->st.packets++;
         sq->st.bytes += len;
     }
+    d2d_timing_packet(&s->timing, 0);
     if (sq && (sq->flags & SNIC_SQ_F_LOOPBACK)) {
         /* Not the wire: the port's own receive path. */
         s->ps.tx_loopback++;

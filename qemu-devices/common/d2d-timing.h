@@ -1,0 +1,118 @@
+/*
+ * d2d: timing mode - a device's cost parameters as properties, its
+ * timeline (d2d-cost.h), and the ordered deferral queues through which its
+ * effects (DMA writes, MSI-X, frames) happen at their modeled virtual
+ * time.  docs/timing.md documents it.
+ *
+ * With "timing" off (the default) nothing here runs: no timer, no queue,
+ * every DMA, interrupt and frame happens when the model makes it.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#ifndef D2D_TIMING_H
+#define D2D_TIMING_H
+
+#include "hw/pci/pci.h"
+#include "hw/qdev-properties.h"
+#include "qemu/queue.h"
+#include "qemu/timer.h"
+#include "d2d-cost.h"
+
+typedef void D2DTimingFn(void *opaque, const uint8_t *data, size_t len);
+
+typedef struct D2DDeferEntry D2DDeferEntry;
+
+/* Entries run in order, each at its time, from a guarded virtual timer. */
+typedef struct D2DDefer {
+    QSIMPLEQ_HEAD(, D2DDeferEntry) q;
+    QEMUTimer *timer;
+    struct D2DTiming *t;
+    uint32_t len;               /* entries queued */
+} D2DDefer;
+
+typedef struct D2DTiming {
+    D2DTimingParams p;
+    D2DTimeline tl;
+    PCIDevice *pdev;
+    D2DDefer fx;                /* posted PCIe effects: DMA writes, MSI-X */
+    D2DDefer wire;              /* frames on their way to the far end */
+    D2DDefer rx;                /* frames waiting in the switch queue */
+    /* counters (QOM properties timing-*) */
+    uint64_t deferred;          /* effects that waited for their time */
+    uint64_t rx_queued;         /* frames that waited in the switch queue */
+    uint64_t rx_drops;          /* frames the full switch queue dropped */
+    uint64_t late_errors;       /* deferred DMA writes that failed */
+} D2DTiming;
+
+/* The "timing" property and every cost parameter of @field in @state. */
+#define DEFINE_D2D_TIMING_PROPERTIES(_state, _f)                             \
+    DEFINE_PROP_BOOL("timing", _state, _f.p.on, false),                       \
+    DEFINE_PROP_UINT32("timing-pcie-gen", _state, _f.p.pcie_gen,              \
+                       D2D_TDEF_PCIE_GEN),                                    \
+    DEFINE_PROP_UINT32("timing-pcie-lanes", _state, _f.p.pcie_lanes,          \
+                       D2D_TDEF_PCIE_LANES),                                  \
+    DEFINE_PROP_UINT32("timing-pcie-read-ns", _state, _f.p.pcie_read_ns,      \
+                       D2D_TDEF_PCIE_READ_NS),                                \
+    DEFINE_PROP_UINT32("timing-wire-mbps", _state, _f.p.wire_mbps,            \
+                       D2D_TDEF_WIRE_MBPS),                                   \
+    DEFINE_PROP_UINT32("timing-wire-prop-ns", _state, _f.p.wire_prop_ns,      \
+                       D2D_TDEF_WIRE_PROP_NS),                                \
+    DEFINE_PROP_UINT32("timing-switch-ns", _state, _f.p.switch_ns,            \
+                       D2D_TDEF_SWITCH_NS),                                   \
+    DEFINE_PROP_UINT32("timing-switch-queue", _state, _f.p.switch_queue,      \
+                       D2D_TDEF_SWITCH_QUEUE),                                \
+    DEFINE_PROP_UINT32("timing-pkt-ns", _state, _f.p.pkt_ns,                  \
+                       D2D_TDEF_PKT_NS),                                      \
+    DEFINE_PROP_UINT32("timing-pipe-ns", _state, _f.p.pipe_ns,                \
+                       D2D_TDEF_PIPE_NS),                                     \
+    DEFINE_PROP_UINT32("timing-db-ns", _state, _f.p.db_ns, D2D_TDEF_DB_NS),   \
+    DEFINE_PROP_UINT32("timing-rdma-ns", _state, _f.p.rdma_ns,                \
+                       D2D_TDEF_RDMA_NS)
+
+/* Checks the parameters, makes the queues; false with @errp set. */
+bool d2d_timing_realize(D2DTiming *t, PCIDevice *pdev, Error **errp);
+void d2d_timing_unrealize(D2DTiming *t);
+/* Device reset: pending effects are dropped, the timeline starts over. */
+void d2d_timing_reset(D2DTiming *t);
+/* Counters as read-only QOM properties "timing-<name>". */
+void d2d_timing_add_props(Object *obj, D2DTiming *t);
+
+static inline bool d2d_timing_on(const D2DTiming *t)
+{
+    return t->p.on;
+}
+
+/* Engine work of @ns (doorbell processing). */
+void d2d_timing_engine(D2DTiming *t, uint32_t ns);
+/* A packet enters the pipeline; @extra_ns more latency (transport). */
+void d2d_timing_packet(D2DTiming *t, uint32_t extra_ns);
+/* The packet in hand takes @ns longer. */
+void d2d_timing_latency(D2DTiming *t, uint32_t ns);
+/* The engine waits for what it has read (e.g. a fetched descriptor). */
+void d2d_timing_sync(D2DTiming *t);
+/*
+ * A frame leaves the port: true if timing is on and @fn(@opaque, frame)
+ * will be called when it reaches the far end (the caller sends nothing);
+ * false: send it now.
+ */
+bool d2d_timing_frame_out(D2DTiming *t, const uint8_t *f, size_t len,
+                          D2DTimingFn *fn, void *opaque);
+/*
+ * A frame arrives from the wire: true if timing is on and the switch
+ * queue in front of the port holds frames (@fn is called when it leaves
+ * the queue) or is full (dropped, counted); false: take it now.
+ */
+bool d2d_timing_frame_in(D2DTiming *t, const uint8_t *f, size_t len,
+                         D2DTimingFn *fn, void *opaque);
+
+/*
+ * Used by d2d-pcie.c: the timing state of @pdev if its timing mode is on,
+ * NULL otherwise; the charges of its DMA and MSI-X.
+ */
+D2DTiming *d2d_timing_of(PCIDevice *pdev);
+void d2d_timing_dma_read(D2DTiming *t, uint64_t addr, uint64_t len);
+MemTxResult d2d_timing_dma_write(D2DTiming *t, uint64_t addr,
+                                 const void *buf, uint64_t len, bool entry);
+void d2d_timing_msix(D2DTiming *t, unsigned vector);
+
+#endif
