@@ -81,7 +81,8 @@ MemTxResult d2d_dma_read(PCIDevice *pdev, D2DPcieCounters *c,
     r = pci_dma_read(pdev, addr, buf, len);
 
     d2d_dma_account(c, q, r, D2D_PCIE_DMA_READ, addr, len);
-    if (r == MEMTX_OK && (t = d2d_timing_of(pdev))) {
+    t = r == MEMTX_OK ? d2d_timing_of(pdev) : NULL;
+    if (t) {
         d2d_timing_dma_read(t, addr, len);
     }
     return r;

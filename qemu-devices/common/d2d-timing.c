@@ -7,6 +7,8 @@
 #include "qemu/osdep.h"
 #include "qemu/log.h"
 #include "qapi/error.h"
+#include "qapi/visitor.h"
+#include "hw/qdev-core.h"
 #include "hw/pci/msix.h"
 #include "sysemu/dma.h"
 #include "d2d-pcie.h"
@@ -50,6 +52,7 @@ static void d2d_defer_run_one(D2DTiming *t, D2DDeferEntry *e)
     case D2D_FX_WRITE_ENTRY:
         r = pci_dma_write(pdev, e->addr, e->data, e->len - 1);
         if (r == MEMTX_OK) {
+            /* The entry's body must be visible before its owner byte. */
             smp_wmb();
             r = pci_dma_write(pdev, e->addr + e->len - 1,
                               e->data + e->len - 1, 1);
@@ -193,8 +196,73 @@ void d2d_timing_reset(D2DTiming *t)
     d2d_tl_init(&t->tl, &t->p);
 }
 
-void d2d_timing_add_props(Object *obj, D2DTiming *t)
+static bool d2d_timing_settable(Object *obj, const char *name, Error **errp)
 {
+    if (DEVICE(obj)->realized) {
+        error_setg(errp, "%s: set it before the device is realized", name);
+        return false;
+    }
+    return true;
+}
+
+static void d2d_timing_get_u32(Object *obj, Visitor *v, const char *name,
+                               void *opaque, Error **errp)
+{
+    visit_type_uint32(v, name, opaque, errp);
+}
+
+static void d2d_timing_set_u32(Object *obj, Visitor *v, const char *name,
+                               void *opaque, Error **errp)
+{
+    uint32_t val;
+
+    if (d2d_timing_settable(obj, name, errp) &&
+        visit_type_uint32(v, name, &val, errp)) {
+        *(uint32_t *)opaque = val;
+    }
+}
+
+static void d2d_timing_get_on(Object *obj, Visitor *v, const char *name,
+                              void *opaque, Error **errp)
+{
+    visit_type_bool(v, name, opaque, errp);
+}
+
+static void d2d_timing_set_on(Object *obj, Visitor *v, const char *name,
+                              void *opaque, Error **errp)
+{
+    bool val;
+
+    if (d2d_timing_settable(obj, name, errp) &&
+        visit_type_bool(v, name, &val, errp)) {
+        *(bool *)opaque = val;
+    }
+}
+
+void d2d_timing_init(Object *obj, D2DTiming *t)
+{
+    static const struct {
+        const char *name;
+        size_t off;
+    } params[] = {
+#define P(n, f) { "timing-" n, offsetof(D2DTimingParams, f) }
+        P("pcie-gen", pcie_gen), P("pcie-lanes", pcie_lanes),
+        P("pcie-read-ns", pcie_read_ns), P("wire-mbps", wire_mbps),
+        P("wire-prop-ns", wire_prop_ns), P("switch-ns", switch_ns),
+        P("switch-queue", switch_queue), P("pkt-ns", pkt_ns),
+        P("pipe-ns", pipe_ns), P("db-ns", db_ns), P("rdma-ns", rdma_ns),
+#undef P
+    };
+    size_t i;
+
+    d2d_timing_params_default(&t->p);
+    object_property_add(obj, "timing", "bool", d2d_timing_get_on,
+                        d2d_timing_set_on, NULL, &t->p.on);
+    for (i = 0; i < ARRAY_SIZE(params); i++) {
+        object_property_add(obj, params[i].name, "uint32",
+                            d2d_timing_get_u32, d2d_timing_set_u32, NULL,
+                            (uint8_t *)&t->p + params[i].off);
+    }
     object_property_add_uint64_ptr(obj, "timing-deferred", &t->deferred,
                                    OBJ_PROP_FLAG_READ);
     object_property_add_uint64_ptr(obj, "timing-rx-queued", &t->rx_queued,

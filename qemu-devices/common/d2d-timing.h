@@ -13,7 +13,6 @@
 #define D2D_TIMING_H
 
 #include "hw/pci/pci.h"
-#include "hw/qdev-properties.h"
 #include "qemu/queue.h"
 #include "qemu/timer.h"
 #include "d2d-cost.h"
@@ -44,38 +43,17 @@ typedef struct D2DTiming {
     uint64_t late_errors;       /* deferred DMA writes that failed */
 } D2DTiming;
 
-/* The "timing" property and every cost parameter of @field in @state. */
-#define DEFINE_D2D_TIMING_PROPERTIES(_state, _f)                             \
-    DEFINE_PROP_BOOL("timing", _state, _f.p.on, false),                       \
-    DEFINE_PROP_UINT32("timing-pcie-gen", _state, _f.p.pcie_gen,              \
-                       D2D_TDEF_PCIE_GEN),                                    \
-    DEFINE_PROP_UINT32("timing-pcie-lanes", _state, _f.p.pcie_lanes,          \
-                       D2D_TDEF_PCIE_LANES),                                  \
-    DEFINE_PROP_UINT32("timing-pcie-read-ns", _state, _f.p.pcie_read_ns,      \
-                       D2D_TDEF_PCIE_READ_NS),                                \
-    DEFINE_PROP_UINT32("timing-wire-mbps", _state, _f.p.wire_mbps,            \
-                       D2D_TDEF_WIRE_MBPS),                                   \
-    DEFINE_PROP_UINT32("timing-wire-prop-ns", _state, _f.p.wire_prop_ns,      \
-                       D2D_TDEF_WIRE_PROP_NS),                                \
-    DEFINE_PROP_UINT32("timing-switch-ns", _state, _f.p.switch_ns,            \
-                       D2D_TDEF_SWITCH_NS),                                   \
-    DEFINE_PROP_UINT32("timing-switch-queue", _state, _f.p.switch_queue,      \
-                       D2D_TDEF_SWITCH_QUEUE),                                \
-    DEFINE_PROP_UINT32("timing-pkt-ns", _state, _f.p.pkt_ns,                  \
-                       D2D_TDEF_PKT_NS),                                      \
-    DEFINE_PROP_UINT32("timing-pipe-ns", _state, _f.p.pipe_ns,                \
-                       D2D_TDEF_PIPE_NS),                                     \
-    DEFINE_PROP_UINT32("timing-db-ns", _state, _f.p.db_ns, D2D_TDEF_DB_NS),   \
-    DEFINE_PROP_UINT32("timing-rdma-ns", _state, _f.p.rdma_ns,                \
-                       D2D_TDEF_RDMA_NS)
-
 /* Checks the parameters, makes the queues; false with @errp set. */
 bool d2d_timing_realize(D2DTiming *t, PCIDevice *pdev, Error **errp);
 void d2d_timing_unrealize(D2DTiming *t);
 /* Device reset: pending effects are dropped, the timeline starts over. */
 void d2d_timing_reset(D2DTiming *t);
-/* Counters as read-only QOM properties "timing-<name>". */
-void d2d_timing_add_props(Object *obj, D2DTiming *t);
+/*
+ * From the device's instance_init: the defaults, the "timing" property and
+ * every cost parameter as a property "timing-<name>" (settable until the
+ * device is realized, e.g. with -global), the counters as read-only ones.
+ */
+void d2d_timing_init(Object *obj, D2DTiming *t);
 
 static inline bool d2d_timing_on(const D2DTiming *t)
 {

@@ -150,7 +150,7 @@ static void snic_instance_init(Object *obj)
     SnicState *s = SNIC(obj);
 
     d2d_pcie_counters_add_props(obj, &s->pcie);
-    d2d_timing_add_props(obj, &s->timing);
+    d2d_timing_init(obj, &s->timing);
     object_property_add_str(obj, "queue-stats", snic_get_queue_stats, NULL);
     object_property_add_str(obj, "rdma-stats", snic_get_rdma_stats, NULL);
     snic_rdma_loss_props(s, obj);
@@ -179,7 +179,6 @@ static Property snic_properties[] = {
                        SNIC_SPIN_DEF_CLOCK_MHZ),
     DEFINE_PROP_UINT32("spin-l2p-size", SnicState, spin.l2p_size,
                        SNIC_SPIN_L2P_SIZE),
-    DEFINE_D2D_TIMING_PROPERTIES(SnicState, timing),
     DEFINE_PROP_END_OF_LIST(),
 };
 

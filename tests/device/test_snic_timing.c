@@ -157,6 +157,9 @@ static void bad_params_refused(void)
 	CHECK(!env_start_opts(",timing=on,timing-wire-mbps=0"));
 	/* off: the parameters are not used, so not checked */
 	CHECK(env_start_opts(",timing-pcie-lanes=3"));
+	/* a realized device's model does not change under it */
+	CHECK(!qt_qom_set_u64(qt, "/machine/peripheral/snic0",
+			      "timing-pcie-lanes", 4));
 }
 
 int main(void)
