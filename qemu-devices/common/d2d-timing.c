@@ -170,10 +170,60 @@ bool d2d_timing_realize(D2DTiming *t, PCIDevice *pdev, Error **errp)
     return true;
 }
 
-void d2d_timing_unrealize(D2DTiming *t)
+static void d2d_timing_bh_timer(void *opaque)
 {
+    D2DTimedBh *b = opaque;
+
+    b->cb(b->opaque);
+}
+
+void d2d_timing_bh_register(D2DTiming *t, QEMUBH *bh, QEMUBHFunc *cb,
+                            void *opaque)
+{
+    int i;
+
     if (!t->p.on) {
         return;
+    }
+    for (i = 0; i < D2D_TIMING_MAX_BH; i++) {
+        if (!t->bhs[i].bh) {
+            t->bhs[i].bh = bh;
+            t->bhs[i].cb = cb;
+            t->bhs[i].opaque = opaque;
+            t->bhs[i].timer = d2d_timer_new_guarded(DEVICE(t->pdev),
+                                                    d2d_timing_bh_timer,
+                                                    &t->bhs[i]);
+            return;
+        }
+    }
+    g_assert_not_reached();
+}
+
+void d2d_timing_bh_schedule(D2DTiming *t, QEMUBH *bh)
+{
+    int i;
+
+    for (i = 0; t->p.on && i < D2D_TIMING_MAX_BH; i++) {
+        if (t->bhs[i].bh == bh) {
+            if (!timer_pending(t->bhs[i].timer)) {
+                timer_mod(t->bhs[i].timer, d2d_now());
+            }
+            return;
+        }
+    }
+    qemu_bh_schedule(bh);
+}
+
+void d2d_timing_unrealize(D2DTiming *t)
+{
+    int i;
+
+    if (!t->p.on) {
+        return;
+    }
+    for (i = 0; i < D2D_TIMING_MAX_BH; i++) {
+        d2d_timer_free_guarded(t->bhs[i].timer);
+        memset(&t->bhs[i], 0, sizeof(t->bhs[i]));
     }
     d2d_defer_clear(&t->fx);
     d2d_defer_clear(&t->wire);
@@ -187,6 +237,8 @@ void d2d_timing_unrealize(D2DTiming *t)
 
 void d2d_timing_reset(D2DTiming *t)
 {
+    int i;
+
     if (!t->p.on) {
         return;
     }
@@ -194,6 +246,11 @@ void d2d_timing_reset(D2DTiming *t)
     d2d_defer_clear(&t->wire);
     d2d_defer_clear(&t->rx);
     d2d_tl_init(&t->tl, &t->p);
+    for (i = 0; i < D2D_TIMING_MAX_BH; i++) {
+        if (t->bhs[i].timer) {
+            timer_del(t->bhs[i].timer);
+        }
+    }
 }
 
 static bool d2d_timing_settable(Object *obj, const char *name, Error **errp)

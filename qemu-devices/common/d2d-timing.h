@@ -29,8 +29,18 @@ typedef struct D2DDefer {
     uint32_t len;               /* entries queued */
 } D2DDefer;
 
+/* Bottom halves run in timing mode from a virtual timer (d2d_timing_bh). */
+#define D2D_TIMING_MAX_BH 4
+typedef struct D2DTimedBh {
+    QEMUBH *bh;
+    QEMUBHFunc *cb;
+    void *opaque;
+    QEMUTimer *timer;
+} D2DTimedBh;
+
 typedef struct D2DTiming {
     D2DTimingParams p;
+    D2DTimedBh bhs[D2D_TIMING_MAX_BH];
     D2DTimeline tl;
     PCIDevice *pdev;
     D2DDefer fx;                /* posted PCIe effects: DMA writes, MSI-X */
@@ -59,6 +69,19 @@ static inline bool d2d_timing_on(const D2DTiming *t)
 {
     return t->p.on;
 }
+
+/*
+ * Bottom halves: a bottom half runs whenever the main loop gets to it,
+ * while the vCPU runs on under icount, so the virtual time its work starts
+ * at would depend on the host.  In timing mode a bottom half registered
+ * here (@bh made for @cb(@opaque), from realize, after
+ * d2d_timing_realize) is instead run from a virtual timer at the time it
+ * is scheduled: the vCPU stops there until it has run.
+ * d2d_timing_bh_schedule is qemu_bh_schedule outside timing mode.
+ */
+void d2d_timing_bh_register(D2DTiming *t, QEMUBH *bh, QEMUBHFunc *cb,
+                            void *opaque);
+void d2d_timing_bh_schedule(D2DTiming *t, QEMUBH *bh);
 
 /* Engine work of @ns (doorbell processing). */
 void d2d_timing_engine(D2DTiming *t, uint32_t ns);

@@ -116,6 +116,9 @@ static void snic_realize(PCIDevice *pdev, Error **errp)
     snic_queues_reset(s);
     snic_rdma_reset(s);
     snic_spin_init(s);
+    d2d_timing_bh_register(&s->timing, s->aq.bh, snic_aq_bh, s);
+    d2d_timing_bh_register(&s->timing, s->tx_bh, snic_tx_bh, s);
+    d2d_timing_bh_register(&s->timing, s->rdma.bh, snic_rdma_bh, s);
     s->status = SNIC_STATUS_READY;
 }
 

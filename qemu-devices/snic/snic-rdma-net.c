@@ -14,7 +14,7 @@
 void snic_rdma_kick(SnicState *s, SnicQp *qp)
 {
     qp->pending = true;
-    qemu_bh_schedule(s->rdma.bh);
+    d2d_timing_bh_schedule(&s->timing, s->rdma.bh);
 }
 
 static bool snic_rdma_lose(SnicRdma *r)

@@ -571,6 +571,6 @@ void snic_rdma_bh(void *opaque)
         }
     }
     if (again) {
-        qemu_bh_schedule(s->rdma.bh);
+        d2d_timing_bh_schedule(&s->timing, s->rdma.bh);
     }
 }

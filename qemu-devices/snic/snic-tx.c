@@ -24,7 +24,7 @@ static uint64_t snic_muldiv(uint64_t a, uint64_t b, uint64_t c)
 void snic_tx_kick(SnicState *s, SnicSq *sq)
 {
     sq->pending = true;
-    qemu_bh_schedule(s->tx_bh);
+    d2d_timing_bh_schedule(&s->timing, s->tx_bh);
 }
 
 static void snic_tx_complete(SnicState *s, SnicSq *sq, uint8_t opcode,
@@ -323,7 +323,7 @@ void snic_tx_bh(void *opaque)
         again |= sq->pending;
     }
     if (again) {
-        qemu_bh_schedule(s->tx_bh);
+        d2d_timing_bh_schedule(&s->timing, s->tx_bh);
     }
 }
 
