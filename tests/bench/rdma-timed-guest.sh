@@ -57,9 +57,10 @@ for kind in snic rxe; do
 	insn-mark $((mark + 1))
 	mbs=$(awk '$1 == 65536 && NF >= 5 {print $4}' "/tmp/pair.$kind-bw.c" | tail -1)
 	p=$((p + 1))
-	# one vCPU: event mode, not two programs busy-polling it
-	pair "$kind-lat" $p "ib_send_lat -d $ds -x $gs -p $p -s 64 -n $LAT_ITERS -F -e" \
-		"ib_send_lat -d $dc -x $gc -p $p -s 64 -n $LAT_ITERS -F -e $ip"
+	# READ: only the client polls, the one vCPU is not shared by two
+	# busy-polling programs
+	pair "$kind-lat" $p "ib_read_lat -d $ds -x $gs -p $p -s 64 -n $LAT_ITERS -F" \
+		"ib_read_lat -d $dc -x $gc -p $p -s 64 -n $LAT_ITERS -F $ip"
 	us=$(awk '$1 == 64 && NF >= 6 {print $6}' "/tmp/pair.$kind-lat.c" | tail -1)
 	echo "BENCH dev=$kind mark=$mark bw_mbs=${mbs:-0} lat_us=${us:-0} bytes=$((65536 * BW_ITERS)) mtu=${mtu:-0}"
 	mark=$((mark + 10))

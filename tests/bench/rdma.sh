@@ -47,7 +47,7 @@ timed() {
 	s=$(field snic bw_mbs) r=$(field rxe bw_mbs)
 	echo "bench: rdma-timed-write-bw-64KiB-MBps: snic $s vs rxe $r = $(ratio "$s" "$r") (modeled time)"
 	s=$(field snic lat_us) r=$(field rxe lat_us)
-	echo "bench: rdma-timed-send-lat-64B-us: snic $s vs rxe $r = $(ratio "$s" "$r") (modeled time, lower is better)"
+	echo "bench: rdma-timed-read-lat-64B-us: snic $s vs rxe $r = $(ratio "$s" "$r") (modeled time, lower is better)"
 	s=$(per_mib snic) r=$(per_mib rxe)
 	echo "bench: rdma-timed-guest-insns-per-MiB-written: snic $s vs rxe $r = $(ratio "$s" "$r") (lower is better)"
 	mtu=$(field snic mtu) bw=$(field snic bw_mbs)
