@@ -27,6 +27,7 @@ void d2d_timing_params_default(D2DTimingParams *p)
     p->pipe_ns = D2D_TDEF_PIPE_NS;
     p->db_ns = D2D_TDEF_DB_NS;
     p->rdma_ns = D2D_TDEF_RDMA_NS;
+    p->ndp_mbps = D2D_TDEF_NDP_MBPS;
 }
 
 const char *d2d_timing_params_check(const D2DTimingParams *p)
@@ -37,6 +38,9 @@ const char *d2d_timing_params_check(const D2DTimingParams *p)
     }
     if (p->wire_mbps < 10 || p->wire_mbps > 1600000) {
         return "timing-wire-mbps must be 10..1600000";
+    }
+    if (p->ndp_mbps < 1 || p->ndp_mbps > 1000000) {
+        return "timing-ndp-mbps must be 1..1000000";
     }
     return NULL;
 }

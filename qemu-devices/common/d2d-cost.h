@@ -31,6 +31,7 @@
 #define D2D_TDEF_PIPE_NS        250     /* pipeline latency per packet */
 #define D2D_TDEF_DB_NS          50      /* doorbell decode and dispatch */
 #define D2D_TDEF_RDMA_NS        40      /* RoCE transport work per packet */
+#define D2D_TDEF_NDP_MBPS       4000    /* near-data unit throughput, MB/s */
 
 /* Bytes on the wire per frame beyond what the model hands the net layer. */
 #define D2D_WIRE_OVERHEAD       24      /* preamble+SFD 8, FCS 4, IFG 12 */
@@ -48,6 +49,7 @@ typedef struct D2DTimingParams {
     uint32_t pipe_ns;           /* device pipeline: latency per packet */
     uint32_t db_ns;             /* doorbell processing */
     uint32_t rdma_ns;           /* RDMA transport processing per packet */
+    uint32_t ndp_mbps;          /* near-data (function) unit, MB/s */
 } D2DTimingParams;
 
 /* The defaults above as a parameter set (timing off). */

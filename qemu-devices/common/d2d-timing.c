@@ -308,6 +308,7 @@ void d2d_timing_init(Object *obj, D2DTiming *t)
         P("wire-prop-ns", wire_prop_ns), P("switch-ns", switch_ns),
         P("switch-queue", switch_queue), P("pkt-ns", pkt_ns),
         P("pipe-ns", pipe_ns), P("db-ns", db_ns), P("rdma-ns", rdma_ns),
+        P("ndp-mbps", ndp_mbps),
 #undef P
     };
     size_t i;
@@ -342,6 +343,19 @@ void d2d_timing_packet(D2DTiming *t, uint32_t extra_ns)
     if (t->p.on) {
         d2d_tl_packet(&t->tl, d2d_now(), t->p.pkt_ns,
                       (int64_t)t->p.pipe_ns + extra_ns);
+    }
+}
+
+void d2d_timing_ndp(D2DTiming *t, uint64_t bytes)
+{
+    int64_t now;
+
+    if (t->p.on) {
+        now = d2d_now();
+        /* MB/s: 10^6 bytes a second, 10^9 / mbps femtoseconds a byte */
+        d2d_tl_engine(&t->tl, now,
+                      d2d_bytes_ns(bytes, 1000000000ull / t->p.ndp_mbps));
+        d2d_tl_packet(&t->tl, now, 0, 0);
     }
 }
 

@@ -87,6 +87,11 @@ void d2d_timing_bh_schedule(D2DTiming *t, QEMUBH *bh);
 void d2d_timing_engine(D2DTiming *t, uint32_t ns);
 /* A packet enters the pipeline; @extra_ns more latency (transport). */
 void d2d_timing_packet(D2DTiming *t, uint32_t extra_ns);
+/*
+ * A near-data unit (a function chain, pipelined) processes @bytes at
+ * timing-ndp-mbps; what the engine writes next waits for it.
+ */
+void d2d_timing_ndp(D2DTiming *t, uint64_t bytes);
 /* The packet in hand takes @ns longer. */
 void d2d_timing_latency(D2DTiming *t, uint32_t ns);
 /* The engine waits for what it has read (e.g. a fetched descriptor). */

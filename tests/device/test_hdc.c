@@ -1571,23 +1571,18 @@ static void trace_events_logged(void)
 }
 
 /*
- * A 64 KiB transfer from the SSD to host memory, the clock stepped from
- * deadline to deadline: the virtual ns from the doorbell to its
- * completion, 0 if none came.
+ * Run @c with the clock stepped 10 us at a time: the virtual ns from the
+ * doorbell to its completion, 0 if none came or it failed.
  */
-static uint64_t timed_nvme_read(void)
+static uint64_t timed_run(struct hdc_cmd *c)
 {
-	struct hdc_extent x = { .lba = 64, .nlb = 65536 >> lba_shift };
-	struct hdc_cmd c;
 	struct hdc_cpl cpl;
 	uint64_t t0, t;
 	int i;
 
-	put_extents(EXT_SRC, &x, 1);
-	c = xfer(65536, ep_nvme(EXT_SRC, 1), ep_host(HDST, 65536));
 	t = t0 = qt_clock_now(qt);
-	post(&c);
-	for (i = 0; i < 100000; i++) {
+	post(c);
+	for (i = 0; i < 1000000; i++) {
 		if (peek_cpl(&cpl)) {
 			consume_cpl();
 			return cpl.status == HDC_ST_OK ? t - t0 : 0;
@@ -1602,6 +1597,61 @@ static uint64_t timed_nvme_read(void)
 		}
 	}
 	return 0;
+}
+
+/* A 64 KiB transfer from the SSD to host memory: timed_run's time. */
+static uint64_t timed_nvme_read(void)
+{
+	struct hdc_extent x = { .lba = 64, .nlb = 65536 >> lba_shift };
+	struct hdc_cmd c;
+
+	put_extents(EXT_SRC, &x, 1);
+	c = xfer(65536, ep_nvme(EXT_SRC, 1), ep_host(HDST, 65536));
+	return timed_run(&c);
+}
+
+/*
+ * In a fresh QEMU with the hdc properties @opts: 1 MiB from the SSD to
+ * host memory through a crc32c function: timed_run's time.
+ */
+static uint64_t timed_fn_xfer(const char *opts)
+{
+	static const uint8_t f[] = { HDC_FN_CRC32C };
+	struct hdc_extent x = { .lba = 0, .nlb = (1 << 20) >> 9 };
+	struct hdc_cmd c;
+	uint64_t t;
+
+	ready = false;
+	if (!start("", "", opts) || bringup_at(NVME_BASE) != HDC_NVME_RUNNING ||
+	    !q_enable())
+		return 0;
+	x.nlb = (1 << 20) >> lba_shift;
+	put_extents(EXT_SRC, &x, 1);
+	c = xfer(1 << 20, ep_nvme(EXT_SRC, 1), ep_host(HDST, 1 << 20));
+	with_funcs(&c, f, 1);
+	t = timed_run(&c);
+	ready = false;
+	return t;
+}
+
+/*
+ * Timing mode (docs/timing.md): the near-data unit processes a function
+ * chain's bytes at timing-ndp-mbps, so 1 MiB through crc32c takes at
+ * least 1 MiB at that rate, four times as long at a quarter the rate.
+ */
+static void ndp_timed(void)
+{
+	uint64_t fast, slow;
+
+	fast = timed_fn_xfer(",timing=on");
+	slow = timed_fn_xfer(",timing=on,timing-ndp-mbps=1000");
+	fprintf(stderr, "hdc: 1 MiB crc32c: %llu ns at 4000 MB/s, %llu ns at "
+		"1000 MB/s\n", (unsigned long long)fast,
+		(unsigned long long)slow);
+	/* 1048576 B at 4000 MB/s: 262 us; at 1000 MB/s: 1049 us */
+	CHECK(fast >= 262144);
+	CHECK(slow >= 1048576);
+	CHECK(slow >= fast + 786432 * 95 / 100);
 }
 
 /* timed_nvme_read behind d2d-delay with @opts; 0 if QEMU did not start. */
@@ -1682,6 +1732,7 @@ int main(void)
 	RUN("device/hdc", bad_nvme_bar);
 	RUN("device/hdc", lba4k_small_mdts);
 	RUN("device/hdc", nvme_delay_filter);
+	RUN("device/hdc", ndp_timed);
 	RUN("device/hdc", small_buffer_pool);
 	RUN("device/hdc", hostile_register_fuzz);
 	RUN("device/hdc", trace_events_logged);
