@@ -150,6 +150,42 @@ static void timing_off_immediate(void)
 	CHECK_EQ(qt_clock_now(qt), t0);
 }
 
+/*
+ * The switch queue in front of a port: frames arriving together wait in
+ * it and, past timing-switch-queue bytes, are dropped (counted).
+ */
+static void switch_queue_drops(void)
+{
+	uint8_t f[1500];
+	uint64_t queued = 0, drops = 0;
+	int i;
+
+	CHECK(env_start_opts(",timing=on,timing-switch-queue=3000"));
+	memset(f, 0, sizeof(f));
+	memcpy(f, mac_b, 6);
+	memcpy(f + 6, mac_a, 6);
+	f[12] = 0x88;		/* a local experimental ethertype */
+	f[13] = 0xb5;
+	for (i = 0; i < 10; i++)
+		CHECK(inj_send(f, sizeof(f)));
+	pump(64);
+	/* the first goes through, one waits (1524 B ahead), the rest drop */
+	CHECK(qt_qom_get_u64(qt, "/machine/peripheral/snic1",
+			     "timing-rx-queued", &queued));
+	CHECK(qt_qom_get_u64(qt, "/machine/peripheral/snic1",
+			     "timing-rx-drops", &drops));
+	CHECK_EQ(queued, 1);
+	CHECK_EQ(drops, 8);
+	/* timing off: no queue */
+	CHECK(env_start());
+	for (i = 0; i < 10; i++)
+		CHECK(inj_send(f, sizeof(f)));
+	pump(64);
+	CHECK(qt_qom_get_u64(qt, "/machine/peripheral/snic1",
+			     "timing-rx-drops", &drops));
+	CHECK_EQ(drops, 0);
+}
+
 static void bad_params_refused(void)
 {
 	CHECK(!env_start_opts(",timing=on,timing-pcie-lanes=3"));
@@ -168,6 +204,7 @@ int main(void)
 	RUN("device/snic_timing", rdma_write_pcie_bound);
 	RUN("device/snic_timing", nothing_before_its_time);
 	RUN("device/snic_timing", timing_off_immediate);
+	RUN("device/snic_timing", switch_queue_drops);
 	RUN("device/snic_timing", bad_params_refused);
 	qt_quit(qt);
 	return check_failures ? 1 : 0;
