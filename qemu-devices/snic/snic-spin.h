@@ -45,7 +45,7 @@ typedef struct SnicSpinCtx {
     uint64_t commands, cmd_dma_bytes, sends, host_writes, atomics;
     uint64_t aborts, events, event_overflows, no_resources;
     uint64_t busy_cycles, first_cycle, last_cycle;
-    uint64_t ic_bytes;          /* bytes its packets moved over the interconnect */
+    uint64_t ic_bytes;          /* bytes moved over the interconnect */
     bool seen;
     uint64_t by_event[SNIC_SPIN_EV_MAX];
 } SnicSpinCtx;
