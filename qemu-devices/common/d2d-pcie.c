@@ -11,6 +11,7 @@
 #include "qapi/visitor.h"
 #include "qom/object.h"
 #include "d2d-pcie.h"
+#include "d2d-timing.h"
 
 static void d2d_dma_account(D2DPcieCounters *c, D2DPcieCounters *q,
                             MemTxResult r, D2DPcieOp op, dma_addr_t addr,
@@ -71,6 +72,7 @@ MemTxResult d2d_dma_read(PCIDevice *pdev, D2DPcieCounters *c,
                          D2DPcieCounters *q, dma_addr_t addr, void *buf,
                          dma_addr_t len)
 {
+    D2DTiming *t;
     MemTxResult r;
 
     if (d2d_dma_refuse_self(pdev, c, q, false, addr, len)) {
@@ -79,6 +81,10 @@ MemTxResult d2d_dma_read(PCIDevice *pdev, D2DPcieCounters *c,
     r = pci_dma_read(pdev, addr, buf, len);
 
     d2d_dma_account(c, q, r, D2D_PCIE_DMA_READ, addr, len);
+    t = r == MEMTX_OK ? d2d_timing_of(pdev) : NULL;
+    if (t) {
+        d2d_timing_dma_read(t, addr, len);
+    }
     return r;
 }
 
@@ -86,12 +92,17 @@ MemTxResult d2d_dma_write(PCIDevice *pdev, D2DPcieCounters *c,
                           D2DPcieCounters *q, dma_addr_t addr,
                           const void *buf, dma_addr_t len)
 {
+    D2DTiming *t = d2d_timing_of(pdev);
     MemTxResult r;
 
     if (d2d_dma_refuse_self(pdev, c, q, true, addr, len)) {
         return MEMTX_ACCESS_ERROR;
     }
-    r = pci_dma_write(pdev, addr, buf, len);
+    if (t) {
+        r = d2d_timing_dma_write(t, addr, buf, len, false);
+    } else {
+        r = pci_dma_write(pdev, addr, buf, len);
+    }
 
     d2d_dma_account(c, q, r, D2D_PCIE_DMA_WRITE, addr, len);
     return r;
@@ -101,10 +112,16 @@ MemTxResult d2d_dma_write_entry(PCIDevice *pdev, D2DPcieCounters *c,
                                 D2DPcieCounters *q, dma_addr_t addr,
                                 const void *buf, dma_addr_t len)
 {
+    D2DTiming *t = d2d_timing_of(pdev);
     MemTxResult r;
 
     if (d2d_dma_refuse_self(pdev, c, q, true, addr, len)) {
         return MEMTX_ACCESS_ERROR;
+    }
+    if (t) {
+        r = d2d_timing_dma_write(t, addr, buf, len, true);
+        d2d_dma_account(c, q, r, D2D_PCIE_DMA_WRITE, addr, len);
+        return r;
     }
     r = pci_dma_write(pdev, addr, buf, len - 1);
     if (r == MEMTX_OK) {
@@ -155,10 +172,17 @@ void d2d_timer_free_guarded(QEMUTimer *t)
 
 void d2d_msix_notify(PCIDevice *pdev, D2DPcieCounters *c, unsigned vector)
 {
+    D2DTiming *t;
+
     if (!msix_enabled(pdev)) {
         return;
     }
     d2d_pcie_account(c, D2D_PCIE_MSIX, 0, 4);
+    t = d2d_timing_of(pdev);
+    if (t) {
+        d2d_timing_msix(t, vector);
+        return;
+    }
     msix_notify(pdev, vector);
 }
 

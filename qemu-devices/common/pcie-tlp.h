@@ -39,6 +39,15 @@ typedef struct D2DPcieCounters {
 /* Number of pieces [addr, addr + len) splits into at @align boundaries. */
 uint64_t d2d_pcie_chunks(uint64_t addr, uint64_t len, uint64_t align);
 
+/*
+ * One transaction's TLPs and their bytes per direction: @up from the device
+ * towards the root complex (its writes, read requests, MSI-X, completions
+ * of reads of its BARs), @down towards the device (completions of its
+ * reads, MMIO writes and read requests to its BARs).
+ */
+void d2d_pcie_tlp_cost(D2DPcieOp op, uint64_t addr, uint64_t len,
+                       uint64_t *tlps, uint64_t *up, uint64_t *down);
+
 /* Count one transaction of @len bytes at @addr. */
 void d2d_pcie_account(D2DPcieCounters *c, D2DPcieOp op,
                       uint64_t addr, uint64_t len);

@@ -105,6 +105,8 @@ void hdc_cmdq_fetch(HdcState *s)
             return;
         }
         trace_hdc_cmd(q->cmd_head, le16_to_cpu(cmd.cmd_id), cmd.opcode);
+        /* timing mode: command decode and set-up */
+        d2d_timing_engine(&s->timing, s->timing.p.db_ns);
         q->cmd_head = (q->cmd_head + 1) % HDC_QUEUE_DEPTH;
         job = hdc_job_new(s, &cmd);
         QTAILQ_INSERT_TAIL(&s->jobs, job, link);

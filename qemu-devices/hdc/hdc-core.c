@@ -18,7 +18,7 @@
  */
 void hdc_kick(HdcState *s)
 {
-    qemu_bh_schedule(s->bh);
+    d2d_timing_bh_schedule(&s->timing, s->bh);
 }
 
 void hdc_raise_error(HdcState *s, enum hdc_err err, const char *why)

@@ -69,6 +69,9 @@ static void hdc_realize(PCIDevice *pdev, Error **errp)
         return;
     }
     s->buf_size = (uint64_t)s->buf_mib << 20;
+    if (!d2d_timing_realize(&s->timing, pdev, errp)) {
+        return;
+    }
 
     pci_config_set_interrupt_pin(pdev->config, 1);
     memory_region_init(&s->bar0, OBJECT(s), "hdc-bar0", HDC_REGS_SIZE);
@@ -78,6 +81,7 @@ static void hdc_realize(PCIDevice *pdev, Error **errp)
     if (msix_init(pdev, HDC_NUM_MSIX, &s->bar0, HDC_BAR_REGS,
                   HDC_MSIX_OFFSET, &s->bar0, HDC_BAR_REGS,
                   HDC_MSIX_PBA_OFFSET, 0, errp)) {
+        d2d_timing_unrealize(&s->timing);
         return;
     }
     for (i = 0; i < HDC_NUM_MSIX; i++) {
@@ -90,6 +94,7 @@ static void hdc_realize(PCIDevice *pdev, Error **errp)
     memory_region_init_ram(&s->buf, OBJECT(s), "hdc-buf", s->buf_size, errp);
     if (*errp) {
         msix_uninit(pdev, &s->bar0, &s->bar0);
+        d2d_timing_unrealize(&s->timing);
         return;
     }
     s->buf_ptr = memory_region_get_ram_ptr(&s->buf);
@@ -108,6 +113,7 @@ static void hdc_realize(PCIDevice *pdev, Error **errp)
 
     s->bh = qemu_bh_new_guarded(hdc_engine_bh, s,
                                 &DEVICE(s)->mem_reentrancy_guard);
+    d2d_timing_bh_register(&s->timing, s->bh, hdc_engine_bh, s);
     hdc_sb_init(s);
     hdc_reset_state(s, true);
 }
@@ -119,6 +125,7 @@ static void hdc_exit(PCIDevice *pdev)
     hdc_reset_state(s, true);
     hdc_sb_free(s);
     hdc_nvme_exit(s);
+    d2d_timing_unrealize(&s->timing);
     qemu_bh_delete(s->bh);
     msix_uninit(pdev, &s->bar0, &s->bar0);
 }
@@ -133,6 +140,7 @@ static void hdc_instance_init(Object *obj)
     HdcState *s = HDC(obj);
 
     d2d_pcie_counters_add_props(obj, &s->pcie);
+    d2d_timing_init(obj, &s->timing);
     object_property_add_str(obj, "scoreboard", hdc_get_scoreboard, NULL);
 }
 

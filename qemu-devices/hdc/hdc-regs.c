@@ -19,6 +19,7 @@ void hdc_reset_state(HdcState *s, bool hard)
 {
     hdc_cmdq_disable(s);
     hdc_nvme_reset(s, hard);
+    d2d_timing_reset(&s->timing);
     memset(&s->q, 0, sizeof(s->q));
     memset(&s->stats, 0, sizeof(s->stats));
     s->error = HDC_ERR_NONE;

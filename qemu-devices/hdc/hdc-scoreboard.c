@@ -596,6 +596,8 @@ static void hdc_run_func(HdcState *s, HdcJob *job, HdcEntry *f)
     s->budget -= r->len;
     if (job->fc) {
         s->stats.fn_bytes += r->len;
+        /* timing mode: the chain's units process the chunk */
+        d2d_timing_ndp(&s->timing, r->len);
     }
     if (!hdc_func_run(job->fc, hdc_chunk_ptr(s, r->chunk) + r->data_off,
                       r->len, f->last, job->fifo, &err)) {

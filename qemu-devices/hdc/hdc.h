@@ -24,6 +24,7 @@
 #include "qom/object.h"
 #include "d2d/hdc_if.h"
 #include "../common/d2d-pcie.h"
+#include "../common/d2d-timing.h"
 #include "../common/d2d-trace.h"
 #include "hdc-func.h"
 
@@ -277,6 +278,7 @@ struct HdcState {
     uint16_t *chunk_orphans;
 
     QEMUBH *bh;
+    D2DTiming timing;       /* docs/timing.md */
     bool busy;
     bool rerun;
     int64_t budget;         /* bytes a pass may copy before yielding */

@@ -55,7 +55,7 @@ void snic_aq_disable(SnicState *s)
 void snic_aq_kick(SnicState *s)
 {
     if (s->status & SNIC_STATUS_AQ_ENABLED) {
-        qemu_bh_schedule(s->aq.bh);
+        d2d_timing_bh_schedule(&s->timing, s->aq.bh);
     }
 }
 

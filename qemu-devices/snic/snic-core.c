@@ -61,6 +61,13 @@ bool snic_port_up(SnicState *s)
            !qemu_get_queue(s->nic)->link_down;
 }
 
+static void snic_port_send(void *opaque, const uint8_t *f, size_t len)
+{
+    SnicState *s = opaque;
+
+    qemu_send_packet(qemu_get_queue(s->nic), f, len);
+}
+
 /*
  * The port's one frame-output path: @f to the wire if the port is up,
  * counted in *@pkts and *@bytes; false (tx_link_down) if it is down.
@@ -74,6 +81,9 @@ bool snic_port_xmit(SnicState *s, const uint8_t *f, size_t len,
     }
     (*pkts)++;
     *bytes += len;
-    qemu_send_packet(qemu_get_queue(s->nic), f, len);
+    /* timing mode: it reaches the far end after the wire's delays */
+    if (!d2d_timing_frame_out(&s->timing, f, len, snic_port_send, s)) {
+        snic_port_send(s, f, len);
+    }
     return true;
 }

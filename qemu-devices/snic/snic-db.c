@@ -51,6 +51,7 @@ static void snic_db_write(void *opaque, hwaddr addr, uint64_t val,
         snic_raise_error(s, SNIC_ERR_IN_RESET, "doorbell in reset");
         return;
     }
+    d2d_timing_engine(&s->timing, s->timing.p.db_ns);
     switch (addr % SNIC_DB_PAGE_SIZE) {
     case SNIC_DB_SQ: {
         SnicSq *sq = qn < SNIC_MAX_SQS ? &s->sqs[qn] : NULL;

@@ -13,10 +13,23 @@
 #include "snic.h"
 
 /* Like a real NIC the device never pushes back: no buffer means a drop. */
+static void snic_net_receive_timed(void *opaque, const uint8_t *buf,
+                                   size_t size)
+{
+    snic_rx_frame(opaque, buf, size);
+}
+
 static ssize_t snic_net_receive(NetClientState *nc, const uint8_t *buf,
                                 size_t size)
 {
-    return snic_rx_frame(qemu_get_nic_opaque(nc), buf, size);
+    SnicState *s = qemu_get_nic_opaque(nc);
+
+    /* timing mode: the switch queue in front of the port may hold it */
+    if (d2d_timing_frame_in(&s->timing, buf, size, snic_net_receive_timed,
+                            s)) {
+        return size;
+    }
+    return snic_rx_frame(s, buf, size);
 }
 
 static void snic_net_link_changed(NetClientState *nc)
@@ -66,6 +79,9 @@ static void snic_realize(PCIDevice *pdev, Error **errp)
                    SNIC_SPIN_MSG_SLOTS, SPIN_PKT_MAX, SNIC_SPIN_L2P_SIZE);
         return;
     }
+    if (!d2d_timing_realize(&s->timing, pdev, errp)) {
+        return;
+    }
     pci_config_set_interrupt_pin(pdev->config, 1);
     memory_region_init_io(&s->regs, OBJECT(s), &snic_regs_ops, s,
                           "snic-regs", SNIC_REGS_SIZE);
@@ -78,6 +94,7 @@ static void snic_realize(PCIDevice *pdev, Error **errp)
                      PCI_BASE_ADDRESS_SPACE_MEMORY |
                      PCI_BASE_ADDRESS_MEM_TYPE_64, &s->db);
     if (msix_init_exclusive_bar(pdev, SNIC_NUM_MSIX, SNIC_BAR_MSIX, errp)) {
+        d2d_timing_unrealize(&s->timing);
         return;
     }
     for (i = 0; i < SNIC_NUM_MSIX; i++) {
@@ -99,6 +116,9 @@ static void snic_realize(PCIDevice *pdev, Error **errp)
     snic_queues_reset(s);
     snic_rdma_reset(s);
     snic_spin_init(s);
+    d2d_timing_bh_register(&s->timing, s->aq.bh, snic_aq_bh, s);
+    d2d_timing_bh_register(&s->timing, s->tx_bh, snic_tx_bh, s);
+    d2d_timing_bh_register(&s->timing, s->rdma.bh, snic_rdma_bh, s);
     s->status = SNIC_STATUS_READY;
 }
 
@@ -106,6 +126,7 @@ static void snic_exit(PCIDevice *pdev)
 {
     SnicState *s = SNIC(pdev);
 
+    d2d_timing_unrealize(&s->timing);
     qemu_bh_delete(s->aq.bh);
     qemu_bh_delete(s->tx_bh);
     d2d_timer_free_guarded(s->rate_timer);
@@ -132,6 +153,7 @@ static void snic_instance_init(Object *obj)
     SnicState *s = SNIC(obj);
 
     d2d_pcie_counters_add_props(obj, &s->pcie);
+    d2d_timing_init(obj, &s->timing);
     object_property_add_str(obj, "queue-stats", snic_get_queue_stats, NULL);
     object_property_add_str(obj, "rdma-stats", snic_get_rdma_stats, NULL);
     snic_rdma_loss_props(s, obj);

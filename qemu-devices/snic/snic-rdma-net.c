@@ -14,7 +14,7 @@
 void snic_rdma_kick(SnicState *s, SnicQp *qp)
 {
     qp->pending = true;
-    qemu_bh_schedule(s->rdma.bh);
+    d2d_timing_bh_schedule(&s->timing, s->rdma.bh);
 }
 
 static bool snic_rdma_lose(SnicRdma *r)
@@ -45,6 +45,7 @@ void snic_rdma_xmit(SnicState *s, SnicQp *qp, const uint8_t *f, size_t len)
         r->st.loss_injected++;
         return;
     }
+    d2d_timing_packet(&s->timing, s->timing.p.rdma_ns);
     snic_port_xmit(s, f, len, &r->st.tx_pkts, &r->st.tx_bytes);
 }
 

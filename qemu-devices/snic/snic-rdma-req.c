@@ -231,6 +231,8 @@ static void snic_req_fetch(SnicState *s, SnicQp *qp)
                 return;
             }
         }
+        /* timing mode: the WQE is read before its data */
+        d2d_timing_sync(&s->timing);
         memset(w, 0, offsetof(SnicSwqe, sge));
         ds_cnt = ctrl->ds_cnt;
         nbb = DIV_ROUND_UP(ds_cnt, 4);
@@ -569,6 +571,6 @@ void snic_rdma_bh(void *opaque)
         }
     }
     if (again) {
-        qemu_bh_schedule(s->rdma.bh);
+        d2d_timing_bh_schedule(&s->timing, s->rdma.bh);
     }
 }

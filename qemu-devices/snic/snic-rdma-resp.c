@@ -648,6 +648,7 @@ bool snic_rdma_rx(SnicState *s, const uint8_t *f, size_t len)
     }
     st->rx_pkts++;
     st->rx_bytes += len;
+    d2d_timing_latency(&s->timing, s->timing.p.rdma_ns);
     if (fl & ROCE_F_RESP) {
         snic_rdma_comp_rx(s, qp, &h);
     } else {

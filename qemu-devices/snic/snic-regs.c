@@ -17,6 +17,7 @@ void snic_reset_state(SnicState *s)
     snic_queues_reset(s);
     snic_rdma_reset(s);
     snic_spin_reset(s);
+    d2d_timing_reset(&s->timing);
     s->error = SNIC_ERR_NONE;
     s->error_count = 0;
     s->status = 0;

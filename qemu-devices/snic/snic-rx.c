@@ -325,6 +325,7 @@ ssize_t snic_rx_frame(SnicState *s, const uint8_t *buf, size_t size)
         s->ps.rx_filtered++;
         return consumed;
     }
+    d2d_timing_packet(&s->timing, 0);
     /* RoCEv2 to our own address: the RDMA engine, before steering. */
     if (snic_rdma_rx(s, buf, size)) {
         return consumed;

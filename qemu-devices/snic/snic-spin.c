@@ -50,6 +50,24 @@ static uint64_t snic_spin_now(SnicSpin *sp)
                       sp->clock_mhz / 1000);
 }
 
+/* Cycles @len bytes take on the interconnect (at 1 GHz: 64 B a cycle). */
+static uint64_t snic_spin_ic_cycles(SnicSpin *sp, uint64_t len)
+{
+    uint64_t bits = len * 8 * (uint64_t)sp->clock_mhz;
+
+    return (bits + SNIC_SPIN_IC_MBPS - 1) / SNIC_SPIN_IC_MBPS;
+}
+
+/*
+ * A packet of @len bytes arriving at cycle @now crosses the interconnect
+ * into L2 after the packets before it: the cycle it is in L2.
+ */
+static uint64_t snic_spin_ic(SnicSpin *sp, uint64_t now, uint64_t len)
+{
+    sp->ic_free = MAX(now, sp->ic_free) + snic_spin_ic_cycles(sp, len);
+    return sp->ic_free;
+}
+
 static const SnicSpinHook snic_spin_hook;
 
 void snic_spin_init(SnicState *s)
@@ -162,7 +180,7 @@ void snic_spin_reset(SnicState *s)
     }
     sp->l2p_used = sp->l2p_peak = 0;
     sp->packets = sp->no_ctx = sp->no_resources = 0;
-    sp->aborts = sp->busy_cycles = sp->now_cycle = 0;
+    sp->aborts = sp->busy_cycles = sp->now_cycle = sp->ic_free = 0;
 }
 
 /* ---- event ring ---- */
@@ -591,9 +609,12 @@ uint16_t snic_spin_query_stats(SnicState *s, const struct snic_aq_cmd *c)
         o.throughput_mbps = cpu_to_le64(
             snic_spin_div((unsigned __int128)x->bytes * 8 * sp->clock_mhz,
                           span));
-        o.sat_mbps = cpu_to_le64(
+        /* every HPU busy, but never past the interconnect */
+        o.sat_mbps = cpu_to_le64(MIN(
             snic_spin_div((unsigned __int128)x->bytes * 8 * hpus *
-                          sp->clock_mhz, x->busy_cycles));
+                          sp->clock_mhz, x->busy_cycles),
+            snic_spin_div((unsigned __int128)x->bytes * SNIC_SPIN_IC_MBPS,
+                          x->ic_bytes)));
         for (i = 0; i < SNIC_SPIN_EV_MAX; i++) {
             o.by_event[i] = cpu_to_le64(x->by_event[i]);
         }
@@ -753,7 +774,9 @@ static SnicSpinPkt *snic_spin_admit(SnicState *s, uint32_t ctx_id,
     p->idx = m->pkts;
     p->first = first;
     p->last = last;
-    p->arrival = snic_spin_now(sp);
+    /* in L2 once it has crossed the interconnect */
+    p->arrival = snic_spin_ic(sp, snic_spin_now(sp), len);
+    ctx->ic_bytes += len;
     p->len = len;
     memcpy(p->data, f, len);
     m->pkts++;
@@ -762,7 +785,8 @@ static SnicSpinPkt *snic_spin_admit(SnicState *s, uint32_t ctx_id,
     m->last_ns = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
     if (!ctx->seen) {
         ctx->seen = true;
-        ctx->first_cycle = p->arrival;
+        /* when its first byte began to cross the interconnect */
+        ctx->first_cycle = p->arrival - snic_spin_ic_cycles(sp, len);
     }
     sp->l2p_used += len;
     sp->l2p_peak = MAX(sp->l2p_peak, sp->l2p_used);
@@ -842,6 +866,16 @@ static void snic_spin_invoke_start(SnicState *s, SnicSpinMsg *m,
         }
     }
     start = MAX(ready, h->free_at);
+    /*
+     * The packet's copy into the HPU's L1 crosses the interconnect too: a
+     * delay before the handler starts (handlers are run in invocation,
+     * not time order, so it reserves no share of ic_free; its bytes count
+     * in the interconnect's cap on sat_mbps).
+     */
+    if (p && ctx->copy_bytes) {
+        start += snic_spin_ic_cycles(sp, MIN(ctx->copy_bytes, p->len));
+        ctx->ic_bytes += MIN(ctx->copy_bytes, p->len);
+    }
 
     /* The HPU's L1 slot: nothing of another context may remain. */
     if (h->last_ctx != (int32_t)m->ctx) {

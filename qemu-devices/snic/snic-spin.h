@@ -45,6 +45,7 @@ typedef struct SnicSpinCtx {
     uint64_t commands, cmd_dma_bytes, sends, host_writes, atomics;
     uint64_t aborts, events, event_overflows, no_resources;
     uint64_t busy_cycles, first_cycle, last_cycle;
+    uint64_t ic_bytes;          /* bytes moved over the interconnect */
     bool seen;
     uint64_t by_event[SNIC_SPIN_EV_MAX];
 } SnicSpinCtx;
@@ -136,6 +137,13 @@ typedef struct SnicSpin {
     QSIMPLEQ_HEAD(, SnicSpinPkt) queue;
     uint64_t l2p_used, l2p_peak;
     uint64_t packets, no_ctx, no_resources, aborts, busy_cycles, now_cycle;
+    /*
+     * The interconnect between the NIC, the L2 packet buffer and the
+     * clusters' L1: busy until this cycle.  Every packet crosses it into
+     * L2 when it arrives and into its HPU's L1 before its handler starts,
+     * at SNIC_SPIN_IC_MBPS (docs/snic-spin.md "Time").
+     */
+    uint64_t ic_free;
     uint64_t qp_wd_refused;     /* QP attach: watchdog above the cap */
     uint8_t *frame;             /* send command: SPIN_PKT_MAX bytes */
     uint8_t *pass_buf;          /* an RDMA packet a handler passed */
@@ -148,6 +156,8 @@ typedef struct SnicSpin {
 /* snic-spin.c: called by the layers above; below it, SnicSpinHook */
 void snic_spin_init(SnicState *s);
 void snic_spin_free(SnicState *s);
+/* PsPIN's interconnect: 512 Gbit/s. */
+#define SNIC_SPIN_IC_MBPS 512000
 void snic_spin_reset(SnicState *s);
 uint16_t snic_spin_admin(SnicState *s, const struct snic_aq_cmd *c,
                          uint64_t *res);

@@ -24,7 +24,7 @@ static uint64_t snic_muldiv(uint64_t a, uint64_t b, uint64_t c)
 void snic_tx_kick(SnicState *s, SnicSq *sq)
 {
     sq->pending = true;
-    qemu_bh_schedule(s->tx_bh);
+    d2d_timing_bh_schedule(&s->timing, s->tx_bh);
 }
 
 static void snic_tx_complete(SnicState *s, SnicSq *sq, uint8_t opcode,
@@ -105,6 +105,7 @@ static void snic_tx_wire(SnicState *s, SnicSq *sq, const uint8_t *f,
         sq->st.packets++;
         sq->st.bytes += len;
     }
+    d2d_timing_packet(&s->timing, 0);
     if (sq && (sq->flags & SNIC_SQ_F_LOOPBACK)) {
         /* Not the wire: the port's own receive path. */
         s->ps.tx_loopback++;
@@ -322,7 +323,7 @@ void snic_tx_bh(void *opaque)
         again |= sq->pending;
     }
     if (again) {
-        qemu_bh_schedule(s->tx_bh);
+        d2d_timing_bh_schedule(&s->timing, s->tx_bh);
     }
 }
 

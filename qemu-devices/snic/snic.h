@@ -25,6 +25,7 @@
 #include "qom/object.h"
 #include "d2d/snic_if.h"
 #include "../common/d2d-pcie.h"
+#include "../common/d2d-timing.h"
 #include "snic-pkt.h"
 
 #define TYPE_SNIC "snic"
@@ -246,6 +247,7 @@ struct SnicState {
 
     SnicRdma rdma;
     SnicSpin spin;
+    D2DTiming timing;       /* docs/timing.md */
     const SnicSpinHook *spin_hook;
 };
 

@@ -7,19 +7,13 @@
 # snic's PCIe TLPs per message.  Prints "bench: <name>: <ours> vs <baseline>
 # = <ratio>".  A benchmark, not a timed test: numbers under TCG on a shared
 # host are only comparable within one run.
+#
+# TIMING=1: timing mode (docs/timing.md) - one guest on instruction-counted
+# time with both ends of each pair (snic's two ports, two virtio-net ports
+# with rdma_rxe), every figure modeled virtual time, and a calibration
+# line: snic's 64 KiB WRITE stream against the cost model's prediction.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
-out=$(mktemp -d /tmp/d2d-bench-rdma.XXXXXX)
-echo "[bench] logs in $out"
-tools/vm --quiet --guests 2 --virtio --timeout 900 --log-dir "$out" \
-	--insn-count "$out/insn" tests/bench/rdma-guest.sh
-rc=$?
-grep -h '^BENCH' "$out/guest1.log" | tr -d '\r' > "$out/results"
-if [ $rc -ne 0 ] || [ "$(grep -c 'dev=' "$out/results")" -lt 2 ]; then
-	echo "bench: rdma: run failed (status $rc, see $out)"
-	cat "$out/results"
-	exit 1
-fi
 field() { sed -n "s/^BENCH dev=$1 .*$2=\([0-9.]*\).*/\1/p" "$out/results" | tail -1; }
 marks() {	# marks A B: guest-1 instructions between insn-mark A and B
 	local a b
@@ -36,6 +30,52 @@ per_mib() {	# per_mib DEV: guest-1 instructions per MiB written by ib_write_bw
 }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN {if (b > 0) printf "%.2f", a / b; else print "n/a"}'; }
 
+
+# the model's figures (shared with the timed guest test)
+. tests/guest/timing.inc
+timed() {
+	out=$(mktemp -d /tmp/d2d-bench-rdma-timed.XXXXXX)
+	echo "[bench] timing mode (icount shift=0: one instruction per ns); logs in $out"
+	tools/vm --quiet --timing --nic virtio-net-pci --timeout 1800 --log-dir "$out" \
+		--insn-count "$out/insn" tests/bench/rdma-timed-guest.sh
+	rc=$?
+	grep -h '^BENCH' "$out/guest1.log" | tr -d '\r' > "$out/results"
+	if [ $rc -ne 0 ] || [ "$(grep -c 'dev=' "$out/results")" -lt 2 ]; then
+		echo "bench: rdma-timed: run failed (status $rc, see $out)"
+		cat "$out/results"
+		exit 1
+	fi
+	s=$(field snic bw_mbs) r=$(field rxe bw_mbs)
+	echo "bench: rdma-timed-write-bw-64KiB-MBps: snic $s vs rxe $r = $(ratio "$s" "$r") (modeled time)"
+	s=$(field snic lat_us) r=$(field rxe lat_us)
+	echo "bench: rdma-timed-read-lat-64B-us: snic $s vs rxe $r = $(ratio "$s" "$r") (modeled time, lower is better)"
+	s=$(per_mib snic) r=$(per_mib rxe)
+	echo "bench: rdma-timed-guest-insns-per-MiB-written: snic $s vs rxe $r = $(ratio "$s" "$r") (lower is better)"
+	mtu=$(field snic mtu) bw=$(field snic bw_mbs)
+	want=$(timing_write_stream_ns "${mtu:-1024}")
+	got=$(awk -v b="$bw" 'BEGIN {if (b > 0) printf "%.0f", 65536 / (b * 1048576) * 1e9; else print 0}')
+	if awk -v g="$got" -v w="$want" 'BEGIN {d = g - w; if (d < 0) d = -d; exit !(g > 0 && d * 100 <= w * 5)}'; then
+		v=PASS
+	else
+		v=FAIL
+	fi
+	echo "bench: $v rdma-timed-calibration: snic 64 KiB WRITE stream ${got} ns/msg vs model ${want} ns/msg at MTU ${mtu:-?} (within 5%)"
+	[ $v = PASS ]
+	exit
+}
+[ "${TIMING:-0}" = 1 ] && timed
+
+out=$(mktemp -d /tmp/d2d-bench-rdma.XXXXXX)
+echo "[bench] logs in $out"
+tools/vm --quiet --guests 2 --virtio --timeout 900 --log-dir "$out" \
+	--insn-count "$out/insn" tests/bench/rdma-guest.sh
+rc=$?
+grep -h '^BENCH' "$out/guest1.log" | tr -d '\r' > "$out/results"
+if [ $rc -ne 0 ] || [ "$(grep -c 'dev=' "$out/results")" -lt 2 ]; then
+	echo "bench: rdma: run failed (status $rc, see $out)"
+	cat "$out/results"
+	exit 1
+fi
 s=$(field snic bw_mbs) r=$(field rxe bw_mbs)
 echo "bench: rdma-write-bw-64KiB-MBps: snic $s vs rxe $r = $(ratio "$s" "$r") (goal >= 5)"
 s=$(field snic lat_us) r=$(field rxe lat_us)

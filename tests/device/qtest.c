@@ -183,6 +183,8 @@ void qt_quit(struct qt *qt)
 	free(qt);
 }
 
+static uint64_t qt_val(const char *r);
+
 /* Send one command, return the reply's value part ("" for plain OK). */
 static const char *qt_cmd(struct qt *qt, const char *fmt, ...)
 {
@@ -253,6 +255,16 @@ uint32_t qt_inl(struct qt *qt, uint16_t port)
 void qt_clock_step(struct qt *qt, uint64_t ns)
 {
 	qt_cmd(qt, "clock_step %llu\n", (unsigned long long)ns);
+}
+
+uint64_t qt_clock_now(struct qt *qt)
+{
+	return qt_val(qt_cmd(qt, "clock_step 0\n"));
+}
+
+uint64_t qt_clock_step_next(struct qt *qt)
+{
+	return qt_val(qt_cmd(qt, "clock_step\n"));
 }
 
 /* qtest lines are limited: one read or write command moves at most this. */

@@ -38,6 +38,10 @@ uint64_t qt_alloc(struct qt *qt, size_t size, size_t align);
 uint64_t qt_alloc_top(struct qt *qt);
 /* Advance the virtual clock by @ns (timers run only when told to). */
 void qt_clock_step(struct qt *qt, uint64_t ns);
+/* The virtual clock (ns). */
+uint64_t qt_clock_now(struct qt *qt);
+/* Advance the virtual clock to the next timer deadline; the new time. */
+uint64_t qt_clock_step_next(struct qt *qt);
 
 /* PCI on bus 0 through ports 0xcf8/0xcfc. */
 int qt_pci_find(struct qt *qt, uint16_t vendor, uint16_t device, int nth);

@@ -104,6 +104,8 @@ bool snic_aq_wait(struct snic_dev *d, uint32_t idx, int phase,
 			   sizeof(*cqe));
 		if ((int)(cqe->flags & SNIC_AQ_CQE_PHASE) == phase)
 			return true;
+		if (d->timed)
+			qt_clock_step_next(d->qt);
 	}
 	return false;
 }

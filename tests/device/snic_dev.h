@@ -25,6 +25,11 @@ struct snic_dev {
 	uint32_t aq_head;	/* next completion slot */
 	int aq_phase;		/* phase expected at aq_head */
 	uint16_t cmd_id;
+	/*
+	 * Timing mode (docs/timing.md): completions come on the virtual
+	 * clock, so the admin helpers step it while they wait.
+	 */
+	bool timed;
 };
 
 /* RAM the helpers use from @ram_base on. */

@@ -84,8 +84,10 @@ bool env_start_extra(const char *opts, const char *extra)
 		return false;
 	qt_alloc_init(qt, HEAP_BASE, HEAP_END);
 	for (i = 0; i < 2; i++) {
-		if (!snic_dev_open(&dev[i], qt, i, BAR_BASE(i), RAM_BASE(i)) ||
-		    !snic_aq_ready(&dev[i], 64) ||
+		if (!snic_dev_open(&dev[i], qt, i, BAR_BASE(i), RAM_BASE(i)))
+			return false;
+		dev[i].timed = strstr(opts, "timing=on") != NULL;
+		if (!snic_aq_ready(&dev[i], 64) ||
 		    port_up(&dev[i], SNIC_EQN_NONE) != OK)
 			return false;
 		/* user UD QPs send from entry 0 (av_fill's sgid_index) */

@@ -58,6 +58,8 @@ static int cq_phase;
 static uint16_t next_id;
 static uint32_t lba_shift = 9;
 static bool ready;		/* QEMU up, NVMe running, queue on */
+/* The SSD's -drive options with "%s" for the image; NULL: a raw file. */
+static const char *drive_spec;
 
 /* ---- helpers ---- */
 
@@ -169,7 +171,7 @@ static bool start(const char *nvme_opts, const char *ns_opts,
 		  const char *hdc_opts)
 {
 	static bool broken;
-	char args[1024];
+	char args[1024], drive[256];
 
 	qt_quit(qt);
 	qt = NULL;
@@ -177,13 +179,16 @@ static bool start(const char *nvme_opts, const char *ns_opts,
 	if (broken)
 		return false;	/* QEMU did not start once: do not wait again */
 	img_create();
+	snprintf(drive, sizeof(drive),
+		 drive_spec ? drive_spec : "file=%s,if=none,id=ssd,format=raw",
+		 img_path);
 	snprintf(args, sizeof(args),
 		 "-device nvme-subsys,id=ss0,nqn=d2d "
 		 "-device nvme,serial=d2dssd,subsys=ss0,id=n0,addr=0x10%s "
-		 "-drive file=%s,if=none,id=ssd,format=raw "
+		 "-drive %s "
 		 "-device nvme-ns,drive=ssd,nsid=1,shared=on%s "
 		 "-device hdc,addr=0x11,id=hdc0%s",
-		 nvme_opts, img_path, ns_opts, hdc_opts);
+		 nvme_opts, drive, ns_opts, hdc_opts);
 	qt = qt_start(args);
 	if (!qt_alive(qt)) {
 		broken = true;
@@ -1565,6 +1570,139 @@ static void trace_events_logged(void)
 	unlink(path);
 }
 
+/*
+ * Run @c with the clock stepped 10 us at a time: the virtual ns from the
+ * doorbell to its completion, 0 if none came or it failed.
+ */
+static uint64_t timed_run(struct hdc_cmd *c)
+{
+	struct hdc_cpl cpl;
+	uint64_t t0, t;
+	int i;
+
+	t = t0 = qt_clock_now(qt);
+	post(c);
+	for (i = 0; i < 1000000; i++) {
+		if (peek_cpl(&cpl)) {
+			consume_cpl();
+			return cpl.status == HDC_ST_OK ? t - t0 : 0;
+		}
+		/*
+		 * What is due now (bottom halves, the request reaching the
+		 * block layer) runs before time moves, by 10 us at a time.
+		 */
+		if (i % 64 == 63) {
+			qt_clock_step(qt, 10000);
+			t += 10000;
+		}
+	}
+	return 0;
+}
+
+/* A 64 KiB transfer from the SSD to host memory: timed_run's time. */
+static uint64_t timed_nvme_read(void)
+{
+	struct hdc_extent x = { .lba = 64, .nlb = 65536 >> lba_shift };
+	struct hdc_cmd c;
+
+	put_extents(EXT_SRC, &x, 1);
+	c = xfer(65536, ep_nvme(EXT_SRC, 1), ep_host(HDST, 65536));
+	return timed_run(&c);
+}
+
+/*
+ * In a fresh QEMU with the hdc properties @opts: 1 MiB from the SSD to
+ * host memory through a crc32c function: timed_run's time.
+ */
+static uint64_t timed_fn_xfer(const char *opts)
+{
+	static const uint8_t f[] = { HDC_FN_CRC32C };
+	struct hdc_extent x = { .lba = 0, .nlb = (1 << 20) >> 9 };
+	struct hdc_cmd c;
+	uint64_t t;
+
+	ready = false;
+	if (!start("", "", opts) || bringup_at(NVME_BASE) != HDC_NVME_RUNNING ||
+	    !q_enable())
+		return 0;
+	x.nlb = (1 << 20) >> lba_shift;
+	put_extents(EXT_SRC, &x, 1);
+	c = xfer(1 << 20, ep_nvme(EXT_SRC, 1), ep_host(HDST, 1 << 20));
+	with_funcs(&c, f, 1);
+	t = timed_run(&c);
+	ready = false;
+	return t;
+}
+
+/*
+ * Timing mode (docs/timing.md): the near-data unit processes a function
+ * chain's bytes at timing-ndp-mbps, so 1 MiB through crc32c takes at
+ * least 1 MiB at that rate, four times as long at a quarter the rate.
+ */
+static void ndp_timed(void)
+{
+	uint64_t fast, slow;
+
+	fast = timed_fn_xfer(",timing=on");
+	slow = timed_fn_xfer(",timing=on,timing-ndp-mbps=1000");
+	fprintf(stderr, "hdc: 1 MiB crc32c: %llu ns at 4000 MB/s, %llu ns at "
+		"1000 MB/s\n", (unsigned long long)fast,
+		(unsigned long long)slow);
+	/* 1048576 B at 4000 MB/s: 262 us; at 1000 MB/s: 1049 us */
+	CHECK(fast >= 262144);
+	CHECK(slow >= 1048576);
+	CHECK(slow >= fast + 786432 * 95 / 100);
+}
+
+/* timed_nvme_read behind d2d-delay with @opts; 0 if QEMU did not start. */
+static uint64_t delayed_read(const char *opts)
+{
+	char spec[256];
+	uint64_t t;
+
+	snprintf(spec, sizeof(spec), "if=none,id=ssd,driver=d2d-delay,"
+		 "file.driver=file,file.filename=%%s,%s", opts);
+	ready = false;
+	drive_spec = spec;
+	t = setup() ? timed_nvme_read() : 0;
+	drive_spec = NULL;
+	ready = false;
+	return t;
+}
+
+/*
+ * Timing mode's NVMe delay filter (docs/timing.md): behind d2d-delay a
+ * read completes on the virtual clock after the modeled media time
+ * (latency + bytes at the media's bandwidth); without it, at once.
+ */
+static void nvme_delay_filter(void)
+{
+	char args[256];
+	struct qt *bad;
+	bool alive;
+	uint64_t t;
+
+	/* bandwidth only: 65536 B at 100 MB/s = 655.36 us (+ one step) */
+	t = delayed_read("read-latency-ns=0,read-mbps=100");
+	fprintf(stderr, "hdc: 64 KiB at 100 MB/s: %llu ns\n",
+		(unsigned long long)t);
+	CHECK(t >= 655360 && t <= 655360 + 10000);
+	/* latency only: at least 2 ms */
+	t = delayed_read("read-latency-ns=2000000,read-mbps=1000000");
+	CHECK(t >= 2000000);
+	/* no filter: no wait */
+	CHECK(setup());
+	CHECK(timed_nvme_read() < 2000000);
+	ready = false;
+	/* a bandwidth of 0 is refused: QEMU does not start */
+	snprintf(args, sizeof(args), "-drive if=none,id=ssd,driver=d2d-delay,"
+		 "file.driver=file,file.filename=%s,read-mbps=0", img_path);
+	bad = qt_start(args);
+	alive = qt_alive(bad);
+	qt_quit(bad);
+	CHECK(!alive);
+}
+
 int main(void)
 {
 	img = malloc(IMG_SIZE);
@@ -1593,6 +1731,8 @@ int main(void)
 	RUN("device/hdc", bad_queue_setup);
 	RUN("device/hdc", bad_nvme_bar);
 	RUN("device/hdc", lba4k_small_mdts);
+	RUN("device/hdc", nvme_delay_filter);
+	RUN("device/hdc", ndp_timed);
 	RUN("device/hdc", small_buffer_pool);
 	RUN("device/hdc", hostile_register_fuzz);
 	RUN("device/hdc", trace_events_logged);

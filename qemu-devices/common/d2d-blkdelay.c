@@ -1,0 +1,241 @@
+/*
+ * d2d: "d2d-delay", a block filter driver for timing mode - every request
+ * to its child completes on QEMU's virtual clock after the modeled media
+ * time: a latency per request plus its bytes at the media's bandwidth,
+ * with one media (busy until a virtual time) shared by reads and writes.
+ * QEMU's NVMe controller completes a request as soon as its host I/O is
+ * done; behind this filter it completes when the modeled SSD would.
+ *
+ *   -drive if=none,id=ssd,driver=d2d-delay,file.driver=file,
+ *          file.filename=IMG[,read-latency-ns=N,...]
+ *
+ * Defaults: a datacenter NVMe SSD (docs/timing.md).  While the node is
+ * drained (reset, shutdown, block jobs) requests are not delayed, so a
+ * drain never waits for a stopped virtual clock.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include "qemu/osdep.h"
+#include "block/block_int.h"
+#include "qapi/error.h"
+#include "qemu/coroutine.h"
+#include "qemu/module.h"
+#include "qemu/option.h"
+#include "qemu/timer.h"
+#include "d2d-cost.h"
+
+/* Intel D7-P5510 (PCIe Gen4 NVMe) product specification. */
+#define D2D_DELAY_READ_NS       84000   /* 4 KiB random read latency */
+#define D2D_DELAY_WRITE_NS      15000   /* 4 KiB random write latency */
+#define D2D_DELAY_READ_MBPS     6500    /* sequential read, MB/s */
+#define D2D_DELAY_WRITE_MBPS    3400    /* sequential write, MB/s */
+
+typedef struct D2DDelayState {
+    uint64_t read_ns, write_ns;
+    uint64_t read_fs, write_fs;     /* femtoseconds per byte */
+    int64_t busy;                   /* the media is busy until */
+    unsigned draining;
+    GSList *sleepers;               /* QemuCoSleep of delayed requests */
+    uint64_t delayed;               /* requests delayed */
+} D2DDelayState;
+
+static QemuOptsList d2d_delay_opts = {
+    .name = "d2d-delay",
+    .head = QTAILQ_HEAD_INITIALIZER(d2d_delay_opts.head),
+    .desc = {
+        { .name = "read-latency-ns", .type = QEMU_OPT_NUMBER,
+          .help = "latency of a read (ns)" },
+        { .name = "write-latency-ns", .type = QEMU_OPT_NUMBER,
+          .help = "latency of a write (ns)" },
+        { .name = "read-mbps", .type = QEMU_OPT_NUMBER,
+          .help = "read bandwidth (MB/s)" },
+        { .name = "write-mbps", .type = QEMU_OPT_NUMBER,
+          .help = "write bandwidth (MB/s)" },
+        { /* end of list */ }
+    },
+};
+
+/* Femtoseconds per byte at @mbps MB/s (10^6 bytes per second). */
+static uint64_t d2d_delay_fs(uint64_t mbps)
+{
+    return 1000000000ull / mbps;
+}
+
+static int d2d_delay_open(BlockDriverState *bs, QDict *options, int flags,
+                          Error **errp)
+{
+    D2DDelayState *s = bs->opaque;
+    uint64_t rmb, wmb;
+    QemuOpts *opts;
+    int ret;
+
+    ret = bdrv_open_file_child(NULL, options, "file", bs, errp);
+    if (ret < 0) {
+        return ret;
+    }
+    bs->supported_write_flags = bs->file->bs->supported_write_flags;
+    bs->supported_zero_flags = bs->file->bs->supported_zero_flags;
+    opts = qemu_opts_create(&d2d_delay_opts, NULL, 0, &error_abort);
+    if (!qemu_opts_absorb_qdict(opts, options, errp)) {
+        qemu_opts_del(opts);
+        return -EINVAL;
+    }
+    s->read_ns = qemu_opt_get_number(opts, "read-latency-ns",
+                                     D2D_DELAY_READ_NS);
+    s->write_ns = qemu_opt_get_number(opts, "write-latency-ns",
+                                      D2D_DELAY_WRITE_NS);
+    rmb = qemu_opt_get_number(opts, "read-mbps", D2D_DELAY_READ_MBPS);
+    wmb = qemu_opt_get_number(opts, "write-mbps", D2D_DELAY_WRITE_MBPS);
+    qemu_opts_del(opts);
+    if (!rmb || !wmb || rmb > 1000000 || wmb > 1000000 ||
+        s->read_ns > 10 * NANOSECONDS_PER_SECOND ||
+        s->write_ns > 10 * NANOSECONDS_PER_SECOND) {
+        error_setg(errp, "d2d-delay: read-mbps and write-mbps must be "
+                   "1..1000000, latencies at most 10 s");
+        return -EINVAL;
+    }
+    s->read_fs = d2d_delay_fs(rmb);
+    s->write_fs = d2d_delay_fs(wmb);
+    return 0;
+}
+
+/*
+ * The virtual time the modeled media has done @bytes of a request that
+ * arrives now (0 while drained).  Taken when the request arrives, before
+ * the host does its I/O, so the host's speed does not move it.
+ */
+static int64_t d2d_delay_charge(BlockDriverState *bs, int64_t bytes,
+                                bool write)
+{
+    D2DDelayState *s = bs->opaque;
+    int64_t now;
+
+    if (s->draining) {
+        return 0;
+    }
+    now = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
+    s->busy = MAX(now, s->busy) +
+              d2d_bytes_ns(bytes, write ? s->write_fs : s->read_fs);
+    s->delayed++;
+    return s->busy + (write ? s->write_ns : s->read_ns);
+}
+
+/* Sleep until @done (not while drained). */
+static void coroutine_fn d2d_delay_until(BlockDriverState *bs, int64_t done)
+{
+    D2DDelayState *s = bs->opaque;
+    int64_t now = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
+    QemuCoSleep w = { 0 };
+
+    if (s->draining || done <= now) {
+        return;
+    }
+    s->sleepers = g_slist_prepend(s->sleepers, &w);
+    qemu_co_sleep_ns_wakeable(&w, QEMU_CLOCK_VIRTUAL, done - now);
+    s->sleepers = g_slist_remove(s->sleepers, &w);
+}
+
+static int coroutine_fn d2d_delay_co_preadv(BlockDriverState *bs,
+                                            int64_t offset, int64_t bytes,
+                                            QEMUIOVector *qiov,
+                                            BdrvRequestFlags flags)
+{
+    int64_t done = d2d_delay_charge(bs, bytes, false);
+    int ret = bdrv_co_preadv(bs->file, offset, bytes, qiov, flags);
+
+    d2d_delay_until(bs, done);
+    return ret;
+}
+
+static int coroutine_fn d2d_delay_co_pwritev(BlockDriverState *bs,
+                                             int64_t offset, int64_t bytes,
+                                             QEMUIOVector *qiov,
+                                             BdrvRequestFlags flags)
+{
+    int64_t done = d2d_delay_charge(bs, bytes, true);
+    int ret = bdrv_co_pwritev(bs->file, offset, bytes, qiov, flags);
+
+    d2d_delay_until(bs, done);
+    return ret;
+}
+
+static int coroutine_fn d2d_delay_co_pwrite_zeroes(BlockDriverState *bs,
+                                                   int64_t offset,
+                                                   int64_t bytes,
+                                                   BdrvRequestFlags flags)
+{
+    int64_t done = d2d_delay_charge(bs, 0, true);
+    int ret = bdrv_co_pwrite_zeroes(bs->file, offset, bytes, flags);
+
+    d2d_delay_until(bs, done);
+    return ret;
+}
+
+static int coroutine_fn d2d_delay_co_pdiscard(BlockDriverState *bs,
+                                              int64_t offset, int64_t bytes)
+{
+    int64_t done = d2d_delay_charge(bs, 0, true);
+    int ret = bdrv_co_pdiscard(bs->file, offset, bytes);
+
+    d2d_delay_until(bs, done);
+    return ret;
+}
+
+static int coroutine_fn d2d_delay_co_flush(BlockDriverState *bs)
+{
+    return bdrv_co_flush(bs->file->bs);
+}
+
+static int64_t d2d_delay_getlength(BlockDriverState *bs)
+{
+    return bdrv_getlength(bs->file->bs);
+}
+
+static void coroutine_fn d2d_delay_co_drain_begin(BlockDriverState *bs)
+{
+    D2DDelayState *s = bs->opaque;
+    GSList *l;
+
+    if (s->draining++) {
+        return;
+    }
+    for (l = s->sleepers; l; l = l->next) {
+        qemu_co_sleep_wake(l->data);
+    }
+}
+
+static void coroutine_fn d2d_delay_co_drain_end(BlockDriverState *bs)
+{
+    D2DDelayState *s = bs->opaque;
+
+    assert(s->draining);
+    s->draining--;
+}
+
+static const char *const d2d_delay_strong_opts[] = {
+    "read-latency-ns", "write-latency-ns", "read-mbps", "write-mbps", NULL
+};
+
+static BlockDriver bdrv_d2d_delay = {
+    .format_name            = "d2d-delay",
+    .instance_size          = sizeof(D2DDelayState),
+    .bdrv_open              = d2d_delay_open,
+    .bdrv_child_perm        = bdrv_default_perms,
+    .bdrv_getlength         = d2d_delay_getlength,
+    .bdrv_co_preadv         = d2d_delay_co_preadv,
+    .bdrv_co_pwritev        = d2d_delay_co_pwritev,
+    .bdrv_co_pwrite_zeroes  = d2d_delay_co_pwrite_zeroes,
+    .bdrv_co_pdiscard       = d2d_delay_co_pdiscard,
+    .bdrv_co_flush          = d2d_delay_co_flush,
+    .bdrv_co_drain_begin    = d2d_delay_co_drain_begin,
+    .bdrv_co_drain_end      = d2d_delay_co_drain_end,
+    .is_filter              = true,
+    .strong_runtime_opts    = d2d_delay_strong_opts,
+};
+
+static void bdrv_d2d_delay_init(void)
+{
+    bdrv_register(&bdrv_d2d_delay);
+}
+
+block_init(bdrv_d2d_delay_init);

@@ -1,0 +1,124 @@
+/*
+ * d2d: timing mode - a device's cost parameters as properties, its
+ * timeline (d2d-cost.h), and the ordered deferral queues through which its
+ * effects (DMA writes, MSI-X, frames) happen at their modeled virtual
+ * time.  docs/timing.md documents it.
+ *
+ * With "timing" off (the default) nothing here runs: no timer, no queue,
+ * every DMA, interrupt and frame happens when the model makes it.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#ifndef D2D_TIMING_H
+#define D2D_TIMING_H
+
+#include "hw/pci/pci.h"
+#include "qemu/queue.h"
+#include "qemu/timer.h"
+#include "d2d-cost.h"
+
+typedef void D2DTimingFn(void *opaque, const uint8_t *data, size_t len);
+
+typedef struct D2DDeferEntry D2DDeferEntry;
+
+/* Entries run in order, each at its time, from a guarded virtual timer. */
+typedef struct D2DDefer {
+    QSIMPLEQ_HEAD(, D2DDeferEntry) q;
+    QEMUTimer *timer;
+    struct D2DTiming *t;
+    uint32_t len;               /* entries queued */
+} D2DDefer;
+
+/* Bottom halves run in timing mode from a virtual timer (d2d_timing_bh). */
+#define D2D_TIMING_MAX_BH 4
+typedef struct D2DTimedBh {
+    QEMUBH *bh;
+    QEMUBHFunc *cb;
+    void *opaque;
+    QEMUTimer *timer;
+} D2DTimedBh;
+
+typedef struct D2DTiming {
+    D2DTimingParams p;
+    D2DTimedBh bhs[D2D_TIMING_MAX_BH];
+    D2DTimeline tl;
+    PCIDevice *pdev;
+    D2DDefer fx;                /* posted PCIe effects: DMA writes, MSI-X */
+    D2DDefer wire;              /* frames on their way to the far end */
+    D2DDefer rx;                /* frames waiting in the switch queue */
+    /* counters (QOM properties timing-*) */
+    uint64_t deferred;          /* effects that waited for their time */
+    uint64_t rx_queued;         /* frames that waited in the switch queue */
+    uint64_t rx_drops;          /* frames the full switch queue dropped */
+    uint64_t late_errors;       /* deferred DMA writes that failed */
+} D2DTiming;
+
+/* Checks the parameters, makes the queues; false with @errp set. */
+bool d2d_timing_realize(D2DTiming *t, PCIDevice *pdev, Error **errp);
+void d2d_timing_unrealize(D2DTiming *t);
+/* Device reset: pending effects are dropped, the timeline starts over. */
+void d2d_timing_reset(D2DTiming *t);
+/*
+ * From the device's instance_init: the defaults, the "timing" property and
+ * every cost parameter as a property "timing-<name>" (settable until the
+ * device is realized, e.g. with -global), the counters as read-only ones.
+ */
+void d2d_timing_init(Object *obj, D2DTiming *t);
+
+static inline bool d2d_timing_on(const D2DTiming *t)
+{
+    return t->p.on;
+}
+
+/*
+ * Bottom halves: a bottom half runs whenever the main loop gets to it,
+ * while the vCPU runs on under icount, so the virtual time its work starts
+ * at would depend on the host.  In timing mode a bottom half registered
+ * here (@bh made for @cb(@opaque), from realize, after
+ * d2d_timing_realize) is instead run from a virtual timer at the time it
+ * is scheduled: the vCPU stops there until it has run.
+ * d2d_timing_bh_schedule is qemu_bh_schedule outside timing mode.
+ */
+void d2d_timing_bh_register(D2DTiming *t, QEMUBH *bh, QEMUBHFunc *cb,
+                            void *opaque);
+void d2d_timing_bh_schedule(D2DTiming *t, QEMUBH *bh);
+
+/* Engine work of @ns (doorbell processing). */
+void d2d_timing_engine(D2DTiming *t, uint32_t ns);
+/* A packet enters the pipeline; @extra_ns more latency (transport). */
+void d2d_timing_packet(D2DTiming *t, uint32_t extra_ns);
+/*
+ * A near-data unit (a function chain, pipelined) processes @bytes at
+ * timing-ndp-mbps; what the engine writes next waits for it.
+ */
+void d2d_timing_ndp(D2DTiming *t, uint64_t bytes);
+/* The packet in hand takes @ns longer. */
+void d2d_timing_latency(D2DTiming *t, uint32_t ns);
+/* The engine waits for what it has read (e.g. a fetched descriptor). */
+void d2d_timing_sync(D2DTiming *t);
+/*
+ * A frame leaves the port: true if timing is on and @fn(@opaque, frame)
+ * will be called when it reaches the far end (the caller sends nothing);
+ * false: send it now.
+ */
+bool d2d_timing_frame_out(D2DTiming *t, const uint8_t *f, size_t len,
+                          D2DTimingFn *fn, void *opaque);
+/*
+ * A frame arrives from the wire: true if timing is on and the switch
+ * queue in front of the port holds frames (@fn is called when it leaves
+ * the queue) or is full (dropped, counted); false: take it now.
+ */
+bool d2d_timing_frame_in(D2DTiming *t, const uint8_t *f, size_t len,
+                         D2DTimingFn *fn, void *opaque);
+
+/*
+ * Used by d2d-pcie.c: the timing state of @pdev if its timing mode is on,
+ * NULL otherwise; the charges of its DMA and MSI-X.
+ */
+D2DTiming *d2d_timing_of(PCIDevice *pdev);
+void d2d_timing_dma_read(D2DTiming *t, uint64_t addr, uint64_t len);
+MemTxResult d2d_timing_dma_write(D2DTiming *t, uint64_t addr,
+                                 const void *buf, uint64_t len, bool entry);
+void d2d_timing_msix(D2DTiming *t, unsigned vector);
+
+#endif

@@ -1,0 +1,211 @@
+/*
+ * snic timing mode (docs/timing.md) on two snics of one QEMU: a 64 KiB
+ * RDMA WRITE's CQE appears at the virtual time the cost model predicts
+ * (within 5%), identical runs give the same time (within 1%), frames
+ * leave only when the wire has carried them, bad parameters are refused,
+ * and with timing off nothing waits for the clock.
+ *
+ * Modeled time is read off the virtual clock, which moves only when the
+ * test steps it (from timer deadline to timer deadline): no wall clock.
+ */
+#include "../lib/check.h"
+#include "common/d2d-cost.h"
+#include "qtest.h"
+#include "snic_rdma_env.h"
+
+#define MSG	(64 * 1024)
+
+static const struct conn conn_4k = {
+	.mtu = SNIC_MTU_4096, .timeout = 14, .retry = 7, .rnr_retry = 7,
+	.rnr_timer = 1, .rd_atomic = 4,
+};
+
+/* A MSG-byte WRITE from sa to sb; *wqe: its index. */
+static void post_write(uint16_t *wqe)
+{
+	struct wqe w;
+
+	w_init(&w, SNIC_WQE_RDMA_WRITE, SNIC_WQE_F_SIGNAL, 0);
+	w_raddr(&w, sb.mr.iova, sb.mr.key);
+	w_data(&w, MSG, sa.mr.key, sa.mr.iova);
+	*wqe = qp_post(&sa.qp, &w);
+}
+
+/*
+ * Post the WRITE and step the clock deadline by deadline until its CQE is
+ * in memory: the virtual ns from the doorbell to then, -1 if it never is.
+ */
+static int64_t timed_write(struct snic_cqe *e)
+{
+	uint64_t t0, t;
+	uint16_t idx;
+	int i;
+
+	t0 = qt_clock_now(qt);
+	post_write(&idx);
+	t = t0;
+	for (i = 0; i < 2000; i++) {
+		if (snic_cq_peek(&sa.scq, e, 1)) {
+			snic_cq_consume(&sa.scq);
+			if (e->wqe_counter != idx || e->syndrome != SNIC_RST_OK)
+				return -1;
+			return (int64_t)(t - t0);
+		}
+		t = qt_clock_step_next(qt);
+	}
+	return -1;
+}
+
+static bool within(int64_t got, int64_t want, int pct)
+{
+	int64_t d = got > want ? got - want : want - got;
+
+	return got > 0 && d * 100 <= want * pct;
+}
+
+static void rdma_write_calibrated(void)
+{
+	static uint8_t src[MSG], dst[MSG];
+	D2DTimingParams p;
+	struct snic_cqe e;
+	int64_t pred, t1, t2, t3;
+
+	d2d_timing_params_default(&p);
+	pred = d2d_predict_rdma_write_ns(&p, MSG, 4096);
+	CHECK(env_start_opts(",timing=on"));
+	CHECK(pair_up(&conn_4k));
+	fill(src, sizeof(src), 9);
+	mr_write(&sa.mr, 0, src, sizeof(src));
+	t1 = timed_write(&e);
+	fprintf(stderr, "snic_timing: 64 KiB WRITE %lld ns, model %lld ns\n",
+		(long long)t1, (long long)pred);
+	CHECK(t1 > 0);
+	CHECK_EQ(e.byte_cnt, MSG);
+	mr_read(&sb.mr, 0, dst, sizeof(dst));
+	CHECK(!memcmp(src, dst, sizeof(dst)));
+	CHECK(within(t1, pred, 5));
+	/* the same WRITE again, then in a fresh QEMU */
+	t2 = timed_write(&e);
+	CHECK(within(t2, t1, 1));
+	CHECK(env_start_opts(",timing=on"));
+	CHECK(pair_up(&conn_4k));
+	t3 = timed_write(&e);
+	CHECK(within(t3, t1, 1));
+}
+
+/* A slower link (Gen3 x4) makes PCIe the bottleneck: still the model. */
+static void rdma_write_pcie_bound(void)
+{
+	D2DTimingParams p;
+	struct snic_cqe e;
+	int64_t pred, t;
+
+	d2d_timing_params_default(&p);
+	p.pcie_lanes = 4;
+	pred = d2d_predict_rdma_write_ns(&p, MSG, 4096);
+	CHECK(env_start_opts(",timing=on,timing-pcie-lanes=4"));
+	CHECK(pair_up(&conn_4k));
+	t = timed_write(&e);
+	fprintf(stderr, "snic_timing: x4 64 KiB WRITE %lld ns, model %lld ns\n",
+		(long long)t, (long long)pred);
+	CHECK(within(t, pred, 5));
+}
+
+/* In timing mode nothing completes before the clock has moved. */
+static void nothing_before_its_time(void)
+{
+	static uint8_t src[MSG], dst[MSG], zero[MSG];
+	struct snic_cqe e;
+	uint16_t idx;
+
+	CHECK(env_start_opts(",timing=on"));
+	CHECK(pair_up(&conn_4k));
+	fill(src, sizeof(src), 3);
+	mr_write(&sa.mr, 0, src, sizeof(src));
+	post_write(&idx);
+	pump(64);
+	/* the clock has not moved: no CQE, no byte placed at the peer */
+	CHECK(!snic_cq_peek(&sa.scq, &e, 1));
+	mr_read(&sb.mr, 0, dst, sizeof(dst));
+	CHECK(!memcmp(dst, zero, sizeof(dst)));
+	CHECK(cq_wait(&sa.scq, &e, 1000));
+	CHECK_EQ(e.wqe_counter, idx);
+	mr_read(&sb.mr, 0, dst, sizeof(dst));
+	CHECK(!memcmp(dst, src, sizeof(dst)));
+}
+
+/* Timing off (the default): the CQE is there without the clock moving. */
+static void timing_off_immediate(void)
+{
+	struct snic_cqe e;
+	uint64_t t0;
+	uint16_t idx;
+
+	CHECK(env_start());
+	CHECK(pair_up(&conn_4k));
+	t0 = qt_clock_now(qt);
+	post_write(&idx);
+	CHECK(cq_wait(&sa.scq, &e, 0));
+	CHECK_EQ(e.wqe_counter, idx);
+	CHECK_EQ(qt_clock_now(qt), t0);
+}
+
+/*
+ * The switch queue in front of a port: frames arriving together wait in
+ * it and, past timing-switch-queue bytes, are dropped (counted).
+ */
+static void switch_queue_drops(void)
+{
+	uint8_t f[1500];
+	uint64_t queued = 0, drops = 0;
+	int i;
+
+	CHECK(env_start_opts(",timing=on,timing-switch-queue=3000"));
+	memset(f, 0, sizeof(f));
+	memcpy(f, mac_b, 6);
+	memcpy(f + 6, mac_a, 6);
+	f[12] = 0x88;		/* a local experimental ethertype */
+	f[13] = 0xb5;
+	for (i = 0; i < 10; i++)
+		CHECK(inj_send(f, sizeof(f)));
+	pump(64);
+	/* the first goes through, one waits (1524 B ahead), the rest drop */
+	CHECK(qt_qom_get_u64(qt, "/machine/peripheral/snic1",
+			     "timing-rx-queued", &queued));
+	CHECK(qt_qom_get_u64(qt, "/machine/peripheral/snic1",
+			     "timing-rx-drops", &drops));
+	CHECK_EQ(queued, 1);
+	CHECK_EQ(drops, 8);
+	/* timing off: no queue */
+	CHECK(env_start());
+	for (i = 0; i < 10; i++)
+		CHECK(inj_send(f, sizeof(f)));
+	pump(64);
+	CHECK(qt_qom_get_u64(qt, "/machine/peripheral/snic1",
+			     "timing-rx-drops", &drops));
+	CHECK_EQ(drops, 0);
+}
+
+static void bad_params_refused(void)
+{
+	CHECK(!env_start_opts(",timing=on,timing-pcie-lanes=3"));
+	CHECK(!env_start_opts(",timing=on,timing-pcie-gen=9"));
+	CHECK(!env_start_opts(",timing=on,timing-wire-mbps=0"));
+	/* off: the parameters are not used, so not checked */
+	CHECK(env_start_opts(",timing-pcie-lanes=3"));
+	/* a realized device's model does not change under it */
+	CHECK(!qt_qom_set_u64(qt, "/machine/peripheral/snic0",
+			      "timing-pcie-lanes", 4));
+}
+
+int main(void)
+{
+	RUN("device/snic_timing", rdma_write_calibrated);
+	RUN("device/snic_timing", rdma_write_pcie_bound);
+	RUN("device/snic_timing", nothing_before_its_time);
+	RUN("device/snic_timing", timing_off_immediate);
+	RUN("device/snic_timing", switch_queue_drops);
+	RUN("device/snic_timing", bad_params_refused);
+	qt_quit(qt);
+	return check_failures ? 1 : 0;
+}
