@@ -1,8 +1,9 @@
 /*
  * snic: the RDMA network layer below the requester, responder and
- * completer - the kick that has the RDMA bottom half run a QP's roles,
- * the headers every packet of a QP shares, the UD MTU, and transmission
- * with loss injection (through the port's one frame-output path).
+ * completer - finding a QP by number, async events, the kick that has
+ * the RDMA bottom half run a QP's roles, the headers every packet of a
+ * QP shares, the UD MTU, and transmission with loss injection (through
+ * the port's one frame-output path).
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -10,6 +11,19 @@
 #include "qemu/main-loop.h"
 #include "qapi/visitor.h"
 #include "snic.h"
+
+SnicQp *snic_rdma_qp(SnicState *s, uint32_t qpn)
+{
+    return qpn < SNIC_MAX_QPS && s->rdma.qps[qpn].valid ?
+           &s->rdma.qps[qpn] : NULL;
+}
+
+void snic_rdma_event(SnicState *s, uint8_t type, uint32_t obj, uint32_t data)
+{
+    if (s->port.async_eqn != SNIC_EQN_NONE) {
+        snic_eq_post(s, s->port.async_eqn, type, obj, data);
+    }
+}
 
 void snic_rdma_kick(SnicState *s, SnicQp *qp)
 {

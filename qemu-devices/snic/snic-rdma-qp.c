@@ -1,7 +1,7 @@
 /*
  * snic: RDMA queue pairs - CREATE/MODIFY/QUERY/DESTROY_QP, the verbs state
  * machine with its required attributes, moving to the error state and
- * flushing, the QP and SRQ doorbells, and async events.
+ * flushing, the QP and SRQ doorbells.
  * docs/snic-rdma.md "State machine", "Errors and flush".
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
@@ -13,19 +13,6 @@
 #include "snic.h"
 
 #define QP_SQ_SIZE(qp) (1u << (qp)->sq_log)
-
-SnicQp *snic_rdma_qp(SnicState *s, uint32_t qpn)
-{
-    return qpn < SNIC_MAX_QPS && s->rdma.qps[qpn].valid ?
-           &s->rdma.qps[qpn] : NULL;
-}
-
-void snic_rdma_event(SnicState *s, uint8_t type, uint32_t obj, uint32_t data)
-{
-    if (s->port.async_eqn != SNIC_EQN_NONE) {
-        snic_eq_post(s, s->port.async_eqn, type, obj, data);
-    }
-}
 
 static bool snic_cq_ok(SnicState *s, uint16_t cqn)
 {

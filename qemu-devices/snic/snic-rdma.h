@@ -320,9 +320,6 @@ bool snic_rdma_db(SnicState *s, uint16_t page, uint32_t off, uint32_t qn,
 void snic_rdma_qp_error(SnicState *s, SnicQp *qp, uint8_t status,
                         bool send_side);
 void snic_rdma_flush(SnicState *s, SnicQp *qp);
-void snic_rdma_event(SnicState *s, uint8_t type, uint32_t obj,
-                     uint32_t data);
-SnicQp *snic_rdma_qp(SnicState *s, uint32_t qpn);
 
 /* snic-rdma-req.c */
 void snic_rdma_bh(void *opaque);
@@ -332,6 +329,10 @@ void snic_rdma_req_rewind(SnicQp *qp, uint32_t psn);
 void snic_rdma_req_probe(SnicState *s, SnicQp *qp);
 
 /* snic-rdma-net.c: below the roles */
+SnicQp *snic_rdma_qp(SnicState *s, uint32_t qpn);
+/* An async event on the port's async EQ, if it has one. */
+void snic_rdma_event(SnicState *s, uint8_t type, uint32_t obj,
+                     uint32_t data);
 /* Have the RDMA bottom half run @qp's roles. */
 void snic_rdma_kick(SnicState *s, SnicQp *qp);
 /* Put a finished frame on the wire (loss injection, counters). */
