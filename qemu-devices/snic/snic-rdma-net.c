@@ -2,12 +2,14 @@
  * snic: the RDMA network layer below the requester, responder and
  * completer - finding a QP by number, async events, the kick that has
  * the RDMA bottom half run a QP's roles, the headers every packet of a
- * QP shares, the UD MTU, and transmission with loss injection (through
- * the port's one frame-output path).
+ * QP shares, the source address table (SET_SRC_ADDR), the UD MTU, and
+ * transmission with loss injection (through the port's one frame-output
+ * path).
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #include "qemu/osdep.h"
+#include "qemu/log.h"
 #include "qemu/main-loop.h"
 #include "qapi/visitor.h"
 #include "snic.h"
@@ -92,6 +94,43 @@ uint32_t snic_rdma_ud_mtu(SnicState *s)
         mtu >>= 1;
     }
     return mtu;
+}
+
+/* ---- source addresses ---- */
+
+uint16_t snic_src_addr_set(SnicState *s, const struct snic_aq_cmd *c)
+{
+    struct snic_aq_set_src_addr a;
+    SnicSrcAddr *e;
+
+    memcpy(&a, c->raw, sizeof(a));
+    if (a.index >= SNIC_SRC_ADDRS || a.valid > 1) {
+        return SNIC_AQ_EINVAL_PARAM;
+    }
+    e = &s->rdma.src[a.index];
+    e->valid = a.valid;
+    memcpy(e->mac, a.mac, 6);
+    e->ip = a.ip;
+    return SNIC_AQ_OK;
+}
+
+uint8_t snic_rdma_src_fill(SnicState *s, SnicQp *qp, struct snic_av *av)
+{
+    const SnicSrcAddr *e = av->sgid_index < SNIC_SRC_ADDRS ?
+                           &s->rdma.src[av->sgid_index] : NULL;
+
+    if (qp->flags & SNIC_QP_F_PRIV) {
+        return SNIC_RST_OK;         /* the driver built the AV */
+    }
+    if (!e || !e->valid) {
+        s->rdma.st.tx_bad_src++;
+        qemu_log_mask(LOG_GUEST_ERROR, "snic: qp %u: UD source address %u "
+                      "is not in the table\n", qp->qpn, av->sgid_index);
+        return SNIC_RST_LOC_QP_OP;
+    }
+    memcpy(av->smac, e->mac, 6);
+    av->sip = e->ip;
+    return SNIC_RST_OK;
 }
 
 /* ---- loss injection properties ---- */

@@ -1,15 +1,14 @@
 /*
  * snic: RDMA requester - send WQE fetch and validation, REG_MR/LOCAL_INV,
  * packetisation (headers built here, payload DMA'd straight from the MR
- * into the frame), go-back-N retransmission from a PSN, the bottom half
- * that sends for every QP with a budget.
+ * into the frame), go-back-N retransmission from a PSN; it sends within
+ * the budget the RDMA bottom half (snic-rdma.c) gives it.
  * docs/snic-rdma.md "Send WQE", "Reliability".
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #include "qemu/osdep.h"
 #include "qemu/log.h"
-#include "qemu/main-loop.h"
 #include "snic.h"
 
 #define QP_SQ_SIZE(qp) (1u << (qp)->sq_log)
@@ -531,44 +530,4 @@ bool snic_rdma_req_run(SnicState *s, SnicQp *qp, int *budget)
         snic_rdma_retire(s, qp);
     }
     return false;
-}
-
-/* ---- the bottom half ---- */
-
-void snic_rdma_bh(void *opaque)
-{
-    SnicState *s = opaque;
-    bool again = false;
-    uint32_t i;
-
-    for (i = 0; i < s->rdma.qps_hi; i++) {
-        SnicQp *qp = &s->rdma.qps[i];
-        int budget = SNIC_RDMA_BUDGET;
-        bool more;
-
-        if (!qp->valid || !qp->pending) {
-            continue;
-        }
-        qp->pending = false;
-        if (qp->state == SNIC_QPS_ERR || qp->state == SNIC_QPS_SQE) {
-            snic_rdma_resp_run(s, qp, &budget);
-            snic_rdma_flush(s, qp);
-            if (qp->state == SNIC_QPS_ERR) {
-                continue;
-            }
-        }
-        if (qp->state < SNIC_QPS_RTR) {
-            continue;
-        }
-        more = snic_rdma_resp_run(s, qp, &budget);
-        more |= snic_rdma_req_run(s, qp, &budget);
-        snic_rdma_retire(s, qp);
-        if (more) {
-            qp->pending = true;
-            again = true;
-        }
-    }
-    if (again) {
-        qemu_bh_schedule(s->rdma.bh);
-    }
 }

@@ -3,12 +3,16 @@
  * and the interfaces between the transport's parts, split by role like
  * Linux rdma_rxe:
  *
- *   snic-rdma-obj.c   PD/MR/SRQ admin, MR keys and translation, DMA
- *                     through MRs, receive WQE fetch, statistics
- *   snic-rdma-qp.c    QP admin, state machine, flush, doorbells, events
+ *   snic-rdma.c       init/reset, the bottom half running each QP's
+ *                     roles, admin dispatch, statistics
+ *   snic-rdma-qp.c    QP admin, state machine, flush, doorbells
+ *   snic-rdma-mr.c    PD/MR admin, MR keys and translation, DMA through
+ *                     MRs, fast registration and invalidation
+ *   snic-rdma-srq.c   SRQ admin and doorbells, receive WQE fetch
+ *   snic-rdma-net.c   below the roles: QP lookup, async events, the kick,
+ *                     shared headers, source addresses, transmission
  *   snic-roce.c       wire headers and ICRC (pure C)
- *   snic-rdma-req.c   requester: WQE fetch, packetisation, retransmission,
- *                     the send bottom half, loss injection
+ *   snic-rdma-req.c   requester: WQE fetch, packetisation, retransmission
  *   snic-rdma-resp.c  responder: requests in, ACK/NAK, READ responses,
  *                     atomics
  *   snic-rdma-comp.c  completer: responses in, send CQEs, timers
@@ -270,14 +274,24 @@ typedef struct SnicRdma {
     uint64_t loss_count;
 } SnicRdma;
 
-/* snic-rdma-obj.c */
+/* snic-rdma.c: the top of the transport */
 void snic_rdma_init(SnicState *s);
 void snic_rdma_free(SnicState *s);
 void snic_rdma_reset(SnicState *s);
+/* Run the roles of every kicked QP. */
+void snic_rdma_bh(void *opaque);
 uint16_t snic_rdma_admin(SnicState *s, const struct snic_aq_cmd *c,
                          uint64_t *res);
 uint16_t snic_rdma_query_stats(SnicState *s, const struct snic_aq_cmd *c);
 void snic_rdma_stats_format(SnicState *s, GString *out);
+
+/* snic-rdma-mr.c */
+uint16_t snic_pd_create(SnicState *s, uint64_t *res);
+SnicPd *snic_pd(SnicState *s, uint32_t pdn);
+uint16_t snic_pd_destroy(SnicState *s, uint32_t pdn);
+uint16_t snic_mr_create(SnicState *s, const struct snic_aq_cmd *c,
+                        uint64_t *res);
+uint16_t snic_mr_destroy(SnicState *s, uint32_t idx);
 /*
  * Check @key for [addr, addr + len) with @access (SNIC_ACCESS_*, 0 for a
  * read of local memory) on behalf of @qp.  *mr is NULL for a bus address.
@@ -295,16 +309,20 @@ bool snic_rdma_mr_dma(SnicState *s, SnicQp *qp, SnicMr *mr, uint64_t addr,
 uint8_t snic_rdma_sg_copy(SnicState *s, SnicQp *qp, const SnicSge *sge,
                           unsigned nsge, uint64_t off, void *buf, size_t len,
                           bool to_mem);
-/* Next receive WQE of @qp (its RQ or SRQ) without consuming it. */
-bool snic_rdma_recv_peek(SnicState *s, SnicQp *qp, SnicRecvWqe *w);
-void snic_rdma_recv_consume(SnicState *s, SnicQp *qp);
 uint8_t snic_rdma_fast_reg(SnicState *s, SnicQp *qp,
                            const struct snic_wqe_reg *r);
 uint8_t snic_rdma_invalidate(SnicState *s, SnicQp *qp, uint32_t key);
-/* A user UD QP's source: @av's smac and sip from its sgid_index entry. */
-uint8_t snic_rdma_src_fill(SnicState *s, SnicQp *qp, struct snic_av *av);
+
+/* snic-rdma-srq.c */
+uint16_t snic_srq_create(SnicState *s, const struct snic_aq_cmd *c,
+                         uint64_t *res);
+uint16_t snic_srq_modify(SnicState *s, const struct snic_aq_cmd *c);
+uint16_t snic_srq_destroy(SnicState *s, uint32_t srqn);
 uint16_t snic_rdma_srq_db(SnicState *s, uint16_t page, uint32_t srqn,
                           uint16_t ctr);
+/* Next receive WQE of @qp (its RQ or SRQ) without consuming it. */
+bool snic_rdma_recv_peek(SnicState *s, SnicQp *qp, SnicRecvWqe *w);
+void snic_rdma_recv_consume(SnicState *s, SnicQp *qp);
 
 /* snic-rdma-qp.c */
 uint16_t snic_rdma_create_qp(SnicState *s, const struct snic_aq_cmd *c,
@@ -322,7 +340,6 @@ void snic_rdma_qp_error(SnicState *s, SnicQp *qp, uint8_t status,
 void snic_rdma_flush(SnicState *s, SnicQp *qp);
 
 /* snic-rdma-req.c */
-void snic_rdma_bh(void *opaque);
 bool snic_rdma_req_run(SnicState *s, SnicQp *qp, int *budget);
 void snic_rdma_req_rewind(SnicQp *qp, uint32_t psn);
 /* Send the packet at comp_psn once more (loss probe). */
@@ -341,6 +358,9 @@ void snic_rdma_xmit(SnicState *s, SnicQp *qp, const uint8_t *f, size_t len);
 void snic_rdma_hdr_init(SnicState *s, SnicQp *qp, SnicRoceHdr *h,
                         uint8_t opcode, uint32_t psn);
 void snic_rdma_loss_props(SnicState *s, Object *obj);
+uint16_t snic_src_addr_set(SnicState *s, const struct snic_aq_cmd *c);
+/* A user UD QP's source: @av's smac and sip from its sgid_index entry. */
+uint8_t snic_rdma_src_fill(SnicState *s, SnicQp *qp, struct snic_av *av);
 uint32_t snic_rdma_ud_mtu(SnicState *s);
 
 /* snic-rdma-resp.c */
