@@ -24,26 +24,6 @@ int64_t snic_rdma_rnr_ns(uint8_t code)
     return (int64_t)us[code & 31] * 1000;
 }
 
-void snic_rdma_req_cqe(SnicState *s, SnicQp *qp, const SnicSwqe *w,
-                       uint8_t status)
-{
-    struct snic_cqe cqe = { 0 };
-
-    cqe.opcode = status ? SNIC_CQE_REQ_ERR : SNIC_CQE_REQ;
-    cqe.syndrome = status;
-    cqe.wqe_counter = cpu_to_le16(w->idx);
-    cqe.qn = cpu_to_le16(qp->qpn);
-    cqe.rdma_qpn = cpu_to_le32(qp->qpn);
-    cqe.wqe_opcode = w->opcode;
-    if (!status && !w->local) {
-        cqe.byte_cnt = cpu_to_le32(w->len);
-    }
-    if (status && status != SNIC_RST_WR_FLUSH) {
-        s->rdma.st.req_errors++;
-    }
-    snic_cq_post(s, qp->scqn, &cqe, &qp->pcie);
-}
-
 static bool snic_rd_atomic(const SnicSwqe *w)
 {
     return w->opcode == SNIC_WQE_RDMA_READ ||

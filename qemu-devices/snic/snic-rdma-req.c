@@ -11,8 +11,6 @@
 #include "qemu/log.h"
 #include "snic.h"
 
-#define QP_SQ_SIZE(qp) (1u << (qp)->sq_log)
-
 /* Packets the requester may have unacknowledged now (see snic-rdma.h). */
 static uint32_t snic_rdma_cwnd(SnicQp *qp)
 {

@@ -5,10 +5,11 @@
  *
  *   snic-rdma.c       init/reset, the bottom half running each QP's
  *                     roles, admin dispatch, statistics
- *   snic-rdma-qp.c    QP admin, state machine, flush, doorbells
+ *   snic-rdma-qp.c    QP admin, state machine, doorbells
  *   snic-rdma-mr.c    PD/MR admin, MR keys and translation, DMA through
  *                     MRs, fast registration and invalidation
  *   snic-rdma-srq.c   SRQ admin and doorbells, receive WQE fetch
+ *   snic-rdma-flush.c below the roles: the error state, flush, send CQEs
  *   snic-rdma-net.c   below the roles: QP lookup, async events, the kick,
  *                     shared headers, source addresses, transmission
  *   snic-roce.c       wire headers and ICRC (pure C)
@@ -58,6 +59,8 @@
 #define SNIC_RDMA_BUDGET        16
 /* Page-list entries the device holds over all MRs. */
 #define SNIC_RDMA_MAX_PAGES     (4u << 20)
+/* Basic blocks in @qp's send ring. */
+#define QP_SQ_SIZE(qp) (1u << (qp)->sq_log)
 /* Largest frame: headers + 4096 payload + pad + ICRC. */
 #define SNIC_RDMA_MAX_FRAME     (ROCE_MAX_HDRS + 4096 + 8)
 
@@ -324,6 +327,16 @@ uint16_t snic_rdma_srq_db(SnicState *s, uint16_t page, uint32_t srqn,
 bool snic_rdma_recv_peek(SnicState *s, SnicQp *qp, SnicRecvWqe *w);
 void snic_rdma_recv_consume(SnicState *s, SnicQp *qp);
 
+/* snic-rdma-flush.c: below the roles */
+/* The send CQE of @w, with @status (SNIC_RST_*). */
+void snic_rdma_req_cqe(SnicState *s, SnicQp *qp, const SnicSwqe *w,
+                       uint8_t status);
+/* A send or receive error moves the QP to ERR (RC) or SQE (UD). */
+void snic_rdma_qp_error(SnicState *s, SnicQp *qp, uint8_t status,
+                        bool send_side);
+/* Complete what an ERR (send and receive) or SQE (send) QP holds. */
+void snic_rdma_flush(SnicState *s, SnicQp *qp);
+
 /* snic-rdma-qp.c */
 uint16_t snic_rdma_create_qp(SnicState *s, const struct snic_aq_cmd *c,
                              uint64_t *res);
@@ -334,10 +347,6 @@ void snic_rdma_qp_free(SnicState *s, SnicQp *qp);
 /* QP doorbells; false if @off is not an RDMA doorbell. */
 bool snic_rdma_db(SnicState *s, uint16_t page, uint32_t off, uint32_t qn,
                   uint16_t ctr);
-/* A send or receive error moves the QP to ERR (RC) or SQE (UD). */
-void snic_rdma_qp_error(SnicState *s, SnicQp *qp, uint8_t status,
-                        bool send_side);
-void snic_rdma_flush(SnicState *s, SnicQp *qp);
 
 /* snic-rdma-req.c */
 bool snic_rdma_req_run(SnicState *s, SnicQp *qp, int *budget);
@@ -371,8 +380,6 @@ bool snic_rdma_resp_run(SnicState *s, SnicQp *qp, int *budget);
 /* snic-rdma-comp.c */
 void snic_rdma_comp_rx(SnicState *s, SnicQp *qp, const SnicRoceHdr *h);
 bool snic_rdma_retire(SnicState *s, SnicQp *qp);
-void snic_rdma_req_cqe(SnicState *s, SnicQp *qp, const SnicSwqe *w,
-                       uint8_t status);
 void snic_rdma_timer_update(SnicState *s, SnicQp *qp);
 void snic_rdma_retry_timer(void *opaque);
 void snic_rdma_rnr_timer(void *opaque);
