@@ -2,7 +2,7 @@
  * snic: RDMA requester - send WQE fetch and validation, REG_MR/LOCAL_INV,
  * packetisation (headers built here, payload DMA'd straight from the MR
  * into the frame), go-back-N retransmission from a PSN; it sends within
- * the budget the RDMA bottom half (snic-rdma.c) gives it.
+ * the budget the RDMA bottom half (snic-rdma-main.c) gives it.
  * docs/snic-rdma.md "Send WQE", "Reliability".
  *
  * SPDX-License-Identifier: GPL-2.0-or-later

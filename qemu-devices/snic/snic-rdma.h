@@ -3,20 +3,23 @@
  * and the interfaces between the transport's parts, split by role like
  * Linux rdma_rxe:
  *
- *   snic-rdma.c       init/reset, the bottom half running each QP's
- *                     roles, admin dispatch, statistics
- *   snic-rdma-qp.c    QP admin, state machine, doorbells
- *   snic-rdma-mr.c    PD/MR admin, MR keys and translation, DMA through
- *                     MRs, fast registration and invalidation
- *   snic-rdma-srq.c   SRQ admin and doorbells, receive WQE fetch
- *   snic-rdma-flush.c below the roles: the error state, flush, send CQEs
- *   snic-rdma-net.c   below the roles: QP lookup, async events, the kick,
- *                     shared headers, source addresses, transmission
- *   snic-roce.c       wire headers and ICRC (pure C)
- *   snic-rdma-req.c   requester: WQE fetch, packetisation, retransmission
- *   snic-rdma-resp.c  responder: requests in, ACK/NAK, READ responses,
- *                     atomics
- *   snic-rdma-comp.c  completer: responses in, send CQEs, timers
+ *   snic-rdma-main.c   the top: init/reset, the bottom half running each
+ *                      kicked QP's roles, admin dispatch, statistics
+ *   snic-rdma-qp.c     QP admin, state machine, doorbells
+ *   snic-rdma-req.c    requester: WQE fetch, packetisation, retransmission
+ *   snic-rdma-resp.c   responder: requests in, ACK/NAK, READ responses,
+ *                      atomics
+ *   snic-rdma-comp.c   completer: responses in, in-order completion, timers
+ *   snic-rdma-flush.c  the error state, flush, send CQEs
+ *   snic-rdma-srq.c    SRQ admin and doorbells, receive WQE fetch
+ *   snic-rdma-mr.c     PD/MR admin, MR keys and translation, DMA through
+ *                      MRs, fast registration and invalidation
+ *   snic-rdma-net.c    QP lookup, async events, the kick, shared headers,
+ *                      source addresses, transmission
+ *   snic-roce.c        wire headers and ICRC (pure C)
+ *
+ * Each file calls only files listed below it (docs/snic.md "Device model
+ * layers").
  *
  * Interface: kernel/include/uapi/d2d/snic_rdma_if.h, docs/snic-rdma.md.
  *
@@ -277,7 +280,7 @@ typedef struct SnicRdma {
     uint64_t loss_count;
 } SnicRdma;
 
-/* snic-rdma.c: the top of the transport */
+/* snic-rdma-main.c: the top of the transport */
 void snic_rdma_init(SnicState *s);
 void snic_rdma_free(SnicState *s);
 void snic_rdma_reset(SnicState *s);
