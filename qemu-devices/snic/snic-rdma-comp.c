@@ -106,7 +106,8 @@ void snic_rdma_probe_timer(void *opaque)
         || qp->rnr_wait || !snic_outstanding(qp)) {
         return;
     }
-    snic_rdma_req_probe(s, qp);
+    qp->req_ask |= SNIC_REQ_PROBE;
+    snic_rdma_kick(s, qp);
     if (qp->pto_shift < SNIC_RDMA_PTO_MAX_SHIFT) {
         qp->pto_shift++;
     }
@@ -159,7 +160,7 @@ void snic_rdma_retry_timer(void *opaque)
     qp->rewound = false;
     qp->probe = true;
     qp->cwnd = SNIC_RDMA_CWND_MIN;
-    snic_rdma_req_rewind(qp, qp->comp_psn);
+    qp->req_ask |= SNIC_REQ_REWIND;
     snic_rdma_kick(s, qp);
 }
 
@@ -215,7 +216,7 @@ static void snic_comp_gap(SnicState *s, SnicQp *qp)
     qp->rewound = true;
     qp->rewound_at = qp->comp_psn;
     qp->cwnd = MAX(qp->cwnd / 2, SNIC_RDMA_CWND_MIN);
-    snic_rdma_req_rewind(qp, qp->comp_psn);
+    qp->req_ask |= SNIC_REQ_REWIND;
 }
 
 static SnicSwqe *snic_comp_wqe(SnicQp *qp, uint32_t psn)
@@ -326,7 +327,7 @@ void snic_rdma_comp_rx(SnicState *s, SnicQp *qp, const SnicRoceHdr *h)
         }
         snic_rdma_retire(s, qp);
         qp->rnr_wait = true;
-        snic_rdma_req_rewind(qp, qp->comp_psn);
+        qp->req_ask |= SNIC_REQ_REWIND;
         timer_del(qp->retry_timer);
         timer_mod(qp->rnr_timer, qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) +
                   snic_rdma_rnr_ns(h->syndrome));
@@ -371,7 +372,7 @@ void snic_rdma_comp_rx(SnicState *s, SnicQp *qp, const SnicRoceHdr *h)
         qp->probe = false;
         qp->cwnd = MIN(qp->cwnd + 1, SNIC_RDMA_MAX_INFLIGHT);
         if (snic_psn_diff(qp->tx_psn, qp->comp_psn) < 0) {
-            snic_rdma_req_rewind(qp, qp->comp_psn);
+            qp->req_ask |= SNIC_REQ_REWIND;
         }
         snic_rdma_retire(s, qp);
         snic_timer_restart(s, qp);

@@ -163,6 +163,7 @@ static void snic_qp_reset(SnicQp *qp)
     qp->rnr_wait = false;
     qp->rewound = false;
     qp->probe = false;
+    qp->req_ask = 0;
     qp->fetch_blocked = false;
     qp->drained_sent = false;
     qp->pkts_since_ack = 0;

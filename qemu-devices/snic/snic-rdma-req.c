@@ -431,14 +431,15 @@ static uint32_t snic_req_find(SnicQp *qp, uint32_t psn)
 }
 
 /* Go back: send again from @psn. */
-void snic_rdma_req_rewind(SnicQp *qp, uint32_t psn)
+static void snic_req_rewind(SnicQp *qp, uint32_t psn)
 {
     qp->tx_psn = psn & ROCE_PSN_MASK;
     qp->tx_wqe = snic_req_find(qp, psn);
     qp->pkts_since_ack = 0;
 }
 
-void snic_rdma_req_probe(SnicState *s, SnicQp *qp)
+/* Send the packet at comp_psn once more (loss probe). */
+static void snic_req_probe(SnicState *s, SnicQp *qp)
 {
     uint32_t tx_psn = qp->tx_psn, tx_wqe = qp->tx_wqe;
     bool probe = qp->probe;
@@ -466,13 +467,28 @@ void snic_rdma_req_probe(SnicState *s, SnicQp *qp)
 }
 
 /*
- * Fetch and send for one QP within @budget packets.  Returns true if it
- * has more to send right now.
+ * The completer's requests, in the order it can make them: a rewind to
+ * the oldest unacknowledged PSN, then a loss probe unless an RNR NAK
+ * came since the probe timer asked for it.
  */
+static void snic_req_asked(SnicState *s, SnicQp *qp)
+{
+    uint8_t ask = qp->req_ask;
+
+    qp->req_ask = 0;
+    if (ask & SNIC_REQ_REWIND) {
+        snic_req_rewind(qp, qp->comp_psn);
+    }
+    if ((ask & SNIC_REQ_PROBE) && !qp->rnr_wait) {
+        snic_req_probe(s, qp);
+    }
+}
+
 bool snic_rdma_req_run(SnicState *s, SnicQp *qp, int *budget)
 {
     bool rc = qp->type == SNIC_QPT_RC;
 
+    snic_req_asked(s, qp);
     snic_req_fetch(s, qp);
     if (qp->rnr_wait) {
         return false;

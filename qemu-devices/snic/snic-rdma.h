@@ -67,6 +67,10 @@
 /* Largest frame: headers + 4096 payload + pad + ICRC. */
 #define SNIC_RDMA_MAX_FRAME     (ROCE_MAX_HDRS + 4096 + 8)
 
+/* SnicQp.req_ask: the completer's requests to the requester. */
+#define SNIC_REQ_REWIND         0x1 /* go back to comp_psn */
+#define SNIC_REQ_PROBE          0x2 /* loss probe: comp_psn's packet again */
+
 typedef struct SnicPd {
     bool valid;
     uint32_t refs;              /* MRs, QPs, SRQs naming it */
@@ -198,6 +202,12 @@ typedef struct SnicQp {
     bool drained_sent;
     QEMUTimer *retry_timer, *rnr_timer, *probe_timer;
     bool pending;               /* work for the bottom half */
+    /*
+     * What the completer asked of the requester (SNIC_REQ_*), done when
+     * the requester next runs: the completer records it and kicks, as
+     * Linux rdma_rxe's completer schedules the requester's task.
+     */
+    uint8_t req_ask;
 
     /* responder */
     uint32_t resp_psn;          /* expected request PSN */
@@ -352,10 +362,11 @@ bool snic_rdma_db(SnicState *s, uint16_t page, uint32_t off, uint32_t qn,
                   uint16_t ctr);
 
 /* snic-rdma-req.c */
+/*
+ * Do what the completer asked (req_ask), then fetch and send within
+ * @budget packets.  True if it has more to send right now.
+ */
 bool snic_rdma_req_run(SnicState *s, SnicQp *qp, int *budget);
-void snic_rdma_req_rewind(SnicQp *qp, uint32_t psn);
-/* Send the packet at comp_psn once more (loss probe). */
-void snic_rdma_req_probe(SnicState *s, SnicQp *qp);
 
 /* snic-rdma-net.c: below the roles */
 SnicQp *snic_rdma_qp(SnicState *s, uint32_t qpn);
