@@ -98,6 +98,7 @@ static void snic_realize(PCIDevice *pdev, Error **errp)
     snic_rdma_init(s);
     snic_queues_reset(s);
     snic_rdma_reset(s);
+    s->spin.cmd_mmio = snic_spin_cmd_mmio;
     snic_spin_init(s);
     s->status = SNIC_STATUS_READY;
 }

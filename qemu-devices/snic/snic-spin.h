@@ -143,6 +143,12 @@ typedef struct SnicSpin {
     QEMUTimer *timer;           /* message inactivity */
     SnicSpinJob job;            /* the UDP packet the bottom half runs */
     uint64_t bh_yields;         /* QOM spin-bh-yields: handler suspended */
+    /*
+     * The command unit's MMIO handler (snic-spin-cmd.c, above the engine),
+     * set by the top (snic-pci.c) so that the engine hands it to each HPU
+     * without calling up into it.
+     */
+    SpinRvMmio cmd_mmio;
 } SnicSpin;
 
 /* snic-spin.c: called by the layers above; below it, SnicSpinHook */
@@ -161,7 +167,7 @@ void snic_spin_event(SnicState *s, uint32_t ctx_id, uint8_t type,
                      uint32_t addr, uint32_t info, uint32_t insns,
                      uint32_t cycles);
 
-/* snic-spin-cmd.c: command unit MMIO of the running HPU */
+/* snic-spin-cmd.c: command unit MMIO of the running HPU (cmd_mmio) */
 int snic_spin_cmd_mmio(SpinRv32 *cpu, uint32_t addr, unsigned size,
                        bool write, uint32_t *val);
 
