@@ -1,7 +1,7 @@
 /*
- * snic sPIN engine - model state shared by snic-spin.c (contexts, admin
- * commands, messages, scheduling, accounting) and snic-spin-cmd.c (the
- * HPU command unit).  Interface: docs/snic-spin.md and
+ * snic sPIN engine - model state shared by snic-spin-engine.c (contexts,
+ * admin commands, messages, scheduling, accounting) and snic-spin-cmd.c
+ * (the HPU command unit).  Interface: docs/snic-spin.md and
  * kernel/include/uapi/d2d/snic_spin_if.h.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
@@ -114,7 +114,7 @@ typedef struct SnicSpinRun {
  */
 typedef struct SnicSpinJob {
     SnicSpinPkt *pkt;           /* NULL: no packet in progress */
-    int stage;                  /* SNIC_SPIN_JOB_* (snic-spin.c) */
+    int stage;                  /* SNIC_SPIN_JOB_* (snic-spin-engine.c) */
     bool running;               /* run holds a started handler */
     bool deliver;               /* a passed frame goes to the host */
     bool aborted;
@@ -151,7 +151,7 @@ typedef struct SnicSpin {
     SpinRvMmio cmd_mmio;
 } SnicSpin;
 
-/* snic-spin.c: called by the layers above; below it, SnicSpinHook */
+/* snic-spin-engine.c: called by the layers above; below it, SnicSpinHook */
 void snic_spin_init(SnicState *s);
 void snic_spin_free(SnicState *s);
 void snic_spin_reset(SnicState *s);
