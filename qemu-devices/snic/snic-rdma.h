@@ -6,6 +6,7 @@
  *   snic-rdma-main.c   the top: init/reset, the bottom half running each
  *                      kicked QP's roles, admin dispatch, statistics
  *   snic-rdma-qp.c     QP admin, state machine, doorbells
+ *   snic-rdma-recv.c   receive dispatch to the responder or the completer
  *   snic-rdma-req.c    requester: WQE fetch, packetisation, retransmission
  *   snic-rdma-resp.c   responder: requests in, ACK/NAK, READ responses,
  *                      atomics
@@ -386,8 +387,11 @@ uint16_t snic_src_addr_set(SnicState *s, const struct snic_aq_cmd *c);
 uint8_t snic_rdma_src_fill(SnicState *s, SnicQp *qp, struct snic_av *av);
 uint32_t snic_rdma_ud_mtu(SnicState *s);
 
-/* snic-rdma-resp.c */
+/* snic-rdma-recv.c: above the responder and the completer */
+/* A frame from the wire: true if the RDMA engine took it. */
 bool snic_rdma_rx(SnicState *s, const uint8_t *f, size_t len);
+
+/* snic-rdma-resp.c */
 void snic_rdma_resp_rx(SnicState *s, SnicQp *qp, const SnicRoceHdr *h);
 bool snic_rdma_resp_run(SnicState *s, SnicQp *qp, int *budget);
 
