@@ -47,6 +47,12 @@ static char *snic_get_rdma_stats(Object *obj, Error **errp)
     return g_string_free(out, false);
 }
 
+/* SnicState.notify: the device logic's interrupts, as MSI-X messages. */
+static void snic_msix_notify(SnicState *s, unsigned vector)
+{
+    d2d_msix_notify(&s->parent_obj, &s->pcie, vector);
+}
+
 static void snic_realize(PCIDevice *pdev, Error **errp)
 {
     SnicState *s = SNIC(pdev);
@@ -66,6 +72,8 @@ static void snic_realize(PCIDevice *pdev, Error **errp)
                    SNIC_SPIN_MSG_SLOTS, SPIN_PKT_MAX, SNIC_SPIN_L2P_SIZE);
         return;
     }
+    s->notify = snic_msix_notify;
+    s->port_rx = snic_rx_loopback;
     pci_config_set_interrupt_pin(pdev->config, 1);
     memory_region_init_io(&s->regs, OBJECT(s), &snic_regs_ops, s,
                           "snic-regs", SNIC_REGS_SIZE);

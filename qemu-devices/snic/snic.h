@@ -8,11 +8,11 @@
  * function, netdev glue), snic-regs.c (BAR0), snic-db.c (BAR2 doorbells),
  * snic-admin.c (admin queue, IDENTIFY), snic-queues.c (EQ/CQ/SQ/RQ objects,
  * CQE/EQE posting), snic-core.c (bottom: errors, DMA probe, admin
- * buffers, port state and frame output), snic-tx.c (send path, offloads, rate
- * limiter), snic-rx.c (receive pipeline), snic-steer.c (RSS groups,
- * steering rules), snic-port.c (port config, statistics), snic-pkt.c
- * (pure packet helpers), snic-spin*.c (sPIN engine, docs/snic-spin.md);
- * the RoCEv2 transport: snic-rdma.h.
+ * buffers, port state, frame output and loopback, interrupts), snic-tx.c
+ * (send path, offloads, rate limiter), snic-rx.c (receive pipeline),
+ * snic-steer.c (RSS groups, steering rules), snic-port.c (port config,
+ * statistics), snic-pkt.c (pure packet helpers), snic-spin*.c (sPIN
+ * engine, docs/snic-spin.md); the RoCEv2 transport: snic-rdma.h.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -247,6 +247,17 @@ struct SnicState {
     SnicRdma rdma;
     SnicSpin spin;
     const SnicSpinHook *spin_hook;
+
+    /*
+     * Set by the PCI glue (snic-pci.c) at realize, so that the device
+     * logic reaches it and the receive pipeline without calling up:
+     * notify raises MSI-X vector @vector (through snic_irq); port_rx takes
+     * a frame the port loops back from a loopback SQ completing on CQ
+     * @cqn (through snic_port_loopback).
+     */
+    void (*notify)(SnicState *s, unsigned vector);
+    void (*port_rx)(SnicState *s, const uint8_t *f, size_t len,
+                    uint16_t cqn);
 };
 
 /* snic-core.c: the bottom layer */
@@ -260,6 +271,11 @@ uint16_t snic_aq_write_buf(SnicState *s, const struct snic_aq_cmd *c,
 bool snic_port_up(SnicState *s);
 bool snic_port_xmit(SnicState *s, const uint8_t *f, size_t len,
                     uint64_t *pkts, uint64_t *bytes);
+/* A loopback SQ's frame (on CQ @cqn) into the port's receive path. */
+void snic_port_loopback(SnicState *s, const uint8_t *f, size_t len,
+                        uint16_t cqn);
+/* Raise MSI-X vector @vector, counted in the irqs statistic. */
+void snic_irq(SnicState *s, unsigned vector);
 
 /* snic-regs.c */
 extern const MemoryRegionOps snic_regs_ops;
