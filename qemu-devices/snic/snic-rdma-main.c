@@ -161,20 +161,13 @@ uint16_t snic_rdma_query_stats(SnicState *s, const struct snic_aq_cmd *c)
 
 void snic_rdma_stats_format(SnicState *s, GString *out)
 {
-    static const char *const names[] = {
-        "tx_pkts", "tx_bytes", "rx_pkts", "rx_bytes", "tx_acks", "rx_acks",
-        "retransmits", "timeouts", "seq_naks_sent", "seq_naks_rcvd",
-        "rnr_naks_sent", "rnr_naks_rcvd", "rem_access_naks_sent",
-        "rem_access_naks_rcvd", "rem_op_naks_sent", "rem_op_naks_rcvd",
-        "inv_req_naks_sent", "inv_req_naks_rcvd", "dup_requests",
-        "out_of_seq", "rx_icrc_errors", "rx_malformed", "rx_no_qp",
-        "rx_bad_qkey", "loss_injected", "req_errors", "resp_errors",
-        "read_resps", "atomics", "rx_bad_src", "tx_bad_src",
-    };
+    static const char *const names[] = { SNIC_RDMA_STATS(SNIC_STAT_NAME) };
     const uint64_t *v = (const uint64_t *)&s->rdma.st;
     size_t i;
 
-    QEMU_BUILD_BUG_ON(ARRAY_SIZE(names) * 8 != sizeof(SnicRdmaStats));
+    QEMU_BUILD_BUG_ON(ARRAY_SIZE(names) != SNIC_RDMA_STAT_COUNT);
+    QEMU_BUILD_BUG_ON(sizeof(SnicRdmaStats) !=
+                      SNIC_RDMA_STAT_COUNT * sizeof(uint64_t));
     for (i = 0; i < ARRAY_SIZE(names); i++) {
         g_string_append_printf(out, "%s=%" PRIu64 "%s", names[i], v[i],
                                i + 1 < ARRAY_SIZE(names) ? " " : "\n");

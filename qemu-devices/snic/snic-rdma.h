@@ -240,30 +240,10 @@ typedef struct SnicQp {
     D2DPcieCounters pcie;
 } SnicQp;
 
-/* Host-order mirror of struct snic_rdma_stats. */
+/* Host-order mirror of struct snic_rdma_stats, from the same list. */
+#define SNIC_RDMA_STAT_HOST(id, field) uint64_t field;
 typedef struct SnicRdmaStats {
-    uint64_t tx_pkts, tx_bytes;
-    uint64_t rx_pkts, rx_bytes;
-    uint64_t tx_acks, rx_acks;
-    uint64_t retransmits;
-    uint64_t timeouts;
-    uint64_t seq_naks_sent, seq_naks_rcvd;
-    uint64_t rnr_naks_sent, rnr_naks_rcvd;
-    uint64_t rem_access_naks_sent, rem_access_naks_rcvd;
-    uint64_t rem_op_naks_sent, rem_op_naks_rcvd;
-    uint64_t inv_req_naks_sent, inv_req_naks_rcvd;
-    uint64_t dup_requests;
-    uint64_t out_of_seq;
-    uint64_t rx_icrc_errors;
-    uint64_t rx_malformed;
-    uint64_t rx_no_qp;
-    uint64_t rx_bad_qkey;
-    uint64_t loss_injected;
-    uint64_t req_errors, resp_errors;
-    uint64_t read_resps;
-    uint64_t atomics;
-    uint64_t rx_bad_src;
-    uint64_t tx_bad_src;
+    SNIC_RDMA_STATS(SNIC_RDMA_STAT_HOST)
 } SnicRdmaStats;
 
 /* A source address table entry (SNIC_AQ_SET_SRC_ADDR). */
