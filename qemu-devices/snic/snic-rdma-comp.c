@@ -73,37 +73,13 @@ bool snic_rdma_retire(SnicState *s, SnicQp *qp)
 
 /* ---- timers ---- */
 
-static bool snic_outstanding(SnicQp *qp)
-{
-    return snic_psn_diff(qp->max_sent, qp->comp_psn) > 0;
-}
-
-void snic_rdma_timer_update(SnicState *s, SnicQp *qp)
-{
-    int64_t now, pto;
-
-    if (!qp->timeout || qp->rnr_wait || !snic_outstanding(qp)) {
-        timer_del(qp->retry_timer);
-        timer_del(qp->probe_timer);
-        return;
-    }
-    now = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
-    if (!timer_pending(qp->retry_timer)) {
-        timer_mod(qp->retry_timer, now + (4096ll << qp->timeout));
-    }
-    pto = SNIC_RDMA_PTO_NS << qp->pto_shift;
-    if (!timer_pending(qp->probe_timer) && pto < (4096ll << qp->timeout)) {
-        timer_mod(qp->probe_timer, now + pto);
-    }
-}
-
 void snic_rdma_probe_timer(void *opaque)
 {
     SnicQp *qp = opaque;
     SnicState *s = qp->s;
 
     if (!qp->valid || (qp->state != SNIC_QPS_RTS && qp->state != SNIC_QPS_SQD)
-        || qp->rnr_wait || !snic_outstanding(qp)) {
+        || qp->rnr_wait || !snic_rdma_outstanding(qp)) {
         return;
     }
     qp->req_ask |= SNIC_REQ_PROBE;
@@ -148,7 +124,7 @@ void snic_rdma_retry_timer(void *opaque)
     SnicState *s = qp->s;
 
     if (!qp->valid || (qp->state != SNIC_QPS_RTS && qp->state != SNIC_QPS_SQD)
-        || !snic_outstanding(qp)) {
+        || !snic_rdma_outstanding(qp)) {
         return;
     }
     s->rdma.st.timeouts++;

@@ -1,8 +1,10 @@
 /*
  * snic: the RDMA network layer below the requester, responder and
  * completer - finding a QP by number, async events, the kick that has
- * the RDMA bottom half run a QP's roles, the headers every packet of a
- * QP shares, the source address table (SET_SRC_ADDR), the UD MTU, and
+ * the RDMA bottom half run a QP's roles, arming the retransmit and loss
+ * probe timers (the requester after sending, the completer after an ACK;
+ * their handlers are the completer's), the headers every packet of a QP
+ * shares, the source address table (SET_SRC_ADDR), the UD MTU, and
  * transmission with loss injection (through the port's one frame-output
  * path).
  *
@@ -11,6 +13,7 @@
 #include "qemu/osdep.h"
 #include "qemu/log.h"
 #include "qemu/main-loop.h"
+#include "qemu/timer.h"
 #include "qapi/visitor.h"
 #include "snic.h"
 
@@ -32,6 +35,34 @@ void snic_rdma_kick(SnicState *s, SnicQp *qp)
     qp->pending = true;
     qemu_bh_schedule(s->rdma.bh);
 }
+
+/* ---- the transport timers (their handlers: the completer) ---- */
+
+bool snic_rdma_outstanding(SnicQp *qp)
+{
+    return snic_psn_diff(qp->max_sent, qp->comp_psn) > 0;
+}
+
+void snic_rdma_timer_update(SnicState *s, SnicQp *qp)
+{
+    int64_t now, pto;
+
+    if (!qp->timeout || qp->rnr_wait || !snic_rdma_outstanding(qp)) {
+        timer_del(qp->retry_timer);
+        timer_del(qp->probe_timer);
+        return;
+    }
+    now = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
+    if (!timer_pending(qp->retry_timer)) {
+        timer_mod(qp->retry_timer, now + (4096ll << qp->timeout));
+    }
+    pto = SNIC_RDMA_PTO_NS << qp->pto_shift;
+    if (!timer_pending(qp->probe_timer) && pto < (4096ll << qp->timeout)) {
+        timer_mod(qp->probe_timer, now + pto);
+    }
+}
+
+/* ---- transmission ---- */
 
 static bool snic_rdma_lose(SnicRdma *r)
 {

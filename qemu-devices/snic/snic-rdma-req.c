@@ -540,8 +540,6 @@ bool snic_rdma_req_run(SnicState *s, SnicQp *qp, int *budget)
     }
     if (rc) {
         snic_rdma_timer_update(s, qp);
-    } else {
-        snic_rdma_retire(s, qp);
     }
     return false;
 }

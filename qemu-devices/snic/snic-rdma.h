@@ -356,6 +356,10 @@ void snic_rdma_event(SnicState *s, uint8_t type, uint32_t obj,
                      uint32_t data);
 /* Have the RDMA bottom half run @qp's roles. */
 void snic_rdma_kick(SnicState *s, SnicQp *qp);
+/* Packets sent and not yet acknowledged? */
+bool snic_rdma_outstanding(SnicQp *qp);
+/* (Re)arm or stop the retransmit and loss probe timers of RC @qp. */
+void snic_rdma_timer_update(SnicState *s, SnicQp *qp);
 /* Put a finished frame on the wire (loss injection, counters). */
 void snic_rdma_xmit(SnicState *s, SnicQp *qp, const uint8_t *f, size_t len);
 /* Headers every packet of @qp shares (addresses, BTH basics). */
@@ -378,7 +382,6 @@ bool snic_rdma_resp_run(SnicState *s, SnicQp *qp, int *budget);
 /* snic-rdma-comp.c */
 void snic_rdma_comp_rx(SnicState *s, SnicQp *qp, const SnicRoceHdr *h);
 bool snic_rdma_retire(SnicState *s, SnicQp *qp);
-void snic_rdma_timer_update(SnicState *s, SnicQp *qp);
 void snic_rdma_retry_timer(void *opaque);
 void snic_rdma_rnr_timer(void *opaque);
 void snic_rdma_probe_timer(void *opaque);
