@@ -241,9 +241,8 @@ typedef struct SnicQp {
 } SnicQp;
 
 /* Host-order mirror of struct snic_rdma_stats, from the same list. */
-#define SNIC_RDMA_STAT_HOST(id, field) uint64_t field;
 typedef struct SnicRdmaStats {
-    SNIC_RDMA_STATS(SNIC_RDMA_STAT_HOST)
+    SNIC_RDMA_STATS(SNIC_STAT_HOST)
 } SnicRdmaStats;
 
 /* A source address table entry (SNIC_AQ_SET_SRC_ADDR). */

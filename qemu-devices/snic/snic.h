@@ -27,6 +27,12 @@
 #include "../common/d2d-pcie.h"
 #include "snic-pkt.h"
 
+/*
+ * The host-order mirror field of a statistics list entry (snic_if.h
+ * SNIC_PORT_STATS, snic_rdma_if.h SNIC_RDMA_STATS).
+ */
+#define SNIC_STAT_HOST(id, field) uint64_t field;
+
 #define TYPE_SNIC "snic"
 OBJECT_DECLARE_SIMPLE_TYPE(SnicState, SNIC)
 
@@ -77,18 +83,9 @@ typedef struct SnicStats {
     uint32_t irqs;
 } SnicStats;
 
-/* Port counters, as struct snic_port_stats in host order. */
+/* Port counters, as struct snic_port_stats in host order (one list). */
 typedef struct SnicPortStats {
-    uint64_t rx_packets, rx_bytes;
-    uint64_t tx_packets, tx_bytes;
-    uint64_t rx_runt, rx_oversize, rx_filtered, rx_no_dest, rx_rule_drop;
-    uint64_t rx_no_buffer, rx_bad_l3, rx_bad_l4, rx_csum_ok, rx_decap;
-    uint64_t rx_link_down;
-    uint64_t tx_csum, tx_tso_frames, tx_tso_segs, tx_errors, tx_link_down;
-    uint64_t tx_rate_delays;
-    uint64_t eq_events, eq_irqs;
-    uint64_t cq_overflows;
-    uint64_t tx_loopback, rx_loop_drops;
+    SNIC_PORT_STATS(SNIC_STAT_HOST)
 } SnicPortStats;
 
 /* Admin queue: a command ring and a completion ring in host memory. */
