@@ -51,15 +51,9 @@ static const struct snic_stat_desc snic_rx_stats[] = {
 	SNIC_RX_STAT(alloc_fail),
 };
 
-/* Field order of struct snic_port_stats. */
+/* struct snic_port_stats: names and order from SNIC_PORT_STATS. */
 static const char * const snic_port_stat_names[] = {
-	"rx_packets", "rx_bytes", "tx_packets", "tx_bytes",
-	"rx_runt", "rx_oversize", "rx_filtered", "rx_no_dest",
-	"rx_rule_drop", "rx_no_buffer", "rx_bad_l3", "rx_bad_l4",
-	"rx_csum_ok", "rx_decap", "rx_link_down", "tx_csum",
-	"tx_tso_frames", "tx_tso_segs", "tx_errors", "tx_link_down",
-	"tx_rate_delays", "eq_events", "eq_irqs", "cq_overflows",
-	"tx_loopback", "rx_loop_drops",
+	SNIC_PORT_STATS(SNIC_STAT_NAME)
 };
 
 /* Field order of struct snic_pcie_stats. */
@@ -177,6 +171,7 @@ static void snic_get_ethtool_stats(struct net_device *nd,
 	bool ok;
 	int i;
 
+	BUILD_BUG_ON(SNIC_N_PORT != SNIC_PORT_STAT_COUNT);
 	BUILD_BUG_ON(sizeof(ps) != SNIC_N_PORT * sizeof(__le64));
 	BUILD_BUG_ON(sizeof(pcs) != SNIC_N_PCIE * sizeof(__le64));
 	BUILD_BUG_ON(sizeof(struct snic_queue_stats) !=

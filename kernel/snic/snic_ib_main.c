@@ -155,36 +155,26 @@ static void snic_ib_disassociate_ucontext(struct ib_ucontext *uc)
 
 /*
  * Port hw_counters (/sys/class/infiniband/<dev>/ports/1/hw_counters):
- * the device's transport statistics, struct snic_rdma_stats in order.
+ * the device's transport statistics, named and ordered by the
+ * SNIC_RDMA_STATS list of struct snic_rdma_stats, then the driver's own.
  */
+#define SNIC_IB_STAT_DESC(id, field) { .name = #field },
+
 static const struct rdma_stat_desc snic_ib_stat_descs[] = {
-	{ .name = "tx_pkts" }, { .name = "tx_bytes" },
-	{ .name = "rx_pkts" }, { .name = "rx_bytes" },
-	{ .name = "tx_acks" }, { .name = "rx_acks" },
-	{ .name = "retransmits" }, { .name = "timeouts" },
-	{ .name = "seq_naks_sent" }, { .name = "seq_naks_rcvd" },
-	{ .name = "rnr_naks_sent" }, { .name = "rnr_naks_rcvd" },
-	{ .name = "rem_access_naks_sent" }, { .name = "rem_access_naks_rcvd" },
-	{ .name = "rem_op_naks_sent" }, { .name = "rem_op_naks_rcvd" },
-	{ .name = "inv_req_naks_sent" }, { .name = "inv_req_naks_rcvd" },
-	{ .name = "dup_requests" }, { .name = "out_of_seq" },
-	{ .name = "rx_icrc_errors" }, { .name = "rx_malformed" },
-	{ .name = "rx_no_qp" }, { .name = "rx_bad_qkey" },
-	{ .name = "loss_injected" },
-	{ .name = "req_errors" }, { .name = "resp_errors" },
-	{ .name = "read_resps" }, { .name = "atomics" },
-	{ .name = "rx_bad_src" }, { .name = "tx_bad_src" },
+	SNIC_RDMA_STATS(SNIC_IB_STAT_DESC)
 	/* driver side */
 	{ .name = "drv_cqe_no_qp" }, { .name = "drv_cqe_bad" },
 	{ .name = "drv_events_no_obj" },
 };
 
-#define SNIC_IB_DEV_STATS	(sizeof(struct snic_rdma_stats) / sizeof(__le64))
+#define SNIC_IB_DEV_STATS	SNIC_RDMA_STAT_COUNT
 
 static struct rdma_hw_stats *snic_ib_alloc_port_stats(struct ib_device *ibdev,
 						      u32 port)
 {
 	BUILD_BUG_ON(ARRAY_SIZE(snic_ib_stat_descs) != SNIC_IB_DEV_STATS + 3);
+	BUILD_BUG_ON(sizeof(struct snic_rdma_stats) !=
+		     SNIC_IB_DEV_STATS * sizeof(__le64));
 	return rdma_alloc_hw_stats_struct(snic_ib_stat_descs,
 					  ARRAY_SIZE(snic_ib_stat_descs),
 					  RDMA_HW_STATS_DEFAULT_LIFESPAN);

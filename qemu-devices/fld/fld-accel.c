@@ -29,6 +29,7 @@
 #include "fld.h"
 #include "fld-iot.h"
 #include "fld-zucreq.h"
+#include "../common/d2d-pkt.h"
 
 static void swap_bytes(uint8_t *a, uint8_t *b, size_t n)
 {
@@ -150,7 +151,7 @@ static FldIotResult fld_iotauth_verify(FldState *s, FldPkt *p)
     if (FLD_ETH_HLEN + ihl + 8 > p->len) {
         return FLD_IOT_MALFORMED;
     }
-    ulen = f[14 + ihl + 4] << 8 | f[14 + ihl + 5];
+    ulen = d2d_rd16(f + 14 + ihl + 4);
     if (ulen < 8 || FLD_ETH_HLEN + ihl + ulen > p->len) {
         return FLD_IOT_MALFORMED;
     }
@@ -335,7 +336,7 @@ static bool fld_zuc_rx(FldState *s, FldPkt *p)
     }
     ihl = (f[14] & 0xf) * 4;
     hdrs = FLD_ETH_HLEN + ihl + 8;
-    ulen = f[14 + ihl + 4] << 8 | f[14 + ihl + 5];
+    ulen = d2d_rd16(f + 14 + ihl + 4);
     if (hdrs > p->len || ulen < 8 || FLD_ETH_HLEN + ihl + ulen > p->len) {
         s->stats[FLD_STAT_ACCEL_BAD]++;
         return true;

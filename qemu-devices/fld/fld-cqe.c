@@ -5,6 +5,7 @@
  */
 #include <string.h>
 #include "fld-cqe.h"
+#include "../common/d2d-pkt.h"
 
 /* Offsets of the snic CQE fields used (docs/snic.md, struct snic_cqe). */
 #define RAW_BYTE_CNT    0
@@ -27,17 +28,6 @@ bool fld_cqe_is_rdma(uint8_t opcode)
 {
     return opcode == FLD_CQE_REQ || opcode == FLD_CQE_RECV ||
            opcode == FLD_CQE_REQ_ERR || opcode == FLD_CQE_RECV_ERR;
-}
-
-static uint32_t le32(const uint8_t *p)
-{
-    return p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
-           (uint32_t)p[3] << 24;
-}
-
-static uint16_t le16(const uint8_t *p)
-{
-    return p[0] | p[1] << 8;
 }
 
 /* Little-endian bit stream writer/reader over 120 bits. */
@@ -68,12 +58,12 @@ static uint32_t get_bits(const uint8_t *b, unsigned *pos, unsigned n)
 bool fld_cqe_compress(const uint8_t raw[64], uint8_t out[FLD_CQE_SIZE],
                       bool *tag_overflow)
 {
-    uint32_t byte_cnt = le32(raw + RAW_BYTE_CNT);
-    uint32_t tag = le32(raw + RAW_FLOW_TAG);
-    uint16_t flags = le16(raw + RAW_FLAGS);
-    uint16_t qn = le16(raw + RAW_QN);
-    uint16_t sidx = le16(raw + RAW_STRIDE_IDX);
-    uint16_t nstr = le16(raw + RAW_NUM_STRIDES);
+    uint32_t byte_cnt = d2d_rd32le(raw + RAW_BYTE_CNT);
+    uint32_t tag = d2d_rd32le(raw + RAW_FLOW_TAG);
+    uint16_t flags = d2d_rd16le(raw + RAW_FLAGS);
+    uint16_t qn = d2d_rd16le(raw + RAW_QN);
+    uint16_t sidx = d2d_rd16le(raw + RAW_STRIDE_IDX);
+    uint16_t nstr = d2d_rd16le(raw + RAW_NUM_STRIDES);
     uint8_t op = raw[RAW_OPCODE], synd = raw[RAW_SYNDROME];
     unsigned pos = 0;
     bool fits = true;
@@ -81,7 +71,7 @@ bool fld_cqe_compress(const uint8_t raw[64], uint8_t out[FLD_CQE_SIZE],
     *tag_overflow = false;
     if (fld_cqe_is_rdma(op)) {
         /* RDMA variant: the Ethernet-only fields carry the RDMA ones. */
-        uint32_t qpn = le32(raw + RAW_RDMA_QPN);
+        uint32_t qpn = d2d_rd32le(raw + RAW_RDMA_QPN);
 
         if (op == FLD_CQE_REQ_ERR || op == FLD_CQE_RECV_ERR) {
             byte_cnt = 0;
@@ -93,13 +83,13 @@ bool fld_cqe_compress(const uint8_t raw[64], uint8_t out[FLD_CQE_SIZE],
         put_bits(out, &pos, op, 4);
         put_bits(out, &pos, synd, 4);
         put_bits(out, &pos, qpn, 10);
-        put_bits(out, &pos, le16(raw + RAW_WQE_COUNTER), 16);
+        put_bits(out, &pos, d2d_rd16le(raw + RAW_WQE_COUNTER), 16);
         put_bits(out, &pos, byte_cnt, 14);
         put_bits(out, &pos, raw[RAW_RDMA_FLAGS], 11);
         put_bits(out, &pos, raw[RAW_WQE_OPCODE], 8);
         put_bits(out, &pos, 0, 9);
         put_bits(out, &pos, 0, 12);
-        put_bits(out, &pos, le32(raw + RAW_COOKIE), 32);
+        put_bits(out, &pos, d2d_rd32le(raw + RAW_COOKIE), 32);
         return fits;
     }
     if ((flags & F_TAG) && tag > FLD_MAX_FLOW_TAG) {
@@ -117,13 +107,13 @@ bool fld_cqe_compress(const uint8_t raw[64], uint8_t out[FLD_CQE_SIZE],
     put_bits(out, &pos, op, 4);
     put_bits(out, &pos, synd, 4);
     put_bits(out, &pos, qn, 10);
-    put_bits(out, &pos, le16(raw + RAW_WQE_COUNTER), 16);
+    put_bits(out, &pos, d2d_rd16le(raw + RAW_WQE_COUNTER), 16);
     put_bits(out, &pos, byte_cnt, 14);
     put_bits(out, &pos, flags, 11);
     put_bits(out, &pos, sidx, 8);
     put_bits(out, &pos, nstr, 9);
     put_bits(out, &pos, tag, 12);
-    put_bits(out, &pos, le32(raw + RAW_RSS_HASH), 32);
+    put_bits(out, &pos, d2d_rd32le(raw + RAW_RSS_HASH), 32);
     return fits;
 }
 

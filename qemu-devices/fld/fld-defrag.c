@@ -5,34 +5,11 @@
  */
 #include <string.h>
 #include "fld-defrag.h"
+#include "../common/d2d-pkt.h"
 
 #define ETH_HLEN 14
 #define IP_MF    0x2000
 #define IP_OFF   0x1fff
-
-static uint16_t rd16(const uint8_t *p)
-{
-    return p[0] << 8 | p[1];
-}
-
-static uint32_t rd32(const uint8_t *p)
-{
-    return (uint32_t)rd16(p) << 16 | rd16(p + 2);
-}
-
-static uint16_t ip_csum(const uint8_t *h, size_t n)
-{
-    uint32_t s = 0;
-    size_t i;
-
-    for (i = 0; i + 1 < n; i += 2) {
-        s += rd16(h + i);
-    }
-    while (s >> 16) {
-        s = (s & 0xffff) + (s >> 16);
-    }
-    return ~s;
-}
 
 void fld_defrag_reset(FldDefrag *d)
 {
@@ -110,23 +87,23 @@ FldDfResult fld_defrag_input(FldDefrag *d, const uint8_t *f, size_t len,
     FldDefragCtx *c;
 
     d->clock++;
-    if (len < ETH_HLEN + 20 || rd16(f + 12) != 0x0800) {
+    if (len < ETH_HLEN + 20 || d2d_rd16(f + 12) != 0x0800) {
         return FLD_DF_PASS;
     }
     ihl = (ip[0] & 0xf) * 4;
-    tot = rd16(ip + 2);
+    tot = d2d_rd16(ip + 2);
     if ((ip[0] >> 4) != 4 || ihl < 20 || tot < ihl || ETH_HLEN + tot > len) {
         d->malformed++;
         return FLD_DF_DROP;
     }
-    frag = rd16(ip + 6);
+    frag = d2d_rd16(ip + 6);
     if (!(frag & (IP_MF | IP_OFF))) {
         return FLD_DF_PASS;
     }
     off = (size_t)(frag & IP_OFF) * 8;
     plen = tot - ihl;
     end = off + plen;
-    c = ctx_get(d, rd32(ip + 12), rd32(ip + 16), rd16(ip + 4), ip[9]);
+    c = ctx_get(d, d2d_rd32(ip + 12), d2d_rd32(ip + 16), d2d_rd16(ip + 4), ip[9]);
     if ((frag & IP_MF) && (plen == 0 || plen % 8)) {
         d->malformed++;
         ctx_free(c);
@@ -187,7 +164,7 @@ FldDfResult fld_defrag_input(FldDefrag *d, const uint8_t *f, size_t len,
     out[ETH_HLEN + 6] &= 0x40;      /* keep DF, clear MF and offset */
     out[ETH_HLEN + 7] = 0;
     out[ETH_HLEN + 10] = out[ETH_HLEN + 11] = 0;
-    frag = ip_csum(out + ETH_HLEN, ihl);
+    frag = d2d_csum_fold(d2d_csum_partial(0, out + ETH_HLEN, ihl));
     out[ETH_HLEN + 10] = frag >> 8;
     out[ETH_HLEN + 11] = frag;
     *out_len = c->hlen + c->total;

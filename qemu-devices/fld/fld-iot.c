@@ -6,6 +6,7 @@
 #include <string.h>
 #include "fld-iot.h"
 #include "fld-iotauth.h"
+#include "../common/d2d-pkt.h"
 
 #define JWT_MAX_PART 1024
 
@@ -56,7 +57,7 @@ bool fld_coap_payload(const uint8_t *m, size_t len, const uint8_t **payload,
             if (off + 1 >= len) {
                 return false;
             }
-            olen = (m[off] << 8 | m[off + 1]) + 269;
+            olen = d2d_rd16(m + off) + 269;
             off += 2;
         }
         if (off > len || olen > len - off) {

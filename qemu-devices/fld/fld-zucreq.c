@@ -6,20 +6,7 @@
 #include <string.h>
 #include "fld-zucreq.h"
 #include "fld-zuc.h"
-
-static uint32_t le32(const uint8_t *p)
-{
-    return p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
-           (uint32_t)p[3] << 24;
-}
-
-static void put_le32(uint8_t *p, uint32_t v)
-{
-    p[0] = v;
-    p[1] = v >> 8;
-    p[2] = v >> 16;
-    p[3] = v >> 24;
-}
+#include "../common/d2d-pkt.h"
 
 long fld_zuc_request(const uint8_t *req, size_t len, uint8_t *resp,
                      size_t resp_size)
@@ -30,13 +17,13 @@ long fld_zuc_request(const uint8_t *req, size_t len, uint8_t *resp,
     size_t nbytes;
 
     if (len < FLD_ZUC_HDR_SIZE || resp_size < FLD_ZUC_HDR_SIZE ||
-        le32((const uint8_t *)&h->magic) != FLD_ZUC_MAGIC) {
+        d2d_rd32le((const uint8_t *)&h->magic) != FLD_ZUC_MAGIC) {
         return -1;
     }
     memcpy(resp, req, FLD_ZUC_HDR_SIZE);
-    put_le32((uint8_t *)&a->mac, 0);
-    bits = le32((const uint8_t *)&h->length_bits);
-    count = le32((const uint8_t *)&h->count);
+    d2d_wr32le((uint8_t *)&a->mac, 0);
+    bits = d2d_rd32le((const uint8_t *)&h->length_bits);
+    count = d2d_rd32le((const uint8_t *)&h->count);
     nbytes = (bits + 7) / 8;
     if (h->op != FLD_ZUC_OP_EEA3 && h->op != FLD_ZUC_OP_EIA3) {
         a->status = FLD_ZUC_EOP;
@@ -55,7 +42,7 @@ long fld_zuc_request(const uint8_t *req, size_t len, uint8_t *resp,
     }
     a->status = FLD_ZUC_OK;
     if (h->op == FLD_ZUC_OP_EIA3) {
-        put_le32((uint8_t *)&a->mac,
+        d2d_wr32le((uint8_t *)&a->mac,
                  fld_eia3(h->key, count, h->bearer, h->direction,
                           req + FLD_ZUC_HDR_SIZE, bits));
         return FLD_ZUC_HDR_SIZE;

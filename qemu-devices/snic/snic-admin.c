@@ -233,7 +233,6 @@ void snic_aq_bh(void *opaque)
     }
 
     if (posted) {
-        s->stats.irqs++;
-        d2d_msix_notify(&s->parent_obj, &s->pcie, aq->msix);
+        snic_irq(s, aq->msix);
     }
 }

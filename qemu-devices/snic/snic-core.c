@@ -1,8 +1,9 @@
 /*
  * snic: the bottom layer every other file of the model may call - the
  * error register, the DMA probe of ring bases, an admin command's
- * input and output buffers, and the port's state.  It calls nothing
- * else of the model.
+ * input and output buffers, the port's state, its frame output and
+ * loopback, and interrupts.  It calls nothing else of the model: the
+ * loopback and interrupts go through the callbacks the PCI glue sets.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -86,4 +87,17 @@ bool snic_port_xmit(SnicState *s, const uint8_t *f, size_t len,
         snic_port_send(s, f, len);
     }
     return true;
+}
+
+void snic_port_loopback(SnicState *s, const uint8_t *f, size_t len,
+                        uint16_t cqn)
+{
+    s->ps.tx_loopback++;
+    s->port_rx(s, f, len, cqn);
+}
+
+void snic_irq(SnicState *s, unsigned vector)
+{
+    s->stats.irqs++;
+    s->notify(s, vector);
 }

@@ -60,6 +60,12 @@ static char *snic_get_rdma_stats(Object *obj, Error **errp)
     return g_string_free(out, false);
 }
 
+/* SnicState.notify: the device logic's interrupts, as MSI-X messages. */
+static void snic_msix_notify(SnicState *s, unsigned vector)
+{
+    d2d_msix_notify(&s->parent_obj, &s->pcie, vector);
+}
+
 static void snic_realize(PCIDevice *pdev, Error **errp)
 {
     SnicState *s = SNIC(pdev);
@@ -82,6 +88,8 @@ static void snic_realize(PCIDevice *pdev, Error **errp)
     if (!d2d_timing_realize(&s->timing, pdev, errp)) {
         return;
     }
+    s->notify = snic_msix_notify;
+    s->port_rx = snic_rx_loopback;
     pci_config_set_interrupt_pin(pdev->config, 1);
     memory_region_init_io(&s->regs, OBJECT(s), &snic_regs_ops, s,
                           "snic-regs", SNIC_REGS_SIZE);
@@ -115,6 +123,7 @@ static void snic_realize(PCIDevice *pdev, Error **errp)
     snic_rdma_init(s);
     snic_queues_reset(s);
     snic_rdma_reset(s);
+    s->spin.cmd_mmio = snic_spin_cmd_mmio;
     snic_spin_init(s);
     d2d_timing_bh_register(&s->timing, s->aq.bh, snic_aq_bh, s);
     d2d_timing_bh_register(&s->timing, s->tx_bh, snic_tx_bh, s);

@@ -6,41 +6,6 @@
 #include <string.h>
 #include "snic-pkt.h"
 
-uint32_t snic_csum_partial(uint32_t sum, const uint8_t *p, size_t len)
-{
-    size_t i;
-
-    for (i = 0; i + 1 < len; i += 2) {
-        sum += snic_rd16(p + i);
-        if (sum > 0xffff0000u) {
-            sum = (sum & 0xffff) + (sum >> 16);
-        }
-    }
-    if (len & 1) {
-        sum += (uint32_t)p[len - 1] << 8;
-    }
-    return sum;
-}
-
-uint16_t snic_csum_fold(uint32_t sum)
-{
-    while (sum >> 16) {
-        sum = (sum & 0xffff) + (sum >> 16);
-    }
-    return (uint16_t)~sum;
-}
-
-/* Pseudo-header sum for TCP/UDP over IPv4. */
-static uint32_t pseudo_sum(const uint8_t *ip, uint8_t proto, size_t l4_len)
-{
-    uint32_t sum = 0;
-
-    sum = snic_csum_partial(sum, ip + 12, 8);
-    sum += proto;
-    sum += (uint32_t)l4_len;
-    return sum;
-}
-
 void snic_pkt_parse(const uint8_t *f, size_t len, bool verify,
                     SnicPktInfo *pi)
 {
@@ -51,7 +16,7 @@ void snic_pkt_parse(const uint8_t *f, size_t len, bool verify,
     if (len < SNIC_ETH_HLEN) {
         return;
     }
-    pi->ethertype = snic_rd16(f + 12);
+    pi->ethertype = d2d_rd16(f + 12);
     if (pi->ethertype != SNIC_ETHERTYPE_IPV4) {
         return;
     }
@@ -62,20 +27,20 @@ void snic_pkt_parse(const uint8_t *f, size_t len, bool verify,
         return;
     }
     pi->l3_hlen = (ip[0] & 0xf) * 4;
-    pi->ip_len = snic_rd16(ip + 2);
+    pi->ip_len = d2d_rd16(ip + 2);
     if (pi->ip_len < pi->l3_hlen || pi->l3_off + pi->ip_len > len) {
         pi->l3_bad = true;
         return;
     }
-    if (verify && snic_csum_fold(snic_csum_partial(0, ip, pi->l3_hlen))) {
+    if (verify && d2d_csum_fold(d2d_csum_partial(0, ip, pi->l3_hlen))) {
         pi->l3_bad = true;
         return;
     }
     pi->ipv4 = true;
     pi->ip_proto = ip[9];
-    pi->src_ip = snic_rd32(ip + 12);
-    pi->dst_ip = snic_rd32(ip + 16);
-    pi->frag = (snic_rd16(ip + 6) & 0x3fff) != 0;   /* MF or offset */
+    pi->src_ip = d2d_rd32(ip + 12);
+    pi->dst_ip = d2d_rd32(ip + 16);
+    pi->frag = (d2d_rd16(ip + 6) & 0x3fff) != 0;   /* MF or offset */
     if (pi->frag) {
         return;
     }
@@ -89,26 +54,26 @@ void snic_pkt_parse(const uint8_t *f, size_t len, bool verify,
         pi->tcp = true;
         pi->l4_hlen = (l4[12] >> 4) * 4;
     } else if (pi->ip_proto == SNIC_IPPROTO_UDP && l4_len >= 8 &&
-               snic_rd16(l4 + 4) >= 8 && snic_rd16(l4 + 4) <= l4_len) {
+               d2d_rd16(l4 + 4) >= 8 && d2d_rd16(l4 + 4) <= l4_len) {
         pi->udp = true;
         pi->l4_hlen = 8;
     } else {
         return;
     }
-    pi->sport = snic_rd16(l4);
-    pi->dport = snic_rd16(l4 + 2);
+    pi->sport = d2d_rd16(l4);
+    pi->dport = d2d_rd16(l4 + 2);
 
-    if (verify && !(pi->udp && snic_rd16(l4 + 6) == 0)) {
-        uint32_t sum = pseudo_sum(ip, pi->ip_proto, l4_len);
+    if (verify && !(pi->udp && d2d_rd16(l4 + 6) == 0)) {
+        uint32_t sum = d2d_csum_pseudo4(ip, pi->ip_proto, l4_len);
 
-        if (snic_csum_fold(snic_csum_partial(sum, l4, l4_len))) {
+        if (d2d_csum_fold(d2d_csum_partial(sum, l4, l4_len))) {
             pi->l4_bad = true;
         }
     }
     if (pi->udp && pi->dport == 4789 && l4_len >= 8 + SNIC_VXLAN_HLEN &&
         (l4[8] & 0x08)) {
         pi->vxlan = true;
-        pi->vni = snic_rd32(l4 + 12) >> 8;
+        pi->vni = d2d_rd32(l4 + 12) >> 8;
     }
 }
 
@@ -125,9 +90,9 @@ void snic_pkt_fill_csum(uint8_t *f, size_t len, bool l3, bool l4)
     }
     ip = f + pi.l3_off;
     if (l3) {
-        snic_wr16(ip + 10, 0);
-        snic_wr16(ip + 10,
-                  snic_csum_fold(snic_csum_partial(0, ip, pi.l3_hlen)));
+        d2d_wr16(ip + 10, 0);
+        d2d_wr16(ip + 10,
+                  d2d_csum_fold(d2d_csum_partial(0, ip, pi.l3_hlen)));
     }
     if (!l4 || !(pi.tcp || pi.udp)) {
         return;
@@ -135,22 +100,22 @@ void snic_pkt_fill_csum(uint8_t *f, size_t len, bool l3, bool l4)
     p = f + pi.l4_off;
     l4_len = pi.ip_len - pi.l3_hlen;
     if (pi.tcp) {
-        snic_wr16(p + 16, 0);
+        d2d_wr16(p + 16, 0);
     } else {
-        snic_wr16(p + 6, 0);
+        d2d_wr16(p + 6, 0);
     }
-    c = snic_csum_fold(snic_csum_partial(pseudo_sum(ip, pi.ip_proto, l4_len),
-                                         p, l4_len));
+    c = d2d_csum_fold(d2d_csum_partial(d2d_csum_pseudo4(ip, pi.ip_proto,
+                                                        l4_len), p, l4_len));
     if (pi.udp && c == 0) {
         c = 0xffff;
     }
-    snic_wr16(p + (pi.tcp ? 16 : 6), c);
+    d2d_wr16(p + (pi.tcp ? 16 : 6), c);
 }
 
 uint32_t snic_toeplitz(const uint8_t *key, const uint8_t *data, size_t n)
 {
     uint32_t hash = 0;
-    uint32_t window = snic_rd32(key);
+    uint32_t window = d2d_rd32(key);
     size_t i;
     int b;
 
@@ -178,11 +143,11 @@ bool snic_rss_hash(const uint8_t *key, bool l4, const SnicPktInfo *pi,
     if (!pi->ipv4) {
         return false;
     }
-    snic_wr32(in, pi->src_ip);
-    snic_wr32(in + 4, pi->dst_ip);
+    d2d_wr32(in, pi->src_ip);
+    d2d_wr32(in + 4, pi->dst_ip);
     if (l4 && (pi->tcp || pi->udp)) {
-        snic_wr16(in + 8, pi->sport);
-        snic_wr16(in + 10, pi->dport);
+        d2d_wr16(in + 8, pi->sport);
+        d2d_wr16(in + 10, pi->dport);
         n = 12;
     }
     *hash = snic_toeplitz(key, in, n);
@@ -206,8 +171,8 @@ int snic_tso(const uint8_t *f, size_t len, uint16_t mss, uint8_t *seg,
     }
     hdr = pi.l4_off + pi.l4_hlen;
     payload = pi.l3_off + pi.ip_len - hdr;
-    seq = snic_rd32(f + pi.l4_off + 4);
-    ip_id = snic_rd16(f + pi.l3_off + 4);
+    seq = d2d_rd32(f + pi.l4_off + 4);
+    ip_id = d2d_rd16(f + pi.l3_off + 4);
     flags = f[pi.l4_off + 13];
 
     for (off = 0; off < payload || n == 0; off += mss) {
@@ -217,9 +182,9 @@ int snic_tso(const uint8_t *f, size_t len, uint16_t mss, uint8_t *seg,
 
         memcpy(seg, f, hdr);
         memcpy(seg + hdr, f + hdr + off, chunk);
-        snic_wr16(seg + pi.l3_off + 2, pi.l3_hlen + pi.l4_hlen + chunk);
-        snic_wr16(seg + pi.l3_off + 4, ip_id + n);
-        snic_wr32(tcp + 4, seq + off);
+        d2d_wr16(seg + pi.l3_off + 2, pi.l3_hlen + pi.l4_hlen + chunk);
+        d2d_wr16(seg + pi.l3_off + 4, ip_id + n);
+        d2d_wr32(tcp + 4, seq + off);
         /* FIN/PSH only on the last segment, CWR only on the first. */
         tcp[13] = flags & ~((last ? 0 : 0x09) | (n ? 0x80 : 0));
         snic_pkt_fill_csum(seg, hdr + chunk, true, true);

@@ -1,7 +1,8 @@
 /*
- * snic: packet helpers - parsing, Internet checksums, Toeplitz hash, TCP
- * segmentation.  Pure C (no QEMU headers) so the host unit tests check
- * them directly (tests/unit/test_snic_pkt.c).
+ * snic: packet helpers - parsing, filling checksums, Toeplitz hash, TCP
+ * segmentation, over the byte access and Internet checksum of
+ * ../common/d2d-pkt.h.  Pure C (no QEMU headers) so the host unit tests
+ * check them directly (tests/unit/test_snic_pkt.c).
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -11,6 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "../common/d2d-pkt.h"
 
 #define SNIC_ETH_HLEN       14
 #define SNIC_ETHERTYPE_IPV4 0x0800
@@ -19,32 +21,6 @@
 #define SNIC_VXLAN_HLEN     8
 /* Outer Ethernet + IPv4 (no options) + UDP + VXLAN */
 #define SNIC_VXLAN_OUTER    (SNIC_ETH_HLEN + 20 + 8 + SNIC_VXLAN_HLEN)
-
-/* Big-endian (network order) field access. */
-static inline uint16_t snic_rd16(const uint8_t *p)
-{
-    return (uint16_t)(p[0] << 8 | p[1]);
-}
-
-static inline uint32_t snic_rd32(const uint8_t *p)
-{
-    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
-           (uint32_t)p[2] << 8 | p[3];
-}
-
-static inline void snic_wr16(uint8_t *p, uint16_t v)
-{
-    p[0] = v >> 8;
-    p[1] = v;
-}
-
-static inline void snic_wr32(uint8_t *p, uint32_t v)
-{
-    p[0] = v >> 24;
-    p[1] = v >> 16;
-    p[2] = v >> 8;
-    p[3] = v;
-}
 
 typedef struct SnicPktInfo {
     uint16_t ethertype;
@@ -68,10 +44,6 @@ typedef struct SnicPktInfo {
 /* Parse Ethernet/IPv4/TCP|UDP; with @verify, check the checksums. */
 void snic_pkt_parse(const uint8_t *f, size_t len, bool verify,
                     SnicPktInfo *pi);
-
-/* One's complement sum helpers (RFC 1071). */
-uint32_t snic_csum_partial(uint32_t sum, const uint8_t *p, size_t len);
-uint16_t snic_csum_fold(uint32_t sum);
 
 /* Fill the IPv4 header checksum (@l3) and/or TCP/UDP checksum (@l4). */
 void snic_pkt_fill_csum(uint8_t *f, size_t len, bool l3, bool l4);

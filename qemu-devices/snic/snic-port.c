@@ -98,6 +98,8 @@ uint16_t snic_cmd_query_stats(SnicState *s, const struct snic_aq_cmd *c)
         size_t i;
 
         QEMU_BUILD_BUG_ON(sizeof(o) != sizeof(s->ps));
+        QEMU_BUILD_BUG_ON(sizeof(s->ps) !=
+                          SNIC_PORT_STAT_COUNT * sizeof(uint64_t));
         for (i = 0; i < sizeof(o) / sizeof(uint64_t); i++) {
             out[i] = cpu_to_le64(in[i]);
         }

@@ -18,8 +18,7 @@ void snic_eq_fire(SnicState *s, SnicEq *eq)
     eq->pending = 0;
     timer_del(eq->mod_timer);
     s->ps.eq_irqs++;
-    s->stats.irqs++;
-    d2d_msix_notify(&s->parent_obj, &s->pcie, eq->msix);
+    snic_irq(s, eq->msix);
 }
 
 /* A moderated armed CQ's period ran out: raise its event now. */

@@ -24,26 +24,6 @@ int64_t snic_rdma_rnr_ns(uint8_t code)
     return (int64_t)us[code & 31] * 1000;
 }
 
-void snic_rdma_req_cqe(SnicState *s, SnicQp *qp, const SnicSwqe *w,
-                       uint8_t status)
-{
-    struct snic_cqe cqe = { 0 };
-
-    cqe.opcode = status ? SNIC_CQE_REQ_ERR : SNIC_CQE_REQ;
-    cqe.syndrome = status;
-    cqe.wqe_counter = cpu_to_le16(w->idx);
-    cqe.qn = cpu_to_le16(qp->qpn);
-    cqe.rdma_qpn = cpu_to_le32(qp->qpn);
-    cqe.wqe_opcode = w->opcode;
-    if (!status && !w->local) {
-        cqe.byte_cnt = cpu_to_le32(w->len);
-    }
-    if (status && status != SNIC_RST_WR_FLUSH) {
-        s->rdma.st.req_errors++;
-    }
-    snic_cq_post(s, qp->scqn, &cqe, &qp->pcie);
-}
-
 static bool snic_rd_atomic(const SnicSwqe *w)
 {
     return w->opcode == SNIC_WQE_RDMA_READ ||
@@ -93,40 +73,17 @@ bool snic_rdma_retire(SnicState *s, SnicQp *qp)
 
 /* ---- timers ---- */
 
-static bool snic_outstanding(SnicQp *qp)
-{
-    return snic_psn_diff(qp->max_sent, qp->comp_psn) > 0;
-}
-
-void snic_rdma_timer_update(SnicState *s, SnicQp *qp)
-{
-    int64_t now, pto;
-
-    if (!qp->timeout || qp->rnr_wait || !snic_outstanding(qp)) {
-        timer_del(qp->retry_timer);
-        timer_del(qp->probe_timer);
-        return;
-    }
-    now = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
-    if (!timer_pending(qp->retry_timer)) {
-        timer_mod(qp->retry_timer, now + (4096ll << qp->timeout));
-    }
-    pto = SNIC_RDMA_PTO_NS << qp->pto_shift;
-    if (!timer_pending(qp->probe_timer) && pto < (4096ll << qp->timeout)) {
-        timer_mod(qp->probe_timer, now + pto);
-    }
-}
-
 void snic_rdma_probe_timer(void *opaque)
 {
     SnicQp *qp = opaque;
     SnicState *s = qp->s;
 
     if (!qp->valid || (qp->state != SNIC_QPS_RTS && qp->state != SNIC_QPS_SQD)
-        || qp->rnr_wait || !snic_outstanding(qp)) {
+        || qp->rnr_wait || !snic_rdma_outstanding(qp)) {
         return;
     }
-    snic_rdma_req_probe(s, qp);
+    qp->req_ask |= SNIC_REQ_PROBE;
+    snic_rdma_kick(s, qp);
     if (qp->pto_shift < SNIC_RDMA_PTO_MAX_SHIFT) {
         qp->pto_shift++;
     }
@@ -167,7 +124,7 @@ void snic_rdma_retry_timer(void *opaque)
     SnicState *s = qp->s;
 
     if (!qp->valid || (qp->state != SNIC_QPS_RTS && qp->state != SNIC_QPS_SQD)
-        || !snic_outstanding(qp)) {
+        || !snic_rdma_outstanding(qp)) {
         return;
     }
     s->rdma.st.timeouts++;
@@ -179,7 +136,7 @@ void snic_rdma_retry_timer(void *opaque)
     qp->rewound = false;
     qp->probe = true;
     qp->cwnd = SNIC_RDMA_CWND_MIN;
-    snic_rdma_req_rewind(qp, qp->comp_psn);
+    qp->req_ask |= SNIC_REQ_REWIND;
     snic_rdma_kick(s, qp);
 }
 
@@ -235,7 +192,7 @@ static void snic_comp_gap(SnicState *s, SnicQp *qp)
     qp->rewound = true;
     qp->rewound_at = qp->comp_psn;
     qp->cwnd = MAX(qp->cwnd / 2, SNIC_RDMA_CWND_MIN);
-    snic_rdma_req_rewind(qp, qp->comp_psn);
+    qp->req_ask |= SNIC_REQ_REWIND;
 }
 
 static SnicSwqe *snic_comp_wqe(SnicQp *qp, uint32_t psn)
@@ -346,7 +303,7 @@ void snic_rdma_comp_rx(SnicState *s, SnicQp *qp, const SnicRoceHdr *h)
         }
         snic_rdma_retire(s, qp);
         qp->rnr_wait = true;
-        snic_rdma_req_rewind(qp, qp->comp_psn);
+        qp->req_ask |= SNIC_REQ_REWIND;
         timer_del(qp->retry_timer);
         timer_mod(qp->rnr_timer, qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) +
                   snic_rdma_rnr_ns(h->syndrome));
@@ -391,7 +348,7 @@ void snic_rdma_comp_rx(SnicState *s, SnicQp *qp, const SnicRoceHdr *h)
         qp->probe = false;
         qp->cwnd = MIN(qp->cwnd + 1, SNIC_RDMA_MAX_INFLIGHT);
         if (snic_psn_diff(qp->tx_psn, qp->comp_psn) < 0) {
-            snic_rdma_req_rewind(qp, qp->comp_psn);
+            qp->req_ask |= SNIC_REQ_REWIND;
         }
         snic_rdma_retire(s, qp);
         snic_timer_restart(s, qp);

@@ -1,21 +1,68 @@
 /*
  * snic: the RDMA network layer below the requester, responder and
- * completer - the kick that has the RDMA bottom half run a QP's roles,
- * the headers every packet of a QP shares, the UD MTU, and transmission
- * with loss injection (through the port's one frame-output path).
+ * completer - finding a QP by number, async events, the kick that has
+ * the RDMA bottom half run a QP's roles, arming the retransmit and loss
+ * probe timers (the requester after sending, the completer after an ACK;
+ * their handlers are the completer's), the headers every packet of a QP
+ * shares, the source address table (SET_SRC_ADDR), the UD MTU, and
+ * transmission with loss injection (through the port's one frame-output
+ * path).
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #include "qemu/osdep.h"
+#include "qemu/log.h"
 #include "qemu/main-loop.h"
+#include "qemu/timer.h"
 #include "qapi/visitor.h"
 #include "snic.h"
+
+SnicQp *snic_rdma_qp(SnicState *s, uint32_t qpn)
+{
+    return qpn < SNIC_MAX_QPS && s->rdma.qps[qpn].valid ?
+           &s->rdma.qps[qpn] : NULL;
+}
+
+void snic_rdma_event(SnicState *s, uint8_t type, uint32_t obj, uint32_t data)
+{
+    if (s->port.async_eqn != SNIC_EQN_NONE) {
+        snic_eq_post(s, s->port.async_eqn, type, obj, data);
+    }
+}
 
 void snic_rdma_kick(SnicState *s, SnicQp *qp)
 {
     qp->pending = true;
     d2d_timing_bh_schedule(&s->timing, s->rdma.bh);
 }
+
+/* ---- the transport timers (their handlers: the completer) ---- */
+
+bool snic_rdma_outstanding(SnicQp *qp)
+{
+    return snic_psn_diff(qp->max_sent, qp->comp_psn) > 0;
+}
+
+void snic_rdma_timer_update(SnicState *s, SnicQp *qp)
+{
+    int64_t now, pto;
+
+    if (!qp->timeout || qp->rnr_wait || !snic_rdma_outstanding(qp)) {
+        timer_del(qp->retry_timer);
+        timer_del(qp->probe_timer);
+        return;
+    }
+    now = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
+    if (!timer_pending(qp->retry_timer)) {
+        timer_mod(qp->retry_timer, now + (4096ll << qp->timeout));
+    }
+    pto = SNIC_RDMA_PTO_NS << qp->pto_shift;
+    if (!timer_pending(qp->probe_timer) && pto < (4096ll << qp->timeout)) {
+        timer_mod(qp->probe_timer, now + pto);
+    }
+}
+
+/* ---- transmission ---- */
 
 static bool snic_rdma_lose(SnicRdma *r)
 {
@@ -79,6 +126,43 @@ uint32_t snic_rdma_ud_mtu(SnicState *s)
         mtu >>= 1;
     }
     return mtu;
+}
+
+/* ---- source addresses ---- */
+
+uint16_t snic_src_addr_set(SnicState *s, const struct snic_aq_cmd *c)
+{
+    struct snic_aq_set_src_addr a;
+    SnicSrcAddr *e;
+
+    memcpy(&a, c->raw, sizeof(a));
+    if (a.index >= SNIC_SRC_ADDRS || a.valid > 1) {
+        return SNIC_AQ_EINVAL_PARAM;
+    }
+    e = &s->rdma.src[a.index];
+    e->valid = a.valid;
+    memcpy(e->mac, a.mac, 6);
+    e->ip = a.ip;
+    return SNIC_AQ_OK;
+}
+
+uint8_t snic_rdma_src_fill(SnicState *s, SnicQp *qp, struct snic_av *av)
+{
+    const SnicSrcAddr *e = av->sgid_index < SNIC_SRC_ADDRS ?
+                           &s->rdma.src[av->sgid_index] : NULL;
+
+    if (qp->flags & SNIC_QP_F_PRIV) {
+        return SNIC_RST_OK;         /* the driver built the AV */
+    }
+    if (!e || !e->valid) {
+        s->rdma.st.tx_bad_src++;
+        qemu_log_mask(LOG_GUEST_ERROR, "snic: qp %u: UD source address %u "
+                      "is not in the table\n", qp->qpn, av->sgid_index);
+        return SNIC_RST_LOC_QP_OP;
+    }
+    memcpy(av->smac, e->mac, 6);
+    av->sip = e->ip;
+    return SNIC_RST_OK;
 }
 
 /* ---- loss injection properties ---- */

@@ -1,18 +1,15 @@
 /*
  * snic: RDMA requester - send WQE fetch and validation, REG_MR/LOCAL_INV,
  * packetisation (headers built here, payload DMA'd straight from the MR
- * into the frame), go-back-N retransmission from a PSN, the bottom half
- * that sends for every QP with a budget.
+ * into the frame), go-back-N retransmission from a PSN; it sends within
+ * the budget the RDMA bottom half (snic-rdma-main.c) gives it.
  * docs/snic-rdma.md "Send WQE", "Reliability".
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #include "qemu/osdep.h"
 #include "qemu/log.h"
-#include "qemu/main-loop.h"
 #include "snic.h"
-
-#define QP_SQ_SIZE(qp) (1u << (qp)->sq_log)
 
 /* Packets the requester may have unacknowledged now (see snic-rdma.h). */
 static uint32_t snic_rdma_cwnd(SnicQp *qp)
@@ -436,14 +433,15 @@ static uint32_t snic_req_find(SnicQp *qp, uint32_t psn)
 }
 
 /* Go back: send again from @psn. */
-void snic_rdma_req_rewind(SnicQp *qp, uint32_t psn)
+static void snic_req_rewind(SnicQp *qp, uint32_t psn)
 {
     qp->tx_psn = psn & ROCE_PSN_MASK;
     qp->tx_wqe = snic_req_find(qp, psn);
     qp->pkts_since_ack = 0;
 }
 
-void snic_rdma_req_probe(SnicState *s, SnicQp *qp)
+/* Send the packet at comp_psn once more (loss probe). */
+static void snic_req_probe(SnicState *s, SnicQp *qp)
 {
     uint32_t tx_psn = qp->tx_psn, tx_wqe = qp->tx_wqe;
     bool probe = qp->probe;
@@ -471,13 +469,28 @@ void snic_rdma_req_probe(SnicState *s, SnicQp *qp)
 }
 
 /*
- * Fetch and send for one QP within @budget packets.  Returns true if it
- * has more to send right now.
+ * The completer's requests, in the order it can make them: a rewind to
+ * the oldest unacknowledged PSN, then a loss probe unless an RNR NAK
+ * came since the probe timer asked for it.
  */
+static void snic_req_asked(SnicState *s, SnicQp *qp)
+{
+    uint8_t ask = qp->req_ask;
+
+    qp->req_ask = 0;
+    if (ask & SNIC_REQ_REWIND) {
+        snic_req_rewind(qp, qp->comp_psn);
+    }
+    if ((ask & SNIC_REQ_PROBE) && !qp->rnr_wait) {
+        snic_req_probe(s, qp);
+    }
+}
+
 bool snic_rdma_req_run(SnicState *s, SnicQp *qp, int *budget)
 {
     bool rc = qp->type == SNIC_QPT_RC;
 
+    snic_req_asked(s, qp);
     snic_req_fetch(s, qp);
     if (qp->rnr_wait) {
         return false;
@@ -529,48 +542,6 @@ bool snic_rdma_req_run(SnicState *s, SnicQp *qp, int *budget)
     }
     if (rc) {
         snic_rdma_timer_update(s, qp);
-    } else {
-        snic_rdma_retire(s, qp);
     }
     return false;
-}
-
-/* ---- the bottom half ---- */
-
-void snic_rdma_bh(void *opaque)
-{
-    SnicState *s = opaque;
-    bool again = false;
-    uint32_t i;
-
-    for (i = 0; i < s->rdma.qps_hi; i++) {
-        SnicQp *qp = &s->rdma.qps[i];
-        int budget = SNIC_RDMA_BUDGET;
-        bool more;
-
-        if (!qp->valid || !qp->pending) {
-            continue;
-        }
-        qp->pending = false;
-        if (qp->state == SNIC_QPS_ERR || qp->state == SNIC_QPS_SQE) {
-            snic_rdma_resp_run(s, qp, &budget);
-            snic_rdma_flush(s, qp);
-            if (qp->state == SNIC_QPS_ERR) {
-                continue;
-            }
-        }
-        if (qp->state < SNIC_QPS_RTR) {
-            continue;
-        }
-        more = snic_rdma_resp_run(s, qp, &budget);
-        more |= snic_rdma_req_run(s, qp, &budget);
-        snic_rdma_retire(s, qp);
-        if (more) {
-            qp->pending = true;
-            again = true;
-        }
-    }
-    if (again) {
-        d2d_timing_bh_schedule(&s->timing, s->rdma.bh);
-    }
 }

@@ -1,10 +1,9 @@
 /*
- * snic: RDMA responder - RoCE receive dispatch (called from the netdev
- * receive callback before steering), request processing with PSN checks
- * (sequence NAK, duplicates, RNR), SEND/WRITE data placement, READ and
- * atomic execution, receive completions, and the responder's half of the
- * bottom half: READ responses, atomic ACKs and coalesced ACK/NAKs.
- * docs/snic-rdma.md "Reliability", "Receive dispatch".
+ * snic: RDMA responder - request processing with PSN checks (sequence
+ * NAK, duplicates, RNR), SEND/WRITE data placement, READ and atomic
+ * execution, receive completions, and the responder's half of the bottom
+ * half: READ responses, atomic ACKs and coalesced ACK/NAKs.
+ * docs/snic-rdma.md "Reliability".
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -580,79 +579,4 @@ bool snic_rdma_resp_run(SnicState *s, SnicQp *qp, int *budget)
         (*budget)--;
     }
     return qp->ack_pending;
-}
-
-/* ---- receive dispatch ---- */
-
-static bool snic_rdma_for_us(SnicState *s, const uint8_t *dmac)
-{
-    int i;
-
-    if (dmac[0] & 1) {
-        return false;
-    }
-    for (i = 0; i < s->port.num_macs; i++) {
-        if (!memcmp(dmac, s->port.macs[i], 6)) {
-            return true;
-        }
-    }
-    return false;
-}
-
-bool snic_rdma_rx(SnicState *s, const uint8_t *f, size_t len)
-{
-    SnicRdmaStats *st = &s->rdma.st;
-    SnicRoceHdr h;
-    uint32_t fl;
-    SnicQp *qp;
-
-    /*
-     * Without any QP the RDMA engine is not in use: RoCE frames take the
-     * Ethernet path, so a software RoCE stack over the net_device works.
-     */
-    if (!s->rdma.nqps || len < SNIC_ETH_HLEN || !snic_rdma_for_us(s, f)) {
-        return false;
-    }
-    switch (snic_roce_parse(f, len, &h)) {
-    case ROCE_NOT_ROCE:
-        return false;
-    case ROCE_MALFORMED:
-        st->rx_malformed++;
-        return true;
-    case ROCE_BAD_ICRC:
-        st->rx_icrc_errors++;
-        return true;
-    case ROCE_OK:
-        break;
-    }
-    h.frame = f;
-    h.frame_len = len;
-    fl = snic_roce_opflags(h.opcode);
-    qp = snic_rdma_qp(s, h.dqpn);
-    if (!qp || qp->state < SNIC_QPS_RTR || qp->state == SNIC_QPS_ERR ||
-        ((fl & ROCE_F_UD) != 0) != (qp->type != SNIC_QPT_RC)) {
-        st->rx_no_qp++;
-        return true;
-    }
-    /*
-     * A connected QP takes packets only from its path (as rxe's
-     * check_addr): another source is an injection attempt.
-     */
-    if (qp->type == SNIC_QPT_RC && (h.sip != be32_to_cpu(qp->av.dip) ||
-                                    h.dip != be32_to_cpu(qp->av.sip))) {
-        st->rx_bad_src++;
-        qemu_log_mask(LOG_GUEST_ERROR, "snic: qp %u: packet from %08x to "
-                      "%08x is not from its path: dropped\n", qp->qpn,
-                      h.sip, h.dip);
-        return true;
-    }
-    st->rx_pkts++;
-    st->rx_bytes += len;
-    d2d_timing_latency(&s->timing, s->timing.p.rdma_ns);
-    if (fl & ROCE_F_RESP) {
-        snic_rdma_comp_rx(s, qp, &h);
-    } else {
-        snic_rdma_resp_rx(s, qp, &h);
-    }
-    return true;
 }

@@ -3,15 +3,24 @@
  * and the interfaces between the transport's parts, split by role like
  * Linux rdma_rxe:
  *
- *   snic-rdma-obj.c   PD/MR/SRQ admin, MR keys and translation, DMA
- *                     through MRs, receive WQE fetch, statistics
- *   snic-rdma-qp.c    QP admin, state machine, flush, doorbells, events
- *   snic-roce.c       wire headers and ICRC (pure C)
- *   snic-rdma-req.c   requester: WQE fetch, packetisation, retransmission,
- *                     the send bottom half, loss injection
- *   snic-rdma-resp.c  responder: requests in, ACK/NAK, READ responses,
- *                     atomics
- *   snic-rdma-comp.c  completer: responses in, send CQEs, timers
+ *   snic-rdma-main.c   the top: init/reset, the bottom half running each
+ *                      kicked QP's roles, admin dispatch, statistics
+ *   snic-rdma-qp.c     QP admin, state machine, doorbells
+ *   snic-rdma-recv.c   receive dispatch to the responder or the completer
+ *   snic-rdma-req.c    requester: WQE fetch, packetisation, retransmission
+ *   snic-rdma-resp.c   responder: requests in, ACK/NAK, READ responses,
+ *                      atomics
+ *   snic-rdma-comp.c   completer: responses in, in-order completion, timers
+ *   snic-rdma-flush.c  the error state, flush, send CQEs
+ *   snic-rdma-srq.c    SRQ admin and doorbells, receive WQE fetch
+ *   snic-rdma-mr.c     PD/MR admin, MR keys and translation, DMA through
+ *                      MRs, fast registration and invalidation
+ *   snic-rdma-net.c    QP lookup, async events, the kick, shared headers,
+ *                      source addresses, transmission
+ *   snic-roce.c        wire headers and ICRC (pure C)
+ *
+ * Each file calls only files listed below it (docs/snic.md "Device model
+ * layers").
  *
  * Interface: kernel/include/uapi/d2d/snic_rdma_if.h, docs/snic-rdma.md.
  *
@@ -54,8 +63,14 @@
 #define SNIC_RDMA_BUDGET        16
 /* Page-list entries the device holds over all MRs. */
 #define SNIC_RDMA_MAX_PAGES     (4u << 20)
+/* Basic blocks in @qp's send ring. */
+#define QP_SQ_SIZE(qp) (1u << (qp)->sq_log)
 /* Largest frame: headers + 4096 payload + pad + ICRC. */
 #define SNIC_RDMA_MAX_FRAME     (ROCE_MAX_HDRS + 4096 + 8)
+
+/* SnicQp.req_ask: the completer's requests to the requester. */
+#define SNIC_REQ_REWIND         0x1 /* go back to comp_psn */
+#define SNIC_REQ_PROBE          0x2 /* loss probe: comp_psn's packet again */
 
 typedef struct SnicPd {
     bool valid;
@@ -188,6 +203,12 @@ typedef struct SnicQp {
     bool drained_sent;
     QEMUTimer *retry_timer, *rnr_timer, *probe_timer;
     bool pending;               /* work for the bottom half */
+    /*
+     * What the completer asked of the requester (SNIC_REQ_*), done when
+     * the requester next runs: the completer records it and kicks, as
+     * Linux rdma_rxe's completer schedules the requester's task.
+     */
+    uint8_t req_ask;
 
     /* responder */
     uint32_t resp_psn;          /* expected request PSN */
@@ -219,30 +240,9 @@ typedef struct SnicQp {
     D2DPcieCounters pcie;
 } SnicQp;
 
-/* Host-order mirror of struct snic_rdma_stats. */
+/* Host-order mirror of struct snic_rdma_stats, from the same list. */
 typedef struct SnicRdmaStats {
-    uint64_t tx_pkts, tx_bytes;
-    uint64_t rx_pkts, rx_bytes;
-    uint64_t tx_acks, rx_acks;
-    uint64_t retransmits;
-    uint64_t timeouts;
-    uint64_t seq_naks_sent, seq_naks_rcvd;
-    uint64_t rnr_naks_sent, rnr_naks_rcvd;
-    uint64_t rem_access_naks_sent, rem_access_naks_rcvd;
-    uint64_t rem_op_naks_sent, rem_op_naks_rcvd;
-    uint64_t inv_req_naks_sent, inv_req_naks_rcvd;
-    uint64_t dup_requests;
-    uint64_t out_of_seq;
-    uint64_t rx_icrc_errors;
-    uint64_t rx_malformed;
-    uint64_t rx_no_qp;
-    uint64_t rx_bad_qkey;
-    uint64_t loss_injected;
-    uint64_t req_errors, resp_errors;
-    uint64_t read_resps;
-    uint64_t atomics;
-    uint64_t rx_bad_src;
-    uint64_t tx_bad_src;
+    SNIC_RDMA_STATS(SNIC_STAT_HOST)
 } SnicRdmaStats;
 
 /* A source address table entry (SNIC_AQ_SET_SRC_ADDR). */
@@ -270,14 +270,24 @@ typedef struct SnicRdma {
     uint64_t loss_count;
 } SnicRdma;
 
-/* snic-rdma-obj.c */
+/* snic-rdma-main.c: the top of the transport */
 void snic_rdma_init(SnicState *s);
 void snic_rdma_free(SnicState *s);
 void snic_rdma_reset(SnicState *s);
+/* Run the roles of every kicked QP. */
+void snic_rdma_bh(void *opaque);
 uint16_t snic_rdma_admin(SnicState *s, const struct snic_aq_cmd *c,
                          uint64_t *res);
 uint16_t snic_rdma_query_stats(SnicState *s, const struct snic_aq_cmd *c);
 void snic_rdma_stats_format(SnicState *s, GString *out);
+
+/* snic-rdma-mr.c */
+uint16_t snic_pd_create(SnicState *s, uint64_t *res);
+SnicPd *snic_pd(SnicState *s, uint32_t pdn);
+uint16_t snic_pd_destroy(SnicState *s, uint32_t pdn);
+uint16_t snic_mr_create(SnicState *s, const struct snic_aq_cmd *c,
+                        uint64_t *res);
+uint16_t snic_mr_destroy(SnicState *s, uint32_t idx);
 /*
  * Check @key for [addr, addr + len) with @access (SNIC_ACCESS_*, 0 for a
  * read of local memory) on behalf of @qp.  *mr is NULL for a bus address.
@@ -295,16 +305,30 @@ bool snic_rdma_mr_dma(SnicState *s, SnicQp *qp, SnicMr *mr, uint64_t addr,
 uint8_t snic_rdma_sg_copy(SnicState *s, SnicQp *qp, const SnicSge *sge,
                           unsigned nsge, uint64_t off, void *buf, size_t len,
                           bool to_mem);
-/* Next receive WQE of @qp (its RQ or SRQ) without consuming it. */
-bool snic_rdma_recv_peek(SnicState *s, SnicQp *qp, SnicRecvWqe *w);
-void snic_rdma_recv_consume(SnicState *s, SnicQp *qp);
 uint8_t snic_rdma_fast_reg(SnicState *s, SnicQp *qp,
                            const struct snic_wqe_reg *r);
 uint8_t snic_rdma_invalidate(SnicState *s, SnicQp *qp, uint32_t key);
-/* A user UD QP's source: @av's smac and sip from its sgid_index entry. */
-uint8_t snic_rdma_src_fill(SnicState *s, SnicQp *qp, struct snic_av *av);
+
+/* snic-rdma-srq.c */
+uint16_t snic_srq_create(SnicState *s, const struct snic_aq_cmd *c,
+                         uint64_t *res);
+uint16_t snic_srq_modify(SnicState *s, const struct snic_aq_cmd *c);
+uint16_t snic_srq_destroy(SnicState *s, uint32_t srqn);
 uint16_t snic_rdma_srq_db(SnicState *s, uint16_t page, uint32_t srqn,
                           uint16_t ctr);
+/* Next receive WQE of @qp (its RQ or SRQ) without consuming it. */
+bool snic_rdma_recv_peek(SnicState *s, SnicQp *qp, SnicRecvWqe *w);
+void snic_rdma_recv_consume(SnicState *s, SnicQp *qp);
+
+/* snic-rdma-flush.c: below the roles */
+/* The send CQE of @w, with @status (SNIC_RST_*). */
+void snic_rdma_req_cqe(SnicState *s, SnicQp *qp, const SnicSwqe *w,
+                       uint8_t status);
+/* A send or receive error moves the QP to ERR (RC) or SQE (UD). */
+void snic_rdma_qp_error(SnicState *s, SnicQp *qp, uint8_t status,
+                        bool send_side);
+/* Complete what an ERR (send and receive) or SQE (send) QP holds. */
+void snic_rdma_flush(SnicState *s, SnicQp *qp);
 
 /* snic-rdma-qp.c */
 uint16_t snic_rdma_create_qp(SnicState *s, const struct snic_aq_cmd *c,
@@ -316,43 +340,47 @@ void snic_rdma_qp_free(SnicState *s, SnicQp *qp);
 /* QP doorbells; false if @off is not an RDMA doorbell. */
 bool snic_rdma_db(SnicState *s, uint16_t page, uint32_t off, uint32_t qn,
                   uint16_t ctr);
-/* A send or receive error moves the QP to ERR (RC) or SQE (UD). */
-void snic_rdma_qp_error(SnicState *s, SnicQp *qp, uint8_t status,
-                        bool send_side);
-void snic_rdma_flush(SnicState *s, SnicQp *qp);
-void snic_rdma_event(SnicState *s, uint8_t type, uint32_t obj,
-                     uint32_t data);
-SnicQp *snic_rdma_qp(SnicState *s, uint32_t qpn);
 
 /* snic-rdma-req.c */
-void snic_rdma_bh(void *opaque);
+/*
+ * Do what the completer asked (req_ask), then fetch and send within
+ * @budget packets.  True if it has more to send right now.
+ */
 bool snic_rdma_req_run(SnicState *s, SnicQp *qp, int *budget);
-void snic_rdma_req_rewind(SnicQp *qp, uint32_t psn);
-/* Send the packet at comp_psn once more (loss probe). */
-void snic_rdma_req_probe(SnicState *s, SnicQp *qp);
 
 /* snic-rdma-net.c: below the roles */
+SnicQp *snic_rdma_qp(SnicState *s, uint32_t qpn);
+/* An async event on the port's async EQ, if it has one. */
+void snic_rdma_event(SnicState *s, uint8_t type, uint32_t obj,
+                     uint32_t data);
 /* Have the RDMA bottom half run @qp's roles. */
 void snic_rdma_kick(SnicState *s, SnicQp *qp);
+/* Packets sent and not yet acknowledged? */
+bool snic_rdma_outstanding(SnicQp *qp);
+/* (Re)arm or stop the retransmit and loss probe timers of RC @qp. */
+void snic_rdma_timer_update(SnicState *s, SnicQp *qp);
 /* Put a finished frame on the wire (loss injection, counters). */
 void snic_rdma_xmit(SnicState *s, SnicQp *qp, const uint8_t *f, size_t len);
 /* Headers every packet of @qp shares (addresses, BTH basics). */
 void snic_rdma_hdr_init(SnicState *s, SnicQp *qp, SnicRoceHdr *h,
                         uint8_t opcode, uint32_t psn);
 void snic_rdma_loss_props(SnicState *s, Object *obj);
+uint16_t snic_src_addr_set(SnicState *s, const struct snic_aq_cmd *c);
+/* A user UD QP's source: @av's smac and sip from its sgid_index entry. */
+uint8_t snic_rdma_src_fill(SnicState *s, SnicQp *qp, struct snic_av *av);
 uint32_t snic_rdma_ud_mtu(SnicState *s);
 
-/* snic-rdma-resp.c */
+/* snic-rdma-recv.c: above the responder and the completer */
+/* A frame from the wire: true if the RDMA engine took it. */
 bool snic_rdma_rx(SnicState *s, const uint8_t *f, size_t len);
+
+/* snic-rdma-resp.c */
 void snic_rdma_resp_rx(SnicState *s, SnicQp *qp, const SnicRoceHdr *h);
 bool snic_rdma_resp_run(SnicState *s, SnicQp *qp, int *budget);
 
 /* snic-rdma-comp.c */
 void snic_rdma_comp_rx(SnicState *s, SnicQp *qp, const SnicRoceHdr *h);
 bool snic_rdma_retire(SnicState *s, SnicQp *qp);
-void snic_rdma_req_cqe(SnicState *s, SnicQp *qp, const SnicSwqe *w,
-                       uint8_t status);
-void snic_rdma_timer_update(SnicState *s, SnicQp *qp);
 void snic_rdma_retry_timer(void *opaque);
 void snic_rdma_rnr_timer(void *opaque);
 void snic_rdma_probe_timer(void *opaque);

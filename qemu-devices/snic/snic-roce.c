@@ -88,13 +88,13 @@ size_t snic_roce_hdr_len(uint32_t fl)
 
 static void wr64(uint8_t *p, uint64_t v)
 {
-    snic_wr32(p, v >> 32);
-    snic_wr32(p + 4, (uint32_t)v);
+    d2d_wr32(p, v >> 32);
+    d2d_wr32(p + 4, (uint32_t)v);
 }
 
 static uint64_t rd64(const uint8_t *p)
 {
-    return (uint64_t)snic_rd32(p) << 32 | snic_rd32(p + 4);
+    return (uint64_t)d2d_rd32(p) << 32 | d2d_rd32(p + 4);
 }
 
 uint32_t snic_roce_icrc(const uint8_t *ip, size_t len)
@@ -129,46 +129,46 @@ size_t snic_roce_build(uint8_t *f, SnicRoceHdr *h, size_t paylen)
 
     memcpy(f, h->dmac, 6);
     memcpy(f + 6, h->smac, 6);
-    snic_wr16(f + 12, SNIC_ETHERTYPE_IPV4);
+    d2d_wr16(f + 12, SNIC_ETHERTYPE_IPV4);
     memset(ip, 0, ROCE_IP_HLEN);
     ip[0] = 0x45;
     ip[1] = h->tos;
-    snic_wr16(ip + 6, 0x4000);          /* DF */
+    d2d_wr16(ip + 6, 0x4000);          /* DF */
     ip[8] = h->ttl ? h->ttl : 64;
     ip[9] = SNIC_IPPROTO_UDP;
-    snic_wr32(ip + 12, h->sip);
-    snic_wr32(ip + 16, h->dip);
-    snic_wr16(udp, h->sport ? h->sport : 0xc000);
-    snic_wr16(udp + 2, ROCE_UDP_PORT);
-    snic_wr16(udp + 6, 0);
+    d2d_wr32(ip + 12, h->sip);
+    d2d_wr32(ip + 16, h->dip);
+    d2d_wr16(udp, h->sport ? h->sport : 0xc000);
+    d2d_wr16(udp + 2, ROCE_UDP_PORT);
+    d2d_wr16(udp + 6, 0);
 
     h->pad = (4 - (paylen & 3)) & 3;
     p[0] = h->opcode;
     p[1] = (h->se ? 0x80 : 0) | (h->mig ? 0x40 : 0) | (h->pad << 4);
-    snic_wr16(p + 2, h->pkey ? h->pkey : ROCE_PKEY_DEFAULT);
-    snic_wr32(p + 4, h->dqpn & ROCE_PSN_MASK);
-    snic_wr32(p + 8, (h->ackreq ? 0x80000000u : 0) | (h->psn & ROCE_PSN_MASK));
+    d2d_wr16(p + 2, h->pkey ? h->pkey : ROCE_PKEY_DEFAULT);
+    d2d_wr32(p + 4, h->dqpn & ROCE_PSN_MASK);
+    d2d_wr32(p + 8, (h->ackreq ? 0x80000000u : 0) | (h->psn & ROCE_PSN_MASK));
     p += ROCE_BTH_LEN;
     if (fl & ROCE_F_RETH) {
         wr64(p, h->va);
-        snic_wr32(p + 8, h->rkey);
-        snic_wr32(p + 12, h->dlen);
+        d2d_wr32(p + 8, h->rkey);
+        d2d_wr32(p + 12, h->dlen);
         p += ROCE_RETH_LEN;
     }
     if (fl & ROCE_F_DETH) {
-        snic_wr32(p, h->qkey);
-        snic_wr32(p + 4, h->sqpn & ROCE_PSN_MASK);
+        d2d_wr32(p, h->qkey);
+        d2d_wr32(p + 4, h->sqpn & ROCE_PSN_MASK);
         p += ROCE_DETH_LEN;
     }
     if (fl & ROCE_F_ATMETH) {
         wr64(p, h->va);
-        snic_wr32(p + 8, h->rkey);
+        d2d_wr32(p + 8, h->rkey);
         wr64(p + 12, h->swap_add);
         wr64(p + 20, h->compare);
         p += ROCE_ATMETH_LEN;
     }
     if (fl & ROCE_F_AETH) {
-        snic_wr32(p, (uint32_t)h->syndrome << 24 | (h->msn & ROCE_PSN_MASK));
+        d2d_wr32(p, (uint32_t)h->syndrome << 24 | (h->msn & ROCE_PSN_MASK));
         p += ROCE_AETH_LEN;
     }
     if (fl & ROCE_F_ATMACK) {
@@ -176,11 +176,11 @@ size_t snic_roce_build(uint8_t *f, SnicRoceHdr *h, size_t paylen)
         p += ROCE_ATMACK_LEN;
     }
     if (fl & ROCE_F_IMM) {
-        snic_wr32(p, h->imm);
+        d2d_wr32(p, h->imm);
         p += ROCE_IMM_LEN;
     }
     if (fl & ROCE_F_IETH) {
-        snic_wr32(p, h->ieth);
+        d2d_wr32(p, h->ieth);
         p += ROCE_IETH_LEN;
     }
     return p - f;
@@ -196,10 +196,10 @@ size_t snic_roce_finish(uint8_t *f, const SnicRoceHdr *h, size_t paylen)
 
     memset(f + off, 0, h->pad);
     off += h->pad;
-    snic_wr16(f + ROCE_L4_OFF + 4, udp_len);
-    snic_wr16(ip + 2, ROCE_IP_HLEN + udp_len);
-    snic_wr16(ip + 10, 0);
-    snic_wr16(ip + 10, snic_csum_fold(snic_csum_partial(0, ip, ROCE_IP_HLEN)));
+    d2d_wr16(f + ROCE_L4_OFF + 4, udp_len);
+    d2d_wr16(ip + 2, ROCE_IP_HLEN + udp_len);
+    d2d_wr16(ip + 10, 0);
+    d2d_wr16(ip + 10, d2d_csum_fold(d2d_csum_partial(0, ip, ROCE_IP_HLEN)));
     icrc = snic_roce_icrc(ip, off - 14);
     /* stored least significant byte first, as rdma_rxe does */
     f[off] = icrc;
@@ -217,27 +217,27 @@ SnicRoceParse snic_roce_parse(const uint8_t *f, size_t len, SnicRoceHdr *h)
 
     memset(h, 0, sizeof(*h));
     if (len < ROCE_L4_OFF + ROCE_UDP_HLEN ||
-        snic_rd16(f + 12) != SNIC_ETHERTYPE_IPV4 || (ip[0] >> 4) != 4 ||
+        d2d_rd16(f + 12) != SNIC_ETHERTYPE_IPV4 || (ip[0] >> 4) != 4 ||
         ip[9] != SNIC_IPPROTO_UDP) {
         return ROCE_NOT_ROCE;
     }
     /* Fragments and options: not something a RoCE peer sends. */
-    if ((snic_rd16(ip + 6) & 0x3fff) || (ip[0] & 0xf) != 5) {
+    if ((d2d_rd16(ip + 6) & 0x3fff) || (ip[0] & 0xf) != 5) {
         udp = f + 14 + (ip[0] & 0xf) * 4;
         if ((ip[0] & 0xf) < 5 || udp + 4 > f + len ||
-            snic_rd16(udp + 2) != ROCE_UDP_PORT) {
+            d2d_rd16(udp + 2) != ROCE_UDP_PORT) {
             return ROCE_NOT_ROCE;
         }
         return ROCE_MALFORMED;
     }
     udp = f + ROCE_L4_OFF;
-    if (snic_rd16(udp + 2) != ROCE_UDP_PORT) {
+    if (d2d_rd16(udp + 2) != ROCE_UDP_PORT) {
         return ROCE_NOT_ROCE;
     }
-    tot = snic_rd16(ip + 2);
-    udp_len = snic_rd16(udp + 4);
+    tot = d2d_rd16(ip + 2);
+    udp_len = d2d_rd16(udp + 4);
     if (tot > len - 14 || tot != ROCE_IP_HLEN + udp_len ||
-        snic_csum_fold(snic_csum_partial(0, ip, ROCE_IP_HLEN)) != 0 ||
+        d2d_csum_fold(d2d_csum_partial(0, ip, ROCE_IP_HLEN)) != 0 ||
         udp_len < ROCE_UDP_HLEN + ROCE_BTH_LEN + ROCE_ICRC_LEN) {
         return ROCE_MALFORMED;
     }
@@ -246,9 +246,9 @@ SnicRoceParse snic_roce_parse(const uint8_t *f, size_t len, SnicRoceHdr *h)
     h->ip = ip;
     h->tos = ip[1];
     h->ttl = ip[8];
-    h->sip = snic_rd32(ip + 12);
-    h->dip = snic_rd32(ip + 16);
-    h->sport = snic_rd16(udp);
+    h->sip = d2d_rd32(ip + 12);
+    h->dip = d2d_rd32(ip + 16);
+    h->sport = d2d_rd16(udp);
 
     p = f + ROCE_BTH_OFF;
     end = udp + udp_len - ROCE_ICRC_LEN;
@@ -257,10 +257,10 @@ SnicRoceParse snic_roce_parse(const uint8_t *f, size_t len, SnicRoceHdr *h)
     h->mig = p[1] & 0x40;
     h->pad = (p[1] >> 4) & 3;
     h->tver = p[1] & 0xf;
-    h->pkey = snic_rd16(p + 2);
-    h->dqpn = snic_rd32(p + 4) & ROCE_PSN_MASK;
+    h->pkey = d2d_rd16(p + 2);
+    h->dqpn = d2d_rd32(p + 4) & ROCE_PSN_MASK;
     h->ackreq = p[8] & 0x80;
-    h->psn = snic_rd32(p + 8) & ROCE_PSN_MASK;
+    h->psn = d2d_rd32(p + 8) & ROCE_PSN_MASK;
     fl = snic_roce_opflags(h->opcode);
     tl = snic_roce_hdr_len(fl);
     if (!fl || h->tver || (h->pkey & 0x7fff) != 0x7fff ||
@@ -275,25 +275,25 @@ SnicRoceParse snic_roce_parse(const uint8_t *f, size_t len, SnicRoceHdr *h)
     p += ROCE_BTH_LEN;
     if (fl & ROCE_F_RETH) {
         h->va = rd64(p);
-        h->rkey = snic_rd32(p + 8);
-        h->dlen = snic_rd32(p + 12);
+        h->rkey = d2d_rd32(p + 8);
+        h->dlen = d2d_rd32(p + 12);
         p += ROCE_RETH_LEN;
     }
     if (fl & ROCE_F_DETH) {
-        h->qkey = snic_rd32(p);
-        h->sqpn = snic_rd32(p + 4) & ROCE_PSN_MASK;
+        h->qkey = d2d_rd32(p);
+        h->sqpn = d2d_rd32(p + 4) & ROCE_PSN_MASK;
         p += ROCE_DETH_LEN;
     }
     if (fl & ROCE_F_ATMETH) {
         h->va = rd64(p);
-        h->rkey = snic_rd32(p + 8);
+        h->rkey = d2d_rd32(p + 8);
         h->swap_add = rd64(p + 12);
         h->compare = rd64(p + 20);
         p += ROCE_ATMETH_LEN;
     }
     if (fl & ROCE_F_AETH) {
         h->syndrome = p[0];
-        h->msn = snic_rd32(p) & ROCE_PSN_MASK;
+        h->msn = d2d_rd32(p) & ROCE_PSN_MASK;
         p += ROCE_AETH_LEN;
     }
     if (fl & ROCE_F_ATMACK) {
@@ -301,11 +301,11 @@ SnicRoceParse snic_roce_parse(const uint8_t *f, size_t len, SnicRoceHdr *h)
         p += ROCE_ATMACK_LEN;
     }
     if (fl & ROCE_F_IMM) {
-        h->imm = snic_rd32(p);
+        h->imm = d2d_rd32(p);
         p += ROCE_IMM_LEN;
     }
     if (fl & ROCE_F_IETH) {
-        h->ieth = snic_rd32(p);
+        h->ieth = d2d_rd32(p);
         p += ROCE_IETH_LEN;
     }
     h->payload = p;

@@ -1,7 +1,7 @@
 /*
- * snic sPIN engine - model state shared by snic-spin.c (contexts, admin
- * commands, messages, scheduling, accounting) and snic-spin-cmd.c (the
- * HPU command unit).  Interface: docs/snic-spin.md and
+ * snic sPIN engine - model state shared by snic-spin-engine.c (contexts,
+ * admin commands, messages, scheduling, accounting) and snic-spin-cmd.c
+ * (the HPU command unit).  Interface: docs/snic-spin.md and
  * kernel/include/uapi/d2d/snic_spin_if.h.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
@@ -115,7 +115,7 @@ typedef struct SnicSpinRun {
  */
 typedef struct SnicSpinJob {
     SnicSpinPkt *pkt;           /* NULL: no packet in progress */
-    int stage;                  /* SNIC_SPIN_JOB_* (snic-spin.c) */
+    int stage;                  /* SNIC_SPIN_JOB_* (snic-spin-engine.c) */
     bool running;               /* run holds a started handler */
     bool deliver;               /* a passed frame goes to the host */
     bool aborted;
@@ -151,9 +151,15 @@ typedef struct SnicSpin {
     QEMUTimer *timer;           /* message inactivity */
     SnicSpinJob job;            /* the UDP packet the bottom half runs */
     uint64_t bh_yields;         /* QOM spin-bh-yields: handler suspended */
+    /*
+     * The command unit's MMIO handler (snic-spin-cmd.c, above the engine),
+     * set by the top (snic-pci.c) so that the engine hands it to each HPU
+     * without calling up into it.
+     */
+    SpinRvMmio cmd_mmio;
 } SnicSpin;
 
-/* snic-spin.c: called by the layers above; below it, SnicSpinHook */
+/* snic-spin-engine.c: called by the layers above; below it, SnicSpinHook */
 void snic_spin_init(SnicState *s);
 void snic_spin_free(SnicState *s);
 /* PsPIN's interconnect: 512 Gbit/s. */
@@ -171,7 +177,7 @@ void snic_spin_event(SnicState *s, uint32_t ctx_id, uint8_t type,
                      uint32_t addr, uint32_t info, uint32_t insns,
                      uint32_t cycles);
 
-/* snic-spin-cmd.c: command unit MMIO of the running HPU */
+/* snic-spin-cmd.c: command unit MMIO of the running HPU (cmd_mmio) */
 int snic_spin_cmd_mmio(SpinRv32 *cpu, uint32_t addr, unsigned size,
                        bool write, uint32_t *val);
 

@@ -108,8 +108,7 @@ static void snic_tx_wire(SnicState *s, SnicSq *sq, const uint8_t *f,
     d2d_timing_packet(&s->timing, 0);
     if (sq && (sq->flags & SNIC_SQ_F_LOOPBACK)) {
         /* Not the wire: the port's own receive path. */
-        s->ps.tx_loopback++;
-        snic_rx_loopback(s, f, len, sq->cqn);
+        snic_port_loopback(s, f, len, sq->cqn);
         return;
     }
     snic_port_xmit(s, f, len, &s->ps.tx_packets, &s->ps.tx_bytes);

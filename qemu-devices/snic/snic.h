@@ -8,11 +8,11 @@
  * function, netdev glue), snic-regs.c (BAR0), snic-db.c (BAR2 doorbells),
  * snic-admin.c (admin queue, IDENTIFY), snic-queues.c (EQ/CQ/SQ/RQ objects,
  * CQE/EQE posting), snic-core.c (bottom: errors, DMA probe, admin
- * buffers, port state and frame output), snic-tx.c (send path, offloads, rate
- * limiter), snic-rx.c (receive pipeline), snic-steer.c (RSS groups,
- * steering rules), snic-port.c (port config, statistics), snic-pkt.c
- * (pure packet helpers), snic-spin*.c (sPIN engine, docs/snic-spin.md);
- * the RoCEv2 transport: snic-rdma.h.
+ * buffers, port state, frame output and loopback, interrupts), snic-tx.c
+ * (send path, offloads, rate limiter), snic-rx.c (receive pipeline),
+ * snic-steer.c (RSS groups, steering rules), snic-port.c (port config,
+ * statistics), snic-pkt.c (pure packet helpers), snic-spin*.c (sPIN
+ * engine, docs/snic-spin.md); the RoCEv2 transport: snic-rdma.h.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -27,6 +27,12 @@
 #include "../common/d2d-pcie.h"
 #include "../common/d2d-timing.h"
 #include "snic-pkt.h"
+
+/*
+ * The host-order mirror field of a statistics list entry (snic_if.h
+ * SNIC_PORT_STATS, snic_rdma_if.h SNIC_RDMA_STATS).
+ */
+#define SNIC_STAT_HOST(id, field) uint64_t field;
 
 #define TYPE_SNIC "snic"
 OBJECT_DECLARE_SIMPLE_TYPE(SnicState, SNIC)
@@ -78,18 +84,9 @@ typedef struct SnicStats {
     uint32_t irqs;
 } SnicStats;
 
-/* Port counters, as struct snic_port_stats in host order. */
+/* Port counters, as struct snic_port_stats in host order (one list). */
 typedef struct SnicPortStats {
-    uint64_t rx_packets, rx_bytes;
-    uint64_t tx_packets, tx_bytes;
-    uint64_t rx_runt, rx_oversize, rx_filtered, rx_no_dest, rx_rule_drop;
-    uint64_t rx_no_buffer, rx_bad_l3, rx_bad_l4, rx_csum_ok, rx_decap;
-    uint64_t rx_link_down;
-    uint64_t tx_csum, tx_tso_frames, tx_tso_segs, tx_errors, tx_link_down;
-    uint64_t tx_rate_delays;
-    uint64_t eq_events, eq_irqs;
-    uint64_t cq_overflows;
-    uint64_t tx_loopback, rx_loop_drops;
+    SNIC_PORT_STATS(SNIC_STAT_HOST)
 } SnicPortStats;
 
 /* Admin queue: a command ring and a completion ring in host memory. */
@@ -249,6 +246,17 @@ struct SnicState {
     SnicSpin spin;
     D2DTiming timing;       /* docs/timing.md */
     const SnicSpinHook *spin_hook;
+
+    /*
+     * Set by the PCI glue (snic-pci.c) at realize, so that the device
+     * logic reaches it and the receive pipeline without calling up:
+     * notify raises MSI-X vector @vector (through snic_irq); port_rx takes
+     * a frame the port loops back from a loopback SQ completing on CQ
+     * @cqn (through snic_port_loopback).
+     */
+    void (*notify)(SnicState *s, unsigned vector);
+    void (*port_rx)(SnicState *s, const uint8_t *f, size_t len,
+                    uint16_t cqn);
 };
 
 /* snic-core.c: the bottom layer */
@@ -262,6 +270,11 @@ uint16_t snic_aq_write_buf(SnicState *s, const struct snic_aq_cmd *c,
 bool snic_port_up(SnicState *s);
 bool snic_port_xmit(SnicState *s, const uint8_t *f, size_t len,
                     uint64_t *pkts, uint64_t *bytes);
+/* A loopback SQ's frame (on CQ @cqn) into the port's receive path. */
+void snic_port_loopback(SnicState *s, const uint8_t *f, size_t len,
+                        uint16_t cqn);
+/* Raise MSI-X vector @vector, counted in the irqs statistic. */
+void snic_irq(SnicState *s, unsigned vector);
 
 /* snic-regs.c */
 extern const MemoryRegionOps snic_regs_ops;

@@ -81,7 +81,7 @@ static void icrc_matches_reference(void)
 		CHECK_EQ(len, 14 + 20 + 8 + snic_roce_hdr_len(fl) + pl +
 			 ((4 - pl % 4) % 4) + 4);
 		/* the IPv4 header checksum is valid */
-		CHECK_EQ(snic_csum_fold(snic_csum_partial(0, f + 14, 20)), 0);
+		CHECK_EQ(d2d_csum_fold(d2d_csum_partial(0, f + 14, 20)), 0);
 	}
 }
 
@@ -95,7 +95,7 @@ static void masked_fields_ignored(void)
 	f[14 + 8] = 3;
 	f[14 + 1] = 0x55;
 	f[14 + 10] = f[14 + 11] = 0;
-	snic_wr16(f + 14 + 10, snic_csum_fold(snic_csum_partial(0, f + 14, 20)));
+	d2d_wr16(f + 14 + 10, d2d_csum_fold(d2d_csum_partial(0, f + 14, 20)));
 	f[14 + 20 + 6] = 0x12;
 	f[42 + 4] = 0xc0;
 	CHECK_EQ(snic_roce_parse(f, len, &h), ROCE_OK);
@@ -122,8 +122,8 @@ static void parse_round_trip(void)
 	CHECK_EQ(h.paylen, 4096);
 	CHECK_EQ(h.payload[5], 35);
 	/* RETH right after BTH, ImmDt after RETH (offsets of the wire) */
-	CHECK_EQ(snic_rd32(f + 42 + 12 + 8), 0x1234);
-	CHECK_EQ(snic_rd32(f + 42 + 12 + 16), 0xdeadbeef);
+	CHECK_EQ(d2d_rd32(f + 42 + 12 + 8), 0x1234);
+	CHECK_EQ(d2d_rd32(f + 42 + 12 + 16), 0xdeadbeef);
 
 	len = mk(f, ROCE_ATOMIC_ACK, 0);
 	CHECK_EQ(snic_roce_parse(f, len, &h), ROCE_OK);

@@ -584,30 +584,54 @@ struct snic_pcie_stats {
 	__le64 dma_errors;
 };
 
+/*
+ * Statistics lists: X(enum name, field), every counter once in index
+ * order.  The field is the le64 of the wire struct and, as a string, the
+ * name tools print.  The enum, the struct and every name table are
+ * generated from the list; new counters go at the end.
+ * SNIC_..._STATS(SNIC_STAT_ENUM): the enum; (SNIC_STAT_NAME): the names;
+ * (SNIC_STAT_LE64): the fields of the wire struct.
+ */
+#define SNIC_STAT_ENUM(id, field) id,
+#define SNIC_STAT_NAME(id, field) #field,
+#define SNIC_STAT_LE64(id, field) __le64 field;
+
+/* Port counters (struct snic_port_stats; ethtool -S port_<name>). */
+#define SNIC_PORT_STATS(X) \
+	X(SNIC_PORT_STAT_RX_PACKETS, rx_packets)	/* frames delivered into RQs */ \
+	X(SNIC_PORT_STAT_RX_BYTES, rx_bytes)		/* their bytes */ \
+	X(SNIC_PORT_STAT_TX_PACKETS, tx_packets)	/* frames put on the wire */ \
+	X(SNIC_PORT_STAT_TX_BYTES, tx_bytes)		/* their bytes */ \
+	X(SNIC_PORT_STAT_RX_RUNT, rx_runt)		/* shorter than 14 bytes */ \
+	X(SNIC_PORT_STAT_RX_OVERSIZE, rx_oversize)	/* longer than MTU + 18 */ \
+	X(SNIC_PORT_STAT_RX_FILTERED, rx_filtered)	/* MAC filter */ \
+	X(SNIC_PORT_STAT_RX_NO_DEST, rx_no_dest)	/* no rule and no default */ \
+	X(SNIC_PORT_STAT_RX_RULE_DROP, rx_rule_drop)	/* dropped by a rule */ \
+	X(SNIC_PORT_STAT_RX_NO_BUFFER, rx_no_buffer)	/* destination RQ empty */ \
+	X(SNIC_PORT_STAT_RX_BAD_L3, rx_bad_l3)		/* bad IPv4 header or checksum */ \
+	X(SNIC_PORT_STAT_RX_BAD_L4, rx_bad_l4)		/* bad TCP/UDP checksum */ \
+	X(SNIC_PORT_STAT_RX_CSUM_OK, rx_csum_ok)	/* frames with checksums verified */ \
+	X(SNIC_PORT_STAT_RX_DECAP, rx_decap)		/* VXLAN decapsulated */ \
+	X(SNIC_PORT_STAT_RX_LINK_DOWN, rx_link_down)	/* arrived while the link was down */ \
+	X(SNIC_PORT_STAT_TX_CSUM, tx_csum)		/* frames checksummed by the device */ \
+	X(SNIC_PORT_STAT_TX_TSO_FRAMES, tx_tso_frames)	/* TSO WQEs */ \
+	X(SNIC_PORT_STAT_TX_TSO_SEGS, tx_tso_segs)	/* frames TSO produced */ \
+	X(SNIC_PORT_STAT_TX_ERRORS, tx_errors)		/* error CQEs */ \
+	X(SNIC_PORT_STAT_TX_LINK_DOWN, tx_link_down)	/* dropped, link down */ \
+	X(SNIC_PORT_STAT_TX_RATE_DELAYS, tx_rate_delays)	/* rate limiter pauses of an SQ */ \
+	X(SNIC_PORT_STAT_EQ_EVENTS, eq_events)		/* EQEs written */ \
+	X(SNIC_PORT_STAT_EQ_IRQS, eq_irqs)		/* MSI-X sent for EQs */ \
+	X(SNIC_PORT_STAT_CQ_OVERFLOWS, cq_overflows)	/* CQ full: the CQ went to error */ \
+	X(SNIC_PORT_STAT_TX_LOOPBACK, tx_loopback)	/* loopback SQ frames looped back */ \
+	X(SNIC_PORT_STAT_RX_LOOP_DROPS, rx_loop_drops)	/* looped frames for the sender: dropped */
+
+enum snic_port_stat {
+	SNIC_PORT_STATS(SNIC_STAT_ENUM)
+	SNIC_PORT_STAT_COUNT,	/* number of counters */
+};
+
 struct snic_port_stats {
-	__le64 rx_packets, rx_bytes;
-	__le64 tx_packets, tx_bytes;
-	__le64 rx_runt;			/* shorter than 14 bytes */
-	__le64 rx_oversize;		/* longer than MTU + 18 */
-	__le64 rx_filtered;		/* MAC filter */
-	__le64 rx_no_dest;		/* no rule and no default */
-	__le64 rx_rule_drop;		/* dropped by a rule */
-	__le64 rx_no_buffer;		/* destination RQ empty */
-	__le64 rx_bad_l3;		/* bad IPv4 header or checksum */
-	__le64 rx_bad_l4;		/* bad TCP/UDP checksum */
-	__le64 rx_csum_ok;		/* frames with checksums verified */
-	__le64 rx_decap;		/* VXLAN decapsulated */
-	__le64 rx_link_down;		/* arrived while the link was down */
-	__le64 tx_csum;			/* frames checksummed by the device */
-	__le64 tx_tso_frames;		/* TSO WQEs */
-	__le64 tx_tso_segs;		/* frames TSO produced */
-	__le64 tx_errors;		/* error CQEs */
-	__le64 tx_link_down;		/* dropped, link down */
-	__le64 tx_rate_delays;		/* times the rate limiter paused an SQ */
-	__le64 eq_events, eq_irqs;	/* EQEs written, MSI-X sent for EQs */
-	__le64 cq_overflows;
-	__le64 tx_loopback;		/* frames loopback SQs gave the receive path */
-	__le64 rx_loop_drops;		/* looped frames steered back to their sender */
+	SNIC_PORT_STATS(SNIC_STAT_LE64)
 };
 
 struct snic_queue_stats {

@@ -365,29 +365,54 @@ enum snic_eqe_rdma_type {
 /* ---- Statistics: QUERY_STATS kind SNIC_STATS_RDMA ---- */
 #define SNIC_STATS_RDMA		5
 
+/*
+ * Every RDMA counter once, in index order: X(enum name, field).  The
+ * field is the le64 of struct snic_rdma_stats and, as a string, the
+ * name the QOM rdma-stats read-out and the ib port's hw_counters print.
+ * The enum, the struct and every name table are generated from this
+ * list; new counters go at the end.
+ */
+#define SNIC_RDMA_STATS(X) \
+	X(SNIC_RDMA_STAT_TX_PKTS, tx_pkts)		/* RoCEv2 packets sent */ \
+	X(SNIC_RDMA_STAT_TX_BYTES, tx_bytes)		/* their frame bytes */ \
+	X(SNIC_RDMA_STAT_RX_PKTS, rx_pkts)		/* RoCEv2 packets accepted */ \
+	X(SNIC_RDMA_STAT_RX_BYTES, rx_bytes)		/* their frame bytes */ \
+	X(SNIC_RDMA_STAT_TX_ACKS, tx_acks)		/* ACKs sent */ \
+	X(SNIC_RDMA_STAT_RX_ACKS, rx_acks)		/* ACKs and atomic ACKs received */ \
+	X(SNIC_RDMA_STAT_RETRANSMITS, retransmits)	/* packets sent again */ \
+	X(SNIC_RDMA_STAT_TIMEOUTS, timeouts)		/* retransmit timer expiries */ \
+	X(SNIC_RDMA_STAT_SEQ_NAKS_SENT, seq_naks_sent)	/* PSN sequence NAKs */ \
+	X(SNIC_RDMA_STAT_SEQ_NAKS_RCVD, seq_naks_rcvd) \
+	X(SNIC_RDMA_STAT_RNR_NAKS_SENT, rnr_naks_sent)	/* receiver not ready NAKs */ \
+	X(SNIC_RDMA_STAT_RNR_NAKS_RCVD, rnr_naks_rcvd) \
+	X(SNIC_RDMA_STAT_REM_ACCESS_NAKS_SENT, rem_access_naks_sent)	/* remote access NAKs */ \
+	X(SNIC_RDMA_STAT_REM_ACCESS_NAKS_RCVD, rem_access_naks_rcvd) \
+	X(SNIC_RDMA_STAT_REM_OP_NAKS_SENT, rem_op_naks_sent)	/* remote operational NAKs */ \
+	X(SNIC_RDMA_STAT_REM_OP_NAKS_RCVD, rem_op_naks_rcvd) \
+	X(SNIC_RDMA_STAT_INV_REQ_NAKS_SENT, inv_req_naks_sent)	/* invalid request NAKs */ \
+	X(SNIC_RDMA_STAT_INV_REQ_NAKS_RCVD, inv_req_naks_rcvd) \
+	X(SNIC_RDMA_STAT_DUP_REQUESTS, dup_requests)	/* re-ACKed or re-executed */ \
+	X(SNIC_RDMA_STAT_OUT_OF_SEQ, out_of_seq)	/* requests past the expected PSN */ \
+	X(SNIC_RDMA_STAT_RX_ICRC_ERRORS, rx_icrc_errors)	/* dropped: bad ICRC */ \
+	X(SNIC_RDMA_STAT_RX_MALFORMED, rx_malformed)	/* dropped: truncated or bad headers */ \
+	X(SNIC_RDMA_STAT_RX_NO_QP, rx_no_qp)		/* dropped: unknown or wrong-state QP */ \
+	X(SNIC_RDMA_STAT_RX_BAD_QKEY, rx_bad_qkey)	/* UD: qkey mismatch */ \
+	X(SNIC_RDMA_STAT_LOSS_INJECTED, loss_injected)	/* dropped by the loss-injection knob */ \
+	X(SNIC_RDMA_STAT_REQ_ERRORS, req_errors)	/* error send completions */ \
+	X(SNIC_RDMA_STAT_RESP_ERRORS, resp_errors)	/* error receive completions */ \
+	X(SNIC_RDMA_STAT_READ_RESPS, read_resps)	/* READ response packets sent */ \
+	X(SNIC_RDMA_STAT_ATOMICS, atomics)		/* atomics executed */ \
+	X(SNIC_RDMA_STAT_RX_BAD_SRC, rx_bad_src)	/* RC: dropped, not from the QP's path */ \
+	X(SNIC_RDMA_STAT_TX_BAD_SRC, tx_bad_src)	/* user UD WQEs naming no source address */
+
+/* The list helpers SNIC_STAT_ENUM, _NAME and _LE64: snic_if.h. */
+enum snic_rdma_stat {
+	SNIC_RDMA_STATS(SNIC_STAT_ENUM)
+	SNIC_RDMA_STAT_COUNT,	/* number of counters */
+};
+
 struct snic_rdma_stats {
-	__le64 tx_pkts, tx_bytes;	/* RoCEv2 packets sent */
-	__le64 rx_pkts, rx_bytes;	/* RoCEv2 packets accepted */
-	__le64 tx_acks, rx_acks;
-	__le64 retransmits;		/* packets sent again */
-	__le64 timeouts;		/* retransmit timer expiries */
-	__le64 seq_naks_sent, seq_naks_rcvd;
-	__le64 rnr_naks_sent, rnr_naks_rcvd;
-	__le64 rem_access_naks_sent, rem_access_naks_rcvd;
-	__le64 rem_op_naks_sent, rem_op_naks_rcvd;
-	__le64 inv_req_naks_sent, inv_req_naks_rcvd;
-	__le64 dup_requests;		/* re-ACKed or re-executed */
-	__le64 out_of_seq;		/* requests past the expected PSN */
-	__le64 rx_icrc_errors;		/* dropped: bad ICRC */
-	__le64 rx_malformed;		/* dropped: truncated or bad headers */
-	__le64 rx_no_qp;		/* dropped: unknown or wrong-state QP */
-	__le64 rx_bad_qkey;		/* UD: qkey mismatch */
-	__le64 loss_injected;		/* dropped by the loss-injection knob */
-	__le64 req_errors, resp_errors;	/* error completions */
-	__le64 read_resps;		/* READ response packets sent */
-	__le64 atomics;			/* atomics executed */
-	__le64 rx_bad_src;		/* RC: dropped, not from the QP's path */
-	__le64 tx_bad_src;		/* user UD WQEs naming no source address */
+	SNIC_RDMA_STATS(SNIC_STAT_LE64)
 };
 
 #endif /* _UAPI_D2D_SNIC_RDMA_IF_H */

@@ -923,7 +923,7 @@ static void snic_spin_invoke_start(SnicState *s, SnicSpinMsg *m,
     cpu->watchdog = ctx->watchdog;
     cpu->cycle_base = start + SNIC_SPIN_COST_DISPATCH;
     cpu->hartid = m->cluster << 8 | hpu_idx;
-    cpu->mmio = snic_spin_cmd_mmio;
+    cpu->mmio = sp->cmd_mmio;
     cpu->opaque = run;
     spin_rv32_add_window(cpu, SPIN_L1_BASE, SPIN_L1_SLOT_SIZE, h->l1, 0, true);
     spin_rv32_add_window(cpu, SPIN_HMEM_BASE, ctx->hmem_size,
