@@ -127,6 +127,18 @@ enum snic_adev_role {
 
 struct snic_dev;
 
+/*
+ * What the core calls in the RDMA driver (snic_ib.ko) while it is bound
+ * to snic.rdma: published with snic_rdma_ops_set(), withdrawn (and waited
+ * for) with snic_rdma_ops_clear() before the driver's remove frees anything.
+ */
+struct snic_rdma_ops {
+	/* RDMA async event from the admin interrupt (QP, SRQ, CQ errors) */
+	void (*async_event)(struct snic_dev *sd, struct snic_eqe *eqe);
+	/* 0: a user QP of the caller; -EACCES another's, -EPERM a kernel QP */
+	int (*qp_owner)(struct snic_dev *sd, u32 qpn);
+};
+
 struct snic_adev {
 	struct auxiliary_device adev;
 	struct snic_dev *sd;
@@ -155,8 +167,12 @@ struct snic_dev {
 
 	struct net_device *netdev;
 
-	/* RDMA: the ib_device on top of netdev, its completion vector */
+	/*
+	 * RDMA: the ib_device on top of netdev (snic_ib.ko, bound to
+	 * snic.rdma), what the core calls in it, its completion vector
+	 */
 	struct snic_ib_dev *ib;
+	const struct snic_rdma_ops __rcu *rdma_ops;
 	int rdma_vector;		/* 0: no vector, no ib_device */
 
 	/* peer-queue API: bound-device list entry, lifetime, own objects */
@@ -427,10 +443,11 @@ u64 snic_peer_db_bus(struct snic_dev *sd, int page, u32 offset);
 int snic_peer_destroy(struct snic_dev *sd, enum snic_peer_kind kind, u8 opcode,
 		      u32 id);
 
-/* snic_ib_main.c: the RoCEv2 ib_device */
-extern struct auxiliary_driver snic_ib_driver;
-void snic_ib_async_event(struct snic_dev *sd, struct snic_eqe *eqe);
-int snic_ib_qp_owner(struct snic_dev *sd, u32 qpn);
+/* snic_main.c: calls into the RDMA driver, if bound; -ENOENT if none */
+void snic_rdma_ops_set(struct snic_dev *sd, const struct snic_rdma_ops *ops);
+void snic_rdma_ops_clear(struct snic_dev *sd);
+void snic_rdma_async_event(struct snic_dev *sd, struct snic_eqe *eqe);
+int snic_rdma_qp_owner(struct snic_dev *sd, u32 qpn);
 
 /* snic_spin.c: /dev/snic-spinN */
 extern struct auxiliary_driver snic_spin_driver;

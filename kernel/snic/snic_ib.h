@@ -293,6 +293,7 @@ int snic_ib_resolve_av(struct snic_ib_dev *ibd,
 int snic_ib_modify_cmd(struct snic_ib_dev *ibd, u32 qpn,
 		       enum ib_qp_type type, enum ib_qp_state cur,
 		       const struct ib_qp_attr *a, int mask, u32 dqpn);
+int snic_ib_qp_owner(struct snic_dev *sd, u32 qpn);
 
 /* snic_ib_post.c */
 int snic_ib_post_send(struct ib_qp *qp, const struct ib_send_wr *wr,

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * snic RDMA: the RoCEv2 ib_device bound to the snic net_device.
+ * snic_ib.ko: the RoCEv2 ib_device bound to the snic net_device, an
+ * auxiliary driver of snic.rdma.N (added by snic.ko's Ethernet driver).
  *
  * Registration, device/port/pkey queries, the port's immutable RoCE v2
  * capabilities (ib_core keeps the GID table from the netdev's addresses;
@@ -543,7 +544,7 @@ static void snic_ib_cq_error(struct snic_ib_dev *ibd, u32 cqn)
  * From the admin interrupt handler: SNIC_EQE_QP_*, SRQ_LIMIT, and
  * CQ_ERROR for CQs that may be RDMA CQs.
  */
-void snic_ib_async_event(struct snic_dev *sd, struct snic_eqe *eqe)
+static void snic_ib_async_event(struct snic_dev *sd, struct snic_eqe *eqe)
 {
 	struct snic_ib_dev *ibd = READ_ONCE(sd->ib);
 	u32 obj = le32_to_cpu(eqe->obj);
@@ -607,6 +608,11 @@ static int snic_ib_netdev_event(struct notifier_block *nb,
 
 /* ---- probe / remove ---- */
 
+static const struct snic_rdma_ops snic_ib_rdma_ops = {
+	.async_event = snic_ib_async_event,
+	.qp_owner = snic_ib_qp_owner,
+};
+
 static int snic_ib_probe(struct snic_dev *sd)
 {
 	struct device *dev = &sd->pdev->dev;
@@ -654,6 +660,7 @@ static int snic_ib_probe(struct snic_dev *sd)
 		goto err_ceq;
 	/* Async events may name our objects from now on. */
 	WRITE_ONCE(sd->ib, ibd);
+	snic_rdma_ops_set(sd, &snic_ib_rdma_ops);
 	ret = ib_register_device(ibdev, "snic_%d", dev);
 	if (ret) {
 		dev_err(dev, "cannot register the RDMA device: %d\n", ret);
@@ -675,6 +682,7 @@ static int snic_ib_probe(struct snic_dev *sd)
 err_reg:
 	ib_unregister_device(ibdev);
 err_ib:
+	snic_rdma_ops_clear(sd);
 	WRITE_ONCE(sd->ib, NULL);
 	snic_ib_sync_events(ibd);
 	ib_device_set_netdev(ibdev, NULL, SNIC_IB_PORT);
@@ -696,6 +704,7 @@ static void snic_ib_remove(struct snic_dev *sd)
 	unregister_netdevice_notifier(&ibd->nb);
 	/* Destroys every object, user contexts included (disassociate). */
 	ib_unregister_device(&ibd->ibdev);
+	snic_rdma_ops_clear(sd);
 	WRITE_ONCE(sd->ib, NULL);
 	snic_ib_sync_events(ibd);
 	snic_ib_ceq_cleanup(ibd);
@@ -727,14 +736,20 @@ static void snic_ib_adev_remove(struct auxiliary_device *adev)
 }
 
 static const struct auxiliary_device_id snic_ib_adev_ids[] = {
-	{ .name = KBUILD_MODNAME ".rdma" },
+	{ .name = SNIC_DRV_NAME ".rdma" },
 	{ }
 };
 MODULE_DEVICE_TABLE(auxiliary, snic_ib_adev_ids);
 
-struct auxiliary_driver snic_ib_driver = {
+static struct auxiliary_driver snic_ib_driver = {
 	.name = "rdma",
 	.probe = snic_ib_adev_probe,
 	.remove = snic_ib_adev_remove,
 	.id_table = snic_ib_adev_ids,
 };
+module_auxiliary_driver(snic_ib_driver);
+
+MODULE_DESCRIPTION("d2d snic RoCEv2 InfiniBand device");
+MODULE_AUTHOR("d2d developers");
+MODULE_LICENSE("GPL");
+MODULE_IMPORT_NS(SNIC_CORE);

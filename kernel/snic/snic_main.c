@@ -7,9 +7,10 @@
  * With SNIC_CAP_ETH it maps the doorbell BAR and adds the auxiliary
  * device snic.eth.N, whose driver (snic_en_main.c) registers a net_device
  * and adds the roles on top of it: snic.rdma.N with SNIC_CAP_RDMA (an
- * ib_device, snic_ib_main.c), snic.peer.N (the peer-queue API,
- * snic_peer.c) and snic.spin.N with SNIC_CAP_SPIN (/dev/snic-spinN,
- * snic_spin.c).  Each role is an auxiliary driver of its own.
+ * ib_device, bound by snic_ib.ko: snic_ib_main.c), snic.peer.N (the
+ * peer-queue API, snic_peer.c) and snic.spin.N with SNIC_CAP_SPIN
+ * (/dev/snic-spinN, snic_spin.c).  Each role is an auxiliary driver of
+ * its own.
  */
 #include <linux/module.h>
 #include <linux/pci.h>
@@ -17,6 +18,7 @@
 #include <linux/delay.h>
 #include <linux/slab.h>
 #include <linux/idr.h>
+#include <linux/rcupdate.h>
 #include <d2d/snic_rdma_if.h>
 #include <d2d/snic_spin_if.h>
 #include "snic.h"
@@ -134,6 +136,49 @@ void snic_adevs_del(struct snic_dev *sd)
 
 	for (role = SNIC_ADEV_NUM - 1; role > SNIC_ADEV_ETH; role--)
 		snic_adev_del(sd, role);
+}
+
+/*
+ * The RDMA driver's entry points, published by its probe.  Callers run in
+ * the admin interrupt or in process context, under RCU: once
+ * snic_rdma_ops_clear() returns none is running and none will start, so
+ * the driver may free its objects and its module may go.
+ */
+void snic_rdma_ops_set(struct snic_dev *sd, const struct snic_rdma_ops *ops)
+{
+	rcu_assign_pointer(sd->rdma_ops, ops);
+}
+EXPORT_SYMBOL_NS_GPL(snic_rdma_ops_set, SNIC_CORE);
+
+void snic_rdma_ops_clear(struct snic_dev *sd)
+{
+	RCU_INIT_POINTER(sd->rdma_ops, NULL);
+	synchronize_rcu();
+}
+EXPORT_SYMBOL_NS_GPL(snic_rdma_ops_clear, SNIC_CORE);
+
+void snic_rdma_async_event(struct snic_dev *sd, struct snic_eqe *eqe)
+{
+	const struct snic_rdma_ops *ops;
+
+	rcu_read_lock();
+	ops = rcu_dereference(sd->rdma_ops);
+	if (ops)
+		ops->async_event(sd, eqe);
+	rcu_read_unlock();
+}
+
+int snic_rdma_qp_owner(struct snic_dev *sd, u32 qpn)
+{
+	const struct snic_rdma_ops *ops;
+	int ret = -ENOENT;
+
+	rcu_read_lock();
+	ops = rcu_dereference(sd->rdma_ops);
+	if (ops)
+		ret = ops->qp_owner(sd, qpn);
+	rcu_read_unlock();
+	return ret;
 }
 
 /*
@@ -312,9 +357,12 @@ static struct pci_driver snic_pci_driver = {
 	.dev_groups = snic_dev_groups,
 };
 
-/* Role drivers first: the devices the PCI driver adds bind at once. */
+/*
+ * Role drivers first: the devices the PCI driver adds bind at once.
+ * snic.rdma's driver is snic_ib.ko, loaded after this module (softdep).
+ */
 static struct auxiliary_driver *const snic_adrvs[] = {
-	&snic_eth_driver, &snic_ib_driver, &snic_peer_driver, &snic_spin_driver,
+	&snic_eth_driver, &snic_peer_driver, &snic_spin_driver,
 };
 
 static void snic_adrvs_unregister(int n)
@@ -350,5 +398,7 @@ static void __exit snic_exit(void)
 module_exit(snic_exit);
 
 MODULE_DESCRIPTION("d2d snic SmartNIC driver");
+/* modprobe snic brings the ib_device up too, when snic_ib.ko is built. */
+MODULE_SOFTDEP("post: snic_ib");
 MODULE_AUTHOR("d2d developers");
 MODULE_LICENSE("GPL");

@@ -114,11 +114,13 @@ int snic_peer_enter(struct snic_dev *sd)
 	}
 	return 0;
 }
+EXPORT_SYMBOL_NS_GPL(snic_peer_enter, SNIC_CORE);
 
 void snic_peer_exit(struct snic_dev *sd)
 {
 	mutex_unlock(&sd->peer_lock);
 }
+EXPORT_SYMBOL_NS_GPL(snic_peer_exit, SNIC_CORE);
 
 struct snic_peer_obj *snic_peer_obj_find(struct snic_dev *sd,
 					 enum snic_peer_kind kind, u32 id)
@@ -131,11 +133,13 @@ struct snic_peer_obj *snic_peer_obj_find(struct snic_dev *sd,
 			return o;
 	return NULL;
 }
+EXPORT_SYMBOL_NS_GPL(snic_peer_obj_find, SNIC_CORE);
 
 u64 snic_peer_db_bus(struct snic_dev *sd, int page, u32 offset)
 {
 	return sd->db_bus + (u64)page * SNIC_DB_PAGE_SIZE + offset;
 }
+EXPORT_SYMBOL_NS_GPL(snic_peer_db_bus, SNIC_CORE);
 
 /* Create a queue of @kind on a fresh doorbell page. */
 static int snic_peer_create(struct snic_dev *sd, enum snic_peer_kind kind,
@@ -231,6 +235,7 @@ out:
 	snic_peer_exit(sd);
 	return ret;
 }
+EXPORT_SYMBOL_NS_GPL(snic_peer_destroy, SNIC_CORE);
 
 int snic_peer_create_cq(struct snic_dev *sd,
 			const struct snic_peer_cq_attr *attr,

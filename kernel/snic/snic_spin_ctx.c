@@ -276,7 +276,7 @@ static int snic_spin_attach_qp(struct snic_spin_file *f,
 
 	if (a->port == SNIC_SPIN_QPN_NONE)
 		return -EINVAL;
-	ret = snic_ib_qp_owner(sp->sd, a->port);
+	ret = snic_rdma_qp_owner(sp->sd, a->port);
 	if (ret == -EACCES)
 		ret = snic_spin_capable(f, CAP_NET_ADMIN,
 					"attaching another process's QP (no CAP_NET_ADMIN)");

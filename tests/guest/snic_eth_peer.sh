@@ -54,6 +54,6 @@ check enodev_after_remove sh -c "dmesg | grep -q 'snic_peer_test: EXIT destroy_s
 check rebind sh -c "echo $dev0 > /sys/bus/pci/drivers/snic/bind"
 check rebound sh -c "[ -e /sys/bus/pci/drivers/snic/$dev0 ]"
 ip netns del p
-check rmmod_snic rmmod snic
+check rmmod_snic snic_rmmod
 check dmesg_clean dmesg_clean
 finish
