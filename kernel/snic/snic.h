@@ -115,14 +115,21 @@ struct snic_wq {
  * The roles of a function, each an auxiliary device (snic.eth.N, ...)
  * bound by a driver of its own.  The PCI driver adds snic.eth; the
  * Ethernet driver adds the roles that work on its net_device, in this
- * order, and deletes them in reverse before the net_device goes.
+ * order, and deletes them in reverse before the net_device goes.  Each
+ * user of the peer-queue API has a peer device of its own
+ * (snic.peer_<user>.N), which its driver binds: a new user is one more
+ * entry from SNIC_ADEV_PEER_FIRST to SNIC_ADEV_PEER_LAST.
  */
 enum snic_adev_role {
 	SNIC_ADEV_ETH,
 	SNIC_ADEV_RDMA,		/* with SNIC_CAP_RDMA */
-	SNIC_ADEV_PEER,
+	SNIC_ADEV_PEER_FLD,	/* fld.ko */
+	SNIC_ADEV_PEER_HDC,	/* hdc.ko */
+	SNIC_ADEV_PEER_TEST,	/* snic_peer_test.ko */
 	SNIC_ADEV_SPIN,		/* with SNIC_CAP_SPIN */
-	SNIC_ADEV_NUM
+	SNIC_ADEV_NUM,
+	SNIC_ADEV_PEER_FIRST = SNIC_ADEV_PEER_FLD,
+	SNIC_ADEV_PEER_LAST = SNIC_ADEV_PEER_TEST,
 };
 
 struct snic_dev;
@@ -175,9 +182,8 @@ struct snic_dev {
 	const struct snic_rdma_ops __rcu *rdma_ops;
 	int rdma_vector;		/* 0: no vector, no ib_device */
 
-	/* peer-queue API: bound-device list entry, lifetime, own objects */
+	/* lifetime; peer-queue API: objects of its users */
 	struct kref ref;
-	struct list_head node;
 	struct mutex peer_lock;		/* dead, peer_objs */
 	struct list_head peer_objs;
 	bool dead;
@@ -433,7 +439,9 @@ struct snic_peer_obj {
 	u32 dest_qpn;
 };
 
-extern struct auxiliary_driver snic_peer_driver;
+/* Around the peer devices' life: calls work, then fail with -ENODEV. */
+void snic_peer_open(struct snic_dev *sd);
+void snic_peer_close(struct snic_dev *sd);
 int snic_peer_enter(struct snic_dev *sd);
 void snic_peer_exit(struct snic_dev *sd);
 struct snic_peer_obj *snic_peer_obj_find(struct snic_dev *sd,
