@@ -20,74 +20,21 @@
 static char *fld_snic_name;
 module_param_named(snic, fld_snic_name, charp, 0444);
 MODULE_PARM_DESC(snic, "netdev of the snic FLD-E drives (default: the first snic bound)");
-static ushort udp_port = 7;
-module_param(udp_port, ushort, 0444);
+static ushort fld_udp_port = 7;
+module_param_named(udp_port, fld_udp_port, ushort, 0444);
 MODULE_PARM_DESC(udp_port, "UDP port steered to FLD-E (0: none at load)");
-static ushort rdma_port = FLDR_DEFAULT_PORT;
-module_param(rdma_port, ushort, 0444);
+static ushort fld_rdma_port = FLDR_DEFAULT_PORT;
+module_param_named(rdma_port, fld_rdma_port, ushort, 0444);
 MODULE_PARM_DESC(rdma_port, "rdma_cm port of FLD-R (accel=zuc; 0: none at load)");
-static ushort tenant = 1;
-module_param(tenant, ushort, 0444);
+static ushort fld_tenant = 1;
+module_param_named(tenant, fld_tenant, ushort, 0444);
 MODULE_PARM_DESC(tenant, "flow tag of FLD-E's traffic: the iotauth tenant (0..4095)");
-static uint tenants = 1;
-module_param(tenants, uint, 0444);
-static bool loopback;
-module_param(loopback, bool, 0444);
+static uint fld_tenants = 1;
+module_param_named(tenants, fld_tenants, uint, 0444);
+static bool fld_loopback;
+module_param_named(loopback, fld_loopback, bool, 0444);
 MODULE_PARM_DESC(loopback, "FLD-E send queues loop back into the snic's own receive path (defrag re-injection) instead of the wire");
 MODULE_PARM_DESC(tenants, "FLD-E queue sets (1..4): tenant k gets UDP port udp_port + k, flow tag tenant + k, its own RQ, SQ and rate limit");
-
-u32 fld_rd(struct fld_dev *fd, u32 reg)
-{
-	return ioread32(fd->regs + reg);
-}
-
-void fld_wr(struct fld_dev *fd, u32 reg, u32 val)
-{
-	iowrite32(val, fd->regs + reg);
-}
-
-u64 fld_rd64(struct fld_dev *fd, u32 reg)
-{
-	u32 lo = fld_rd(fd, reg);
-
-	return lo | (u64)fld_rd(fd, reg + 4) << 32;
-}
-
-void fld_sq_credits(struct fld_dev *fd, u32 slot, u32 *descs, u32 *bytes)
-{
-	lockdep_assert_held(&fd->lock);	/* FLD_REG_SQ_SEL is shared */
-	fld_wr(fd, FLD_REG_SQ_SEL, slot);
-	*descs = fld_rd(fd, FLD_REG_SQ_CREDIT_DESCS);
-	*bytes = fld_rd(fd, FLD_REG_SQ_CREDIT_BYTES);
-}
-
-static const int fld_cmd_errno[] = {
-	[FLD_CMD_OK] = 0,
-	[FLD_CMD_EINVAL] = -EINVAL,
-	[FLD_CMD_EBUSY] = -EBUSY,
-	[FLD_CMD_ENOENT] = -ENOENT,
-	[FLD_CMD_EOPNOTSUPP] = -EOPNOTSUPP,
-	[FLD_CMD_ESTATE] = -EIO,
-};
-
-int fld_cmd(struct fld_dev *fd, u32 op, const u32 *args, int n, u32 *result)
-{
-	u32 st;
-	int i;
-
-	lockdep_assert_held(&fd->lock);
-	for (i = 0; i < FLD_CMD_NARGS; i++)
-		fld_wr(fd, FLD_REG_CMD_ARG0 + 4 * i, i < n ? args[i] : 0);
-	fld_wr(fd, FLD_REG_CMD, op);
-	st = fld_rd(fd, FLD_REG_CMD_STATUS);
-	if (result)
-		*result = fld_rd(fd, FLD_REG_CMD_RESULT);
-	if (st >= ARRAY_SIZE(fld_cmd_errno))
-		return -EIO;
-	if (st)
-		dev_dbg(&fd->pdev->dev, "command %#x refused: status %u\n", op, st);
-	return fld_cmd_errno[st];
-}
 
 /* Data-plane errors the device raises: report, count, clear. */
 static irqreturn_t fld_err_irq(int irq, void *data)
@@ -150,11 +97,11 @@ static void fld_attach(struct fld_dev *fd, struct snic_dev *sd)
 	fd->sd = sd;
 	dev_info(&fd->pdev->dev, "on snic %s\n",
 		 netdev_name(snic_peer_netdev(sd)));
-	ret = fld_flde_start(fd, udp_port, tenant & FLD_MAX_FLOW_TAG, tenants,
-			     loopback);
+	ret = fld_flde_start(fd, fld_udp_port, fld_tenant & FLD_MAX_FLOW_TAG,
+			     fld_tenants, fld_loopback);
 	if (ret)
 		dev_warn(&fd->pdev->dev, "FLD-E not started: %d\n", ret);
-	ret = fld_fldr_start(fd, rdma_port);
+	ret = fld_fldr_start(fd, fld_rdma_port);
 	if (ret)
 		dev_warn(&fd->pdev->dev, "FLD-R not started: %d\n", ret);
 	mutex_unlock(&fd->lock);

@@ -451,7 +451,7 @@ u64 snic_peer_db_bus(struct snic_dev *sd, int page, u32 offset);
 int snic_peer_destroy(struct snic_dev *sd, enum snic_peer_kind kind, u8 opcode,
 		      u32 id);
 
-/* snic_main.c: calls into the RDMA driver, if bound; -ENOENT if none */
+/* snic_rdma.c: calls into the RDMA driver, if bound; -ENOENT if none */
 void snic_rdma_ops_set(struct snic_dev *sd, const struct snic_rdma_ops *ops);
 void snic_rdma_ops_clear(struct snic_dev *sd);
 void snic_rdma_async_event(struct snic_dev *sd, struct snic_eqe *eqe);

@@ -228,7 +228,7 @@ static inline struct snic_ib_ah *to_sibah(struct ib_ah *ah)
 	return container_of(ah, struct snic_ib_ah, ibah);
 }
 
-/* snic_ib_main.c */
+/* snic_ib_xa.c */
 void snic_ib_sync_events(struct snic_ib_dev *ibd);
 int snic_ib_xa_publish(struct xarray *xa, u32 n, void *obj);
 void snic_ib_xa_drop(struct xarray *xa, u32 n, void *obj);

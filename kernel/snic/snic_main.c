@@ -19,7 +19,6 @@
 #include <linux/delay.h>
 #include <linux/slab.h>
 #include <linux/idr.h>
-#include <linux/rcupdate.h>
 #include <d2d/snic_rdma_if.h>
 #include <d2d/snic_spin_if.h>
 #include "snic.h"
@@ -147,49 +146,6 @@ void snic_adevs_del(struct snic_dev *sd)
 		if (role == SNIC_ADEV_PEER_FIRST)
 			snic_peer_close(sd);
 	}
-}
-
-/*
- * The RDMA driver's entry points, published by its probe.  Callers run in
- * the admin interrupt or in process context, under RCU: once
- * snic_rdma_ops_clear() returns none is running and none will start, so
- * the driver may free its objects and its module may go.
- */
-void snic_rdma_ops_set(struct snic_dev *sd, const struct snic_rdma_ops *ops)
-{
-	rcu_assign_pointer(sd->rdma_ops, ops);
-}
-EXPORT_SYMBOL_NS_GPL(snic_rdma_ops_set, SNIC_CORE);
-
-void snic_rdma_ops_clear(struct snic_dev *sd)
-{
-	RCU_INIT_POINTER(sd->rdma_ops, NULL);
-	synchronize_rcu();
-}
-EXPORT_SYMBOL_NS_GPL(snic_rdma_ops_clear, SNIC_CORE);
-
-void snic_rdma_async_event(struct snic_dev *sd, struct snic_eqe *eqe)
-{
-	const struct snic_rdma_ops *ops;
-
-	rcu_read_lock();
-	ops = rcu_dereference(sd->rdma_ops);
-	if (ops)
-		ops->async_event(sd, eqe);
-	rcu_read_unlock();
-}
-
-int snic_rdma_qp_owner(struct snic_dev *sd, u32 qpn)
-{
-	const struct snic_rdma_ops *ops;
-	int ret = -ENOENT;
-
-	rcu_read_lock();
-	ops = rcu_dereference(sd->rdma_ops);
-	if (ops)
-		ret = ops->qp_owner(sd, qpn);
-	rcu_read_unlock();
-	return ret;
 }
 
 /*
