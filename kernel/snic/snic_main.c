@@ -51,7 +51,7 @@ static void snic_dev_release(struct kref *ref)
 	kfree(sd);
 }
 
-/* The last reference may be a peer's, after remove. */
+/* The last reference may be an open sPIN file's, after remove. */
 void snic_dev_put(struct snic_dev *sd)
 {
 	kref_put(&sd->ref, snic_dev_release);
