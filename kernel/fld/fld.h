@@ -11,7 +11,7 @@
  * through rdma_cm, for the zuc accelerator; fld_sysfs.c shows counters,
  * queues and the
  * memory table and takes flow changes (what fldctl uses).
- * Register map and commands: docs/fld.md, <d2d/fld_if.h>.
+ * Register map and commands: docs/fld.md, <d2d/fld_ifc.h>.
  */
 #ifndef _FLD_H
 #define _FLD_H
@@ -19,7 +19,7 @@
 #include <linux/pci.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
-#include <d2d/fld_if.h>
+#include <d2d/fld_ifc.h>
 #include <linux/socket.h>
 #include <d2d/snic_peer.h>
 

@@ -3,7 +3,7 @@
  * snic: driver-private definitions.
  *
  * The device interface (registers, admin commands, queue formats) is
- * defined once in <d2d/snic_if.h> and documented in docs/snic.md.
+ * defined once in <d2d/snic_ifc.h> and documented in docs/snic.md.
  */
 #ifndef _SNIC_H
 #define _SNIC_H
@@ -19,7 +19,7 @@
 #include <linux/netdevice.h>
 #include <linux/ethtool.h>
 #include <linux/u64_stats_sync.h>
-#include <d2d/snic_if.h>
+#include <d2d/snic_ifc.h>
 
 #define SNIC_DRV_NAME		"snic"
 #define SNIC_AQ_DEPTH		64

@@ -14,7 +14,7 @@
 #include <linux/interrupt.h>
 #include <linux/moduleparam.h>
 #include <linux/slab.h>
-#include <d2d/snic_rdma_if.h>
+#include <d2d/snic_rdma_ifc.h>
 #include "snic.h"
 
 #define SNIC_CMD_SLOT_BITS	12

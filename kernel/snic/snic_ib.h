@@ -3,7 +3,7 @@
  * snic RDMA: driver-private definitions of the ib_device (RoCEv2) that
  * snic.ko registers on top of the snic net_device.
  *
- * The device interface is <d2d/snic_rdma_if.h>, the provider ABI
+ * The device interface is <d2d/snic_rdma_ifc.h>, the provider ABI
  * <d2d/snic_verbs_abi.h>; docs/snic-rdma.md describes both.
  */
 #ifndef _SNIC_IB_H
@@ -13,7 +13,7 @@
 #include <net/ipv6.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/ib_umem.h>
-#include <d2d/snic_rdma_if.h>
+#include <d2d/snic_rdma_ifc.h>
 #include <d2d/snic_verbs_abi.h>
 #include "snic.h"
 

@@ -19,8 +19,8 @@
 #include <linux/delay.h>
 #include <linux/slab.h>
 #include <linux/idr.h>
-#include <d2d/snic_rdma_if.h>
-#include <d2d/snic_spin_if.h>
+#include <d2d/snic_rdma_ifc.h>
+#include <d2d/snic_spin_ifc.h>
 #include "snic.h"
 
 #define SNIC_RESET_TIMEOUT_MS	1000

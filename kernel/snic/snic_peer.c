@@ -19,7 +19,7 @@
 #include <linux/netdevice.h>
 #include <linux/slab.h>
 #include <d2d/snic_peer.h>
-#include <d2d/snic_rdma_if.h>
+#include <d2d/snic_rdma_ifc.h>
 #include "snic.h"
 
 /* Before the peer devices are added: calls work (again, after an unbind). */

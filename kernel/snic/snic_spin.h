@@ -13,6 +13,7 @@
 #include <linux/miscdevice.h>
 #include <linux/kref.h>
 #include <linux/wait.h>
+#include <d2d/snic_spin_ifc.h>
 #include <d2d/snic_spin_ioctl.h>
 #include "snic.h"
 

@@ -2,7 +2,7 @@
  * snic: SmartNIC device model - shared state.
  *
  * Register map, queue and descriptor formats: docs/snic.md and
- * kernel/include/uapi/d2d/snic_if.h (the one definition).
+ * kernel/include/d2d/snic_ifc.h (the one definition).
  *
  * Files (layers: docs/snic.md "Device model layers"): snic-pci.c (PCI
  * function, netdev glue), snic-regs.c (BAR0), snic-db.c (BAR2 doorbells),
@@ -23,7 +23,7 @@
 #include "net/net.h"
 #include "qemu/timer.h"
 #include "qom/object.h"
-#include "d2d/snic_if.h"
+#include "d2d/snic_ifc.h"
 #include "../common/d2d-pcie.h"
 #include "snic-pkt.h"
 

@@ -15,13 +15,13 @@
  *
  * The caller owns the memory behind every bus address it passes (host RAM
  * it mapped for DMA, or a peer BAR) and formats WQEs, descriptors and CQEs
- * as <d2d/snic_if.h> and docs/snic.md define.  All functions sleep.
+ * as <d2d/snic_ifc.h> and docs/snic.md define.  All functions sleep.
  */
 #ifndef _D2D_SNIC_PEER_H
 #define _D2D_SNIC_PEER_H
 
 #include <linux/types.h>
-#include <d2d/snic_if.h>
+#include <d2d/snic_ifc.h>
 
 struct snic_dev;
 struct auxiliary_device;
@@ -114,7 +114,7 @@ int snic_peer_query_stats(struct snic_dev *sd, u32 kind, u32 id,
  * is privileged (SNIC_QP_F_PRIV: lkey 0 names bus addresses) in a PD of
  * its own; its CQs come from snic_peer_create_cq().  The caller rings
  * SNIC_DB_QP_SQ / SNIC_DB_QP_RQ on the doorbell page returned, formats the
- * WQEs (<d2d/snic_rdma_if.h>) and connects the QP by handing
+ * WQEs (<d2d/snic_rdma_ifc.h>) and connects the QP by handing
  * snic_peer_modify_qp() what rdma_init_qp_attr() gives for each state;
  * accept a connection with rdma_accept() and conn_param.qp_num = qpn.
  */
