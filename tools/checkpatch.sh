@@ -21,14 +21,15 @@ cd "$D2D_ROOT"
 run_cp() { perl "$cp_dir/scripts/checkpatch.pl" --no-tree --quiet --terse \
 	--show-types --ignore FILE_PATH_CHANGES "$@"; }
 rc=0
-# Driver code: --strict.  uapi headers cannot use BIT(): default level;
-# their X-macro lists (FLD_STATS in fld_if.h, SNIC_PORT_STATS and
-# SNIC_RDMA_STATS in the snic headers: the enum, the struct and every name
-# table from one list) are not expressions, and the helper that makes a
-# struct field of an entry ends in its semicolon, so COMPLEX_MACRO and
-# TRAILING_SEMICOLON are off there.
-drv=$(find kernel -name '*.[ch]' ! -name '*.mod.c' ! -path '*/uapi/*' | sort)
-uapi=$(find kernel -path '*/uapi/*' -name '*.h' | sort)
+# Driver code: --strict.  uapi headers and the device-interface headers
+# (*_ifc.h, shared with the QEMU models and user space) cannot use BIT():
+# default level; their X-macro lists (FLD_STATS in fld_ifc.h,
+# SNIC_PORT_STATS and SNIC_RDMA_STATS in the snic headers: the enum, the
+# struct and every name table from one list) are not expressions, and the
+# helper that makes a struct field of an entry ends in its semicolon, so
+# COMPLEX_MACRO and TRAILING_SEMICOLON are off there.
+drv=$(find kernel -name '*.[ch]' ! -name '*.mod.c' ! -path '*/uapi/*' ! -name '*_ifc.h' | sort)
+uapi=$(find kernel \( -path '*/uapi/*' -o -name '*_ifc.h' \) -name '*.h' | sort)
 run_cp --strict -f $drv || rc=1
 run_cp --ignore COMPLEX_MACRO,TRAILING_SEMICOLON -f $uapi || rc=1
 exit $rc

@@ -34,8 +34,10 @@ fi
 scripts/config $(printf -- '--module %s ' $("$D2D_ROOT/tools/kconfig-symbols.sh"))
 make -s olddefconfig
 grep -q '^CONFIG_D2D_SNIC=m' .config || die "intree: CONFIG_D2D_SNIC not enabled"
+grep -q '^CONFIG_D2D_SNIC_IB=m' .config || die "intree: CONFIG_D2D_SNIC_IB not enabled"
 log "intree: building drivers/d2d/ (log: $ksrc/intree.log)"
 make -j"$(nproc)" drivers/d2d/ > intree.log 2>&1 || { tail -20 intree.log; die "intree build failed"; }
-ls drivers/d2d/kernel/snic/snic.o drivers/d2d/kernel/snic/test/snic_peer_test.o \
+ls drivers/d2d/kernel/snic/snic.o drivers/d2d/kernel/snic/snic_ib.o \
+	drivers/d2d/kernel/snic/test/snic_peer_test.o drivers/d2d/kernel/fld/fld.o \
 	drivers/d2d/kernel/hdc/hdc.o >/dev/null
 log "intree: drivers/d2d built in-tree"

@@ -55,7 +55,7 @@ if ! command -v cppcheck > /dev/null; then
 	echo "FAIL lint/cppcheck: cppcheck is not installed (tools/deps.sh)"
 	rc=1
 elif cppcheck -q --enable=warning,portability --error-exitcode=1 --inline-suppr \
-	-I kernel/include/uapi -I userspace/libsnic --suppress=missingIncludeSystem \
+	-I kernel/include/uapi -I kernel/include -I userspace/libsnic --suppress=missingIncludeSystem \
 	userspace > "$tmp/cppcheck.out" 2>&1; then
 	echo "PASS lint/cppcheck: userspace, 0 findings"
 else

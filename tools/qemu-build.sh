@@ -72,27 +72,29 @@ if [ ! -f "$src/.d2d-prepared" ]; then
 	touch "$src/.d2d-prepared"
 fi
 
-# Mirror this clone's device sources into the tree: hw/d2d is qemu-devices/
-# and hw/d2d/uapi is kernel/include/uapi (the one definition of each register
-# map).  Only files whose content changed are rewritten, so ninja rebuilds
-# just those, also after switching to a fresh clone.
-sync_tree() {	# sync_tree FROM TO
-	local from=$1 to=$2 f
+# Mirror this clone's device sources into the tree: hw/d2d is qemu-devices/,
+# hw/d2d/uapi is kernel/include/uapi (the user ABI) and hw/d2d/ifc/d2d the
+# device-interface headers kernel/include/d2d/*_ifc.h (the one definition
+# of each register map).  Only files whose content changed are rewritten,
+# so ninja rebuilds just those, also after switching to a fresh clone.
+sync_tree() {	# sync_tree FROM TO [NAME-GLOB]
+	local from=$1 to=$2 name=${3:-*} f
 	mkdir -p "$to"
-	(cd "$from" && find . -type f ! -name '*.o') | while read -r f; do
+	(cd "$from" && find . -type f -name "$name" ! -name '*.o') | while read -r f; do
 		if ! cmp -s "$from/$f" "$to/$f"; then
 			mkdir -p "$(dirname "$to/$f")"
 			cp "$from/$f" "$to/$f"
 		fi
 	done
 	(cd "$to" && find . -type f) | while read -r f; do
-		case "$f" in ./uapi/*) [ "$to" = "$src/hw/d2d" ] && continue ;; esac
+		case "$f" in ./uapi/* | ./ifc/*) [ "$to" = "$src/hw/d2d" ] && continue ;; esac
 		[ -e "$from/$f" ] || rm -f "$to/$f"
 	done
 }
 [ -L "$src/hw/d2d" ] && rm -f "$src/hw/d2d"
 sync_tree "$D2D_ROOT/qemu-devices" "$src/hw/d2d"
 sync_tree "$D2D_ROOT/kernel/include/uapi" "$src/hw/d2d/uapi"
+sync_tree "$D2D_ROOT/kernel/include/d2d" "$src/hw/d2d/ifc/d2d" '*_ifc.h'
 
 if [ ! -f "$build/build.ninja" ]; then
 	log "qemu: configuring (x86_64-softmmu: TCG, KVM, slirp, fdt, plugins, gnutls)"

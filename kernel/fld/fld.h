@@ -11,14 +11,15 @@
  * through rdma_cm, for the zuc accelerator; fld_sysfs.c shows counters,
  * queues and the
  * memory table and takes flow changes (what fldctl uses).
- * Register map and commands: docs/fld.md, <d2d/fld_if.h>.
+ * Register map and commands: docs/fld.md, <d2d/fld_ifc.h>.
  */
 #ifndef _FLD_H
 #define _FLD_H
 
 #include <linux/pci.h>
+#include <linux/list.h>
 #include <linux/mutex.h>
-#include <d2d/fld_if.h>
+#include <d2d/fld_ifc.h>
 #include <linux/socket.h>
 #include <d2d/snic_peer.h>
 
@@ -95,6 +96,8 @@ struct fld_fldr {
 
 struct fld_dev {
 	struct pci_dev *pdev;
+	struct list_head node;	/* fld_main.c's FLDs, under fld_bind_lock */
+	struct snic_dev *sd;	/* the snic FLD-E/FLD-R use, NULL: none */
 	void __iomem *regs;
 	u64 win_bus;		/* BAR2 bus address */
 	struct mutex lock;	/* commands, FLD-E state */
@@ -112,20 +115,18 @@ void fld_sq_credits(struct fld_dev *fd, u32 slot, u32 *descs, u32 *bytes);
 /* Runs command @op with @n arguments; 0 or -errno; *result if not NULL. */
 int fld_cmd(struct fld_dev *fd, u32 op, const u32 *args, int n, u32 *result);
 
-int fld_flde_start(struct fld_dev *fd, const char *ifname, u16 udp_port,
-		   u16 tenant, unsigned int ntenants, bool loopback);
+int fld_flde_start(struct fld_dev *fd, u16 udp_port, u16 tenant,
+		   unsigned int ntenants, bool loopback);
 void fld_flde_stop(struct fld_dev *fd);
 int fld_flde_set_port(struct fld_dev *fd, u16 udp_port);
 int fld_flde_set_vni(struct fld_dev *fd, u32 vni);
 int fld_flde_set_rate(struct fld_dev *fd, unsigned int k, u64 rate_bps);
 
-int fld_fldr_start(struct fld_dev *fd, const char *ifname, u16 port);
+int fld_fldr_start(struct fld_dev *fd, u16 port);
 void fld_fldr_stop(struct fld_dev *fd);
-void fld_fldr_release(struct fld_dev *fd);
-int fld_fldr_set_port(struct fld_dev *fd, const char *ifname, u16 port);
+int fld_fldr_set_port(struct fld_dev *fd, u16 port);
 /* Appends FLD-R's state to sysfs buffer @buf at @n; returns the new n. */
 int fld_fldr_show(struct fld_dev *fd, char *buf, int n);
-extern char *fld_snic_name;
 
 extern const struct attribute_group *fld_groups[];
 

@@ -168,7 +168,6 @@ void fld_flde_stop(struct fld_dev *fd)
 					  sizeof(*q->rq_ring) << FLDE_RQ_LOG,
 					  q->rq_ring, q->rq_ring_dma);
 	}
-	snic_peer_put(e->sd);
 	memset(e, 0, sizeof(*e));
 }
 
@@ -250,8 +249,9 @@ static int fld_flde_queues(struct fld_dev *fd, unsigned int k)
 	return fld_cmd(fd, FLD_CMD_RQ_ROUTE, a, 2, NULL);
 }
 
-int fld_flde_start(struct fld_dev *fd, const char *ifname, u16 udp_port,
-		   u16 tenant, unsigned int ntenants, bool loopback)
+/* FLD-E on fd->sd: @ntenants queue sets, UDP rules from @udp_port on. */
+int fld_flde_start(struct fld_dev *fd, u16 udp_port, u16 tenant,
+		   unsigned int ntenants, bool loopback)
 {
 	struct fld_flde *e = &fd->e;
 	unsigned int k;
@@ -270,8 +270,7 @@ int fld_flde_start(struct fld_dev *fd, const char *ifname, u16 udp_port,
 	}
 	e->tenant = tenant;
 	e->loopback = loopback;
-	e->sd = ifname && *ifname ? snic_peer_get_by_name(ifname) :
-				    snic_peer_get(0);
+	e->sd = fd->sd;
 	if (!e->sd)
 		return -ENODEV;
 	for (k = 0; k < ntenants; k++) {

@@ -251,14 +251,15 @@ void fld_fldr_stop(struct fld_dev *fd)
 		fld_cmd(fd, FLD_CMD_CQ_CLEAR, &slot, 1, NULL);
 	r->have_cq_slot = false;
 	r->port = 0;
+	r->sd = NULL;
 }
 
 /*
- * FLD-R on the snic FLD-E uses (or @ifname's): one FLD CQ slot and its
- * snic CQ for every QP, then the listener on @port (0: none).  Only the
- * zuc accelerator serves RDMA messages.
+ * FLD-R on fd->sd, the snic FLD-E uses: one FLD CQ slot and its snic CQ
+ * for every QP, then the listener on @port (0: none).  Only the zuc
+ * accelerator serves RDMA messages.
  */
-int fld_fldr_start(struct fld_dev *fd, const char *ifname, u16 port)
+int fld_fldr_start(struct fld_dev *fd, u16 port)
 {
 	struct fld_fldr *r = &fd->r;
 	struct snic_peer_cq_attr ca = {};
@@ -273,12 +274,9 @@ int fld_fldr_start(struct fld_dev *fd, const char *ifname, u16 port)
 	if (!port || fld_rd(fd, FLD_REG_ACCEL) != FLD_ACCEL_ZUC ||
 	    !(fld_rd(fd, FLD_REG_CAPS) & FLD_CAP_RDMA))
 		return 0;
-	if (!r->sd) {
-		r->sd = ifname && *ifname ? snic_peer_get_by_name(ifname) :
-					    snic_peer_get(0);
-		if (!r->sd)
-			return -ENODEV;
-	}
+	r->sd = fd->sd;
+	if (!r->sd)
+		return -ENODEV;
 	if (!snic_peer_ib_device(r->sd))
 		return -EOPNOTSUPP;
 	a[0] = FLDR_CQ_SLOT; a[1] = FLD_QN_NONE; a[2] = FLDR_CQ_LOG;
@@ -308,23 +306,13 @@ err:
 	return ret;
 }
 
-/* Module removal: stop and drop the snic reference. */
-void fld_fldr_release(struct fld_dev *fd)
-{
-	lockdep_assert_held(&fd->lock);
-	fld_fldr_stop(fd);
-	if (fd->r.sd)
-		snic_peer_put(fd->r.sd);
-	fd->r.sd = NULL;
-}
-
-int fld_fldr_set_port(struct fld_dev *fd, const char *ifname, u16 port)
+int fld_fldr_set_port(struct fld_dev *fd, u16 port)
 {
 	lockdep_assert_held(&fd->lock);
 	if (port && fld_rd(fd, FLD_REG_ACCEL) != FLD_ACCEL_ZUC)
 		return -EOPNOTSUPP;
 	fld_fldr_stop(fd);
-	return fld_fldr_start(fd, ifname, port);
+	return fld_fldr_start(fd, port);
 }
 
 int fld_fldr_show(struct fld_dev *fd, char *buf, int n)

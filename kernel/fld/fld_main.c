@@ -1,87 +1,40 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * fld.ko: PCI binding of the FlexDriver endpoint - BARs, reset, the
- * error interrupt, the command interface; FLD-E (and, for accel=zuc,
- * FLD-R's listener) is set up at probe on the snic named by the "snic"
- * parameter (default: the first one).
+ * error interrupt, the command interface - and the auxiliary driver of
+ * snic's peer devices (snic.peer_fld.N), through which it gets a snic:
+ * FLD-E (and, for accel=zuc, FLD-R's listener) is set up on the snic
+ * named by the "snic" parameter (default: the first one bound) as soon
+ * as both the FLD and that snic are bound, and torn down when either
+ * goes; the snic's removal reaches fld as its auxiliary remove callback.
  */
 #include <linux/module.h>
+#include <linux/auxiliary_bus.h>
 #include <linux/interrupt.h>
 #include <linux/delay.h>
+#include <linux/netdevice.h>
+#include <linux/slab.h>
 #include <linux/timekeeping.h>
 #include "fld.h"
 
-char *fld_snic_name;
+static char *fld_snic_name;
 module_param_named(snic, fld_snic_name, charp, 0444);
-MODULE_PARM_DESC(snic, "netdev of the snic FLD-E drives (default: snic #0)");
-static ushort udp_port = 7;
-module_param(udp_port, ushort, 0444);
+MODULE_PARM_DESC(snic, "netdev of the snic FLD-E drives (default: the first snic bound)");
+static ushort fld_udp_port = 7;
+module_param_named(udp_port, fld_udp_port, ushort, 0444);
 MODULE_PARM_DESC(udp_port, "UDP port steered to FLD-E (0: none at load)");
-static ushort rdma_port = FLDR_DEFAULT_PORT;
-module_param(rdma_port, ushort, 0444);
+static ushort fld_rdma_port = FLDR_DEFAULT_PORT;
+module_param_named(rdma_port, fld_rdma_port, ushort, 0444);
 MODULE_PARM_DESC(rdma_port, "rdma_cm port of FLD-R (accel=zuc; 0: none at load)");
-static ushort tenant = 1;
-module_param(tenant, ushort, 0444);
+static ushort fld_tenant = 1;
+module_param_named(tenant, fld_tenant, ushort, 0444);
 MODULE_PARM_DESC(tenant, "flow tag of FLD-E's traffic: the iotauth tenant (0..4095)");
-static uint tenants = 1;
-module_param(tenants, uint, 0444);
-static bool loopback;
-module_param(loopback, bool, 0444);
+static uint fld_tenants = 1;
+module_param_named(tenants, fld_tenants, uint, 0444);
+static bool fld_loopback;
+module_param_named(loopback, fld_loopback, bool, 0444);
 MODULE_PARM_DESC(loopback, "FLD-E send queues loop back into the snic's own receive path (defrag re-injection) instead of the wire");
 MODULE_PARM_DESC(tenants, "FLD-E queue sets (1..4): tenant k gets UDP port udp_port + k, flow tag tenant + k, its own RQ, SQ and rate limit");
-
-u32 fld_rd(struct fld_dev *fd, u32 reg)
-{
-	return ioread32(fd->regs + reg);
-}
-
-void fld_wr(struct fld_dev *fd, u32 reg, u32 val)
-{
-	iowrite32(val, fd->regs + reg);
-}
-
-u64 fld_rd64(struct fld_dev *fd, u32 reg)
-{
-	u32 lo = fld_rd(fd, reg);
-
-	return lo | (u64)fld_rd(fd, reg + 4) << 32;
-}
-
-void fld_sq_credits(struct fld_dev *fd, u32 slot, u32 *descs, u32 *bytes)
-{
-	lockdep_assert_held(&fd->lock);	/* FLD_REG_SQ_SEL is shared */
-	fld_wr(fd, FLD_REG_SQ_SEL, slot);
-	*descs = fld_rd(fd, FLD_REG_SQ_CREDIT_DESCS);
-	*bytes = fld_rd(fd, FLD_REG_SQ_CREDIT_BYTES);
-}
-
-static const int fld_cmd_errno[] = {
-	[FLD_CMD_OK] = 0,
-	[FLD_CMD_EINVAL] = -EINVAL,
-	[FLD_CMD_EBUSY] = -EBUSY,
-	[FLD_CMD_ENOENT] = -ENOENT,
-	[FLD_CMD_EOPNOTSUPP] = -EOPNOTSUPP,
-	[FLD_CMD_ESTATE] = -EIO,
-};
-
-int fld_cmd(struct fld_dev *fd, u32 op, const u32 *args, int n, u32 *result)
-{
-	u32 st;
-	int i;
-
-	lockdep_assert_held(&fd->lock);
-	for (i = 0; i < FLD_CMD_NARGS; i++)
-		fld_wr(fd, FLD_REG_CMD_ARG0 + 4 * i, i < n ? args[i] : 0);
-	fld_wr(fd, FLD_REG_CMD, op);
-	st = fld_rd(fd, FLD_REG_CMD_STATUS);
-	if (result)
-		*result = fld_rd(fd, FLD_REG_CMD_RESULT);
-	if (st >= ARRAY_SIZE(fld_cmd_errno))
-		return -EIO;
-	if (st)
-		dev_dbg(&fd->pdev->dev, "command %#x refused: status %u\n", op, st);
-	return fld_cmd_errno[st];
-}
 
 /* Data-plane errors the device raises: report, count, clear. */
 static irqreturn_t fld_err_irq(int irq, void *data)
@@ -113,6 +66,125 @@ static int fld_reset(struct fld_dev *fd)
 	}
 	return -ETIMEDOUT;
 }
+
+/*
+ * FLDs and snics meet here: every bound FLD (fld_devs) and every snic
+ * peer device fld bound (fld_snics, in bind order), under fld_bind_lock,
+ * which the probe and remove callbacks of both drivers take.
+ */
+static DEFINE_MUTEX(fld_bind_lock);
+static LIST_HEAD(fld_devs);
+static LIST_HEAD(fld_snics);
+
+struct fld_snic {
+	struct list_head node;
+	struct snic_dev *sd;
+};
+
+static bool fld_snic_wanted(struct snic_dev *sd)
+{
+	return !fld_snic_name || !*fld_snic_name ||
+	       !strcmp(netdev_name(snic_peer_netdev(sd)), fld_snic_name);
+}
+
+/* FLD-E and FLD-R of @fd on @sd. */
+static void fld_attach(struct fld_dev *fd, struct snic_dev *sd)
+{
+	int ret;
+
+	lockdep_assert_held(&fld_bind_lock);
+	mutex_lock(&fd->lock);
+	fd->sd = sd;
+	dev_info(&fd->pdev->dev, "on snic %s\n",
+		 netdev_name(snic_peer_netdev(sd)));
+	ret = fld_flde_start(fd, fld_udp_port, fld_tenant & FLD_MAX_FLOW_TAG,
+			     fld_tenants, fld_loopback);
+	if (ret)
+		dev_warn(&fd->pdev->dev, "FLD-E not started: %d\n", ret);
+	ret = fld_fldr_start(fd, fld_rdma_port);
+	if (ret)
+		dev_warn(&fd->pdev->dev, "FLD-R not started: %d\n", ret);
+	mutex_unlock(&fd->lock);
+}
+
+/* Destroys what @fd made on its snic; the snic still works. */
+static void fld_detach(struct fld_dev *fd)
+{
+	lockdep_assert_held(&fld_bind_lock);
+	mutex_lock(&fd->lock);
+	if (fd->sd) {
+		fld_fldr_stop(fd);
+		fld_flde_stop(fd);
+		dev_info(&fd->pdev->dev, "off snic %s\n",
+			 netdev_name(snic_peer_netdev(fd->sd)));
+	}
+	fd->sd = NULL;
+	mutex_unlock(&fd->lock);
+}
+
+/* The first wanted snic for an FLD that has none. */
+static void fld_attach_snic(struct fld_dev *fd)
+{
+	struct fld_snic *s;
+
+	list_for_each_entry(s, &fld_snics, node) {
+		if (fld_snic_wanted(s->sd)) {
+			fld_attach(fd, s->sd);
+			return;
+		}
+	}
+	dev_info(&fd->pdev->dev, "waiting for snic %s\n",
+		 fld_snic_name && *fld_snic_name ? fld_snic_name : "(any)");
+}
+
+static int fld_snic_probe(struct auxiliary_device *adev,
+			  const struct auxiliary_device_id *id)
+{
+	struct fld_snic *s;
+	struct fld_dev *fd;
+
+	s = kzalloc(sizeof(*s), GFP_KERNEL);
+	if (!s)
+		return -ENOMEM;
+	s->sd = snic_peer_dev(adev);
+	auxiliary_set_drvdata(adev, s);
+	mutex_lock(&fld_bind_lock);
+	list_add_tail(&s->node, &fld_snics);
+	if (fld_snic_wanted(s->sd))
+		list_for_each_entry(fd, &fld_devs, node)
+			if (!fd->sd)
+				fld_attach(fd, s->sd);
+	mutex_unlock(&fld_bind_lock);
+	return 0;
+}
+
+/* The snic goes (unbind, rmmod snic): take everything off it first. */
+static void fld_snic_remove(struct auxiliary_device *adev)
+{
+	struct fld_snic *s = auxiliary_get_drvdata(adev);
+	struct fld_dev *fd;
+
+	mutex_lock(&fld_bind_lock);
+	list_del(&s->node);
+	list_for_each_entry(fd, &fld_devs, node)
+		if (fd->sd == s->sd)
+			fld_detach(fd);
+	mutex_unlock(&fld_bind_lock);
+	kfree(s);
+}
+
+static const struct auxiliary_device_id fld_snic_ids[] = {
+	{ .name = "snic.peer_fld" },
+	{ }
+};
+MODULE_DEVICE_TABLE(auxiliary, fld_snic_ids);
+
+static struct auxiliary_driver fld_snic_driver = {
+	.name = "snic",
+	.probe = fld_snic_probe,
+	.remove = fld_snic_remove,
+	.id_table = fld_snic_ids,
+};
 
 static int fld_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 {
@@ -171,15 +243,10 @@ static int fld_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 		 fld_rd(fd, FLD_REG_POOL_DESCS), fld_rd(fd, FLD_REG_POOL_BLOCKS),
 		 fld_rd(fd, FLD_REG_BLOCK_SIZE));
 
-	mutex_lock(&fd->lock);
-	ret = fld_flde_start(fd, fld_snic_name, udp_port,
-			     tenant & FLD_MAX_FLOW_TAG, tenants, loopback);
-	if (ret)
-		dev_warn(&pdev->dev, "FLD-E not started: %d\n", ret);
-	ret = fld_fldr_start(fd, fld_snic_name, rdma_port);
-	mutex_unlock(&fd->lock);
-	if (ret)
-		dev_warn(&pdev->dev, "FLD-R not started: %d\n", ret);
+	mutex_lock(&fld_bind_lock);
+	list_add_tail(&fd->node, &fld_devs);
+	fld_attach_snic(fd);
+	mutex_unlock(&fld_bind_lock);
 	return 0;
 
 err_vec:
@@ -191,10 +258,10 @@ static void fld_remove(struct pci_dev *pdev)
 {
 	struct fld_dev *fd = pci_get_drvdata(pdev);
 
-	mutex_lock(&fd->lock);
-	fld_fldr_release(fd);
-	fld_flde_stop(fd);
-	mutex_unlock(&fd->lock);
+	mutex_lock(&fld_bind_lock);
+	fld_detach(fd);
+	list_del(&fd->node);
+	mutex_unlock(&fld_bind_lock);
 	fld_wr(fd, FLD_REG_ERR_MSIX, ~0u);
 	fld_wr(fd, FLD_REG_CTRL, FLD_CTRL_RESET);
 	free_irq(pci_irq_vector(pdev, 0), fd);
@@ -214,7 +281,28 @@ static struct pci_driver fld_driver = {
 	.remove = fld_remove,
 	.dev_groups = fld_groups,
 };
-module_pci_driver(fld_driver);
+
+static int __init fld_init(void)
+{
+	int ret;
+
+	ret = pci_register_driver(&fld_driver);
+	if (ret)
+		return ret;
+	ret = auxiliary_driver_register(&fld_snic_driver);
+	if (ret)
+		pci_unregister_driver(&fld_driver);
+	return ret;
+}
+module_init(fld_init);
+
+/* The snics go first: each takes its FLDs' queues along. */
+static void __exit fld_exit(void)
+{
+	auxiliary_driver_unregister(&fld_snic_driver);
+	pci_unregister_driver(&fld_driver);
+}
+module_exit(fld_exit);
 
 MODULE_DESCRIPTION("d2d FlexDriver endpoint control plane");
 MODULE_LICENSE("GPL");

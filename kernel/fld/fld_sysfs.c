@@ -336,7 +336,7 @@ static ssize_t rdma_port_show(struct device *dev,
 
 static int fld_set_rdma_port(struct fld_dev *fd, u16 port)
 {
-	return fld_fldr_set_port(fd, fld_snic_name, port);
+	return fld_fldr_set_port(fd, port);
 }
 
 /* FLD-R's rdma_cm port: connections dropped, listening again; 0: off. */

@@ -2,7 +2,7 @@
 /*
  * hdc: driver-private definitions.
  *
- * The device interface is defined once in <d2d/hdc_if.h>, the /dev/hdc
+ * The device interface is defined once in <d2d/hdc_ifc.h>, the /dev/hdc
  * ABI in <d2d/hdc_ioctl.h>; docs/hdc.md documents both and this driver.
  */
 #ifndef _HDC_H
@@ -17,7 +17,7 @@
 #include <linux/spinlock.h>
 #include <linux/wait.h>
 #include <linux/workqueue.h>
-#include <d2d/hdc_if.h>
+#include <d2d/hdc_ifc.h>
 #include <d2d/hdc_ioctl.h>
 
 #define HDC_DRV_NAME		"hdc"

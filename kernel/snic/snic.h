@@ -3,7 +3,7 @@
  * snic: driver-private definitions.
  *
  * The device interface (registers, admin commands, queue formats) is
- * defined once in <d2d/snic_if.h> and documented in docs/snic.md.
+ * defined once in <d2d/snic_ifc.h> and documented in docs/snic.md.
  */
 #ifndef _SNIC_H
 #define _SNIC_H
@@ -19,7 +19,7 @@
 #include <linux/netdevice.h>
 #include <linux/ethtool.h>
 #include <linux/u64_stats_sync.h>
-#include <d2d/snic_if.h>
+#include <d2d/snic_ifc.h>
 
 #define SNIC_DRV_NAME		"snic"
 #define SNIC_AQ_DEPTH		64
@@ -115,17 +115,36 @@ struct snic_wq {
  * The roles of a function, each an auxiliary device (snic.eth.N, ...)
  * bound by a driver of its own.  The PCI driver adds snic.eth; the
  * Ethernet driver adds the roles that work on its net_device, in this
- * order, and deletes them in reverse before the net_device goes.
+ * order, and deletes them in reverse before the net_device goes.  Each
+ * user of the peer-queue API has a peer device of its own
+ * (snic.peer_<user>.N), which its driver binds: a new user is one more
+ * entry from SNIC_ADEV_PEER_FIRST to SNIC_ADEV_PEER_LAST.
  */
 enum snic_adev_role {
 	SNIC_ADEV_ETH,
 	SNIC_ADEV_RDMA,		/* with SNIC_CAP_RDMA */
-	SNIC_ADEV_PEER,
+	SNIC_ADEV_PEER_FLD,	/* fld.ko */
+	SNIC_ADEV_PEER_HDC,	/* hdc.ko */
+	SNIC_ADEV_PEER_TEST,	/* snic_peer_test.ko */
 	SNIC_ADEV_SPIN,		/* with SNIC_CAP_SPIN */
-	SNIC_ADEV_NUM
+	SNIC_ADEV_NUM,
+	SNIC_ADEV_PEER_FIRST = SNIC_ADEV_PEER_FLD,
+	SNIC_ADEV_PEER_LAST = SNIC_ADEV_PEER_TEST,
 };
 
 struct snic_dev;
+
+/*
+ * What the core calls in the RDMA driver (snic_ib.ko) while it is bound
+ * to snic.rdma: published with snic_rdma_ops_set(), withdrawn (and waited
+ * for) with snic_rdma_ops_clear() before the driver's remove frees anything.
+ */
+struct snic_rdma_ops {
+	/* RDMA async event from the admin interrupt (QP, SRQ, CQ errors) */
+	void (*async_event)(struct snic_dev *sd, struct snic_eqe *eqe);
+	/* 0: a user QP of the caller; -EACCES another's, -EPERM a kernel QP */
+	int (*qp_owner)(struct snic_dev *sd, u32 qpn);
+};
 
 struct snic_adev {
 	struct auxiliary_device adev;
@@ -155,13 +174,16 @@ struct snic_dev {
 
 	struct net_device *netdev;
 
-	/* RDMA: the ib_device on top of netdev, its completion vector */
+	/*
+	 * RDMA: the ib_device on top of netdev (snic_ib.ko, bound to
+	 * snic.rdma), what the core calls in it, its completion vector
+	 */
 	struct snic_ib_dev *ib;
+	const struct snic_rdma_ops __rcu *rdma_ops;
 	int rdma_vector;		/* 0: no vector, no ib_device */
 
-	/* peer-queue API: bound-device list entry, lifetime, own objects */
+	/* lifetime; peer-queue API: objects of its users */
 	struct kref ref;
-	struct list_head node;
 	struct mutex peer_lock;		/* dead, peer_objs */
 	struct list_head peer_objs;
 	bool dead;
@@ -417,7 +439,9 @@ struct snic_peer_obj {
 	u32 dest_qpn;
 };
 
-extern struct auxiliary_driver snic_peer_driver;
+/* Around the peer devices' life: calls work, then fail with -ENODEV. */
+void snic_peer_open(struct snic_dev *sd);
+void snic_peer_close(struct snic_dev *sd);
 int snic_peer_enter(struct snic_dev *sd);
 void snic_peer_exit(struct snic_dev *sd);
 struct snic_peer_obj *snic_peer_obj_find(struct snic_dev *sd,
@@ -427,10 +451,11 @@ u64 snic_peer_db_bus(struct snic_dev *sd, int page, u32 offset);
 int snic_peer_destroy(struct snic_dev *sd, enum snic_peer_kind kind, u8 opcode,
 		      u32 id);
 
-/* snic_ib_main.c: the RoCEv2 ib_device */
-extern struct auxiliary_driver snic_ib_driver;
-void snic_ib_async_event(struct snic_dev *sd, struct snic_eqe *eqe);
-int snic_ib_qp_owner(struct snic_dev *sd, u32 qpn);
+/* snic_rdma.c: calls into the RDMA driver, if bound; -ENOENT if none */
+void snic_rdma_ops_set(struct snic_dev *sd, const struct snic_rdma_ops *ops);
+void snic_rdma_ops_clear(struct snic_dev *sd);
+void snic_rdma_async_event(struct snic_dev *sd, struct snic_eqe *eqe);
+int snic_rdma_qp_owner(struct snic_dev *sd, u32 qpn);
 
 /* snic_spin.c: /dev/snic-spinN */
 extern struct auxiliary_driver snic_spin_driver;

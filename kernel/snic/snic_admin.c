@@ -10,10 +10,11 @@
  */
 #include <linux/delay.h>
 #include <linux/dma-mapping.h>
+#include <linux/export.h>
 #include <linux/interrupt.h>
 #include <linux/moduleparam.h>
 #include <linux/slab.h>
-#include <d2d/snic_rdma_if.h>
+#include <d2d/snic_rdma_ifc.h>
 #include "snic.h"
 
 #define SNIC_CMD_SLOT_BITS	12
@@ -234,6 +235,7 @@ int snic_aq_exec(struct snic_dev *sd, struct snic_aq_cmd *cmd, u64 *result)
 	}
 	return ret;
 }
+EXPORT_SYMBOL_NS_GPL(snic_aq_exec, SNIC_CORE);
 
 /*
  * Run a command whose input or output is a buffer (struct snic_aq_buf):
@@ -266,6 +268,7 @@ int snic_aq_exec_buf(struct snic_dev *sd, u8 opcode, u32 id, u32 kind,
 		dma_free_coherent(dev, len, dbuf, dma);
 	return ret;
 }
+EXPORT_SYMBOL_NS_GPL(snic_aq_exec_buf, SNIC_CORE);
 
 int snic_aq_identify(struct snic_dev *sd)
 {

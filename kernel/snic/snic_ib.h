@@ -3,7 +3,7 @@
  * snic RDMA: driver-private definitions of the ib_device (RoCEv2) that
  * snic.ko registers on top of the snic net_device.
  *
- * The device interface is <d2d/snic_rdma_if.h>, the provider ABI
+ * The device interface is <d2d/snic_rdma_ifc.h>, the provider ABI
  * <d2d/snic_verbs_abi.h>; docs/snic-rdma.md describes both.
  */
 #ifndef _SNIC_IB_H
@@ -13,7 +13,7 @@
 #include <net/ipv6.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/ib_umem.h>
-#include <d2d/snic_rdma_if.h>
+#include <d2d/snic_rdma_ifc.h>
 #include <d2d/snic_verbs_abi.h>
 #include "snic.h"
 
@@ -228,7 +228,7 @@ static inline struct snic_ib_ah *to_sibah(struct ib_ah *ah)
 	return container_of(ah, struct snic_ib_ah, ibah);
 }
 
-/* snic_ib_main.c */
+/* snic_ib_xa.c */
 void snic_ib_sync_events(struct snic_ib_dev *ibd);
 int snic_ib_xa_publish(struct xarray *xa, u32 n, void *obj);
 void snic_ib_xa_drop(struct xarray *xa, u32 n, void *obj);
@@ -293,6 +293,7 @@ int snic_ib_resolve_av(struct snic_ib_dev *ibd,
 int snic_ib_modify_cmd(struct snic_ib_dev *ibd, u32 qpn,
 		       enum ib_qp_type type, enum ib_qp_state cur,
 		       const struct ib_qp_attr *a, int mask, u32 dqpn);
+int snic_ib_qp_owner(struct snic_dev *sd, u32 qpn);
 
 /* snic_ib_post.c */
 int snic_ib_post_send(struct ib_qp *qp, const struct ib_send_wr *wr,

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * snic RDMA: the RoCEv2 ib_device bound to the snic net_device.
+ * snic_ib.ko: the RoCEv2 ib_device bound to the snic net_device, an
+ * auxiliary driver of snic.rdma.N (added by snic.ko's Ethernet driver).
  *
  * Registration, device/port/pkey queries, the port's immutable RoCE v2
  * capabilities (ib_core keeps the GID table from the netdev's addresses;
@@ -377,35 +378,6 @@ static irqreturn_t snic_ib_ceq_irq(int irq, void *data)
 	return IRQ_HANDLED;
 }
 
-/*
- * Publish object @obj under the number @n the device has just handed out.
- * The device frees a number when it completes the object's DESTROY, a
- * moment before the destroyer drops its entry: an entry still there is
- * such a dying object's, and the number is the new object's now.  The
- * destroyer drops only its own entry (snic_ib_xa_drop), then waits for
- * the interrupt handlers (snic_ib_sync_events).
- */
-int snic_ib_xa_publish(struct xarray *xa, u32 n, void *obj)
-{
-	return xa_err(xa_store_irq(xa, n, obj, GFP_KERNEL));
-}
-
-void snic_ib_xa_drop(struct xarray *xa, u32 n, void *obj)
-{
-	xa_cmpxchg_irq(xa, n, obj, NULL, 0);
-}
-
-/*
- * After an object left its xarray: wait until no interrupt handler can
- * still be using it (completion handlers, async events).
- */
-void snic_ib_sync_events(struct snic_ib_dev *ibd)
-{
-	if (ibd->irq_on)
-		synchronize_irq(ibd->irq);
-	synchronize_irq(pci_irq_vector(ibd->sd->pdev, SNIC_AQ_VECTOR));
-}
-
 static int snic_ib_ceq_init(struct snic_ib_dev *ibd)
 {
 	struct snic_dev *sd = ibd->sd;
@@ -533,7 +505,7 @@ static void snic_ib_cq_error(struct snic_ib_dev *ibd, u32 cqn)
  * From the admin interrupt handler: SNIC_EQE_QP_*, SRQ_LIMIT, and
  * CQ_ERROR for CQs that may be RDMA CQs.
  */
-void snic_ib_async_event(struct snic_dev *sd, struct snic_eqe *eqe)
+static void snic_ib_async_event(struct snic_dev *sd, struct snic_eqe *eqe)
 {
 	struct snic_ib_dev *ibd = READ_ONCE(sd->ib);
 	u32 obj = le32_to_cpu(eqe->obj);
@@ -597,6 +569,11 @@ static int snic_ib_netdev_event(struct notifier_block *nb,
 
 /* ---- probe / remove ---- */
 
+static const struct snic_rdma_ops snic_ib_rdma_ops = {
+	.async_event = snic_ib_async_event,
+	.qp_owner = snic_ib_qp_owner,
+};
+
 static int snic_ib_probe(struct snic_dev *sd)
 {
 	struct device *dev = &sd->pdev->dev;
@@ -644,6 +621,7 @@ static int snic_ib_probe(struct snic_dev *sd)
 		goto err_ceq;
 	/* Async events may name our objects from now on. */
 	WRITE_ONCE(sd->ib, ibd);
+	snic_rdma_ops_set(sd, &snic_ib_rdma_ops);
 	ret = ib_register_device(ibdev, "snic_%d", dev);
 	if (ret) {
 		dev_err(dev, "cannot register the RDMA device: %d\n", ret);
@@ -665,6 +643,7 @@ static int snic_ib_probe(struct snic_dev *sd)
 err_reg:
 	ib_unregister_device(ibdev);
 err_ib:
+	snic_rdma_ops_clear(sd);
 	WRITE_ONCE(sd->ib, NULL);
 	snic_ib_sync_events(ibd);
 	ib_device_set_netdev(ibdev, NULL, SNIC_IB_PORT);
@@ -686,6 +665,7 @@ static void snic_ib_remove(struct snic_dev *sd)
 	unregister_netdevice_notifier(&ibd->nb);
 	/* Destroys every object, user contexts included (disassociate). */
 	ib_unregister_device(&ibd->ibdev);
+	snic_rdma_ops_clear(sd);
 	WRITE_ONCE(sd->ib, NULL);
 	snic_ib_sync_events(ibd);
 	snic_ib_ceq_cleanup(ibd);
@@ -717,14 +697,20 @@ static void snic_ib_adev_remove(struct auxiliary_device *adev)
 }
 
 static const struct auxiliary_device_id snic_ib_adev_ids[] = {
-	{ .name = KBUILD_MODNAME ".rdma" },
+	{ .name = SNIC_DRV_NAME ".rdma" },
 	{ }
 };
 MODULE_DEVICE_TABLE(auxiliary, snic_ib_adev_ids);
 
-struct auxiliary_driver snic_ib_driver = {
+static struct auxiliary_driver snic_ib_driver = {
 	.name = "rdma",
 	.probe = snic_ib_adev_probe,
 	.remove = snic_ib_adev_remove,
 	.id_table = snic_ib_adev_ids,
 };
+module_auxiliary_driver(snic_ib_driver);
+
+MODULE_DESCRIPTION("d2d snic RoCEv2 InfiniBand device");
+MODULE_AUTHOR("d2d developers");
+MODULE_LICENSE("GPL");
+MODULE_IMPORT_NS(SNIC_CORE);

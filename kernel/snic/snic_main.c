@@ -7,9 +7,11 @@
  * With SNIC_CAP_ETH it maps the doorbell BAR and adds the auxiliary
  * device snic.eth.N, whose driver (snic_en_main.c) registers a net_device
  * and adds the roles on top of it: snic.rdma.N with SNIC_CAP_RDMA (an
- * ib_device, snic_ib_main.c), snic.peer.N (the peer-queue API,
- * snic_peer.c) and snic.spin.N with SNIC_CAP_SPIN (/dev/snic-spinN,
- * snic_spin.c).  Each role is an auxiliary driver of its own.
+ * ib_device, bound by snic_ib.ko: snic_ib_main.c), one snic.peer_<user>.N
+ * per user of the peer-queue API (snic_peer.c), bound by that user's
+ * driver (fld.ko: snic.peer_fld), and snic.spin.N with SNIC_CAP_SPIN
+ * (/dev/snic-spinN, snic_spin.c).  Each role is an auxiliary driver of
+ * its own.
  */
 #include <linux/module.h>
 #include <linux/pci.h>
@@ -17,8 +19,8 @@
 #include <linux/delay.h>
 #include <linux/slab.h>
 #include <linux/idr.h>
-#include <d2d/snic_rdma_if.h>
-#include <d2d/snic_spin_if.h>
+#include <d2d/snic_rdma_ifc.h>
+#include <d2d/snic_spin_ifc.h>
 #include "snic.h"
 
 #define SNIC_RESET_TIMEOUT_MS	1000
@@ -49,7 +51,7 @@ static void snic_dev_release(struct kref *ref)
 	kfree(sd);
 }
 
-/* The last reference may be a peer's, after remove. */
+/* The last reference may be an open sPIN file's, after remove. */
 void snic_dev_put(struct snic_dev *sd)
 {
 	kref_put(&sd->ref, snic_dev_release);
@@ -58,7 +60,9 @@ void snic_dev_put(struct snic_dev *sd)
 static const char * const snic_adev_names[SNIC_ADEV_NUM] = {
 	[SNIC_ADEV_ETH] = "eth",
 	[SNIC_ADEV_RDMA] = "rdma",
-	[SNIC_ADEV_PEER] = "peer",
+	[SNIC_ADEV_PEER_FLD] = "peer_fld",
+	[SNIC_ADEV_PEER_HDC] = "peer_hdc",
+	[SNIC_ADEV_PEER_TEST] = "peer_test",
 	[SNIC_ADEV_SPIN] = "spin",
 };
 
@@ -115,6 +119,7 @@ void snic_adevs_add(struct snic_dev *sd)
 {
 	int role, ret;
 
+	snic_peer_open(sd);
 	for (role = SNIC_ADEV_ETH + 1; role < SNIC_ADEV_NUM; role++) {
 		if (role == SNIC_ADEV_RDMA && !snic_has(sd, SNIC_CAP_RDMA))
 			continue;
@@ -127,13 +132,20 @@ void snic_adevs_add(struct snic_dev *sd)
 	}
 }
 
-/* Their removal, in reverse, before the net_device goes. */
+/*
+ * Their removal, in reverse, before the net_device goes.  The peer users'
+ * remove callbacks have destroyed their objects when the last peer device
+ * is gone; RDMA goes after them (their QPs and rdma_cm ids use it).
+ */
 void snic_adevs_del(struct snic_dev *sd)
 {
 	int role;
 
-	for (role = SNIC_ADEV_NUM - 1; role > SNIC_ADEV_ETH; role--)
+	for (role = SNIC_ADEV_NUM - 1; role > SNIC_ADEV_ETH; role--) {
 		snic_adev_del(sd, role);
+		if (role == SNIC_ADEV_PEER_FIRST)
+			snic_peer_close(sd);
+	}
 }
 
 /*
@@ -180,7 +192,6 @@ static int snic_probe(struct pci_dev *pdev, const struct pci_device_id *ent)
 		return -ENOMEM;
 	sd->pdev = pdev;
 	kref_init(&sd->ref);
-	INIT_LIST_HEAD(&sd->node);
 	INIT_LIST_HEAD(&sd->peer_objs);
 	mutex_init(&sd->peer_lock);
 	spin_lock_init(&sd->db_lock);
@@ -312,9 +323,12 @@ static struct pci_driver snic_pci_driver = {
 	.dev_groups = snic_dev_groups,
 };
 
-/* Role drivers first: the devices the PCI driver adds bind at once. */
+/*
+ * Role drivers first: the devices the PCI driver adds bind at once.
+ * snic.rdma's driver is snic_ib.ko, loaded after this module (softdep).
+ */
 static struct auxiliary_driver *const snic_adrvs[] = {
-	&snic_eth_driver, &snic_ib_driver, &snic_peer_driver, &snic_spin_driver,
+	&snic_eth_driver, &snic_spin_driver,
 };
 
 static void snic_adrvs_unregister(int n)
@@ -350,5 +364,7 @@ static void __exit snic_exit(void)
 module_exit(snic_exit);
 
 MODULE_DESCRIPTION("d2d snic SmartNIC driver");
+/* modprobe snic brings the ib_device up too, when snic_ib.ko is built. */
+MODULE_SOFTDEP("post: snic_ib");
 MODULE_AUTHOR("d2d developers");
 MODULE_LICENSE("GPL");

@@ -7,42 +7,38 @@
  *
  * Queues are made with the same admin helpers as the net_device's; each
  * gets a doorbell page of its own so that a peer device can be handed the
- * page's bus address.  A peer may only destroy what it created.  The
- * snic_dev is reference counted: after the PCI function goes away the
- * structure stays until the last snic_peer_put(), and every call fails
- * with -ENODEV (the device reset took the peer's objects with it).
+ * page's bus address.  A peer may only destroy what it created.
+ *
+ * A user of the API is the auxiliary driver of a peer device of its own,
+ * snic.peer_<user>.N (snic_main.c): its probe gets the snic with
+ * snic_peer_dev(), and its remove callback, which runs while the snic is
+ * still whole, destroys what it made there.  There is no other way to a
+ * snic, and no reference outlives the remove callback.
  */
 #include <linux/module.h>
 #include <linux/netdevice.h>
 #include <linux/slab.h>
-#include <net/net_namespace.h>
 #include <d2d/snic_peer.h>
-#include <d2d/snic_rdma_if.h>
+#include <d2d/snic_rdma_ifc.h>
 #include "snic.h"
 
-static LIST_HEAD(snic_devs);		/* bound devices, probe order */
-static DEFINE_MUTEX(snic_devs_lock);
-
-static void snic_peer_register(struct snic_dev *sd)
+/* Before the peer devices are added: calls work (again, after an unbind). */
+void snic_peer_open(struct snic_dev *sd)
 {
-	/* Bound again after an unbind: calls work again. */
 	mutex_lock(&sd->peer_lock);
 	sd->dead = false;
 	mutex_unlock(&sd->peer_lock);
-	mutex_lock(&snic_devs_lock);
-	list_add_tail(&sd->node, &snic_devs);
-	mutex_unlock(&snic_devs_lock);
 }
 
-/* First step of remove: no new users, running calls finish first. */
-static void snic_peer_unregister(struct snic_dev *sd)
+/*
+ * After the last peer device is deleted: every user's remove callback has
+ * run and should have destroyed what it made; what is left is counted
+ * and freed (the device reset takes the objects), later calls fail.
+ */
+void snic_peer_close(struct snic_dev *sd)
 {
 	struct snic_peer_obj *o, *tmp;
 	int n = 0;
-
-	mutex_lock(&snic_devs_lock);
-	list_del_init(&sd->node);
-	mutex_unlock(&snic_devs_lock);
 
 	mutex_lock(&sd->peer_lock);
 	sd->dead = true;
@@ -58,51 +54,17 @@ static void snic_peer_unregister(struct snic_dev *sd)
 			 "%d peer queues/rules still existed at removal\n", n);
 }
 
-struct snic_dev *snic_peer_get(unsigned int index)
+struct snic_dev *snic_peer_dev(struct auxiliary_device *adev)
 {
-	struct snic_dev *sd, *found = NULL;
-
-	mutex_lock(&snic_devs_lock);
-	list_for_each_entry(sd, &snic_devs, node) {
-		if (index-- == 0) {
-			kref_get(&sd->ref);
-			found = sd;
-			break;
-		}
-	}
-	mutex_unlock(&snic_devs_lock);
-	return found;
+	return snic_adev_sd(adev);
 }
-EXPORT_SYMBOL_GPL(snic_peer_get);
+EXPORT_SYMBOL_GPL(snic_peer_dev);
 
-struct snic_dev *snic_peer_get_by_name(const char *ifname)
+struct net_device *snic_peer_netdev(struct snic_dev *sd)
 {
-	struct snic_dev *sd, *found = NULL;
-	struct net_device *nd;
-
-	nd = dev_get_by_name(&init_net, ifname);
-	if (!nd)
-		return NULL;
-	mutex_lock(&snic_devs_lock);
-	list_for_each_entry(sd, &snic_devs, node) {
-		if (sd->netdev == nd) {
-			kref_get(&sd->ref);
-			found = sd;
-			break;
-		}
-	}
-	mutex_unlock(&snic_devs_lock);
-	dev_put(nd);
-	return found;
+	return sd->netdev;
 }
-EXPORT_SYMBOL_GPL(snic_peer_get_by_name);
-
-void snic_peer_put(struct snic_dev *sd)
-{
-	if (sd)
-		snic_dev_put(sd);
-}
-EXPORT_SYMBOL_GPL(snic_peer_put);
+EXPORT_SYMBOL_GPL(snic_peer_netdev);
 
 /* Returns with peer_lock held, or -ENODEV once the device is gone. */
 int snic_peer_enter(struct snic_dev *sd)
@@ -114,11 +76,13 @@ int snic_peer_enter(struct snic_dev *sd)
 	}
 	return 0;
 }
+EXPORT_SYMBOL_NS_GPL(snic_peer_enter, SNIC_CORE);
 
 void snic_peer_exit(struct snic_dev *sd)
 {
 	mutex_unlock(&sd->peer_lock);
 }
+EXPORT_SYMBOL_NS_GPL(snic_peer_exit, SNIC_CORE);
 
 struct snic_peer_obj *snic_peer_obj_find(struct snic_dev *sd,
 					 enum snic_peer_kind kind, u32 id)
@@ -131,11 +95,13 @@ struct snic_peer_obj *snic_peer_obj_find(struct snic_dev *sd,
 			return o;
 	return NULL;
 }
+EXPORT_SYMBOL_NS_GPL(snic_peer_obj_find, SNIC_CORE);
 
 u64 snic_peer_db_bus(struct snic_dev *sd, int page, u32 offset)
 {
 	return sd->db_bus + (u64)page * SNIC_DB_PAGE_SIZE + offset;
 }
+EXPORT_SYMBOL_NS_GPL(snic_peer_db_bus, SNIC_CORE);
 
 /* Create a queue of @kind on a fresh doorbell page. */
 static int snic_peer_create(struct snic_dev *sd, enum snic_peer_kind kind,
@@ -231,6 +197,7 @@ out:
 	snic_peer_exit(sd);
 	return ret;
 }
+EXPORT_SYMBOL_NS_GPL(snic_peer_destroy, SNIC_CORE);
 
 int snic_peer_create_cq(struct snic_dev *sd,
 			const struct snic_peer_cq_attr *attr,
@@ -362,30 +329,3 @@ int snic_peer_query_stats(struct snic_dev *sd, u32 kind, u32 id,
 	return ret;
 }
 EXPORT_SYMBOL_GPL(snic_peer_query_stats);
-
-static int snic_peer_adev_probe(struct auxiliary_device *adev,
-				const struct auxiliary_device_id *id)
-{
-	struct snic_dev *sd = snic_adev_sd(adev);
-
-	snic_peer_register(sd);
-	return 0;
-}
-
-static void snic_peer_adev_remove(struct auxiliary_device *adev)
-{
-	snic_peer_unregister(snic_adev_sd(adev));
-}
-
-static const struct auxiliary_device_id snic_peer_adev_ids[] = {
-	{ .name = KBUILD_MODNAME ".peer" },
-	{ }
-};
-MODULE_DEVICE_TABLE(auxiliary, snic_peer_adev_ids);
-
-struct auxiliary_driver snic_peer_driver = {
-	.name = "peer",
-	.probe = snic_peer_adev_probe,
-	.remove = snic_peer_adev_remove,
-	.id_table = snic_peer_adev_ids,
-};

@@ -2,7 +2,7 @@
 /*
  * snic port: SET_PORT (admin state, MTU, MAC filter), QUERY_PORT (carrier)
  * and the async EQ that carries link, queue-error and RDMA QP/SRQ events
- * (the latter handed to snic_ib_main.c).
+ * (the latter handed to snic_ib.ko).
  *
  * The async EQ shares MSI-X vector 0 with the admin queue so that every
  * other vector can drive a channel; the admin interrupt handler polls it.
@@ -10,7 +10,7 @@
 #include <linux/etherdevice.h>
 #include <linux/interrupt.h>
 #include <linux/slab.h>
-#include <d2d/snic_rdma_if.h>
+#include <d2d/snic_rdma_ifc.h>
 #include "snic.h"
 
 int snic_async_eq_init(struct snic_dev *sd)
@@ -79,14 +79,14 @@ static void snic_async_event(struct snic_dev *sd, struct snic_eqe *eqe)
 				    "queue error event %u on object %u (error %u)\n",
 				    eqe->type, obj, data);
 		if (eqe->type == SNIC_EQE_CQ_ERROR)
-			snic_ib_async_event(sd, eqe);
+			snic_rdma_async_event(sd, eqe);
 		break;
 	case SNIC_EQE_QP_ERROR:
 	case SNIC_EQE_QP_SQ_DRAINED:
 	case SNIC_EQE_QP_COMM_EST:
 	case SNIC_EQE_QP_LAST_WQE:
 	case SNIC_EQE_SRQ_LIMIT:
-		snic_ib_async_event(sd, eqe);
+		snic_rdma_async_event(sd, eqe);
 		break;
 	default:
 		dev_warn_ratelimited(&sd->pdev->dev,

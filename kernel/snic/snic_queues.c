@@ -11,6 +11,7 @@
  */
 #include <linux/bitmap.h>
 #include <linux/dma-mapping.h>
+#include <linux/export.h>
 #include <linux/io.h>
 #include <linux/math64.h>
 #include <linux/sched/mm.h>
@@ -36,6 +37,7 @@ int snic_db_page_alloc(struct snic_dev *sd)
 {
 	return snic_db_page_take(sd, 0);
 }
+EXPORT_SYMBOL_NS_GPL(snic_db_page_alloc, SNIC_CORE);
 
 /*
  * For a user context (one per open RDMA context): the last
@@ -55,6 +57,7 @@ int snic_db_page_alloc_user(struct snic_dev *sd)
 	}
 	return page;
 }
+EXPORT_SYMBOL_NS_GPL(snic_db_page_alloc_user, SNIC_CORE);
 
 /*
  * Memory a user process makes the driver pin for it (sPIN host regions,
@@ -82,6 +85,7 @@ struct mm_struct *snic_pin_charge(struct snic_dev *sd, unsigned long pages)
 	mmgrab(mm);
 	return mm;
 }
+EXPORT_SYMBOL_NS_GPL(snic_pin_charge, SNIC_CORE);
 
 void snic_pin_uncharge(struct mm_struct *mm, unsigned long pages)
 {
@@ -90,6 +94,7 @@ void snic_pin_uncharge(struct mm_struct *mm, unsigned long pages)
 	atomic64_sub(pages, &mm->pinned_vm);
 	mmdrop(mm);
 }
+EXPORT_SYMBOL_NS_GPL(snic_pin_uncharge, SNIC_CORE);
 
 unsigned int snic_db_pages_used(struct snic_dev *sd)
 {
@@ -109,6 +114,7 @@ void snic_db_page_free(struct snic_dev *sd, int page)
 	__clear_bit(page, sd->db_used);
 	spin_unlock(&sd->db_lock);
 }
+EXPORT_SYMBOL_NS_GPL(snic_db_page_free, SNIC_CORE);
 
 void snic_db_write(struct snic_dev *sd, u16 page, u32 offset, u32 qn,
 		   u16 ctr)
@@ -117,6 +123,7 @@ void snic_db_write(struct snic_dev *sd, u16 page, u32 offset, u32 qn,
 	iowrite32(SNIC_DB_VAL(qn, ctr),
 		  sd->db + (size_t)page * SNIC_DB_PAGE_SIZE + offset);
 }
+EXPORT_SYMBOL_NS_GPL(snic_db_write, SNIC_CORE);
 
 /* ---- admin commands on bus addresses ---- */
 
@@ -158,6 +165,7 @@ int snic_cmd_modify_cq(struct snic_dev *sd, u32 cqn, u32 count, u32 period_us)
 	cmd.modify_cq.period_us = cpu_to_le32(period_us);
 	return snic_aq_exec(sd, &cmd, NULL);
 }
+EXPORT_SYMBOL_NS_GPL(snic_cmd_modify_cq, SNIC_CORE);
 
 int snic_cmd_create_cq(struct snic_dev *sd, u64 ring, u64 dbr, u8 log_size,
 		       u16 eqn, u16 db_page, u32 *cqn)
@@ -171,6 +179,7 @@ int snic_cmd_create_cq(struct snic_dev *sd, u64 ring, u64 dbr, u8 log_size,
 	cmd.create_cq.db_page = cpu_to_le16(db_page);
 	return snic_cmd_create(sd, &cmd, cqn);
 }
+EXPORT_SYMBOL_NS_GPL(snic_cmd_create_cq, SNIC_CORE);
 
 int snic_cmd_create_sq(struct snic_dev *sd, u64 ring, u64 dbr, u8 log_size,
 		       u16 cqn, u16 db_page, u32 *sqn)
@@ -218,6 +227,7 @@ int snic_cmd_destroy(struct snic_dev *sd, u8 opcode, u32 id)
 	cmd.obj.id = cpu_to_le32(id);
 	return snic_aq_exec(sd, &cmd, NULL);
 }
+EXPORT_SYMBOL_NS_GPL(snic_cmd_destroy, SNIC_CORE);
 
 /*
  * Rate limit an SQ.  The bucket holds 10 ms worth of bytes (at least two
@@ -245,6 +255,7 @@ int snic_cmd_query_stats(struct snic_dev *sd, u32 kind, u32 id, void *buf,
 	return snic_aq_exec_buf(sd, SNIC_AQ_QUERY_STATS, id, kind, buf, len,
 				NULL);
 }
+EXPORT_SYMBOL_NS_GPL(snic_cmd_query_stats, SNIC_CORE);
 
 /* ---- queues in host memory ---- */
 
@@ -322,11 +333,13 @@ int snic_eq_create(struct snic_dev *sd, struct snic_eq *eq, u8 log_size,
 	eq->live = true;
 	return 0;
 }
+EXPORT_SYMBOL_NS_GPL(snic_eq_create, SNIC_CORE);
 
 void snic_eq_destroy(struct snic_dev *sd, struct snic_eq *eq)
 {
 	snic_obj_destroy(sd, &eq->r, &eq->live, SNIC_AQ_DESTROY_EQ, eq->eqn);
 }
+EXPORT_SYMBOL_NS_GPL(snic_eq_destroy, SNIC_CORE);
 
 static u8 snic_phase(u16 cons, u32 size)
 {
@@ -345,11 +358,13 @@ struct snic_eqe *snic_eq_next(struct snic_eq *eq)
 	dma_rmb();
 	return eqe;
 }
+EXPORT_SYMBOL_NS_GPL(snic_eq_next, SNIC_CORE);
 
 void snic_eq_arm(struct snic_dev *sd, struct snic_eq *eq)
 {
 	snic_db_write(sd, eq->db_page, SNIC_DB_EQ_ARM, eq->eqn, eq->cons);
 }
+EXPORT_SYMBOL_NS_GPL(snic_eq_arm, SNIC_CORE);
 
 int snic_cq_create(struct snic_dev *sd, struct snic_cq *cq, u8 log_size,
 		   u16 eqn, u16 db_page)
@@ -388,12 +403,14 @@ struct snic_cqe *snic_cq_next(struct snic_cq *cq)
 	dma_rmb();
 	return cqe;
 }
+EXPORT_SYMBOL_NS_GPL(snic_cq_next, SNIC_CORE);
 
 /* Tell the device (through the record) which CQEs it may overwrite. */
 void snic_cq_update(struct snic_cq *cq)
 {
 	WRITE_ONCE(*cq->r.dbr, cpu_to_le32(cq->cons));
 }
+EXPORT_SYMBOL_NS_GPL(snic_cq_update, SNIC_CORE);
 
 void snic_cq_arm(struct snic_dev *sd, struct snic_cq *cq)
 {

@@ -115,16 +115,6 @@ static int snic_spin_mem_xfer(struct snic_spin *sp, u8 opcode, u8 mem,
 	return ret;
 }
 
-struct snic_spin_alloc *snic_spin_alloc_find(struct snic_spin_file *f, u32 id)
-{
-	struct snic_spin_alloc *a;
-
-	list_for_each_entry(a, &f->allocs, node)
-		if (a->id == id)
-			return a;
-	return NULL;
-}
-
 static void snic_spin_alloc_free(struct snic_spin *sp,
 				 struct snic_spin_alloc *a)
 {

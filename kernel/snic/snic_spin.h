@@ -13,6 +13,7 @@
 #include <linux/miscdevice.h>
 #include <linux/kref.h>
 #include <linux/wait.h>
+#include <d2d/snic_spin_ifc.h>
 #include <d2d/snic_spin_ioctl.h>
 #include "snic.h"
 
@@ -109,11 +110,9 @@ struct snic_spin_file {
 	wait_queue_head_t wq;	/* poll(): woken by the sPIN EQ interrupt */
 };
 
-/* snic_spin.c */
+/* snic_spin_ctx.c: called with sp->lock held */
 struct snic_spin_alloc *snic_spin_alloc_find(struct snic_spin_file *f,
 					     u32 id);
-
-/* snic_spin_ctx.c: called with sp->lock held */
 struct snic_spin_ctx *snic_spin_ctx_find(struct snic_spin_file *f, u32 ctx,
 					 int *err);
 bool snic_spin_ctx_live(struct snic_spin *sp, u32 ctx);

@@ -45,6 +45,17 @@ static int snic_spin_capable(struct snic_spin_file *f, int cap,
 	return snic_spin_refused(f, what);
 }
 
+/* The file's allocation @id: a context's code or handler memory. */
+struct snic_spin_alloc *snic_spin_alloc_find(struct snic_spin_file *f, u32 id)
+{
+	struct snic_spin_alloc *a;
+
+	list_for_each_entry(a, &f->allocs, node)
+		if (a->id == id)
+			return a;
+	return NULL;
+}
+
 /* The context's owner is the only file that may name it. */
 struct snic_spin_ctx *snic_spin_ctx_find(struct snic_spin_file *f, u32 ctx,
 					 int *err)
@@ -276,7 +287,7 @@ static int snic_spin_attach_qp(struct snic_spin_file *f,
 
 	if (a->port == SNIC_SPIN_QPN_NONE)
 		return -EINVAL;
-	ret = snic_ib_qp_owner(sp->sd, a->port);
+	ret = snic_rdma_qp_owner(sp->sd, a->port);
 	if (ret == -EACCES)
 		ret = snic_spin_capable(f, CAP_NET_ADMIN,
 					"attaching another process's QP (no CAP_NET_ADMIN)");

@@ -3,7 +3,7 @@
  *
  * The NIC writes 64-byte CQEs into FLD's completion window; FLD keeps only
  * the 120 bits it needs (opcode, syndrome, queue, counter, length, flags,
- * stride position, flow tag, RSS hash, see fld_if.h and docs/fld.md).
+ * stride position, flow tag, RSS hash, see fld_ifc.h and docs/fld.md).
  * Pure C, checked by tests/unit/test_fld_cqe.c.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
@@ -13,7 +13,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include "d2d/fld_if.h"
+#include "d2d/fld_ifc.h"
 
 /* The fields of a compressed CQE, unpacked. */
 typedef struct FldCqe {
@@ -45,7 +45,7 @@ bool fld_cqe_is_rdma(uint8_t opcode);
  * Returns false if a field does not fit its width (the caller counts it);
  * a flow tag above FLD_MAX_FLOW_TAG is dropped (TAG flag cleared) and
  * *tag_overflow set, the rest still compressed.  RDMA CQEs take the
- * variant fld_if.h describes (rdma_qpn, rdma_flags, wqe_opcode, cookie).
+ * variant fld_ifc.h describes (rdma_qpn, rdma_flags, wqe_opcode, cookie).
  */
 bool fld_cqe_compress(const uint8_t raw[64], uint8_t out[FLD_CQE_SIZE],
                       bool *tag_overflow);

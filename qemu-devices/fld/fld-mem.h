@@ -15,7 +15,7 @@
 #define HW_D2D_FLD_MEM_H
 
 #include <stdint.h>
-#include "d2d/fld_if.h"
+#include "d2d/fld_ifc.h"
 
 typedef struct FldMemParams {
     uint32_t linerate_gbps;     /* e.g. 100 */
@@ -27,7 +27,7 @@ typedef struct FldMemParams {
     uint32_t tx_block;          /* FLD TX buffer translation grain, 256 */
 } FldMemParams;
 
-/* Rows: enum fld_mem_row of fld_if.h (FLD_MEM_TOTAL real rows). */
+/* Rows: enum fld_mem_row of fld_ifc.h (FLD_MEM_TOTAL real rows). */
 
 typedef struct FldMemTable {
     uint64_t fld[FLD_MEM_TOTAL];

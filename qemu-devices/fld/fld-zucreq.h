@@ -12,7 +12,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "d2d/fld_if.h"
+#include "d2d/fld_ifc.h"
 
 /*
  * Runs request @req (@len bytes) into @resp (@resp_size bytes, at least

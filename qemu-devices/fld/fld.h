@@ -5,7 +5,7 @@
  * peer-to-peer PCIe: the NIC's send rings, completion rings, doorbell
  * records and buffers are windows of FLD's BAR2, answered from compressed
  * state.  Register map and formats: docs/fld.md and
- * kernel/include/uapi/d2d/fld_if.h (the one definition).
+ * kernel/include/d2d/fld_ifc.h (the one definition).
  *
  * Files, top to bottom (docs/fld.md "Device model layers"; a file calls
  * only files below it): fld-pci.c (PCI function, BARs, properties),
@@ -27,9 +27,9 @@
 
 #include "hw/pci/pci.h"
 #include "qom/object.h"
-#include "d2d/fld_if.h"
-#include "d2d/snic_if.h"
-#include "d2d/snic_rdma_if.h"
+#include "d2d/fld_ifc.h"
+#include "d2d/snic_ifc.h"
+#include "d2d/snic_rdma_ifc.h"
 #include "../common/d2d-pcie.h"
 #include "../common/d2d-trace.h"
 #include "fld-cuckoo.h"

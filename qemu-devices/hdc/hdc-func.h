@@ -7,7 +7,7 @@
 #ifndef HW_D2D_HDC_FUNC_H
 #define HW_D2D_HDC_FUNC_H
 
-#include "d2d/hdc_if.h"
+#include "d2d/hdc_ifc.h"
 
 typedef struct HdcFuncChain HdcFuncChain;
 

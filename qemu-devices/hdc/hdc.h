@@ -2,7 +2,7 @@
  * hdc: the HDC engine (DCS-ctrl) - shared state.
  *
  * Register map, command and completion formats: docs/hdc.md and
- * kernel/include/uapi/d2d/hdc_if.h (the one definition).
+ * kernel/include/d2d/hdc_ifc.h (the one definition).
  *
  * Files, top to bottom (docs/hdc.md "Device model layers"; a file calls
  * only files below it): hdc-pci.c (PCI function, BARs, properties, the
@@ -22,7 +22,7 @@
 #include "qemu/queue.h"
 #include "qemu/timer.h"
 #include "qom/object.h"
-#include "d2d/hdc_if.h"
+#include "d2d/hdc_ifc.h"
 #include "../common/d2d-pcie.h"
 #include "../common/d2d-timing.h"
 #include "../common/d2d-trace.h"

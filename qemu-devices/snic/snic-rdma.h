@@ -22,14 +22,14 @@
  * Each file calls only files listed below it (docs/snic.md "Device model
  * layers").
  *
- * Interface: kernel/include/uapi/d2d/snic_rdma_if.h, docs/snic-rdma.md.
+ * Interface: kernel/include/d2d/snic_rdma_ifc.h, docs/snic-rdma.md.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #ifndef HW_D2D_SNIC_RDMA_H
 #define HW_D2D_SNIC_RDMA_H
 
-#include "d2d/snic_rdma_if.h"
+#include "d2d/snic_rdma_ifc.h"
 #include "snic-roce.h"
 
 /* Included by snic.h after SnicState is declared. */

@@ -2,14 +2,14 @@
  * snic sPIN engine - model state shared by snic-spin-engine.c (contexts,
  * admin commands, messages, scheduling, accounting) and snic-spin-cmd.c
  * (the HPU command unit).  Interface: docs/snic-spin.md and
- * kernel/include/uapi/d2d/snic_spin_if.h.
+ * kernel/include/d2d/snic_spin_ifc.h.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #ifndef HW_D2D_SNIC_SPIN_H
 #define HW_D2D_SNIC_SPIN_H
 
-#include "d2d/snic_spin_if.h"
+#include "d2d/snic_spin_ifc.h"
 #include "snic-spin-rv32.h"
 
 typedef struct SnicSpinRegion {

@@ -2,7 +2,7 @@
  * snic: SmartNIC device model - shared state.
  *
  * Register map, queue and descriptor formats: docs/snic.md and
- * kernel/include/uapi/d2d/snic_if.h (the one definition).
+ * kernel/include/d2d/snic_ifc.h (the one definition).
  *
  * Files (layers: docs/snic.md "Device model layers"): snic-pci.c (PCI
  * function, netdev glue), snic-regs.c (BAR0), snic-db.c (BAR2 doorbells),
@@ -23,14 +23,14 @@
 #include "net/net.h"
 #include "qemu/timer.h"
 #include "qom/object.h"
-#include "d2d/snic_if.h"
+#include "d2d/snic_ifc.h"
 #include "../common/d2d-pcie.h"
 #include "../common/d2d-timing.h"
 #include "snic-pkt.h"
 
 /*
- * The host-order mirror field of a statistics list entry (snic_if.h
- * SNIC_PORT_STATS, snic_rdma_if.h SNIC_RDMA_STATS).
+ * The host-order mirror field of a statistics list entry (snic_ifc.h
+ * SNIC_PORT_STATS, snic_rdma_ifc.h SNIC_RDMA_STATS).
  */
 #define SNIC_STAT_HOST(id, field) uint64_t field;
 

@@ -15,7 +15,7 @@
 #include "../lib/check.h"
 #include "snic_dev.h"
 #include "wire.h"
-#include "d2d/fld_if.h"
+#include "d2d/fld_ifc.h"
 
 #define OK		SNIC_AQ_OK
 #define SNIC_BAR	0xe0000000ull

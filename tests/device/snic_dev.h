@@ -11,8 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "qtest.h"
-#include "d2d/snic_if.h"
-#include "d2d/snic_rdma_if.h"
+#include "d2d/snic_ifc.h"
+#include "d2d/snic_rdma_ifc.h"
 
 struct snic_dev {
 	struct qt *qt;

@@ -22,7 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "snic_dev.h"
-#include "d2d/snic_spin_if.h"
+#include "d2d/snic_spin_ifc.h"
 
 struct snic_eq {
 	struct snic_dev *d;

@@ -13,9 +13,9 @@
 #include <stdlib.h>
 #include "../lib/check.h"
 #include "snic_dev.h"
-#include "d2d/hdc_if.h"
-#include "d2d/fld_if.h"
-#include "d2d/snic_spin_if.h"
+#include "d2d/hdc_ifc.h"
+#include "d2d/fld_ifc.h"
+#include "d2d/snic_spin_ifc.h"
 
 #define SNIC_BAR	0xe0000000ull	/* BAR0, BAR2 +1 MiB, BAR4 +2 MiB */
 #define FLD_BAR0	0xe0400000ull

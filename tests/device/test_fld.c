@@ -16,7 +16,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 #include "fld_dev.h"
-#include "d2d/fld_if.h"
+#include "d2d/fld_ifc.h"
 
 /* ---- tests ---- */
 

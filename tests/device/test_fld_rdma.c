@@ -17,7 +17,7 @@
 #include <string.h>
 #include "../lib/check.h"
 #include "snic_rdma_env.h"
-#include "d2d/fld_if.h"
+#include "d2d/fld_ifc.h"
 #include "fld/fld-zuc.h"
 #include "../../userspace/fld/fld_zuc_vectors.h"
 

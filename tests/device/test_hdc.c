@@ -23,7 +23,7 @@
 #include <nettle/sha2.h>
 #include "../lib/check.h"
 #include "qtest.h"
-#include "d2d/hdc_if.h"
+#include "d2d/hdc_ifc.h"
 
 #define IMG_SIZE	(16u << 20)
 

@@ -14,7 +14,7 @@
 #include <unistd.h>
 #include "../lib/check.h"
 #include "snic_rdma_env.h"
-#include "d2d/snic_spin_if.h"
+#include "d2d/snic_spin_ifc.h"
 #include "spin_handlers.h"	/* spin_code[], SYM_* (generated) */
 
 #define HMEM_SLICE	0x10000

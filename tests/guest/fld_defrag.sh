@@ -64,6 +64,6 @@ fldctl stats | grep -E '^(df_|accel_)' | sed 's/^/# /'
 check no_device_errors sh -c "fldctl errors | grep -q '^count 0 '"
 check rmmod_fld rmmod fld
 ip netns del p
-check rmmod_snic rmmod snic
+check rmmod_snic snic_rmmod
 check dmesg_clean dmesg_clean
 finish

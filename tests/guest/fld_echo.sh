@@ -72,6 +72,6 @@ check reload_fld modprobe fld snic="$if0" udp_port=7
 check echo_after_reload ip netns exec p fld-udp ping 10.0.0.1 7 100 300 8
 check rmmod_fld_again rmmod fld
 ip netns del p
-check rmmod_snic rmmod snic
+check rmmod_snic snic_rmmod
 check dmesg_clean dmesg_clean
 finish

@@ -57,6 +57,6 @@ check iot_no_tenant_2 test "$(fldctl get iot_no_tenant)" -eq 2
 check iot_malformed_2 test "$(fldctl get iot_malformed)" -eq 2
 check rmmod_fld rmmod fld
 ip netns del p
-check rmmod_snic rmmod snic
+check rmmod_snic snic_rmmod
 check dmesg_clean dmesg_clean
 finish

@@ -46,6 +46,6 @@ check root_flow_udp fldctl flow udp 9
 check root_port_changed test "$(cat "$SYSD/udp_port")" = 9
 check root_key fldctl key 1 00112233445566778899aabbccddeeff
 check rmmod_fld rmmod fld
-check rmmod_snic rmmod snic
+check rmmod_snic snic_rmmod
 check dmesg_clean dmesg_clean
 finish

@@ -77,6 +77,6 @@ check ports_kept sh -c "fldctl show | grep -q 'udp_port 5684 tenant 2'"
 check b_still_passes ip netns exec p fld-udp coap 10.0.0.1 5684 "$GOOD"
 check rmmod_fld rmmod fld
 ip netns del p
-check rmmod_snic rmmod snic
+check rmmod_snic snic_rmmod
 check dmesg_clean dmesg_clean
 finish

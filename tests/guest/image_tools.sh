@@ -53,6 +53,6 @@ check tcpdump_user sh -c "grep -q '^tcpdump:' /etc/passwd"
 modprobe ib_umad
 check ibstat_snic sh -c "ibstat 2>&1 | grep -q 'snic'"
 ip netns del p
-check rmmod_snic rmmod snic
+check rmmod_snic snic_rmmod
 check dmesg_clean dmesg_clean
 finish

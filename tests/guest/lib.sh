@@ -40,3 +40,14 @@ netdev_by_driver() {
 	done
 	return 1
 }
+
+# Unload snic.ko and the modules that use it, users first: fld, the test
+# modules, then snic_ib (the ib_device, which modprobe snic loads too).
+snic_rmmod() {
+	local m
+	for m in fld snic_peer_test snic_ib_test snic_ib; do
+		[ -d "/sys/module/$m" ] || continue
+		rmmod "$m" || return 1
+	done
+	rmmod snic
+}

@@ -89,6 +89,6 @@ check rxfh_udp6_unsupported sh -c "ethtool -N $if0 rx-flow-hash udp6 sd 2>&1 | g
 check rxfh_back sh -c "ethtool -n $if0 rx-flow-hash tcp4 | grep -q 'L4 bytes 0 & 1'"
 
 ip netns del p
-check rmmod_snic rmmod snic
+check rmmod_snic snic_rmmod
 check dmesg_clean dmesg_clean
 finish

@@ -22,7 +22,7 @@ for i in $(seq 1 10); do
 	ping -i 0.05 -c 100 10.0.0.2 >/dev/null 2>&1 &
 	ip netns exec p ping -i 0.05 -c 100 -s 1400 10.0.0.1 >/dev/null 2>&1 &
 	sleep 0.5
-	rmmod snic || { bad="rmmod failed in cycle $i"; break; }
+	snic_rmmod || { bad="rmmod failed in cycle $i"; break; }
 	wait
 	grep -q -e snic-admin -e -ch0 /proc/interrupts && { bad="cycle $i: IRQ left after rmmod"; break; }
 	ls /sys/class/net | grep -q -v -x lo && { bad="cycle $i: interface left: $(ls /sys/class/net)"; break; }

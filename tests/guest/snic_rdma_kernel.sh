@@ -68,7 +68,7 @@ if modprobe nvmet-rdma 2>/dev/null; then
 	check nvmet_listen ln -s $cfs/nvmet/subsystems/reload $port/subsystems/reload
 	check listener_on_dev sh -c "rdma resource show cm_id | grep -q 'link $ibdev/1 .*state LISTEN' ||
 		{ rdma resource show cm_id | tr '\n' ' '; exit 1; }"
-	check rmmod_with_user rmmod snic
+	check rmmod_with_user snic_rmmod
 	check ibdev_gone sh -c "! ls /sys/class/infiniband 2>/dev/null | grep -q snic"
 	check modprobe_again modprobe snic
 	if2=$(netdev_by_driver snic)
@@ -81,6 +81,6 @@ if modprobe nvmet-rdma 2>/dev/null; then
 else
 	skip rmmod_with_user "nvmet-rdma not in the image"
 fi
-check rmmod_snic rmmod snic
+check rmmod_snic snic_rmmod
 check dmesg_clean dmesg_clean
 finish

@@ -15,6 +15,6 @@ rdma_setup
 nvmeof_pair d2d-snic-nvmeof use_srq=1
 [ "$me" = 1 ] && check target_used_srq grep -Eq 'srq [1-9]' /tmp/res.log
 check roce_traffic sh -c "[ \$(cat /sys/class/infiniband/$ibdev/ports/1/hw_counters/rx_pkts) -gt 1000 ]"
-check rmmod_snic rmmod snic
+check rmmod_snic snic_rmmod
 check dmesg_clean dmesg_clean
 finish

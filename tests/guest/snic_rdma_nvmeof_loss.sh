@@ -16,6 +16,6 @@ check retransmitted sh -c "[ \$(cat /sys/class/infiniband/$ibdev/ports/1/hw_coun
 for c in tx_pkts rx_pkts loss_injected retransmits timeouts seq_naks_sent seq_naks_rcvd dup_requests; do
 	echo "g$me $c $(hw_counter $c)"
 done
-check rmmod_snic rmmod snic
+check rmmod_snic snic_rmmod
 check dmesg_clean dmesg_clean
 finish

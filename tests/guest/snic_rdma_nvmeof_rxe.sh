@@ -19,7 +19,7 @@ if [ "$D2D_GUEST" = 1 ]; then
 	check barrier_done barrier 2
 	hc=/sys/class/infiniband/$ibdev/ports/1/hw_counters
 	check roce_traffic sh -c "[ \$(cat $hc/rx_pkts) -gt 1000 ] && [ \$(cat $hc/rx_icrc_errors) = 0 ]"
-	check rmmod_snic rmmod snic
+	check rmmod_snic snic_rmmod
 else
 	me=2
 	modprobe virtio_net; modprobe virtio_pci

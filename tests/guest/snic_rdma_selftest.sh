@@ -66,6 +66,6 @@ check rmmod_test rmmod snic_ib_test
 check no_rc_qp_left sh -c "! rdma resource show qp | grep -q 'type RC'"
 check no_mr_left sh -c "! rdma resource show | grep -Eq 'mr [1-9]'"
 ip netns del p
-check rmmod_snic rmmod snic
+check rmmod_snic snic_rmmod
 check dmesg_clean dmesg_clean
 finish

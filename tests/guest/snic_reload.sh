@@ -8,7 +8,7 @@ for i in $(seq 1 20); do
 	modprobe snic || { bad="modprobe failed in cycle $i"; break; }
 	n=$(snic_devices | wc -l)
 	[ "$n" = 2 ] || { bad="cycle $i: $n devices bound"; break; }
-	rmmod snic || { bad="rmmod failed in cycle $i"; break; }
+	snic_rmmod || { bad="rmmod failed in cycle $i"; break; }
 	grep -q snic-admin /proc/interrupts && { bad="cycle $i: IRQ left after rmmod"; break; }
 done
 [ -z "$bad" ] && pass twenty_cycles || fail twenty_cycles "$bad"

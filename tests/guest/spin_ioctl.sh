@@ -41,14 +41,14 @@ check memory_back_after_kill sh -c "spinctl info | grep -q 'pmem_free=1048576 l2
 spinctl run -p 9555 -t 60 "$H/empty.elf" > /tmp/live.out 2>&1 &
 pid=$!
 sleep 2
-check rmmod_refused_while_open sh -c "! rmmod snic 2>/dev/null"
+check rmmod_refused_while_open sh -c "rmmod snic_ib; ! rmmod snic 2>/dev/null"
 bdf=$(basename "$(readlink -f /sys/class/misc/snic-spin0/device)")
 check unbind_with_context sh -c "echo $bdf > /sys/bus/pci/drivers/snic/unbind"
 wait $pid
 check spinctl_sees_enodev grep -q 'No such device' /tmp/live.out
 check rebind sh -c "echo $bdf > /sys/bus/pci/drivers/snic/bind"
 check dev_back sh -c "sleep 1; ls /dev/snic-spin* >/dev/null"
-check rmmod_when_closed rmmod snic
+check rmmod_when_closed snic_rmmod
 check modprobe_again modprobe snic
 check dmesg_clean dmesg_clean
 finish

@@ -13,6 +13,17 @@ else
 	echo "FAIL unit/style/kernel_checkpatch: $(grep -m1 -E 'ERROR|WARNING|CHECK' "$tmp/cp.out")"
 fi
 
+# uapi is the user ABI only: no uapi header includes a device-interface
+# header (kernel/include/d2d/*_ifc.h) or defines a register offset or an
+# admin command (SNIC_REG_*, SNIC_AQ_*, FLD_REG_*, HDC_REG_*, ...).
+bad=$(grep -HnE '^#include <d2d/[a-z_]+_ifc?\.h>|^#define [A-Z0-9]+_(REG|AQ)_[A-Z0-9_]+[[:space:]]' \
+	kernel/include/uapi/d2d/*.h | head -1)
+if [ -z "$bad" ]; then
+	echo "PASS unit/style/uapi_user_abi_only"
+else
+	echo "FAIL unit/style/uapi_user_abi_only: device interface in uapi: $bad"
+fi
+
 qsrc="$(cat "$D2D_CACHE/qemu/current" 2>/dev/null)/../src"
 if [ -f "$qsrc/scripts/checkpatch.pl" ]; then
 	files=$(find qemu-devices -name '*.[ch]' | sort)

@@ -5,8 +5,8 @@
  */
 #include "../lib/check.h"
 #include "fld/fld-cqe.h"
-#include "d2d/snic_if.h"
-#include "d2d/snic_rdma_if.h"
+#include "d2d/snic_ifc.h"
+#include "d2d/snic_rdma_ifc.h"
 
 static void mk(struct snic_cqe *e)
 {

@@ -30,6 +30,7 @@
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
+#include "fld_window.h"
 
 #define MAX_SIZE 9000
 
@@ -43,22 +44,52 @@ static void fill(uint8_t *b, size_t n, uint32_t seq)
 		memcpy(b, &seq, 4);
 }
 
-static double now(void)
-{
-	struct timespec t;
+/* fld-udp ping over a connected socket: datagram seq, echoed intact. */
+struct ping {
+	int fd;
+	size_t size;
+	long sent;
+	uint8_t tx[MAX_SIZE], rx[MAX_SIZE], want[MAX_SIZE];
+};
 
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return t.tv_sec + t.tv_nsec / 1e9;
+static int ping_send(void *ctx, long seq)
+{
+	struct ping *p = ctx;
+
+	fill(p->tx, p->size, seq);
+	if (send(p->fd, p->tx, p->size, 0) != (ssize_t)p->size) {
+		perror("fld-udp: send");
+		return -1;
+	}
+	p->sent = seq + 1;
+	return 0;
+}
+
+static int ping_recv(void *ctx)
+{
+	struct ping *p = ctx;
+	struct pollfd pf = { .fd = p->fd, .events = POLLIN };
+	uint32_t seq;
+	ssize_t n;
+
+	if (poll(&pf, 1, 1000) != 1)
+		return FLD_WINDOW_IDLE;
+	n = recv(p->fd, p->rx, sizeof(p->rx), 0);
+	if (n < 4)
+		return 0;
+	memcpy(&seq, p->rx, 4);
+	fill(p->want, p->size, seq);
+	return (size_t)n == p->size && seq < (uint32_t)p->sent &&
+	       !memcmp(p->rx, p->want, p->size);
 }
 
 static int do_ping(const char *ip, int port, long count, size_t size,
 		   long window)
 {
-	static uint8_t tx[MAX_SIZE], rx[MAX_SIZE], want[MAX_SIZE];
+	static struct ping p;
+	struct fld_window_io io = { ping_send, ping_recv, &p };
 	struct sockaddr_in a = { .sin_family = AF_INET };
-	long sent = 0, got = 0, bad = 0, timeouts = 0;
-	double t0;
-	int fd;
+	struct fld_window_count c;
 
 	if (size < 4 || size > MAX_SIZE || count < 1 || window < 1) {
 		fprintf(stderr, "fld-udp: size 4..%d, count and window >= 1\n",
@@ -70,51 +101,18 @@ static int do_ping(const char *ip, int port, long count, size_t size,
 		fprintf(stderr, "fld-udp: bad address %s\n", ip);
 		return 2;
 	}
-	fd = socket(AF_INET, SOCK_DGRAM, 0);
-	if (fd < 0 || connect(fd, (void *)&a, sizeof(a))) {
+	p.fd = socket(AF_INET, SOCK_DGRAM, 0);
+	if (p.fd < 0 || connect(p.fd, (void *)&a, sizeof(a))) {
 		perror("fld-udp: socket");
 		return 1;
 	}
-	t0 = now();
-	while (got + bad < count && timeouts < 3) {
-		struct pollfd p = { .fd = fd, .events = POLLIN };
-		ssize_t n;
-
-		while (sent < count && sent - got - bad < window) {
-			fill(tx, size, sent);
-			if (send(fd, tx, size, 0) != (ssize_t)size) {
-				perror("fld-udp: send");
-				return 1;
-			}
-			sent++;
-		}
-		if (poll(&p, 1, 1000) != 1) {
-			timeouts++;
-			/* lost: let the window move on */
-			bad += sent - got - bad;
-			continue;
-		}
-		n = recv(fd, rx, sizeof(rx), 0);
-		if (n < 4) {
-			bad++;
-			continue;
-		}
-		{
-			uint32_t seq;
-
-			memcpy(&seq, rx, 4);
-			fill(want, size, seq);
-			if ((size_t)n == size && seq < (uint32_t)sent &&
-			    !memcmp(rx, want, size))
-				got++;
-			else
-				bad++;
-		}
-	}
-	printf("sent %ld received %ld bad %ld pps %.0f\n", sent, got, bad,
-	       got / (now() - t0));
-	close(fd);
-	return got == count ? 0 : 1;
+	p.size = size;
+	if (fld_window_run(&io, count, window, &c))
+		return 1;
+	printf("sent %ld received %ld bad %ld pps %.0f\n", c.sent, c.got,
+	       c.bad, c.got / c.secs);
+	close(p.fd);
+	return c.got == count ? 0 : 1;
 }
 
 static int do_echo(int port)
@@ -245,7 +243,7 @@ static int do_coap_load(const char *ip, int port, const char *token,
 	if (fd < 0)
 		return 2;
 	setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &buf, sizeof(buf));
-	t0 = next = now();
+	t0 = next = fld_now();
 	while (sent < count) {
 		if (send(fd, m, n, 0) == (ssize_t)n)
 			sent++;
@@ -254,12 +252,12 @@ static int do_coap_load(const char *ip, int port, const char *token,
 		got += coap_drain(fd, m, n, 0);
 		if (gap_us) {
 			next += gap_us / 1e6;
-			while (now() < next)
+			while (fld_now() < next)
 				got += coap_drain(fd, m, n, 1);
 		}
 	}
-	t1 = now();
-	while (now() < t1 + 2)
+	t1 = fld_now();
+	while (fld_now() < t1 + 2)
 		got += coap_drain(fd, m, n, 100);
 	printf("sent %ld answered %ld secs %.2f\n", sent, got, t1 - t0);
 	close(fd);

@@ -47,16 +47,9 @@
 #include "fld/fld-zucreq.h"
 #include "fld_zuc_client.h"
 #include "fld_zuc_vectors.h"
+#include "fld_window.h"
 
 #define MAX_REQ 9000
-
-static double now(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return t.tv_sec + t.tv_nsec / 1e9;
-}
 
 static int serve(int port)
 {
@@ -104,119 +97,142 @@ static size_t mk_req(uint8_t *req, uint32_t seq, uint32_t bits)
 	return 64 + nb;
 }
 
+/* Is @ans (@n bytes) the right answer to the request its id names? */
+static int zuc_answer_ok(const uint8_t *ans, long n, uint32_t bits)
+{
+	static uint8_t req[MAX_REQ], want[FZC_SLOT];
+	struct fld_zuc_hdr h;
+	size_t rl;
+
+	if (n < (long)sizeof(h))
+		return 0;
+	memcpy(&h, ans, sizeof(h));
+	rl = mk_req(req, le64toh(h.request_id), bits);
+	return fld_zuc_request(req, rl, want, sizeof(want)) == n &&
+	       !memcmp(ans, want, n) && h.status == FLD_ZUC_OK;
+}
+
+static void print_count(const struct fld_window_count *c)
+{
+	printf("sent %ld answered %ld bad %ld rps %.0f\n", c->sent, c->got,
+	       c->bad, c->got / c->secs);
+}
+
+/* load: requests as UDP datagrams on a connected socket */
+struct zuc_udp {
+	int fd;
+	uint32_t bits;
+	uint8_t req[MAX_REQ], rx[MAX_REQ];
+};
+
+static int zuc_udp_send(void *ctx, long seq)
+{
+	struct zuc_udp *u = ctx;
+	size_t rl = mk_req(u->req, seq, u->bits);
+
+	if (send(u->fd, u->req, rl, 0) != (ssize_t)rl) {
+		perror("fld-zuc: send");
+		return -1;
+	}
+	return 0;
+}
+
+static int zuc_udp_recv(void *ctx)
+{
+	struct zuc_udp *u = ctx;
+	struct pollfd p = { .fd = u->fd, .events = POLLIN };
+
+	if (poll(&p, 1, 1000) != 1)
+		return FLD_WINDOW_IDLE;
+	return zuc_answer_ok(u->rx, recv(u->fd, u->rx, sizeof(u->rx), 0),
+			     u->bits);
+}
+
 static int load(const char *ip, int port, long count, uint32_t bits,
 		long window)
 {
-	static uint8_t req[MAX_REQ], rx[MAX_REQ], want[MAX_REQ];
+	static struct zuc_udp u;
+	struct fld_window_io io = { zuc_udp_send, zuc_udp_recv, &u };
 	struct sockaddr_in a = { .sin_family = AF_INET };
-	long sent = 0, got = 0, bad = 0, timeouts = 0;
-	double t0;
-	int fd;
+	struct fld_window_count c;
 
 	if (bits < 1 || 64 + (bits + 7) / 8 > MAX_REQ - 64 || window < 1) {
 		fprintf(stderr, "fld-zuc: bad bits or window\n");
 		return 2;
 	}
 	a.sin_port = htons(port);
-	fd = socket(AF_INET, SOCK_DGRAM, 0);
-	if (inet_pton(AF_INET, ip, &a.sin_addr) != 1 || fd < 0 ||
-	    connect(fd, (void *)&a, sizeof(a))) {
+	u.fd = socket(AF_INET, SOCK_DGRAM, 0);
+	if (inet_pton(AF_INET, ip, &a.sin_addr) != 1 || u.fd < 0 ||
+	    connect(u.fd, (void *)&a, sizeof(a))) {
 		perror("fld-zuc: socket");
 		return 2;
 	}
-	t0 = now();
-	while (got + bad < count && timeouts < 3) {
-		struct pollfd p = { .fd = fd, .events = POLLIN };
-		struct fld_zuc_hdr h;
-		size_t rl;
-		ssize_t n;
-		long wl;
-
-		while (sent < count && sent - got - bad < window) {
-			rl = mk_req(req, sent, bits);
-			if (send(fd, req, rl, 0) != (ssize_t)rl) {
-				perror("fld-zuc: send");
-				return 1;
-			}
-			sent++;
-		}
-		if (poll(&p, 1, 1000) != 1) {
-			timeouts++;
-			bad += sent - got - bad;
-			continue;
-		}
-		n = recv(fd, rx, sizeof(rx), 0);
-		if (n < 64) {
-			bad++;
-			continue;
-		}
-		memcpy(&h, rx, sizeof(h));
-		rl = mk_req(req, le64toh(h.request_id), bits);
-		wl = fld_zuc_request(req, rl, want, sizeof(want));
-		if (wl == n && !memcmp(rx, want, n) && h.status == FLD_ZUC_OK)
-			got++;
-		else
-			bad++;
-	}
-	printf("sent %ld answered %ld bad %ld rps %.0f\n", sent, got, bad,
-	       got / (now() - t0));
-	close(fd);
-	return got == count ? 0 : 1;
+	u.bits = bits;
+	if (fld_window_run(&io, count, window, &c))
+		return 1;
+	print_count(&c);
+	close(u.fd);
+	return c.got == count ? 0 : 1;
 }
 
 /* ---- FLD-R ---- */
 
+/* rdma-load: request seq in slot seq % window of an FLD-R connection */
+struct zuc_rdma {
+	struct fzc c;
+	long window;
+	uint32_t bits;
+};
+
+static int zuc_rdma_send(void *ctx, long seq)
+{
+	struct zuc_rdma *z = ctx;
+	unsigned int slot = seq % z->window;
+
+	if (fzc_send(&z->c, slot, mk_req(fzc_req(&z->c, slot), seq, z->bits))) {
+		fprintf(stderr, "fld-zuc: %s\n", z->c.err);
+		return -1;
+	}
+	return 0;
+}
+
+static int zuc_rdma_recv(void *ctx)
+{
+	struct zuc_rdma *z = ctx;
+	unsigned int slot;
+	long n;
+
+	n = fzc_wait(&z->c, &slot, 5000);
+	if (n < 0) {
+		fprintf(stderr, "fld-zuc: %s\n", z->c.err);
+		return FLD_WINDOW_STOP;
+	}
+	return zuc_answer_ok(fzc_ans(&z->c, slot), n, z->bits);
+}
+
 static int rdma_load(const char *host, long count, uint32_t bits,
 		     long window)
 {
-	static uint8_t want[FZC_SLOT];
-	long sent = 0, got = 0, bad = 0;
-	struct fzc c;
-	unsigned int slot;
-	double t0;
+	static struct zuc_rdma z;
+	struct fld_window_io io = { zuc_rdma_send, zuc_rdma_recv, &z };
+	struct fld_window_count c;
 
 	if (bits < 1 || bits > FLD_ZUC_MAX_BITS || window < 1 ||
 	    window > FZC_MAX_DEPTH) {
 		fprintf(stderr, "fld-zuc: bad bits or window\n");
 		return 2;
 	}
-	if (fzc_connect(&c, host, window)) {
-		fprintf(stderr, "fld-zuc: %s: %s\n", host, c.err);
+	if (fzc_connect(&z.c, host, window)) {
+		fprintf(stderr, "fld-zuc: %s: %s\n", host, z.c.err);
 		return 2;
 	}
-	t0 = now();
-	while (got + bad < count) {
-		struct fld_zuc_hdr h;
-		long n, wl;
-		size_t rl;
-
-		while (sent < count && sent - got - bad < window) {
-			rl = mk_req(fzc_req(&c, sent % window), sent, bits);
-			if (fzc_send(&c, sent % window, rl)) {
-				fprintf(stderr, "fld-zuc: %s\n", c.err);
-				return 1;
-			}
-			sent++;
-		}
-		n = fzc_wait(&c, &slot, 5000);
-		if (n < 0) {
-			fprintf(stderr, "fld-zuc: %s\n", c.err);
-			bad += sent - got - bad;
-			break;
-		}
-		memcpy(&h, fzc_ans(&c, slot), sizeof(h));
-		rl = mk_req(fzc_req(&c, slot), le64toh(h.request_id), bits);
-		wl = fld_zuc_request(fzc_req(&c, slot), rl, want, sizeof(want));
-		if (wl == n && !memcmp(fzc_ans(&c, slot), want, n) &&
-		    h.status == FLD_ZUC_OK)
-			got++;
-		else
-			bad++;
-	}
-	printf("sent %ld answered %ld bad %ld rps %.0f\n", sent, got, bad,
-	       got / (now() - t0));
-	fzc_close(&c);
-	return got == count ? 0 : 1;
+	z.window = window;
+	z.bits = bits;
+	if (fld_window_run(&io, count, window, &c))
+		return 1;
+	print_count(&c);
+	fzc_close(&z.c);
+	return c.got == count ? 0 : 1;
 }
 
 static long serve_one(const uint8_t *req, size_t len, uint8_t *ans,

@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <rdma/rdma_cma.h>
-#include "d2d/fld_if.h"
+#include "d2d/fld_ifc.h"
 
 #define FZC_DEFAULT_PORT	"7471"
 #define FZC_MSG_MAX		(FLD_ZUC_HDR_SIZE + FLD_ZUC_MAX_BITS / 8)

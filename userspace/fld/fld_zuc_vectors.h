@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
-#include "d2d/fld_if.h"
+#include "d2d/fld_ifc.h"
 
 struct fld_zuc_vector {
 	const char *name;

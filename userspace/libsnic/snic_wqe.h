@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <infiniband/verbs.h>
-#include <d2d/snic_rdma_if.h>
+#include <d2d/snic_rdma_ifc.h>
 
 #define SNIC_WQE_MAX_BYTES	(SNIC_WQE_MAX_BBS * SNIC_WQEBB_SIZE)
 #define SNIC_RECV_HDR_SIZE	16

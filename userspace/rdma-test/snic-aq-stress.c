@@ -24,7 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <infiniband/verbs.h>
-#include <d2d/snic_rdma_if.h>
+#include <d2d/snic_rdma_ifc.h>
 
 #define MAX_PROCS	32
 

@@ -26,6 +26,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <arpa/inet.h>
+#include <d2d/snic_spin_ifc.h>	/* device geometry: memories, contexts */
 #include <d2d/snic_spin_ioctl.h>
 #include "spin_elf.h"
 

@@ -4,23 +4,33 @@
  * sit at caller-given bus addresses, for other drivers (fld, hdc, tests)
  * that let a peer device drive snic's data plane over PCIe.
  *
+ * A user reaches a snic only through the bus: snic adds, per function, one
+ * auxiliary device per user, snic.peer_<user>.N (snic.peer_fld.N for fld,
+ * snic.peer_hdc.N for hdc, snic.peer_test.N for the test module), and the
+ * user's auxiliary driver binds it ({ .name = "snic.peer_<user>" }).  Its
+ * probe gets the snic with snic_peer_dev(); its remove callback runs while
+ * the snic still works (before its net_device and ib_device go: unbind,
+ * rmmod snic, the Ethernet device unbound) and must destroy everything
+ * the user created on it; after remove the snic_dev is not to be used.
+ *
  * The caller owns the memory behind every bus address it passes (host RAM
  * it mapped for DMA, or a peer BAR) and formats WQEs, descriptors and CQEs
- * as <d2d/snic_if.h> and docs/snic.md define.  All functions sleep.
+ * as <d2d/snic_ifc.h> and docs/snic.md define.  All functions sleep.
  */
 #ifndef _D2D_SNIC_PEER_H
 #define _D2D_SNIC_PEER_H
 
 #include <linux/types.h>
-#include <d2d/snic_if.h>
+#include <d2d/snic_ifc.h>
 
 struct snic_dev;
+struct auxiliary_device;
+struct net_device;
 
-/* A snic by netdev name ("eth1"); NULL if none.  Drop with snic_peer_put(). */
-struct snic_dev *snic_peer_get_by_name(const char *ifname);
-/* The @index-th bound snic (0-based, probe order); NULL if none. */
-struct snic_dev *snic_peer_get(unsigned int index);
-void snic_peer_put(struct snic_dev *sd);
+/* The snic of a snic.peer_<user>.N device, from its driver's probe. */
+struct snic_dev *snic_peer_dev(struct auxiliary_device *adev);
+/* Its net_device (e.g. to pick a snic by interface name). */
+struct net_device *snic_peer_netdev(struct snic_dev *sd);
 
 struct snic_peer_cq_attr {
 	u64 ring_bus;		/* 2^log_size 64-byte CQEs */
@@ -104,7 +114,7 @@ int snic_peer_query_stats(struct snic_dev *sd, u32 kind, u32 id,
  * is privileged (SNIC_QP_F_PRIV: lkey 0 names bus addresses) in a PD of
  * its own; its CQs come from snic_peer_create_cq().  The caller rings
  * SNIC_DB_QP_SQ / SNIC_DB_QP_RQ on the doorbell page returned, formats the
- * WQEs (<d2d/snic_rdma_if.h>) and connects the QP by handing
+ * WQEs (<d2d/snic_rdma_ifc.h>) and connects the QP by handing
  * snic_peer_modify_qp() what rdma_init_qp_attr() gives for each state;
  * accept a connection with rdma_accept() and conn_param.qp_num = qpn.
  */

@@ -6,7 +6,9 @@
  * An ivshmem-plain device (PCI 1af4:1110) stands in for the peer: its BAR2
  * is plain shared memory.  The test places a TX CQ, an RX CQ, an SQ, an RQ,
  * their doorbell records and all frame buffers inside that BAR, creates
- * the queues on snic #0 through <d2d/snic_peer.h>, and then
+ * the queues on snic #0 through <d2d/snic_peer.h> - the module is the
+ * auxiliary driver of snic.peer_test.N and runs when it binds the one
+ * whose net_device is @if0 - and then
  *   - sends @frames UDP frames from the peer SQ to the port named @if1 (the
  *     other snic port on the hub), where a packet handler checks them;
  *   - steers UDP destination port @port on snic #0 to the peer RQ and sends
@@ -16,11 +18,12 @@
  * "snic_peer_test: FAIL name: why", then "snic_peer_test: DONE ...".
  * Both interfaces must be up.  Load with
  *   modprobe snic_peer_test if0=<snic #0 netdev> if1=<other port>
- * With hold=1 the snic reference and the queues stay until the module is
- * unloaded, which logs "snic_peer_test: EXIT destroy_sq <errno>" (-ENODEV
- * if the snic was unbound meanwhile).
+ * With hold=1 the queues stay until the snic's peer device goes (unbind,
+ * rmmod) or the module is unloaded: its remove callback destroys them and
+ * logs "snic_peer_test: REMOVE destroy_sq <errno>".
  */
 #include <linux/module.h>
+#include <linux/auxiliary_bus.h>
 #include <linux/pci.h>
 #include <linux/io.h>
 #include <linux/delay.h>
@@ -68,14 +71,15 @@ module_param(port, ushort, 0444);
 MODULE_PARM_DESC(port, "UDP destination port steered to the peer RQ");
 static bool hold;
 module_param(hold, bool, 0444);
-MODULE_PARM_DESC(hold, "keep the snic reference and the queues until unload");
+MODULE_PARM_DESC(hold, "keep the queues until the snic or the module goes");
 
 struct peer_test {
 	struct pci_dev *ivpdev;
 	bool iv_enabled;
 	void *base;			/* the BAR, mapped */
 	u64 bus;			/* its bus address */
-	struct snic_dev *sd;
+	struct snic_dev *sd;		/* snic #0, from its peer device */
+	struct auxiliary_device *adev;
 	struct net_device *nd0, *nd1;
 	struct snic_peer_queue txcq, rxcq, sq, rq;
 	bool have_txcq, have_rxcq, have_sq, have_rq, have_rule;
@@ -584,15 +588,11 @@ static void t_cleanup(struct peer_test *t)
 		t_result(t, "destroy", !ret, "destroy failed: %d", ret);
 }
 
+/* On snic #0 (t->sd), from the probe of its peer device. */
 static void t_run(struct peer_test *t)
 {
-	struct snic_dev *by_name;
 	int ret;
 
-	if (!if0 || !if1 || frames < 1 || frames > 32) {
-		t_result(t, "params", false, "need if0=, if1= and frames 1..32");
-		return;
-	}
 	ret = t_map_ivshmem(t);
 	t_result(t, "ivshmem_bar", !ret,
 		 "no usable ivshmem-plain BAR%d of %u bytes: %d", IVSHMEM_BAR,
@@ -600,11 +600,6 @@ static void t_run(struct peer_test *t)
 	if (ret)
 		return;
 
-	t->sd = snic_peer_get(0);
-	by_name = snic_peer_get_by_name(if0);
-	t_result(t, "peer_get", t->sd && t->sd == by_name,
-		 "snic_peer_get(0) %p, by name %s %p", t->sd, if0, by_name);
-	snic_peer_put(by_name);
 	t->nd0 = dev_get_by_name(&init_net, if0);
 	t->nd1 = dev_get_by_name(&init_net, if1);
 	if (!t->sd || !t->nd0 || !t->nd1 || !netif_running(t->nd0) ||
@@ -629,11 +624,10 @@ static void t_run(struct peer_test *t)
 	t_stats(t);
 }
 
-static struct peer_test *held;
+static struct peer_test *the_test;	/* from init to exit */
 
 static void t_release(struct peer_test *t)
 {
-	snic_peer_put(t->sd);
 	if (t->base)
 		memunmap(t->base);
 	if (t->iv_enabled)
@@ -642,18 +636,20 @@ static void t_release(struct peer_test *t)
 	kfree(t);
 }
 
-static int __init snic_peer_test_init(void)
+/* Binds every snic's peer_test device; runs on the one of @if0. */
+static int t_probe(struct auxiliary_device *adev,
+		   const struct auxiliary_device_id *id)
 {
-	struct peer_test *t;
+	struct snic_dev *sd = snic_peer_dev(adev);
+	struct peer_test *t = the_test;
 
-	t = kzalloc(sizeof(*t), GFP_KERNEL);
-	if (!t)
-		return -ENOMEM;
+	if (t->sd || strcmp(netdev_name(snic_peer_netdev(sd)), if0))
+		return 0;
+	t->sd = sd;
+	t->adev = adev;
 	t_run(t);
 	if (!hold)
 		t_cleanup(t);
-	pr_info("snic_peer_test: DONE %d passed, %d failed\n", t->passed,
-		t->failed);
 	/* Netdev references would block unregistering them. */
 	if (t->nd0)
 		dev_put(t->nd0);
@@ -661,33 +657,79 @@ static int __init snic_peer_test_init(void)
 		dev_put(t->nd1);
 	t->nd0 = NULL;
 	t->nd1 = NULL;
-	if (hold)
-		held = t;
-	else
-		t_release(t);
+	return 0;
+}
+
+/* snic #0 goes (unbind, rmmod snic) or we do: what is left goes first. */
+static void t_remove(struct auxiliary_device *adev)
+{
+	struct peer_test *t = the_test;
+	int ret = -ENOENT;
+
+	if (adev != t->adev)
+		return;
+	if (t->have_sq) {
+		ret = snic_peer_destroy_sq(t->sd, t->sq.qn);
+		t->have_sq = !!ret;
+	}
+	if (hold) {
+		pr_info("snic_peer_test: REMOVE destroy_sq %d\n", ret);
+		t_cleanup(t);
+	}
+	t->sd = NULL;
+	t->adev = NULL;
+}
+
+static const struct auxiliary_device_id t_ids[] = {
+	{ .name = "snic.peer_test" },
+	{ }
+};
+MODULE_DEVICE_TABLE(auxiliary, t_ids);
+
+static struct auxiliary_driver t_driver = {
+	.name = "snic",
+	.probe = t_probe,
+	.remove = t_remove,
+	.id_table = t_ids,
+};
+
+static bool t_params_ok(void)
+{
+	return if0 && if1 && frames >= 1 && frames <= 32;
+}
+
+static int __init snic_peer_test_init(void)
+{
+	struct peer_test *t;
+	int ret;
+
+	t = kzalloc(sizeof(*t), GFP_KERNEL);
+	if (!t)
+		return -ENOMEM;
+	the_test = t;
+	if (!t_params_ok()) {
+		t_result(t, "params", false, "need if0=, if1= and frames 1..32");
+	} else {
+		/* probes synchronously: the test runs in here */
+		ret = auxiliary_driver_register(&t_driver);
+		if (ret) {
+			t_release(t);
+			return ret;
+		}
+		t_result(t, "peer_dev", t->adev,
+			 "no snic peer_test device with net_device %s", if0);
+	}
+	pr_info("snic_peer_test: DONE %d passed, %d failed\n", t->passed,
+		t->failed);
 	return 0;
 }
 
 static void __exit snic_peer_test_exit(void)
 {
-	struct peer_test *t = held;
-	int ret = -ENOENT;
+	struct peer_test *t = the_test;
 
-	if (!t)
-		return;
-	if (t->have_sq) {
-		ret = snic_peer_destroy_sq(t->sd, t->sq.qn);
-		t->have_sq = ret && ret != -ENODEV;
-	}
-	pr_info("snic_peer_test: EXIT destroy_sq %d\n", ret);
-	/* The device reset took every other object along. */
-	if (ret == -ENODEV) {
-		t->have_rule = false;
-		t->have_rq = false;
-		t->have_txcq = false;
-		t->have_rxcq = false;
-	}
-	t_cleanup(t);
+	if (t_params_ok())
+		auxiliary_driver_unregister(&t_driver);
 	t_release(t);
 }
 

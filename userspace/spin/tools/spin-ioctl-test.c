@@ -15,6 +15,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <unistd.h>
+#include <d2d/snic_spin_ifc.h>	/* device limits the checks expect */
 #include <d2d/snic_spin_ioctl.h>
 
 static const char *prefix;

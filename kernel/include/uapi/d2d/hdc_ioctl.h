@@ -11,7 +11,19 @@
 
 #include <linux/ioctl.h>
 #include <linux/types.h>
-#include <d2d/hdc_if.h>
+
+/* Near-device functions, as requests name them and the engine runs them */
+enum hdc_func {
+	HDC_FN_NONE		= 0,
+	HDC_FN_CRC32C		= 1,	/* digest: 4 bytes, little endian */
+	HDC_FN_MD5		= 2,	/* digest: 16 bytes */
+	HDC_FN_SHA256		= 3,	/* digest: 32 bytes */
+	HDC_FN_AES256_CTR	= 4,	/* transform: key and IV from aux */
+	HDC_FN_DEFLATE		= 5,	/* transform: zlib stream */
+	HDC_FN_MAX		= 5,
+};
+
+#define HDC_MAX_FUNCS		4
 
 enum hdc_uep_type {
 	HDC_UEP_NONE		= 0,	/* destination only: consume (digest) */
@@ -54,6 +66,16 @@ struct hdc_wait {
 	__u64 result_len;
 	__u8 digest[HDC_MAX_FUNCS][32];
 };
+
+/* HDC_IOC_CAPS: the device's version and capabilities, as it reports them */
+#define HDC_VERSION		0x00000001	/* major << 16 | minor */
+
+#define HDC_CAP_NVME		(1u << 0)
+#define HDC_CAP_CRC32C		(1u << 1)
+#define HDC_CAP_MD5		(1u << 2)
+#define HDC_CAP_SHA256		(1u << 3)
+#define HDC_CAP_AES256_CTR	(1u << 4)
+#define HDC_CAP_DEFLATE		(1u << 5)
 
 struct hdc_caps {
 	__u32 version;		/* HDC_VERSION */

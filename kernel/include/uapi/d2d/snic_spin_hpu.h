@@ -7,7 +7,7 @@
  * Freestanding on purpose (no includes, compiler-provided fixed-width
  * types) so that the handler SDK compiles it with
  * clang --target=riscv32 -ffreestanding and the host, the kernel and the
- * QEMU model include it through <d2d/snic_spin_if.h>.  docs/snic-spin.md
+ * QEMU model include it through <d2d/snic_spin_ifc.h>.  docs/snic-spin.md
  * describes every field.  All fields are little endian (RV32 is).
  */
 #ifndef _UAPI_D2D_SNIC_SPIN_HPU_H

@@ -16,9 +16,89 @@
 
 #include <linux/ioctl.h>
 #include <linux/types.h>
-#include <d2d/snic_spin_if.h>
+#include <d2d/snic_spin_hpu.h>
 
 #define SNIC_SPIN_DEV_PREFIX	"snic-spin"	/* /dev/snic-spin0, ... */
+
+/*
+ * What user space passes and reads as the device defines it: device
+ * memories, host-region flags, event ring entries, statistics
+ * (<d2d/snic_spin_ifc.h>, the device interface, takes them from here).
+ */
+/* Device memories (spin_mem.mem) */
+#define SNIC_SPIN_MEM_PROG	0	/* program memory */
+#define SNIC_SPIN_MEM_L2H	1	/* L2 handler memory */
+
+#define SNIC_SPIN_REGION_READ	0x1	/* handlers may DMA from it */
+#define SNIC_SPIN_REGION_WRITE	0x2	/* handlers may DMA / host-write to it */
+
+/* Event ring entry types */
+enum snic_spin_ev_type {
+	SNIC_SPIN_EV_WATCHDOG	= 1,	/* ran past the watchdog */
+	SNIC_SPIN_EV_MEM_FAULT	= 2,	/* load/store outside its windows */
+	SNIC_SPIN_EV_FETCH_FAULT = 3,	/* pc outside the code window */
+	SNIC_SPIN_EV_ILLEGAL	= 4,	/* illegal instruction, ecall, ebreak */
+	SNIC_SPIN_EV_DMA_FAULT	= 5,	/* DMA outside a registered region */
+	SNIC_SPIN_EV_CMD_FAULT	= 6,	/* bad command descriptor */
+	SNIC_SPIN_EV_BAD_RETURN	= 7,	/* unknown return code: dropped */
+	SNIC_SPIN_EV_MSG_TIMEOUT = 8,	/* message inactive: abandoned */
+};
+
+#define SNIC_SPIN_EV_MAX	16
+#define SNIC_SPIN_EV_OWNER	0x1
+
+/* Event ring entry, 32 bytes */
+struct snic_spin_event {
+	__u8 type;		/* enum snic_spin_ev_type */
+	__u8 handler;		/* SPIN_HANDLER_* */
+	__le16 ctx;
+	__le32 msg_id;
+	__le32 pc;		/* faulting instruction */
+	__le32 addr;		/* faulting address, or the instruction */
+	__le32 info;		/* return code, command opcode */
+	__le32 insns;		/* instructions run before the abort */
+	__le32 cycles;
+	__u8 rsvd[3];
+	__u8 owner;		/* SNIC_SPIN_EV_OWNER: phase, 1 on first pass */
+};
+
+struct snic_spin_handler_stats {
+	__le64 invocations;
+	__le64 insns, insns_min, insns_max;
+	__le64 cycles, cycles_min, cycles_max;	/* mean = total / invocations */
+};
+
+struct snic_spin_ctx_stats {
+	__le64 packets, bytes;
+	__le64 messages, messages_done;
+	__le64 pass, drop;
+	struct snic_spin_handler_stats h[SPIN_NUM_HANDLERS];
+	__le64 commands, cmd_dma_bytes;
+	__le64 sends, host_writes, atomics;
+	__le64 aborts;
+	__le64 events, event_overflows;
+	__le64 no_resources;	/* dropped: packet buffer or message slots full */
+	__le64 busy_cycles;	/* HPU cycles spent on this context */
+	__le64 first_cycle;	/* device cycle of the first packet */
+	__le64 last_cycle;	/* device cycle the last handler ended */
+	__le64 occupancy_ppm;	/* busy / (span * HPUs), parts per million */
+	__le64 throughput_mbps;	/* bytes * 8 over the span, at the clock */
+	__le64 sat_mbps;	/* bytes * 8 * HPUs * clock / busy_cycles */
+	__le64 by_event[SNIC_SPIN_EV_MAX];	/* counts per event type */
+};
+
+struct snic_spin_dev_stats {
+	__le32 clusters, hpus_per_cluster;
+	__le32 clock_mhz, num_ctxs;
+	__le64 packets;
+	__le64 no_ctx;		/* steered to a context that is gone */
+	__le64 no_resources;
+	__le64 aborts;
+	__le64 busy_cycles;
+	__le64 now_cycle;	/* latest HPU cycle */
+	__le64 l2p_used, l2p_peak;	/* packet buffer bytes */
+	__le64 qp_wd_refused;	/* QP attach refused: watchdog above the cap */
+};
 
 /* SNIC_SPIN_IOC_INFO */
 struct snic_spin_info {

@@ -12,9 +12,27 @@
 #define _UAPI_D2D_SNIC_VERBS_ABI_H
 
 #include <linux/types.h>
-#include <d2d/snic_rdma_if.h>
 
 #define SNIC_UVERBS_ABI_VERSION	1
+
+/*
+ * Address vector, 32 bytes: everything the transport needs to build
+ * Ethernet / IPv4 / UDP headers.  The driver resolves GIDs (IPv4-mapped)
+ * and neighbours; the device keeps no GID table.  User space gets it from
+ * create_ah and puts it in UD WQEs; the device takes it as is
+ * (<d2d/snic_rdma_ifc.h>).
+ */
+struct snic_av {
+	__u8 dmac[6];
+	__u8 smac[6];
+	__be32 sip;
+	__be32 dip;
+	__u8 ttl;
+	__u8 tos;		/* traffic class */
+	__le16 udp_sport;	/* RoCEv2 source port (flow entropy) */
+	__u8 sgid_index;	/* user UD QPs: source address table entry */
+	__u8 rsvd[7];
+};
 
 struct snic_alloc_ucontext_resp {
 	__u32 db_page;		/* BAR2 page this context rings */

@@ -8,8 +8,8 @@
  * tests check this header against the document's tables.
  * All multi-byte fields are little endian.
  */
-#ifndef _UAPI_D2D_SNIC_IF_H
-#define _UAPI_D2D_SNIC_IF_H
+#ifndef _D2D_SNIC_IFC_H
+#define _D2D_SNIC_IFC_H
 
 #include <linux/types.h>
 
@@ -443,7 +443,7 @@ struct snic_cqe {
 	__u8 opcode;		/* enum snic_cqe_opcode */
 	__u8 syndrome;		/* enum snic_cqe_syndrome */
 	__u8 l4_proto;
-	__u8 rdma_flags;	/* RDMA: SNIC_CQE_RF_* (snic_rdma_if.h) */
+	__u8 rdma_flags;	/* RDMA: SNIC_CQE_RF_* (snic_rdma_ifc.h) */
 	__le32 rdma_qpn;	/* RDMA: local QP */
 	__le64 timestamp;	/* ns, QEMU virtual clock */
 	__le64 cookie;		/* RDMA receive: snic_recv_hdr.cookie */
@@ -507,7 +507,7 @@ enum snic_rule_dest {
 	SNIC_DEST_RQ		= 0,	/* dest_id: rqn */
 	SNIC_DEST_RSS		= 1,	/* dest_id: rss group */
 	SNIC_DEST_DROP		= 2,
-	SNIC_DEST_SPIN		= 3,	/* dest_id: sPIN context (snic_spin_if.h) */
+	SNIC_DEST_SPIN		= 3,	/* dest_id: sPIN context (snic_spin_ifc.h) */
 };
 
 #define SNIC_ACT_COUNT		(1u << 0)	/* count packets/bytes */
@@ -646,4 +646,4 @@ struct snic_rule_stats {
 	__le64 packets, bytes;
 };
 
-#endif /* _UAPI_D2D_SNIC_IF_H */
+#endif /* _D2D_SNIC_IFC_H */

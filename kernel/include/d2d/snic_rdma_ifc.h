@@ -4,15 +4,16 @@
  * and SRQs, the RDMA send WQE segments, receive WQEs, the RDMA fields of
  * the CQE, QP doorbells, async events and transport statistics.
  *
- * Extends <d2d/snic_if.h> (admin queue, CQs, EQs, doorbell pages); one
+ * Extends <d2d/snic_ifc.h> (admin queue, CQs, EQs, doorbell pages); one
  * definition shared by the QEMU model, snic.ko, libsnic and the tests.
  * docs/snic-rdma.md describes every field.  Little endian unless __be.
  */
-#ifndef _UAPI_D2D_SNIC_RDMA_IF_H
-#define _UAPI_D2D_SNIC_RDMA_IF_H
+#ifndef _D2D_SNIC_RDMA_IFC_H
+#define _D2D_SNIC_RDMA_IFC_H
 
 #include <linux/types.h>
-#include <d2d/snic_if.h>
+#include <d2d/snic_ifc.h>
+#include <d2d/snic_verbs_abi.h>	/* struct snic_av */
 
 #define SNIC_CAP_RDMA		(1ull << 9)	/* RoCEv2 transport */
 
@@ -149,23 +150,6 @@ enum snic_qp_state {
 #define SNIC_MTU_1024		3
 #define SNIC_MTU_2048		4
 #define SNIC_MTU_4096		5
-
-/*
- * Address vector, 32 bytes: everything the transport needs to build
- * Ethernet / IPv4 / UDP headers.  The driver resolves GIDs (IPv4-mapped)
- * and neighbours; the device keeps no GID table.
- */
-struct snic_av {
-	__u8 dmac[6];
-	__u8 smac[6];
-	__be32 sip;
-	__be32 dip;
-	__u8 ttl;
-	__u8 tos;		/* traffic class */
-	__le16 udp_sport;	/* RoCEv2 source port (flow entropy) */
-	__u8 sgid_index;	/* user UD QPs: source address table entry */
-	__u8 rsvd[7];
-};
 
 /* MODIFY_QP mask bits (which fields of struct snic_qp_attr apply) */
 #define SNIC_QP_ATTR_STATE		(1u << 0)
@@ -415,4 +399,4 @@ struct snic_rdma_stats {
 	SNIC_RDMA_STATS(SNIC_STAT_LE64)
 };
 
-#endif /* _UAPI_D2D_SNIC_RDMA_IF_H */
+#endif /* _D2D_SNIC_RDMA_IFC_H */

@@ -5,16 +5,18 @@
  * event ring entry, statistics and the modeled costs.  What a handler sees
  * on its HPU is in <d2d/snic_spin_hpu.h>, included here.
  *
- * Extends <d2d/snic_if.h>; one definition shared by the QEMU model,
+ * Extends <d2d/snic_ifc.h>; one definition shared by the QEMU model,
  * snic.ko, spinctl and the tests.  docs/snic-spin.md describes every
  * field.  Little endian.
  */
-#ifndef _UAPI_D2D_SNIC_SPIN_IF_H
-#define _UAPI_D2D_SNIC_SPIN_IF_H
+#ifndef _D2D_SNIC_SPIN_IFC_H
+#define _D2D_SNIC_SPIN_IFC_H
 
 #include <linux/types.h>
-#include <d2d/snic_if.h>
+#include <d2d/snic_ifc.h>
 #include <d2d/snic_spin_hpu.h>
+/* memories, region flags, the event ring entry, the statistics */
+#include <d2d/snic_spin_ioctl.h>
 
 #define SNIC_CAP_SPIN		(1ull << 10)	/* sPIN engine */
 
@@ -28,10 +30,6 @@ enum snic_aq_spin_opcode {
 	SNIC_AQ_SPIN_DEL_REGION	= 0x55,	/* spin_region: ctx, index */
 	SNIC_AQ_SPIN_ATTACH_QP	= 0x56,	/* spin_attach_qp: ctx to an RC QP */
 };
-
-/* Device memories (spin_mem.mem) */
-#define SNIC_SPIN_MEM_PROG	0	/* program memory */
-#define SNIC_SPIN_MEM_L2H	1	/* L2 handler memory */
 
 /* Geometry */
 #define SNIC_SPIN_PMEM_SIZE	0x100000	/* program memory, 1 MiB */
@@ -86,9 +84,6 @@ struct snic_aq_spin_mem {
 	__u8 mem;		/* SNIC_SPIN_MEM_* */
 	__u8 rsvd[7];
 };
-
-#define SNIC_SPIN_REGION_READ	0x1	/* handlers may DMA from it */
-#define SNIC_SPIN_REGION_WRITE	0x2	/* handlers may DMA / host-write to it */
 
 struct snic_aq_spin_region {
 	__le64 addr;		/* bus address */
@@ -145,78 +140,10 @@ struct snic_spin_ctx_cfg {
 	__u8 rsvd2[52];
 };
 
-/* Event ring entry types */
-enum snic_spin_ev_type {
-	SNIC_SPIN_EV_WATCHDOG	= 1,	/* ran past the watchdog */
-	SNIC_SPIN_EV_MEM_FAULT	= 2,	/* load/store outside its windows */
-	SNIC_SPIN_EV_FETCH_FAULT = 3,	/* pc outside the code window */
-	SNIC_SPIN_EV_ILLEGAL	= 4,	/* illegal instruction, ecall, ebreak */
-	SNIC_SPIN_EV_DMA_FAULT	= 5,	/* DMA outside a registered region */
-	SNIC_SPIN_EV_CMD_FAULT	= 6,	/* bad command descriptor */
-	SNIC_SPIN_EV_BAD_RETURN	= 7,	/* unknown return code: dropped */
-	SNIC_SPIN_EV_MSG_TIMEOUT = 8,	/* message inactive: abandoned */
-};
-
-#define SNIC_SPIN_EV_MAX	16
-#define SNIC_SPIN_EV_OWNER	0x1
-
-/* Event ring entry, 32 bytes */
-struct snic_spin_event {
-	__u8 type;		/* enum snic_spin_ev_type */
-	__u8 handler;		/* SPIN_HANDLER_* */
-	__le16 ctx;
-	__le32 msg_id;
-	__le32 pc;		/* faulting instruction */
-	__le32 addr;		/* faulting address, or the instruction */
-	__le32 info;		/* return code, command opcode */
-	__le32 insns;		/* instructions run before the abort */
-	__le32 cycles;
-	__u8 rsvd[3];
-	__u8 owner;		/* SNIC_SPIN_EV_OWNER: phase, 1 on first pass */
-};
-
 #define SNIC_EQE_SPIN_EVENT	0x20	/* obj: ctx, data: event counter */
 
 /* QUERY_STATS kinds */
 #define SNIC_STATS_SPIN		8	/* struct snic_spin_ctx_stats, id: ctx */
 #define SNIC_STATS_SPIN_DEV	9	/* struct snic_spin_dev_stats */
 
-struct snic_spin_handler_stats {
-	__le64 invocations;
-	__le64 insns, insns_min, insns_max;
-	__le64 cycles, cycles_min, cycles_max;	/* mean = total / invocations */
-};
-
-struct snic_spin_ctx_stats {
-	__le64 packets, bytes;
-	__le64 messages, messages_done;
-	__le64 pass, drop;
-	struct snic_spin_handler_stats h[SPIN_NUM_HANDLERS];
-	__le64 commands, cmd_dma_bytes;
-	__le64 sends, host_writes, atomics;
-	__le64 aborts;
-	__le64 events, event_overflows;
-	__le64 no_resources;	/* dropped: packet buffer or message slots full */
-	__le64 busy_cycles;	/* HPU cycles spent on this context */
-	__le64 first_cycle;	/* device cycle of the first packet */
-	__le64 last_cycle;	/* device cycle the last handler ended */
-	__le64 occupancy_ppm;	/* busy / (span * HPUs), parts per million */
-	__le64 throughput_mbps;	/* bytes * 8 over the span, at the clock */
-	__le64 sat_mbps;	/* bytes * 8 * HPUs * clock / busy_cycles */
-	__le64 by_event[SNIC_SPIN_EV_MAX];	/* counts per event type */
-};
-
-struct snic_spin_dev_stats {
-	__le32 clusters, hpus_per_cluster;
-	__le32 clock_mhz, num_ctxs;
-	__le64 packets;
-	__le64 no_ctx;		/* steered to a context that is gone */
-	__le64 no_resources;
-	__le64 aborts;
-	__le64 busy_cycles;
-	__le64 now_cycle;	/* latest HPU cycle */
-	__le64 l2p_used, l2p_peak;	/* packet buffer bytes */
-	__le64 qp_wd_refused;	/* QP attach refused: watchdog above the cap */
-};
-
-#endif /* _UAPI_D2D_SNIC_SPIN_IF_H */
+#endif /* _D2D_SNIC_SPIN_IFC_H */

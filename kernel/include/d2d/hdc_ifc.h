@@ -11,6 +11,7 @@
 #define _UAPI_D2D_HDC_IF_H
 
 #include <linux/types.h>
+#include <d2d/hdc_ioctl.h>	/* enum hdc_func, HDC_MAX_FUNCS */
 
 #define HDC_PCI_VENDOR_ID	0x1234
 #define HDC_PCI_DEVICE_ID	0xd203
@@ -27,7 +28,6 @@
 #define HDC_NVMEQ_SIZE		0x40000	/* 256 KiB */
 
 #define HDC_ID_MAGIC		0x30434448	/* "HDC0" */
-#define HDC_VERSION		0x00000001	/* major << 16 | minor */
 
 /* BAR0 registers, 32 bit */
 #define HDC_REG_ID		0x000
@@ -88,13 +88,6 @@ enum hdc_nvme_state {
 	HDC_NVME_FAILED		= 3,	/* see HDC_REG_ERROR */
 };
 
-#define HDC_CAP_NVME		(1u << 0)
-#define HDC_CAP_CRC32C		(1u << 1)
-#define HDC_CAP_MD5		(1u << 2)
-#define HDC_CAP_SHA256		(1u << 3)
-#define HDC_CAP_AES256_CTR	(1u << 4)
-#define HDC_CAP_DEFLATE		(1u << 5)
-
 enum hdc_err {
 	HDC_ERR_NONE		= 0,
 	HDC_ERR_IN_RESET	= 1,
@@ -147,18 +140,6 @@ struct hdc_extent {
 	__le16 flags;		/* HDC_EXT_* */
 };
 
-/* Near-device functions */
-enum hdc_func {
-	HDC_FN_NONE		= 0,
-	HDC_FN_CRC32C		= 1,	/* digest: 4 bytes, little endian */
-	HDC_FN_MD5		= 2,	/* digest: 16 bytes */
-	HDC_FN_SHA256		= 3,	/* digest: 32 bytes */
-	HDC_FN_AES256_CTR	= 4,	/* transform: key and IV from aux */
-	HDC_FN_DEFLATE		= 5,	/* transform: zlib stream */
-	HDC_FN_MAX		= 5,
-};
-
-#define HDC_MAX_FUNCS		4
 
 /* Auxiliary data in host memory, read at start, digests written back */
 struct hdc_aux {
