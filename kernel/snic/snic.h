@@ -19,6 +19,7 @@
 #include <linux/netdevice.h>
 #include <linux/ethtool.h>
 #include <linux/u64_stats_sync.h>
+#include <net/xdp.h>
 #include <d2d/snic_if.h>
 
 #define SNIC_DRV_NAME		"snic"
@@ -186,6 +187,9 @@ struct snic_txq_stats {
 	u64 linearize;
 	u64 stopped;
 	u64 dropped;
+	u64 xdp_xmit;		/* XDP frames posted (XDP_TX, ndo_xdp_xmit) */
+	u64 xdp_xmit_err;	/* refused: bad length or DMA mapping */
+	u64 xdp_xmit_full;	/* refused: no room on the SQ */
 };
 
 struct snic_txc_stats {
@@ -205,6 +209,13 @@ struct snic_rxq_stats {
 	u64 hash;
 	u64 errors;		/* SNIC_CQE_RX_ERR or bad length */
 	u64 alloc_fail;
+	u64 xdp_pass;		/* XDP verdicts, one each per frame */
+	u64 xdp_drop;
+	u64 xdp_tx;
+	u64 xdp_redirect;
+	u64 xdp_aborted;	/* XDP_ABORTED or an unknown verdict */
+	u64 xdp_tx_err;		/* XDP_TX frames the SQ refused (dropped) */
+	u64 xdp_redirect_err;	/* xdp_do_redirect() failed (dropped) */
 };
 
 struct snic_ch_stats {
@@ -219,9 +230,10 @@ struct snic_tx_map {
 	bool page;
 };
 
-/* Indexed by the WQE's first basic block. */
+/* Indexed by the WQE's first basic block: an skb or an XDP frame. */
 struct snic_tx_buf {
 	struct sk_buff *skb;
+	struct xdp_frame *xdpf;
 	u32 bytes;		/* BQL */
 	u16 bbs;
 	u8 nmaps;
@@ -254,6 +266,10 @@ struct snic_channel {
 	struct snic_ch_stats *stats;
 	u32 rx_buf_len;		/* frame bytes a buffer takes */
 	u32 rx_frag_size;	/* whole fragment, for build_skb */
+	u32 rx_headroom;	/* before the frame: XDP_PACKET_HEADROOM with XDP */
+	struct xdp_rxq_info xdp_rxq;
+	bool xdp_rxq_reg;
+	bool xdp_flush;		/* redirected frames await xdp_do_flush() */
 	bool irq_requested;
 	bool napi_added;
 	bool napi_enabled;
@@ -295,6 +311,7 @@ struct snic_priv {
 	struct list_head ntuple;	/* sorted by location */
 	int num_ntuple;
 	u32 *tx_rate;		/* Mbit/s per TX queue, 0 = unlimited */
+	struct bpf_prog *xdp_prog;	/* native XDP; read in NAPI (RCU) */
 
 	struct mutex port_lock;	/* SET_PORT */
 	bool port_up;

@@ -100,6 +100,7 @@ static void snic_channel_close(struct snic_priv *priv, struct snic_channel *ch)
 	snic_cq_destroy(sd, &ch->txcq);
 	snic_cq_destroy(sd, &ch->rxcq);
 	snic_eq_destroy(sd, &ch->eq);
+	snic_xdp_rxq_unreg(ch);
 	if (ch->irq_requested) {
 		irq_update_affinity_hint(ch->irq, NULL);
 		free_irq(ch->irq, ch);
@@ -160,8 +161,8 @@ static int snic_channel_open(struct snic_priv *priv, struct snic_channel *ch)
 	ch->stats = &priv->stats[ch->idx];
 	ch->txq = netdev_get_tx_queue(nd, ch->idx);
 	ch->rx_buf_len = ALIGN(nd->mtu + SNIC_FRAME_OVERHEAD, 64);
-	ch->rx_frag_size = SKB_DATA_ALIGN(SNIC_RX_HEADROOM + ch->rx_buf_len) +
-			   SKB_DATA_ALIGN(sizeof(struct skb_shared_info));
+	ch->rx_headroom = snic_rx_headroom(priv);
+	ch->rx_frag_size = snic_rx_frag_size(ch->rx_headroom, nd->mtu);
 	ch->db_page = snic_db_page_alloc(sd);
 	if (ch->db_page < 0)
 		return ch->db_page;
@@ -174,6 +175,9 @@ static int snic_channel_open(struct snic_priv *priv, struct snic_channel *ch)
 
 	netif_napi_add(nd, &ch->napi, snic_napi_poll);
 	ch->napi_added = true;
+	ret = snic_xdp_rxq_reg(ch);
+	if (ret)
+		return ret;
 	ch->irq = pci_irq_vector(sd->pdev, vector);
 	snprintf(ch->irq_name, sizeof(ch->irq_name), "%s-ch%d", nd->name,
 		 ch->idx);
@@ -234,7 +238,9 @@ static void snic_channels_close(struct snic_priv *priv)
 	list_for_each_entry(r, &priv->ntuple, node)
 		snic_ntuple_uninstall(priv, r);
 	snic_rss_close(priv);
-	priv->up = false;
+	WRITE_ONCE(priv->up, false);
+	/* ndo_xdp_xmit callers that saw up are done with the channels. */
+	synchronize_net();
 	for (i = 0; i < priv->nch_open; i++)
 		snic_channel_close(priv, &priv->ch[i]);
 	kfree(priv->ch);
@@ -402,6 +408,11 @@ static int snic_change_mtu(struct net_device *nd, int mtu)
 {
 	struct snic_priv *priv = netdev_priv(nd);
 
+	if (priv->xdp_prog && !snic_xdp_mtu_ok(mtu)) {
+		netdev_warn(nd, "MTU %d refused: too large for the XDP program (one page per frame)\n",
+			    mtu);
+		return -EINVAL;
+	}
 	return snic_reconfigure(priv, priv->num_ch, mtu);
 }
 
@@ -515,6 +526,8 @@ static const struct net_device_ops snic_netdev_ops = {
 	.ndo_set_features	= snic_set_features,
 	.ndo_set_tx_maxrate	= snic_set_tx_maxrate,
 	.ndo_tx_timeout		= snic_tx_timeout,
+	.ndo_bpf		= snic_bpf,
+	.ndo_xdp_xmit		= snic_xdp_xmit,
 };
 
 /* ---- probe / remove ---- */
@@ -645,6 +658,7 @@ static void snic_eth_remove(struct snic_dev *sd)
 	cancel_work_sync(&priv->reset_work);
 	snic_async_eq_cleanup(sd);
 	snic_ntuple_flush(priv);
+	snic_xdp_release(priv);
 	sd->netdev = NULL;
 	kfree(priv->stats);
 	kfree(priv->tx_rate);

@@ -32,6 +32,9 @@ static const struct snic_stat_desc snic_tx_stats[] = {
 	SNIC_TX_STAT(linearize),
 	SNIC_TX_STAT(stopped),
 	SNIC_TX_STAT(dropped),
+	SNIC_TX_STAT(xdp_xmit),
+	SNIC_TX_STAT(xdp_xmit_err),
+	SNIC_TX_STAT(xdp_xmit_full),
 };
 
 static const struct snic_stat_desc snic_txc_stats[] = {
@@ -49,6 +52,13 @@ static const struct snic_stat_desc snic_rx_stats[] = {
 	SNIC_RX_STAT(hash),
 	SNIC_RX_STAT(errors),
 	SNIC_RX_STAT(alloc_fail),
+	SNIC_RX_STAT(xdp_pass),
+	SNIC_RX_STAT(xdp_drop),
+	SNIC_RX_STAT(xdp_tx),
+	SNIC_RX_STAT(xdp_redirect),
+	SNIC_RX_STAT(xdp_aborted),
+	SNIC_RX_STAT(xdp_tx_err),
+	SNIC_RX_STAT(xdp_redirect_err),
 };
 
 /* Field order of struct snic_port_stats. */
