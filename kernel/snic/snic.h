@@ -19,6 +19,7 @@
 #include <linux/netdevice.h>
 #include <linux/ethtool.h>
 #include <linux/u64_stats_sync.h>
+#include <linux/if_vlan.h>
 #include <net/xdp.h>
 #include <d2d/snic_if.h>
 
@@ -312,6 +313,7 @@ struct snic_priv {
 	int num_ntuple;
 	u32 *tx_rate;		/* Mbit/s per TX queue, 0 = unlimited */
 	struct bpf_prog *xdp_prog;	/* native XDP; read in NAPI (RCU) */
+	DECLARE_BITMAP(vlans, VLAN_N_VID);	/* the device's VLAN filter */
 
 	struct mutex port_lock;	/* SET_PORT */
 	bool port_up;
@@ -409,6 +411,8 @@ bool snic_async_eq_poll(struct snic_dev *sd);
 int snic_port_apply(struct snic_priv *priv);
 int snic_port_set_up(struct snic_priv *priv, bool up);
 int snic_port_query(struct snic_priv *priv, struct snic_port_info *info);
+int snic_vlan_rx_add_vid(struct net_device *nd, __be16 proto, u16 vid);
+int snic_vlan_rx_kill_vid(struct net_device *nd, __be16 proto, u16 vid);
 void snic_rx_mode_work(struct work_struct *work);
 
 /* snic_en_main.c: the net_device (private parts: snic_en.h) */

@@ -438,9 +438,24 @@ static int snic_set_features(struct net_device *nd, netdev_features_t features)
 {
 	struct snic_priv *priv = netdev_priv(nd);
 
+	netdev_features_t vlan_rx = NETIF_F_HW_VLAN_CTAG_RX |
+				    NETIF_F_HW_VLAN_CTAG_FILTER;
+	netdev_features_t old = nd->features;
+	int ret;
+
 	/* RXCSUM/RXHASH are read per packet; ntuple off drops the rules. */
 	if ((nd->features & NETIF_F_NTUPLE) && !(features & NETIF_F_NTUPLE))
 		snic_ntuple_flush(priv);
+	/* VLAN stripping and filtering are port flags (SET_PORT). */
+	if ((nd->features ^ features) & vlan_rx) {
+		nd->features = features;
+		ret = snic_port_apply(priv);
+		if (ret) {
+			nd->features = old;
+			snic_port_apply(priv);
+			return ret;
+		}
+	}
 	return 0;
 }
 
@@ -524,6 +539,8 @@ static const struct net_device_ops snic_netdev_ops = {
 	.ndo_validate_addr	= eth_validate_addr,
 	.ndo_change_mtu		= snic_change_mtu,
 	.ndo_set_features	= snic_set_features,
+	.ndo_vlan_rx_add_vid	= snic_vlan_rx_add_vid,
+	.ndo_vlan_rx_kill_vid	= snic_vlan_rx_kill_vid,
 	.ndo_set_tx_maxrate	= snic_set_tx_maxrate,
 	.ndo_tx_timeout		= snic_tx_timeout,
 	.ndo_bpf		= snic_bpf,
@@ -545,6 +562,9 @@ static netdev_features_t snic_features(struct snic_dev *sd)
 		f |= NETIF_F_RXHASH;
 	if (snic_has(sd, SNIC_CAP_STEER))
 		f |= NETIF_F_NTUPLE;
+	if (snic_has(sd, SNIC_CAP_VLAN))
+		f |= NETIF_F_HW_VLAN_CTAG_TX | NETIF_F_HW_VLAN_CTAG_RX |
+		     NETIF_F_HW_VLAN_CTAG_FILTER;
 	return f;
 }
 
@@ -602,6 +622,11 @@ static int snic_eth_probe(struct snic_dev *sd)
 						SNIC_MAX_MTU;
 	nd->hw_features = snic_features(sd);
 	nd->features = nd->hw_features;
+	/* The device inserts the tag after checksums and TSO. */
+	if (nd->features & NETIF_F_HW_VLAN_CTAG_TX)
+		nd->vlan_features = nd->features & (NETIF_F_SG | NETIF_F_HIGHDMA |
+						    NETIF_F_IP_CSUM |
+						    NETIF_F_TSO);
 	nd->priv_flags |= IFF_UNICAST_FLT | IFF_LIVE_ADDR_CHANGE;
 	if (is_valid_ether_addr(sd->id.mac))
 		eth_hw_addr_set(nd, sd->id.mac);

@@ -80,6 +80,9 @@ static void snic_rx_csum_hash(struct snic_channel *ch, struct sk_buff *skb,
 	} else {
 		st->csum_none++;
 	}
+	if (flags & SNIC_CQE_F_VLAN)
+		__vlan_hwaccel_put_tag(skb, htons(ETH_P_8021Q),
+				       le16_to_cpu(cqe->vlan_tci));
 	if ((features & NETIF_F_RXHASH) && (flags & SNIC_CQE_F_HASH)) {
 		skb_set_hash(skb, le32_to_cpu(cqe->rss_hash),
 			     l4 ? PKT_HASH_TYPE_L4 : PKT_HASH_TYPE_L3);

@@ -205,6 +205,10 @@ netdev_tx_t snic_start_xmit(struct sk_buff *skb, struct net_device *nd)
 	ctrl->wqe_idx = cpu_to_le16(pi);
 	ctrl->ds_cnt = nds;
 	eth->cs_flags = cs;
+	if (skb_vlan_tag_present(skb)) {
+		eth->flags = SNIC_ETH_F_VLAN;
+		ctrl->vlan_tci = cpu_to_be16(skb_vlan_tag_get(skb));
+	}
 	eth->mss = cpu_to_le16(mss);
 	eth->inline_hdr_sz = cpu_to_le16(ihs);
 	/* Inline bytes run on from inline_hdr into the next segments. */

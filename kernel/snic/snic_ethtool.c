@@ -69,7 +69,8 @@ static const char * const snic_port_stat_names[] = {
 	"rx_csum_ok", "rx_decap", "rx_link_down", "tx_csum",
 	"tx_tso_frames", "tx_tso_segs", "tx_errors", "tx_link_down",
 	"tx_rate_delays", "eq_events", "eq_irqs", "cq_overflows",
-	"tx_loopback", "rx_loop_drops",
+	"tx_loopback", "rx_loop_drops", "rx_vlan_filtered", "rx_vlan_stripped",
+	"tx_vlan_inserted",
 };
 
 /* Field order of struct snic_pcie_stats. */
