@@ -311,7 +311,7 @@ struct snic_priv {
 
 	struct list_head ntuple;	/* sorted by location */
 	int num_ntuple;
-	u32 *tx_rate;		/* Mbit/s per TX queue, 0 = unlimited */
+	u64 *tx_rate;		/* bit/s per TX queue, 0 = unlimited */
 	struct bpf_prog *xdp_prog;	/* native XDP; read in NAPI (RCU) */
 	DECLARE_BITMAP(vlans, VLAN_N_VID);	/* the device's VLAN filter */
 

@@ -52,6 +52,11 @@ int snic_set_rxnfc(struct net_device *nd, struct ethtool_rxnfc *cmd);
 /* snic_en_main.c: under RTNL */
 int snic_coal_apply(struct snic_priv *priv);
 int snic_reconfigure(struct snic_priv *priv, int num_ch, unsigned int mtu);
+int snic_tx_rate_set(struct snic_priv *priv, int qi, u64 bps);
+
+/* snic_en_tc.c: under RTNL */
+int snic_setup_tc(struct net_device *nd, enum tc_setup_type type,
+		  void *type_data);
 
 /* snic_ethtool.c */
 extern const struct ethtool_ops snic_ethtool_ops;

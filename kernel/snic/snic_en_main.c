@@ -213,8 +213,7 @@ static int snic_channel_open(struct snic_priv *priv, struct snic_channel *ch)
 	if (ch->rq.prod == ch->rq.cons)
 		return -ENOMEM;
 	if (priv->tx_rate[ch->idx]) {
-		ret = snic_cmd_sq_rate(sd, ch->sq.qn,
-				       (u64)priv->tx_rate[ch->idx] * 1000000);
+		ret = snic_cmd_sq_rate(sd, ch->sq.qn, priv->tx_rate[ch->idx]);
 		if (ret)
 			netdev_warn(nd, "cannot restore tx_maxrate of queue %d: %d\n",
 				    ch->idx, ret);
@@ -459,24 +458,28 @@ static int snic_set_features(struct net_device *nd, netdev_features_t features)
 	return 0;
 }
 
-static int snic_set_tx_maxrate(struct net_device *nd, int qi, u32 maxrate)
+/* TX queue @qi's rate limiter at @bps (0: none), kept for rebuilds. */
+int snic_tx_rate_set(struct snic_priv *priv, int qi, u64 bps)
 {
-	struct snic_priv *priv = netdev_priv(nd);
 	int ret;
 
+	ASSERT_RTNL();
 	if (!snic_has(priv->sd, SNIC_CAP_RATE))
 		return -EOPNOTSUPP;
 	if (qi < 0 || qi >= priv->max_ch)
 		return -EINVAL;
 	if (priv->up && qi < priv->nch_open) {
-		ret = snic_cmd_sq_rate(priv->sd, priv->ch[qi].sq.qn,
-				       (u64)maxrate * 1000000);
+		ret = snic_cmd_sq_rate(priv->sd, priv->ch[qi].sq.qn, bps);
 		if (ret)
 			return ret;
 	}
-	/* Kept for channel rebuilds. */
-	priv->tx_rate[qi] = maxrate;
+	priv->tx_rate[qi] = bps;
 	return 0;
+}
+
+static int snic_set_tx_maxrate(struct net_device *nd, int qi, u32 maxrate)
+{
+	return snic_tx_rate_set(netdev_priv(nd), qi, (u64)maxrate * 1000000);
 }
 
 static void snic_tx_timeout(struct net_device *nd, unsigned int qi)
@@ -542,6 +545,7 @@ static const struct net_device_ops snic_netdev_ops = {
 	.ndo_vlan_rx_add_vid	= snic_vlan_rx_add_vid,
 	.ndo_vlan_rx_kill_vid	= snic_vlan_rx_kill_vid,
 	.ndo_set_tx_maxrate	= snic_set_tx_maxrate,
+	.ndo_setup_tc		= snic_setup_tc,
 	.ndo_tx_timeout		= snic_tx_timeout,
 	.ndo_bpf		= snic_bpf,
 	.ndo_xdp_xmit		= snic_xdp_xmit,

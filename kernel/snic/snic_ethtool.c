@@ -371,6 +371,10 @@ static int snic_set_channels(struct net_device *nd,
 		return -EINVAL;
 	if (n == priv->num_ch)
 		return 0;
+	if (netdev_get_num_tc(nd)) {
+		netdev_err(nd, "channel count is fixed while mqprio traffic classes exist\n");
+		return -EBUSY;
+	}
 	list_for_each_entry(r, &priv->ntuple, node) {
 		if (r->fs.ring_cookie != RX_CLS_FLOW_DISC &&
 		    ethtool_get_flow_spec_ring(r->fs.ring_cookie) >= n) {
