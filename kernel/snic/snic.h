@@ -39,6 +39,7 @@
 #define SNIC_RX_HEADROOM	(NET_SKB_PAD + NET_IP_ALIGN)
 #define SNIC_NTUPLE_MAX		128
 #define SNIC_NTUPLE_PRIO	0x100	/* + location; below the catch-all */
+#define SNIC_FLOWER_PRIO	0x200	/* + tc pref; after ntuple rules */
 #define SNIC_CATCHALL_PRIO	0xffff
 #define SNIC_WQE_MAX_DATA	(SNIC_WQE_MAX_DS - 2)
 #define SNIC_TX_WAKE		(4 * SNIC_WQE_MAX_BBS)	/* free BBs to wake */
@@ -284,6 +285,16 @@ struct snic_ntuple {
 	bool installed;
 };
 
+/* A tc flower rule (skip_sw) in the steering table. */
+struct snic_flower {
+	struct list_head node;
+	unsigned long cookie;
+	struct snic_steer_rule r;	/* SNIC_DEST_RQ: dest_id is a channel */
+	u32 rule_id;
+	bool installed;
+	u64 packets, bytes;	/* device counts already reported */
+};
+
 struct snic_priv {
 	struct snic_dev *sd;
 	struct net_device *netdev;
@@ -311,6 +322,7 @@ struct snic_priv {
 
 	struct list_head ntuple;	/* sorted by location */
 	int num_ntuple;
+	struct list_head flower;	/* tc flower rules, under RTNL */
 	u64 *tx_rate;		/* bit/s per TX queue, 0 = unlimited */
 	struct bpf_prog *xdp_prog;	/* native XDP; read in NAPI (RCU) */
 	DECLARE_BITMAP(vlans, VLAN_N_VID);	/* the device's VLAN filter */

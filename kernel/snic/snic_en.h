@@ -57,6 +57,9 @@ int snic_tx_rate_set(struct snic_priv *priv, int qi, u64 bps);
 /* snic_en_tc.c: under RTNL */
 int snic_setup_tc(struct net_device *nd, enum tc_setup_type type,
 		  void *type_data);
+void snic_flower_install_all(struct snic_priv *priv);
+void snic_flower_uninstall_all(struct snic_priv *priv);
+void snic_flower_flush(struct snic_priv *priv);
 
 /* snic_ethtool.c */
 extern const struct ethtool_ops snic_ethtool_ops;

@@ -236,6 +236,7 @@ static void snic_channels_close(struct snic_priv *priv)
 
 	list_for_each_entry(r, &priv->ntuple, node)
 		snic_ntuple_uninstall(priv, r);
+	snic_flower_uninstall_all(priv);
 	snic_rss_close(priv);
 	WRITE_ONCE(priv->up, false);
 	/* ndo_xdp_xmit callers that saw up are done with the channels. */
@@ -280,6 +281,7 @@ static int snic_channels_open(struct snic_priv *priv)
 			netdev_warn(nd, "ntuple rule %u not restored: %d\n",
 				    r->fs.location, ret);
 	}
+	snic_flower_install_all(priv);
 	return 0;
 err:
 	snic_channels_close(priv);
@@ -442,6 +444,11 @@ static int snic_set_features(struct net_device *nd, netdev_features_t features)
 	netdev_features_t old = nd->features;
 	int ret;
 
+	if ((nd->features & NETIF_F_HW_TC) && !(features & NETIF_F_HW_TC) &&
+	    !list_empty(&priv->flower)) {
+		netdev_err(nd, "hw-tc-offload stays on while tc flower rules exist\n");
+		return -EBUSY;
+	}
 	/* RXCSUM/RXHASH are read per packet; ntuple off drops the rules. */
 	if ((nd->features & NETIF_F_NTUPLE) && !(features & NETIF_F_NTUPLE))
 		snic_ntuple_flush(priv);
@@ -565,7 +572,7 @@ static netdev_features_t snic_features(struct snic_dev *sd)
 	if (snic_has(sd, SNIC_CAP_RSS))
 		f |= NETIF_F_RXHASH;
 	if (snic_has(sd, SNIC_CAP_STEER))
-		f |= NETIF_F_NTUPLE;
+		f |= NETIF_F_NTUPLE | NETIF_F_HW_TC;
 	if (snic_has(sd, SNIC_CAP_VLAN))
 		f |= NETIF_F_HW_VLAN_CTAG_TX | NETIF_F_HW_VLAN_CTAG_RX |
 		     NETIF_F_HW_VLAN_CTAG_FILTER;
@@ -599,6 +606,7 @@ static int snic_eth_probe(struct snic_dev *sd)
 	priv->rq_log = SNIC_RQ_LOG;
 	priv->rss_l4 = true;
 	INIT_LIST_HEAD(&priv->ntuple);
+	INIT_LIST_HEAD(&priv->flower);
 	mutex_init(&priv->port_lock);
 	INIT_WORK(&priv->rx_mode_work, snic_rx_mode_work);
 	INIT_WORK(&priv->reset_work, snic_reset_work);
@@ -687,6 +695,7 @@ static void snic_eth_remove(struct snic_dev *sd)
 	cancel_work_sync(&priv->reset_work);
 	snic_async_eq_cleanup(sd);
 	snic_ntuple_flush(priv);
+	snic_flower_flush(priv);
 	snic_xdp_release(priv);
 	sd->netdev = NULL;
 	kfree(priv->stats);
