@@ -13,6 +13,8 @@ HOST_PKGS=(
 	linux-headers-amd64 linux-source-6.1 kmod cpio xz-utils zstd
 	libibverbs-dev librdmacm-dev
 	clang-14 lld-14
+	# snic XDP tests: BPF programs (bpf_helpers.h), AF_XDP (libxdp)
+	libbpf-dev libxdp-dev
 	# style tier: sparse over the kernel modules (C=1); make lint: cppcheck
 	sparse cppcheck
 	# make report: plots (Debian's python3, not a virtualenv's)

@@ -19,6 +19,8 @@
 #include <linux/netdevice.h>
 #include <linux/ethtool.h>
 #include <linux/u64_stats_sync.h>
+#include <linux/if_vlan.h>
+#include <net/xdp.h>
 #include <d2d/snic_ifc.h>
 
 #define SNIC_DRV_NAME		"snic"
@@ -37,6 +39,7 @@
 #define SNIC_RX_HEADROOM	(NET_SKB_PAD + NET_IP_ALIGN)
 #define SNIC_NTUPLE_MAX		128
 #define SNIC_NTUPLE_PRIO	0x100	/* + location; below the catch-all */
+#define SNIC_FLOWER_PRIO	0x200	/* + tc pref; after ntuple rules */
 #define SNIC_CATCHALL_PRIO	0xffff
 #define SNIC_WQE_MAX_DATA	(SNIC_WQE_MAX_DS - 2)
 #define SNIC_TX_WAKE		(4 * SNIC_WQE_MAX_BBS)	/* free BBs to wake */
@@ -208,6 +211,9 @@ struct snic_txq_stats {
 	u64 linearize;
 	u64 stopped;
 	u64 dropped;
+	u64 xdp_xmit;		/* XDP frames posted (XDP_TX, ndo_xdp_xmit) */
+	u64 xdp_xmit_err;	/* refused: bad length or DMA mapping */
+	u64 xdp_xmit_full;	/* refused: no room on the SQ */
 };
 
 struct snic_txc_stats {
@@ -227,6 +233,13 @@ struct snic_rxq_stats {
 	u64 hash;
 	u64 errors;		/* SNIC_CQE_RX_ERR or bad length */
 	u64 alloc_fail;
+	u64 xdp_pass;		/* XDP verdicts, one each per frame */
+	u64 xdp_drop;
+	u64 xdp_tx;
+	u64 xdp_redirect;
+	u64 xdp_aborted;	/* XDP_ABORTED or an unknown verdict */
+	u64 xdp_tx_err;		/* XDP_TX frames the SQ refused (dropped) */
+	u64 xdp_redirect_err;	/* xdp_do_redirect() failed (dropped) */
 };
 
 struct snic_ch_stats {
@@ -241,9 +254,10 @@ struct snic_tx_map {
 	bool page;
 };
 
-/* Indexed by the WQE's first basic block. */
+/* Indexed by the WQE's first basic block: an skb or an XDP frame. */
 struct snic_tx_buf {
 	struct sk_buff *skb;
+	struct xdp_frame *xdpf;
 	u32 bytes;		/* BQL */
 	u16 bbs;
 	u8 nmaps;
@@ -276,6 +290,10 @@ struct snic_channel {
 	struct snic_ch_stats *stats;
 	u32 rx_buf_len;		/* frame bytes a buffer takes */
 	u32 rx_frag_size;	/* whole fragment, for build_skb */
+	u32 rx_headroom;	/* before the frame: XDP_PACKET_HEADROOM with XDP */
+	struct xdp_rxq_info xdp_rxq;
+	bool xdp_rxq_reg;
+	bool xdp_flush;		/* redirected frames await xdp_do_flush() */
 	bool irq_requested;
 	bool napi_added;
 	bool napi_enabled;
@@ -287,6 +305,16 @@ struct snic_ntuple {
 	struct ethtool_rx_flow_spec fs;
 	u32 rule_id;
 	bool installed;
+};
+
+/* A tc flower rule (skip_sw) in the steering table. */
+struct snic_flower {
+	struct list_head node;
+	unsigned long cookie;
+	struct snic_steer_rule r;	/* SNIC_DEST_RQ: dest_id is a channel */
+	u32 rule_id;
+	bool installed;
+	u64 packets, bytes;	/* device counts already reported */
 };
 
 struct snic_priv {
@@ -316,7 +344,10 @@ struct snic_priv {
 
 	struct list_head ntuple;	/* sorted by location */
 	int num_ntuple;
-	u32 *tx_rate;		/* Mbit/s per TX queue, 0 = unlimited */
+	struct list_head flower;	/* tc flower rules, under RTNL */
+	u64 *tx_rate;		/* bit/s per TX queue, 0 = unlimited */
+	struct bpf_prog *xdp_prog;	/* native XDP; read in NAPI (RCU) */
+	DECLARE_BITMAP(vlans, VLAN_N_VID);	/* the device's VLAN filter */
 
 	struct mutex port_lock;	/* SET_PORT */
 	bool port_up;
@@ -414,6 +445,8 @@ bool snic_async_eq_poll(struct snic_dev *sd);
 int snic_port_apply(struct snic_priv *priv);
 int snic_port_set_up(struct snic_priv *priv, bool up);
 int snic_port_query(struct snic_priv *priv, struct snic_port_info *info);
+int snic_vlan_rx_add_vid(struct net_device *nd, __be16 proto, u16 vid);
+int snic_vlan_rx_kill_vid(struct net_device *nd, __be16 proto, u16 vid);
 void snic_rx_mode_work(struct work_struct *work);
 
 /* snic_en_main.c: the net_device (private parts: snic_en.h) */

@@ -2,7 +2,8 @@
 /*
  * snic Ethernet: what the snic_en_*.c files and snic_ethtool.c share.
  * Layering: snic_en_main.c (net_device, channels, NAPI) calls down into
- * snic_en_tx.c, snic_en_rx.c, snic_en_rss.c and snic_en_fs_ethtool.c;
+ * snic_en_tx.c, snic_en_rx.c (which calls snic_en_xdp.c), snic_en_rss.c
+ * and snic_en_fs_ethtool.c;
  * ethtool (snic_ethtool.c) calls into all of them.
  */
 #ifndef SNIC_EN_H
@@ -14,11 +15,26 @@
 netdev_tx_t snic_start_xmit(struct sk_buff *skb, struct net_device *nd);
 bool snic_tx_poll(struct snic_channel *ch, int napi_budget);
 void snic_tx_drain(struct snic_channel *ch);
+int snic_xdp_post(struct snic_channel *ch, struct xdp_frame *xdpf);
 
 /* snic_en_rx.c */
 bool snic_rx_refill(struct snic_channel *ch, bool in_napi);
 int snic_rx_poll(struct snic_channel *ch, int budget);
 void snic_rx_drain(struct snic_channel *ch);
+
+/* snic_en_xdp.c */
+unsigned int snic_rx_frag_size(unsigned int headroom, unsigned int mtu);
+unsigned int snic_rx_headroom(struct snic_priv *priv);
+bool snic_xdp_mtu_ok(unsigned int mtu);
+void snic_xdp_release(struct snic_priv *priv);
+int snic_xdp_rxq_reg(struct snic_channel *ch);
+void snic_xdp_rxq_unreg(struct snic_channel *ch);
+void *snic_xdp_rx(struct snic_channel *ch, struct bpf_prog *prog,
+		  struct snic_rx_buf *rb, u32 *off, u32 *len);
+void snic_xdp_rx_done(struct snic_channel *ch);
+int snic_xdp_xmit(struct net_device *nd, int n, struct xdp_frame **frames,
+		  u32 flags);
+int snic_bpf(struct net_device *nd, struct netdev_bpf *bpf);
 
 /* snic_en_rss.c: under RTNL */
 int snic_rss_open(struct snic_priv *priv);
@@ -36,6 +52,14 @@ int snic_set_rxnfc(struct net_device *nd, struct ethtool_rxnfc *cmd);
 /* snic_en_main.c: under RTNL */
 int snic_coal_apply(struct snic_priv *priv);
 int snic_reconfigure(struct snic_priv *priv, int num_ch, unsigned int mtu);
+int snic_tx_rate_set(struct snic_priv *priv, int qi, u64 bps);
+
+/* snic_en_tc.c: under RTNL */
+int snic_setup_tc(struct net_device *nd, enum tc_setup_type type,
+		  void *type_data);
+void snic_flower_install_all(struct snic_priv *priv);
+void snic_flower_uninstall_all(struct snic_priv *priv);
+void snic_flower_flush(struct snic_priv *priv);
 
 /* snic_ethtool.c */
 extern const struct ethtool_ops snic_ethtool_ops;

@@ -100,6 +100,7 @@ static void snic_channel_close(struct snic_priv *priv, struct snic_channel *ch)
 	snic_cq_destroy(sd, &ch->txcq);
 	snic_cq_destroy(sd, &ch->rxcq);
 	snic_eq_destroy(sd, &ch->eq);
+	snic_xdp_rxq_unreg(ch);
 	if (ch->irq_requested) {
 		irq_update_affinity_hint(ch->irq, NULL);
 		free_irq(ch->irq, ch);
@@ -160,8 +161,8 @@ static int snic_channel_open(struct snic_priv *priv, struct snic_channel *ch)
 	ch->stats = &priv->stats[ch->idx];
 	ch->txq = netdev_get_tx_queue(nd, ch->idx);
 	ch->rx_buf_len = ALIGN(nd->mtu + SNIC_FRAME_OVERHEAD, 64);
-	ch->rx_frag_size = SKB_DATA_ALIGN(SNIC_RX_HEADROOM + ch->rx_buf_len) +
-			   SKB_DATA_ALIGN(sizeof(struct skb_shared_info));
+	ch->rx_headroom = snic_rx_headroom(priv);
+	ch->rx_frag_size = snic_rx_frag_size(ch->rx_headroom, nd->mtu);
 	ch->db_page = snic_db_page_alloc(sd);
 	if (ch->db_page < 0)
 		return ch->db_page;
@@ -174,6 +175,9 @@ static int snic_channel_open(struct snic_priv *priv, struct snic_channel *ch)
 
 	netif_napi_add(nd, &ch->napi, snic_napi_poll);
 	ch->napi_added = true;
+	ret = snic_xdp_rxq_reg(ch);
+	if (ret)
+		return ret;
 	ch->irq = pci_irq_vector(sd->pdev, vector);
 	snprintf(ch->irq_name, sizeof(ch->irq_name), "%s-ch%d", nd->name,
 		 ch->idx);
@@ -209,8 +213,7 @@ static int snic_channel_open(struct snic_priv *priv, struct snic_channel *ch)
 	if (ch->rq.prod == ch->rq.cons)
 		return -ENOMEM;
 	if (priv->tx_rate[ch->idx]) {
-		ret = snic_cmd_sq_rate(sd, ch->sq.qn,
-				       (u64)priv->tx_rate[ch->idx] * 1000000);
+		ret = snic_cmd_sq_rate(sd, ch->sq.qn, priv->tx_rate[ch->idx]);
 		if (ret)
 			netdev_warn(nd, "cannot restore tx_maxrate of queue %d: %d\n",
 				    ch->idx, ret);
@@ -233,8 +236,11 @@ static void snic_channels_close(struct snic_priv *priv)
 
 	list_for_each_entry(r, &priv->ntuple, node)
 		snic_ntuple_uninstall(priv, r);
+	snic_flower_uninstall_all(priv);
 	snic_rss_close(priv);
-	priv->up = false;
+	WRITE_ONCE(priv->up, false);
+	/* ndo_xdp_xmit callers that saw up are done with the channels. */
+	synchronize_net();
 	for (i = 0; i < priv->nch_open; i++)
 		snic_channel_close(priv, &priv->ch[i]);
 	kfree(priv->ch);
@@ -275,6 +281,7 @@ static int snic_channels_open(struct snic_priv *priv)
 			netdev_warn(nd, "ntuple rule %u not restored: %d\n",
 				    r->fs.location, ret);
 	}
+	snic_flower_install_all(priv);
 	return 0;
 err:
 	snic_channels_close(priv);
@@ -402,6 +409,11 @@ static int snic_change_mtu(struct net_device *nd, int mtu)
 {
 	struct snic_priv *priv = netdev_priv(nd);
 
+	if (priv->xdp_prog && !snic_xdp_mtu_ok(mtu)) {
+		netdev_warn(nd, "MTU %d refused: too large for the XDP program (one page per frame)\n",
+			    mtu);
+		return -EINVAL;
+	}
 	return snic_reconfigure(priv, priv->num_ch, mtu);
 }
 
@@ -427,30 +439,54 @@ static int snic_set_features(struct net_device *nd, netdev_features_t features)
 {
 	struct snic_priv *priv = netdev_priv(nd);
 
+	netdev_features_t vlan_rx = NETIF_F_HW_VLAN_CTAG_RX |
+				    NETIF_F_HW_VLAN_CTAG_FILTER;
+	netdev_features_t old = nd->features;
+	int ret;
+
+	if ((nd->features & NETIF_F_HW_TC) && !(features & NETIF_F_HW_TC) &&
+	    !list_empty(&priv->flower)) {
+		netdev_err(nd, "hw-tc-offload stays on while tc flower rules exist\n");
+		return -EBUSY;
+	}
 	/* RXCSUM/RXHASH are read per packet; ntuple off drops the rules. */
 	if ((nd->features & NETIF_F_NTUPLE) && !(features & NETIF_F_NTUPLE))
 		snic_ntuple_flush(priv);
+	/* VLAN stripping and filtering are port flags (SET_PORT). */
+	if ((nd->features ^ features) & vlan_rx) {
+		nd->features = features;
+		ret = snic_port_apply(priv);
+		if (ret) {
+			nd->features = old;
+			snic_port_apply(priv);
+			return ret;
+		}
+	}
 	return 0;
 }
 
-static int snic_set_tx_maxrate(struct net_device *nd, int qi, u32 maxrate)
+/* TX queue @qi's rate limiter at @bps (0: none), kept for rebuilds. */
+int snic_tx_rate_set(struct snic_priv *priv, int qi, u64 bps)
 {
-	struct snic_priv *priv = netdev_priv(nd);
 	int ret;
 
+	ASSERT_RTNL();
 	if (!snic_has(priv->sd, SNIC_CAP_RATE))
 		return -EOPNOTSUPP;
 	if (qi < 0 || qi >= priv->max_ch)
 		return -EINVAL;
 	if (priv->up && qi < priv->nch_open) {
-		ret = snic_cmd_sq_rate(priv->sd, priv->ch[qi].sq.qn,
-				       (u64)maxrate * 1000000);
+		ret = snic_cmd_sq_rate(priv->sd, priv->ch[qi].sq.qn, bps);
 		if (ret)
 			return ret;
 	}
-	/* Kept for channel rebuilds. */
-	priv->tx_rate[qi] = maxrate;
+	priv->tx_rate[qi] = bps;
 	return 0;
+}
+
+static int snic_set_tx_maxrate(struct net_device *nd, int qi, u32 maxrate)
+{
+	return snic_tx_rate_set(netdev_priv(nd), qi, (u64)maxrate * 1000000);
 }
 
 static void snic_tx_timeout(struct net_device *nd, unsigned int qi)
@@ -513,8 +549,13 @@ static const struct net_device_ops snic_netdev_ops = {
 	.ndo_validate_addr	= eth_validate_addr,
 	.ndo_change_mtu		= snic_change_mtu,
 	.ndo_set_features	= snic_set_features,
+	.ndo_vlan_rx_add_vid	= snic_vlan_rx_add_vid,
+	.ndo_vlan_rx_kill_vid	= snic_vlan_rx_kill_vid,
 	.ndo_set_tx_maxrate	= snic_set_tx_maxrate,
+	.ndo_setup_tc		= snic_setup_tc,
 	.ndo_tx_timeout		= snic_tx_timeout,
+	.ndo_bpf		= snic_bpf,
+	.ndo_xdp_xmit		= snic_xdp_xmit,
 };
 
 /* ---- probe / remove ---- */
@@ -531,7 +572,10 @@ static netdev_features_t snic_features(struct snic_dev *sd)
 	if (snic_has(sd, SNIC_CAP_RSS))
 		f |= NETIF_F_RXHASH;
 	if (snic_has(sd, SNIC_CAP_STEER))
-		f |= NETIF_F_NTUPLE;
+		f |= NETIF_F_NTUPLE | NETIF_F_HW_TC;
+	if (snic_has(sd, SNIC_CAP_VLAN))
+		f |= NETIF_F_HW_VLAN_CTAG_TX | NETIF_F_HW_VLAN_CTAG_RX |
+		     NETIF_F_HW_VLAN_CTAG_FILTER;
 	return f;
 }
 
@@ -562,6 +606,7 @@ static int snic_eth_probe(struct snic_dev *sd)
 	priv->rq_log = SNIC_RQ_LOG;
 	priv->rss_l4 = true;
 	INIT_LIST_HEAD(&priv->ntuple);
+	INIT_LIST_HEAD(&priv->flower);
 	mutex_init(&priv->port_lock);
 	INIT_WORK(&priv->rx_mode_work, snic_rx_mode_work);
 	INIT_WORK(&priv->reset_work, snic_reset_work);
@@ -589,6 +634,11 @@ static int snic_eth_probe(struct snic_dev *sd)
 						SNIC_MAX_MTU;
 	nd->hw_features = snic_features(sd);
 	nd->features = nd->hw_features;
+	/* The device inserts the tag after checksums and TSO. */
+	if (nd->features & NETIF_F_HW_VLAN_CTAG_TX)
+		nd->vlan_features = nd->features & (NETIF_F_SG | NETIF_F_HIGHDMA |
+						    NETIF_F_IP_CSUM |
+						    NETIF_F_TSO);
 	nd->priv_flags |= IFF_UNICAST_FLT | IFF_LIVE_ADDR_CHANGE;
 	if (is_valid_ether_addr(sd->id.mac))
 		eth_hw_addr_set(nd, sd->id.mac);
@@ -645,6 +695,8 @@ static void snic_eth_remove(struct snic_dev *sd)
 	cancel_work_sync(&priv->reset_work);
 	snic_async_eq_cleanup(sd);
 	snic_ntuple_flush(priv);
+	snic_flower_flush(priv);
+	snic_xdp_release(priv);
 	sd->netdev = NULL;
 	kfree(priv->stats);
 	kfree(priv->tx_rate);

@@ -2,7 +2,8 @@
 /*
  * snic Ethernet receive: RQ refill with page fragments of MTU + 18 bytes,
  * RX completions in NAPI turned into skbs with build_skb, checksum and
- * RSS hash from the CQE.
+ * RSS hash from the CQE.  With an XDP program its verdict comes first
+ * (snic_en_xdp.c).
  */
 #include <linux/etherdevice.h>
 #include "snic.h"
@@ -18,7 +19,7 @@ static int snic_rx_alloc(struct snic_channel *ch, struct snic_rx_buf *rb,
 			 netdev_alloc_frag(ch->rx_frag_size);
 	if (!data)
 		return -ENOMEM;
-	rb->dma = dma_map_single(dev, data + SNIC_RX_HEADROOM, ch->rx_buf_len,
+	rb->dma = dma_map_single(dev, data + ch->rx_headroom, ch->rx_buf_len,
 				 DMA_FROM_DEVICE);
 	if (dma_mapping_error(dev, rb->dma)) {
 		skb_free_frag(data);
@@ -79,6 +80,9 @@ static void snic_rx_csum_hash(struct snic_channel *ch, struct sk_buff *skb,
 	} else {
 		st->csum_none++;
 	}
+	if (flags & SNIC_CQE_F_VLAN)
+		__vlan_hwaccel_put_tag(skb, htons(ETH_P_8021Q),
+				       le16_to_cpu(cqe->vlan_tci));
 	if ((features & NETIF_F_RXHASH) && (flags & SNIC_CQE_F_HASH)) {
 		skb_set_hash(skb, le32_to_cpu(cqe->rss_hash),
 			     l4 ? PKT_HASH_TYPE_L4 : PKT_HASH_TYPE_L3);
@@ -93,13 +97,17 @@ int snic_rx_poll(struct snic_channel *ch, int budget)
 	struct snic_rxq_stats *st = &ch->stats->rx;
 	struct snic_cq *cq = &ch->rxcq;
 	struct snic_wq *rq = &ch->rq;
+	struct bpf_prog *prog;
 	struct snic_cqe *cqe;
 	int work = 0;
 
+	/* NAPI runs in an RCU read-side section: the program stays. */
+	prog = READ_ONCE(ch->priv->xdp_prog);
 	u64_stats_update_begin(&st->syncp);
 	while (work < budget && (cqe = snic_cq_next(cq))) {
 		struct snic_rx_buf *rb = &ch->rx_buf[rq->cons & (rq->size - 1)];
 		u32 len = le32_to_cpu(cqe->byte_cnt);
+		u32 off = ch->rx_headroom;
 		struct sk_buff *skb;
 		void *data;
 
@@ -119,16 +127,23 @@ int snic_rx_poll(struct snic_channel *ch, int budget)
 					    len);
 			continue;
 		}
-		dma_unmap_single(dev, rb->dma, ch->rx_buf_len, DMA_FROM_DEVICE);
-		data = rb->data;
-		rb->data = NULL;
+		if (prog) {
+			data = snic_xdp_rx(ch, prog, rb, &off, &len);
+			if (!data)
+				continue;
+		} else {
+			dma_unmap_single(dev, rb->dma, ch->rx_buf_len,
+					 DMA_FROM_DEVICE);
+			data = rb->data;
+			rb->data = NULL;
+		}
 		skb = napi_build_skb(data, ch->rx_frag_size);
 		if (unlikely(!skb)) {
 			skb_free_frag(data);
 			st->alloc_fail++;
 			continue;
 		}
-		skb_reserve(skb, SNIC_RX_HEADROOM);
+		skb_reserve(skb, off);
 		skb_put(skb, len);
 		skb->protocol = eth_type_trans(skb, nd);
 		snic_rx_csum_hash(ch, skb, cqe, st);
@@ -138,6 +153,7 @@ int snic_rx_poll(struct snic_channel *ch, int budget)
 		napi_gro_receive(&ch->napi, skb);
 	}
 	u64_stats_update_end(&st->syncp);
+	snic_xdp_rx_done(ch);
 	if (work)
 		snic_cq_update(cq);
 	return work;

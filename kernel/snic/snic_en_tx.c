@@ -4,12 +4,15 @@
  * list or inline copy), the doorbell, and TX completions in NAPI.  Every
  * WQE is signaled (SNIC_WQE_F_SIGNAL): a CQE per WQE keeps completion
  * simple and skbs are freed promptly (TCP small queues wait for that).
+ * XDP frames (XDP_TX, ndo_xdp_xmit) share the channel's SQ under its
+ * netdev queue's TX lock; a WQE holds either an skb or an xdp_frame.
  */
 #include <linux/etherdevice.h>
 #include <linux/ip.h>
 #include <linux/tcp.h>
 #include <linux/udp.h>
 #include <net/checksum.h>
+#include <net/xdp.h>
 #include "snic.h"
 #include "snic_en.h"
 
@@ -21,6 +24,17 @@ static unsigned int snic_sq_free(const struct snic_wq *sq)
 static void *snic_sq_bb(struct snic_wq *sq, u16 ctr)
 {
 	return sq->r.buf + (ctr & (sq->size - 1)) * SNIC_WQEBB_SIZE;
+}
+
+/* Copy a built WQE of @bbs basic blocks in at the producer (it may wrap). */
+static void snic_sq_copy(struct snic_wq *sq, const u8 *wqe, unsigned int bbs)
+{
+	unsigned int i;
+
+	for (i = 0; i < bbs; i++)
+		memcpy(snic_sq_bb(sq, sq->prod + i), wqe + i * SNIC_WQEBB_SIZE,
+		       SNIC_WQEBB_SIZE);
+	sq->prod += bbs;
 }
 
 /* End of the L4 header of an IPv4 TCP/UDP frame in the linear part, or 0. */
@@ -191,6 +205,10 @@ netdev_tx_t snic_start_xmit(struct sk_buff *skb, struct net_device *nd)
 	ctrl->wqe_idx = cpu_to_le16(pi);
 	ctrl->ds_cnt = nds;
 	eth->cs_flags = cs;
+	if (skb_vlan_tag_present(skb)) {
+		eth->flags = SNIC_ETH_F_VLAN;
+		ctrl->vlan_tci = cpu_to_be16(skb_vlan_tag_get(skb));
+	}
 	eth->mss = cpu_to_le16(mss);
 	eth->inline_hdr_sz = cpu_to_le16(ihs);
 	/* Inline bytes run on from inline_hdr into the next segments. */
@@ -224,14 +242,11 @@ netdev_tx_t snic_start_xmit(struct sk_buff *skb, struct net_device *nd)
 		dseg++;
 	}
 
-	/* A WQE may wrap around the end of the ring. */
-	for (i = 0; i < bbs; i++)
-		memcpy(snic_sq_bb(sq, pi + i), wqe + i * SNIC_WQEBB_SIZE,
-		       SNIC_WQEBB_SIZE);
 	tb->skb = skb;
+	tb->xdpf = NULL;
 	tb->bbs = bbs;
 	tb->bytes = skb->len;
-	sq->prod = pi + bbs;
+	snic_sq_copy(sq, wqe, bbs);
 	snic_tx_stats_add(st, skb, opcode, cs, segs, ihs, linearized);
 	skb_tx_timestamp(skb);
 
@@ -291,10 +306,15 @@ bool snic_tx_poll(struct snic_channel *ch, int napi_budget)
 
 				tb = &ch->tx_buf[ci & (sq->size - 1)];
 				snic_tx_unmap(dev, tb);
-				pkts++;
-				bytes += tb->bytes;
-				napi_consume_skb(tb->skb, napi_budget);
-				tb->skb = NULL;
+				if (tb->xdpf) {
+					xdp_return_frame(tb->xdpf);
+					tb->xdpf = NULL;
+				} else {
+					pkts++;
+					bytes += tb->bytes;
+					napi_consume_skb(tb->skb, napi_budget);
+					tb->skb = NULL;
+				}
 				WRITE_ONCE(sq->cons, ci + tb->bbs);
 				if (ci == wc || sq->cons == sq->prod ||
 				    (u16)(wc - sq->cons) >=
@@ -326,6 +346,68 @@ bool snic_tx_poll(struct snic_channel *ch, int napi_budget)
 	return n == cq->size;
 }
 
+/*
+ * Post one XDP frame on @ch's SQ: the Ethernet header inline, the rest
+ * gathered from a fresh DMA mapping.  The caller holds the queue's TX lock
+ * and rings the doorbell.  On success the frame is the WQE's until its
+ * completion; on failure (ring full, bad length, DMA) it stays the caller's.
+ */
+int snic_xdp_post(struct snic_channel *ch, struct xdp_frame *xdpf)
+{
+	struct device *dev = &ch->priv->sd->pdev->dev;
+	u8 wqe[SNIC_WQEBB_SIZE] __aligned(16) = { };
+	struct snic_wqe_ctrl *ctrl = (void *)wqe;
+	struct snic_wqe_eth *eth = (void *)(wqe + 16);
+	struct snic_wqe_data *dseg = (void *)(wqe + 48);
+	struct snic_txq_stats *st = &ch->stats->tx;
+	unsigned int len = xdpf->len;
+	struct snic_wq *sq = &ch->sq;
+	struct snic_tx_buf *tb;
+	dma_addr_t dma;
+
+	/* ctrl, eth with 10 inline bytes, 4 more inline bytes, one gather */
+	BUILD_BUG_ON(ETH_HLEN - 10 > 16);
+	if (unlikely(len <= ETH_HLEN ||
+		     len > ch->priv->netdev->mtu + SNIC_FRAME_OVERHEAD)) {
+		snic_tx_count(st, &st->xdp_xmit_err);
+		return -EINVAL;
+	}
+	if (unlikely(snic_sq_free(sq) < 1)) {
+		snic_tx_count(st, &st->xdp_xmit_full);
+		return -ENOSPC;
+	}
+	dma = dma_map_single(dev, xdpf->data + ETH_HLEN, len - ETH_HLEN,
+			     DMA_TO_DEVICE);
+	if (dma_mapping_error(dev, dma)) {
+		snic_tx_count(st, &st->xdp_xmit_err);
+		return -ENOMEM;
+	}
+	tb = &ch->tx_buf[sq->prod & (sq->size - 1)];
+	tb->maps[0] = (struct snic_tx_map){ dma, len - ETH_HLEN, false };
+	tb->nmaps = 1;
+	tb->skb = NULL;
+	tb->xdpf = xdpf;
+	tb->bbs = 1;
+	tb->bytes = 0;		/* not an skb: outside BQL */
+	ctrl->opcode = SNIC_WQE_ETH_SEND;
+	ctrl->flags = SNIC_WQE_F_SIGNAL;
+	ctrl->wqe_idx = cpu_to_le16(sq->prod);
+	ctrl->ds_cnt = 4;
+	eth->inline_hdr_sz = cpu_to_le16(ETH_HLEN);
+	memcpy(wqe + 16 + offsetof(struct snic_wqe_eth, inline_hdr),
+	       xdpf->data, ETH_HLEN);
+	dseg->byte_count = cpu_to_le32(len - ETH_HLEN);
+	dseg->addr = cpu_to_le64(dma);
+	snic_sq_copy(sq, wqe, 1);
+
+	u64_stats_update_begin(&st->syncp);
+	st->xdp_xmit++;
+	st->packets++;
+	st->bytes += len;
+	u64_stats_update_end(&st->syncp);
+	return 0;
+}
+
 /* Free the skbs of WQEs the device will not complete (queue destroyed). */
 void snic_tx_drain(struct snic_channel *ch)
 {
@@ -335,11 +417,15 @@ void snic_tx_drain(struct snic_channel *ch)
 	for (i = 0; i < ch->tx_buf_n; i++) {
 		struct snic_tx_buf *tb = &ch->tx_buf[i];
 
-		if (!tb->skb)
+		if (!tb->skb && !tb->xdpf)
 			continue;
 		snic_tx_unmap(dev, tb);
-		dev_kfree_skb_any(tb->skb);
+		if (tb->xdpf)
+			xdp_return_frame(tb->xdpf);
+		else
+			dev_kfree_skb_any(tb->skb);
 		tb->skb = NULL;
+		tb->xdpf = NULL;
 	}
 	netdev_tx_reset_queue(ch->txq);
 }

@@ -32,6 +32,9 @@ static const struct snic_stat_desc snic_tx_stats[] = {
 	SNIC_TX_STAT(linearize),
 	SNIC_TX_STAT(stopped),
 	SNIC_TX_STAT(dropped),
+	SNIC_TX_STAT(xdp_xmit),
+	SNIC_TX_STAT(xdp_xmit_err),
+	SNIC_TX_STAT(xdp_xmit_full),
 };
 
 static const struct snic_stat_desc snic_txc_stats[] = {
@@ -49,6 +52,13 @@ static const struct snic_stat_desc snic_rx_stats[] = {
 	SNIC_RX_STAT(hash),
 	SNIC_RX_STAT(errors),
 	SNIC_RX_STAT(alloc_fail),
+	SNIC_RX_STAT(xdp_pass),
+	SNIC_RX_STAT(xdp_drop),
+	SNIC_RX_STAT(xdp_tx),
+	SNIC_RX_STAT(xdp_redirect),
+	SNIC_RX_STAT(xdp_aborted),
+	SNIC_RX_STAT(xdp_tx_err),
+	SNIC_RX_STAT(xdp_redirect_err),
 };
 
 /* struct snic_port_stats: names and order from SNIC_PORT_STATS. */
@@ -355,6 +365,10 @@ static int snic_set_channels(struct net_device *nd,
 		return -EINVAL;
 	if (n == priv->num_ch)
 		return 0;
+	if (netdev_get_num_tc(nd)) {
+		netdev_err(nd, "channel count is fixed while mqprio traffic classes exist\n");
+		return -EBUSY;
+	}
 	list_for_each_entry(r, &priv->ntuple, node) {
 		if (r->fs.ring_cookie != RX_CLS_FLOW_DISC &&
 		    ethtool_get_flow_spec_ring(r->fs.ring_cookie) >= n) {

@@ -159,6 +159,12 @@ int snic_port_apply(struct snic_priv *priv)
 			flags |= SNIC_PORT_F_ALLMULTI;
 	}
 	netif_addr_unlock_bh(nd);
+	if (nd->features & NETIF_F_HW_VLAN_CTAG_RX)
+		flags |= SNIC_PORT_F_VLAN_STRIP;
+	/* Promiscuous takes every VLAN too. */
+	if ((nd->features & NETIF_F_HW_VLAN_CTAG_FILTER) &&
+	    !(flags & SNIC_PORT_F_PROMISC))
+		flags |= SNIC_PORT_F_VLAN_FILTER;
 	cfg->flags = cpu_to_le32(flags);
 	cfg->mtu = cpu_to_le16(nd->mtu);
 	cfg->num_macs = cpu_to_le16(n);
@@ -171,6 +177,51 @@ int snic_port_apply(struct snic_priv *priv)
 	if (ret)
 		netdev_err(nd, "SET_PORT failed: %d\n", ret);
 	return ret;
+}
+
+/* The VLAN IDs of priv->vlans to the device's filter table (SET_VLAN). */
+static int snic_vlan_apply(struct snic_priv *priv)
+{
+	struct snic_vlan_table *t;
+	unsigned int vid;
+	int ret;
+
+	ASSERT_RTNL();
+	t = kzalloc(sizeof(*t), GFP_KERNEL);
+	if (!t)
+		return -ENOMEM;
+	for_each_set_bit(vid, priv->vlans, VLAN_N_VID)
+		t->bitmap[vid / 8] |= 1u << (vid % 8);
+	ret = snic_aq_exec_buf(priv->sd, SNIC_AQ_SET_VLAN, 0, 0, t, sizeof(*t),
+			       NULL);
+	kfree(t);
+	if (ret)
+		netdev_err(priv->netdev, "SET_VLAN failed: %d\n", ret);
+	return ret;
+}
+
+int snic_vlan_rx_add_vid(struct net_device *nd, __be16 proto, u16 vid)
+{
+	struct snic_priv *priv = netdev_priv(nd);
+	int ret;
+
+	if (proto != htons(ETH_P_8021Q) || vid >= VLAN_N_VID)
+		return -EPROTONOSUPPORT;
+	set_bit(vid, priv->vlans);
+	ret = snic_vlan_apply(priv);
+	if (ret)
+		clear_bit(vid, priv->vlans);
+	return ret;
+}
+
+int snic_vlan_rx_kill_vid(struct net_device *nd, __be16 proto, u16 vid)
+{
+	struct snic_priv *priv = netdev_priv(nd);
+
+	if (proto != htons(ETH_P_8021Q) || vid >= VLAN_N_VID)
+		return -EPROTONOSUPPORT;
+	clear_bit(vid, priv->vlans);
+	return snic_vlan_apply(priv);
 }
 
 int snic_port_set_up(struct snic_priv *priv, bool up)

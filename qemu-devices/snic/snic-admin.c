@@ -164,6 +164,8 @@ static uint16_t snic_aq_execute(SnicState *s, const struct snic_aq_cmd *cmd,
         return snic_cmd_set_port(s, cmd);
     case SNIC_AQ_QUERY_PORT:
         return snic_cmd_query_port(s, cmd);
+    case SNIC_AQ_SET_VLAN:
+        return snic_cmd_set_vlan(s, cmd);
     case SNIC_AQ_QUERY_STATS:
         return snic_cmd_query_stats(s, cmd);
     case SNIC_AQ_CREATE_PD ... SNIC_AQ_SET_SRC_ADDR:

@@ -119,6 +119,9 @@ static void snic_realize(PCIDevice *pdev, Error **errp)
     s->rate_timer = d2d_timer_new_guarded(DEVICE(s), snic_tx_rate_timer, s);
     s->tx_frame = g_malloc(SNIC_MAX_TX_FRAME);
     s->tx_seg = g_malloc(SNIC_MAX_TX_FRAME);
+    s->tx_vlan_frame = g_malloc(SNIC_MAX_TX_FRAME + 4);
+    s->rx_vlan_frame = g_malloc(SNIC_MAX_TX_FRAME);
+    s->tx_vlan = -1;
     snic_queues_init(s);
     snic_rdma_init(s);
     snic_queues_reset(s);
@@ -144,6 +147,8 @@ static void snic_exit(PCIDevice *pdev)
     snic_spin_free(s);
     g_free(s->tx_frame);
     g_free(s->tx_seg);
+    g_free(s->tx_vlan_frame);
+    g_free(s->rx_vlan_frame);
     qemu_del_nic(s->nic);
     msix_uninit_exclusive_bar(pdev);
 }

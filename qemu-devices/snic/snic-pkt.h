@@ -15,6 +15,7 @@
 #include "../common/d2d-pkt.h"
 
 #define SNIC_ETH_HLEN       14
+#define SNIC_ETH_P_8021Q    0x8100
 #define SNIC_ETHERTYPE_IPV4 0x0800
 #define SNIC_IPPROTO_TCP    6
 #define SNIC_IPPROTO_UDP    17

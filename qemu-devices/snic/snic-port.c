@@ -30,7 +30,9 @@ uint16_t snic_cmd_set_port(SnicState *s, const struct snic_aq_cmd *c)
     eqn = le16_to_cpu(cfg.async_eqn);
     if (mtu < SNIC_MIN_MTU || mtu > SNIC_MAX_MTU || n > SNIC_MAX_MACS ||
         (le32_to_cpu(cfg.flags) & ~(SNIC_PORT_F_PROMISC |
-                                    SNIC_PORT_F_ALLMULTI | SNIC_PORT_F_UP))) {
+                                    SNIC_PORT_F_ALLMULTI | SNIC_PORT_F_UP |
+                                    SNIC_PORT_F_VLAN_STRIP |
+                                    SNIC_PORT_F_VLAN_FILTER))) {
         return SNIC_AQ_EINVAL_PARAM;
     }
     if (eqn != SNIC_EQN_NONE && (eqn >= SNIC_MAX_EQS || !s->eqs[eqn].valid)) {
@@ -44,6 +46,19 @@ uint16_t snic_cmd_set_port(SnicState *s, const struct snic_aq_cmd *c)
     }
     s->port.async_eqn = eqn;
     return SNIC_AQ_OK;
+}
+
+/* The VLAN filter table; SNIC_PORT_F_VLAN_FILTER turns it on. */
+uint16_t snic_cmd_set_vlan(SnicState *s, const struct snic_aq_cmd *c)
+{
+    struct snic_vlan_table t;
+    uint16_t st;
+
+    st = snic_aq_read_buf(s, c, &t, sizeof(t));
+    if (st == SNIC_AQ_OK) {
+        memcpy(s->port.vlans, t.bitmap, sizeof(s->port.vlans));
+    }
+    return st;
 }
 
 uint16_t snic_cmd_query_port(SnicState *s, const struct snic_aq_cmd *c)

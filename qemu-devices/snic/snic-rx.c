@@ -15,6 +15,7 @@ typedef struct SnicRxMeta {
     uint32_t hash;
     uint32_t tag;
     uint8_t l4_proto;
+    uint16_t vlan_tci;      /* with SNIC_CQE_F_VLAN */
 } SnicRxMeta;
 
 static bool snic_rx_mac_ok(SnicState *s, const uint8_t *dmac)
@@ -80,6 +81,7 @@ static void snic_rx_cqe(SnicState *s, SnicRq *rq, uint8_t opcode,
     cqe.rss_hash = cpu_to_le32(m ? m->hash : 0);
     cqe.flow_tag = cpu_to_le32(m ? m->tag : 0);
     cqe.l4_proto = m ? m->l4_proto : 0;
+    cqe.vlan_tci = cpu_to_le16(m ? m->vlan_tci : 0);
     cqe.stride_idx = cpu_to_le16(stride_idx);
     cqe.num_strides = cpu_to_le16(nstrides);
     snic_cq_post(s, rq->cqn, &cqe, &rq->st.pcie);
@@ -218,9 +220,10 @@ static void snic_rx_deliver(SnicState *s, uint32_t rqn, const uint8_t *f,
 /*
  * Steps 3 to 6.  @passed: a frame a sPIN handler passed on; its checksums
  * were counted when it came from the wire and sPIN rules are skipped.
+ * @vlan: the TCI of the 802.1Q tag stripped from the frame, or -1.
  */
 static void snic_rx_steer(SnicState *s, const uint8_t *buf, size_t size,
-                          bool passed)
+                          bool passed, int32_t vlan)
 {
     const struct snic_steer_rule *r;
     SnicRxMeta m = { 0 };
@@ -261,6 +264,10 @@ static void snic_rx_steer(SnicState *s, const uint8_t *buf, size_t size,
         s->ps.rx_decap++;
     }
     m.l4_proto = pi.ipv4 ? pi.ip_proto : 0;
+    if (vlan >= 0) {
+        m.flags |= SNIC_CQE_F_VLAN;
+        m.vlan_tci = vlan;
+    }
     if (r->actions & SNIC_ACT_TAG) {
         m.flags |= SNIC_CQE_F_TAG;
         m.tag = le32_to_cpu(r->flow_tag);
@@ -287,7 +294,7 @@ static void snic_rx_steer(SnicState *s, const uint8_t *buf, size_t size,
 
 void snic_rx_spin_pass(SnicState *s, const uint8_t *buf, size_t size)
 {
-    snic_rx_steer(s, buf, size, true);
+    snic_rx_steer(s, buf, size, true, -1);
 }
 
 /*
@@ -308,6 +315,7 @@ void snic_rx_loopback(SnicState *s, const uint8_t *buf, size_t size,
 ssize_t snic_rx_frame(SnicState *s, const uint8_t *buf, size_t size)
 {
     const ssize_t consumed = size;   /* the net layer wants the wire size */
+    int32_t vlan = -1;
 
     if (!snic_port_up(s)) {
         s->ps.rx_link_down++;
@@ -326,10 +334,29 @@ ssize_t snic_rx_frame(SnicState *s, const uint8_t *buf, size_t size)
         return consumed;
     }
     d2d_timing_packet(&s->timing, 0);
+    /* 802.1Q: the VLAN filter table, then stripping into the CQE. */
+    if (size >= SNIC_ETH_HLEN + 4 &&
+        lduw_be_p(buf + 12) == SNIC_ETH_P_8021Q) {
+        uint16_t tci = lduw_be_p(buf + 14), vid = tci & 0xfff;
+
+        if ((s->port.flags & SNIC_PORT_F_VLAN_FILTER) && vid &&
+            !(s->port.vlans[vid / 8] & (1u << (vid % 8)))) {
+            s->ps.rx_vlan_filtered++;
+            return consumed;
+        }
+        if (s->port.flags & SNIC_PORT_F_VLAN_STRIP) {
+            memcpy(s->rx_vlan_frame, buf, 12);
+            memcpy(s->rx_vlan_frame + 12, buf + 16, size - 16);
+            buf = s->rx_vlan_frame;
+            size -= 4;
+            vlan = tci;
+            s->ps.rx_vlan_stripped++;
+        }
+    }
     /* RoCEv2 to our own address: the RDMA engine, before steering. */
     if (snic_rdma_rx(s, buf, size)) {
         return consumed;
     }
-    snic_rx_steer(s, buf, size, false);
+    snic_rx_steer(s, buf, size, false, vlan);
     return consumed;
 }

@@ -98,6 +98,16 @@ void snic_tx_rate_timer(void *opaque)
 static void snic_tx_wire(SnicState *s, SnicSq *sq, const uint8_t *f,
                          size_t len)
 {
+    if (sq && s->tx_vlan >= 0) {
+        /* 802.1Q tag after the MAC addresses (SNIC_ETH_F_VLAN). */
+        memcpy(s->tx_vlan_frame, f, 12);
+        stw_be_p(s->tx_vlan_frame + 12, SNIC_ETH_P_8021Q);
+        stw_be_p(s->tx_vlan_frame + 14, s->tx_vlan);
+        memcpy(s->tx_vlan_frame + 16, f + 12, len - 12);
+        f = s->tx_vlan_frame;
+        len += 4;
+        s->ps.tx_vlan_inserted++;
+    }
     if (sq && sq->rate_bps) {
         sq->tokens -= len;
     }
@@ -166,6 +176,8 @@ static uint8_t snic_tx_eth(SnicState *s, SnicSq *sq, const uint8_t *segs,
     if (inl > SNIC_MAX_INLINE) {
         return SNIC_SYND_BAD_LEN;
     }
+    s->tx_vlan = (eth->flags & SNIC_ETH_F_VLAN) ? be16_to_cpu(ctrl->vlan_tci)
+                                                : -1;
     first = 2 + (inl > 10 ? DIV_ROUND_UP(inl - 10, 16) : 0);
     if (first > ds_cnt) {
         return SNIC_SYND_BAD_DS;
@@ -195,7 +207,8 @@ static uint8_t snic_tx_eth(SnicState *s, SnicSq *sq, const uint8_t *segs,
     }
 
     if (ctrl->opcode == SNIC_WQE_ETH_SEND) {
-        if (len < SNIC_ETH_HLEN || len > s->port.mtu + SNIC_ETH_HLEN + 4) {
+        if (len < SNIC_ETH_HLEN || len > s->port.mtu + SNIC_ETH_HLEN + 4 ||
+            (s->tx_vlan >= 0 && len > s->port.mtu + SNIC_ETH_HLEN)) {
             return SNIC_SYND_BAD_LEN;
         }
         if (eth->cs_flags & (SNIC_ETH_CS_L3 | SNIC_ETH_CS_L4)) {

@@ -67,7 +67,7 @@ typedef struct SnicSpinHook {
 #define SNIC_CAPS (SNIC_CAP_ADMINQ | SNIC_CAP_ETH | SNIC_CAP_CSUM | \
                    SNIC_CAP_TSO | SNIC_CAP_RSS | SNIC_CAP_STEER | \
                    SNIC_CAP_VXLAN | SNIC_CAP_RATE | SNIC_CAP_STRIDING_RQ | \
-                   SNIC_CAP_RDMA | SNIC_CAP_SPIN)
+                   SNIC_CAP_RDMA | SNIC_CAP_SPIN | SNIC_CAP_VLAN)
 #define SNIC_SPEED_MBPS 100000
 /* Largest frame the send path assembles: TSO payload + headers. */
 #define SNIC_MAX_TX_FRAME (65536 + SNIC_MAX_INLINE + 64)
@@ -202,6 +202,7 @@ typedef struct SnicPort {
     uint16_t num_macs;
     uint8_t macs[SNIC_MAX_MACS][6];
     uint16_t async_eqn;
+    uint8_t vlans[SNIC_VLAN_N / 8];  /* SET_VLAN: accepted VLAN IDs */
 } SnicPort;
 
 struct SnicState {
@@ -241,6 +242,14 @@ struct SnicState {
     QEMUTimer *rate_timer;
     uint8_t *tx_frame;      /* SNIC_MAX_TX_FRAME */
     uint8_t *tx_seg;
+    /*
+     * 802.1Q: the tag the Ethernet WQE being run inserts (-1: none; set
+     * as each starts), the frame with it inserted, and a received frame
+     * with its tag removed.
+     */
+    int32_t tx_vlan;
+    uint8_t *tx_vlan_frame;  /* SNIC_MAX_TX_FRAME + 4 */
+    uint8_t *rx_vlan_frame;  /* SNIC_MAX_TX_FRAME */
 
     SnicRdma rdma;
     SnicSpin spin;
@@ -347,6 +356,7 @@ SnicRule *snic_steer_match(SnicState *s, const uint8_t *f, size_t len,
 /* snic-port.c */
 uint16_t snic_cmd_set_port(SnicState *s, const struct snic_aq_cmd *c);
 uint16_t snic_cmd_query_port(SnicState *s, const struct snic_aq_cmd *c);
+uint16_t snic_cmd_set_vlan(SnicState *s, const struct snic_aq_cmd *c);
 uint16_t snic_cmd_query_stats(SnicState *s, const struct snic_aq_cmd *c);
 void snic_port_link_changed(SnicState *s, bool up);
 

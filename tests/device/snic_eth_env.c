@@ -301,6 +301,10 @@ int wqe_build(uint8_t *bb, uint16_t idx, const uint8_t *f, size_t len,
 	ctrl->wqe_idx = idx;
 	ctrl->ds_cnt = ds;
 	eth->cs_flags = o->cs;
+	if (o->vlan_on) {
+		eth->flags = SNIC_ETH_F_VLAN;
+		ctrl->vlan_tci = htons(o->vlan);
+	}
 	eth->mss = o->mss;
 	eth->inline_hdr_sz = inl;
 	memcpy(eth->inline_hdr, f, inl < 10 ? inl : 10);

@@ -124,6 +124,8 @@ struct txo {
 	size_t inl;		/* inline header bytes */
 	int nseg;		/* data segments for the rest */
 	bool no_db;		/* leave the doorbell to the caller */
+	bool vlan_on;		/* insert an 802.1Q tag (SNIC_ETH_F_VLAN) */
+	uint16_t vlan;		/* its TCI */
 };
 
 /*

@@ -92,6 +92,7 @@ enum snic_err {
 #define SNIC_CAP_VXLAN		(1ull << 6)	/* VXLAN decap action */
 #define SNIC_CAP_RATE		(1ull << 7)	/* per-SQ rate limiter */
 #define SNIC_CAP_STRIDING_RQ	(1ull << 8)	/* multi-packet receive queues */
+#define SNIC_CAP_VLAN		(1ull << 11)	/* 802.1Q insert, strip, filter */
 
 /* Admin queue geometry */
 #define SNIC_AQ_ALIGN		64
@@ -121,6 +122,7 @@ enum snic_aq_opcode {
 	SNIC_AQ_QUERY_STATS	= 0x20,
 	SNIC_AQ_RESIZE_CQ	= 0x21,	/* result: CQEs moved (new producer) */
 	SNIC_AQ_MODIFY_CQ	= 0x22,	/* completion event moderation */
+	SNIC_AQ_SET_VLAN	= 0x23,	/* VLAN filter table (SNIC_CAP_VLAN) */
 };
 
 /* Admin completion status */
@@ -358,11 +360,15 @@ struct snic_wqe_ctrl {
 	__u8 ds_cnt;		/* 16-byte segments in the WQE, ctrl included */
 	__u8 rsvd0[3];
 	__be32 imm;		/* RDMA: immediate data, or the rkey to invalidate */
-	__u8 rsvd1[4];
+	__be16 vlan_tci;	/* Ethernet with SNIC_ETH_F_VLAN: tag to insert */
+	__u8 rsvd1[2];
 };
 
 #define SNIC_ETH_CS_L3		(1u << 0)	/* fill the IPv4 header checksum */
 #define SNIC_ETH_CS_L4		(1u << 1)	/* fill the TCP/UDP checksum */
+
+/* snic_wqe_eth.flags (SNIC_CAP_VLAN) */
+#define SNIC_ETH_F_VLAN		(1u << 0)	/* insert ctrl.vlan_tci, 802.1Q */
 
 /*
  * 16 bytes after ctrl in Ethernet WQEs.  The first inline_hdr_sz bytes of
@@ -371,7 +377,7 @@ struct snic_wqe_ctrl {
  */
 struct snic_wqe_eth {
 	__u8 cs_flags;		/* SNIC_ETH_CS_* */
-	__u8 rsvd;
+	__u8 flags;		/* SNIC_ETH_F_* */
 	__le16 mss;		/* TSO: TCP payload bytes per segment */
 	__le16 inline_hdr_sz;	/* 0..SNIC_MAX_INLINE */
 	__u8 inline_hdr[10];
@@ -415,6 +421,7 @@ enum snic_cqe_opcode {
 #define SNIC_CQE_F_L3_BAD	(1u << 8)	/* IPv4 header checksum wrong */
 #define SNIC_CQE_F_L4_BAD	(1u << 9)	/* TCP/UDP checksum wrong */
 #define SNIC_CQE_F_MPW_LAST	(1u << 10)	/* striding: descriptor retired */
+#define SNIC_CQE_F_VLAN		(1u << 11)	/* 802.1Q tag stripped: vlan_tci */
 
 /* Error syndromes (TX_ERR / RX_ERR) */
 enum snic_cqe_syndrome {
@@ -439,7 +446,10 @@ struct snic_cqe {
 	__le16 flags;		/* SNIC_CQE_F_* */
 	__le16 stride_idx;	/* striding: first stride of this frame */
 	__le16 num_strides;	/* striding: strides it used */
-	__le16 segs;		/* TX TSO: frames sent */
+	union {
+		__le16 segs;		/* TX TSO: frames sent */
+		__le16 vlan_tci;	/* RX with SNIC_CQE_F_VLAN: stripped tag */
+	};
 	__u8 opcode;		/* enum snic_cqe_opcode */
 	__u8 syndrome;		/* enum snic_cqe_syndrome */
 	__u8 l4_proto;
@@ -543,6 +553,8 @@ struct snic_steer_rule {
 #define SNIC_PORT_F_PROMISC	(1u << 0)
 #define SNIC_PORT_F_ALLMULTI	(1u << 1)
 #define SNIC_PORT_F_UP		(1u << 2)	/* administratively up */
+#define SNIC_PORT_F_VLAN_STRIP	(1u << 3)	/* SNIC_CAP_VLAN: strip 802.1Q */
+#define SNIC_PORT_F_VLAN_FILTER	(1u << 4)	/* SNIC_CAP_VLAN: SET_VLAN table */
 #define SNIC_MAX_MACS		32
 
 /* SET_PORT input buffer */
@@ -553,6 +565,16 @@ struct snic_port_cfg {
 	__le16 async_eqn;	/* EQ for link events, SNIC_EQN_NONE: none */
 	__u8 rsvd[6];
 	__u8 macs[SNIC_MAX_MACS][8];	/* 6 bytes each, padded */
+};
+
+/*
+ * SET_VLAN input buffer: bit V (byte V / 8, bit V % 8) accepts tagged
+ * frames of VLAN ID V while SNIC_PORT_F_VLAN_FILTER is set.  Untagged and
+ * priority-tagged (VID 0) frames always pass.  All zero after reset.
+ */
+#define SNIC_VLAN_N		4096
+struct snic_vlan_table {
+	__u8 bitmap[SNIC_VLAN_N / 8];
 };
 
 /* QUERY_PORT output buffer */
@@ -623,7 +645,10 @@ struct snic_pcie_stats {
 	X(SNIC_PORT_STAT_EQ_IRQS, eq_irqs)		/* MSI-X sent for EQs */ \
 	X(SNIC_PORT_STAT_CQ_OVERFLOWS, cq_overflows)	/* CQ full: the CQ went to error */ \
 	X(SNIC_PORT_STAT_TX_LOOPBACK, tx_loopback)	/* loopback SQ frames looped back */ \
-	X(SNIC_PORT_STAT_RX_LOOP_DROPS, rx_loop_drops)	/* looped frames for the sender: dropped */
+	X(SNIC_PORT_STAT_RX_LOOP_DROPS, rx_loop_drops)	/* looped frames for the sender: dropped */ \
+	X(SNIC_PORT_STAT_RX_VLAN_FILTERED, rx_vlan_filtered)	/* tagged, VLAN not in the SET_VLAN table */ \
+	X(SNIC_PORT_STAT_RX_VLAN_STRIPPED, rx_vlan_stripped)	/* 802.1Q tags moved into the CQE */ \
+	X(SNIC_PORT_STAT_TX_VLAN_INSERTED, tx_vlan_inserted)	/* 802.1Q tags inserted (SNIC_ETH_F_VLAN) */
 
 enum snic_port_stat {
 	SNIC_PORT_STATS(SNIC_STAT_ENUM)

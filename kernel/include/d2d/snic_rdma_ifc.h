@@ -389,7 +389,7 @@ enum snic_eqe_rdma_type {
 	X(SNIC_RDMA_STAT_RX_BAD_SRC, rx_bad_src)	/* RC: dropped, not from the QP's path */ \
 	X(SNIC_RDMA_STAT_TX_BAD_SRC, tx_bad_src)	/* user UD WQEs naming no source address */
 
-/* The list helpers SNIC_STAT_ENUM, _NAME and _LE64: snic_if.h. */
+/* The list helpers SNIC_STAT_ENUM, _NAME and _LE64: snic_ifc.h. */
 enum snic_rdma_stat {
 	SNIC_RDMA_STATS(SNIC_STAT_ENUM)
 	SNIC_RDMA_STAT_COUNT,	/* number of counters */
