@@ -217,6 +217,9 @@ struct SnicState {
 
     uint32_t ctrl;
     uint32_t status;
+    /* CTRL.RESET written, snic_reset_bh not run yet */
+    bool reset_pending;
+    QEMUBH *reset_bh;
     uint32_t error;
     uint32_t error_count;
 
@@ -264,6 +267,7 @@ bool snic_port_xmit(SnicState *s, const uint8_t *f, size_t len,
 /* snic-regs.c */
 extern const MemoryRegionOps snic_regs_ops;
 void snic_reset_state(SnicState *s);
+void snic_reset_bh(void *opaque);
 
 /* snic-admin.c */
 void snic_aq_enable(SnicState *s);
