@@ -157,6 +157,8 @@ struct snic_dev {
 
 	/* RDMA: the ib_device on top of netdev, its completion vector */
 	struct snic_ib_dev *ib;
+	/* held for writing while a QPN is freed (QP destroy) */
+	struct rw_semaphore qpn_lock;
 	int rdma_vector;		/* 0: no vector, no ib_device */
 
 	/* peer-queue API: bound-device list entry, lifetime, own objects */
@@ -430,7 +432,8 @@ int snic_peer_destroy(struct snic_dev *sd, enum snic_peer_kind kind, u8 opcode,
 /* snic_ib_main.c: the RoCEv2 ib_device */
 extern struct auxiliary_driver snic_ib_driver;
 void snic_ib_async_event(struct snic_dev *sd, struct snic_eqe *eqe);
-int snic_ib_qp_owner(struct snic_dev *sd, u32 qpn);
+int snic_ib_qp_pin(struct snic_dev *sd, u32 qpn);
+void snic_ib_qp_unpin(struct snic_dev *sd);
 
 /* snic_spin.c: /dev/snic-spinN */
 extern struct auxiliary_driver snic_spin_driver;

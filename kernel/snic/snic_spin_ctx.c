@@ -265,7 +265,9 @@ int snic_spin_ctx_create(struct snic_spin_file *f,
 /*
  * An RDMA RC QP, named by its number (docs/snic-spin.md, "Permissions"):
  * a user QP of the calling process, or with CAP_NET_ADMIN any user QP;
- * never a kernel QP (EPERM).  One QP per context; the device refuses a QP
+ * never a kernel QP (EPERM).  The QPN stays pinned from the check to the
+ * device's answer, so no destroy and re-create can slip a different QP
+ * under the number checked.  One QP per context; the device refuses a QP
  * that already has a context (EBUSY), an unknown one (ENOENT) or a non-RC
  * one (EINVAL).
  */
@@ -278,23 +280,24 @@ static int snic_spin_attach_qp(struct snic_spin_file *f,
 
 	if (a->port == SNIC_SPIN_QPN_NONE)
 		return -EINVAL;
-	ret = snic_ib_qp_owner(sp->sd, a->port);
+	/* The QP checked is the QP attached: pinned across both. */
+	ret = snic_ib_qp_pin(sp->sd, a->port);
 	if (ret == -EACCES)
 		ret = snic_spin_capable(f, CAP_NET_ADMIN,
 					"attaching another process's QP (no CAP_NET_ADMIN)");
 	else if (ret == -EPERM)
 		ret = snic_spin_refused(f, "attaching a kernel QP");
-	if (ret)
-		return ret;
-	for (i = 0; i < SNIC_SPIN_MAX_ATTACH; i++) {
+	for (i = 0; i < SNIC_SPIN_MAX_ATTACH && !ret; i++) {
 		if (c->att[i].live && c->att[i].qp)
-			return -EBUSY;
+			ret = -EBUSY;
 		if (!c->att[i].live && free < 0)
 			free = i;
 	}
-	if (free < 0)
-		return -ENOSPC;
-	ret = snic_spin_qp_cmd(sp, c, a->port);
+	if (!ret && free < 0)
+		ret = -ENOSPC;
+	if (!ret)
+		ret = snic_spin_qp_cmd(sp, c, a->port);
+	snic_ib_qp_unpin(sp->sd);
 	if (ret)
 		return ret;
 	c->att[free].qp = true;
