@@ -142,6 +142,10 @@ static void snic_instance_init(Object *obj)
     snic_rdma_loss_props(s, obj);
     object_property_add_uint64_ptr(obj, "spin-bh-yields", &s->spin.bh_yields,
                                    OBJ_PROP_FLAG_READ);
+    object_property_add_uint8_ptr(obj, "aq-drop-opcode", &s->aq_drop_opcode,
+                                  OBJ_PROP_FLAG_READWRITE);
+    object_property_add_uint64_ptr(obj, "aq-dropped", &s->aq_dropped,
+                                   OBJ_PROP_FLAG_READ);
 }
 
 /*

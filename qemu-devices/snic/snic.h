@@ -224,6 +224,13 @@ struct SnicState {
     uint32_t error_count;
 
     SnicAdminQueue aq;
+    /*
+     * Fault injection (QOM aq-drop-opcode, settable at run time): commands
+     * with this opcode run but post no completion; 0 (NOP) = off.
+     * aq-dropped counts them; neither is touched by reset.
+     */
+    uint8_t aq_drop_opcode;
+    uint64_t aq_dropped;
     SnicStats stats;
     D2DPcieCounters pcie;
 
