@@ -9,16 +9,6 @@
 
 DRV=/sys/bus/pci/drivers/snic
 SPIN=/dev/snic-spin0
-# gone_within_60s PID: PID exits within 60 s (a driver that waits for the
-# stalled ioctl keeps it blocked; it cannot be killed then either)
-gone_within_60s() {
-	local i=0
-	while kill -0 "$1" 2>/dev/null && [ $i -lt 600 ]; do
-		sleep 0.1
-		i=$((i + 1))
-	done
-	! kill -0 "$1" 2>/dev/null || { echo "still blocked after 60 s"; return 1; }
-}
 check modprobe modprobe snic
 check spin_dev test -c "$SPIN"
 BDF=$(basename "$(readlink -f "/sys/class/misc/${SPIN#/dev/}/device")")
@@ -33,13 +23,13 @@ done
 check ioctl_stalled grep -q STALLED /tmp/stall.out
 spinctl -d "$SPIN" stats dev > /tmp/other.out 2>&1 &
 other_pid=$!
-check other_ioctl_completes gone_within_60s $other_pid
+check other_ioctl_completes exits_within 60 $other_pid
 check other_ioctl_output grep -q '^devstats ' /tmp/other.out
 
 # Unbinding must not wait for the stalled ioctl.
 echo "$BDF" > "$DRV/unbind" &
 unbind_pid=$!
-check unbind_while_stalled gone_within_60s $unbind_pid
+check unbind_while_stalled exits_within 60 $unbind_pid
 check no_dev_node sh -c "[ ! -e $SPIN ]"
 check ioctl_still_stalled sh -c "kill -0 $stall_pid && ! grep -q write: /tmp/stall.out"
 
