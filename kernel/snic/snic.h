@@ -183,6 +183,8 @@ struct snic_dev {
 	 */
 	struct snic_ib_dev *ib;
 	const struct snic_rdma_ops __rcu *rdma_ops;
+	/* held for writing while a QPN is freed (QP destroy) */
+	struct rw_semaphore qpn_lock;
 	int rdma_vector;		/* 0: no vector, no ib_device */
 
 	/* lifetime; peer-queue API: objects of its users */
@@ -488,7 +490,8 @@ int snic_peer_destroy(struct snic_dev *sd, enum snic_peer_kind kind, u8 opcode,
 void snic_rdma_ops_set(struct snic_dev *sd, const struct snic_rdma_ops *ops);
 void snic_rdma_ops_clear(struct snic_dev *sd);
 void snic_rdma_async_event(struct snic_dev *sd, struct snic_eqe *eqe);
-int snic_rdma_qp_owner(struct snic_dev *sd, u32 qpn);
+int snic_rdma_qp_pin(struct snic_dev *sd, u32 qpn);
+void snic_rdma_qp_unpin(struct snic_dev *sd);
 
 /* snic_spin.c: /dev/snic-spinN */
 extern struct auxiliary_driver snic_spin_driver;

@@ -27,10 +27,25 @@ int snic_ib_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 	return 0;
 }
 
+/*
+ * A PD holds no host memory: if the device cannot destroy it (its admin
+ * queue is broken) the number is leaked on the device and the PD is gone
+ * for the host.  Only EBUSY (objects still use it) is an answer: the core
+ * treats any failure of a kernel PD as a driver bug.
+ */
 int snic_ib_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 {
-	return snic_cmd_destroy(to_sibdev(ibpd->device)->sd,
-				SNIC_AQ_DESTROY_PD, to_sibpd(ibpd)->pdn);
+	struct snic_ib_dev *ibd = to_sibdev(ibpd->device);
+	u32 pdn = to_sibpd(ibpd)->pdn;
+	int ret;
+
+	ret = snic_cmd_destroy(ibd->sd, SNIC_AQ_DESTROY_PD, pdn);
+	if (ret == -EBUSY)
+		return ret;
+	if (ret)
+		dev_warn(&ibd->sd->pdev->dev, "DESTROY_PD %u failed: %d\n",
+			 pdn, ret);
+	return 0;
 }
 
 static u8 snic_ib_next_tag(struct snic_ib_dev *ibd)

@@ -227,7 +227,10 @@ static int snic_ib_qp_cmd(struct snic_ib_dev *ibd, struct snic_ib_qp *qp,
 /*
  * Who may give QP @qpn of @sd to a sPIN context: 0 a user QP of the
  * calling process, -EACCES another process's user QP, -EPERM a kernel QP,
- * -ENOENT none.
+ * -ENOENT none.  Called through snic_rdma_qp_pin(), which holds
+ * sd->qpn_lock for reading until snic_rdma_qp_unpin(): no QP is destroyed
+ * meanwhile, so the number cannot pass to another QP (another owner, a
+ * kernel QP) between this check and the caller's use of it.
  */
 int snic_ib_qp_owner(struct snic_dev *sd, u32 qpn)
 {
@@ -235,6 +238,7 @@ int snic_ib_qp_owner(struct snic_dev *sd, u32 qpn)
 	struct snic_ib_qp *qp;
 	int ret = -ENOENT;
 
+	lockdep_assert_held(&sd->qpn_lock);
 	if (!ibd)
 		return ret;
 	xa_lock_irq(&ibd->qps);
@@ -244,6 +248,23 @@ int snic_ib_qp_owner(struct snic_dev *sd, u32 qpn)
 	else if (qp)
 		ret = qp->owner == task_tgid(current) ? 0 : -EACCES;
 	xa_unlock_irq(&ibd->qps);
+	return ret;
+}
+
+/*
+ * Destroy @qp on the device and forget its number, not while a sPIN
+ * attach holds the QPN (snic_rdma_qp_pin); the device's answer.
+ */
+static int snic_ib_qp_unlist(struct snic_ib_dev *ibd, struct snic_ib_qp *qp)
+{
+	int ret;
+
+	down_write(&ibd->sd->qpn_lock);
+	ret = snic_cmd_destroy(ibd->sd, SNIC_AQ_DESTROY_QP, qp->qpn);
+	/* CQEs still queued for it are dropped by poll_cq from now on. */
+	snic_ib_xa_drop(&ibd->qps, qp->qpn, qp);
+	up_write(&ibd->sd->qpn_lock);
+	snic_ib_sync_events(ibd);
 	return ret;
 }
 
@@ -327,8 +348,9 @@ int snic_ib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	return 0;
 
 err_xa:
-	snic_ib_xa_drop(&ibd->qps, qp->qpn, qp);
-	snic_ib_sync_events(ibd);
+	if (snic_ib_qp_unlist(ibd, qp))
+		goto err_swqe;	/* the device may still use the ring: leak it */
+	goto err_buf;
 err_destroy:
 	if (snic_cmd_destroy(ibd->sd, SNIC_AQ_DESTROY_QP, qp->qpn))
 		goto err_swqe;	/* the device may still use the ring: leak it */
@@ -345,10 +367,7 @@ int snic_ib_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	struct snic_ib_qp *qp = to_sibqp(ibqp);
 	int ret;
 
-	ret = snic_cmd_destroy(ibd->sd, SNIC_AQ_DESTROY_QP, qp->qpn);
-	/* CQEs still queued for it are dropped by poll_cq from now on. */
-	snic_ib_xa_drop(&ibd->qps, qp->qpn, qp);
-	snic_ib_sync_events(ibd);
+	ret = snic_ib_qp_unlist(ibd, qp);
 	if (ret)
 		dev_warn(&ibd->sd->pdev->dev,
 			 "DESTROY_QP %u failed: %d, keeping its rings\n",

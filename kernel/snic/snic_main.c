@@ -194,6 +194,7 @@ static int snic_probe(struct pci_dev *pdev, const struct pci_device_id *ent)
 	kref_init(&sd->ref);
 	INIT_LIST_HEAD(&sd->peer_objs);
 	mutex_init(&sd->peer_lock);
+	init_rwsem(&sd->qpn_lock);
 	spin_lock_init(&sd->db_lock);
 	sd->adev_id = -1;
 	pci_set_drvdata(pdev, sd);

@@ -39,7 +39,7 @@ void snic_rdma_async_event(struct snic_dev *sd, struct snic_eqe *eqe)
 	rcu_read_unlock();
 }
 
-int snic_rdma_qp_owner(struct snic_dev *sd, u32 qpn)
+static int snic_rdma_qp_owner(struct snic_dev *sd, u32 qpn)
 {
 	const struct snic_rdma_ops *ops;
 	int ret = -ENOENT;
@@ -50,4 +50,21 @@ int snic_rdma_qp_owner(struct snic_dev *sd, u32 qpn)
 		ret = ops->qp_owner(sd, qpn);
 	rcu_read_unlock();
 	return ret;
+}
+
+/*
+ * The owner check of QP @qpn for a sPIN attach (snic_ib_qp_owner's
+ * answer, -ENOENT without an RDMA driver), with the QPN pinned until
+ * snic_rdma_qp_unpin(): QP destroy takes sd->qpn_lock for writing, so the
+ * QP checked is the QP the caller then attaches.
+ */
+int snic_rdma_qp_pin(struct snic_dev *sd, u32 qpn)
+{
+	down_read(&sd->qpn_lock);
+	return snic_rdma_qp_owner(sd, qpn);
+}
+
+void snic_rdma_qp_unpin(struct snic_dev *sd)
+{
+	up_read(&sd->qpn_lock);
 }

@@ -7,7 +7,8 @@
  *
  * Everything an open file creates belongs to it and is torn down when the
  * file is released.  All state and every admin command are serialised by
- * sp->lock: the ioctls are control-path operations.
+ * sp->lock: the ioctls are control-path operations.  No user memory is
+ * touched with sp->lock held (see snic_spin_ioctl).
  */
 #include <linux/module.h>
 #include <linux/bitmap.h>
@@ -60,58 +61,71 @@ static u32 snic_spin_mem_free_bytes(struct snic_spin *sp, u8 mem)
 	       SNIC_SPIN_MEM_ALIGN;
 }
 
-/*
- * Copy between device memory and user memory (@user NULL: write zeros)
- * through a bounce buffer, SNIC_SPIN_XFER_CHUNK bytes per admin command.
- */
-static int snic_spin_mem_xfer(struct snic_spin *sp, u8 opcode, u8 mem,
-			      u32 offset, void __user *user, u32 len)
+/* 0 with sp->lock held, or -ENODEV (not held) once the function is gone. */
+int snic_spin_lock_live(struct snic_spin *sp)
 {
-	struct device *dev = &sp->sd->pdev->dev;
-	size_t chunk = min_t(size_t, len, SNIC_SPIN_XFER_CHUNK);
+	mutex_lock(&sp->lock);
+	if (!sp->dead)
+		return 0;
+	mutex_unlock(&sp->lock);
+	return -ENODEV;
+}
+
+/* One WRITE_MEM/READ_MEM admin command: @n bytes at bus address @dma. */
+static int snic_spin_mem_cmd(struct snic_spin *sp, u8 opcode, u8 mem,
+			     u32 offset, dma_addr_t dma, u32 n)
+{
 	struct snic_aq_spin_mem *m;
-	struct snic_aq_cmd cmd;
+	struct snic_aq_cmd cmd = {};
+
+	BUILD_BUG_ON(sizeof(*m) > sizeof(cmd.raw));
+	cmd.opcode = opcode;
+	m = (struct snic_aq_spin_mem *)cmd.raw;
+	m->host_addr = cpu_to_le64(dma);
+	m->len = cpu_to_le32(n);
+	m->offset = cpu_to_le32(offset);
+	m->mem = mem;
+	return snic_aq_exec(sp->sd, &cmd, NULL);
+}
+
+/* The bounce buffer of a transfer of @len bytes (zeroed), and its size. */
+static void *snic_spin_bounce_alloc(struct snic_spin *sp, u32 len,
+				    size_t *chunk, dma_addr_t *dma)
+{
+	*chunk = min_t(size_t, len, SNIC_SPIN_XFER_CHUNK);
+	return dma_alloc_coherent(&sp->sd->pdev->dev, *chunk, dma, GFP_KERNEL);
+}
+
+/* After an admin timeout the device may still write the buffer: leaked. */
+static void snic_spin_bounce_free(struct snic_spin *sp, void *buf,
+				  size_t chunk, dma_addr_t dma, int ret)
+{
+	if (ret != -ETIMEDOUT)
+		dma_free_coherent(&sp->sd->pdev->dev, chunk, buf, dma);
+}
+
+/* Zero @len bytes of device memory; called with sp->lock held. */
+static int snic_spin_mem_zero(struct snic_spin *sp, u8 mem, u32 offset,
+			      u32 len)
+{
+	size_t chunk;
 	dma_addr_t dma;
 	void *buf;
 	int ret = 0;
 
-	BUILD_BUG_ON(sizeof(*m) > sizeof(cmd.raw));
-	buf = dma_alloc_coherent(dev, chunk, &dma, GFP_KERNEL);
+	lockdep_assert_held(&sp->lock);
+	buf = snic_spin_bounce_alloc(sp, len, &chunk, &dma);
 	if (!buf)
 		return -ENOMEM;
-	while (len) {
+	while (len && !ret) {
 		u32 n = min_t(u32, len, chunk);
 
-		if (opcode == SNIC_AQ_SPIN_WRITE_MEM && !user) {
-			memset(buf, 0, n);
-		} else if (opcode == SNIC_AQ_SPIN_WRITE_MEM &&
-			   copy_from_user(buf, user, n)) {
-			ret = -EFAULT;
-			break;
-		}
-		memset(&cmd, 0, sizeof(cmd));
-		cmd.opcode = opcode;
-		m = (struct snic_aq_spin_mem *)cmd.raw;
-		m->host_addr = cpu_to_le64(dma);
-		m->len = cpu_to_le32(n);
-		m->offset = cpu_to_le32(offset);
-		m->mem = mem;
-		ret = snic_aq_exec(sp->sd, &cmd, NULL);
-		if (ret)
-			break;
-		if (opcode == SNIC_AQ_SPIN_READ_MEM &&
-		    copy_to_user(user, buf, n)) {
-			ret = -EFAULT;
-			break;
-		}
+		ret = snic_spin_mem_cmd(sp, SNIC_AQ_SPIN_WRITE_MEM, mem, offset,
+					dma, n);
 		len -= n;
 		offset += n;
-		if (user)
-			user += n;
 	}
-	/* After an admin timeout the device may still write the buffer. */
-	if (ret != -ETIMEDOUT)
-		dma_free_coherent(dev, chunk, buf, dma);
+	snic_spin_bounce_free(sp, buf, chunk, dma, ret);
 	return ret;
 }
 
@@ -158,8 +172,7 @@ static int snic_spin_mem_alloc(struct snic_spin_file *f,
 	bitmap_set(map, start, nr);
 	list_add_tail(&a->node, &f->allocs);
 	/* What an earlier owner left there must not leak to this one. */
-	ret = snic_spin_mem_xfer(sp, SNIC_AQ_SPIN_WRITE_MEM, a->mem, a->offset,
-				 NULL, a->size);
+	ret = snic_spin_mem_zero(sp, a->mem, a->offset, a->size);
 	if (ret) {
 		snic_spin_alloc_free(sp, a);
 		return ret;
@@ -170,19 +183,78 @@ static int snic_spin_mem_alloc(struct snic_spin_file *f,
 	return 0;
 }
 
+/* Allocation @id of @f if [@offset, @offset + @len) lies in it. */
+static struct snic_spin_alloc *
+snic_spin_alloc_range(struct snic_spin_file *f, u32 id, u32 offset, u32 len,
+		      int *err)
+{
+	struct snic_spin_alloc *a = snic_spin_alloc_find(f, id);
+
+	*err = !a ? -ENOENT : !len || offset > a->size ||
+			      len > a->size - offset ? -EINVAL : 0;
+	return *err ? NULL : a;
+}
+
+/*
+ * SNIC_SPIN_IOC_MEM_WRITE/READ through a bounce buffer, one admin command
+ * per SNIC_SPIN_XFER_CHUNK bytes.  The user copies run without sp->lock: a
+ * user buffer that faults for ever (userfaultfd) stalls only this caller.
+ * The lock is taken per chunk, and the allocation looked up again each
+ * time (another thread of the owner may free it meanwhile: ENOENT).
+ */
 static int snic_spin_mem_rw(struct snic_spin_file *f, unsigned int cmd,
 			    struct snic_spin_mem_rw *rw)
 {
-	struct snic_spin_alloc *a = snic_spin_alloc_find(f, rw->id);
+	u8 opcode = cmd == SNIC_SPIN_IOC_MEM_WRITE ? SNIC_AQ_SPIN_WRITE_MEM :
+						    SNIC_AQ_SPIN_READ_MEM;
+	u8 __user *user = u64_to_user_ptr(rw->data);
+	u32 len = rw->len, pos = rw->offset;
+	struct snic_spin *sp = f->sp;
+	struct snic_spin_alloc *a;
+	size_t chunk;
+	dma_addr_t dma;
+	void *buf;
+	int ret;
 
+	ret = snic_spin_lock_live(sp);
+	if (ret)
+		return ret;
+	a = snic_spin_alloc_range(f, rw->id, pos, len, &ret);
+	mutex_unlock(&sp->lock);
 	if (!a)
-		return -ENOENT;
-	if (!rw->len || rw->offset > a->size || rw->len > a->size - rw->offset)
-		return -EINVAL;
-	return snic_spin_mem_xfer(f->sp, cmd == SNIC_SPIN_IOC_MEM_WRITE ?
-				  SNIC_AQ_SPIN_WRITE_MEM : SNIC_AQ_SPIN_READ_MEM,
-				  a->mem, a->offset + rw->offset,
-				  u64_to_user_ptr(rw->data), rw->len);
+		return ret;
+	buf = snic_spin_bounce_alloc(sp, len, &chunk, &dma);
+	if (!buf)
+		return -ENOMEM;
+	while (len) {
+		u32 n = min_t(u32, len, chunk);
+
+		if (opcode == SNIC_AQ_SPIN_WRITE_MEM &&
+		    copy_from_user(buf, user, n)) {
+			ret = -EFAULT;
+			break;
+		}
+		ret = snic_spin_lock_live(sp);
+		if (ret)
+			break;
+		a = snic_spin_alloc_range(f, rw->id, pos, n, &ret);
+		if (a)
+			ret = snic_spin_mem_cmd(sp, opcode, a->mem,
+						a->offset + pos, dma, n);
+		mutex_unlock(&sp->lock);
+		if (ret)
+			break;
+		if (opcode == SNIC_AQ_SPIN_READ_MEM &&
+		    copy_to_user(user, buf, n)) {
+			ret = -EFAULT;
+			break;
+		}
+		len -= n;
+		pos += n;
+		user += n;
+	}
+	snic_spin_bounce_free(sp, buf, chunk, dma, ret);
+	return ret;
 }
 
 static void snic_spin_info_fill(struct snic_spin *sp, struct snic_spin_info *i)
@@ -205,7 +277,10 @@ static void snic_spin_info_fill(struct snic_spin *sp, struct snic_spin_info *i)
 	spin_unlock_irq(&sp->ev_lock);
 }
 
-/* Any context's counters, or the engine's: readable by every opener. */
+/*
+ * Any context's counters, or the engine's: readable by every opener.
+ * Takes sp->lock itself.
+ */
 static int snic_spin_stats(struct snic_spin *sp, struct snic_spin_stats *s)
 {
 	union {
@@ -223,17 +298,24 @@ static int snic_spin_stats(struct snic_spin *sp, struct snic_spin_stats *s)
 		return -EINVAL;
 	if (kind == SNIC_STATS_SPIN && s->ctx >= SNIC_SPIN_MAX_CTXS)
 		return -EINVAL;
-	/* The device may keep counters of a freed slot: not a context. */
-	if (kind == SNIC_STATS_SPIN && !snic_spin_ctx_live(sp, s->ctx))
-		return -ENOENT;
 	buf = kzalloc(sizeof(*buf), GFP_KERNEL);
 	if (!buf)
 		return -ENOMEM;
-	ret = snic_cmd_query_stats(sp->sd, kind,
-				   kind == SNIC_STATS_SPIN ? s->ctx : 0, buf,
-				   size);
+	ret = snic_spin_lock_live(sp);
+	if (ret)
+		goto out;
+	/* The device may keep counters of a freed slot: not a context. */
+	if (kind == SNIC_STATS_SPIN && !snic_spin_ctx_live(sp, s->ctx))
+		ret = -ENOENT;
+	else
+		ret = snic_cmd_query_stats(sp->sd, kind,
+					   kind == SNIC_STATS_SPIN ? s->ctx : 0,
+					   buf, size);
+	mutex_unlock(&sp->lock);
+	/* Copied out without sp->lock (see snic_spin_mem_rw). */
 	if (!ret && copy_to_user(u64_to_user_ptr(s->buf), buf, s->len))
 		ret = -EFAULT;
+out:
 	kfree(buf);
 	return ret;
 }
@@ -291,65 +373,84 @@ static int snic_spin_release(struct inode *inode, struct file *file)
 	return 0;
 }
 
+union snic_spin_ioc_arg {
+	struct snic_spin_info info;
+	struct snic_spin_mem_alloc alloc;
+	struct snic_spin_mem_rw rw;
+	struct snic_spin_ctx_create create;
+	struct snic_spin_ctx_ref ref;
+	struct snic_spin_attach att;
+	struct snic_spin_region_add reg;
+	struct snic_spin_events ev;
+	struct snic_spin_stats stats;
+};
+
+/* The ioctls that touch no user memory: called with sp->lock held. */
 static long snic_spin_ioctl_locked(struct snic_spin_file *f, unsigned int cmd,
-				   void __user *uarg)
+				   union snic_spin_ioc_arg *u)
 {
-	union {
-		struct snic_spin_info info;
-		struct snic_spin_mem_alloc alloc;
-		struct snic_spin_mem_rw rw;
-		struct snic_spin_ctx_create create;
-		struct snic_spin_ctx_ref ref;
-		struct snic_spin_attach att;
-		struct snic_spin_region_add reg;
-		struct snic_spin_events ev;
-		struct snic_spin_stats stats;
-	} u;
 	struct snic_spin *sp = f->sp;
-	size_t size = _IOC_SIZE(cmd);
 	struct snic_spin_alloc *a;
 	struct snic_spin_ctx *c;
 	int ret;
 
-	if (size > sizeof(u))
+	lockdep_assert_held(&sp->lock);
+	switch (cmd) {
+	case SNIC_SPIN_IOC_INFO:
+		snic_spin_info_fill(sp, &u->info);
+		return 0;
+	case SNIC_SPIN_IOC_MEM_ALLOC:
+		return snic_spin_mem_alloc(f, &u->alloc);
+	case SNIC_SPIN_IOC_MEM_FREE:
+		a = snic_spin_alloc_find(f, u->alloc.id);
+		ret = !a ? -ENOENT : a->users ? -EBUSY : 0;
+		if (!ret)
+			snic_spin_alloc_free(sp, a);
+		return ret;
+	case SNIC_SPIN_IOC_CTX_CREATE:
+		return snic_spin_ctx_create(f, &u->create);
+	case SNIC_SPIN_IOC_CTX_DESTROY:
+		c = snic_spin_ctx_find(f, u->ref.ctx, &ret);
+		if (c)
+			snic_spin_ctx_destroy(sp, c);
+		return ret;
+	case SNIC_SPIN_IOC_ATTACH:
+		return snic_spin_attach(f, &u->att);
+	case SNIC_SPIN_IOC_DETACH:
+		return snic_spin_detach(f, &u->att);
+	case SNIC_SPIN_IOC_REGION_ADD:
+		return snic_spin_region_add(f, &u->reg);
+	default:
+		return -ENOTTY;
+	}
+}
+
+/*
+ * The argument is copied in before and out after sp->lock, and the ioctls
+ * that copy user buffers (MEM_WRITE/READ, EVENTS, STATS) take the lock
+ * only around their device work: no user fault is ever taken with sp->lock
+ * held, so a stalled user page (userfaultfd, a slow file mapping) holds up
+ * only its own caller, never other users, unbind or rmmod.
+ */
+static long snic_spin_ioctl(struct file *file, unsigned int cmd,
+			    unsigned long arg)
+{
+	struct snic_spin_file *f = file->private_data;
+	void __user *uarg = (void __user *)arg;
+	struct snic_spin *sp = f->sp;
+	size_t size = _IOC_SIZE(cmd);
+	union snic_spin_ioc_arg u;
+	long ret;
+
+	if (_IOC_TYPE(cmd) != SNIC_SPIN_IOC_MAGIC || size > sizeof(u))
 		return -ENOTTY;
 	if ((_IOC_DIR(cmd) & _IOC_WRITE) && copy_from_user(&u, uarg, size))
 		return -EFAULT;
 
 	switch (cmd) {
-	case SNIC_SPIN_IOC_INFO:
-		snic_spin_info_fill(sp, &u.info);
-		ret = 0;
-		break;
-	case SNIC_SPIN_IOC_MEM_ALLOC:
-		ret = snic_spin_mem_alloc(f, &u.alloc);
-		break;
-	case SNIC_SPIN_IOC_MEM_FREE:
-		a = snic_spin_alloc_find(f, u.alloc.id);
-		ret = !a ? -ENOENT : a->users ? -EBUSY : 0;
-		if (!ret)
-			snic_spin_alloc_free(sp, a);
-		break;
 	case SNIC_SPIN_IOC_MEM_WRITE:
 	case SNIC_SPIN_IOC_MEM_READ:
 		ret = snic_spin_mem_rw(f, cmd, &u.rw);
-		break;
-	case SNIC_SPIN_IOC_CTX_CREATE:
-		ret = snic_spin_ctx_create(f, &u.create);
-		break;
-	case SNIC_SPIN_IOC_CTX_DESTROY:
-		c = snic_spin_ctx_find(f, u.ref.ctx, &ret);
-		if (c)
-			snic_spin_ctx_destroy(sp, c);
-		break;
-	case SNIC_SPIN_IOC_ATTACH:
-		ret = snic_spin_attach(f, &u.att);
-		break;
-	case SNIC_SPIN_IOC_DETACH:
-		ret = snic_spin_detach(f, &u.att);
-		break;
-	case SNIC_SPIN_IOC_REGION_ADD:
-		ret = snic_spin_region_add(f, &u.reg);
 		break;
 	case SNIC_SPIN_IOC_EVENTS:
 		ret = snic_spin_events(f, &u.ev);
@@ -358,28 +459,14 @@ static long snic_spin_ioctl_locked(struct snic_spin_file *f, unsigned int cmd,
 		ret = snic_spin_stats(sp, &u.stats);
 		break;
 	default:
-		return -ENOTTY;
+		ret = snic_spin_lock_live(sp);
+		if (ret)
+			break;
+		ret = snic_spin_ioctl_locked(f, cmd, &u);
+		mutex_unlock(&sp->lock);
 	}
 	if (!ret && (_IOC_DIR(cmd) & _IOC_READ) && copy_to_user(uarg, &u, size))
 		ret = -EFAULT;
-	return ret;
-}
-
-static long snic_spin_ioctl(struct file *file, unsigned int cmd,
-			    unsigned long arg)
-{
-	struct snic_spin_file *f = file->private_data;
-	struct snic_spin *sp = f->sp;
-	long ret;
-
-	if (_IOC_TYPE(cmd) != SNIC_SPIN_IOC_MAGIC)
-		return -ENOTTY;
-	mutex_lock(&sp->lock);
-	if (sp->dead)
-		ret = -ENODEV;
-	else
-		ret = snic_spin_ioctl_locked(f, cmd, (void __user *)arg);
-	mutex_unlock(&sp->lock);
 	return ret;
 }
 

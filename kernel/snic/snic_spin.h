@@ -63,6 +63,8 @@ struct snic_spin_ctx {
 	u32 ev_cons;
 	u64 ev_total;
 	u32 ev_notifies;	/* event EQEs seen; under sp->ev_lock */
+	u32 serial;		/* unique in its file (ids are device slots) */
+	bool ev_reading;	/* SNIC_SPIN_IOC_EVENTS copying out */
 	struct snic_spin_attach_slot att[SNIC_SPIN_MAX_ATTACH];
 	struct snic_spin_region *regions[SNIC_SPIN_MAX_REGIONS];
 };
@@ -70,7 +72,8 @@ struct snic_spin_ctx {
 struct snic_spin {
 	struct snic_dev *sd;
 	struct kref ref;
-	struct mutex lock;	/* everything below, and device commands */
+	/* everything below, and device commands; never across a user copy */
+	struct mutex lock;
 	bool dead;		/* the PCI function is gone */
 	int idx;
 	char name[24];
@@ -110,6 +113,9 @@ struct snic_spin_file {
 	wait_queue_head_t wq;	/* poll(): woken by the sPIN EQ interrupt */
 };
 
+/* snic_spin.c */
+int snic_spin_lock_live(struct snic_spin *sp);
+
 /* snic_spin_ctx.c: called with sp->lock held */
 struct snic_spin_alloc *snic_spin_alloc_find(struct snic_spin_file *f,
 					     u32 id);
@@ -125,6 +131,7 @@ int snic_spin_region_add(struct snic_spin_file *f,
 			 struct snic_spin_region_add *r);
 struct snic_spin_region *snic_spin_region_by_pgoff(struct snic_spin_file *f,
 						   unsigned long pgoff);
+/* takes sp->lock itself */
 int snic_spin_events(struct snic_spin_file *f, struct snic_spin_events *ev);
 bool snic_spin_ev_pending(struct snic_spin_ctx *c);
 

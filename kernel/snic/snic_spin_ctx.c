@@ -6,7 +6,8 @@
  * whose destination is SNIC_DEST_SPIN or to an RDMA RC QP
  * (SNIC_AQ_SPIN_ATTACH_QP), host regions for handler DMA, and
  * taking events off its ring (the device signals them on the sPIN EQ,
- * snic_spin_ev.c).  Called with sp->lock held.
+ * snic_spin_ev.c).  Called with sp->lock held, but for snic_spin_events,
+ * which takes it itself.
  */
 #include <linux/dma-mapping.h>
 #include <linux/if_ether.h>
@@ -261,6 +262,7 @@ int snic_spin_ctx_create(struct snic_spin_file *f,
 		return ret;
 	}
 	c->id = id;
+	c->serial = ++f->next_id;
 	c->code = code;
 	c->hmem = hmem;
 	code->users++;
@@ -274,7 +276,9 @@ int snic_spin_ctx_create(struct snic_spin_file *f,
 /*
  * An RDMA RC QP, named by its number (docs/snic-spin.md, "Permissions"):
  * a user QP of the calling process, or with CAP_NET_ADMIN any user QP;
- * never a kernel QP (EPERM).  One QP per context; the device refuses a QP
+ * never a kernel QP (EPERM).  The QPN stays pinned from the check to the
+ * device's answer, so no destroy and re-create can slip a different QP
+ * under the number checked.  One QP per context; the device refuses a QP
  * that already has a context (EBUSY), an unknown one (ENOENT) or a non-RC
  * one (EINVAL).
  */
@@ -287,23 +291,24 @@ static int snic_spin_attach_qp(struct snic_spin_file *f,
 
 	if (a->port == SNIC_SPIN_QPN_NONE)
 		return -EINVAL;
-	ret = snic_rdma_qp_owner(sp->sd, a->port);
+	/* The QP checked is the QP attached: pinned across both. */
+	ret = snic_rdma_qp_pin(sp->sd, a->port);
 	if (ret == -EACCES)
 		ret = snic_spin_capable(f, CAP_NET_ADMIN,
 					"attaching another process's QP (no CAP_NET_ADMIN)");
 	else if (ret == -EPERM)
 		ret = snic_spin_refused(f, "attaching a kernel QP");
-	if (ret)
-		return ret;
-	for (i = 0; i < SNIC_SPIN_MAX_ATTACH; i++) {
+	for (i = 0; i < SNIC_SPIN_MAX_ATTACH && !ret; i++) {
 		if (c->att[i].live && c->att[i].qp)
-			return -EBUSY;
+			ret = -EBUSY;
 		if (!c->att[i].live && free < 0)
 			free = i;
 	}
-	if (free < 0)
-		return -ENOSPC;
-	ret = snic_spin_qp_cmd(sp, c, a->port);
+	if (!ret && free < 0)
+		ret = -ENOSPC;
+	if (!ret)
+		ret = snic_spin_qp_cmd(sp, c, a->port);
+	snic_rdma_qp_unpin(sp->sd);
 	if (ret)
 		return ret;
 	c->att[free].qp = true;
@@ -477,11 +482,13 @@ struct snic_spin_region *snic_spin_region_by_pgoff(struct snic_spin_file *f,
 	return NULL;
 }
 
-static struct snic_spin_event *snic_spin_ev_next(struct snic_spin_ctx *c)
+/* Ring entry @idx (a consumer count) if the device has written it. */
+static struct snic_spin_event *snic_spin_ev_at(struct snic_spin_ctx *c,
+					       u32 idx)
 {
 	struct snic_spin_event *e = c->ev_ring +
-		(c->ev_cons & (c->ev_size - 1)) * sizeof(*e);
-	u8 phase = !((c->ev_cons / c->ev_size) & 1);
+		(idx & (c->ev_size - 1)) * sizeof(*e);
+	u8 phase = !((idx / c->ev_size) & 1);
 
 	if ((READ_ONCE(e->owner) & SNIC_SPIN_EV_OWNER) != phase)
 		return NULL;
@@ -492,43 +499,74 @@ static struct snic_spin_event *snic_spin_ev_next(struct snic_spin_ctx *c)
 
 bool snic_spin_ev_pending(struct snic_spin_ctx *c)
 {
-	return c->ev_ring && snic_spin_ev_next(c);
+	return c->ev_ring && snic_spin_ev_at(c, c->ev_cons);
 }
 
 /*
  * Take events off the ring: entry cons & (size - 1) is valid when its
- * owner bit equals the pass parity (1 on the first pass).
+ * owner bit equals the pass parity (1 on the first pass).  The entries are
+ * copied to a kernel buffer under sp->lock and to the user without it;
+ * only the entries that reached the user are handed back to the device
+ * (the consumer record), even after a fault.  One reader per context at a
+ * time (EBUSY); a context destroyed meanwhile gives ENOENT.
  */
 int snic_spin_events(struct snic_spin_file *f, struct snic_spin_events *ev)
 {
-	struct snic_spin_event __user *ubuf = u64_to_user_ptr(ev->buf);
+	struct snic_spin *sp = f->sp;
+	struct snic_spin_event *kbuf = NULL, *e;
+	u32 n = 0, done, serial, max;
 	struct snic_spin_ctx *c;
-	u32 n = 0;
-	int ret;
+	unsigned long left;
+	int ret, gone;
 
-	c = snic_spin_ctx_find(f, ev->ctx, &ret);
-	if (!c)
+	ret = snic_spin_lock_live(sp);
+	if (ret)
 		return ret;
-	while (n < ev->max) {
-		struct snic_spin_event *e = snic_spin_ev_next(c);
-
-		if (!e)
-			break;
-		if (copy_to_user(&ubuf[n], e, sizeof(*e))) {
-			ret = -EFAULT;
-			break;
+	c = snic_spin_ctx_find(f, ev->ctx, &ret);
+	if (c && c->ev_reading)
+		ret = -EBUSY;
+	if (ret)
+		goto unlock;
+	max = min(ev->max, c->ev_size);
+	if (max) {
+		kbuf = kvmalloc_array(max, sizeof(*kbuf), GFP_KERNEL);
+		if (!kbuf) {
+			ret = -ENOMEM;
+			goto unlock;
 		}
-		c->ev_cons++;
-		c->ev_total++;
-		n++;
 	}
+	for (; n < max && (e = snic_spin_ev_at(c, c->ev_cons + n)); n++)
+		kbuf[n] = *e;
+	c->ev_reading = true;
+	serial = c->serial;
+	mutex_unlock(&sp->lock);
+
+	left = n ? copy_to_user(u64_to_user_ptr(ev->buf), kbuf,
+				n * sizeof(*kbuf)) : 0;
+	done = n - DIV_ROUND_UP(left, sizeof(*kbuf));
+	if (left)
+		ret = -EFAULT;
+	kvfree(kbuf);
+
+	/* Even after unbind: the contexts are gone then, ENOENT. */
+	mutex_lock(&sp->lock);
+	c = snic_spin_ctx_find(f, ev->ctx, &gone);
+	if (!c || c->serial != serial) {
+		ret = -ENOENT;
+		goto unlock;
+	}
+	c->ev_reading = false;
+	c->ev_cons += done;
+	c->ev_total += done;
 	/* Free the taken entries for the device even after a fault. */
-	if (n)
+	if (done)
 		WRITE_ONCE(*c->ev_dbr, cpu_to_le32(c->ev_cons));
-	ev->count = n;
+	ev->count = done;
 	ev->total = c->ev_total;
-	spin_lock_irq(&f->sp->ev_lock);
+	spin_lock_irq(&sp->ev_lock);
 	ev->notifies = c->ev_notifies;
-	spin_unlock_irq(&f->sp->ev_lock);
+	spin_unlock_irq(&sp->ev_lock);
+unlock:
+	mutex_unlock(&sp->lock);
 	return ret;
 }

@@ -215,6 +215,12 @@ void snic_aq_bh(void *opaque)
         if (status != SNIC_AQ_OK) {
             s->stats.aq_errs++;
         }
+        if (s->aq_drop_opcode && cmd.opcode == s->aq_drop_opcode) {
+            /* fault injection: the host's admin timeout path runs */
+            s->aq_dropped++;
+            trace_snic_aq_drop(cmd.opcode, le16_to_cpu(cmd.cmd_id));
+            continue;
+        }
 
         cqe.result = cpu_to_le64(result);
         cqe.cmd_id = cmd.cmd_id;

@@ -115,6 +115,7 @@ static void snic_realize(PCIDevice *pdev, Error **errp)
                           &DEVICE(s)->mem_reentrancy_guard, s);
     qemu_format_nic_info_str(qemu_get_queue(s->nic), s->conf.macaddr.a);
     s->aq.bh = d2d_bh_new_guarded(s, snic_aq_bh, s);
+    s->reset_bh = d2d_bh_new_guarded(s, snic_reset_bh, s);
     s->tx_bh = d2d_bh_new_guarded(s, snic_tx_bh, s);
     s->rate_timer = d2d_timer_new_guarded(DEVICE(s), snic_tx_rate_timer, s);
     s->tx_frame = g_malloc(SNIC_MAX_TX_FRAME);
@@ -140,6 +141,7 @@ static void snic_exit(PCIDevice *pdev)
 
     d2d_timing_unrealize(&s->timing);
     qemu_bh_delete(s->aq.bh);
+    qemu_bh_delete(s->reset_bh);
     qemu_bh_delete(s->tx_bh);
     d2d_timer_free_guarded(s->rate_timer);
     snic_rdma_free(s);
@@ -157,6 +159,9 @@ static void snic_qdev_reset(DeviceState *dev)
 {
     SnicState *s = SNIC(dev);
 
+    /* Machine reset or FLR: done now, a CTRL.RESET still pending with it. */
+    qemu_bh_cancel(s->reset_bh);
+    s->reset_pending = false;
     snic_reset_state(s);
     s->ctrl = 0;
     s->status = SNIC_STATUS_READY;
@@ -172,6 +177,10 @@ static void snic_instance_init(Object *obj)
     object_property_add_str(obj, "rdma-stats", snic_get_rdma_stats, NULL);
     snic_rdma_loss_props(s, obj);
     object_property_add_uint64_ptr(obj, "spin-bh-yields", &s->spin.bh_yields,
+                                   OBJ_PROP_FLAG_READ);
+    object_property_add_uint8_ptr(obj, "aq-drop-opcode", &s->aq_drop_opcode,
+                                  OBJ_PROP_FLAG_READWRITE);
+    object_property_add_uint64_ptr(obj, "aq-dropped", &s->aq_dropped,
                                    OBJ_PROP_FLAG_READ);
 }
 

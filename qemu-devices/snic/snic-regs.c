@@ -23,14 +23,43 @@ void snic_reset_state(SnicState *s)
     s->status = 0;
 }
 
+/*
+ * CTRL.RESET is carried out by this guarded bottom half, from the main
+ * loop: never inside the MMIO write (which may come from a DMA issued by
+ * a peer on the device's own behalf) nor inside anything the device is
+ * doing (QP retire, completion writes, retry/probe timers, the receive
+ * path), whose QPs, windows and page lists the reset frees.  CTRL writes
+ * made meanwhile are applied once it has run.
+ */
+void snic_reset_bh(void *opaque)
+{
+    SnicState *s = opaque;
+
+    s->reset_pending = false;
+    snic_reset_state(s);
+    if (!(s->ctrl & SNIC_CTRL_RESET)) {
+        s->status |= SNIC_STATUS_READY;
+        if (s->ctrl & SNIC_CTRL_AQ_ENABLE) {
+            snic_aq_enable(s);
+        }
+    }
+}
+
 static void snic_write_ctrl(SnicState *s, uint32_t val)
 {
     uint32_t old = s->ctrl;
 
     s->ctrl = val & (SNIC_CTRL_RESET | SNIC_CTRL_AQ_ENABLE);
     if (val & SNIC_CTRL_RESET) {
-        snic_reset_state(s);
+        s->status &= ~SNIC_STATUS_READY;
+        if (!s->reset_pending) {
+            s->reset_pending = true;
+            qemu_bh_schedule(s->reset_bh);
+        }
         return;
+    }
+    if (s->reset_pending) {
+        return;         /* snic_reset_bh applies CTRL */
     }
     if (old & SNIC_CTRL_RESET) {
         s->status |= SNIC_STATUS_READY;

@@ -216,10 +216,20 @@ struct SnicState {
 
     uint32_t ctrl;
     uint32_t status;
+    /* CTRL.RESET written, snic_reset_bh not run yet */
+    bool reset_pending;
+    QEMUBH *reset_bh;
     uint32_t error;
     uint32_t error_count;
 
     SnicAdminQueue aq;
+    /*
+     * Fault injection (QOM aq-drop-opcode, settable at run time): commands
+     * with this opcode run but post no completion; 0 (NOP) = off.
+     * aq-dropped counts them; neither is touched by reset.
+     */
+    uint8_t aq_drop_opcode;
+    uint64_t aq_dropped;
     SnicStats stats;
     D2DPcieCounters pcie;
 
@@ -288,6 +298,7 @@ void snic_irq(SnicState *s, unsigned vector);
 /* snic-regs.c */
 extern const MemoryRegionOps snic_regs_ops;
 void snic_reset_state(SnicState *s);
+void snic_reset_bh(void *opaque);
 
 /* snic-admin.c */
 void snic_aq_enable(SnicState *s);

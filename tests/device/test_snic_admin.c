@@ -35,7 +35,7 @@ static void wr(uint32_t reg, uint32_t val)
 static void dev_start(void)
 {
 	qt_quit(qt);
-	qt = qt_start("-device snic,mac=52:54:00:12:34:56,serial=QTEST-0");
+	qt = qt_start("-device snic,id=snic0,mac=52:54:00:12:34:56,serial=QTEST-0");
 	if (!snic_dev_open(&dev, qt, 0, BAR_BASE, RAM_BASE)) {
 		fprintf(stderr, "snic not found on bus 0\n");
 		exit(1);
@@ -176,6 +176,48 @@ static void unknown_opcode(void)
 	aq_post(&cmd);
 	CHECK(aq_wait(1, 1, &cqe));
 	CHECK_EQ(cqe.status, SNIC_AQ_OK);
+}
+
+/*
+ * Fault injection for the host's admin timeout path: with aq-drop-opcode
+ * set (at run time, through QOM) the commands of that opcode still run and
+ * are consumed, but post no completion; aq-dropped counts them, the next
+ * command completes in the slot the dropped one would have used, and 0
+ * turns it off.
+ */
+static void aq_drop_injection(void)
+{
+	struct snic_aq_cmd cmd = { .opcode = 0xee, .cmd_id = 9 };
+	const char *path = "/machine/peripheral/snic0";
+	struct snic_aq_cqe cqe;
+	uint64_t v = ~0ull;
+
+	dev_start();
+	CHECK(aq_ready(8));
+	CHECK(qt_qom_get_u64(qt, path, "aq-dropped", &v));
+	CHECK_EQ(v, 0);
+	CHECK(qt_qom_set_u64(qt, path, "aq-drop-opcode", 0xee));
+	aq_post(&cmd);
+	cmd.opcode = SNIC_AQ_NOP;
+	cmd.cmd_id = 10;
+	aq_post(&cmd);
+	CHECK(aq_wait(0, 1, &cqe));
+	CHECK_EQ(cqe.cmd_id, 10);
+	CHECK_EQ(cqe.status, SNIC_AQ_OK);
+	CHECK_EQ(cqe.sq_head, 2);
+	CHECK_EQ(rd(SNIC_REG_STAT_AQ_CMDS), 2);
+	CHECK(qt_qom_get_u64(qt, path, "aq-dropped", &v));
+	CHECK_EQ(v, 1);
+	/* off again: the same command completes */
+	CHECK(qt_qom_set_u64(qt, path, "aq-drop-opcode", 0));
+	cmd.opcode = 0xee;
+	cmd.cmd_id = 11;
+	aq_post(&cmd);
+	CHECK(aq_wait(1, 1, &cqe));
+	CHECK_EQ(cqe.cmd_id, 11);
+	CHECK_EQ(cqe.status, SNIC_AQ_EINVAL_OPCODE);
+	CHECK(qt_qom_get_u64(qt, path, "aq-dropped", &v));
+	CHECK_EQ(v, 1);
 }
 
 /*
@@ -377,6 +419,7 @@ int main(void)
 	RUN("device/snic", identify_short_buffer);
 	RUN("device/snic", phase_wraps_over_ring);
 	RUN("device/snic", unknown_opcode);
+	RUN("device/snic", aq_drop_injection);
 	RUN("device/snic", doorbell_beyond_ring);
 	RUN("device/snic", unaligned_ring_base);
 	RUN("device/snic", unmapped_ring_base);

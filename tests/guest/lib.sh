@@ -28,6 +28,26 @@ dmesg_clean() {
 
 finish() { exit $D2D_FAILED; }
 
+# running PID: PID exists and is not a zombie (a background job of the
+# script stays one until the script waits for it; check's subshell cannot).
+running() {
+	[ -e "/proc/$1" ] && [ "$(cut -d' ' -f3 "/proc/$1/stat" 2>/dev/null)" != Z ]
+}
+
+# exits_within SECS PID: PID is gone (or a zombie) within SECS seconds;
+# else "still running after SECS s" and status 1.  A bound for operations
+# that must not wait on something else (a stalled user, traffic in
+# flight), so that a driver that does fails a check instead of hanging the
+# script.
+exits_within() {
+	local i=0
+	while running "$2" && [ $i -lt $(($1 * 10)) ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	! running "$2" || { echo "still running after $1 s"; return 1; }
+}
+
 snic_devices() { ls -d /sys/bus/pci/drivers/snic/0000:* 2>/dev/null; }
 
 # Interface whose PCI driver is $1 (e.g. virtio_net: virtio's parent).

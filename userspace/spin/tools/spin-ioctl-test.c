@@ -4,16 +4,26 @@
  * Prints one "PASS PREFIX/name" or "FAIL PREFIX/name: why" line per check
  * and exits 1 if any failed.  Each check states the errno the interface
  * documents (docs/snic-spin.md, "Host interface").
+ *
+ * spin-ioctl-test --uffd-stall DEV: SNIC_SPIN_IOC_MEM_WRITE from a user
+ * buffer that is backed by userfaultfd and never filled; print "STALLED"
+ * once the driver is stuck on it, wait for SIGUSR1, fill the buffer and
+ * print "write: ERRNO" (or "write: ok"), for tests/guest/spin_sec_stall.sh.
  */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/userfaultfd.h>
 #include <poll.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 #include <d2d/snic_spin_ifc.h>	/* device limits the checks expect */
 #include <d2d/snic_spin_ioctl.h>
@@ -47,6 +57,75 @@ static int do_ioctl(int fd, unsigned long req, void *arg)
 	return ioctl(fd, req, arg) ? errno : 0;
 }
 
+/* --uffd-stall */
+static int stall_fd, stall_err;
+static struct snic_spin_mem_rw stall_rw;
+
+static void *stall_write(void *arg)
+{
+	(void)arg;
+	stall_err = do_ioctl(stall_fd, SNIC_SPIN_IOC_MEM_WRITE, &stall_rw);
+	return NULL;
+}
+
+static void die(const char *what)
+{
+	fprintf(stderr, "spin-ioctl-test: %s: %s\n", what, strerror(errno));
+	exit(2);
+}
+
+static int uffd_stall(const char *dev)
+{
+	struct snic_spin_mem_alloc pm = { .mem = SNIC_SPIN_MEM_PROG,
+					  .size = 4096 };
+	struct uffdio_api api = { .api = UFFD_API };
+	struct uffdio_register reg;
+	struct uffdio_zeropage zp;
+	struct uffd_msg msg;
+	sigset_t set;
+	pthread_t th;
+	int uffd, sig;
+	void *buf;
+
+	stall_fd = open(dev, O_RDWR);
+	if (stall_fd < 0)
+		die(dev);
+	if (ioctl(stall_fd, SNIC_SPIN_IOC_MEM_ALLOC, &pm))
+		die("SNIC_SPIN_IOC_MEM_ALLOC");
+	uffd = syscall(SYS_userfaultfd, O_CLOEXEC);
+	if (uffd < 0 || ioctl(uffd, UFFDIO_API, &api))
+		die("userfaultfd");
+	buf = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (buf == MAP_FAILED)
+		die("mmap");
+	reg.range.start = (uintptr_t)buf;
+	reg.range.len = 4096;
+	reg.mode = UFFDIO_REGISTER_MODE_MISSING;
+	if (ioctl(uffd, UFFDIO_REGISTER, &reg))
+		die("UFFDIO_REGISTER");
+	stall_rw = (struct snic_spin_mem_rw){ .id = pm.id, .len = 4096,
+					      .data = (uintptr_t)buf };
+	sigemptyset(&set);
+	sigaddset(&set, SIGUSR1);
+	pthread_sigmask(SIG_BLOCK, &set, NULL);
+	if (pthread_create(&th, NULL, stall_write, NULL))
+		die("pthread_create");
+	if (read(uffd, &msg, sizeof(msg)) != sizeof(msg))
+		die("read userfaultfd");
+	printf("STALLED\n");
+	fflush(stdout);
+	sigwait(&set, &sig);
+	zp.range.start = (uintptr_t)buf;
+	zp.range.len = 4096;
+	zp.mode = 0;
+	if (ioctl(uffd, UFFDIO_ZEROPAGE, &zp))
+		die("UFFDIO_ZEROPAGE");
+	pthread_join(th, NULL);
+	printf("write: %s\n", stall_err ? strerrorname_np(stall_err) : "ok");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *dev = argc > 2 ? argv[2] : "/dev/snic-spin0";
@@ -70,9 +149,11 @@ int main(int argc, char **argv)
 	void *map;
 
 	if (argc < 2) {
-		fprintf(stderr, "usage: spin-ioctl-test PREFIX [DEV]\n");
+		fprintf(stderr, "usage: spin-ioctl-test PREFIX [DEV] | --uffd-stall DEV\n");
 		return 2;
 	}
+	if (!strcmp(argv[1], "--uffd-stall"))
+		return uffd_stall(dev);
 	prefix = argv[1];
 	fd1 = open(dev, O_RDWR);
 	fd2 = open(dev, O_RDWR);

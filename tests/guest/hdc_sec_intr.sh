@@ -1,0 +1,46 @@
+# An interrupted synchronous request runs on in the engine and stays
+# charged to its submitter's RLIMIT_MEMLOCK until its buffers are freed.
+# nobody (ulimit -l 65536) submits synchronous AES requests with 16 MiB
+# user source and destination buffers (charged: 32 MiB) and is
+# interrupted (SIGINT) at varying points.  After the submitter is gone,
+# whenever the engine still has a request in flight the charge
+# (stats/user_mem_kib, read first) is not zero: its destination buffer is
+# freed only after the request left the engine.  Whether a round catches
+# a request in flight depends on timing (an INFO line counts them); the
+# check never fails for lack of one.  Once nothing is in flight nothing
+# is charged: no interrupted request leaks its charge.
+# vm-args: --hdc @DISK@
+# timeout: 240
+. /opt/d2d/tests/lib.sh
+. /opt/d2d/tests/hdc.inc
+
+check setup hdc_setup
+cd "$T_DIR" || exit 1
+
+REQ="d2d raw --src-user 16777216 --dst-user 16777216 --func 4 --key $KEY2:$IV2 big"
+seen=0 bad=""
+for i in $(seq 1 40); do
+	as_nobody sh -c "ulimit -l 65536 && exec $REQ" > /dev/null 2>&1 &
+	pid=$!
+	# signal at varying points: before, during and after the ioctl
+	[ $((i % 4)) = 0 ] || sleep "0.$((i % 10))"
+	kill -INT $pid 2>/dev/null
+	wait $pid
+	kib=$(cat $SYS/stats/user_mem_kib)
+	infl=$(cat $SYS/stats/inflight)
+	if [ "$infl" != 0 ]; then
+		seen=$((seen + 1))
+		[ "$kib" != 0 ] || bad="$bad round $i: in flight, nothing charged;"
+	fi
+done
+echo "INFO $seen of 40 interrupted requests seen still in flight"
+check charged_while_in_flight sh -c "[ -z '$bad' ] || { echo '$bad'; exit 1; }"
+i=0
+while [ "$(cat $SYS/stats/inflight)" != 0 ] && [ $i -lt 300 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
+check engine_idle test "$(cat $SYS/stats/inflight)" = 0
+check nothing_left_charged test "$(cat $SYS/stats/user_mem_kib)" = 0
+check dmesg_clean dmesg_clean
+finish
