@@ -54,13 +54,16 @@ static int hdc_check_funcs(struct hdc_dev *hd, const struct hdc_req *r,
 					     current->comm, f);
 			return -EOPNOTSUPP;
 		}
-		if (f == HDC_FN_DEFLATE)
+		if (f == HDC_FN_DEFLATE || f == HDC_FN_GZIP)
 			(*ndeflate)++;
 	}
 	return 0;
 }
 
-/* The most a chain can write: deflate may expand incompressible data. */
+/*
+ * The most a chain can write: deflate (and gzip, 18 bytes of framing more)
+ * may expand incompressible data.
+ */
 static int hdc_out_bound(u64 len, int ndeflate, u64 *bound)
 {
 	while (ndeflate--) {

@@ -31,7 +31,8 @@
 OBJECT_DECLARE_SIMPLE_TYPE(HdcState, HDC)
 
 #define HDC_CAPS (HDC_CAP_NVME | HDC_CAP_CRC32C | HDC_CAP_MD5 | \
-                  HDC_CAP_SHA256 | HDC_CAP_AES256_CTR | HDC_CAP_DEFLATE)
+                  HDC_CAP_SHA256 | HDC_CAP_AES256_CTR | HDC_CAP_DEFLATE | \
+                  HDC_CAP_SHA1 | HDC_CAP_CRC32 | HDC_CAP_GZIP)
 /* BAR0: registers up to the MSI-X table. */
 #define HDC_REGS_MMIO_SIZE HDC_MSIX_OFFSET
 /* Chunks one D2D command may hold between READ and FUNC. */

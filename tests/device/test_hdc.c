@@ -20,6 +20,7 @@
 #include <nettle/aes.h>
 #include <nettle/ctr.h>
 #include <nettle/md5.h>
+#include <nettle/sha1.h>
 #include <nettle/sha2.h>
 #include "../lib/check.h"
 #include "qtest.h"
@@ -435,8 +436,9 @@ static void identity_registers(void)
 	CHECK_EQ(rd(HDC_REG_ID), HDC_ID_MAGIC);
 	CHECK_EQ(rd(HDC_REG_VERSION), HDC_VERSION);
 	CHECK_EQ(rd(HDC_REG_CAPS), HDC_CAP_NVME | HDC_CAP_CRC32C |
-		 HDC_CAP_MD5 | HDC_CAP_SHA256 | HDC_CAP_AES256_CTR |
-		 HDC_CAP_DEFLATE);
+		 		 HDC_CAP_MD5 | HDC_CAP_SHA256 | HDC_CAP_AES256_CTR |
+		 HDC_CAP_DEFLATE | HDC_CAP_SHA1 | HDC_CAP_CRC32 |
+		 HDC_CAP_GZIP);
 	CHECK_EQ(rd(HDC_REG_STATUS), HDC_STATUS_READY);
 	CHECK_EQ(rd(HDC_REG_QUEUE_DEPTH), HDC_QUEUE_DEPTH);
 	CHECK_EQ(rd(HDC_REG_BUF_SIZE), HDC_BUF_SIZE_DEFAULT);
@@ -757,6 +759,76 @@ static void multichunk_1mib_digests(void)
 	md5_digest(&md5, 16, want);
 	CHECK(!memcmp(got[2], want, 16));
 	CHECK(rd(HDC_REG_STAT_FN_KIB) >= 1024);
+}
+
+/*
+ * SHA-1, IEEE CRC32 and gzip framing: known answers, a multi-chunk stream
+ * from the SSD whose chunks end inside blocks, and a gzip member that
+ * zlib's gzip decoder (inflateInit2 with 16 + MAX_WBITS) takes back,
+ * checking its CRC32 and ISIZE trailer.
+ */
+static void sha1_crc32_gzip(void)
+{
+	static const uint8_t sha1[] = { HDC_FN_SHA1 };
+	static const uint8_t crc[] = { HDC_FN_CRC32 };
+	static const uint8_t f[] = { HDC_FN_SHA1, HDC_FN_CRC32, HDC_FN_GZIP,
+				     HDC_FN_CRC32 };
+	static const struct hdc_extent x[] = {
+		{ .lba = 1000, .nlb = 1200, .skip = 77 },
+		{ .lba = 10000, .nlb = 1000 },
+	};
+	const uint32_t len = 1 << 20;
+	uint8_t got[HDC_MAX_FUNCS][32], want[32];
+	struct sha1_ctx sha;
+	struct hdc_cmd c;
+	struct hdc_cpl cpl;
+	z_stream zs = { 0 };
+
+	CHECK(setup());
+	CHECK_EQ(rd(HDC_REG_CAPS) & (HDC_CAP_SHA1 | HDC_CAP_CRC32 |
+				     HDC_CAP_GZIP),
+		 HDC_CAP_SHA1 | HDC_CAP_CRC32 | HDC_CAP_GZIP);
+	mem_write(HSRC, "abc", 3);
+	c = xfer(3, ep_host(HSRC, 3), ep_none());
+	with_funcs(&c, sha1, 1);
+	CHECK_EQ(run(&c, &cpl), HDC_ST_OK);
+	mem_read(AUX + 48, got, sizeof(got));
+	hex2bin("a9993e364706816aba3e25717850c26c9cd0d89d", want);
+	CHECK(!memcmp(got[0], want, 20));
+
+	mem_write(HSRC, "123456789", 9);
+	c = xfer(9, ep_host(HSRC, 9), ep_none());
+	with_funcs(&c, crc, 1);
+	CHECK_EQ(run(&c, NULL), HDC_ST_OK);
+	CHECK_EQ(qt_readl(qt, AUX + 48), 0xcbf43926);
+
+	/* SHA-1 and CRC32 of the stream, gzip, CRC32 of the gzip member. */
+	put_extents(EXT_SRC, x, 2);
+	qt_memset(qt, AUX + 48, 0, 128);
+	c = xfer(len, ep_nvme(EXT_SRC, 2), ep_host(HDST, len + 4096));
+	with_funcs(&c, f, 4);
+	CHECK_EQ(run(&c, &cpl), HDC_ST_OK);
+	CHECK(cpl.result > len && cpl.result < len + 4096);
+	stream_of(x, 2, bufa, len);
+	mem_read(AUX + 48, got, sizeof(got));
+	sha1_init(&sha);
+	sha1_update(&sha, len, bufa);
+	sha1_digest(&sha, 20, want);
+	CHECK(!memcmp(got[0], want, 20));
+	CHECK_EQ(*(uint32_t *)got[1], (uint32_t)crc32(0, bufa, len));
+	mem_read(HDST, bufb, cpl.result);
+	CHECK(bufb[0] == 0x1f && bufb[1] == 0x8b && bufb[2] == 8);
+	CHECK_EQ(*(uint32_t *)got[3], (uint32_t)crc32(0, bufb, cpl.result));
+	CHECK_EQ(inflateInit2(&zs, 16 + MAX_WBITS), Z_OK);
+	zs.next_in = bufb;
+	zs.avail_in = cpl.result;
+	zs.next_out = bufc;
+	zs.avail_out = len + 1;
+	CHECK_EQ(inflate(&zs, Z_FINISH), Z_STREAM_END);
+	CHECK_EQ(zs.total_out, len);
+	CHECK_EQ(zs.avail_in, 0);
+	inflateEnd(&zs);
+	CHECK(!memcmp(bufa, bufc, len));
 }
 
 /*
@@ -1581,6 +1653,7 @@ int main(void)
 	RUN("device/hdc", aes256_ctr_nist_vector);
 	RUN("device/hdc", deflate_round_trip);
 	RUN("device/hdc", multichunk_1mib_digests);
+	RUN("device/hdc", sha1_crc32_gzip);
 	RUN("device/hdc", function_chain_misaligned);
 	RUN("device/hdc", many_in_flight_in_order);
 	RUN("device/hdc", devbuf_round_trip);

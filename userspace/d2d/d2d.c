@@ -38,13 +38,14 @@ static void usage(FILE *f)
 	fprintf(f,
 "usage: d2d [--progress|--no-progress] COMMAND [ARGS]\n"
 "\n"
-"  d2d copy SRC DST [--crc32c|--md5|--sha256|--aes256-ctr KEY:IV|--deflate]...\n"
+"  d2d copy SRC DST [--crc32c|--crc32|--md5|--sha1|--sha256|--aes256-ctr KEY:IV\n"
+"                    |--deflate|--gzip]...\n"
 "        copy SRC to DST (created or truncated) on the engine's SSD, through\n"
 "        the functions given, in order; digests are printed like sha256sum\n"
 "        prints them.  KEY is 64 hex digits, IV (the counter block) 32.\n"
-"  d2d digest {--crc32c|--md5|--sha256} FILE...\n"
+"  d2d digest {--crc32c|--crc32|--md5|--sha1|--sha256} FILE...\n"
 "        print '<hex>  FILE' for each FILE, as md5sum/sha256sum do\n"
-"        (crc32c: 8 hex digits); FILE '-' is standard input\n"
+"        (CRCs: 8 hex digits of the value); FILE '-' is standard input\n"
 "  d2d stat\n"
 "        the engine's capabilities, its SSD and statistics\n"
 "  d2d raw [--func ID]... [--offset N] [--length N] [--src-mode r|w|rw]\n"
@@ -255,7 +256,7 @@ static int chain_has(const struct d2d_chain *c, int digest, int deflate)
 	for (i = 0; i < c->n; i++) {
 		if (digest && d2d_func_is_digest(c->funcs[i]))
 			return 1;
-		if (deflate && c->funcs[i] == HDC_FN_DEFLATE)
+		if (deflate && d2d_func_compresses(c->funcs[i]))
 			return 1;
 	}
 	return 0;
@@ -362,7 +363,7 @@ static int cmd_copy(int argc, char **argv)
 	}
 
 	if (chain_has(&chain, 1, 1) || len <= CHUNK) {
-		/* Digests and deflate see the whole stream: one request. */
+		/* Digests and deflate/gzip see the whole stream: one request. */
 		d2d_req_init(&req);
 		req.src.type = HDC_UEP_FD;
 		req.src.fd = sfd;
@@ -463,7 +464,7 @@ static int cmd_digest(int argc, char **argv)
 		files[nfiles++] = argv[i];
 	}
 	if (chain.n != 1 || !d2d_func_is_digest(chain.funcs[0]))
-		return usage_error("digest: give one of --crc32c, --md5, --sha256");
+		return usage_error("digest: give one of --crc32c, --crc32, --md5, --sha1, --sha256");
 	if (!nfiles)
 		return usage_error("digest: no FILE");
 	func = chain.funcs[0];
@@ -511,6 +512,7 @@ static void print_caps(uint32_t caps)
 {
 	static const char *const names[] = {
 		"nvme", "crc32c", "md5", "sha256", "aes256-ctr", "deflate",
+		"sha1", "crc32", "gzip",
 	};
 	unsigned int i;
 

@@ -120,6 +120,9 @@ static const char *const d2d_names[] = {
 	[HDC_FN_SHA256] = "sha256",
 	[HDC_FN_AES256_CTR] = "aes256-ctr",
 	[HDC_FN_DEFLATE] = "deflate",
+	[HDC_FN_SHA1] = "sha1",
+	[HDC_FN_CRC32] = "crc32",
+	[HDC_FN_GZIP] = "gzip",
 };
 
 const char *d2d_func_name(uint32_t func)
@@ -143,9 +146,12 @@ size_t d2d_digest_size(uint32_t func)
 {
 	switch (func) {
 	case HDC_FN_CRC32C:
+	case HDC_FN_CRC32:
 		return 4;
 	case HDC_FN_MD5:
 		return 16;
+	case HDC_FN_SHA1:
+		return 20;
 	case HDC_FN_SHA256:
 		return 32;
 	default:
@@ -158,11 +164,17 @@ int d2d_func_is_digest(uint32_t func)
 	return d2d_digest_size(func) != 0;
 }
 
+int d2d_func_compresses(uint32_t func)
+{
+	return func == HDC_FN_DEFLATE || func == HDC_FN_GZIP;
+}
+
 void d2d_digest_hex(uint32_t func, const uint8_t *digest, char *out)
 {
 	size_t i, n = d2d_digest_size(func);
 
-	if (func == HDC_FN_CRC32C) {	/* little endian on the wire */
+	/* CRCs are little endian on the wire, printed as a value */
+	if (func == HDC_FN_CRC32C || func == HDC_FN_CRC32) {
 		uint32_t v = digest[0] | digest[1] << 8 | digest[2] << 16 |
 			     (uint32_t)digest[3] << 24;
 

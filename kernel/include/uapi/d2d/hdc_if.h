@@ -94,6 +94,9 @@ enum hdc_nvme_state {
 #define HDC_CAP_SHA256		(1u << 3)
 #define HDC_CAP_AES256_CTR	(1u << 4)
 #define HDC_CAP_DEFLATE		(1u << 5)
+#define HDC_CAP_SHA1		(1u << 6)
+#define HDC_CAP_CRC32		(1u << 7)
+#define HDC_CAP_GZIP		(1u << 8)
 
 enum hdc_err {
 	HDC_ERR_NONE		= 0,
@@ -155,7 +158,10 @@ enum hdc_func {
 	HDC_FN_SHA256		= 3,	/* digest: 32 bytes */
 	HDC_FN_AES256_CTR	= 4,	/* transform: key and IV from aux */
 	HDC_FN_DEFLATE		= 5,	/* transform: zlib stream */
-	HDC_FN_MAX		= 5,
+	HDC_FN_SHA1		= 6,	/* digest: 20 bytes */
+	HDC_FN_CRC32		= 7,	/* digest: IEEE 802.3 CRC, 4 bytes LE */
+	HDC_FN_GZIP		= 8,	/* transform: gzip member (RFC 1952) */
+	HDC_FN_MAX		= 8,
 };
 
 #define HDC_MAX_FUNCS		4
