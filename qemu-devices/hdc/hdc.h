@@ -59,7 +59,8 @@ typedef struct HdcStats {
     uint64_t bad_db;
     uint64_t dma_errs;
     uint64_t bad_reg;
-    uint64_t stale_cpl;
+        uint64_t stale_cpl;
+    uint64_t hazard_waits;  /* commands that waited for an older one */
 } HdcStats;
 
 /* Host command queue: command ring and completion ring in host memory. */
@@ -125,6 +126,16 @@ typedef struct HdcRun {
 
 typedef struct HdcJob HdcJob;
 
+/*
+ * A byte range a command reads or writes, for the hazard check: space is
+ * the HdcDev it lives on (NVMe: LBA << lba_shift), [lo, hi).
+ */
+typedef struct HdcRange {
+    uint8_t space;
+    uint64_t lo;
+    uint64_t hi;
+} HdcRange;
+
 /* A device command of the scoreboard. */
 typedef struct HdcEntry {
     QTAILQ_ENTRY(HdcEntry) link;
@@ -173,7 +184,12 @@ struct HdcJob {
     GByteArray *fifo;       /* function output not yet in a WRITE */
     uint64_t out_pos;       /* output bytes given to WRITE entries */
     uint64_t produced;      /* output bytes of the function chain */
-    uint64_t written;       /* bytes the destination received */
+        uint64_t written;       /* bytes the destination received */
+    GArray *rd_ranges;      /* HdcRange, sorted, merged; NULL: none */
+    GArray *wr_ranges;
+        bool hazard_checked;    /* no older command conflicts any more */
+    bool waits;             /* for an older command: */
+    uint64_t after;         /* its seq */
 };
 
 /* An NVMe I/O command slot; its index is the command id. */

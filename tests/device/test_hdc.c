@@ -892,6 +892,89 @@ static void function_chain_misaligned(void)
  * 63 commands at once (a full ring) held in the scoreboard by a full
  * completion ring, then released: completions in submission order.
  */
+/* Post @n commands with one doorbell; true if each completed OK in order. */
+/* The scoreboard's count of commands that waited for an older one. */
+static bool hazard_waits(unsigned int *n)
+{
+	char *dump = (char *)bufc, *p;
+
+	if (!qt_qom_get_str(qt, "/machine/peripheral/hdc0", "scoreboard",
+			    dump, sizeof(bufc)))
+		return false;
+	p = strstr(dump, " hazard_waits=");
+	return p && sscanf(p, " hazard_waits=%u", n) == 1;
+}
+
+static bool run_batch(struct hdc_cmd *c, int n)
+{
+	struct hdc_cpl cpl;
+	int i;
+
+	for (i = 0; i < n; i++)
+		post_nodb(&c[i]);
+	wr(HDC_REG_CMDQ_TAIL, sq_tail);
+	for (i = 0; i < n; i++)
+		if (!wait_cpl(&cpl) || cpl.cmd_id != c[i].cmd_id ||
+		    cpl.status != HDC_ST_OK)
+			return false;
+	return true;
+}
+
+/*
+ * Hazards between commands in flight: one that reads what an older one
+ * writes, or writes what an older one reads or writes, waits for it.
+ * Without the check each case below sees the wrong data: the younger
+ * command's SSD reads (or host copy) go out before the older one's
+ * writes, or its writes before the older one's second half of reads.
+ */
+static void hazards_keep_order(void)
+{
+	static const struct hdc_extent s = { .lba = 14400, .nlb = 2048 };
+	static const struct hdc_extent x = { .lba = 16500, .nlb = 2048 };
+		const uint32_t len = 2048 * 512;
+	struct hdc_cmd c[2];
+		unsigned int waits0 = 0, n = 0;
+
+	CHECK(setup());
+	CHECK(hazard_waits(&waits0));
+	put_extents(EXT_SRC, &s, 1);
+	put_extents(EXT_DST, &x, 1);
+	CHECK(memcmp(img + 14400 * 512, img + 16500 * 512, len));
+
+	/* Read after write, SSD: copy S to X, then read X to the host. */
+	c[0] = xfer(len, ep_nvme(EXT_SRC, 1), ep_nvme(EXT_DST, 1));
+	c[1] = xfer(len, ep_nvme(EXT_DST, 1), ep_host(HDST, len));
+	CHECK(run_batch(c, 2));
+	memcpy(img + 16500 * 512, img + 14400 * 512, len);
+	mem_read(HDST, bufb, len);
+	CHECK(!memcmp(bufb, img + 16500 * 512, len));
+
+	/* Write after read, SSD: read X to the host, then overwrite X. */
+	fill_random(bufa, len);
+	mem_write(HSRC, bufa, len);
+	qt_memset(qt, HDST, 0, len);
+	c[0] = xfer(len, ep_nvme(EXT_DST, 1), ep_host(HDST, len));
+	c[1] = xfer(len, ep_host(HSRC, len), ep_nvme(EXT_DST, 1));
+	CHECK(run_batch(c, 2));
+	mem_read(HDST, bufb, len);
+	CHECK(!memcmp(bufb, img + 16500 * 512, len));
+	memcpy(img + 16500 * 512, bufa, len);
+	img_file(bufb, 16500 * 512, len);
+	CHECK(!memcmp(bufb, bufa, len));
+
+	/* Read after write, host memory: SSD to HDST, then HDST to HSRC. */
+	qt_memset(qt, HDST, 0, len);
+	c[0] = xfer(len, ep_nvme(EXT_SRC, 1), ep_host(HDST, len));
+	c[1] = xfer(len, ep_host(HDST, len), ep_host(HSRC, len));
+	CHECK(run_batch(c, 2));
+	mem_read(HSRC, bufb, len);
+	CHECK(!memcmp(bufb, img + 14400 * 512, len));
+
+		/* Each younger command waited, as the scoreboard counts. */
+	CHECK(hazard_waits(&n));
+	CHECK_EQ(n - waits0, 3);
+}
+
 static void many_in_flight_in_order(void)
 {
 	static const uint8_t crc[] = { HDC_FN_CRC32C };
@@ -1655,7 +1738,8 @@ int main(void)
 	RUN("device/hdc", multichunk_1mib_digests);
 	RUN("device/hdc", sha1_crc32_gzip);
 	RUN("device/hdc", function_chain_misaligned);
-	RUN("device/hdc", many_in_flight_in_order);
+		RUN("device/hdc", many_in_flight_in_order);
+	RUN("device/hdc", hazards_keep_order);
 	RUN("device/hdc", devbuf_round_trip);
 	RUN("device/hdc", bad_commands);
 	RUN("device/hdc", reset_drops_in_flight);
