@@ -421,7 +421,7 @@ HdcJob *hdc_job_new(HdcState *s, const struct hdc_cmd *cmd)
     job->opcode = cmd->opcode;
     QTAILQ_INIT(&job->entries);
     job->fifo = g_byte_array_new();
-        job->status = hdc_job_setup(s, job, cmd);
+    job->status = hdc_job_setup(s, job, cmd);
     if (job->status != HDC_ST_OK || job->opcode == HDC_OP_NOP) {
         job->done = true;
     } else {
@@ -437,7 +437,7 @@ void hdc_job_free(HdcState *s, HdcJob *job)
     QTAILQ_FOREACH_SAFE(e, &job->entries, link, next) {
         hdc_entry_free(s, e);
     }
-        g_free(job->src.ext);
+    g_free(job->src.ext);
     g_free(job->dst.ext);
     if (job->rd_ranges) {
         g_array_free(job->rd_ranges, true);
