@@ -140,6 +140,11 @@ static int hdc_build_endpoints(struct hdc_dev *hd, const struct hdc_req *r,
 		req->dst.file = fget(r->dst.fd);
 		if (!req->dst.file)
 			return -EBADF;
+		if (S_ISSOCK(file_inode(req->dst.file)->i_mode)) {
+			/* The engine sends: the socket is not written to. */
+			req->dst_nic = true;
+			return hdc_nic_flow(hd, req->dst.file, &req->flow);
+		}
 		req->dst.off = r->dst.offset;
 		ret = hdc_map_check_file(hd, req->dst.file, true);
 		if (ret)
@@ -181,7 +186,7 @@ static int hdc_build_map(struct hdc_dev *hd, struct hdc_request *req,
 		if (ret)
 			return ret;
 	}
-	if (req->dst.file) {
+	if (req->dst.file && !req->dst_nic) {
 		/* A source in the same file: mapped again, under one pin. */
 		if (same)
 			b->sx.n = 0;
@@ -206,11 +211,12 @@ static int hdc_build_encode(struct hdc_request *req, const struct hdc_req *r,
 {
 	size_t aux_len = ALIGN(sizeof(struct hdc_aux), 16);
 	size_t slen = b->sx.n * sizeof(struct hdc_extent);
+	size_t dlen = b->dx.n * sizeof(struct hdc_extent);
 	u32 i;
 	int ret;
 
-	ret = hdc_req_alloc_dbuf(req, aux_len + slen +
-				 b->dx.n * sizeof(struct hdc_extent));
+	ret = hdc_req_alloc_dbuf(req, aux_len + slen + dlen +
+				 (req->dst_nic ? sizeof(req->flow) : 0));
 	if (ret)
 		return ret;
 	req->aux = req->dbuf;
@@ -232,14 +238,20 @@ static int hdc_build_encode(struct hdc_request *req, const struct hdc_req *r,
 	else
 		hdc_set_ep(&req->cmd.src, HDC_EP_HOST, req->sbounce_len,
 			   req->sbounce_dma);
-	if (req->dst.file && b->dx.n)
+	if (req->dst_nic) {
+		memcpy(req->dbuf + aux_len + slen + dlen, &req->flow,
+		       sizeof(req->flow));
+		hdc_set_ep(&req->cmd.dst, HDC_EP_NIC, 0,
+			   req->dbuf_dma + aux_len + slen + dlen);
+	} else if (req->dst.file && b->dx.n) {
 		hdc_set_ep(&req->cmd.dst, HDC_EP_NVME, b->dx.n,
 			   req->dbuf_dma + aux_len + slen);
-	else if (req->dbounce)
+	} else if (req->dbounce) {
 		hdc_set_ep(&req->cmd.dst, HDC_EP_HOST, req->dbounce_len,
 			   req->dbounce_dma);
-	else
+	} else {
 		hdc_set_ep(&req->cmd.dst, HDC_EP_NONE, 0, 0);
+	}
 	return 0;
 }
 
@@ -252,7 +264,8 @@ static void hdc_build_put_files(struct hdc_request *req, int err)
 		req->src.file = NULL;
 	}
 	if (req->dst.file) {
-		hdc_map_dst_finish(req, err);
+		if (!req->dst_nic)
+			hdc_map_dst_finish(req, err);
 		fput(req->dst.file);
 		req->dst.file = NULL;
 	}

@@ -44,6 +44,7 @@ static int hdc_probe(struct pci_dev *pdev, const struct pci_device_id *ent)
 	hd->pdev = pci_dev_get(pdev);
 	init_rwsem(&hd->gone_lock);
 	mutex_init(&hd->bdev_lock);
+	hdc_nic_init(hd);
 	spin_lock_init(&hd->stat_lock);
 	atomic_set(&hd->inflight, 0);
 	pci_set_drvdata(pdev, hd);
@@ -123,6 +124,7 @@ static int hdc_probe(struct pci_dev *pdev, const struct pci_device_id *ent)
 
 err_nvme:
 	hdc_queue_stop(hd);
+	hdc_nic_detach(hd);
 	hdc_nvme_detach(hd);
 	hdc_wr(hd, HDC_REG_CTRL, HDC_CTRL_RESET);
 	free_irq(pci_irq_vector(pdev, HDC_CMD_VECTOR), hd);
@@ -154,6 +156,7 @@ static void hdc_remove(struct pci_dev *pdev)
 
 	/* Let the engine finish what it has, then quiesce it. */
 	hdc_queue_stop(hd);
+	hdc_nic_detach(hd);
 	hdc_nvme_detach(hd);
 	hdc_wr(hd, HDC_REG_CTRL, HDC_CTRL_RESET);
 	free_irq(pci_irq_vector(pdev, HDC_CMD_VECTOR), hd);

@@ -13,7 +13,7 @@
  * FIFO and hands the chunk to WRITE(i), which takes up to 64 KiB of the
  * FIFO (whole blocks for an SSD destination; the rest waits for the next
  * chunk).  Once the last FUNC ran, extra WRITEs drain the FIFO; the last
-  * one pads an SSD destination's final block with zeros.
+ * one pads an SSD destination's final block with zeros.
  *
  * Hazards: a command that reads what an older command in flight writes,
  * or writes what it reads or writes (SSD blocks, host memory, the device
@@ -76,7 +76,11 @@ static void hdc_entry_free(HdcState *s, HdcEntry *e)
 {
     HdcJob *job = e->job;
 
-    hdc_entry_orphan(s, e);
+    if (e->dev == HDC_DEV_NIC) {
+        hdc_nic_orphan(s, e);
+    } else {
+        hdc_entry_orphan(s, e);
+    }
     hdc_chunk_put(s, e->chunk);
     QTAILQ_REMOVE(&job->entries, e, link);
     job->nentries--;
@@ -93,6 +97,8 @@ static HdcDev hdc_ep_dev(uint8_t type)
         return HDC_DEV_HOST;
     case HDC_EP_DEVBUF:
         return HDC_DEV_DEVBUF;
+    case HDC_EP_NIC:
+        return HDC_DEV_NIC;
     default:
         return HDC_DEV_NONE;
     }
@@ -191,6 +197,17 @@ static uint16_t hdc_ep_setup(HdcState *s, HdcEp *ep,
         break;
     case HDC_EP_NVME:
         return hdc_ep_extents(s, ep, count, addr, is_src, need);
+    case HDC_EP_NIC:
+        if (is_src) {
+            D2D_GUEST_ERR(hdc_bad_flow, "%s", "a NIC source");
+            return HDC_ST_EINVAL;
+        }
+        if (!s->nic.enabled) {
+            return HDC_ST_ENODEV;
+        }
+        ep->addr = addr;
+        ep->cap = UINT64_MAX;
+        return HDC_ST_OK;
     default:
         D2D_GUEST_ERR(hdc_bad_ep_type, "unknown endpoint type %u", e->type);
         return HDC_ST_EINVAL;
@@ -198,6 +215,41 @@ static uint16_t hdc_ep_setup(HdcState *s, HdcEp *ep,
     ep->addr = addr;
     ep->cap = count;
     return is_src && count < need ? HDC_ST_EINVAL : HDC_ST_OK;
+}
+
+/* An HDC_EP_NIC destination's struct hdc_net_flow, read and checked. */
+static uint16_t hdc_flow_setup(HdcState *s, HdcJob *job)
+{
+    struct hdc_net_flow f;
+    HdcFlow *fl = &job->flow;
+    const char *why = NULL;
+
+    if (d2d_dma_read(&s->parent_obj, &s->pcie, NULL, job->dst.addr, &f,
+                     sizeof(f)) != MEMTX_OK) {
+        s->stats.dma_errs++;
+        return HDC_ST_EDMA;
+    }
+    fl->hdr_len = f.hdr_len;
+    fl->l3_off = f.l3_off;
+    fl->l4_off = f.l4_off;
+    fl->mss = le16_to_cpu(f.mss);
+    if (f.proto != HDC_NET_UDP) {
+        why = "protocol not UDP";
+    } else if (le32_to_cpu(f.flags)) {
+        why = "flags not 0";
+    } else if (fl->l3_off < 14 || fl->l4_off < fl->l3_off + 20 ||
+               fl->hdr_len != fl->l4_off + 8 ||
+               fl->hdr_len > HDC_NET_HDR_MAX) {
+        why = "header offsets or length";
+    } else if (!fl->mss || fl->mss > HDC_NET_MSS_MAX) {
+        why = "mss";
+    }
+    if (why) {
+        D2D_GUEST_ERR(hdc_bad_flow, "%s", why);
+        return HDC_ST_EINVAL;
+    }
+    memcpy(fl->hdr, f.hdr, fl->hdr_len);
+    return HDC_ST_OK;
 }
 
 static uint16_t hdc_job_setup(HdcState *s, HdcJob *job,
@@ -249,6 +301,12 @@ static uint16_t hdc_job_setup(HdcState *s, HdcJob *job,
     st = hdc_ep_setup(s, &job->dst, &cmd->dst, false, 0);
     if (st != HDC_ST_OK) {
         return st;
+    }
+    if (job->dst.type == HDC_EP_NIC) {
+        st = hdc_flow_setup(s, job);
+        if (st != HDC_ST_OK) {
+            return st;
+        }
     }
     if (!hdc_func_resizes(job->funcs, job->nfuncs) &&
         job->length > job->dst.cap) {
@@ -598,6 +656,23 @@ static bool hdc_entry_submit(HdcState *s, HdcEntry *e)
     HdcJob *job = e->job;
     bool progress = false;
 
+    if (e->dev == HDC_DEV_NIC) {
+        int r = job->status == HDC_ST_OK ? hdc_nic_submit(s, e) : 0;
+
+        if (r < 0) {
+            hdc_job_fail(job, HDC_ST_ENET);
+        }
+        progress = r > 0;
+        if (job->status != HDC_ST_OK) {
+            e->next_run = e->nruns;
+        }
+        if (e->next_run == e->nruns && !e->pending) {
+            hdc_entry_complete(s, e);
+            progress = true;
+        }
+        return progress;
+    }
+
     while (e->next_run < e->nruns && job->status == HDC_ST_OK) {
         HdcRun *run = &e->runs[e->next_run];
         int r;
@@ -638,6 +713,17 @@ void hdc_sb_nvme_done(HdcState *s, HdcEntry *e, bool ok)
     e->pending--;
     if (!ok) {
         hdc_job_fail(job, HDC_ST_ENVME);
+        e->next_run = e->nruns;
+    }
+    if (!e->pending && e->next_run == e->nruns) {
+        hdc_entry_complete(s, e);
+    }
+}
+
+void hdc_sb_nic_done(HdcState *s, HdcEntry *e, bool ok)
+{
+    if (!ok) {
+        hdc_job_fail(e->job, HDC_ST_ENET);
         e->next_run = e->nruns;
     }
     if (!e->pending && e->next_run == e->nruns) {
@@ -724,6 +810,9 @@ static void hdc_write_prepare(HdcState *s, HdcJob *job, HdcEntry *w,
             n &= ~(bs - 1);
         }
         plen = ROUND_UP(n, bs);
+    } else if (job->dst.type == HDC_EP_NIC && !final) {
+        n -= n % job->flow.mss;     /* whole datagrams */
+        plen = n;
     }
     if (!n) {
         hdc_entry_free(s, w);
@@ -742,6 +831,8 @@ static void hdc_write_prepare(HdcState *s, HdcJob *job, HdcEntry *w,
     job->out_pos += n;
     if (job->dst.type == HDC_EP_NVME) {
         hdc_write_runs(s, job, w, plen);
+    } else if (job->dst.type == HDC_EP_NIC) {
+        w->nruns = DIV_ROUND_UP(n, job->flow.mss);
     }
     w->state = HDC_ES_READY;
 }
@@ -794,7 +885,7 @@ static bool hdc_job_step(HdcState *s, HdcJob *job)
     HdcEntry *e;
     bool progress = false;
 
-        if (job->done || !hdc_job_hazard_clear(s, job)) {
+    if (job->done || !hdc_job_hazard_clear(s, job)) {
         return false;
     }
     while (job->status == HDC_ST_OK && !job->all_read &&
@@ -938,7 +1029,7 @@ void hdc_sb_format(HdcState *s, GString *out)
         }
         g_string_append_printf(out, "%s status=%u read=%" PRIu64
                                " produced=%" PRIu64 " out=%" PRIu64
-                                                              " written=%" PRIu64 " done=%d",
+                               " written=%" PRIu64 " done=%d",
                                job->nfuncs ? "" : "-", job->status,
                                job->rd_pos, job->produced, job->out_pos,
                                job->written, job->done);

@@ -8,7 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <sys/ioctl.h>
+#include <sys/socket.h>
 #include <unistd.h>
 #include "libd2d.h"
 
@@ -95,6 +98,37 @@ int d2d_copy(int hdc, int src_fd, uint64_t src_off, int dst_fd,
 		memcpy(res->digest, req.digest, sizeof(res->digest));
 	}
 	return 0;
+}
+
+int d2d_udp_connect(const char *host, const char *port)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET };
+	char *end;
+	unsigned long p = strtoul(port, &end, 10);
+	int fd, e;
+
+	if (inet_pton(AF_INET, host, &sa.sin_addr) != 1 || !*port || *end ||
+	    !p || p > 65535) {
+		errno = EINVAL;
+		return -EINVAL;
+	}
+	sa.sin_port = htons(p);
+	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
+		e = errno;
+		close(fd);
+		errno = e;
+		return -e;
+	}
+	return fd;
+}
+
+int d2d_send(int hdc, int fd, uint64_t off, uint64_t len, int sock,
+	     const struct d2d_chain *chain, struct d2d_result *res)
+{
+	return d2d_copy(hdc, fd, off, sock, 0, len, chain, res);
 }
 
 int d2d_digest(int hdc, int fd, uint64_t off, uint64_t len, uint32_t func,

@@ -48,6 +48,20 @@ int d2d_copy(int hdc, int src_fd, uint64_t src_off, int dst_fd,
 	     uint64_t dst_off, uint64_t len, const struct d2d_chain *chain,
 	     struct d2d_result *res);
 
+/*
+ * A file range to the network: len bytes at off of fd through chain (may
+ * be NULL) as UDP datagrams of the connected UDP/IPv4 socket sock, sent
+ * by the engine on its own queues of the snic port the socket's route
+ * leaves by (docs/hdc.md, "NIC queues").  res->len: payload bytes sent.
+ */
+int d2d_send(int hdc, int fd, uint64_t off, uint64_t len, int sock,
+	     const struct d2d_chain *chain, struct d2d_result *res);
+/*
+ * A UDP socket connected to host (dotted IPv4 address) and port (decimal);
+ * the descriptor or -errno (EINVAL: malformed).
+ */
+int d2d_udp_connect(const char *host, const char *port);
+
 /* Digest (HDC_FN_CRC32C, _MD5, _SHA256, _SHA1, _CRC32) of a file range. */
 int d2d_digest(int hdc, int fd, uint64_t off, uint64_t len, uint32_t func,
 	       uint8_t out[32]);
