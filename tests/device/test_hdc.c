@@ -25,6 +25,7 @@
 #include "../lib/check.h"
 #include "qtest.h"
 #include "d2d/hdc_if.h"
+#include "d2d/snic_if.h"
 
 #define IMG_SIZE	(16u << 20)
 
@@ -893,6 +894,174 @@ static void function_chain_misaligned(void)
  * completion ring, then released: completions in submission order.
  */
 /* Post @n commands with one doorbell; true if each completed OK in order. */
+/* ---- the engine's NIC queues, the test playing the snic ---- */
+
+#define NIC_FLOW	0x105000ull	/* struct hdc_net_flow */
+#define NIC_DB		0x106000ull	/* where the engine's doorbell lands */
+#define NIC_SQN		5
+
+static struct hdc_endpoint ep_nic(uint64_t flow)
+{
+	struct hdc_endpoint e = { .type = HDC_EP_NIC, .addr = flow };
+	return e;
+}
+
+/* A UDP flow, mss bytes per datagram, IPv4 id 0x1234 first. */
+static void put_flow(uint16_t mss, uint8_t proto, uint8_t hdr_len)
+{
+	struct hdc_net_flow f = { .proto = proto, .hdr_len = hdr_len,
+				  .l3_off = 14, .l4_off = 34, .mss = mss };
+	unsigned int i;
+
+	for (i = 0; i < HDC_NET_HDR_MAX; i++)
+		f.hdr[i] = 0x40 + i;
+	f.hdr[12] = 0x08;
+	f.hdr[13] = 0x00;
+	f.hdr[14] = 0x45;
+	f.hdr[18] = 0x12;	/* id */
+	f.hdr[19] = 0x34;
+	qt_memwrite(qt, NIC_FLOW, &f, sizeof(f));
+}
+
+/* Until the engine rang the doorbell with producer counter @pi. */
+static bool nic_db_is(uint16_t pi)
+{
+	int i;
+
+	for (i = 0; i < 100000; i++) {
+		if (qt_readl(qt, NIC_DB) == ((uint32_t)NIC_SQN << 16 | pi))
+			return true;
+		if (i % 256 == 255 && !qt_alive(qt))
+			return false;
+	}
+	return false;
+}
+
+/* The NIC's CQE number @n for the WQE at basic block @bb. */
+static void nic_cqe(uint16_t n, uint16_t bb, uint8_t opcode)
+{
+	struct snic_cqe q = { .wqe_counter = bb, .qn = NIC_SQN,
+			      .opcode = opcode };
+
+	q.op_own = !((n >> HDC_NIC_CQ_LOG) & 1);
+	qt_memwrite(qt, BAR4_BASE + HDC_NVMEQ_NIC_CQ +
+		    (uint64_t)(n % (1u << HDC_NIC_CQ_LOG)) * 64, &q, sizeof(q));
+}
+
+/*
+ * The WQEs the engine posts for a 3000-byte stream at mss 1000: one
+ * signaled ETH_SEND of two basic blocks per datagram, checksum offloads
+ * asked for, the template inlined with IPv4 total length and id and UDP
+ * length filled in, the payload in a BAR2 chunk; TX CQEs complete the
+ * command, an error CQE fails one with HDC_ST_ENET, disabling the queues
+ * fails what is at the NIC; bad flows and NIC sources are EINVAL, a NIC
+ * destination before the queues are enabled ENODEV.
+ */
+static void nic_queues_as_seen_by_the_nic(void)
+{
+	uint8_t wqe[128], tmpl[42], want[42];
+	struct hdc_cmd c;
+	struct hdc_cpl cpl;
+	uint32_t i, err0;
+
+	CHECK(setup());
+	fill_random(bufa, 3000);
+	mem_write(HSRC, bufa, 3000);
+	put_flow(1000, HDC_NET_UDP, 42);
+	qt_memread(qt, NIC_FLOW + 32, tmpl, sizeof(tmpl));
+	c = xfer(3000, ep_host(HSRC, 3000), ep_nic(NIC_FLOW));
+	CHECK_EQ(rd(HDC_REG_NIC_STATUS), 0);
+	CHECK_EQ(run(&c, NULL), HDC_ST_ENODEV);
+
+	/* Enable needs the doorbell address first. */
+	err0 = rd(HDC_REG_ERROR_COUNT);
+	wr(HDC_REG_NIC_CTRL, HDC_NIC_ENABLE);
+	CHECK_EQ(rd(HDC_REG_ERROR), HDC_ERR_BAD_REG);
+	CHECK_EQ(rd(HDC_REG_ERROR_COUNT), err0 + 1);
+	wr(HDC_REG_ERROR, 0);
+	wr(HDC_REG_NIC_SQN, NIC_SQN);
+	wr(HDC_REG_NIC_DB_LO, NIC_DB);
+	wr(HDC_REG_NIC_DB_HI, 0);
+	wr(HDC_REG_NIC_CTRL, HDC_NIC_ENABLE);
+	CHECK_EQ(rd(HDC_REG_NIC_STATUS), 1);
+	wr(HDC_REG_NIC_SQN, 6);		/* refused while in use */
+	CHECK_EQ(rd(HDC_REG_NIC_SQN), NIC_SQN);
+	wr(HDC_REG_ERROR, 0);
+
+	post(&c);
+	CHECK(nic_db_is(6));
+	CHECK_EQ(qt_readl(qt, BAR4_BASE + HDC_NVMEQ_NIC_DBR), 6);
+	for (i = 0; i < 3; i++) {
+		struct snic_wqe_ctrl *wc = (void *)wqe;
+		struct snic_wqe_eth *we = (void *)(wqe + 16);
+		struct snic_wqe_data *wd = (void *)(wqe + 64);
+		uint8_t *hdr = wqe + 22;	/* eth inline_hdr, then segments */
+
+		qt_memread(qt, BAR4_BASE + HDC_NVMEQ_NIC_SQ + i * 128, wqe, 128);
+		CHECK_EQ(wc->opcode, SNIC_WQE_ETH_SEND);
+		CHECK_EQ(wc->flags, SNIC_WQE_F_SIGNAL);
+		CHECK_EQ(wc->wqe_idx, 2 * i);
+		CHECK_EQ(wc->ds_cnt, 5);
+		CHECK_EQ(we->cs_flags, SNIC_ETH_CS_L3 | SNIC_ETH_CS_L4);
+		CHECK_EQ(we->inline_hdr_sz, 42);
+		memcpy(want, tmpl, 42);
+		want[16] = 1028 >> 8;	/* IPv4 total length */
+		want[17] = 1028 & 0xff;
+		want[19] = 0x34 + i;	/* id */
+		want[38] = 1008 >> 8;	/* UDP length */
+		want[39] = 1008 & 0xff;
+		want[40] = 0;		/* UDP checksum: the NIC's */
+		want[41] = 0;
+		CHECK(!memcmp(hdr, want, 10));
+		CHECK(!memcmp(wqe + 32, want + 10, 32));
+		CHECK_EQ(wd->byte_count, 1000);
+		CHECK_EQ(wd->lkey, 0);
+		CHECK(wd->addr >= BAR2_BASE && wd->addr < BAR2_BASE + (64u << 20));
+		mem_read(wd->addr, bufb, 1000);
+		CHECK(!memcmp(bufb, bufa + i * 1000, 1000));
+	}
+	CHECK(!peek_cpl(&cpl));		/* not before the NIC's CQEs */
+	for (i = 0; i < 3; i++)
+		nic_cqe(i, 2 * i, SNIC_CQE_TX);
+	CHECK(wait_cpl(&cpl));
+	CHECK_EQ(cpl.status, HDC_ST_OK);
+	CHECK_EQ(cpl.result, 3000);
+	CHECK_EQ(qt_readl(qt, BAR4_BASE + HDC_NVMEQ_NIC_DBR + 4), 3);
+	CHECK_EQ(rd(HDC_REG_STAT_NIC_TX), 3);
+
+	/* An error CQE fails the command. */
+	c = xfer(1000, ep_host(HSRC, 1000), ep_nic(NIC_FLOW));
+	post(&c);
+	CHECK(nic_db_is(8));
+	nic_cqe(3, 6, SNIC_CQE_TX_ERR);
+	CHECK(wait_cpl(&cpl));
+	CHECK_EQ(cpl.status, HDC_ST_ENET);
+	CHECK_EQ(rd(HDC_REG_STAT_NIC_ERRS), 1);
+
+	/* Bad flows and a NIC source. */
+	put_flow(1000, 6, 42);
+	CHECK_EQ(run(&c, NULL), HDC_ST_EINVAL);
+	put_flow(1000, HDC_NET_UDP, 41);
+	CHECK_EQ(run(&c, NULL), HDC_ST_EINVAL);
+	put_flow(0, HDC_NET_UDP, 42);
+	CHECK_EQ(run(&c, NULL), HDC_ST_EINVAL);
+	put_flow(HDC_NET_MSS_MAX + 1, HDC_NET_UDP, 42);
+	CHECK_EQ(run(&c, NULL), HDC_ST_EINVAL);
+	put_flow(1000, HDC_NET_UDP, 42);
+	c = xfer(1000, ep_nic(NIC_FLOW), ep_host(HDST, 1000));
+	CHECK_EQ(run(&c, NULL), HDC_ST_EINVAL);
+
+	/* Disabling the queues fails what is at the NIC. */
+	c = xfer(1000, ep_host(HSRC, 1000), ep_nic(NIC_FLOW));
+	post(&c);
+	CHECK(nic_db_is(10));
+	wr(HDC_REG_NIC_CTRL, HDC_NIC_DISABLE);
+	CHECK(wait_cpl(&cpl));
+	CHECK_EQ(cpl.status, HDC_ST_ENET);
+	CHECK_EQ(rd(HDC_REG_NIC_STATUS), 0);
+	CHECK_EQ(run(&c, NULL), HDC_ST_ENODEV);
+}
+
 /* The scoreboard's count of commands that waited for an older one. */
 static bool hazard_waits(unsigned int *n)
 {
@@ -1740,6 +1909,7 @@ int main(void)
 	RUN("device/hdc", function_chain_misaligned);
 		RUN("device/hdc", many_in_flight_in_order);
 	RUN("device/hdc", hazards_keep_order);
+	RUN("device/hdc", nic_queues_as_seen_by_the_nic);
 	RUN("device/hdc", devbuf_round_trip);
 	RUN("device/hdc", bad_commands);
 	RUN("device/hdc", reset_drops_in_flight);
