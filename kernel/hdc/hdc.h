@@ -74,6 +74,7 @@ struct hdc_nic {
 	struct snic_peer_queue sq;
 	struct snic_peer_queue cq;
 	char ifname[IFNAMSIZ];
+	struct mutex sw_lock;	/* one HDC_REQ_SW_P2P transfer at a time */
 };
 
 struct hdc_dev {
@@ -161,6 +162,7 @@ struct hdc_request {
 	struct hdc_fdep src;
 	struct hdc_fdep dst;
 	bool dst_nic;			/* dst.file is a socket: the NIC */
+	u64 sw_sent;			/* HDC_REQ_SW_P2P: bytes the driver sent */
 	struct hdc_net_flow flow;	/* its header template */
 	u64 length;
 	u64 dst_cap;			/* bytes of blocks prepared */
@@ -256,5 +258,7 @@ void hdc_nic_init(struct hdc_dev *hd);
 void hdc_nic_detach(struct hdc_dev *hd);
 int hdc_nic_flow(struct hdc_dev *hd, struct file *file,
 		 struct hdc_net_flow *f);
+s64 hdc_nic_sw_p2p(struct hdc_dev *hd, const struct hdc_extent *x, u32 n,
+		   u64 len, struct hdc_net_flow *flow);
 
 #endif /* _HDC_H */

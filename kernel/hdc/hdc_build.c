@@ -96,6 +96,12 @@ static int hdc_build_validate(struct hdc_dev *hd, const struct hdc_req *r,
 				     current->comm, r->dst.type);
 		return -EINVAL;
 	}
+	if ((r->flags & HDC_REQ_SW_P2P) &&
+	    (r->nfuncs || r->src.type != HDC_UEP_FD ||
+	     r->dst.type != HDC_UEP_FD)) {
+		hdc_uerr(hd, "software P2P: a file to a socket, no functions\n");
+		return -EINVAL;
+	}
 	return hdc_out_bound(r->length, b->ndeflate, &b->out_len);
 }
 
@@ -315,10 +321,25 @@ int hdc_build_req(struct hdc_dev *hd, const struct hdc_req *r,
 	req->unlimited = capable(CAP_IPC_LOCK);
 
 	ret = hdc_build_endpoints(hd, r, req, &b);
+	if (!ret && (r->flags & HDC_REQ_SW_P2P) && !req->dst_nic) {
+		hdc_uerr(hd, "software P2P: the destination is not a socket\n");
+		ret = -EINVAL;
+	}
 	if (!ret)
 		ret = hdc_build_map(hd, req, &b);
-	if (!ret)
+	if (!ret && (r->flags & HDC_REQ_SW_P2P)) {
+		/* The transfer runs now; the request itself is a NOP. */
+		s64 sent = hdc_nic_sw_p2p(hd, b.sx.ext, b.sx.n, r->length,
+					  &req->flow);
+
+		if (sent < 0)
+			ret = sent;
+		else
+			req->sw_sent = sent;
+		req->cmd.opcode = HDC_OP_NOP;
+	} else if (!ret) {
 		ret = hdc_build_encode(req, r, &b);
+	}
 	kvfree(b.sx.ext);
 	kvfree(b.dx.ext);
 	if (ret) {

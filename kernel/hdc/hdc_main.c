@@ -100,6 +100,8 @@ static int hdc_probe(struct pci_dev *pdev, const struct pci_device_id *ent)
 		ret = -ENOMEM;
 		goto err_vectors;
 	}
+	/* The device buffer of HDC_REQ_SW_P2P (the queue must be off). */
+	hdc_wr(hd, HDC_REG_DEVBUF_SIZE, HDC_CHUNK_SIZE);
 	ret = hdc_queue_init(hd);
 	if (ret)
 		goto err_wq;

@@ -78,6 +78,7 @@ static int hdc_nic_up(struct hdc_dev *hd, struct snic_dev *sd,
 void hdc_nic_init(struct hdc_dev *hd)
 {
 	mutex_init(&hd->nic.lock);
+	mutex_init(&hd->nic.sw_lock);
 }
 
 /* Stop the engine using the queues, then destroy them. */
@@ -261,4 +262,137 @@ int hdc_nic_flow(struct hdc_dev *hd, struct file *file,
 	uh->source = sport;
 	uh->dest = dport;
 	return 0;
+}
+
+/*
+ * The bytes [off, off + len) of the stream of extents @x (as the engine
+ * reads a source: each extent's blocks less its skip) as extents of their
+ * own in @out (room for @max); the number written, or -E2BIG.
+ */
+static int hdc_ext_slice(const struct hdc_extent *x, u32 n, u32 shift,
+			 u64 off, u64 len, struct hdc_extent *out, u32 max)
+{
+	u32 i, k = 0, bs = 1u << shift;
+
+	for (i = 0; i < n && len; i++) {
+		u64 skip = le16_to_cpu(x[i].skip);
+		u64 bytes = ((u64)le32_to_cpu(x[i].nlb) << shift) - skip;
+		u64 first, take, end;
+
+		if (off >= bytes) {
+			off -= bytes;
+			continue;
+		}
+		if (k == max)
+			return -E2BIG;
+		first = skip + off;		/* byte in the extent's blocks */
+		take = min(bytes - off, len);
+		end = first + take;
+		out[k].lba = cpu_to_le64(le64_to_cpu(x[i].lba) + (first >> shift));
+		out[k].nlb = cpu_to_le32(DIV_ROUND_UP(end, bs) - (first >> shift));
+		out[k].skip = cpu_to_le16(first & (bs - 1));
+		out[k].flags = x[i].flags;
+		k++;
+		len -= take;
+		off = 0;
+	}
+	return k;
+}
+
+/* One internal command of the baseline, built by @fill, run to the end. */
+static int hdc_nic_step(struct hdc_dev *hd, size_t dlen,
+			void (*fill)(struct hdc_request *r, const void *arg),
+			const void *arg)
+{
+	struct hdc_request *r = hdc_req_alloc(hd);
+	int ret;
+
+	if (!r)
+		return -ENOMEM;
+	ret = hdc_req_alloc_dbuf(r, dlen);
+	if (!ret) {
+		fill(r, arg);
+		ret = hdc_req_exec_sync(r);
+	}
+	hdc_req_put(r);
+	return ret;
+}
+
+struct hdc_sw_chunk {
+	const struct hdc_extent *x;
+	u32 n;
+	u64 len;
+	const struct hdc_net_flow *flow;
+};
+
+/* SSD extents -> the device buffer. */
+static void hdc_sw_read(struct hdc_request *r, const void *arg)
+{
+	const struct hdc_sw_chunk *c = arg;
+
+	memcpy(r->dbuf, c->x, c->n * sizeof(*c->x));
+	r->length = c->len;
+	r->cmd.opcode = HDC_OP_TRANSFER;
+	r->cmd.length = cpu_to_le64(c->len);
+	r->cmd.src.type = HDC_EP_NVME;
+	r->cmd.src.count = cpu_to_le32(c->n);
+	r->cmd.src.addr = cpu_to_le64(r->dbuf_dma);
+	r->cmd.dst.type = HDC_EP_DEVBUF;
+	r->cmd.dst.count = cpu_to_le32(HDC_CHUNK_SIZE);
+}
+
+/* The device buffer -> the NIC. */
+static void hdc_sw_send(struct hdc_request *r, const void *arg)
+{
+	const struct hdc_sw_chunk *c = arg;
+
+	memcpy(r->dbuf, c->flow, sizeof(*c->flow));
+	r->length = c->len;
+	r->cmd.opcode = HDC_OP_TRANSFER;
+	r->cmd.length = cpu_to_le64(c->len);
+	r->cmd.src.type = HDC_EP_DEVBUF;
+	r->cmd.src.count = cpu_to_le32(c->len);
+	r->cmd.dst.type = HDC_EP_NIC;
+	r->cmd.dst.addr = cpu_to_le64(r->dbuf_dma);
+}
+
+/*
+ * The software-controlled peer-to-peer baseline (HDC_REQ_SW_P2P): the
+ * driver, not the engine's scoreboard, runs the transfer one 64 KiB
+ * chunk at a time - an SSD read into the engine's device buffer, its
+ * completion interrupt, then the send of that buffer on the engine's NIC
+ * queue and its completion interrupt - with the IPv4 ids running on
+ * across chunks.  Returns the bytes sent or -errno.
+ */
+s64 hdc_nic_sw_p2p(struct hdc_dev *hd, const struct hdc_extent *x, u32 n,
+		   u64 len, struct hdc_net_flow *flow)
+{
+	struct hdc_extent *sub;
+	struct iphdr *iph = (struct iphdr *)(flow->hdr + flow->l3_off);
+	u32 max = HDC_CHUNK_SIZE / 512 + 2, mss = le16_to_cpu(flow->mss);
+	u64 off = 0, step = HDC_CHUNK_SIZE - HDC_CHUNK_SIZE % mss;
+	int ret = 0;
+
+	sub = kcalloc(max, sizeof(*sub), GFP_KERNEL);
+	if (!sub)
+		return -ENOMEM;
+	mutex_lock(&hd->nic.sw_lock);
+	while (off < len && !ret) {
+		struct hdc_sw_chunk c = { .x = sub, .flow = flow,
+					  .len = min(step, len - off) };
+
+		ret = hdc_ext_slice(x, n, hd->nvme.lba_shift, off, c.len, sub,
+				    max);
+		if (ret < 0)
+			break;
+		c.n = ret;
+		ret = hdc_nic_step(hd, c.n * sizeof(*sub), hdc_sw_read, &c);
+		if (!ret)
+			ret = hdc_nic_step(hd, sizeof(*flow), hdc_sw_send, &c);
+		off += c.len;
+		iph->id = htons(ntohs(iph->id) + DIV_ROUND_UP(c.len, mss));
+	}
+	mutex_unlock(&hd->nic.sw_lock);
+	kfree(sub);
+	return ret ? ret : (s64)len;
 }

@@ -4,7 +4,9 @@
 # method, each run between insn-mark points, from a warm page cache
 # (the SSD read is the engine's for d2d and the page cache's for the CPU
 # baselines, as a file server's would be): 'd2d send' (d2d raw --length,
-# one request per repetition), 'd2d send --md5', udpsend (read + send per
+# one request per repetition), the software-controlled P2P baseline
+# (d2d raw --sw-p2p: the driver runs each 64 KiB chunk, SSD to the
+# engine's device buffer, then to the NIC), 'd2d send --md5', udpsend (read + send per
 # datagram), 'udpsend --sendfile', and md5sum + udpsend.  Prints one
 # "BENCH name=... size=... reps=... mark=... secs=..." line per run.
 . /opt/d2d/tests/lib.sh
@@ -46,11 +48,12 @@ mark=100
 for size in 4096 65536 1048576 4194304; do
 	reps=$((size >= 1048576 ? 2 : 8))
 	run d2d "$size" $reps $mark "d2d raw --length $size --dst-udp $peer:$PORT $F"
+	run sw-p2p "$size" $reps $((mark + 10)) "d2d raw --sw-p2p --length $size --dst-udp $peer:$PORT $F"
 	run d2d-md5 "$size" $reps $((mark + 2)) "d2d raw --func 2 --length $size --dst-udp $peer:$PORT $F"
 	run read-send "$size" $reps $((mark + 4)) "udpsend --length $size $F $peer $PORT"
 	run sendfile "$size" $reps $((mark + 6)) "udpsend --sendfile --length $size $F $peer $PORT"
 	run md5-read-send "$size" $reps $((mark + 8)) "head -c $size $F | md5sum && udpsend --length $size $F $peer $PORT"
-	mark=$((mark + 10))
+	mark=$((mark + 20))
 done
 barrier 2
 echo "BENCH-DONE"

@@ -6,6 +6,9 @@
 # data path: guest 1's netdev counts no transmitted datagrams (its UDP
 # OutDatagrams do not move) while its snic port does.  A socket that is
 # not connected, or not UDP, is refused with ENOTCONN / EPROTONOSUPPORT.
+# 'd2d send --sw-p2p' (the software-controlled P2P baseline: the driver
+# runs each 64 KiB chunk, SSD to device buffer, then device buffer to
+# NIC) moves the same bytes.
 # vm-args: --guests 2 --hdc @DISK@
 # timeout: 300
 . /opt/d2d/tests/lib.sh
@@ -32,25 +35,31 @@ if [ "$D2D_GUEST" = 1 ]; then
 	check ping_peer wait_ping "$peer" 30
 	check caps_nic sh -c 'd2d stat | grep -q " nic"'
 	n=0
-	for f in 65549 1m1; do
+	for c in 65549 1m1 sw; do
 		n=$((n + 2))
-		check "barrier_${f}_a" barrier $((n - 1))
+		# case sw: 1m1 by the software-controlled P2P baseline
+		f=${c#sw} opt="--sha256"
+		[ $c = sw ] && f=1m1 opt=--sw-p2p
+		check "barrier_${c}_a" barrier $((n - 1))
 		tx0=$(cat /sys/class/net/$if/statistics/tx_packets)
 		port0=$(ethstat "$if" port_tx_packets)
 		udp0=$(udp_out)
-		check "send_$f" sh -c "d2d send $T_DIR/$f $peer:$PORT --sha256 > $OUT/$f.sum"
+		check "send_$c" sh -c "d2d send $T_DIR/$f $peer:$PORT $opt > $OUT/$c.sum"
 		tx1=$(cat /sys/class/net/$if/statistics/tx_packets)
 		port1=$(ethstat "$if" port_tx_packets)
 		udp1=$(udp_out)
-		echo "# $f: netdev tx +$((tx1 - tx0)), port tx +$((port1 - port0)), udp out +$((udp1 - udp0))"
-		check "digest_$f" sh -c "[ \"\$(cat $OUT/$f.sum)\" = \"\$(cd $T_DIR && sha256sum $f | sed 's|  $f|  $T_DIR/$f|')\" ]"
-		check "host_udp_untouched_$f" test $((udp1 - udp0)) -eq 0
-		check "netdev_no_per_datagram_tx_$f" test $((tx1 - tx0)) -lt 20
+		echo "# $c: netdev tx +$((tx1 - tx0)), port tx +$((port1 - port0)), udp out +$((udp1 - udp0))"
+		[ $c = sw ] ||
+			check "digest_$c" sh -c "[ \"\$(cat $OUT/$c.sum)\" = \"\$(cd $T_DIR && sha256sum $f | sed 's|  $f|  $T_DIR/$f|')\" ]"
+		check "host_udp_untouched_$c" test $((udp1 - udp0)) -eq 0
+		check "netdev_no_per_datagram_tx_$c" test $((tx1 - tx0)) -lt 20
 		[ $f = 1m1 ] && ndg=$NDG_1M1 || ndg=$NDG_65549
-		check "port_sent_datagrams_$f" test $((port1 - port0)) -ge $ndg
-		check "barrier_${f}_b" barrier $n
-		check "received_$f" sh -c "for i in \$(seq 1 60); do nc $peer 7300 > $OUT/$f.back 2>/dev/null && [ -s $OUT/$f.back ] && break; sleep 0.5; done; cmp $OUT/$f.back $T_DIR/$f"
+		check "port_sent_datagrams_$c" test $((port1 - port0)) -ge $ndg
+		check "barrier_${c}_b" barrier $n
+		check "received_$c" sh -c "for i in \$(seq 1 60); do nc $peer 7300 > $OUT/$c.back 2>/dev/null && [ -s $OUT/$c.back ] && break; sleep 0.5; done; cmp $OUT/$c.back $T_DIR/$f"
 	done
+	check sw_p2p_no_functions sh -c "d2d send --sw-p2p $T_DIR/4k $peer:$PORT --md5; [ \$? = 2 ]"
+	check sw_p2p_needs_socket expect_errno EINVAL d2d raw --dst $OUT/x $T_DIR/4k --sw-p2p
 	check not_connected expect_errno ENOTCONN d2d raw --dst-udp-unconnected $T_DIR/4k
 	check not_udp expect_errno EPROTONOSUPPORT d2d raw --dst-tcp $T_DIR/4k
 	check bad_host sh -c "d2d send $T_DIR/4k nohost:1; [ \$? = 1 ]"
@@ -61,7 +70,7 @@ else
 	check ping_peer wait_ping "$peer" 30
 	sysctl -qw net.core.rmem_max=33554432
 	n=0
-	for f in 65549 1m1; do
+	for f in 65549 1m1 sw; do
 		n=$((n + 2))
 		rm -f /tmp/recv
 		socat -u UDP-RECV:$PORT,rcvbuf=33554432 OPEN:/tmp/recv,creat,trunc &
@@ -69,7 +78,7 @@ else
 		sleep 0.5
 		check "barrier_${f}_a" barrier $((n - 1))
 		check "barrier_${f}_b" barrier $n
-		[ $f = 1m1 ] && want=$SIZE_1M1 || want=$SIZE_65549
+		[ $f = 65549 ] && want=$SIZE_65549 || want=$SIZE_1M1
 		for i in $(seq 1 100); do
 			[ "$(stat -c %s /tmp/recv 2>/dev/null)" = "$want" ] && break
 			sleep 0.1

@@ -46,15 +46,17 @@ static void usage(FILE *f)
 "  d2d digest {--crc32c|--crc32|--md5|--sha1|--sha256} FILE...\n"
 "        print '<hex>  FILE' for each FILE, as md5sum/sha256sum do\n"
 "        (CRCs: 8 hex digits of the value); FILE '-' is standard input\n"
-"  d2d send FILE HOST:PORT [FUNCTION]...\n"
+"  d2d send FILE HOST:PORT [--sw-p2p | FUNCTION...]\n"
 "        the engine sends FILE (on its SSD) as UDP datagrams to HOST:PORT\n"
 "        (HOST: an IPv4 address) through its own queues on the snic port\n"
-"        the route leaves by; digests printed as for copy\n"
+"        the route leaves by; digests printed as for copy.  --sw-p2p: the\n"
+"        software-controlled P2P baseline (the driver runs each 64 KiB)\n"
 "  d2d stat\n"
 "        the engine's capabilities, its SSD and statistics\n"
 "  d2d raw [--func ID]... [--offset N] [--length N] [--src-mode r|w|rw]\n"
 "          [--src-user N] [--src-socket] [--dst FILE] [--dst-offset N]\n"
 "          [--dst-udp HOST:PORT] [--dst-udp-unconnected] [--dst-tcp]\n"
+"          [--sw-p2p]\n"
 "          [--dst-mode r|w|rw] [--dst-user N] [--key KEY:IV] [--nowait N]\n"
 "          [--size N] [SRC]\n"
 "        one raw HDC_IOC_SUBMIT (for tests and debugging); prints\n"
@@ -356,6 +358,7 @@ static int cmd_send(int argc, char **argv)
 	char hp[300];
 	struct stat st;
 	int i, r, hdc, fd, sock, ret;
+	uint32_t flags = 0;
 
 	for (i = 1; i < argc; i++) {
 		r = chain_option(argc, argv, &i, &chain);
@@ -363,6 +366,10 @@ static int cmd_send(int argc, char **argv)
 			return 2;
 		if (r)
 			continue;
+		if (!strcmp(argv[i], "--sw-p2p")) {
+			flags |= HDC_REQ_SW_P2P;
+			continue;
+		}
 		if (argv[i][0] == '-' && argv[i][1])
 			return usage_error("send: unknown option '%s'", argv[i]);
 		if (!file)
@@ -376,6 +383,8 @@ static int cmd_send(int argc, char **argv)
 		return usage_error("send: needs FILE and HOST:PORT");
 	if (split_host_port(to, hp, sizeof(hp), &host, &port))
 		return usage_error("send: '%s' is not HOST:PORT", to);
+	if ((flags & HDC_REQ_SW_P2P) && chain.n)
+		return usage_error("send: --sw-p2p takes no functions");
 	hdc = open_engine();
 	if (hdc < 0)
 		return 1;
@@ -388,7 +397,7 @@ static int cmd_send(int argc, char **argv)
 	if (sock < 0)
 		return fail(-sock, "cannot connect a UDP socket to %s", to);
 	ret = d2d_send(hdc, fd, 0, S_ISREG(st.st_mode) ? (uint64_t)st.st_size : 0,
-		       sock, &chain, &res);
+		       sock, &chain, flags, &res);
 	if (ret)
 		return fail(-ret, "send '%s' -> %s", file, to);
 	print_digests(&chain, res.digest, file, to);
@@ -688,6 +697,7 @@ static int cmd_raw(int argc, char **argv)
 	const char *src = NULL, *dst = NULL, *smode = "r", *dmode = "w";
 	const char *udp = NULL;
 	int dsock = 0;	/* 1: UDP, unconnected; 2: TCP */
+	int swp2p = 0;
 	uint64_t v, off = 0, doff = 0, len = 0, suser = 0, duser = 0;
 	uint64_t nowait = 0, size = sizeof(struct hdc_req);
 	struct d2d_chain chain = { 0 };
@@ -738,6 +748,8 @@ static int cmd_raw(int argc, char **argv)
 			dsock = 1;
 		} else if (!strcmp(a, "--dst-tcp")) {
 			dsock = 2;
+		} else if (!strcmp(a, "--sw-p2p")) {
+			swp2p = 1;
 		} else if (a[0] == '-' && a[1]) {
 			return usage_error("raw: bad option '%s'", a);
 		} else if (!src) {
@@ -754,6 +766,8 @@ static int cmd_raw(int argc, char **argv)
 		return 1;
 	d2d_req_init(&req);
 	req.size = size;
+	if (swp2p)
+		req.flags = HDC_REQ_SW_P2P;
 	d2d_req_chain(&req, &chain);
 	if (sock) {
 		int sv[2];

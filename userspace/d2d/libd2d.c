@@ -126,9 +126,27 @@ int d2d_udp_connect(const char *host, const char *port)
 }
 
 int d2d_send(int hdc, int fd, uint64_t off, uint64_t len, int sock,
-	     const struct d2d_chain *chain, struct d2d_result *res)
+	     const struct d2d_chain *chain, uint32_t flags,
+	     struct d2d_result *res)
 {
-	return d2d_copy(hdc, fd, off, sock, 0, len, chain, res);
+	struct hdc_req req;
+	int ret;
+
+	d2d_req_init(&req);
+	req.flags = flags;
+	req.src.type = HDC_UEP_FD;
+	req.src.fd = fd;
+	req.src.offset = off;
+	req.dst.type = HDC_UEP_FD;
+	req.dst.fd = sock;
+	req.length = len;
+	d2d_req_chain(&req, chain);
+	ret = d2d_submit(hdc, &req);
+	if (!ret && res) {
+		res->len = req.result_len;
+		memcpy(res->digest, req.digest, sizeof(res->digest));
+	}
+	return ret;
 }
 
 int d2d_digest(int hdc, int fd, uint64_t off, uint64_t len, uint32_t func,

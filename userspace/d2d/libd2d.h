@@ -53,9 +53,12 @@ int d2d_copy(int hdc, int src_fd, uint64_t src_off, int dst_fd,
  * be NULL) as UDP datagrams of the connected UDP/IPv4 socket sock, sent
  * by the engine on its own queues of the snic port the socket's route
  * leaves by (docs/hdc.md, "NIC queues").  res->len: payload bytes sent.
+ * flags: 0, or HDC_REQ_SW_P2P (the software-controlled P2P baseline: the
+ * driver runs it chunk by chunk; no functions).
  */
 int d2d_send(int hdc, int fd, uint64_t off, uint64_t len, int sock,
-	     const struct d2d_chain *chain, struct d2d_result *res);
+	     const struct d2d_chain *chain, uint32_t flags,
+	     struct d2d_result *res);
 /*
  * A UDP socket connected to host (dotted IPv4 address) and port (decimal);
  * the descriptor or -errno (EINVAL: malformed).

@@ -28,6 +28,13 @@ struct hdc_uendpoint {
 };
 
 #define HDC_REQ_NOWAIT		(1u << 0)	/* return at once; HDC_IOC_WAIT later */
+/*
+ * File to socket only, no functions, blocking: the software-controlled
+ * peer-to-peer baseline - the driver runs it chunk by chunk (SSD to the
+ * engine's device buffer, then that buffer to the NIC), one interrupt
+ * per step, instead of handing the whole transfer to the engine.
+ */
+#define HDC_REQ_SW_P2P		(1u << 1)
 
 struct hdc_req {
 	__u32 size;		/* sizeof(struct hdc_req) */
