@@ -191,6 +191,11 @@ int hdc_nic_flow(struct hdc_dev *hd, struct file *file,
 
 	if (!sock)
 		return -EINVAL;
+	/* Like a raw socket: the datagrams pass no netfilter, tc or BPF. */
+	if (!capable(CAP_NET_RAW)) {
+		hdc_uerr(hd, "socket destinations need CAP_NET_RAW\n");
+		return -EPERM;
+	}
 	sk = sock->sk;
 	if (sk->sk_family != AF_INET || sk->sk_type != SOCK_DGRAM ||
 	    sk->sk_protocol != IPPROTO_UDP) {

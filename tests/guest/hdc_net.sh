@@ -5,7 +5,8 @@
 # digest 'd2d send --sha256' prints is sha256sum's.  The host is off the
 # data path: guest 1's netdev counts no transmitted datagrams (its UDP
 # OutDatagrams do not move) while its snic port does.  A socket that is
-# not connected, or not UDP, is refused with ENOTCONN / EPROTONOSUPPORT.
+# not connected, or not UDP, is refused with ENOTCONN / EPROTONOSUPPORT,
+# a caller without CAP_NET_RAW with EPERM.
 # 'd2d send --sw-p2p' (the software-controlled P2P baseline: the driver
 # runs each 64 KiB chunk, SSD to device buffer, then device buffer to
 # NIC) moves the same bytes.
@@ -58,6 +59,7 @@ if [ "$D2D_GUEST" = 1 ]; then
 		check "barrier_${c}_b" barrier $n
 		check "received_$c" sh -c "for i in \$(seq 1 60); do nc $peer 7300 > $OUT/$c.back 2>/dev/null && [ -s $OUT/$c.back ] && break; sleep 0.5; done; cmp $OUT/$c.back $T_DIR/$f"
 	done
+	check nobody_needs_cap_net_raw expect_errno EPERM as_nobody d2d raw --dst-udp $peer:$PORT $T_DIR/4k
 	check sw_p2p_no_functions sh -c "d2d send --sw-p2p $T_DIR/4k $peer:$PORT --md5; [ \$? = 2 ]"
 	check sw_p2p_needs_socket expect_errno EINVAL d2d raw --dst $OUT/x $T_DIR/4k --sw-p2p
 	check not_connected expect_errno ENOTCONN d2d raw --dst-udp-unconnected $T_DIR/4k
