@@ -15,7 +15,8 @@ KCONFIG := $(shell tools/kconfig-symbols.sh --make)
 
 .PHONY: all deps qemu qemu-asan modules userspace image demo check check-unit \
 	check-device check-asan check-guest lint clean checkpatch help bench-eth bench-hdc \
-	bench-rdma bench-spin bench-fld report debug-kernel modules-debug image-debug check-debug
+	bench-rdma bench-spin bench-fld bench-hdc-net report debug-kernel modules-debug image-debug \
+	check-debug
 
 all: qemu modules userspace
 
@@ -31,6 +32,8 @@ help:
 	@echo "make checkpatch    kernel style check"
 	@echo "make bench-eth     snic vs e1000e and virtio-net (ratios)"
 	@echo "make bench-hdc     HDC engine (d2d) vs CPU copies and digests (ratios)"
+	@echo "make bench-hdc-net HDC engine sending a file over UDP (d2d send) vs"
+	@echo "                   the host CPU (read+send, sendfile); instructions"
 	@echo "make bench-rdma    snic RoCEv2 vs rdma_rxe over virtio-net (ratios)"
 	@echo "make bench-spin    sPIN examples: cycles per packet, modeled throughput;"
 	@echo "                   NIC ping-pong vs host UDP echo (ratios)"
@@ -109,6 +112,9 @@ bench-eth: qemu image
 
 bench-hdc: qemu image
 	@tests/bench/hdc.sh
+
+bench-hdc-net: qemu image
+	@tests/bench/hdc-net.sh
 
 bench-rdma: qemu image
 	@tests/bench/rdma.sh

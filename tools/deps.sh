@@ -27,7 +27,7 @@ GUEST_PKGS=(
 	busybox-static ibverbs-utils ibverbs-providers rdmacm-utils perftest
 	iperf3 nvme-cli iproute2 ethtool pciutils e2fsprogs
 	qemu-system-data seabios ipxe-qemu
-	tcpdump infiniband-diags bpftool xdp-tools util-linux
+	tcpdump infiniband-diags bpftool xdp-tools util-linux socat
 )
 
 missing=()

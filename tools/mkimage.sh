@@ -35,7 +35,7 @@ GUEST_BINS=(
 	/usr/bin/iperf3 /usr/sbin/nvme /usr/bin/lspci /usr/bin/setpci
 	/usr/sbin/ethtool /usr/bin/ip /usr/bin/rdma /usr/sbin/tc
 	/usr/sbin/mkfs.ext4 /usr/sbin/mke2fs /usr/bin/kmod
-	/usr/sbin/filefrag /usr/sbin/debugfs /usr/bin/dash
+	/usr/sbin/filefrag /usr/sbin/debugfs /usr/bin/dash /usr/bin/socat
 )
 
 base_key=$( (cat "$0" "$D2D_ROOT/tools/lib.sh"; find "$D2D_ROOT/tools/guest" -type f | sort | xargs cat; echo "$KVER $KROOT") |

@@ -19,8 +19,15 @@
 #include <linux/workqueue.h>
 #include <d2d/hdc_ifc.h>
 #include <d2d/hdc_ioctl.h>
+#include <d2d/snic_peer.h>
+#include <linux/netdevice.h>
 
 #define HDC_DRV_NAME		"hdc"
+
+/* A request refused for bad input: one rate-limited line naming the caller. */
+#define hdc_uerr(hd, fmt, ...)						\
+	dev_info_ratelimited(&(hd)->pdev->dev, "%s[%d]: " fmt,		\
+			     current->comm, task_pid_nr(current), ##__VA_ARGS__)
 #define HDC_CMD_VECTOR		0
 #define HDC_RESET_TIMEOUT_MS	1000
 #define HDC_NVME_TIMEOUT_MS	15000
@@ -60,6 +67,17 @@ struct hdc_nvme {
 	u64 nsze;		/* namespace size in LBAs */
 };
 
+/* The engine's NIC queues on a snic port (hdc_nic.c). */
+struct hdc_nic {
+	struct mutex lock;	/* everything below */
+	struct snic_dev *sd;	/* NULL: not set up */
+	struct list_head node;	/* in hdc_nic.c's engines, while sd is set */
+	struct snic_peer_queue sq;
+	struct snic_peer_queue cq;
+	char ifname[IFNAMSIZ];
+	struct mutex sw_lock;	/* one HDC_REQ_SW_P2P transfer at a time */
+};
+
 struct hdc_dev {
 	struct kref ref;	/* probe, open files, requests */
 	struct pci_dev *pdev;
@@ -68,6 +86,7 @@ struct hdc_dev {
 	bool gone;		/* removed: -ENODEV from now on */
 	struct hdc_queue q;
 	struct hdc_nvme nvme;
+	struct hdc_nic nic;
 	struct workqueue_struct *wq;	/* finishes completed requests */
 	struct miscdevice misc;
 	bool misc_registered;
@@ -143,6 +162,9 @@ struct hdc_request {
 
 	struct hdc_fdep src;
 	struct hdc_fdep dst;
+	bool dst_nic;			/* dst.file is a socket: the NIC */
+	u64 sw_sent;			/* HDC_REQ_SW_P2P: bytes the driver sent */
+	struct hdc_net_flow flow;	/* its header template */
 	u64 length;
 	u64 dst_cap;			/* bytes of blocks prepared */
 	loff_t dst_orig_size;		/* i_size before the request */
@@ -231,5 +253,15 @@ void hdc_stats_sync(struct hdc_dev *hd);
 int hdc_nvme_attach(struct hdc_dev *hd);
 void hdc_nvme_detach(struct hdc_dev *hd);
 const char *hdc_nvme_state_str(u32 state);
+
+/* hdc_nic.c: the engine's NIC queues, sockets as endpoints */
+void hdc_nic_init(struct hdc_dev *hd);
+void hdc_nic_detach(struct hdc_dev *hd);
+int hdc_nic_register(void);
+void hdc_nic_unregister(void);
+int hdc_nic_flow(struct hdc_dev *hd, struct file *file,
+		 struct hdc_net_flow *f);
+s64 hdc_nic_sw_p2p(struct hdc_dev *hd, const struct hdc_extent *x, u32 n,
+		   u64 len, struct hdc_net_flow *flow);
 
 #endif /* _HDC_H */

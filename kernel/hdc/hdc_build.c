@@ -54,13 +54,16 @@ static int hdc_check_funcs(struct hdc_dev *hd, const struct hdc_req *r,
 					     current->comm, f);
 			return -EOPNOTSUPP;
 		}
-		if (f == HDC_FN_DEFLATE)
+		if (f == HDC_FN_DEFLATE || f == HDC_FN_GZIP)
 			(*ndeflate)++;
 	}
 	return 0;
 }
 
-/* The most a chain can write: deflate may expand incompressible data. */
+/*
+ * The most a chain can write: deflate (and gzip, 18 bytes of framing more)
+ * may expand incompressible data.
+ */
 static int hdc_out_bound(u64 len, int ndeflate, u64 *bound)
 {
 	while (ndeflate--) {
@@ -91,6 +94,12 @@ static int hdc_build_validate(struct hdc_dev *hd, const struct hdc_req *r,
 	if (r->dst.type > HDC_UEP_USER) {
 		dev_info_ratelimited(&hd->pdev->dev, "%s: bad destination type %u\n",
 				     current->comm, r->dst.type);
+		return -EINVAL;
+	}
+	if ((r->flags & HDC_REQ_SW_P2P) &&
+	    (r->nfuncs || r->src.type != HDC_UEP_FD ||
+	     r->dst.type != HDC_UEP_FD)) {
+		hdc_uerr(hd, "software P2P: a file to a socket, no functions\n");
 		return -EINVAL;
 	}
 	return hdc_out_bound(r->length, b->ndeflate, &b->out_len);
@@ -137,6 +146,11 @@ static int hdc_build_endpoints(struct hdc_dev *hd, const struct hdc_req *r,
 		req->dst.file = fget(r->dst.fd);
 		if (!req->dst.file)
 			return -EBADF;
+		if (S_ISSOCK(file_inode(req->dst.file)->i_mode)) {
+			/* The engine sends: the socket is not written to. */
+			req->dst_nic = true;
+			return hdc_nic_flow(hd, req->dst.file, &req->flow);
+		}
 		req->dst.off = r->dst.offset;
 		ret = hdc_map_check_file(hd, req->dst.file, true);
 		if (ret)
@@ -178,7 +192,7 @@ static int hdc_build_map(struct hdc_dev *hd, struct hdc_request *req,
 		if (ret)
 			return ret;
 	}
-	if (req->dst.file) {
+	if (req->dst.file && !req->dst_nic) {
 		/* A source in the same file: mapped again, under one pin. */
 		if (same)
 			b->sx.n = 0;
@@ -203,11 +217,12 @@ static int hdc_build_encode(struct hdc_request *req, const struct hdc_req *r,
 {
 	size_t aux_len = ALIGN(sizeof(struct hdc_aux), 16);
 	size_t slen = b->sx.n * sizeof(struct hdc_extent);
+	size_t dlen = b->dx.n * sizeof(struct hdc_extent);
 	u32 i;
 	int ret;
 
-	ret = hdc_req_alloc_dbuf(req, aux_len + slen +
-				 b->dx.n * sizeof(struct hdc_extent));
+	ret = hdc_req_alloc_dbuf(req, aux_len + slen + dlen +
+				 (req->dst_nic ? sizeof(req->flow) : 0));
 	if (ret)
 		return ret;
 	req->aux = req->dbuf;
@@ -229,14 +244,20 @@ static int hdc_build_encode(struct hdc_request *req, const struct hdc_req *r,
 	else
 		hdc_set_ep(&req->cmd.src, HDC_EP_HOST, req->sbounce_len,
 			   req->sbounce_dma);
-	if (req->dst.file && b->dx.n)
+	if (req->dst_nic) {
+		memcpy(req->dbuf + aux_len + slen + dlen, &req->flow,
+		       sizeof(req->flow));
+		hdc_set_ep(&req->cmd.dst, HDC_EP_NIC, 0,
+			   req->dbuf_dma + aux_len + slen + dlen);
+	} else if (req->dst.file && b->dx.n) {
 		hdc_set_ep(&req->cmd.dst, HDC_EP_NVME, b->dx.n,
 			   req->dbuf_dma + aux_len + slen);
-	else if (req->dbounce)
+	} else if (req->dbounce) {
 		hdc_set_ep(&req->cmd.dst, HDC_EP_HOST, req->dbounce_len,
 			   req->dbounce_dma);
-	else
+	} else {
 		hdc_set_ep(&req->cmd.dst, HDC_EP_NONE, 0, 0);
+	}
 	return 0;
 }
 
@@ -249,7 +270,8 @@ static void hdc_build_put_files(struct hdc_request *req, int err)
 		req->src.file = NULL;
 	}
 	if (req->dst.file) {
-		hdc_map_dst_finish(req, err);
+		if (!req->dst_nic)
+			hdc_map_dst_finish(req, err);
 		fput(req->dst.file);
 		req->dst.file = NULL;
 	}
@@ -299,10 +321,25 @@ int hdc_build_req(struct hdc_dev *hd, const struct hdc_req *r,
 	req->unlimited = capable(CAP_IPC_LOCK);
 
 	ret = hdc_build_endpoints(hd, r, req, &b);
+	if (!ret && (r->flags & HDC_REQ_SW_P2P) && !req->dst_nic) {
+		hdc_uerr(hd, "software P2P: the destination is not a socket\n");
+		ret = -EINVAL;
+	}
 	if (!ret)
 		ret = hdc_build_map(hd, req, &b);
-	if (!ret)
+	if (!ret && (r->flags & HDC_REQ_SW_P2P)) {
+		/* The transfer runs now; the request itself is a NOP. */
+		s64 sent = hdc_nic_sw_p2p(hd, b.sx.ext, b.sx.n, r->length,
+					  &req->flow);
+
+		if (sent < 0)
+			ret = sent;
+		else
+			req->sw_sent = sent;
+		req->cmd.opcode = HDC_OP_NOP;
+	} else if (!ret) {
 		ret = hdc_build_encode(req, r, &b);
+	}
 	kvfree(b.sx.ext);
 	kvfree(b.dx.ext);
 	if (ret) {

@@ -45,7 +45,7 @@ static int hdc_req_results(struct hdc_request *req, u64 *result_len,
 				 req->result))
 			return -EFAULT;
 	}
-	*result_len = req->result;
+	*result_len = req->result + req->sw_sent;
 	memcpy(digest, req->digest, sizeof(req->digest));
 	return 0;
 }
@@ -60,9 +60,12 @@ static long hdc_ioc_submit(struct hdc_file *hf, struct hdc_req __user *ureq)
 
 	if (copy_from_user(&r, ureq, sizeof(r)))
 		return -EFAULT;
-	if (r.size != sizeof(r) || (r.flags & ~HDC_REQ_NOWAIT) || r.rsvd)
+	if (r.size != sizeof(r) ||
+	    (r.flags & ~(HDC_REQ_NOWAIT | HDC_REQ_SW_P2P)) || r.rsvd)
 		return -EINVAL;
 	nowait = r.flags & HDC_REQ_NOWAIT;
+	if (nowait && (r.flags & HDC_REQ_SW_P2P))
+		return -EINVAL;
 
 	/*
 	 * No driver-wide lock while the request is built: it copies user

@@ -44,6 +44,7 @@ static int hdc_probe(struct pci_dev *pdev, const struct pci_device_id *ent)
 	hd->pdev = pci_dev_get(pdev);
 	init_rwsem(&hd->gone_lock);
 	mutex_init(&hd->bdev_lock);
+	hdc_nic_init(hd);
 	spin_lock_init(&hd->stat_lock);
 	atomic_set(&hd->inflight, 0);
 	pci_set_drvdata(pdev, hd);
@@ -99,6 +100,8 @@ static int hdc_probe(struct pci_dev *pdev, const struct pci_device_id *ent)
 		ret = -ENOMEM;
 		goto err_vectors;
 	}
+	/* The device buffer of HDC_REQ_SW_P2P (the queue must be off). */
+	hdc_wr(hd, HDC_REG_DEVBUF_SIZE, HDC_CHUNK_SIZE);
 	ret = hdc_queue_init(hd);
 	if (ret)
 		goto err_wq;
@@ -123,6 +126,7 @@ static int hdc_probe(struct pci_dev *pdev, const struct pci_device_id *ent)
 
 err_nvme:
 	hdc_queue_stop(hd);
+	hdc_nic_detach(hd);
 	hdc_nvme_detach(hd);
 	hdc_wr(hd, HDC_REG_CTRL, HDC_CTRL_RESET);
 	free_irq(pci_irq_vector(pdev, HDC_CMD_VECTOR), hd);
@@ -154,6 +158,7 @@ static void hdc_remove(struct pci_dev *pdev)
 
 	/* Let the engine finish what it has, then quiesce it. */
 	hdc_queue_stop(hd);
+	hdc_nic_detach(hd);
 	hdc_nvme_detach(hd);
 	hdc_wr(hd, HDC_REG_CTRL, HDC_CTRL_RESET);
 	free_irq(pci_irq_vector(pdev, HDC_CMD_VECTOR), hd);
@@ -186,7 +191,27 @@ static struct pci_driver hdc_pci_driver = {
 	.remove = hdc_remove,
 	.shutdown = hdc_shutdown,
 };
-module_pci_driver(hdc_pci_driver);
+
+/* The PCI driver of the engine; the NIC side's driver of snic.peer_hdc. */
+static int __init hdc_init(void)
+{
+	int ret = hdc_nic_register();
+
+	if (ret)
+		return ret;
+	ret = pci_register_driver(&hdc_pci_driver);
+	if (ret)
+		hdc_nic_unregister();
+	return ret;
+}
+module_init(hdc_init);
+
+static void __exit hdc_exit(void)
+{
+	pci_unregister_driver(&hdc_pci_driver);
+	hdc_nic_unregister();
+}
+module_exit(hdc_exit);
 
 MODULE_DESCRIPTION("d2d HDC engine (DCS-ctrl) driver, /dev/hdc");
 MODULE_AUTHOR("d2d developers");

@@ -44,10 +44,6 @@
 #define HDC_ZERO_BVECS		1024	/* 4 MiB per direct I/O write */
 #define HDC_PROBE_BYTES		4096
 
-#define hdc_uerr(hd, fmt, ...)						\
-	dev_info_ratelimited(&(hd)->pdev->dev, "%s[%d]: " fmt,		\
-			     current->comm, task_pid_nr(current), ##__VA_ARGS__)
-
 enum hdc_seg_kind {
 	HDC_SEG_DATA,
 	HDC_SEG_HOLE,		/* or unwritten: read as zeros */

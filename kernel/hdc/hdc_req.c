@@ -46,6 +46,7 @@ static const char *hdc_status_str(u16 status)
 	case HDC_ST_ENOSPC:	return "destination too small";
 	case HDC_ST_ENODEV:	return "NVMe controller not running";
 	case HDC_ST_ERANGE:	return "extent beyond the namespace";
+	case HDC_ST_ENET:	return "NIC refused a datagram or went away";
 	default:		return "unknown status";
 	}
 }
@@ -58,6 +59,7 @@ static int hdc_status_errno(u16 status)
 	case HDC_ST_ENOSPC:	return -ENOSPC;
 	case HDC_ST_ENODEV:	return -ENODEV;
 	case HDC_ST_ERANGE:	return -ERANGE;
+	case HDC_ST_ENET:	return -ENETDOWN;
 	default:		return -EIO;
 	}
 }

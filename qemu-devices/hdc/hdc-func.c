@@ -9,8 +9,11 @@
  * sha256 use nettle, the library QEMU's crypto layer is built on here
  * (--enable-nettle): QEMU 7.2's qcrypto_hash API is one-shot only and a
  * digest runs over a stream that arrives in 64 KiB chunks, with earlier
- * chunks gone by the time later ones arrive.  deflate is zlib's streaming
- * deflate() producing a zlib (RFC 1950) stream.
+ * chunks gone by the time later ones arrive; sha1 is nettle's too.  crc32
+ * (IEEE 802.3) is zlib's crc32(), which chains across chunks as it is.
+ * deflate is zlib's streaming deflate() producing a zlib (RFC 1950) stream;
+ * gzip is the same deflate with zlib's gzip framing (RFC 1952: a 10-byte
+ * header with no name and mtime 0, the CRC32 and ISIZE trailer).
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -20,6 +23,7 @@
 #include "qemu/crc32c.h"
 #include "crypto/cipher.h"
 #include <nettle/md5.h>
+#include <nettle/sha1.h>
 #include <nettle/sha2.h>
 #include <zlib.h>
 #include "hdc-func.h"
@@ -31,6 +35,7 @@ typedef struct HdcFn {
     union {
         uint32_t crc;               /* running value, not inverted */
         struct md5_ctx md5;
+        struct sha1_ctx sha1;
         struct sha256_ctx sha256;
         struct {
             QCryptoCipher *cipher;
@@ -60,9 +65,20 @@ const char *hdc_func_name(uint8_t fn)
         return "aes256-ctr";
     case HDC_FN_DEFLATE:
         return "deflate";
+    case HDC_FN_SHA1:
+        return "sha1";
+    case HDC_FN_CRC32:
+        return "crc32";
+    case HDC_FN_GZIP:
+        return "gzip";
     default:
         return "?";
     }
+}
+
+bool hdc_func_compresses(uint8_t fn)
+{
+    return fn == HDC_FN_DEFLATE || fn == HDC_FN_GZIP;
 }
 
 bool hdc_func_needs_aux(const uint8_t *funcs, unsigned n)
@@ -70,7 +86,7 @@ bool hdc_func_needs_aux(const uint8_t *funcs, unsigned n)
     unsigned i;
 
     for (i = 0; i < n; i++) {
-        if (funcs[i] != HDC_FN_DEFLATE) {
+        if (!hdc_func_compresses(funcs[i])) {
             return true;
         }
     }
@@ -82,7 +98,7 @@ bool hdc_func_resizes(const uint8_t *funcs, unsigned n)
     unsigned i;
 
     for (i = 0; i < n; i++) {
-        if (funcs[i] == HDC_FN_DEFLATE) {
+        if (hdc_func_compresses(funcs[i])) {
             return true;
         }
     }
@@ -109,6 +125,12 @@ HdcFuncChain *hdc_func_new(const uint8_t *funcs, unsigned n,
         case HDC_FN_MD5:
             md5_init(&f->md5);
             break;
+        case HDC_FN_SHA1:
+            sha1_init(&f->sha1);
+            break;
+        case HDC_FN_CRC32:
+            f->crc = crc32(0, Z_NULL, 0);
+            break;
         case HDC_FN_SHA256:
             sha256_init(&f->sha256);
             break;
@@ -127,8 +149,12 @@ HdcFuncChain *hdc_func_new(const uint8_t *funcs, unsigned n,
             f->aes.ks_pos = HDC_AES_BLOCK;
             break;
         case HDC_FN_DEFLATE:
+        case HDC_FN_GZIP:
+            /* windowBits + 16: the same deflate in gzip framing */
             f->zs = g_new0(z_stream, 1);
-            if (deflateInit(f->zs, Z_DEFAULT_COMPRESSION) != Z_OK) {
+            if (deflateInit2(f->zs, Z_DEFAULT_COMPRESSION, Z_DEFLATED,
+                             MAX_WBITS + (f->id == HDC_FN_GZIP ? 16 : 0),
+                             8, Z_DEFAULT_STRATEGY) != Z_OK) {
                 g_free(f->zs);
                 f->zs = NULL;
                 error_setg(errp, "deflateInit failed");
@@ -159,7 +185,7 @@ void hdc_func_free(HdcFuncChain *fc)
 
         if (f->id == HDC_FN_AES256_CTR && f->aes.cipher) {
             qcrypto_cipher_free(f->aes.cipher);
-        } else if (f->id == HDC_FN_DEFLATE && f->zs) {
+        } else if (hdc_func_compresses(f->id) && f->zs) {
             deflateEnd(f->zs);
             g_free(f->zs);
         }
@@ -258,6 +284,12 @@ bool hdc_func_run(HdcFuncChain *fc, const uint8_t *in, size_t len,
         case HDC_FN_MD5:
             md5_update(&f->md5, cur_len, cur);
             break;
+        case HDC_FN_SHA1:
+            sha1_update(&f->sha1, cur_len, cur);
+            break;
+        case HDC_FN_CRC32:
+            f->crc = crc32(f->crc, cur, cur_len);
+            break;
         case HDC_FN_SHA256:
             sha256_update(&f->sha256, cur_len, cur);
             break;
@@ -270,6 +302,7 @@ bool hdc_func_run(HdcFuncChain *fc, const uint8_t *in, size_t len,
             which ^= 1;
             break;
         case HDC_FN_DEFLATE:
+        case HDC_FN_GZIP:
             if (!hdc_deflate(f, cur, cur_len, last, t, errp)) {
                 return false;
             }
@@ -300,6 +333,12 @@ size_t hdc_func_digest(HdcFuncChain *fc, unsigned i, uint8_t out[32])
     case HDC_FN_MD5:
         md5_digest(&f->md5, MD5_DIGEST_SIZE, out);
         return MD5_DIGEST_SIZE;
+    case HDC_FN_SHA1:
+        sha1_digest(&f->sha1, SHA1_DIGEST_SIZE, out);
+        return SHA1_DIGEST_SIZE;
+    case HDC_FN_CRC32:
+        stl_le_p(out, f->crc);
+        return 4;
     case HDC_FN_SHA256:
         sha256_digest(&f->sha256, SHA256_DIGEST_SIZE, out);
         return SHA256_DIGEST_SIZE;

@@ -11,6 +11,8 @@
 
 typedef struct HdcFuncChain HdcFuncChain;
 
+/* deflate or gzip: a transform whose output length is not its input's */
+bool hdc_func_compresses(uint8_t fn);
 /* Does the chain need struct hdc_aux (a digest's output or a key)? */
 bool hdc_func_needs_aux(const uint8_t *funcs, unsigned n);
 /* Can the chain change the stream's length? */

@@ -37,9 +37,11 @@ static void hdc_engine_bh(void *opaque)
     do {
         s->rerun = false;
         hdc_nvme_process(s);
+        hdc_nic_process(s);
         hdc_cmdq_fetch(s);
         hdc_sb_run(s);
         hdc_nvme_flush(s);
+        hdc_nic_flush(s);
         hdc_cmdq_post(s);
     } while (s->rerun);
     s->busy = false;
@@ -104,6 +106,8 @@ static void hdc_realize(PCIDevice *pdev, Error **errp)
                      PCI_BASE_ADDRESS_MEM_PREFETCH, &s->buf);
 
     s->nv.done = hdc_sb_nvme_done;
+    s->nic.done = hdc_sb_nic_done;
+    hdc_nic_init(s);
     hdc_nvme_init(s);
     memory_region_init_io(&s->nvmeq, OBJECT(s), &hdc_nvmeq_ops, s,
                           "hdc-nvmeq", HDC_NVMEQ_SIZE);

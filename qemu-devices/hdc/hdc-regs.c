@@ -20,6 +20,7 @@ void hdc_reset_state(HdcState *s, bool hard)
     hdc_cmdq_disable(s);
     hdc_nvme_reset(s, hard);
     d2d_timing_reset(&s->timing);
+    hdc_nic_reset(s);
     memset(&s->q, 0, sizeof(s->q));
     memset(&s->stats, 0, sizeof(s->stats));
     s->error = HDC_ERR_NONE;
@@ -145,6 +146,18 @@ static uint64_t hdc_regs_read(void *opaque, hwaddr addr, unsigned size)
         return s->stats.bad_reg;
     case HDC_REG_STAT_STALE_CPL:
         return s->stats.stale_cpl;
+    case HDC_REG_STAT_NIC_TX:
+        return s->stats.nic_tx;
+    case HDC_REG_STAT_NIC_ERRS:
+        return s->stats.nic_errs;
+    case HDC_REG_NIC_SQN:
+        return s->nic.sqn;
+    case HDC_REG_NIC_DB_LO:
+        return (uint32_t)s->nic.db;
+    case HDC_REG_NIC_DB_HI:
+        return s->nic.db >> 32;
+    case HDC_REG_NIC_STATUS:
+        return hdc_nic_status(s);
     default:
         s->stats.bad_reg++;
         hdc_raise_error(s, HDC_ERR_BAD_REG, "read of undefined register");
@@ -262,6 +275,22 @@ static void hdc_regs_write(void *opaque, hwaddr addr, uint64_t val,
             s->devbuf_size = val;
             hdc_chunk_pool_reset(s, false);
         }
+        break;
+    case HDC_REG_NIC_SQN:
+    case HDC_REG_NIC_DB_LO:
+    case HDC_REG_NIC_DB_HI:
+        if (s->nic.enabled) {
+            hdc_bad_reg(s, "NIC queue changed while in use");
+        } else if (addr == HDC_REG_NIC_SQN) {
+            s->nic.sqn = val;
+        } else if (addr == HDC_REG_NIC_DB_LO) {
+            s->nic.db = deposit64(s->nic.db, 0, 32, val);
+        } else {
+            s->nic.db = deposit64(s->nic.db, 32, 32, val);
+        }
+        break;
+    case HDC_REG_NIC_CTRL:
+        hdc_nic_ctrl_write(s, val);
         break;
     default:
         hdc_bad_reg(s, "write to undefined or read-only register");

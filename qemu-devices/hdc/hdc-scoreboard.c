@@ -15,6 +15,12 @@
  * chunk).  Once the last FUNC ran, extra WRITEs drain the FIFO; the last
  * one pads an SSD destination's final block with zeros.
  *
+ * Hazards: a command that reads what an older command in flight writes,
+ * or writes what it reads or writes (SSD blocks, host memory, the device
+ * buffer), opens no chunk until every such older command is done; others
+ * overlap freely.  Completions are in order anyway, so this only keeps
+ * the data what submission order says it is.
+ *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #include "qemu/osdep.h"
@@ -70,7 +76,11 @@ static void hdc_entry_free(HdcState *s, HdcEntry *e)
 {
     HdcJob *job = e->job;
 
-    hdc_entry_orphan(s, e);
+    if (e->dev == HDC_DEV_NIC) {
+        hdc_nic_orphan(s, e);
+    } else {
+        hdc_entry_orphan(s, e);
+    }
     hdc_chunk_put(s, e->chunk);
     QTAILQ_REMOVE(&job->entries, e, link);
     job->nentries--;
@@ -87,6 +97,8 @@ static HdcDev hdc_ep_dev(uint8_t type)
         return HDC_DEV_HOST;
     case HDC_EP_DEVBUF:
         return HDC_DEV_DEVBUF;
+    case HDC_EP_NIC:
+        return HDC_DEV_NIC;
     default:
         return HDC_DEV_NONE;
     }
@@ -185,6 +197,17 @@ static uint16_t hdc_ep_setup(HdcState *s, HdcEp *ep,
         break;
     case HDC_EP_NVME:
         return hdc_ep_extents(s, ep, count, addr, is_src, need);
+    case HDC_EP_NIC:
+        if (is_src) {
+            D2D_GUEST_ERR(hdc_bad_flow, "%s", "a NIC source");
+            return HDC_ST_EINVAL;
+        }
+        if (!s->nic.enabled) {
+            return HDC_ST_ENODEV;
+        }
+        ep->addr = addr;
+        ep->cap = UINT64_MAX;
+        return HDC_ST_OK;
     default:
         D2D_GUEST_ERR(hdc_bad_ep_type, "unknown endpoint type %u", e->type);
         return HDC_ST_EINVAL;
@@ -192,6 +215,41 @@ static uint16_t hdc_ep_setup(HdcState *s, HdcEp *ep,
     ep->addr = addr;
     ep->cap = count;
     return is_src && count < need ? HDC_ST_EINVAL : HDC_ST_OK;
+}
+
+/* An HDC_EP_NIC destination's struct hdc_net_flow, read and checked. */
+static uint16_t hdc_flow_setup(HdcState *s, HdcJob *job)
+{
+    struct hdc_net_flow f;
+    HdcFlow *fl = &job->flow;
+    const char *why = NULL;
+
+    if (d2d_dma_read(&s->parent_obj, &s->pcie, NULL, job->dst.addr, &f,
+                     sizeof(f)) != MEMTX_OK) {
+        s->stats.dma_errs++;
+        return HDC_ST_EDMA;
+    }
+    fl->hdr_len = f.hdr_len;
+    fl->l3_off = f.l3_off;
+    fl->l4_off = f.l4_off;
+    fl->mss = le16_to_cpu(f.mss);
+    if (f.proto != HDC_NET_UDP) {
+        why = "protocol not UDP";
+    } else if (le32_to_cpu(f.flags)) {
+        why = "flags not 0";
+    } else if (fl->l3_off < 14 || fl->l4_off < fl->l3_off + 20 ||
+               fl->hdr_len != fl->l4_off + 8 ||
+               fl->hdr_len > HDC_NET_HDR_MAX) {
+        why = "header offsets or length";
+    } else if (!fl->mss || fl->mss > HDC_NET_MSS_MAX) {
+        why = "mss";
+    }
+    if (why) {
+        D2D_GUEST_ERR(hdc_bad_flow, "%s", why);
+        return HDC_ST_EINVAL;
+    }
+    memcpy(fl->hdr, f.hdr, fl->hdr_len);
+    return HDC_ST_OK;
 }
 
 static uint16_t hdc_job_setup(HdcState *s, HdcJob *job,
@@ -244,6 +302,12 @@ static uint16_t hdc_job_setup(HdcState *s, HdcJob *job,
     if (st != HDC_ST_OK) {
         return st;
     }
+    if (job->dst.type == HDC_EP_NIC) {
+        st = hdc_flow_setup(s, job);
+        if (st != HDC_ST_OK) {
+            return st;
+        }
+    }
     if (!hdc_func_resizes(job->funcs, job->nfuncs) &&
         job->length > job->dst.cap) {
         return HDC_ST_ENOSPC;
@@ -259,6 +323,153 @@ static uint16_t hdc_job_setup(HdcState *s, HdcJob *job,
     return HDC_ST_OK;
 }
 
+/* ---- hazards ---- */
+
+static gint hdc_range_cmp(gconstpointer a, gconstpointer b)
+{
+    const HdcRange *x = a, *y = b;
+
+    if (x->space != y->space) {
+        return x->space < y->space ? -1 : 1;
+    }
+    return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+/* The bytes @ep touches (a source: its first @len), appended to @out. */
+static void hdc_ep_ranges(HdcState *s, const HdcEp *ep, bool is_src,
+                          uint64_t len, GArray *out)
+{
+    HdcRange r = { .space = hdc_ep_dev(ep->type) };
+    uint32_t i;
+
+    switch (ep->type) {
+    case HDC_EP_NVME:
+        for (i = 0; i < ep->n; i++) {
+            const HdcExtent *x = &ep->ext[i];
+
+            if (x->flags & HDC_EXT_ZERO) {
+                continue;
+            }
+            r.lo = x->lba << s->nv.lba_shift;
+            r.hi = r.lo + ((uint64_t)x->nlb << s->nv.lba_shift);
+            g_array_append_val(out, r);
+        }
+        break;
+    case HDC_EP_HOST:
+    case HDC_EP_DEVBUF:
+        r.lo = ep->addr;
+        r.hi = ep->addr + (is_src ? MIN(len, ep->cap) : ep->cap);
+        if (r.hi > r.lo) {
+            g_array_append_val(out, r);
+        }
+        break;
+    }
+}
+
+/* Sort and merge: one range per run of touching or overlapping ones. */
+static GArray *hdc_ranges_finish(GArray *a)
+{
+    guint i, n = 0;
+
+    if (!a->len) {
+        g_array_free(a, true);
+        return NULL;
+    }
+    g_array_sort(a, hdc_range_cmp);
+    for (i = 1; i < a->len; i++) {
+        HdcRange *last = &g_array_index(a, HdcRange, n);
+        HdcRange *r = &g_array_index(a, HdcRange, i);
+
+        if (r->space == last->space && r->lo <= last->hi) {
+            last->hi = MAX(last->hi, r->hi);
+        } else {
+            g_array_index(a, HdcRange, ++n) = *r;
+        }
+    }
+    g_array_set_size(a, n + 1);
+    return a;
+}
+
+static void hdc_job_ranges(HdcState *s, HdcJob *job)
+{
+    GArray *rd = g_array_new(false, false, sizeof(HdcRange));
+    GArray *wr = g_array_new(false, false, sizeof(HdcRange));
+
+    hdc_ep_ranges(s, &job->src, true, job->length, rd);
+    hdc_ep_ranges(s, &job->dst, false, 0, wr);
+    job->rd_ranges = hdc_ranges_finish(rd);
+    job->wr_ranges = hdc_ranges_finish(wr);
+}
+
+/* Do two sorted, merged range lists share a byte? */
+static bool hdc_ranges_overlap(const GArray *a, const GArray *b)
+{
+    guint i = 0, j = 0;
+
+    while (a && b && i < a->len && j < b->len) {
+        const HdcRange *x = &g_array_index(a, HdcRange, i);
+        const HdcRange *y = &g_array_index(b, HdcRange, j);
+
+        if (x->space != y->space) {
+            if (x->space < y->space) {
+                i++;
+            } else {
+                j++;
+            }
+        } else if (x->hi <= y->lo) {
+            i++;
+        } else if (y->hi <= x->lo) {
+            j++;
+        } else {
+            return true;
+        }
+    }
+    return false;
+}
+
+static bool hdc_jobs_conflict(const HdcJob *young, const HdcJob *old)
+{
+    return hdc_ranges_overlap(young->rd_ranges, old->wr_ranges) ||
+           hdc_ranges_overlap(young->wr_ranges, old->rd_ranges) ||
+           hdc_ranges_overlap(young->wr_ranges, old->wr_ranges);
+}
+
+/*
+ * May @job start?  Not while an older command it conflicts with is not
+ * done.  While it waits, the youngest such command (job->after) is looked
+ * up by seq first; only when that one is done or gone is the rest of the
+ * queue checked again.
+ */
+static bool hdc_job_hazard_clear(HdcState *s, HdcJob *job)
+{
+    HdcJob *k;
+
+    if (job->hazard_checked) {
+        return true;
+    }
+    if (job->waits) {
+        for (k = QTAILQ_PREV(job, link); k && k->seq >= job->after;
+             k = QTAILQ_PREV(k, link)) {
+            if (k->seq == job->after && !k->done) {
+                return false;
+            }
+        }
+    }
+    for (k = QTAILQ_PREV(job, link); k; k = QTAILQ_PREV(k, link)) {
+        if (!k->done && hdc_jobs_conflict(job, k)) {
+            if (!job->waits) {
+                s->stats.hazard_waits++;
+                job->waits = true;
+            }
+            job->after = k->seq;
+            return false;
+        }
+    }
+    job->waits = false;
+    job->hazard_checked = true;
+    return true;
+}
+
 HdcJob *hdc_job_new(HdcState *s, const struct hdc_cmd *cmd)
 {
     HdcJob *job = g_new0(HdcJob, 1);
@@ -271,6 +482,8 @@ HdcJob *hdc_job_new(HdcState *s, const struct hdc_cmd *cmd)
     job->status = hdc_job_setup(s, job, cmd);
     if (job->status != HDC_ST_OK || job->opcode == HDC_OP_NOP) {
         job->done = true;
+    } else {
+        hdc_job_ranges(s, job);
     }
     return job;
 }
@@ -284,6 +497,12 @@ void hdc_job_free(HdcState *s, HdcJob *job)
     }
     g_free(job->src.ext);
     g_free(job->dst.ext);
+    if (job->rd_ranges) {
+        g_array_free(job->rd_ranges, true);
+    }
+    if (job->wr_ranges) {
+        g_array_free(job->wr_ranges, true);
+    }
     hdc_func_free(job->fc);
     g_byte_array_free(job->fifo, true);
     g_free(job);
@@ -437,6 +656,23 @@ static bool hdc_entry_submit(HdcState *s, HdcEntry *e)
     HdcJob *job = e->job;
     bool progress = false;
 
+    if (e->dev == HDC_DEV_NIC) {
+        int r = job->status == HDC_ST_OK ? hdc_nic_submit(s, e) : 0;
+
+        if (r < 0) {
+            hdc_job_fail(job, HDC_ST_ENET);
+        }
+        progress = r > 0;
+        if (job->status != HDC_ST_OK) {
+            e->next_run = e->nruns;
+        }
+        if (e->next_run == e->nruns && !e->pending) {
+            hdc_entry_complete(s, e);
+            progress = true;
+        }
+        return progress;
+    }
+
     while (e->next_run < e->nruns && job->status == HDC_ST_OK) {
         HdcRun *run = &e->runs[e->next_run];
         int r;
@@ -477,6 +713,17 @@ void hdc_sb_nvme_done(HdcState *s, HdcEntry *e, bool ok)
     e->pending--;
     if (!ok) {
         hdc_job_fail(job, HDC_ST_ENVME);
+        e->next_run = e->nruns;
+    }
+    if (!e->pending && e->next_run == e->nruns) {
+        hdc_entry_complete(s, e);
+    }
+}
+
+void hdc_sb_nic_done(HdcState *s, HdcEntry *e, bool ok)
+{
+    if (!ok) {
+        hdc_job_fail(e->job, HDC_ST_ENET);
         e->next_run = e->nruns;
     }
     if (!e->pending && e->next_run == e->nruns) {
@@ -563,6 +810,9 @@ static void hdc_write_prepare(HdcState *s, HdcJob *job, HdcEntry *w,
             n &= ~(bs - 1);
         }
         plen = ROUND_UP(n, bs);
+    } else if (job->dst.type == HDC_EP_NIC && !final) {
+        n -= n % job->flow.mss;     /* whole datagrams */
+        plen = n;
     }
     if (!n) {
         hdc_entry_free(s, w);
@@ -581,6 +831,8 @@ static void hdc_write_prepare(HdcState *s, HdcJob *job, HdcEntry *w,
     job->out_pos += n;
     if (job->dst.type == HDC_EP_NVME) {
         hdc_write_runs(s, job, w, plen);
+    } else if (job->dst.type == HDC_EP_NIC) {
+        w->nruns = DIV_ROUND_UP(n, job->flow.mss);
     }
     w->state = HDC_ES_READY;
 }
@@ -635,7 +887,7 @@ static bool hdc_job_step(HdcState *s, HdcJob *job)
     HdcEntry *e;
     bool progress = false;
 
-    if (job->done) {
+    if (job->done || !hdc_job_hazard_clear(s, job)) {
         return false;
     }
     while (job->status == HDC_ST_OK && !job->all_read &&
@@ -758,11 +1010,13 @@ void hdc_sb_format(HdcState *s, GString *out)
     unsigned i;
 
     g_string_append_printf(out,
-                           "jobs=%u chunks_free=%u/%u nvme=%s slots=%u/%u\n",
+                                                      "jobs=%u chunks_free=%u/%u nvme=%s slots=%u/%u"
+                           " hazard_waits=%" PRIu64 "\n",
                            s->njobs, s->chunks_free,
                            s->nchunks - s->pool_start,
                            hdc_nvme_state_name(s->nv.state),
-                           s->nv.slots_used, HDC_NVME_SLOTS);
+                           s->nv.slots_used, HDC_NVME_SLOTS,
+                           s->stats.hazard_waits);
     QTAILQ_FOREACH(job, &s->jobs, link) {
         g_string_append_printf(out, "job seq=%" PRIu64 " id=0x%04x op=%s"
                                " len=%" PRIu64 " src=%s dst=%s funcs=",
@@ -777,10 +1031,14 @@ void hdc_sb_format(HdcState *s, GString *out)
         }
         g_string_append_printf(out, "%s status=%u read=%" PRIu64
                                " produced=%" PRIu64 " out=%" PRIu64
-                               " written=%" PRIu64 " done=%d\n",
+                               " written=%" PRIu64 " done=%d",
                                job->nfuncs ? "" : "-", job->status,
                                job->rd_pos, job->produced, job->out_pos,
                                job->written, job->done);
+        if (job->waits) {
+            g_string_append_printf(out, " after=%" PRIu64, job->after);
+        }
+        g_string_append_c(out, '\n');
         QTAILQ_FOREACH(e, &job->entries, link) {
             g_string_append_printf(out, "  %c%u dev=%s state=%s chunk=%d"
                                    " pos=%" PRIu64 " len=%u runs=%u/%u"

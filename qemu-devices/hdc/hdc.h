@@ -32,7 +32,9 @@
 OBJECT_DECLARE_SIMPLE_TYPE(HdcState, HDC)
 
 #define HDC_CAPS (HDC_CAP_NVME | HDC_CAP_CRC32C | HDC_CAP_MD5 | \
-                  HDC_CAP_SHA256 | HDC_CAP_AES256_CTR | HDC_CAP_DEFLATE)
+                  HDC_CAP_SHA256 | HDC_CAP_AES256_CTR | HDC_CAP_DEFLATE | \
+                  HDC_CAP_SHA1 | HDC_CAP_CRC32 | HDC_CAP_GZIP | \
+                  HDC_CAP_NIC)
 /* BAR0: registers up to the MSI-X table. */
 #define HDC_REGS_MMIO_SIZE HDC_MSIX_OFFSET
 /* Chunks one D2D command may hold between READ and FUNC. */
@@ -59,7 +61,10 @@ typedef struct HdcStats {
     uint64_t bad_db;
     uint64_t dma_errs;
     uint64_t bad_reg;
-    uint64_t stale_cpl;
+        uint64_t stale_cpl;
+    uint64_t hazard_waits;  /* commands that waited for an older one */
+    uint64_t nic_tx;
+    uint64_t nic_errs;
 } HdcStats;
 
 /* Host command queue: command ring and completion ring in host memory. */
@@ -113,6 +118,7 @@ typedef enum HdcDev {
     HDC_DEV_HOST,
     HDC_DEV_DEVBUF,
     HDC_DEV_FUNC,
+    HDC_DEV_NIC,
 } HdcDev;
 
 /* One NVMe command's worth of an entry: blocks at a chunk offset. */
@@ -124,6 +130,25 @@ typedef struct HdcRun {
 } HdcRun;
 
 typedef struct HdcJob HdcJob;
+
+/* An HDC_EP_NIC destination's flow, checked (struct hdc_net_flow). */
+typedef struct HdcFlow {
+    uint8_t hdr_len;
+    uint8_t l3_off;
+    uint8_t l4_off;
+    uint16_t mss;
+    uint8_t hdr[HDC_NET_HDR_MAX];
+} HdcFlow;
+
+/*
+ * A byte range a command reads or writes, for the hazard check: space is
+ * the HdcDev it lives on (NVMe: LBA << lba_shift), [lo, hi).
+ */
+typedef struct HdcRange {
+    uint8_t space;
+    uint64_t lo;
+    uint64_t hi;
+} HdcRange;
 
 /* A device command of the scoreboard. */
 typedef struct HdcEntry {
@@ -157,6 +182,7 @@ struct HdcJob {
     uint64_t length;
     HdcEp src;
     HdcEp dst;
+    HdcFlow flow;           /* dst HDC_EP_NIC */
     uint8_t nfuncs;
     uint8_t funcs[HDC_MAX_FUNCS];
     uint64_t aux_addr;
@@ -173,7 +199,12 @@ struct HdcJob {
     GByteArray *fifo;       /* function output not yet in a WRITE */
     uint64_t out_pos;       /* output bytes given to WRITE entries */
     uint64_t produced;      /* output bytes of the function chain */
-    uint64_t written;       /* bytes the destination received */
+        uint64_t written;       /* bytes the destination received */
+    GArray *rd_ranges;      /* HdcRange, sorted, merged; NULL: none */
+    GArray *wr_ranges;
+        bool hazard_checked;    /* no older command conflicts any more */
+    bool waits;             /* for an older command: */
+    uint64_t after;         /* its seq */
 };
 
 /* An NVMe I/O command slot; its index is the command id. */
@@ -242,6 +273,28 @@ typedef struct HdcNvme {
     D2DPcieCounters pcie;   /* traffic on the controller's behalf */
 } HdcNvme;
 
+/* A WQE at the NIC, by the index of its first basic block. */
+typedef struct HdcNicSlot {
+    HdcEntry *entry;        /* its WRITE; NULL: orphaned (or free) */
+    int32_t chunk;          /* the chunk its payload is in */
+    uint8_t nbb;            /* basic blocks; 0: free */
+} HdcNicSlot;
+
+/* The engine's NIC queues (hdc-nic.c). */
+typedef struct HdcNic {
+    uint32_t sqn;
+    uint64_t db;            /* bus address of the snic SQ doorbell */
+    bool enabled;
+    bool db_pending;
+    uint16_t sq_pi;         /* producer counter, basic blocks */
+    uint16_t sq_ci;         /* first basic block not completed */
+    uint16_t cq_ci;         /* consumer counter */
+    bool stop;              /* HDC_NIC_DISABLE: fail what is at the NIC */
+    HdcNicSlot slots[1 << HDC_NIC_SQ_LOG];
+    /* set by hdc-pci.c: a datagram of WRITE @e completed (or failed) */
+    void (*done)(struct HdcState *s, HdcEntry *e, bool ok);
+} HdcNic;
+
 struct HdcState {
     PCIDevice parent_obj;
 
@@ -263,6 +316,7 @@ struct HdcState {
     HdcStats stats;
     D2DPcieCounters pcie;
     HdcNvme nv;
+    HdcNic nic;
 
     /* scoreboard */
     QTAILQ_HEAD(, HdcJob) jobs;
@@ -316,7 +370,19 @@ void hdc_job_free(HdcState *s, HdcJob *job);
 void hdc_sb_run(HdcState *s);
 void hdc_sb_drop_all(HdcState *s);
 void hdc_sb_nvme_done(HdcState *s, HdcEntry *e, bool ok);
+void hdc_sb_nic_done(HdcState *s, HdcEntry *e, bool ok);
 void hdc_sb_format(HdcState *s, GString *out);
+
+/* hdc-nic.c */
+void hdc_nic_init(HdcState *s);
+void hdc_nic_reset(HdcState *s);
+uint32_t hdc_nic_status(HdcState *s);
+void hdc_nic_ctrl_write(HdcState *s, uint32_t val);
+bool hdc_nic_is_cq(hwaddr addr);
+int hdc_nic_submit(HdcState *s, HdcEntry *w);
+void hdc_nic_orphan(HdcState *s, HdcEntry *e);
+void hdc_nic_process(HdcState *s);
+void hdc_nic_flush(HdcState *s);
 
 /* hdc-nvme.c */
 extern const MemoryRegionOps hdc_nvmeq_ops;

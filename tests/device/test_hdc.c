@@ -20,10 +20,12 @@
 #include <nettle/aes.h>
 #include <nettle/ctr.h>
 #include <nettle/md5.h>
+#include <nettle/sha1.h>
 #include <nettle/sha2.h>
 #include "../lib/check.h"
 #include "qtest.h"
 #include "d2d/hdc_ifc.h"
+#include "d2d/snic_ifc.h"
 
 #define IMG_SIZE	(16u << 20)
 
@@ -441,7 +443,8 @@ static void identity_registers(void)
 	CHECK_EQ(rd(HDC_REG_VERSION), HDC_VERSION);
 	CHECK_EQ(rd(HDC_REG_CAPS), HDC_CAP_NVME | HDC_CAP_CRC32C |
 		 HDC_CAP_MD5 | HDC_CAP_SHA256 | HDC_CAP_AES256_CTR |
-		 HDC_CAP_DEFLATE);
+		 HDC_CAP_DEFLATE | HDC_CAP_SHA1 | HDC_CAP_CRC32 |
+		 HDC_CAP_GZIP | HDC_CAP_NIC);
 	CHECK_EQ(rd(HDC_REG_STATUS), HDC_STATUS_READY);
 	CHECK_EQ(rd(HDC_REG_QUEUE_DEPTH), HDC_QUEUE_DEPTH);
 	CHECK_EQ(rd(HDC_REG_BUF_SIZE), HDC_BUF_SIZE_DEFAULT);
@@ -765,6 +768,76 @@ static void multichunk_1mib_digests(void)
 }
 
 /*
+ * SHA-1, IEEE CRC32 and gzip framing: known answers, a multi-chunk stream
+ * from the SSD whose chunks end inside blocks, and a gzip member that
+ * zlib's gzip decoder (inflateInit2 with 16 + MAX_WBITS) takes back,
+ * checking its CRC32 and ISIZE trailer.
+ */
+static void sha1_crc32_gzip(void)
+{
+	static const uint8_t sha1[] = { HDC_FN_SHA1 };
+	static const uint8_t crc[] = { HDC_FN_CRC32 };
+	static const uint8_t f[] = { HDC_FN_SHA1, HDC_FN_CRC32, HDC_FN_GZIP,
+				     HDC_FN_CRC32 };
+	static const struct hdc_extent x[] = {
+		{ .lba = 1000, .nlb = 1200, .skip = 77 },
+		{ .lba = 10000, .nlb = 1000 },
+	};
+	const uint32_t len = 1 << 20;
+	uint8_t got[HDC_MAX_FUNCS][32], want[32];
+	struct sha1_ctx sha;
+	struct hdc_cmd c;
+	struct hdc_cpl cpl;
+	z_stream zs = { 0 };
+
+	CHECK(setup());
+	CHECK_EQ(rd(HDC_REG_CAPS) & (HDC_CAP_SHA1 | HDC_CAP_CRC32 |
+				     HDC_CAP_GZIP),
+		 HDC_CAP_SHA1 | HDC_CAP_CRC32 | HDC_CAP_GZIP);
+	mem_write(HSRC, "abc", 3);
+	c = xfer(3, ep_host(HSRC, 3), ep_none());
+	with_funcs(&c, sha1, 1);
+	CHECK_EQ(run(&c, &cpl), HDC_ST_OK);
+	mem_read(AUX + 48, got, sizeof(got));
+	hex2bin("a9993e364706816aba3e25717850c26c9cd0d89d", want);
+	CHECK(!memcmp(got[0], want, 20));
+
+	mem_write(HSRC, "123456789", 9);
+	c = xfer(9, ep_host(HSRC, 9), ep_none());
+	with_funcs(&c, crc, 1);
+	CHECK_EQ(run(&c, NULL), HDC_ST_OK);
+	CHECK_EQ(qt_readl(qt, AUX + 48), 0xcbf43926);
+
+	/* SHA-1 and CRC32 of the stream, gzip, CRC32 of the gzip member. */
+	put_extents(EXT_SRC, x, 2);
+	qt_memset(qt, AUX + 48, 0, 128);
+	c = xfer(len, ep_nvme(EXT_SRC, 2), ep_host(HDST, len + 4096));
+	with_funcs(&c, f, 4);
+	CHECK_EQ(run(&c, &cpl), HDC_ST_OK);
+	CHECK(cpl.result > len && cpl.result < len + 4096);
+	stream_of(x, 2, bufa, len);
+	mem_read(AUX + 48, got, sizeof(got));
+	sha1_init(&sha);
+	sha1_update(&sha, len, bufa);
+	sha1_digest(&sha, 20, want);
+	CHECK(!memcmp(got[0], want, 20));
+	CHECK_EQ(*(uint32_t *)got[1], (uint32_t)crc32(0, bufa, len));
+	mem_read(HDST, bufb, cpl.result);
+	CHECK(bufb[0] == 0x1f && bufb[1] == 0x8b && bufb[2] == 8);
+	CHECK_EQ(*(uint32_t *)got[3], (uint32_t)crc32(0, bufb, cpl.result));
+	CHECK_EQ(inflateInit2(&zs, 16 + MAX_WBITS), Z_OK);
+	zs.next_in = bufb;
+	zs.avail_in = cpl.result;
+	zs.next_out = bufc;
+	zs.avail_out = len + 1;
+	CHECK_EQ(inflate(&zs, Z_FINISH), Z_STREAM_END);
+	CHECK_EQ(zs.total_out, len);
+	CHECK_EQ(zs.avail_in, 0);
+	inflateEnd(&zs);
+	CHECK(!memcmp(bufa, bufc, len));
+}
+
+/*
  * sha256 -> deflate -> aes -> crc32c over an SSD source whose chunks are
  * not multiples of 16 bytes: the CTR keystream must carry across chunks.
  */
@@ -825,6 +898,257 @@ static void function_chain_misaligned(void)
  * 63 commands at once (a full ring) held in the scoreboard by a full
  * completion ring, then released: completions in submission order.
  */
+/* Post @n commands with one doorbell; true if each completed OK in order. */
+/* ---- the engine's NIC queues, the test playing the snic ---- */
+
+#define NIC_FLOW	0x105000ull	/* struct hdc_net_flow */
+#define NIC_DB		0x106000ull	/* where the engine's doorbell lands */
+#define NIC_SQN		5
+
+static struct hdc_endpoint ep_nic(uint64_t flow)
+{
+	struct hdc_endpoint e = { .type = HDC_EP_NIC, .addr = flow };
+	return e;
+}
+
+/* A UDP flow, mss bytes per datagram, IPv4 id 0x1234 first. */
+static void put_flow(uint16_t mss, uint8_t proto, uint8_t hdr_len)
+{
+	struct hdc_net_flow f = { .proto = proto, .hdr_len = hdr_len,
+				  .l3_off = 14, .l4_off = 34, .mss = mss };
+	unsigned int i;
+
+	for (i = 0; i < HDC_NET_HDR_MAX; i++)
+		f.hdr[i] = 0x40 + i;
+	f.hdr[12] = 0x08;
+	f.hdr[13] = 0x00;
+	f.hdr[14] = 0x45;
+	f.hdr[18] = 0x12;	/* id */
+	f.hdr[19] = 0x34;
+	qt_memwrite(qt, NIC_FLOW, &f, sizeof(f));
+}
+
+/* Until the engine rang the doorbell with producer counter @pi. */
+static bool nic_db_is(uint16_t pi)
+{
+	int i;
+
+	for (i = 0; i < 100000; i++) {
+		if (qt_readl(qt, NIC_DB) == ((uint32_t)NIC_SQN << 16 | pi))
+			return true;
+		if (i % 256 == 255 && !qt_alive(qt))
+			return false;
+	}
+	return false;
+}
+
+/* The NIC's CQE number @n for the WQE at basic block @bb. */
+static void nic_cqe(uint16_t n, uint16_t bb, uint8_t opcode)
+{
+	struct snic_cqe q = { .wqe_counter = bb, .qn = NIC_SQN,
+			      .opcode = opcode };
+
+	q.op_own = !((n >> HDC_NIC_CQ_LOG) & 1);
+	qt_memwrite(qt, BAR4_BASE + HDC_NVMEQ_NIC_CQ +
+		    (uint64_t)(n % (1u << HDC_NIC_CQ_LOG)) * 64, &q, sizeof(q));
+}
+
+/*
+ * The WQEs the engine posts for a 3000-byte stream at mss 1000: one
+ * signaled ETH_SEND of two basic blocks per datagram, checksum offloads
+ * asked for, the template inlined with IPv4 total length and id and UDP
+ * length filled in, the payload in a BAR2 chunk; TX CQEs complete the
+ * command, an error CQE fails one with HDC_ST_ENET, disabling the queues
+ * fails what is at the NIC; bad flows and NIC sources are EINVAL, a NIC
+ * destination before the queues are enabled ENODEV.
+ */
+static void nic_queues_as_seen_by_the_nic(void)
+{
+	uint8_t wqe[128], tmpl[42], want[42];
+	struct hdc_cmd c;
+	struct hdc_cpl cpl;
+	uint32_t i, err0;
+
+	CHECK(setup());
+	fill_random(bufa, 3000);
+	mem_write(HSRC, bufa, 3000);
+	put_flow(1000, HDC_NET_UDP, 42);
+	qt_memread(qt, NIC_FLOW + 32, tmpl, sizeof(tmpl));
+	c = xfer(3000, ep_host(HSRC, 3000), ep_nic(NIC_FLOW));
+	CHECK_EQ(rd(HDC_REG_NIC_STATUS), 0);
+	CHECK_EQ(run(&c, NULL), HDC_ST_ENODEV);
+
+	/* Enable needs the doorbell address first. */
+	err0 = rd(HDC_REG_ERROR_COUNT);
+	wr(HDC_REG_NIC_CTRL, HDC_NIC_ENABLE);
+	CHECK_EQ(rd(HDC_REG_ERROR), HDC_ERR_BAD_REG);
+	CHECK_EQ(rd(HDC_REG_ERROR_COUNT), err0 + 1);
+	wr(HDC_REG_ERROR, 0);
+	wr(HDC_REG_NIC_SQN, NIC_SQN);
+	wr(HDC_REG_NIC_DB_LO, NIC_DB);
+	wr(HDC_REG_NIC_DB_HI, 0);
+	wr(HDC_REG_NIC_CTRL, HDC_NIC_ENABLE);
+	CHECK_EQ(rd(HDC_REG_NIC_STATUS), 1);
+	wr(HDC_REG_NIC_SQN, 6);		/* refused while in use */
+	CHECK_EQ(rd(HDC_REG_NIC_SQN), NIC_SQN);
+	wr(HDC_REG_ERROR, 0);
+
+	post(&c);
+	CHECK(nic_db_is(6));
+	CHECK_EQ(qt_readl(qt, BAR4_BASE + HDC_NVMEQ_NIC_DBR), 6);
+	for (i = 0; i < 3; i++) {
+		struct snic_wqe_ctrl *wc = (void *)wqe;
+		struct snic_wqe_eth *we = (void *)(wqe + 16);
+		struct snic_wqe_data *wd = (void *)(wqe + 64);
+		uint8_t *hdr = wqe + 22;	/* eth inline_hdr, then segments */
+
+		qt_memread(qt, BAR4_BASE + HDC_NVMEQ_NIC_SQ + i * 128, wqe, 128);
+		CHECK_EQ(wc->opcode, SNIC_WQE_ETH_SEND);
+		CHECK_EQ(wc->flags, SNIC_WQE_F_SIGNAL);
+		CHECK_EQ(wc->wqe_idx, 2 * i);
+		CHECK_EQ(wc->ds_cnt, 5);
+		CHECK_EQ(we->cs_flags, SNIC_ETH_CS_L3 | SNIC_ETH_CS_L4);
+		CHECK_EQ(we->inline_hdr_sz, 42);
+		memcpy(want, tmpl, 42);
+		want[16] = 1028 >> 8;	/* IPv4 total length */
+		want[17] = 1028 & 0xff;
+		want[19] = 0x34 + i;	/* id */
+		want[38] = 1008 >> 8;	/* UDP length */
+		want[39] = 1008 & 0xff;
+		want[40] = 0;		/* UDP checksum: the NIC's */
+		want[41] = 0;
+		CHECK(!memcmp(hdr, want, 10));
+		CHECK(!memcmp(wqe + 32, want + 10, 32));
+		CHECK_EQ(wd->byte_count, 1000);
+		CHECK_EQ(wd->lkey, 0);
+		CHECK(wd->addr >= BAR2_BASE && wd->addr < BAR2_BASE + (64u << 20));
+		mem_read(wd->addr, bufb, 1000);
+		CHECK(!memcmp(bufb, bufa + i * 1000, 1000));
+	}
+	CHECK(!peek_cpl(&cpl));		/* not before the NIC's CQEs */
+	for (i = 0; i < 3; i++)
+		nic_cqe(i, 2 * i, SNIC_CQE_TX);
+	CHECK(wait_cpl(&cpl));
+	CHECK_EQ(cpl.status, HDC_ST_OK);
+	CHECK_EQ(cpl.result, 3000);
+	CHECK_EQ(qt_readl(qt, BAR4_BASE + HDC_NVMEQ_NIC_DBR + 4), 3);
+	CHECK_EQ(rd(HDC_REG_STAT_NIC_TX), 3);
+
+	/* An error CQE fails the command. */
+	c = xfer(1000, ep_host(HSRC, 1000), ep_nic(NIC_FLOW));
+	post(&c);
+	CHECK(nic_db_is(8));
+	nic_cqe(3, 6, SNIC_CQE_TX_ERR);
+	CHECK(wait_cpl(&cpl));
+	CHECK_EQ(cpl.status, HDC_ST_ENET);
+	CHECK_EQ(rd(HDC_REG_STAT_NIC_ERRS), 1);
+
+	/* Bad flows and a NIC source. */
+	put_flow(1000, 6, 42);
+	CHECK_EQ(run(&c, NULL), HDC_ST_EINVAL);
+	put_flow(1000, HDC_NET_UDP, 41);
+	CHECK_EQ(run(&c, NULL), HDC_ST_EINVAL);
+	put_flow(0, HDC_NET_UDP, 42);
+	CHECK_EQ(run(&c, NULL), HDC_ST_EINVAL);
+	put_flow(HDC_NET_MSS_MAX + 1, HDC_NET_UDP, 42);
+	CHECK_EQ(run(&c, NULL), HDC_ST_EINVAL);
+	put_flow(1000, HDC_NET_UDP, 42);
+	c = xfer(1000, ep_nic(NIC_FLOW), ep_host(HDST, 1000));
+	CHECK_EQ(run(&c, NULL), HDC_ST_EINVAL);
+
+	/* Disabling the queues fails what is at the NIC. */
+	c = xfer(1000, ep_host(HSRC, 1000), ep_nic(NIC_FLOW));
+	post(&c);
+	CHECK(nic_db_is(10));
+	wr(HDC_REG_NIC_CTRL, HDC_NIC_DISABLE);
+	CHECK(wait_cpl(&cpl));
+	CHECK_EQ(cpl.status, HDC_ST_ENET);
+	CHECK_EQ(rd(HDC_REG_NIC_STATUS), 0);
+	CHECK_EQ(run(&c, NULL), HDC_ST_ENODEV);
+}
+
+/* The scoreboard's count of commands that waited for an older one. */
+static bool hazard_waits(unsigned int *n)
+{
+	char *dump = (char *)bufc, *p;
+
+	if (!qt_qom_get_str(qt, "/machine/peripheral/hdc0", "scoreboard",
+			    dump, sizeof(bufc)))
+		return false;
+	p = strstr(dump, " hazard_waits=");
+	return p && sscanf(p, " hazard_waits=%u", n) == 1;
+}
+
+static bool run_batch(struct hdc_cmd *c, int n)
+{
+	struct hdc_cpl cpl;
+	int i;
+
+	for (i = 0; i < n; i++)
+		post_nodb(&c[i]);
+	wr(HDC_REG_CMDQ_TAIL, sq_tail);
+	for (i = 0; i < n; i++)
+		if (!wait_cpl(&cpl) || cpl.cmd_id != c[i].cmd_id ||
+		    cpl.status != HDC_ST_OK)
+			return false;
+	return true;
+}
+
+/*
+ * Hazards between commands in flight: one that reads what an older one
+ * writes, or writes what an older one reads or writes, waits for it.
+ * Without the check each case below sees the wrong data: the younger
+ * command's SSD reads (or host copy) go out before the older one's
+ * writes, or its writes before the older one's second half of reads.
+ */
+static void hazards_keep_order(void)
+{
+	static const struct hdc_extent s = { .lba = 14400, .nlb = 2048 };
+	static const struct hdc_extent x = { .lba = 16500, .nlb = 2048 };
+		const uint32_t len = 2048 * 512;
+	struct hdc_cmd c[2];
+		unsigned int waits0 = 0, n = 0;
+
+	CHECK(setup());
+	CHECK(hazard_waits(&waits0));
+	put_extents(EXT_SRC, &s, 1);
+	put_extents(EXT_DST, &x, 1);
+	CHECK(memcmp(img + 14400 * 512, img + 16500 * 512, len));
+
+	/* Read after write, SSD: copy S to X, then read X to the host. */
+	c[0] = xfer(len, ep_nvme(EXT_SRC, 1), ep_nvme(EXT_DST, 1));
+	c[1] = xfer(len, ep_nvme(EXT_DST, 1), ep_host(HDST, len));
+	CHECK(run_batch(c, 2));
+	memcpy(img + 16500 * 512, img + 14400 * 512, len);
+	mem_read(HDST, bufb, len);
+	CHECK(!memcmp(bufb, img + 16500 * 512, len));
+
+	/* Write after read, SSD: read X to the host, then overwrite X. */
+	fill_random(bufa, len);
+	mem_write(HSRC, bufa, len);
+	qt_memset(qt, HDST, 0, len);
+	c[0] = xfer(len, ep_nvme(EXT_DST, 1), ep_host(HDST, len));
+	c[1] = xfer(len, ep_host(HSRC, len), ep_nvme(EXT_DST, 1));
+	CHECK(run_batch(c, 2));
+	mem_read(HDST, bufb, len);
+	CHECK(!memcmp(bufb, img + 16500 * 512, len));
+	memcpy(img + 16500 * 512, bufa, len);
+	img_file(bufb, 16500 * 512, len);
+	CHECK(!memcmp(bufb, bufa, len));
+
+	/* Read after write, host memory: SSD to HDST, then HDST to HSRC. */
+	qt_memset(qt, HDST, 0, len);
+	c[0] = xfer(len, ep_nvme(EXT_SRC, 1), ep_host(HDST, len));
+	c[1] = xfer(len, ep_host(HDST, len), ep_host(HSRC, len));
+	CHECK(run_batch(c, 2));
+	mem_read(HSRC, bufb, len);
+	CHECK(!memcmp(bufb, img + 14400 * 512, len));
+
+		/* Each younger command waited, as the scoreboard counts. */
+	CHECK(hazard_waits(&n));
+	CHECK_EQ(n - waits0, 3);
+}
+
 static void many_in_flight_in_order(void)
 {
 	static const uint8_t crc[] = { HDC_FN_CRC32C };
@@ -1719,8 +2043,11 @@ int main(void)
 	RUN("device/hdc", aes256_ctr_nist_vector);
 	RUN("device/hdc", deflate_round_trip);
 	RUN("device/hdc", multichunk_1mib_digests);
+	RUN("device/hdc", sha1_crc32_gzip);
 	RUN("device/hdc", function_chain_misaligned);
-	RUN("device/hdc", many_in_flight_in_order);
+		RUN("device/hdc", many_in_flight_in_order);
+	RUN("device/hdc", hazards_keep_order);
+	RUN("device/hdc", nic_queues_as_seen_by_the_nic);
 	RUN("device/hdc", devbuf_round_trip);
 	RUN("device/hdc", bad_commands);
 	RUN("device/hdc", reset_drops_in_flight);

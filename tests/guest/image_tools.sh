@@ -22,7 +22,7 @@ runs() {
 }
 
 for t in tcpdump ibstat ibstatus mckey rstream riostream rcopy cmtime bpftool \
-	xdp-loader xdp-filter xdpdump setpriv; do
+	xdp-loader xdp-filter xdpdump setpriv socat; do
 	check "present_$t" sh -c "command -v $t"
 done
 runs tcpdump tcpdump --version

@@ -38,17 +38,25 @@ static void usage(FILE *f)
 	fprintf(f,
 "usage: d2d [--progress|--no-progress] COMMAND [ARGS]\n"
 "\n"
-"  d2d copy SRC DST [--crc32c|--md5|--sha256|--aes256-ctr KEY:IV|--deflate]...\n"
+"  d2d copy SRC DST [--crc32c|--crc32|--md5|--sha1|--sha256|--aes256-ctr KEY:IV\n"
+"                    |--deflate|--gzip]...\n"
 "        copy SRC to DST (created or truncated) on the engine's SSD, through\n"
 "        the functions given, in order; digests are printed like sha256sum\n"
 "        prints them.  KEY is 64 hex digits, IV (the counter block) 32.\n"
-"  d2d digest {--crc32c|--md5|--sha256} FILE...\n"
+"  d2d digest {--crc32c|--crc32|--md5|--sha1|--sha256} FILE...\n"
 "        print '<hex>  FILE' for each FILE, as md5sum/sha256sum do\n"
-"        (crc32c: 8 hex digits); FILE '-' is standard input\n"
+"        (CRCs: 8 hex digits of the value); FILE '-' is standard input\n"
+"  d2d send FILE HOST:PORT [--sw-p2p | FUNCTION...]\n"
+"        the engine sends FILE (on its SSD) as UDP datagrams to HOST:PORT\n"
+"        (HOST: an IPv4 address) through its own queues on the snic port\n"
+"        the route leaves by; digests printed as for copy.  --sw-p2p: the\n"
+"        software-controlled P2P baseline (the driver runs each 64 KiB)\n"
 "  d2d stat\n"
 "        the engine's capabilities, its SSD and statistics\n"
 "  d2d raw [--func ID]... [--offset N] [--length N] [--src-mode r|w|rw]\n"
 "          [--src-user N] [--src-socket] [--dst FILE] [--dst-offset N]\n"
+"          [--dst-udp HOST:PORT] [--dst-udp-unconnected] [--dst-tcp]\n"
+"          [--sw-p2p]\n"
 "          [--dst-mode r|w|rw] [--dst-user N] [--key KEY:IV] [--nowait N]\n"
 "          [--size N] [SRC]\n"
 "        one raw HDC_IOC_SUBMIT (for tests and debugging); prints\n"
@@ -87,7 +95,9 @@ static const char *errno_name(int e)
 		{ ENOSPC, "ENOSPC" }, { ERANGE, "ERANGE" }, { ENOTTY, "ENOTTY" },
 		{ EOPNOTSUPP, "EOPNOTSUPP" }, { ETIMEDOUT, "ETIMEDOUT" },
 		{ ETXTBSY, "ETXTBSY" }, { ECANCELED, "ECANCELED" },
-		{ EACCES, "EACCES" },
+		{ EACCES, "EACCES" }, { ENOTCONN, "ENOTCONN" },
+		{ EPROTONOSUPPORT, "EPROTONOSUPPORT" },
+		{ EHOSTUNREACH, "EHOSTUNREACH" }, { EMSGSIZE, "EMSGSIZE" },
 	};
 	size_t i;
 
@@ -130,6 +140,12 @@ static const char *hint(int e)
 	case EACCES:
 	case EPERM:
 		return "permission denied";
+	case ENOTCONN:
+		return "the socket must be connected (UDP connect())";
+	case EPROTONOSUPPORT:
+		return "only UDP over IPv4 sockets can be the engine's destination";
+	case EHOSTUNREACH:
+		return "no route or no MAC address for the peer; check 'ip route' and 'ip neigh'";
 	default:
 		return "see dmesg";
 	}
@@ -255,7 +271,7 @@ static int chain_has(const struct d2d_chain *c, int digest, int deflate)
 	for (i = 0; i < c->n; i++) {
 		if (digest && d2d_func_is_digest(c->funcs[i]))
 			return 1;
-		if (deflate && c->funcs[i] == HDC_FN_DEFLATE)
+		if (deflate && d2d_func_compresses(c->funcs[i]))
 			return 1;
 	}
 	return 0;
@@ -291,6 +307,107 @@ static int run_one(int hdc, struct hdc_req *req, const char *what,
 	return ret;
 }
 
+/*
+ * The chain's digests as sha256sum prints them: named src if no transform
+ * precedes the digest, else dst.
+ */
+static void print_digests(const struct d2d_chain *chain,
+			  uint8_t digest[][32], const char *src,
+			  const char *dst)
+{
+	unsigned int k, j;
+
+	for (k = 0; k < chain->n; k++) {
+		char hex[65];
+		int transformed = 0;
+
+		if (!d2d_func_is_digest(chain->funcs[k]))
+			continue;
+		for (j = 0; j < k; j++)
+			if (!d2d_func_is_digest(chain->funcs[j]))
+				transformed = 1;
+		d2d_digest_hex(chain->funcs[k], digest[k], hex);
+		printf("%s  %s\n", hex, transformed ? dst : src);
+	}
+}
+
+/* HOST:PORT into its two parts (in buf); -1 if malformed. */
+static int split_host_port(const char *arg, char *buf, size_t size,
+			   const char **host, const char **port)
+{
+	char *colon;
+
+	if (strlen(arg) >= size)
+		return -1;
+	strcpy(buf, arg);
+	colon = strrchr(buf, ':');
+	if (!colon || colon == buf || !colon[1])
+		return -1;
+	*colon = 0;
+	*host = buf;
+	*port = colon + 1;
+	return 0;
+}
+
+/* d2d send FILE HOST:PORT [FUNCTION]...: the engine sends, UDP. */
+static int cmd_send(int argc, char **argv)
+{
+	struct d2d_chain chain = { 0 };
+	const char *file = NULL, *to = NULL, *host, *port;
+	struct d2d_result res;
+	char hp[300];
+	struct stat st;
+	int i, r, hdc, fd, sock, ret;
+	uint32_t flags = 0;
+
+	for (i = 1; i < argc; i++) {
+		r = chain_option(argc, argv, &i, &chain);
+		if (r < 0)
+			return 2;
+		if (r)
+			continue;
+		if (!strcmp(argv[i], "--sw-p2p")) {
+			flags |= HDC_REQ_SW_P2P;
+			continue;
+		}
+		if (argv[i][0] == '-' && argv[i][1])
+			return usage_error("send: unknown option '%s'", argv[i]);
+		if (!file)
+			file = argv[i];
+		else if (!to)
+			to = argv[i];
+		else
+			return usage_error("send: too many arguments");
+	}
+	if (!to)
+		return usage_error("send: needs FILE and HOST:PORT");
+	if (split_host_port(to, hp, sizeof(hp), &host, &port))
+		return usage_error("send: '%s' is not HOST:PORT", to);
+	if ((flags & HDC_REQ_SW_P2P) && chain.n)
+		return usage_error("send: --sw-p2p takes no functions");
+	hdc = open_engine();
+	if (hdc < 0)
+		return 1;
+	fd = strcmp(file, "-") ? open(file, O_RDONLY | O_CLOEXEC) : 0;
+	if (fd < 0)
+		return fail(errno, "cannot open '%s'", file);
+	if (fstat(fd, &st))
+		return fail(errno, "'%s'", file);
+	sock = d2d_udp_connect(host, port);
+	if (sock < 0)
+		return fail(-sock, "cannot connect a UDP socket to %s", to);
+	ret = d2d_send(hdc, fd, 0, S_ISREG(st.st_mode) ? (uint64_t)st.st_size : 0,
+		       sock, &chain, flags, &res);
+	if (ret)
+		return fail(-ret, "send '%s' -> %s", file, to);
+	print_digests(&chain, res.digest, file, to);
+	close(sock);
+	if (fd)
+		close(fd);
+	close(hdc);
+	return 0;
+}
+
 static int cmd_copy(int argc, char **argv)
 {
 	struct d2d_chain chain = { 0 };
@@ -299,7 +416,6 @@ static int cmd_copy(int argc, char **argv)
 	struct hdc_req req;
 	uint64_t len, total = 0;
 	int i, r, hdc, sfd, dfd, created, ret = 0;
-	unsigned int k;
 
 	for (i = 1; i < argc; i++) {
 		r = chain_option(argc, argv, &i, &chain);
@@ -362,7 +478,7 @@ static int cmd_copy(int argc, char **argv)
 	}
 
 	if (chain_has(&chain, 1, 1) || len <= CHUNK) {
-		/* Digests and deflate see the whole stream: one request. */
+		/* Digests and deflate/gzip see the whole stream: one request. */
 		d2d_req_init(&req);
 		req.src.type = HDC_UEP_FD;
 		req.src.fd = sfd;
@@ -423,19 +539,7 @@ static int cmd_copy(int argc, char **argv)
 	if (total != len && !chain_has(&chain, 0, 1))
 		fprintf(stderr, "%s: warning: %" PRIu64 " of %" PRIu64 " bytes written\n",
 			prog, total, len);
-	for (k = 0; k < chain.n; k++) {
-		char hex[65];
-		unsigned int j;
-		int transformed = 0;
-
-		if (!d2d_func_is_digest(chain.funcs[k]))
-			continue;
-		for (j = 0; j < k; j++)
-			if (!d2d_func_is_digest(chain.funcs[j]))
-				transformed = 1;
-		d2d_digest_hex(chain.funcs[k], req.digest[k], hex);
-		printf("%s  %s\n", hex, transformed ? dst : src);
-	}
+	print_digests(&chain, req.digest, src, dst);
 	if (close(dfd))
 		return fail(errno, "'%s'", dst);
 	close(sfd);
@@ -463,7 +567,7 @@ static int cmd_digest(int argc, char **argv)
 		files[nfiles++] = argv[i];
 	}
 	if (chain.n != 1 || !d2d_func_is_digest(chain.funcs[0]))
-		return usage_error("digest: give one of --crc32c, --md5, --sha256");
+		return usage_error("digest: give one of --crc32c, --crc32, --md5, --sha1, --sha256");
 	if (!nfiles)
 		return usage_error("digest: no FILE");
 	func = chain.funcs[0];
@@ -509,13 +613,14 @@ next:
 
 static void print_caps(uint32_t caps)
 {
-	static const char *const names[] = {
+	static const char *const names[32] = {
 		"nvme", "crc32c", "md5", "sha256", "aes256-ctr", "deflate",
+		"sha1", "crc32", "gzip", [16] = "nic",
 	};
 	unsigned int i;
 
-	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if (caps & (1u << i))
+	for (i = 0; i < 32; i++)
+		if (caps & (1u << i) && names[i])
 			printf(" %s", names[i]);
 }
 
@@ -590,6 +695,9 @@ static int parse_u64(const char *s, uint64_t *v)
 static int cmd_raw(int argc, char **argv)
 {
 	const char *src = NULL, *dst = NULL, *smode = "r", *dmode = "w";
+	const char *udp = NULL;
+	int dsock = 0;	/* 1: UDP, unconnected; 2: TCP */
+	int swp2p = 0;
 	uint64_t v, off = 0, doff = 0, len = 0, suser = 0, duser = 0;
 	uint64_t nowait = 0, size = sizeof(struct hdc_req);
 	struct d2d_chain chain = { 0 };
@@ -634,6 +742,14 @@ static int cmd_raw(int argc, char **argv)
 			dst = argv[++i];
 		} else if (!strcmp(a, "--src-socket")) {
 			sock = 1;
+		} else if (!strcmp(a, "--dst-udp") && more) {
+			udp = argv[++i];
+		} else if (!strcmp(a, "--dst-udp-unconnected")) {
+			dsock = 1;
+		} else if (!strcmp(a, "--dst-tcp")) {
+			dsock = 2;
+		} else if (!strcmp(a, "--sw-p2p")) {
+			swp2p = 1;
 		} else if (a[0] == '-' && a[1]) {
 			return usage_error("raw: bad option '%s'", a);
 		} else if (!src) {
@@ -650,6 +766,8 @@ static int cmd_raw(int argc, char **argv)
 		return 1;
 	d2d_req_init(&req);
 	req.size = size;
+	if (swp2p)
+		req.flags = HDC_REQ_SW_P2P;
 	d2d_req_chain(&req, &chain);
 	if (sock) {
 		int sv[2];
@@ -697,7 +815,19 @@ static int cmd_raw(int argc, char **argv)
 			      (uint64_t)st.st_size > off ? st.st_size - off : 0;
 	}
 	req.length = len;
-	if (dst) {
+	if (udp || dsock) {
+		char hp[300];
+		const char *host, *port;
+
+		if (udp && split_host_port(udp, hp, sizeof(hp), &host, &port))
+			return usage_error("raw: --dst-udp HOST:PORT");
+		dfd = udp ? d2d_udp_connect(host, port) :
+		      socket(AF_INET, dsock == 1 ? SOCK_DGRAM : SOCK_STREAM, 0);
+		if (dfd < 0)
+			return fail(udp ? -dfd : errno, "destination socket");
+		req.dst.type = HDC_UEP_FD;
+		req.dst.fd = dfd;
+	} else if (dst) {
 		dfd = open_mode(dst, dmode, 1);
 		if (dfd == -2)
 			return usage_error("raw: --dst-mode r, w or rw");
@@ -830,5 +960,7 @@ int main(int argc, char **argv)
 		return cmd_stat(argc, argv);
 	if (!strcmp(argv[0], "raw"))
 		return cmd_raw(argc, argv);
+	if (!strcmp(argv[0], "send"))
+		return cmd_send(argc, argv);
 	return usage_error("unknown command '%s'", argv[0]);
 }

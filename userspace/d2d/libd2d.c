@@ -8,7 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <sys/ioctl.h>
+#include <sys/socket.h>
 #include <unistd.h>
 #include "libd2d.h"
 
@@ -97,6 +100,55 @@ int d2d_copy(int hdc, int src_fd, uint64_t src_off, int dst_fd,
 	return 0;
 }
 
+int d2d_udp_connect(const char *host, const char *port)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET };
+	char *end;
+	unsigned long p = strtoul(port, &end, 10);
+	int fd, e;
+
+	if (inet_pton(AF_INET, host, &sa.sin_addr) != 1 || !*port || *end ||
+	    !p || p > 65535) {
+		errno = EINVAL;
+		return -EINVAL;
+	}
+	sa.sin_port = htons(p);
+	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
+		e = errno;
+		close(fd);
+		errno = e;
+		return -e;
+	}
+	return fd;
+}
+
+int d2d_send(int hdc, int fd, uint64_t off, uint64_t len, int sock,
+	     const struct d2d_chain *chain, uint32_t flags,
+	     struct d2d_result *res)
+{
+	struct hdc_req req;
+	int ret;
+
+	d2d_req_init(&req);
+	req.flags = flags;
+	req.src.type = HDC_UEP_FD;
+	req.src.fd = fd;
+	req.src.offset = off;
+	req.dst.type = HDC_UEP_FD;
+	req.dst.fd = sock;
+	req.length = len;
+	d2d_req_chain(&req, chain);
+	ret = d2d_submit(hdc, &req);
+	if (!ret && res) {
+		res->len = req.result_len;
+		memcpy(res->digest, req.digest, sizeof(res->digest));
+	}
+	return ret;
+}
+
 int d2d_digest(int hdc, int fd, uint64_t off, uint64_t len, uint32_t func,
 	       uint8_t out[32])
 {
@@ -120,6 +172,9 @@ static const char *const d2d_names[] = {
 	[HDC_FN_SHA256] = "sha256",
 	[HDC_FN_AES256_CTR] = "aes256-ctr",
 	[HDC_FN_DEFLATE] = "deflate",
+	[HDC_FN_SHA1] = "sha1",
+	[HDC_FN_CRC32] = "crc32",
+	[HDC_FN_GZIP] = "gzip",
 };
 
 const char *d2d_func_name(uint32_t func)
@@ -143,9 +198,12 @@ size_t d2d_digest_size(uint32_t func)
 {
 	switch (func) {
 	case HDC_FN_CRC32C:
+	case HDC_FN_CRC32:
 		return 4;
 	case HDC_FN_MD5:
 		return 16;
+	case HDC_FN_SHA1:
+		return 20;
 	case HDC_FN_SHA256:
 		return 32;
 	default:
@@ -158,11 +216,17 @@ int d2d_func_is_digest(uint32_t func)
 	return d2d_digest_size(func) != 0;
 }
 
+int d2d_func_compresses(uint32_t func)
+{
+	return func == HDC_FN_DEFLATE || func == HDC_FN_GZIP;
+}
+
 void d2d_digest_hex(uint32_t func, const uint8_t *digest, char *out)
 {
 	size_t i, n = d2d_digest_size(func);
 
-	if (func == HDC_FN_CRC32C) {	/* little endian on the wire */
+	/* CRCs are little endian on the wire, printed as a value */
+	if (func == HDC_FN_CRC32C || func == HDC_FN_CRC32) {
 		uint32_t v = digest[0] | digest[1] << 8 | digest[2] << 16 |
 			     (uint32_t)digest[3] << 24;
 

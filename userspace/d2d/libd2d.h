@@ -48,7 +48,24 @@ int d2d_copy(int hdc, int src_fd, uint64_t src_off, int dst_fd,
 	     uint64_t dst_off, uint64_t len, const struct d2d_chain *chain,
 	     struct d2d_result *res);
 
-/* Digest (HDC_FN_CRC32C, _MD5, _SHA256) of a file range into out. */
+/*
+ * A file range to the network: len bytes at off of fd through chain (may
+ * be NULL) as UDP datagrams of the connected UDP/IPv4 socket sock, sent
+ * by the engine on its own queues of the snic port the socket's route
+ * leaves by (docs/hdc.md, "NIC queues").  res->len: payload bytes sent.
+ * flags: 0, or HDC_REQ_SW_P2P (the software-controlled P2P baseline: the
+ * driver runs it chunk by chunk; no functions).
+ */
+int d2d_send(int hdc, int fd, uint64_t off, uint64_t len, int sock,
+	     const struct d2d_chain *chain, uint32_t flags,
+	     struct d2d_result *res);
+/*
+ * A UDP socket connected to host (dotted IPv4 address) and port (decimal);
+ * the descriptor or -errno (EINVAL: malformed).
+ */
+int d2d_udp_connect(const char *host, const char *port);
+
+/* Digest (HDC_FN_CRC32C, _MD5, _SHA256, _SHA1, _CRC32) of a file range. */
 int d2d_digest(int hdc, int fd, uint64_t off, uint64_t len, uint32_t func,
 	       uint8_t out[32]);
 
@@ -57,7 +74,9 @@ const char *d2d_func_name(uint32_t func);
 int d2d_func_by_name(const char *name);	/* -1 if unknown */
 size_t d2d_digest_size(uint32_t func);	/* 0: not a digest */
 int d2d_func_is_digest(uint32_t func);
-/* Hex of a digest as md5sum/sha256sum print it (crc32c: 8 digits). */
+/* deflate or gzip: the output's length is not the input's */
+int d2d_func_compresses(uint32_t func);
+/* Hex of a digest as md5sum/sha256sum print it (CRCs: 8 digits). */
 void d2d_digest_hex(uint32_t func, const uint8_t *digest, char *out);
 /* Advance a big-endian 128-bit CTR counter block by blocks. */
 void d2d_iv_add(uint8_t iv[16], uint64_t blocks);

@@ -56,6 +56,16 @@
 #define HDC_REG_NVME_STATUS	0x09c	/* RO: enum hdc_nvme_state */
 #define HDC_REG_BUF_SIZE	0x0a0	/* RO: intermediate buffer bytes */
 #define HDC_REG_DEVBUF_SIZE	0x0a4	/* BAR2 bytes for HDC_EP_DEVBUF, from 0 */
+/*
+ * The engine's NIC queues (docs/hdc.md, "NIC queues"): a snic SQ and its
+ * CQ whose rings and doorbell records are in BAR4 (HDC_NVMEQ_NIC_*),
+ * created by the driver through snic's peer-queue API.
+ */
+#define HDC_REG_NIC_SQN		0x0c0	/* the snic SQ number */
+#define HDC_REG_NIC_DB_LO	0x0c4	/* bus address of its SQ doorbell */
+#define HDC_REG_NIC_DB_HI	0x0c8
+#define HDC_REG_NIC_CTRL	0x0cc	/* HDC_NIC_* */
+#define HDC_REG_NIC_STATUS	0x0d0	/* RO: 1 = the queues are in use */
 /* Statistics, RO, 32 bit (low halves of 64-bit counters) */
 #define HDC_REG_STAT_CMDS	0x100	/* D2D commands completed */
 #define HDC_REG_STAT_ERRS	0x104	/* ... with an error status */
@@ -70,6 +80,11 @@
 #define HDC_REG_STAT_DMA_ERRS	0x128
 #define HDC_REG_STAT_BAD_REG	0x12c
 #define HDC_REG_STAT_STALE_CPL	0x130	/* NVMe completions of no live command */
+#define HDC_REG_STAT_NIC_TX	0x134	/* datagrams the NIC sent for the engine */
+#define HDC_REG_STAT_NIC_ERRS	0x138	/* NIC error completions */
+
+#define HDC_NIC_ENABLE		1	/* start using the NIC queues */
+#define HDC_NIC_DISABLE		2	/* stop (the driver destroys them after) */
 
 #define HDC_CTRL_RESET		(1u << 0)	/* held: in reset */
 #define HDC_CTRL_ENABLE		(1u << 1)	/* host command queue on */
@@ -116,6 +131,30 @@ enum hdc_ep_type {
 	HDC_EP_NVME		= 1,	/* extent list in host memory */
 	HDC_EP_HOST		= 2,	/* host memory buffer (bus address) */
 	HDC_EP_DEVBUF		= 3,	/* offset into the BAR2 buffer */
+	HDC_EP_NIC		= 4,	/* dst: datagrams on the NIC queues */
+};
+
+/*
+ * An HDC_EP_NIC endpoint's addr: the flow in host memory.  The engine
+ * sends the stream as datagrams of mss payload bytes (the last one
+ * shorter), each headed by a copy of hdr with the IPv4 total length and
+ * id (id + datagram number) and the UDP length filled in; the NIC fills
+ * both checksums.  The fields after proto leave room for TCP.
+ */
+#define HDC_NET_HDR_MAX		128
+#define HDC_NET_UDP		17	/* proto: IPv4/UDP */
+#define HDC_NET_MSS_MAX		9000	/* payload bytes per datagram, at most */
+
+struct hdc_net_flow {
+	__u8 proto;		/* HDC_NET_UDP */
+	__u8 hdr_len;		/* Ethernet + IPv4 + L4 header bytes */
+	__u8 l3_off;		/* IPv4 header offset in hdr (14) */
+	__u8 l4_off;		/* UDP header offset in hdr */
+	__le16 mss;		/* payload bytes per datagram */
+	__le16 rsvd0;
+	__le32 flags;		/* 0 */
+	__le32 rsvd1[5];	/* TCP state (sequence numbers, window) */
+	__u8 hdr[HDC_NET_HDR_MAX];
 };
 
 struct hdc_endpoint {
@@ -170,6 +209,7 @@ enum hdc_status {
 	HDC_ST_ENOSPC		= 4,	/* destination capacity too small */
 	HDC_ST_ENODEV		= 5,	/* NVMe endpoint with the controller not running */
 	HDC_ST_ERANGE		= 6,	/* extent beyond the namespace */
+	HDC_ST_ENET		= 7,	/* the NIC refused a datagram or went away */
 };
 
 #define HDC_CPL_PHASE		(1u << 0)
@@ -196,6 +236,11 @@ struct hdc_cpl {
 #define HDC_NVMEQ_IDENT		0x04000	/* 4 KiB identify buffer */
 #define HDC_NVMEQ_PRP		0x08000	/* PRP lists, 256 B per I/O slot */
 #define HDC_NVMEQ_PRP_SLOT	256
+#define HDC_NVMEQ_NIC_SQ	0x10000	/* NIC SQ, 1024 x 64-byte basic blocks */
+#define HDC_NVMEQ_NIC_CQ	0x20000	/* NIC CQ, 1024 x 64-byte CQEs */
+#define HDC_NVMEQ_NIC_DBR	0x30000	/* le32 SQ producer, +4 CQ consumer */
+#define HDC_NIC_SQ_LOG		10
+#define HDC_NIC_CQ_LOG		10
 #define HDC_NVME_ADMIN_DEPTH	32
 #define HDC_NVME_IO_DEPTH	64
 

@@ -20,7 +20,10 @@ enum hdc_func {
 	HDC_FN_SHA256		= 3,	/* digest: 32 bytes */
 	HDC_FN_AES256_CTR	= 4,	/* transform: key and IV from aux */
 	HDC_FN_DEFLATE		= 5,	/* transform: zlib stream */
-	HDC_FN_MAX		= 5,
+	HDC_FN_SHA1		= 6,	/* digest: 20 bytes */
+	HDC_FN_CRC32		= 7,	/* digest: IEEE 802.3 CRC, 4 bytes LE */
+	HDC_FN_GZIP		= 8,	/* transform: gzip member (RFC 1952) */
+	HDC_FN_MAX		= 8,
 };
 
 #define HDC_MAX_FUNCS		4
@@ -40,6 +43,13 @@ struct hdc_uendpoint {
 };
 
 #define HDC_REQ_NOWAIT		(1u << 0)	/* return at once; HDC_IOC_WAIT later */
+/*
+ * File to socket only, no functions, blocking: the software-controlled
+ * peer-to-peer baseline - the driver runs it chunk by chunk (SSD to the
+ * engine's device buffer, then that buffer to the NIC), one interrupt
+ * per step, instead of handing the whole transfer to the engine.
+ */
+#define HDC_REQ_SW_P2P		(1u << 1)
 
 struct hdc_req {
 	__u32 size;		/* sizeof(struct hdc_req) */
@@ -76,6 +86,10 @@ struct hdc_wait {
 #define HDC_CAP_SHA256		(1u << 3)
 #define HDC_CAP_AES256_CTR	(1u << 4)
 #define HDC_CAP_DEFLATE		(1u << 5)
+#define HDC_CAP_SHA1		(1u << 6)
+#define HDC_CAP_CRC32		(1u << 7)
+#define HDC_CAP_GZIP		(1u << 8)
+#define HDC_CAP_NIC		(1u << 16)	/* HDC_EP_NIC destinations */
 
 struct hdc_caps {
 	__u32 version;		/* HDC_VERSION */

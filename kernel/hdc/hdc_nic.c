@@ -1,0 +1,499 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * hdc: the engine's NIC side (docs/hdc.md, "NIC queues").  All use of
+ * snic's peer-queue API is in this file: the engine's send queue and its
+ * completion queue have their rings and doorbell records in the engine's
+ * BAR4 (HDC_NVMEQ_NIC_*); this file creates them on the snic port the
+ * first socket's route leaves by, names them to the engine
+ * (HDC_REG_NIC_*) and destroys them when the engine goes away or the
+ * snic does.  hdc reaches a snic as the auxiliary driver of its
+ * snic.peer_hdc.N device (docs/snic.md "Binding"): probe adds the snic to
+ * the ones an engine may use, remove takes every engine's queues off it
+ * while the snic still works.
+ *
+ * A socket endpoint: a connected UDP/IPv4 socket.  Its addresses and
+ * ports, the route's device and MTU and the next hop's MAC (neighbour
+ * table, resolved here if needed) become the flow's header template
+ * (struct hdc_net_flow); the engine sends the data in datagrams headed
+ * by it, with no per-datagram host work.  The socket's own queues are not
+ * used: nothing of the data passes the host's network stack.
+ */
+#include <linux/auxiliary_bus.h>
+#include <linux/delay.h>
+#include <linux/etherdevice.h>
+#include <linux/file.h>
+#include <linux/ip.h>
+#include <linux/net.h>
+#include <linux/udp.h>
+#include <net/arp.h>
+#include <net/inet_sock.h>
+#include <net/ip.h>
+#include <net/neighbour.h>
+#include <net/route.h>
+#include <net/sock.h>
+#include <d2d/snic_peer.h>
+#include "hdc.h"
+
+#define HDC_NEIGH_WAIT_MS	3000
+
+/* A snic bound to hdc's snic.peer_hdc driver. */
+struct hdc_nic_snic {
+	struct list_head node;
+	struct snic_dev *sd;
+};
+
+/*
+ * hdc_nic_mutex: the bound snics and the engines with queues on one; taken
+ * before an engine's nic.lock.
+ */
+static DEFINE_MUTEX(hdc_nic_mutex);
+static LIST_HEAD(hdc_nic_snics);	/* struct hdc_nic_snic */
+static LIST_HEAD(hdc_nic_engines);	/* struct hdc_nic, queues up */
+
+/* Bring the engine's NIC queues up on @sd; nic.lock held. */
+static int hdc_nic_up(struct hdc_dev *hd, struct snic_dev *sd,
+		      const char *ifname)
+{
+	struct hdc_nic *nic = &hd->nic;
+	u64 bar4 = pci_bus_address(hd->pdev, HDC_BAR_NVMEQ);
+	struct snic_peer_cq_attr ca = {
+		.ring_bus = bar4 + HDC_NVMEQ_NIC_CQ,
+		.dbr_bus = bar4 + HDC_NVMEQ_NIC_DBR + 4,
+		.log_size = HDC_NIC_CQ_LOG,
+	};
+	struct snic_peer_sq_attr sa = {
+		.ring_bus = bar4 + HDC_NVMEQ_NIC_SQ,
+		.dbr_bus = bar4 + HDC_NVMEQ_NIC_DBR,
+		.log_size = HDC_NIC_SQ_LOG,
+	};
+	int ret;
+
+	lockdep_assert_held(&hdc_nic_mutex);
+	lockdep_assert_held(&nic->lock);
+	ret = snic_peer_create_cq(sd, &ca, &nic->cq);
+	if (ret)
+		return ret;
+	sa.cqn = nic->cq.qn;
+	ret = snic_peer_create_sq(sd, &sa, &nic->sq);
+	if (ret) {
+		snic_peer_destroy_cq(sd, nic->cq.qn);
+		return ret;
+	}
+	hdc_wr(hd, HDC_REG_NIC_SQN, nic->sq.qn);
+	hdc_wr(hd, HDC_REG_NIC_DB_LO, lower_32_bits(nic->sq.db_bus));
+	hdc_wr(hd, HDC_REG_NIC_DB_HI, upper_32_bits(nic->sq.db_bus));
+	hdc_wr(hd, HDC_REG_NIC_CTRL, HDC_NIC_ENABLE);
+	if (!(hdc_rd(hd, HDC_REG_NIC_STATUS) & 1)) {
+		snic_peer_destroy_sq(sd, nic->sq.qn);
+		snic_peer_destroy_cq(sd, nic->cq.qn);
+		return -EIO;
+	}
+	nic->sd = sd;
+	list_add(&nic->node, &hdc_nic_engines);
+	strscpy(nic->ifname, ifname, sizeof(nic->ifname));
+	dev_info(&hd->pdev->dev, "NIC queues on %s: snic sq %u cq %u\n",
+		 ifname, nic->sq.qn, nic->cq.qn);
+	return 0;
+}
+
+void hdc_nic_init(struct hdc_dev *hd)
+{
+	mutex_init(&hd->nic.lock);
+	mutex_init(&hd->nic.sw_lock);
+}
+
+/* Stop the engine using the queues, then destroy them; both locks held. */
+static void hdc_nic_down(struct hdc_nic *nic)
+{
+	struct hdc_dev *hd = container_of(nic, struct hdc_dev, nic);
+
+	lockdep_assert_held(&hdc_nic_mutex);
+	lockdep_assert_held(&nic->lock);
+	if (!nic->sd)
+		return;
+	hdc_wr(hd, HDC_REG_NIC_CTRL, HDC_NIC_DISABLE);
+	snic_peer_destroy_sq(nic->sd, nic->sq.qn);
+	snic_peer_destroy_cq(nic->sd, nic->cq.qn);
+	list_del(&nic->node);
+	nic->sd = NULL;
+}
+
+/* The engine goes away: its NIC queues first. */
+void hdc_nic_detach(struct hdc_dev *hd)
+{
+	mutex_lock(&hdc_nic_mutex);
+	mutex_lock(&hd->nic.lock);
+	hdc_nic_down(&hd->nic);
+	mutex_unlock(&hd->nic.lock);
+	mutex_unlock(&hdc_nic_mutex);
+}
+
+/* The engine's queues on @dev's snic (set up on first use). */
+static int hdc_nic_bind(struct hdc_dev *hd, struct net_device *dev)
+{
+	struct hdc_nic *nic = &hd->nic;
+	struct hdc_nic_snic *p;
+	struct snic_dev *sd = NULL;
+	int ret = 0;
+
+	if (!(hd->caps & HDC_CAP_NIC)) {
+		hdc_uerr(hd, "this engine has no NIC side\n");
+		return -EOPNOTSUPP;
+	}
+	mutex_lock(&hdc_nic_mutex);
+	mutex_lock(&nic->lock);
+	if (nic->sd) {
+		if (strcmp(nic->ifname, dev->name)) {
+			hdc_uerr(hd, "socket routed via %s; engine NIC queues on %s\n",
+				 dev->name, nic->ifname);
+			ret = -EXDEV;
+		}
+		goto out;
+	}
+	list_for_each_entry(p, &hdc_nic_snics, node) {
+		if (snic_peer_netdev(p->sd) == dev) {
+			sd = p->sd;
+			break;
+		}
+	}
+	if (!sd) {
+		hdc_uerr(hd, "socket's route leaves by %s, not a snic port\n",
+			 dev->name);
+		ret = -EOPNOTSUPP;
+		goto out;
+	}
+	ret = hdc_nic_up(hd, sd, dev->name);
+	if (ret)
+		hdc_uerr(hd, "cannot create the NIC queues on %s: %d\n",
+			 dev->name, ret);
+out:
+	mutex_unlock(&nic->lock);
+	mutex_unlock(&hdc_nic_mutex);
+	return ret;
+}
+
+/* The next hop's MAC, resolving it (ARP) if the table has none yet. */
+static int hdc_nic_neigh(struct hdc_dev *hd, struct net_device *dev,
+			 __be32 nexthop, u8 *ha)
+{
+	struct neighbour *n;
+	int i;
+
+	n = neigh_lookup(&arp_tbl, &nexthop, dev);
+	if (!n) {
+		n = neigh_create(&arp_tbl, &nexthop, dev);
+		if (IS_ERR(n))
+			return PTR_ERR(n);
+	}
+	for (i = 0; i < HDC_NEIGH_WAIT_MS / 20; i++) {
+		if (READ_ONCE(n->nud_state) & NUD_VALID)
+			break;
+		neigh_event_send(n, NULL);
+		if (msleep_interruptible(20))
+			break;
+	}
+	if (!(READ_ONCE(n->nud_state) & NUD_VALID)) {
+		neigh_release(n);
+		hdc_uerr(hd, "no MAC address for next hop %pI4 on %s\n",
+			 &nexthop, dev->name);
+		return -EHOSTUNREACH;
+	}
+	neigh_ha_snapshot(ha, n, dev);
+	neigh_release(n);
+	return 0;
+}
+
+/*
+ * @file as a destination: a connected UDP/IPv4 socket whose route leaves
+ * by a snic port.  Fills @f with the flow's header template.
+ */
+int hdc_nic_flow(struct hdc_dev *hd, struct file *file,
+		 struct hdc_net_flow *f)
+{
+	struct socket *sock = sock_from_file(file);
+	struct ethhdr *eth = (struct ethhdr *)f->hdr;
+	struct iphdr *iph = (struct iphdr *)(f->hdr + ETH_HLEN);
+	struct udphdr *uh = (struct udphdr *)(iph + 1);
+	__be32 daddr, saddr, nexthop;
+	__be16 sport, dport;
+	struct inet_sock *inet;
+	struct net_device *dev;
+	struct flowi4 fl4;
+	struct rtable *rt;
+	struct sock *sk;
+	u8 ha[ETH_ALEN];
+	int ttl, ret;
+	u8 tos;
+	u32 mtu;
+
+	if (!sock)
+		return -EINVAL;
+	/* Like a raw socket: the datagrams pass no netfilter, tc or BPF. */
+	if (!capable(CAP_NET_RAW)) {
+		hdc_uerr(hd, "socket destinations need CAP_NET_RAW\n");
+		return -EPERM;
+	}
+	sk = sock->sk;
+	if (sk->sk_family != AF_INET || sk->sk_type != SOCK_DGRAM ||
+	    sk->sk_protocol != IPPROTO_UDP) {
+		hdc_uerr(hd, "socket destination is not UDP over IPv4\n");
+		return -EPROTONOSUPPORT;
+	}
+	lock_sock(sk);
+	inet = inet_sk(sk);
+	daddr = inet->inet_daddr;
+	saddr = inet->inet_saddr;
+	sport = inet->inet_sport;
+	dport = inet->inet_dport;
+	tos = inet->tos;
+	ttl = inet->uc_ttl;
+	ret = sk->sk_state == TCP_ESTABLISHED && daddr && dport ? 0 : -ENOTCONN;
+	release_sock(sk);
+	if (ret) {
+		hdc_uerr(hd, "socket destination is not connected\n");
+		return ret;
+	}
+	rt = ip_route_output_ports(sock_net(sk), &fl4, sk, daddr, saddr, dport,
+				   sport, IPPROTO_UDP, RT_TOS(tos),
+				   sk->sk_bound_dev_if);
+	if (IS_ERR(rt)) {
+		hdc_uerr(hd, "no route to %pI4\n", &daddr);
+		return PTR_ERR(rt);
+	}
+	dev = rt->dst.dev;
+	nexthop = rt_nexthop(rt, daddr);
+	mtu = dst_mtu(&rt->dst);
+	if (ttl < 0)
+		ttl = ip4_dst_hoplimit(&rt->dst);
+	if (!saddr)
+		saddr = fl4.saddr;
+	dev_hold(dev);
+	ip_rt_put(rt);
+	ret = hdc_nic_bind(hd, dev);
+	if (!ret)
+		ret = hdc_nic_neigh(hd, dev, nexthop, ha);
+	if (!ret && mtu <= sizeof(*iph) + sizeof(*uh)) {
+		hdc_uerr(hd, "MTU %u of %s too small\n", mtu, dev->name);
+		ret = -EMSGSIZE;
+	}
+	if (ret) {
+		dev_put(dev);
+		return ret;
+	}
+
+	memset(f, 0, sizeof(*f));
+	f->proto = HDC_NET_UDP;
+	f->l3_off = ETH_HLEN;
+	f->l4_off = ETH_HLEN + sizeof(*iph);
+	f->hdr_len = f->l4_off + sizeof(*uh);
+	f->mss = cpu_to_le16(min_t(u32, mtu - sizeof(*iph) - sizeof(*uh),
+				   HDC_NET_MSS_MAX));
+	ether_addr_copy(eth->h_dest, ha);
+	ether_addr_copy(eth->h_source, dev->dev_addr);
+	eth->h_proto = htons(ETH_P_IP);
+	dev_put(dev);
+	iph->version = 4;
+	iph->ihl = 5;
+	iph->tos = tos;
+	iph->id = htons(get_random_u16());
+	iph->frag_off = htons(IP_DF);
+	iph->ttl = ttl;
+	iph->protocol = IPPROTO_UDP;
+	iph->saddr = saddr;
+	iph->daddr = daddr;
+	uh->source = sport;
+	uh->dest = dport;
+	return 0;
+}
+
+/*
+ * The bytes [off, off + len) of the stream of extents @x (as the engine
+ * reads a source: each extent's blocks less its skip) as extents of their
+ * own in @out (room for @max); the number written, or -E2BIG.
+ */
+static int hdc_ext_slice(const struct hdc_extent *x, u32 n, u32 shift,
+			 u64 off, u64 len, struct hdc_extent *out, u32 max)
+{
+	u32 i, k = 0, bs = 1u << shift;
+
+	for (i = 0; i < n && len; i++) {
+		u64 skip = le16_to_cpu(x[i].skip);
+		u64 bytes = ((u64)le32_to_cpu(x[i].nlb) << shift) - skip;
+		u64 first, take, end;
+
+		if (off >= bytes) {
+			off -= bytes;
+			continue;
+		}
+		if (k == max)
+			return -E2BIG;
+		first = skip + off;		/* byte in the extent's blocks */
+		take = min(bytes - off, len);
+		end = first + take;
+		out[k].lba = cpu_to_le64(le64_to_cpu(x[i].lba) + (first >> shift));
+		out[k].nlb = cpu_to_le32(DIV_ROUND_UP(end, bs) - (first >> shift));
+		out[k].skip = cpu_to_le16(first & (bs - 1));
+		out[k].flags = x[i].flags;
+		k++;
+		len -= take;
+		off = 0;
+	}
+	return k;
+}
+
+/* One internal command of the baseline, built by @fill, run to the end. */
+static int hdc_nic_step(struct hdc_dev *hd, size_t dlen,
+			void (*fill)(struct hdc_request *r, const void *arg),
+			const void *arg)
+{
+	struct hdc_request *r = hdc_req_alloc(hd);
+	int ret;
+
+	if (!r)
+		return -ENOMEM;
+	ret = hdc_req_alloc_dbuf(r, dlen);
+	if (!ret) {
+		fill(r, arg);
+		ret = hdc_req_exec_sync(r);
+	}
+	hdc_req_put(r);
+	return ret;
+}
+
+struct hdc_sw_chunk {
+	const struct hdc_extent *x;
+	u32 n;
+	u64 len;
+	const struct hdc_net_flow *flow;
+};
+
+/* SSD extents -> the device buffer. */
+static void hdc_sw_read(struct hdc_request *r, const void *arg)
+{
+	const struct hdc_sw_chunk *c = arg;
+
+	memcpy(r->dbuf, c->x, c->n * sizeof(*c->x));
+	r->length = c->len;
+	r->cmd.opcode = HDC_OP_TRANSFER;
+	r->cmd.length = cpu_to_le64(c->len);
+	r->cmd.src.type = HDC_EP_NVME;
+	r->cmd.src.count = cpu_to_le32(c->n);
+	r->cmd.src.addr = cpu_to_le64(r->dbuf_dma);
+	r->cmd.dst.type = HDC_EP_DEVBUF;
+	r->cmd.dst.count = cpu_to_le32(HDC_CHUNK_SIZE);
+}
+
+/* The device buffer -> the NIC. */
+static void hdc_sw_send(struct hdc_request *r, const void *arg)
+{
+	const struct hdc_sw_chunk *c = arg;
+
+	memcpy(r->dbuf, c->flow, sizeof(*c->flow));
+	r->length = c->len;
+	r->cmd.opcode = HDC_OP_TRANSFER;
+	r->cmd.length = cpu_to_le64(c->len);
+	r->cmd.src.type = HDC_EP_DEVBUF;
+	r->cmd.src.count = cpu_to_le32(c->len);
+	r->cmd.dst.type = HDC_EP_NIC;
+	r->cmd.dst.addr = cpu_to_le64(r->dbuf_dma);
+}
+
+/*
+ * The software-controlled peer-to-peer baseline (HDC_REQ_SW_P2P): the
+ * driver, not the engine's scoreboard, runs the transfer one 64 KiB
+ * chunk at a time - an SSD read into the engine's device buffer, its
+ * completion interrupt, then the send of that buffer on the engine's NIC
+ * queue and its completion interrupt - with the IPv4 ids running on
+ * across chunks.  Returns the bytes sent or -errno.
+ */
+s64 hdc_nic_sw_p2p(struct hdc_dev *hd, const struct hdc_extent *x, u32 n,
+		   u64 len, struct hdc_net_flow *flow)
+{
+	struct hdc_extent *sub;
+	struct iphdr *iph = (struct iphdr *)(flow->hdr + flow->l3_off);
+	u32 max = HDC_CHUNK_SIZE / 512 + 2, mss = le16_to_cpu(flow->mss);
+	u64 off = 0, step = HDC_CHUNK_SIZE - HDC_CHUNK_SIZE % mss;
+	int ret = 0;
+
+	sub = kcalloc(max, sizeof(*sub), GFP_KERNEL);
+	if (!sub)
+		return -ENOMEM;
+	mutex_lock(&hd->nic.sw_lock);
+	while (off < len && !ret) {
+		struct hdc_sw_chunk c = { .x = sub, .flow = flow,
+					  .len = min(step, len - off) };
+
+		ret = hdc_ext_slice(x, n, hd->nvme.lba_shift, off, c.len, sub,
+				    max);
+		if (ret < 0)
+			break;
+		c.n = ret;
+		ret = hdc_nic_step(hd, c.n * sizeof(*sub), hdc_sw_read, &c);
+		if (!ret)
+			ret = hdc_nic_step(hd, sizeof(*flow), hdc_sw_send, &c);
+		off += c.len;
+		iph->id = htons(ntohs(iph->id) + DIV_ROUND_UP(c.len, mss));
+	}
+	mutex_unlock(&hd->nic.sw_lock);
+	kfree(sub);
+	return ret ? ret : (s64)len;
+}
+
+static int hdc_nic_probe(struct auxiliary_device *adev,
+			 const struct auxiliary_device_id *id)
+{
+	struct hdc_nic_snic *p = kzalloc(sizeof(*p), GFP_KERNEL);
+
+	if (!p)
+		return -ENOMEM;
+	p->sd = snic_peer_dev(adev);
+	auxiliary_set_drvdata(adev, p);
+	mutex_lock(&hdc_nic_mutex);
+	list_add(&p->node, &hdc_nic_snics);
+	mutex_unlock(&hdc_nic_mutex);
+	return 0;
+}
+
+/* The snic goes: every engine's queues on it first, while it works. */
+static void hdc_nic_remove(struct auxiliary_device *adev)
+{
+	struct hdc_nic_snic *p = auxiliary_get_drvdata(adev);
+	struct hdc_nic *nic, *tmp;
+
+	mutex_lock(&hdc_nic_mutex);
+	list_del(&p->node);
+	list_for_each_entry_safe(nic, tmp, &hdc_nic_engines, node) {
+		if (nic->sd != p->sd)
+			continue;
+		mutex_lock(&nic->lock);
+		dev_info(&container_of(nic, struct hdc_dev, nic)->pdev->dev,
+			 "NIC queues on %s removed with the snic\n", nic->ifname);
+		hdc_nic_down(nic);
+		mutex_unlock(&nic->lock);
+	}
+	mutex_unlock(&hdc_nic_mutex);
+	kfree(p);
+}
+
+static const struct auxiliary_device_id hdc_nic_ids[] = {
+	{ .name = "snic.peer_hdc" },
+	{ }
+};
+MODULE_DEVICE_TABLE(auxiliary, hdc_nic_ids);
+
+static struct auxiliary_driver hdc_nic_driver = {
+	.name = "snic",
+	.probe = hdc_nic_probe,
+	.remove = hdc_nic_remove,
+	.id_table = hdc_nic_ids,
+};
+
+int hdc_nic_register(void)
+{
+	return auxiliary_driver_register(&hdc_nic_driver);
+}
+
+void hdc_nic_unregister(void)
+{
+	auxiliary_driver_unregister(&hdc_nic_driver);
+}
