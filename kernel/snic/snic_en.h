@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * snic Ethernet: what the snic_en_*.c files and snic_ethtool.c share.
- * Layering: snic_en_main.c (net_device, channels, NAPI) calls down into
- * snic_en_tx.c, snic_en_rx.c (which calls snic_en_xdp.c), snic_en_rss.c
- * and snic_en_fs_ethtool.c;
- * ethtool (snic_ethtool.c) calls into all of them.
+ * Layering: snic_en_main.c (net_device, channels, NAPI, attaching an XDP
+ * program) calls down into snic_en_tc.c, snic_en_rx.c (which calls
+ * snic_en_xdp.c, the XDP data path), snic_en_tx.c, snic_en_rss.c and
+ * snic_en_fs_ethtool.c; ethtool (snic_ethtool.c) calls into all of them.
  */
 #ifndef SNIC_EN_H
 #define SNIC_EN_H
@@ -16,6 +16,7 @@ netdev_tx_t snic_start_xmit(struct sk_buff *skb, struct net_device *nd);
 bool snic_tx_poll(struct snic_channel *ch, int napi_budget);
 void snic_tx_drain(struct snic_channel *ch);
 int snic_xdp_post(struct snic_channel *ch, struct xdp_frame *xdpf);
+int snic_tx_rate_set(struct snic_priv *priv, int qi, u64 bps);	/* RTNL */
 
 /* snic_en_rx.c */
 bool snic_rx_refill(struct snic_channel *ch, bool in_napi);
@@ -34,7 +35,6 @@ void *snic_xdp_rx(struct snic_channel *ch, struct bpf_prog *prog,
 void snic_xdp_rx_done(struct snic_channel *ch);
 int snic_xdp_xmit(struct net_device *nd, int n, struct xdp_frame **frames,
 		  u32 flags);
-int snic_bpf(struct net_device *nd, struct netdev_bpf *bpf);
 
 /* snic_en_rss.c: under RTNL */
 int snic_rss_open(struct snic_priv *priv);
@@ -52,7 +52,6 @@ int snic_set_rxnfc(struct net_device *nd, struct ethtool_rxnfc *cmd);
 /* snic_en_main.c: under RTNL */
 int snic_coal_apply(struct snic_priv *priv);
 int snic_reconfigure(struct snic_priv *priv, int num_ch, unsigned int mtu);
-int snic_tx_rate_set(struct snic_priv *priv, int qi, u64 bps);
 
 /* snic_en_tc.c: under RTNL */
 int snic_setup_tc(struct net_device *nd, enum tc_setup_type type,

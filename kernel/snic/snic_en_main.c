@@ -10,6 +10,7 @@
  * and the EQ.  RSS and its catch-all rule: snic_en_rss.c; ethtool ntuple
  * rules: snic_en_fs_ethtool.c.
  */
+#include <linux/bpf.h>
 #include <linux/etherdevice.h>
 #include <linux/interrupt.h>
 #include <linux/module.h>
@@ -465,23 +466,51 @@ static int snic_set_features(struct net_device *nd, netdev_features_t features)
 	return 0;
 }
 
-/* TX queue @qi's rate limiter at @bps (0: none), kept for rebuilds. */
-int snic_tx_rate_set(struct snic_priv *priv, int qi, u64 bps)
+static int snic_xdp_setup(struct snic_priv *priv, struct bpf_prog *prog,
+			  struct netlink_ext_ack *extack)
 {
+	struct net_device *nd = priv->netdev;
+	struct bpf_prog *old = priv->xdp_prog;
 	int ret;
 
 	ASSERT_RTNL();
-	if (!snic_has(priv->sd, SNIC_CAP_RATE))
+	if (prog && prog->aux->xdp_has_frags) {
+		NL_SET_ERR_MSG_MOD(extack, "multi-buffer XDP is not supported");
 		return -EOPNOTSUPP;
-	if (qi < 0 || qi >= priv->max_ch)
-		return -EINVAL;
-	if (priv->up && qi < priv->nch_open) {
-		ret = snic_cmd_sq_rate(priv->sd, priv->ch[qi].sq.qn, bps);
-		if (ret)
-			return ret;
 	}
-	priv->tx_rate[qi] = bps;
+	if (prog && !snic_xdp_mtu_ok(nd->mtu)) {
+		NL_SET_ERR_MSG_MOD(extack,
+				   "MTU too large for XDP: a frame must fit in a page");
+		netdev_warn(nd, "XDP refused: MTU %u over the one-page limit\n",
+			    nd->mtu);
+		return -EINVAL;
+	}
+	WRITE_ONCE(priv->xdp_prog, prog);
+	/* A program coming or going changes the RX headroom: rebuild. */
+	if (!!old != !!prog && netif_running(nd)) {
+		ret = snic_reconfigure(priv, priv->num_ch, nd->mtu);
+		if (ret) {
+			WRITE_ONCE(priv->xdp_prog, old);
+			NL_SET_ERR_MSG_MOD(extack, "cannot rebuild the channels");
+			snic_reconfigure(priv, priv->num_ch, nd->mtu);
+			return ret;
+		}
+	}
+	if (old)
+		bpf_prog_put(old);
 	return 0;
+}
+
+static int snic_bpf(struct net_device *nd, struct netdev_bpf *bpf)
+{
+	struct snic_priv *priv = netdev_priv(nd);
+
+	switch (bpf->command) {
+	case XDP_SETUP_PROG:
+		return snic_xdp_setup(priv, bpf->prog, bpf->extack);
+	default:
+		return -EINVAL;
+	}
 }
 
 static int snic_set_tx_maxrate(struct net_device *nd, int qi, u32 maxrate)

@@ -429,3 +429,22 @@ void snic_tx_drain(struct snic_channel *ch)
 	}
 	netdev_tx_reset_queue(ch->txq);
 }
+
+/* TX queue @qi's rate limiter at @bps (0: none), kept for rebuilds. */
+int snic_tx_rate_set(struct snic_priv *priv, int qi, u64 bps)
+{
+	int ret;
+
+	ASSERT_RTNL();
+	if (!snic_has(priv->sd, SNIC_CAP_RATE))
+		return -EOPNOTSUPP;
+	if (qi < 0 || qi >= priv->max_ch)
+		return -EINVAL;
+	if (priv->up && qi < priv->nch_open) {
+		ret = snic_cmd_sq_rate(priv->sd, priv->ch[qi].sq.qn, bps);
+		if (ret)
+			return ret;
+	}
+	priv->tx_rate[qi] = bps;
+	return 0;
+}

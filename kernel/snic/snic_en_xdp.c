@@ -191,57 +191,10 @@ int snic_xdp_xmit(struct net_device *nd, int n, struct xdp_frame **frames,
 	return i;
 }
 
-static int snic_xdp_setup(struct snic_priv *priv, struct bpf_prog *prog,
-			  struct netlink_ext_ack *extack)
-{
-	struct net_device *nd = priv->netdev;
-	struct bpf_prog *old = priv->xdp_prog;
-	int ret;
-
-	ASSERT_RTNL();
-	if (prog && prog->aux->xdp_has_frags) {
-		NL_SET_ERR_MSG_MOD(extack, "multi-buffer XDP is not supported");
-		return -EOPNOTSUPP;
-	}
-	if (prog && !snic_xdp_mtu_ok(nd->mtu)) {
-		NL_SET_ERR_MSG_MOD(extack,
-				   "MTU too large for XDP: a frame must fit in a page");
-		netdev_warn(nd, "XDP refused: MTU %u over the one-page limit\n",
-			    nd->mtu);
-		return -EINVAL;
-	}
-	WRITE_ONCE(priv->xdp_prog, prog);
-	/* A program coming or going changes the RX headroom: rebuild. */
-	if (!!old != !!prog && netif_running(nd)) {
-		ret = snic_reconfigure(priv, priv->num_ch, nd->mtu);
-		if (ret) {
-			WRITE_ONCE(priv->xdp_prog, old);
-			NL_SET_ERR_MSG_MOD(extack, "cannot rebuild the channels");
-			snic_reconfigure(priv, priv->num_ch, nd->mtu);
-			return ret;
-		}
-	}
-	if (old)
-		bpf_prog_put(old);
-	return 0;
-}
-
 /* The port goes: its program, if the core has not detached it already. */
 void snic_xdp_release(struct snic_priv *priv)
 {
 	if (priv->xdp_prog)
 		bpf_prog_put(priv->xdp_prog);
 	priv->xdp_prog = NULL;
-}
-
-int snic_bpf(struct net_device *nd, struct netdev_bpf *bpf)
-{
-	struct snic_priv *priv = netdev_priv(nd);
-
-	switch (bpf->command) {
-	case XDP_SETUP_PROG:
-		return snic_xdp_setup(priv, bpf->prog, bpf->extack);
-	default:
-		return -EINVAL;
-	}
 }

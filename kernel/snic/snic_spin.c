@@ -61,16 +61,6 @@ static u32 snic_spin_mem_free_bytes(struct snic_spin *sp, u8 mem)
 	       SNIC_SPIN_MEM_ALIGN;
 }
 
-/* 0 with sp->lock held, or -ENODEV (not held) once the function is gone. */
-int snic_spin_lock_live(struct snic_spin *sp)
-{
-	mutex_lock(&sp->lock);
-	if (!sp->dead)
-		return 0;
-	mutex_unlock(&sp->lock);
-	return -ENODEV;
-}
-
 /* One WRITE_MEM/READ_MEM admin command: @n bytes at bus address @dma. */
 static int snic_spin_mem_cmd(struct snic_spin *sp, u8 opcode, u8 mem,
 			     u32 offset, dma_addr_t dma, u32 n)

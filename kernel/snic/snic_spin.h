@@ -113,9 +113,8 @@ struct snic_spin_file {
 	wait_queue_head_t wq;	/* poll(): woken by the sPIN EQ interrupt */
 };
 
-/* snic_spin.c */
+/* snic_spin_ctx.c */
 int snic_spin_lock_live(struct snic_spin *sp);
-
 /* snic_spin_ctx.c: called with sp->lock held */
 struct snic_spin_alloc *snic_spin_alloc_find(struct snic_spin_file *f,
 					     u32 id);

@@ -20,6 +20,16 @@
 #include <linux/uaccess.h>
 #include "snic_spin.h"
 
+/* 0 with sp->lock held, or -ENODEV (not held) once the function is gone. */
+int snic_spin_lock_live(struct snic_spin *sp)
+{
+	mutex_lock(&sp->lock);
+	if (!sp->dead)
+		return 0;
+	mutex_unlock(&sp->lock);
+	return -ENODEV;
+}
+
 /* A refused operation: counted (INFO perm_denied) and logged. */
 static int snic_spin_refused(struct snic_spin_file *f, const char *what)
 {

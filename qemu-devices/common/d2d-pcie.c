@@ -5,7 +5,6 @@
  */
 #include "qemu/osdep.h"
 #include "qemu/log.h"
-#include "qemu/range.h"
 #include "hw/pci/pci.h"
 #include "hw/pci/msix.h"
 #include "qapi/visitor.h"
@@ -28,22 +27,6 @@ static void d2d_dma_account(D2DPcieCounters *c, D2DPcieCounters *q,
     if (q) {
         d2d_pcie_account(q, op, addr, len);
     }
-}
-
-bool d2d_dma_targets_self(PCIDevice *pdev, dma_addr_t addr, dma_addr_t len)
-{
-    int i;
-
-    for (i = 0; i < PCI_NUM_REGIONS; i++) {
-        const PCIIORegion *r = &pdev->io_regions[i];
-
-        if (r->size && r->addr != PCI_BAR_UNMAPPED &&
-            !(r->type & PCI_BASE_ADDRESS_SPACE_IO) &&
-            ranges_overlap(addr, len ? len : 1, r->addr, r->size)) {
-            return true;
-        }
-    }
-    return false;
 }
 
 /* Refuses (counts, logs) a DMA that targets the device's own BARs. */
@@ -132,42 +115,6 @@ MemTxResult d2d_dma_write_entry(PCIDevice *pdev, D2DPcieCounters *c,
     }
     d2d_dma_account(c, q, r, D2D_PCIE_DMA_WRITE, addr, len);
     return r;
-}
-
-typedef struct D2DGuardedTimer {
-    QEMUTimerCB *cb;
-    void *opaque;
-    MemReentrancyGuard *guard;
-} D2DGuardedTimer;
-
-static void d2d_guarded_timer_cb(void *opaque)
-{
-    D2DGuardedTimer *g = opaque;
-    MemReentrancyGuard *guard = g->guard;   /* @g may be freed by cb */
-    bool was = guard->engaged_in_io;
-
-    guard->engaged_in_io = true;
-    g->cb(g->opaque);
-    guard->engaged_in_io = was;
-}
-
-QEMUTimer *d2d_timer_new_guarded(DeviceState *dev, QEMUTimerCB *cb,
-                                 void *opaque)
-{
-    D2DGuardedTimer *g = g_new(D2DGuardedTimer, 1);
-
-    g->cb = cb;
-    g->opaque = opaque;
-    g->guard = &dev->mem_reentrancy_guard;
-    return timer_new_ns(QEMU_CLOCK_VIRTUAL, d2d_guarded_timer_cb, g);
-}
-
-void d2d_timer_free_guarded(QEMUTimer *t)
-{
-    if (t) {
-        g_free(t->opaque);
-        timer_free(t);
-    }
 }
 
 void d2d_msix_notify(PCIDevice *pdev, D2DPcieCounters *c, unsigned vector)

@@ -13,15 +13,15 @@
 #include "qemu/main-loop.h"
 #include "qemu/timer.h"
 #include "pcie-tlp.h"
+#include "d2d-guard.h"
 
 /*
  * Every DMA the helpers below issue is refused (MEMTX_ACCESS_ERROR,
  * counted in dma_errors and self_dma, logged as a guest error) when any
- * byte of it falls into one of the device's own memory BARs: a device
- * never DMAs into its own registers, doorbells or MSI-X table.  A peer
- * device's BAR is a valid target (peer-to-peer DMA).
+ * byte of it falls into one of the device's own memory BARs
+ * (d2d_dma_targets_self, d2d-guard.h).  A peer device's BAR is a valid
+ * target (peer-to-peer DMA).
  */
-bool d2d_dma_targets_self(PCIDevice *pdev, dma_addr_t addr, dma_addr_t len);
 
 /*
  * @c: the device's counters; @q: optional counters of the queue on whose
@@ -41,18 +41,6 @@ MemTxResult d2d_dma_write(PCIDevice *pdev, D2DPcieCounters *c,
 MemTxResult d2d_dma_write_entry(PCIDevice *pdev, D2DPcieCounters *c,
                                 D2DPcieCounters *q, dma_addr_t addr,
                                 const void *buf, dma_addr_t len);
-/*
- * A QEMU_CLOCK_VIRTUAL timer whose callback runs with @dev's memory
- * re-entrancy guard engaged, like a bottom half made by
- * qemu_bh_new_guarded(): while it runs, MMIO to @dev is refused by the
- * memory core.  Free with d2d_timer_free_guarded().
- */
-QEMUTimer *d2d_timer_new_guarded(DeviceState *dev, QEMUTimerCB *cb,
-                                 void *opaque);
-void d2d_timer_free_guarded(QEMUTimer *t);
-/* A bottom half with @dev's memory re-entrancy guard. */
-#define d2d_bh_new_guarded(dev, cb, opaque) \
-    qemu_bh_new_guarded((cb), (opaque), &DEVICE(dev)->mem_reentrancy_guard)
 
 void d2d_msix_notify(PCIDevice *pdev, D2DPcieCounters *c, unsigned vector);
 void d2d_mmio_account(D2DPcieCounters *c, bool write, hwaddr addr,

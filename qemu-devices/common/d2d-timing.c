@@ -11,7 +11,7 @@
 #include "hw/qdev-core.h"
 #include "hw/pci/msix.h"
 #include "sysemu/dma.h"
-#include "d2d-pcie.h"
+#include "d2d-guard.h"
 #include "d2d-timing.h"
 
 typedef enum D2DDeferKind {
