@@ -32,7 +32,6 @@
 #include <fcntl.h>
 #include <linux/fiemap.h>
 #include <linux/fs.h>
-#include <linux/userfaultfd.h>
 #include <poll.h>
 #include <pthread.h>
 #include <setjmp.h>
@@ -47,6 +46,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "libd2d.h"
+#include "uffd_stall.h"
 
 #define CANARY "CANARY-ROOT"
 
@@ -256,17 +256,15 @@ static int cmd_race(char **argv)
 
 /* uffd-stall */
 static int stall_hdc;
-static char *stall_buf;
 static int stall_ret;
 
-static void *stall_submit(void *arg)
+static void *stall_submit(void *buf)
 {
 	struct hdc_req req;
 
-	(void)arg;
 	d2d_req_init(&req);
 	req.src.type = HDC_UEP_USER;
-	req.src.addr = (uintptr_t)stall_buf;
+	req.src.addr = (uintptr_t)buf;
 	req.src.len = 65536;
 	req.length = 65536;
 	req.nfuncs = 1;
@@ -277,45 +275,10 @@ static void *stall_submit(void *arg)
 
 static int cmd_uffd_stall(void)
 {
-	struct uffdio_api api = { .api = UFFD_API };
-	struct uffdio_register reg;
-	struct uffdio_zeropage zp;
-	struct uffd_msg msg;
-	sigset_t set;
-	pthread_t th;
-	int uffd, sig;
-
 	stall_hdc = d2d_open();
 	if (stall_hdc < 0)
 		die("open /dev/hdc");
-	uffd = syscall(SYS_userfaultfd, O_CLOEXEC);
-	if (uffd < 0 || ioctl(uffd, UFFDIO_API, &api))
-		die("userfaultfd");
-	stall_buf = mmap(NULL, 65536, PROT_READ | PROT_WRITE,
-			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (stall_buf == MAP_FAILED)
-		die("mmap");
-	reg.range.start = (uintptr_t)stall_buf;
-	reg.range.len = 65536;
-	reg.mode = UFFDIO_REGISTER_MODE_MISSING;
-	if (ioctl(uffd, UFFDIO_REGISTER, &reg))
-		die("UFFDIO_REGISTER");
-	sigemptyset(&set);
-	sigaddset(&set, SIGUSR1);
-	pthread_sigmask(SIG_BLOCK, &set, NULL);
-	if (pthread_create(&th, NULL, stall_submit, NULL))
-		die("pthread_create");
-	if (read(uffd, &msg, sizeof(msg)) != sizeof(msg))
-		die("read userfaultfd");
-	printf("STALLED\n");
-	fflush(stdout);
-	sigwait(&set, &sig);
-	zp.range.start = (uintptr_t)stall_buf;
-	zp.range.len = 65536;
-	zp.mode = 0;
-	if (ioctl(uffd, UFFDIO_ZEROPAGE, &zp))
-		die("UFFDIO_ZEROPAGE");
-	pthread_join(th, NULL);
+	uffd_stall_run(65536, stall_submit);
 	printf("submit: %s\n", errname(stall_ret));
 	return 0;
 }

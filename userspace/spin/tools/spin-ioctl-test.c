@@ -13,7 +13,6 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/userfaultfd.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
@@ -27,6 +26,7 @@
 #include <unistd.h>
 #include <d2d/snic_spin_ifc.h>	/* device limits the checks expect */
 #include <d2d/snic_spin_ioctl.h>
+#include "uffd_stall.h"
 
 static const char *prefix;
 static int failed;
@@ -61,9 +61,9 @@ static int do_ioctl(int fd, unsigned long req, void *arg)
 static int stall_fd, stall_err;
 static struct snic_spin_mem_rw stall_rw;
 
-static void *stall_write(void *arg)
+static void *stall_write(void *buf)
 {
-	(void)arg;
+	stall_rw.data = (uintptr_t)buf;
 	stall_err = do_ioctl(stall_fd, SNIC_SPIN_IOC_MEM_WRITE, &stall_rw);
 	return NULL;
 }
@@ -78,50 +78,14 @@ static int uffd_stall(const char *dev)
 {
 	struct snic_spin_mem_alloc pm = { .mem = SNIC_SPIN_MEM_PROG,
 					  .size = 4096 };
-	struct uffdio_api api = { .api = UFFD_API };
-	struct uffdio_register reg;
-	struct uffdio_zeropage zp;
-	struct uffd_msg msg;
-	sigset_t set;
-	pthread_t th;
-	int uffd, sig;
-	void *buf;
 
 	stall_fd = open(dev, O_RDWR);
 	if (stall_fd < 0)
 		die(dev);
 	if (ioctl(stall_fd, SNIC_SPIN_IOC_MEM_ALLOC, &pm))
 		die("SNIC_SPIN_IOC_MEM_ALLOC");
-	uffd = syscall(SYS_userfaultfd, O_CLOEXEC);
-	if (uffd < 0 || ioctl(uffd, UFFDIO_API, &api))
-		die("userfaultfd");
-	buf = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
-		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (buf == MAP_FAILED)
-		die("mmap");
-	reg.range.start = (uintptr_t)buf;
-	reg.range.len = 4096;
-	reg.mode = UFFDIO_REGISTER_MODE_MISSING;
-	if (ioctl(uffd, UFFDIO_REGISTER, &reg))
-		die("UFFDIO_REGISTER");
-	stall_rw = (struct snic_spin_mem_rw){ .id = pm.id, .len = 4096,
-					      .data = (uintptr_t)buf };
-	sigemptyset(&set);
-	sigaddset(&set, SIGUSR1);
-	pthread_sigmask(SIG_BLOCK, &set, NULL);
-	if (pthread_create(&th, NULL, stall_write, NULL))
-		die("pthread_create");
-	if (read(uffd, &msg, sizeof(msg)) != sizeof(msg))
-		die("read userfaultfd");
-	printf("STALLED\n");
-	fflush(stdout);
-	sigwait(&set, &sig);
-	zp.range.start = (uintptr_t)buf;
-	zp.range.len = 4096;
-	zp.mode = 0;
-	if (ioctl(uffd, UFFDIO_ZEROPAGE, &zp))
-		die("UFFDIO_ZEROPAGE");
-	pthread_join(th, NULL);
+	stall_rw = (struct snic_spin_mem_rw){ .id = pm.id, .len = 4096 };
+	uffd_stall_run(4096, stall_write);
 	printf("write: %s\n", stall_err ? strerrorname_np(stall_err) : "ok");
 	return 0;
 }
