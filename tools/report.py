@@ -97,6 +97,37 @@ def figures(runs):
                 s[p['b']] = [(0, p['bv'])]
         figs.append((metric, title, ('NIC', unit), s, 'bar'))
 
+    # RDMA in timing mode: modeled bandwidth and latency, snic vs rxe.
+    for metric, title, unit in (
+            ('rdma-timed-write-bw-64KiB-MBps',
+             'RDMA WRITE 64 KiB bandwidth, modeled time', 'MB/s'),
+            ('rdma-timed-read-lat-64B-us',
+             'RDMA READ 64 B latency, modeled time', 'us')):
+        s = {}
+        for name, _, p in runs:
+            if name == metric and p:
+                s[p['a']] = [(0, p['av'])]
+                s[p['b']] = [(0, p['bv'])]
+        figs.append((metric, title, ('device', unit), s, 'bar'))
+
+    # HDC NIC side: d2d vs software-controlled P2P per request size.
+    s = {}
+    for name, rest, _ in runs:
+        m = re.match(r'^hdc-net-([0-9]+)-(cpu|latency)-vs-sw-p2p$', name)
+        r = re.search(r' = ([0-9.]+)', rest)
+        if m and r:
+            what = ('guest instructions' if m.group(2) == 'cpu'
+                    else 'latency (emulated)')
+            s.setdefault('d2d / sw-p2p, ' + what, []).append(
+                (int(m.group(1)), float(r.group(1))))
+    if s:
+        xs = sorted({x for v in s.values() for x, _ in v})
+        s['paper: CPU 0.48'] = [(x, 0.48) for x in xs]
+        s['paper: latency 0.58'] = [(x, 0.58) for x in xs]
+    figs.append(('hdc-net', 'HDC SSD->NIC: d2d vs software-controlled P2P',
+                 ('request size (B)', 'ratio (lower is better)'), s,
+                 'line'))
+
     # sPIN: modeled throughput per use case vs packet size.
     s = {}
     for name, rest, _ in runs:
@@ -200,7 +231,10 @@ def header(logs):
             '- machine: %s, %d CPUs, %s %s' % (cpu, os.cpu_count() or 0,
                                                platform.system(),
                                                platform.release()),
-            '- logs: %d bench log(s)' % len(logs), '',
+            '- bench logs: %s' % ', '.join(
+                '%s (%s)' % (os.path.basename(p), datetime.datetime.fromtimestamp(
+                    os.path.getmtime(p)).strftime('%Y-%m-%d %H:%M'))
+                for p in logs), '',
             'Guest instruction counts are exact under TCG.  Times are the '
             "guests' emulated time unless a line says \"modeled\" "
             '(README: Benchmarks): they are comparable only within one run.',

@@ -2,7 +2,8 @@
 # make report: run every benchmark once, one after another, keep their
 # output in $D2D_CACHE/report/<date-time>/, then write docs/results.md and
 # its plots (docs/results/*.png) from the "bench:" lines of that run
-# (tools/report.py).  D2D_BENCHES="rdma spin" runs a subset;
+# (tools/report.py).  A name ending in -timed runs that bench in timing
+# mode (TIMING=1, docs/timing.md).  D2D_BENCHES="rdma spin" runs a subset;
 # D2D_REPORT_LOGS=DIR re-renders the page from an earlier run's logs.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -14,13 +15,15 @@ if [ -n "${D2D_REPORT_LOGS:-}" ]; then
 fi
 dir="$D2D_CACHE/report/$(date +%Y%m%d-%H%M%S)"
 mkdir -p "$dir"
-benches=${D2D_BENCHES:-rdma eth spin fld hdc}
+benches=${D2D_BENCHES:-rdma rdma-timed eth spin fld hdc hdc-net}
 set -- $benches
 n=$# k=0 start=$(date +%s) failed=0
 for b in $benches; do
 	k=$((k + 1))
 	log "report: bench $k/$n $b ($(( $(date +%s) - start ))s; log: $dir/bench-$b.log)"
-	if ! tests/bench/$b.sh > "$dir/bench-$b.log" 2>&1; then
+	timing=0
+	case $b in *-timed) timing=1 ;; esac
+	if ! TIMING=$timing tests/bench/${b%-timed}.sh > "$dir/bench-$b.log" 2>&1; then
 		failed=$((failed + 1))
 		log "report: bench-$b failed (its lines are kept; see $dir/bench-$b.log)"
 	fi

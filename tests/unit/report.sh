@@ -25,6 +25,9 @@ bench: fld-pcie-tlp-bytes-per-packet-1500: nic<->fld 3712 vs frame 1500 = 2.47 (
 bench: hdc-copy-insns-per-MiB: d2d-copy 1000 vs cp 50000 = 0.02
 bench: hdc-sha256-insns-per-MiB: d2d-sha256 2000 vs sha256sum 90000 = 0.02
 bench: rdma-snic-write-go-back-n: retx=1 timeouts=0 seq_naks=0 (client requester)
+bench: rdma-timed-write-bw-64KiB-MBps: snic 10616.48 vs rxe 21.49 = 494.02 (modeled time)
+bench: hdc-net-4096-cpu-vs-sw-p2p: d2d 100 vs sw-p2p 372 insns = 0.269 (DCS-ctrl: 0.48)
+bench: hdc-net-65536-latency-vs-sw-p2p: d2d 1.4 vs sw-p2p 1.0 s, emulated = 1.424 (DCS-ctrl: 0.58)
 X
 fails=0
 check() {	# check NAME COND...
@@ -36,13 +39,13 @@ out=$("$py" tools/report.py render --out "$tmp/docs" "$tmp/bench-a.log" 2>&1)
 check render [ $? -eq 0 ]
 md=$tmp/docs/results.md
 png_ok() { [ "$(head -c 8 "$tmp/docs/results/$1.png" 2>/dev/null | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ]; }
-for f in rdma-bw eth-tcp-mbps spin-throughput fld-pcie hdc-insns; do
+for f in rdma-bw eth-tcp-mbps spin-throughput fld-pcie hdc-insns rdma-timed-write-bw-64KiB-MBps hdc-net; do
 	check "png_$f" png_ok "$f"
 	check "linked_$f" grep -q "(results/$f.png)" "$md"
 done
 check no_ping_figure [ ! -e "$tmp/docs/results/eth-ping-ms.png" ]
 check ping_says_missing grep -q 'No bench line of this run feeds this figure' "$md"
-check table_rows [ "$(grep -c '^| rdma-\|^| eth-\|^| spin-\|^| fld-\|^| hdc-' "$md")" -eq 10 ]
+check table_rows [ "$(grep -c '^| rdma-\|^| eth-\|^| spin-\|^| fld-\|^| hdc-' "$md")" -eq 13 ]
 check commit_named grep -q "^- commit: $(git rev-parse --short HEAD)" "$md"
 # section 6 model: 64 B: rx 64+24+5.5, tx 108+24+20+64+5.5 = 315;
 # 1500 B: rx 1500+6*24+5.5, tx 108+3*24+6*20+1500+5.5 = 3455
