@@ -12,13 +12,7 @@ DRV=/sys/bus/pci/drivers/hdc
 check setup hdc_setup
 cd "$T_DIR" || exit 1
 
-hdc-hostile uffd-stall > /tmp/stall.out 2>&1 &
-stall_pid=$!
-i=0
-while ! grep -q STALLED /tmp/stall.out && [ $i -lt 200 ]; do
-	sleep 0.1
-	i=$((i + 1))
-done
+start_stalled /tmp/stall.out hdc-hostile uffd-stall
 check request_stalled grep -q STALLED /tmp/stall.out
 check other_request_completes sh -c "[ \"\$(d2d digest --md5 65549)\" = \"\$(md5sum 65549)\" ]"
 
@@ -26,12 +20,7 @@ check other_request_completes sh -c "[ \"\$(d2d digest --md5 65549)\" = \"\$(md5
 # driver's sysfs link goes before its remove() runs: wait for the write.
 echo "$HDC_BDF" > "$DRV/unbind" &
 unbind_pid=$!
-i=0
-while kill -0 $unbind_pid 2>/dev/null && [ $i -lt 600 ]; do
-	sleep 0.1
-	i=$((i + 1))
-done
-check unbind_while_stalled sh -c "! kill -0 $unbind_pid 2>/dev/null || { echo unbind still blocked after 60 s; exit 1; }"
+check unbind_while_stalled exits_within 60 $unbind_pid
 check no_dev_node sh -c "[ ! -e /dev/hdc ]"
 check request_still_stalled sh -c "kill -0 $stall_pid && ! grep -q submit: /tmp/stall.out"
 

@@ -48,6 +48,20 @@ exits_within() {
 	! running "$2" || { echo "still running after $1 s"; return 1; }
 }
 
+# Start COMMAND... in the background (its output in FILE, $! its pid) and
+# wait up to 20 s until it prints STALLED: the userfaultfd stall helpers
+# (spin-ioctl-test --uffd-stall, hdc-hostile uffd-stall).  Sets stall_pid.
+start_stalled() {
+	local out=$1 i=0
+	shift
+	"$@" > "$out" 2>&1 &
+	stall_pid=$!
+	while ! grep -q STALLED "$out" && [ $i -lt 200 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+}
+
 snic_devices() { ls -d /sys/bus/pci/drivers/snic/0000:* 2>/dev/null; }
 
 # Interface whose PCI driver is $1 (e.g. virtio_net: virtio's parent).

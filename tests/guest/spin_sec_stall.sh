@@ -13,13 +13,7 @@ check modprobe modprobe snic
 check spin_dev test -c "$SPIN"
 BDF=$(basename "$(readlink -f "/sys/class/misc/${SPIN#/dev/}/device")")
 
-spin-ioctl-test --uffd-stall "$SPIN" > /tmp/stall.out 2>&1 &
-stall_pid=$!
-i=0
-while ! grep -q STALLED /tmp/stall.out && [ $i -lt 200 ]; do
-	sleep 0.1
-	i=$((i + 1))
-done
+start_stalled /tmp/stall.out spin-ioctl-test --uffd-stall "$SPIN"
 check ioctl_stalled grep -q STALLED /tmp/stall.out
 spinctl -d "$SPIN" stats dev > /tmp/other.out 2>&1 &
 other_pid=$!
