@@ -68,8 +68,9 @@ spin-ioctl-test "guest/$T/after" "$SPIN" || D2D_FAILED=1
 check hdc_after sh -c "[ \"\$(d2d digest --md5 65549)\" = \"\$(md5sum 65549)\" ]"
 cd /
 umount /mnt
-check rmmod_snic rmmod rdma_ucm ib_uverbs snic
 check rmmod_hdc rmmod hdc
+check rmmod_verbs rmmod rdma_ucm ib_uverbs
+check rmmod_snic snic_rmmod
 if [ -w $DBG/kmemleak ]; then
 	echo scan > $DBG/kmemleak
 	check no_leak_of_ours sh -c "! grep -A20 unreferenced $DBG/kmemleak | grep -E '\\[(snic|hdc)\\]'"

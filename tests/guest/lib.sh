@@ -75,11 +75,11 @@ netdev_by_driver() {
 	return 1
 }
 
-# Unload snic.ko and the modules that use it, users first: fld, the test
+# Unload snic.ko and the modules that use it, users first: fld, hdc, the test
 # modules, then snic_ib (the ib_device, which modprobe snic loads too).
 snic_rmmod() {
 	local m
-	for m in fld snic_peer_test snic_ib_test snic_ib; do
+	for m in fld hdc snic_peer_test snic_ib_test snic_ib; do
 		[ -d "/sys/module/$m" ] || continue
 		rmmod "$m" || return 1
 	done

@@ -25,7 +25,7 @@ check timeout_logged sh -c "dmesg | grep -q 'admin command .* (opcode 0x50) time
 check timeout_counted test "$(timeouts)" = 1
 check broken_queue_eio sh -c "! spinctl -d $SPIN stats dev 2> /tmp/st.err;
 	grep -q 'Input/output error' /tmp/st.err || { cat /tmp/st.err; exit 1; }"
-check rmmod rmmod snic
+check rmmod snic_rmmod
 check modprobe_again modprobe snic
 i=0
 while [ ! -c "$SPIN" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done

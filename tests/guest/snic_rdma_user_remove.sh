@@ -1,5 +1,6 @@
 # snic RDMA user traffic in flight (a long ibv_rc_pingpong between the two
-# ports) while the driver goes away: rmmod snic completes without waiting
+# ports) while the driver goes away: unloading snic_ib and snic (snic_rmmod)
+# completes without waiting
 # for the verbs users (their contexts are disassociated: they fail or can
 # be killed), and so does removing the PCI function under traffic.  After
 # each, the ports come back (modprobe, PCI rescan) and carry RDMA traffic
@@ -62,7 +63,7 @@ two_snics() {
 
 rdma_user_one_guest
 traffic rmmod
-rmmod snic &
+snic_rmmod &
 rpid=$!
 check rmmod_under_traffic exits_within 60 $rpid
 wait $rpid
@@ -80,6 +81,6 @@ users_gone remove
 echo 1 > /sys/bus/pci/rescan
 check rescan_brings_port_back two_snics
 works_again after_rescan
-check rmmod rmmod snic
+check rmmod snic_rmmod
 check dmesg_clean dmesg_clean
 finish

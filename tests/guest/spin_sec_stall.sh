@@ -31,7 +31,7 @@ kill -USR1 $stall_pid
 wait $stall_pid
 wait $unbind_pid
 check stalled_ioctl_enodev grep -q "write: ENODEV" /tmp/stall.out
-check rmmod rmmod snic
+check rmmod snic_rmmod
 check modprobe_again modprobe snic
 i=0
 while ! ls /dev/snic-spin* > /dev/null 2>&1 && [ $i -lt 100 ]; do
