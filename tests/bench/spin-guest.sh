@@ -27,6 +27,8 @@ if [ "$me" = 1 ]; then
 		for s in $SIZES; do
 			extra=""
 			case $ex in
+			# handlers that answer: raw sends (spinctl --send)
+			pingpong|kvstore) extra="--send" ;;
 			reduce|aggregate|histogram) extra="-r 4096" ;;
 			strided) extra="-r 1048576" ;;
 			filtering) extra="--poke filter_rules=10.0.0.2,1,0 --poke filter_nrules=1" ;;
