@@ -31,20 +31,30 @@ per_mib() {	# per_mib DEV: guest-1 instructions per MiB written by ib_write_bw
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN {if (b > 0) printf "%.2f", a / b; else print "n/a"}'; }
 
 
-# the model's figures (shared with the timed guest test)
-. tests/guest/timing.inc
-timed() {
-	out=$(mktemp -d /tmp/d2d-bench-rdma-timed.XXXXXX)
-	echo "[bench] timing mode (icount shift=0: one instruction per ns); logs in $out"
-	tools/vm --quiet --timing --nic virtio-net-pci --timeout 1800 --log-dir "$out" \
-		--insn-count "$out/insn" tests/bench/rdma-timed-guest.sh
+# boot NAME VM-OPTIONS... SCRIPT: run the guests with their logs in a new
+# $out, keep guest 1's BENCH lines in $out/results; a failed run or one
+# without both devices' lines ends the bench.
+boot() {
+	local name=$1 rc
+	shift
+	out=$(mktemp -d "/tmp/d2d-bench-$name.XXXXXX")
+	echo "[bench] logs in $out"
+	tools/vm --quiet --log-dir "$out" --insn-count "$out/insn" "$@"
 	rc=$?
 	grep -h '^BENCH' "$out/guest1.log" | tr -d '\r' > "$out/results"
 	if [ $rc -ne 0 ] || [ "$(grep -c 'dev=' "$out/results")" -lt 2 ]; then
-		echo "bench: rdma-timed: run failed (status $rc, see $out)"
+		echo "bench: $name: run failed (status $rc, see $out)"
 		cat "$out/results"
 		exit 1
 	fi
+}
+
+# the model's figures (shared with the timed guest test)
+. tests/guest/timing.inc
+timed() {
+	echo "[bench] timing mode (icount shift=0: one instruction per ns)"
+	boot rdma-timed --timing --nic virtio-net-pci --timeout 1800 \
+		tests/bench/rdma-timed-guest.sh
 	s=$(field snic bw_mbs) r=$(field rxe bw_mbs)
 	echo "bench: rdma-timed-write-bw-64KiB-MBps: snic $s vs rxe $r = $(ratio "$s" "$r") (modeled time)"
 	s=$(field snic lat_us) r=$(field rxe lat_us)
@@ -65,17 +75,7 @@ timed() {
 }
 [ "${TIMING:-0}" = 1 ] && timed
 
-out=$(mktemp -d /tmp/d2d-bench-rdma.XXXXXX)
-echo "[bench] logs in $out"
-tools/vm --quiet --guests 2 --virtio --timeout 900 --log-dir "$out" \
-	--insn-count "$out/insn" tests/bench/rdma-guest.sh
-rc=$?
-grep -h '^BENCH' "$out/guest1.log" | tr -d '\r' > "$out/results"
-if [ $rc -ne 0 ] || [ "$(grep -c 'dev=' "$out/results")" -lt 2 ]; then
-	echo "bench: rdma: run failed (status $rc, see $out)"
-	cat "$out/results"
-	exit 1
-fi
+boot rdma --guests 2 --virtio --timeout 900 tests/bench/rdma-guest.sh
 s=$(field snic bw_mbs) r=$(field rxe bw_mbs)
 echo "bench: rdma-write-bw-64KiB-MBps: snic $s vs rxe $r = $(ratio "$s" "$r") (goal >= 5)"
 s=$(field snic lat_us) r=$(field rxe lat_us)
