@@ -15,7 +15,7 @@ KCONFIG := $(shell tools/kconfig-symbols.sh --make)
 
 .PHONY: all deps qemu qemu-asan modules userspace image demo check check-unit \
 	check-device check-asan check-guest lint clean checkpatch help bench-eth bench-hdc \
-	bench-rdma bench-spin bench-fld bench-hdc-net report debug-kernel modules-debug image-debug \
+	bench-rdma bench-spin bench-fld bench-hdc-net bench-flexins report debug-kernel modules-debug image-debug \
 	check-debug
 
 all: qemu modules userspace
@@ -124,6 +124,9 @@ bench-spin: qemu image
 
 bench-fld: qemu image
 	@tests/bench/fld.sh
+
+bench-flexins: qemu image
+	@tests/bench/flexins.sh
 
 # Every bench once, then docs/results.md with plots (tools/report.sh).
 report: qemu image
