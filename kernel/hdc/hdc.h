@@ -18,6 +18,7 @@
 #include <linux/wait.h>
 #include <linux/workqueue.h>
 #include <d2d/hdc_ifc.h>
+#include <d2d/kunit.h>
 #include <d2d/hdc_ioctl.h>
 #include <d2d/snic_peer.h>
 #include <linux/netdevice.h>
@@ -124,6 +125,25 @@ struct hdc_fdep {
 };
 
 /* An extent list being built (hdc_build.c, hdc_map.c). */
+/* A file range as the file system maps it (hdc_map.c) */
+enum hdc_seg_kind {
+	HDC_SEG_DATA,
+	HDC_SEG_HOLE,		/* or unwritten: read as zeros */
+};
+
+struct hdc_seg {
+	u64 off;		/* file offset */
+	u64 len;
+	u64 phys;		/* byte address on the file system's device */
+	u8 kind;		/* enum hdc_seg_kind */
+};
+
+struct hdc_segs {
+	struct hdc_seg *s;
+	u32 n;
+	u32 cap;
+};
+
 struct hdc_extlist {
 	struct hdc_extent *ext;
 	u32 n;
@@ -263,5 +283,14 @@ int hdc_nic_flow(struct hdc_dev *hd, struct file *file,
 		 struct hdc_net_flow *f);
 s64 hdc_nic_sw_p2p(struct hdc_dev *hd, const struct hdc_extent *x, u32 n,
 		   u64 len, struct hdc_net_flow *flow);
+
+#if IS_ENABLED(CONFIG_KUNIT)
+/* helpers under test (hdc_kunit.c) */
+void hdc_segs_free(struct hdc_segs *sg);
+int hdc_seg_add(struct hdc_segs *sg, u64 off, u64 len, u64 phys, u8 kind);
+int hdc_out_bound(u64 len, int ndeflate, u64 *bound);
+int hdc_ext_slice(const struct hdc_extent *x, u32 n, u32 shift, u64 off,
+		  u64 len, struct hdc_extent *out, u32 max);
+#endif
 
 #endif /* _HDC_H */

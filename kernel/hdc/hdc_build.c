@@ -64,7 +64,7 @@ static int hdc_check_funcs(struct hdc_dev *hd, const struct hdc_req *r,
  * The most a chain can write: deflate (and gzip, 18 bytes of framing more)
  * may expand incompressible data.
  */
-static int hdc_out_bound(u64 len, int ndeflate, u64 *bound)
+D2D_VISIBLE_IF_KUNIT int hdc_out_bound(u64 len, int ndeflate, u64 *bound)
 {
 	while (ndeflate--) {
 		u64 b = len + (len >> 8) + 4096;

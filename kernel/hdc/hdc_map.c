@@ -44,25 +44,7 @@
 #define HDC_ZERO_BVECS		1024	/* 4 MiB per direct I/O write */
 #define HDC_PROBE_BYTES		4096
 
-enum hdc_seg_kind {
-	HDC_SEG_DATA,
-	HDC_SEG_HOLE,		/* or unwritten: read as zeros */
-};
-
-struct hdc_seg {
-	u64 off;		/* file offset */
-	u64 len;
-	u64 phys;		/* byte address on the file system's device */
-	u8 kind;		/* enum hdc_seg_kind */
-};
-
-struct hdc_segs {
-	struct hdc_seg *s;
-	u32 n;
-	u32 cap;
-};
-
-static void hdc_segs_free(struct hdc_segs *sg)
+D2D_VISIBLE_IF_KUNIT void hdc_segs_free(struct hdc_segs *sg)
 {
 	kvfree(sg->s);
 	sg->s = NULL;
@@ -70,8 +52,8 @@ static void hdc_segs_free(struct hdc_segs *sg)
 	sg->cap = 0;
 }
 
-static int hdc_seg_add(struct hdc_segs *sg, u64 off, u64 len, u64 phys,
-		       u8 kind)
+D2D_VISIBLE_IF_KUNIT int hdc_seg_add(struct hdc_segs *sg, u64 off, u64 len,
+				     u64 phys, u8 kind)
 {
 	struct hdc_seg *last = sg->n ? &sg->s[sg->n - 1] : NULL;
 

@@ -311,8 +311,9 @@ int hdc_nic_flow(struct hdc_dev *hd, struct file *file,
  * reads a source: each extent's blocks less its skip) as extents of their
  * own in @out (room for @max); the number written, or -E2BIG.
  */
-static int hdc_ext_slice(const struct hdc_extent *x, u32 n, u32 shift,
-			 u64 off, u64 len, struct hdc_extent *out, u32 max)
+D2D_VISIBLE_IF_KUNIT int hdc_ext_slice(const struct hdc_extent *x, u32 n,
+				       u32 shift, u64 off, u64 len,
+				       struct hdc_extent *out, u32 max)
 {
 	u32 i, k = 0, bs = 1u << shift;
 

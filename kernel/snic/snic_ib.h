@@ -15,6 +15,7 @@
 #include <rdma/ib_umem.h>
 #include <d2d/snic_rdma_ifc.h>
 #include <d2d/snic_verbs_abi.h>
+#include <d2d/kunit.h>
 #include "snic.h"
 
 #define SNIC_IB_PORT		1
@@ -304,5 +305,18 @@ int snic_ib_post_srq_recv(struct ib_srq *srq, const struct ib_recv_wr *wr,
 			  const struct ib_recv_wr **bad);
 void snic_ib_fill_wc(struct snic_ib_qp *qp, const struct snic_cqe *cqe,
 		     struct ib_wc *wc);
+
+/* A send WQE as it is built before it is copied into the ring. */
+struct snic_ib_wqe_buf {
+	u8 b[SNIC_WQE_MAX_BBS * SNIC_WQEBB_SIZE] __aligned(16);
+};
+
+#if IS_ENABLED(CONFIG_KUNIT)
+/* snic_ib_post.c's helpers under test (snic_ib_kunit.c) */
+int snic_ib_wqe_opcode(const struct snic_ib_qp *qp, enum ib_wr_opcode op);
+int snic_ib_build_wqe(struct snic_ib_qp *qp, const struct ib_send_wr *wr,
+		      struct snic_ib_wqe_buf *w);
+enum ib_wc_status snic_ib_wc_status(u8 syndrome);
+#endif
 
 #endif /* _SNIC_IB_H */

@@ -13,20 +13,14 @@
 #include <rdma/ib_verbs.h>
 #include "snic_ib.h"
 
-#define SNIC_IB_WQE_MAX		(SNIC_WQE_MAX_BBS * SNIC_WQEBB_SIZE)
-
-struct snic_ib_wqe_buf {
-	u8 b[SNIC_IB_WQE_MAX] __aligned(16);
-};
-
 static bool snic_ib_can_send(u8 state)
 {
 	return state == IB_QPS_RTS || state == IB_QPS_SQD ||
 	       state == IB_QPS_SQE || state == IB_QPS_ERR;
 }
 
-static int snic_ib_wqe_opcode(const struct snic_ib_qp *qp,
-			      enum ib_wr_opcode op)
+D2D_VISIBLE_IF_KUNIT int snic_ib_wqe_opcode(const struct snic_ib_qp *qp,
+					    enum ib_wr_opcode op)
 {
 	bool rc = qp->type == SNIC_QPT_RC;
 
@@ -117,8 +111,9 @@ static void snic_ib_put_reg(const struct ib_reg_wr *r, struct snic_wqe_reg *s)
 }
 
 /* Build one WQE in @w; returns its size in basic blocks or -errno. */
-static int snic_ib_build_wqe(struct snic_ib_qp *qp, const struct ib_send_wr *wr,
-			     struct snic_ib_wqe_buf *w)
+D2D_VISIBLE_IF_KUNIT int snic_ib_build_wqe(struct snic_ib_qp *qp,
+					   const struct ib_send_wr *wr,
+					   struct snic_ib_wqe_buf *w)
 {
 	struct snic_wqe_ctrl *ctrl = (void *)w->b;
 	u8 *seg = w->b + sizeof(*ctrl), *end = w->b + sizeof(w->b);
@@ -354,7 +349,7 @@ int snic_ib_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
 
 /* ---- completions ---- */
 
-static enum ib_wc_status snic_ib_wc_status(u8 syndrome)
+D2D_VISIBLE_IF_KUNIT enum ib_wc_status snic_ib_wc_status(u8 syndrome)
 {
 	static const enum ib_wc_status map[] = {
 		[SNIC_RST_OK] = IB_WC_SUCCESS,
