@@ -110,4 +110,5 @@ static struct kunit_suite hdc_kunit_suite = {
 	.name = "hdc_extents",
 	.test_cases = hdc_kunit_cases,
 };
+
 kunit_test_suite(hdc_kunit_suite);

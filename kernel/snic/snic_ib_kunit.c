@@ -197,4 +197,5 @@ static struct kunit_suite snic_ib_kunit_suite = {
 	.name = "snic_ib_wqe",
 	.test_cases = snic_ib_kunit_cases,
 };
+
 kunit_test_suite(snic_ib_kunit_suite);
