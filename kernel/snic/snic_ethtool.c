@@ -66,16 +66,14 @@ static const char * const snic_port_stat_names[] = {
 	SNIC_PORT_STATS(SNIC_STAT_NAME)
 };
 
-/* Field order of struct snic_pcie_stats. */
+/* struct snic_pcie_stats: names and order from D2D_PCIE_STATS. */
 static const char * const snic_pcie_stat_names[] = {
-	"dma_reads", "dma_read_bytes", "dma_writes", "dma_write_bytes",
-	"mmio_reads", "mmio_read_bytes", "mmio_writes", "mmio_write_bytes",
-	"msix", "tlps", "tlp_bytes", "dma_errors",
+	D2D_PCIE_STATS(SNIC_STAT_NAME)
 };
 
-/* Field order of struct snic_queue_stats before its pcie member. */
+/* struct snic_queue_stats before its pcie member: SNIC_QUEUE_STATS. */
 static const char * const snic_queue_stat_names[] = {
-	"packets", "bytes", "errors", "drops", "doorbells",
+	SNIC_QUEUE_STATS(SNIC_STAT_NAME)
 };
 
 #define SNIC_N_PORT	ARRAY_SIZE(snic_port_stat_names)
@@ -182,6 +180,8 @@ static void snic_get_ethtool_stats(struct net_device *nd,
 	int i;
 
 	BUILD_BUG_ON(SNIC_N_PORT != SNIC_PORT_STAT_COUNT);
+	BUILD_BUG_ON(SNIC_N_PCIE != D2D_PCIE_STAT_COUNT);
+	BUILD_BUG_ON(ARRAY_SIZE(snic_queue_stat_names) != SNIC_QUEUE_STAT_COUNT);
 	BUILD_BUG_ON(sizeof(ps) != SNIC_N_PORT * sizeof(__le64));
 	BUILD_BUG_ON(sizeof(pcs) != SNIC_N_PCIE * sizeof(__le64));
 	BUILD_BUG_ON(sizeof(struct snic_queue_stats) !=

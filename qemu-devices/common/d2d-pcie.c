@@ -71,9 +71,15 @@ MemTxResult d2d_dma_read(PCIDevice *pdev, D2DPcieCounters *c,
     return r;
 }
 
-MemTxResult d2d_dma_write(PCIDevice *pdev, D2DPcieCounters *c,
-                          D2DPcieCounters *q, dma_addr_t addr,
-                          const void *buf, dma_addr_t len)
+/*
+ * A DMA write; @entry: its last byte is an owner/valid bit, written after
+ * the rest is visible.  In timing mode the write is deferred to its
+ * modeled time by the timing layer, which keeps that order itself.
+ */
+static MemTxResult d2d_dma_write_as(PCIDevice *pdev, D2DPcieCounters *c,
+                                    D2DPcieCounters *q, dma_addr_t addr,
+                                    const void *buf, dma_addr_t len,
+                                    bool entry)
 {
     D2DTiming *t = d2d_timing_of(pdev);
     MemTxResult r;
@@ -82,39 +88,34 @@ MemTxResult d2d_dma_write(PCIDevice *pdev, D2DPcieCounters *c,
         return MEMTX_ACCESS_ERROR;
     }
     if (t) {
-        r = d2d_timing_dma_write(t, addr, buf, len, false);
-    } else {
+        r = d2d_timing_dma_write(t, addr, buf, len, entry);
+    } else if (!entry) {
         r = pci_dma_write(pdev, addr, buf, len);
+    } else {
+        r = pci_dma_write(pdev, addr, buf, len - 1);
+        if (r == MEMTX_OK) {
+            /* The entry's body must be visible before its owner byte. */
+            smp_wmb();
+            r = pci_dma_write(pdev, addr + len - 1,
+                              (const uint8_t *)buf + len - 1, 1);
+        }
     }
-
     d2d_dma_account(c, q, r, D2D_PCIE_DMA_WRITE, addr, len);
     return r;
+}
+
+MemTxResult d2d_dma_write(PCIDevice *pdev, D2DPcieCounters *c,
+                          D2DPcieCounters *q, dma_addr_t addr,
+                          const void *buf, dma_addr_t len)
+{
+    return d2d_dma_write_as(pdev, c, q, addr, buf, len, false);
 }
 
 MemTxResult d2d_dma_write_entry(PCIDevice *pdev, D2DPcieCounters *c,
                                 D2DPcieCounters *q, dma_addr_t addr,
                                 const void *buf, dma_addr_t len)
 {
-    D2DTiming *t = d2d_timing_of(pdev);
-    MemTxResult r;
-
-    if (d2d_dma_refuse_self(pdev, c, q, true, addr, len)) {
-        return MEMTX_ACCESS_ERROR;
-    }
-    if (t) {
-        r = d2d_timing_dma_write(t, addr, buf, len, true);
-        d2d_dma_account(c, q, r, D2D_PCIE_DMA_WRITE, addr, len);
-        return r;
-    }
-    r = pci_dma_write(pdev, addr, buf, len - 1);
-    if (r == MEMTX_OK) {
-        /* The entry's body must be visible before its owner byte. */
-        smp_wmb();
-        r = pci_dma_write(pdev, addr + len - 1, (const uint8_t *)buf + len - 1,
-                          1);
-    }
-    d2d_dma_account(c, q, r, D2D_PCIE_DMA_WRITE, addr, len);
-    return r;
+    return d2d_dma_write_as(pdev, c, q, addr, buf, len, true);
 }
 
 void d2d_msix_notify(PCIDevice *pdev, D2DPcieCounters *c, unsigned vector)
@@ -140,17 +141,27 @@ void d2d_mmio_account(D2DPcieCounters *c, bool write, hwaddr addr,
                      addr, size);
 }
 
+static const char *const d2d_pcie_names[] = {
+    D2D_PCIE_STATS(D2D_PCIE_STAT_NAME)
+};
+QEMU_BUILD_BUG_ON(ARRAY_SIZE(d2d_pcie_names) != D2D_PCIE_STAT_COUNT);
+QEMU_BUILD_BUG_ON(sizeof(D2DPcieCounters) !=
+                  D2D_PCIE_STAT_COUNT * sizeof(uint64_t));
+
+uint64_t d2d_pcie_counter(const D2DPcieCounters *c, unsigned i)
+{
+    assert(i < D2D_PCIE_STAT_COUNT);
+    return ((const uint64_t *)c)[i];
+}
+
 void d2d_pcie_counters_format(GString *out, const D2DPcieCounters *c)
 {
-    g_string_append_printf(out,
-        "dma_reads=%" PRIu64 " dma_read_bytes=%" PRIu64
-        " dma_writes=%" PRIu64 " dma_write_bytes=%" PRIu64
-        " mmio_reads=%" PRIu64 " mmio_writes=%" PRIu64
-        " msix=%" PRIu64 " tlps=%" PRIu64 " tlp_bytes=%" PRIu64
-        " dma_errors=%" PRIu64 " self_dma=%" PRIu64,
-        c->dma_reads, c->dma_read_bytes, c->dma_writes, c->dma_write_bytes,
-        c->mmio_reads, c->mmio_writes, c->msix, c->tlps, c->tlp_bytes,
-        c->dma_errors, c->self_dma);
+    unsigned i;
+
+    for (i = 0; i < D2D_PCIE_STAT_COUNT; i++) {
+        g_string_append_printf(out, "%s%s=%" PRIu64, i ? " " : "",
+                               d2d_pcie_names[i], d2d_pcie_counter(c, i));
+    }
 }
 
 static void d2d_get_u64(Object *obj, Visitor *v, const char *name,
@@ -163,21 +174,12 @@ static void d2d_get_u64(Object *obj, Visitor *v, const char *name,
 
 void d2d_pcie_counters_add_props(Object *obj, D2DPcieCounters *c)
 {
-    static const struct {
-        const char *name;
-        size_t off;
-    } fields[] = {
-#define F(n) { "pcie-" #n, offsetof(D2DPcieCounters, n) }
-        F(dma_reads), F(dma_read_bytes), F(dma_writes), F(dma_write_bytes),
-        F(mmio_reads), F(mmio_read_bytes), F(mmio_writes),
-        F(mmio_write_bytes), F(msix), F(tlps), F(tlp_bytes), F(dma_errors),
-        F(self_dma),
-#undef F
-    };
-    size_t i;
+    unsigned i;
 
-    for (i = 0; i < ARRAY_SIZE(fields); i++) {
-        object_property_add(obj, fields[i].name, "uint64", d2d_get_u64,
-                            NULL, NULL, (uint8_t *)c + fields[i].off);
+    for (i = 0; i < D2D_PCIE_STAT_COUNT; i++) {
+        g_autofree char *name = g_strdup_printf("pcie-%s", d2d_pcie_names[i]);
+
+        object_property_add(obj, name, "uint64", d2d_get_u64, NULL, NULL,
+                            (uint64_t *)c + i);
     }
 }

@@ -45,6 +45,8 @@ MemTxResult d2d_dma_write_entry(PCIDevice *pdev, D2DPcieCounters *c,
 void d2d_msix_notify(PCIDevice *pdev, D2DPcieCounters *c, unsigned vector);
 void d2d_mmio_account(D2DPcieCounters *c, bool write, hwaddr addr,
                       unsigned size);
+/* Counter @i (enum d2d_pcie_stat) of @c. */
+uint64_t d2d_pcie_counter(const D2DPcieCounters *c, unsigned i);
 /* Formats counters as "name=value ..." for text dumps. */
 void d2d_pcie_counters_format(GString *out, const D2DPcieCounters *c);
 

@@ -10,6 +10,7 @@
 #define D2D_PCIE_TLP_H
 
 #include <stdint.h>
+#include "d2d/pcie_ifc.h"
 
 /* A PCIe Gen3 link as configured on the modelled platform. */
 #define D2D_PCIE_MPS            256 /* max payload size */
@@ -25,15 +26,10 @@ typedef enum D2DPcieOp {
     D2D_PCIE_MSIX,          /* device sends an MSI-X message */
 } D2DPcieOp;
 
+/* One uint64_t per entry of D2D_PCIE_STATS (d2d/pcie_ifc.h), in its order. */
+#define D2D_PCIE_U64(id, field) uint64_t field;
 typedef struct D2DPcieCounters {
-    uint64_t dma_reads, dma_read_bytes;
-    uint64_t dma_writes, dma_write_bytes;
-    uint64_t mmio_reads, mmio_read_bytes;
-    uint64_t mmio_writes, mmio_write_bytes;
-    uint64_t msix;
-    uint64_t tlps, tlp_bytes;
-    uint64_t dma_errors;
-    uint64_t self_dma;      /* DMA refused: it targeted the device's own BAR */
+    D2D_PCIE_STATS(D2D_PCIE_U64)
 } D2DPcieCounters;
 
 /* Number of pieces [addr, addr + len) splits into at @align boundaries. */

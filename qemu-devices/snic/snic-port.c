@@ -73,32 +73,23 @@ uint16_t snic_cmd_query_port(SnicState *s, const struct snic_aq_cmd *c)
     return snic_aq_write_buf(s, c, &info, sizeof(info));
 }
 
-static void snic_pcie_to_le(struct snic_pcie_stats *o, const D2DPcieCounters *c)
+/* @n host-order counters into the little-endian wire struct at @out. */
+static void snic_stats_to_le(void *out, const void *in, size_t n)
 {
-    o->dma_reads = cpu_to_le64(c->dma_reads);
-    o->dma_read_bytes = cpu_to_le64(c->dma_read_bytes);
-    o->dma_writes = cpu_to_le64(c->dma_writes);
-    o->dma_write_bytes = cpu_to_le64(c->dma_write_bytes);
-    o->mmio_reads = cpu_to_le64(c->mmio_reads);
-    o->mmio_read_bytes = cpu_to_le64(c->mmio_read_bytes);
-    o->mmio_writes = cpu_to_le64(c->mmio_writes);
-    o->mmio_write_bytes = cpu_to_le64(c->mmio_write_bytes);
-    o->msix = cpu_to_le64(c->msix);
-    o->tlps = cpu_to_le64(c->tlps);
-    o->tlp_bytes = cpu_to_le64(c->tlp_bytes);
-    o->dma_errors = cpu_to_le64(c->dma_errors);
+    const uint64_t *v = in;
+    uint64_t *o = out;
+    size_t i;
+
+    for (i = 0; i < n; i++) {
+        o[i] = cpu_to_le64(v[i]);
+    }
 }
 
-static void snic_queue_stats_to_le(struct snic_queue_stats *o,
-                                   const SnicQueueStats *st)
-{
-    o->packets = cpu_to_le64(st->packets);
-    o->bytes = cpu_to_le64(st->bytes);
-    o->errors = cpu_to_le64(st->errors);
-    o->drops = cpu_to_le64(st->drops);
-    o->doorbells = cpu_to_le64(st->doorbells);
-    snic_pcie_to_le(&o->pcie, &st->pcie);
-}
+/* Both sides come from one list each: D2D_PCIE_STATS, SNIC_QUEUE_STATS. */
+QEMU_BUILD_BUG_ON(sizeof(struct snic_pcie_stats) != sizeof(D2DPcieCounters));
+QEMU_BUILD_BUG_ON(sizeof(struct snic_queue_stats) != sizeof(SnicQueueStats));
+QEMU_BUILD_BUG_ON(offsetof(SnicQueueStats, pcie) !=
+                  SNIC_QUEUE_STAT_COUNT * sizeof(uint64_t));
 
 uint16_t snic_cmd_query_stats(SnicState *s, const struct snic_aq_cmd *c)
 {
@@ -108,22 +99,17 @@ uint16_t snic_cmd_query_stats(SnicState *s, const struct snic_aq_cmd *c)
     case SNIC_STATS_PORT: {
         /* SnicPortStats mirrors struct snic_port_stats field by field. */
         struct snic_port_stats o;
-        const uint64_t *in = (const uint64_t *)&s->ps;
-        uint64_t *out = (uint64_t *)&o;
-        size_t i;
 
         QEMU_BUILD_BUG_ON(sizeof(o) != sizeof(s->ps));
         QEMU_BUILD_BUG_ON(sizeof(s->ps) !=
                           SNIC_PORT_STAT_COUNT * sizeof(uint64_t));
-        for (i = 0; i < sizeof(o) / sizeof(uint64_t); i++) {
-            out[i] = cpu_to_le64(in[i]);
-        }
+        snic_stats_to_le(&o, &s->ps, SNIC_PORT_STAT_COUNT);
         return snic_aq_write_buf(s, c, &o, sizeof(o));
     }
     case SNIC_STATS_PCIE: {
         struct snic_pcie_stats o;
 
-        snic_pcie_to_le(&o, &s->pcie);
+        snic_stats_to_le(&o, &s->pcie, D2D_PCIE_STAT_COUNT);
         return snic_aq_write_buf(s, c, &o, sizeof(o));
     }
     case SNIC_STATS_SQ:
@@ -135,7 +121,8 @@ uint16_t snic_cmd_query_stats(SnicState *s, const struct snic_aq_cmd *c)
             !(sq ? s->sqs[id].valid : s->rqs[id].valid)) {
             return SNIC_AQ_ENOENT;
         }
-        snic_queue_stats_to_le(&o, sq ? &s->sqs[id].st : &s->rqs[id].st);
+        snic_stats_to_le(&o, sq ? &s->sqs[id].st : &s->rqs[id].st,
+                         sizeof(o) / sizeof(uint64_t));
         return snic_aq_write_buf(s, c, &o, sizeof(o));
     }
     case SNIC_STATS_RDMA:

@@ -638,11 +638,16 @@ bool snic_rq_next_desc(SnicState *s, SnicRq *rq, struct snic_rx_desc *d)
 static void snic_queue_line(GString *out, const char *kind, int n,
                             const SnicQueueStats *st, bool error)
 {
-    g_string_append_printf(out, "%s %d%s: packets=%" PRIu64 " bytes=%" PRIu64
-                            " errors=%" PRIu64 " drops=%" PRIu64
-                            " doorbells=%" PRIu64 " ",
-                            kind, n, error ? " (error)" : "", st->packets,
-                            st->bytes, st->errors, st->drops, st->doorbells);
+    static const char *const names[] = { SNIC_QUEUE_STATS(SNIC_STAT_NAME) };
+    const uint64_t *v = (const uint64_t *)st;
+    size_t i;
+
+    QEMU_BUILD_BUG_ON(ARRAY_SIZE(names) != SNIC_QUEUE_STAT_COUNT);
+    g_string_append_printf(out, "%s %d%s:", kind, n, error ? " (error)" : "");
+    for (i = 0; i < SNIC_QUEUE_STAT_COUNT; i++) {
+        g_string_append_printf(out, " %s=%" PRIu64, names[i], v[i]);
+    }
+    g_string_append_c(out, ' ');
     d2d_pcie_counters_format(out, &st->pcie);
     g_string_append_c(out, '\n');
 }

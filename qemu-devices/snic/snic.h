@@ -103,8 +103,9 @@ typedef struct SnicAdminQueue {
     QEMUBH *bh;
 } SnicAdminQueue;
 
+/* SNIC_QUEUE_STATS (d2d/snic_ifc.h) in its order, then the queue's PCIe. */
 typedef struct SnicQueueStats {
-    uint64_t packets, bytes, errors, drops, doorbells;
+    SNIC_QUEUE_STATS(D2D_PCIE_U64)
     D2DPcieCounters pcie;
 } SnicQueueStats;
 

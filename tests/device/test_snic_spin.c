@@ -674,6 +674,7 @@ static void dma_to_own_bar(void)
 	struct snic_spin_ctx_stats st;
 	struct snic_identify_data id;
 	struct snic_spin_event ev;
+	struct snic_pcie_stats pcs;
 	uint64_t self = 0, buf2;
 	uint32_t w[5];
 	struct ctx c;
@@ -699,6 +700,10 @@ static void dma_to_own_bar(void)
 	CHECK(qt_qom_get_u64(qt, "/machine/peripheral/snic0", "pcie-self_dma",
 			     &self));
 	CHECK(self >= 1);
+	/* the driver sees the same count (QUERY_STATS, D2D_PCIE_STATS) */
+	CHECK_EQ(snic_query_stats(&dev, SNIC_STATS_PCIE, 0, &pcs, sizeof(pcs)),
+		 OK);
+	CHECK_EQ(pcs.self_dma, self);
 	/* the handler is aborted with a DMA fault, its message closed once */
 	CHECK(ctx_stats(&c, &st));
 	CHECK_EQ(st.aborts, 1);

@@ -12,6 +12,7 @@
 #define _D2D_SNIC_IFC_H
 
 #include <linux/types.h>
+#include <d2d/pcie_ifc.h>
 
 #define SNIC_PCI_VENDOR_ID	0x1234
 #define SNIC_PCI_DEVICE_ID	0xd201
@@ -596,16 +597,6 @@ enum snic_stats_kind {
 	SNIC_STATS_RULE		= 4,	/* struct snic_rule_stats, id = rule */
 };
 
-struct snic_pcie_stats {
-	__le64 dma_reads, dma_read_bytes;
-	__le64 dma_writes, dma_write_bytes;
-	__le64 mmio_reads, mmio_read_bytes;
-	__le64 mmio_writes, mmio_write_bytes;
-	__le64 msix;
-	__le64 tlps, tlp_bytes;
-	__le64 dma_errors;
-};
-
 /*
  * Statistics lists: X(enum name, field), every counter once in index
  * order.  The field is the le64 of the wire struct and, as a string, the
@@ -659,11 +650,26 @@ struct snic_port_stats {
 	SNIC_PORT_STATS(SNIC_STAT_LE64)
 };
 
+/* PCIe counters (device or queue; ethtool -S pcie_<name>), pcie_ifc.h */
+struct snic_pcie_stats {
+	D2D_PCIE_STATS(SNIC_STAT_LE64)
+};
+
+/* Queue counters (ethtool -S {tx,rx}<n>_hw_<name>), then the queue's PCIe. */
+#define SNIC_QUEUE_STATS(X) \
+	X(SNIC_QUEUE_STAT_PACKETS, packets) \
+	X(SNIC_QUEUE_STAT_BYTES, bytes) \
+	X(SNIC_QUEUE_STAT_ERRORS, errors)	/* error CQEs */ \
+	X(SNIC_QUEUE_STAT_DROPS, drops)		/* RQ: no buffer */ \
+	X(SNIC_QUEUE_STAT_DOORBELLS, doorbells)
+
+enum snic_queue_stat {
+	SNIC_QUEUE_STATS(SNIC_STAT_ENUM)
+	SNIC_QUEUE_STAT_COUNT,	/* number of counters before pcie */
+};
+
 struct snic_queue_stats {
-	__le64 packets, bytes;
-	__le64 errors;			/* error CQEs */
-	__le64 drops;			/* RQ: no buffer */
-	__le64 doorbells;
+	SNIC_QUEUE_STATS(SNIC_STAT_LE64)
 	struct snic_pcie_stats pcie;	/* traffic on behalf of this queue */
 };
 
