@@ -73,6 +73,7 @@ spread() {
 	echo $n
 }
 check rxfh_two_channels sh -c "ethtool -l $if0 | grep -q 'Combined:[[:space:]]*2'"
+check rxfh_test_key ethtool -X "$if0" hkey "$RSS_TEST_KEY"
 n4=$(spread)
 check rxfh_ports_spread test "$n4" -ge 2
 check rxfh_set_ip_only ethtool -N "$if0" rx-flow-hash udp4 sd

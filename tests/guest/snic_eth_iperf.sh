@@ -55,6 +55,7 @@ nq=$(ethtool -l "$if" | awk '/^Combined:/ { c = $2 } END { print c }')
 if [ "${nq:-1}" -lt 2 ]; then
 	skip rss_spreads "only ${nq:-1} channel"
 else
+	check rss_test_key ethtool -X "$if" hkey "$RSS_TEST_KEY"
 	# A run iperf3 refuses (its server still busy with the last test)
 	# moves no data: it is retried, not counted as a try.
 	spread=0 tries=0 why=
