@@ -1,8 +1,9 @@
 # An interrupted synchronous request runs on in the engine and stays
 # charged to its submitter's RLIMIT_MEMLOCK until its buffers are freed.
-# nobody (ulimit -l 65536) submits synchronous AES requests with 16 MiB
-# user source and destination buffers (charged: 32 MiB) and is
-# interrupted (SIGINT) at varying points.  After the submitter is gone,
+# nobody (ulimit -l 65536) submits synchronous AES requests with 4 MiB
+# user source and destination buffers (the most a user endpoint may have;
+# charged: 8 MiB) and is interrupted (SIGINT) at varying points; setpriv
+# execs, so the signal reaches d2d itself.  After the submitter is gone,
 # whenever the engine still has a request in flight the charge
 # (stats/user_mem_kib, read first) is not zero: its destination buffer is
 # freed only after the request left the engine.  Whether a round catches
@@ -17,10 +18,10 @@
 check setup hdc_setup
 cd "$T_DIR" || exit 1
 
-REQ="d2d raw --src-user 16777216 --dst-user 16777216 --func 4 --key $KEY2:$IV2 big"
+REQ="setpriv --reuid nobody --regid nogroup --clear-groups d2d raw --src-user 4194304 --dst-user 4194304 --func 4 --key $KEY2:$IV2 big"
 seen=0 bad=""
 for i in $(seq 1 40); do
-	as_nobody sh -c "ulimit -l 65536 && exec $REQ" > /dev/null 2>&1 &
+	sh -c "ulimit -l 65536 && exec $REQ" > /dev/null 2>&1 &
 	pid=$!
 	# signal at varying points: before, during and after the ioctl
 	[ $((i % 4)) = 0 ] || sleep "0.$((i % 10))"
