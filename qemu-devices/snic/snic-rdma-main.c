@@ -22,6 +22,7 @@ void snic_rdma_init(SnicState *s)
     r->qps = g_new0(SnicQp, SNIC_MAX_QPS);
     r->frame = g_malloc0(SNIC_RDMA_MAX_FRAME);
     r->bh = d2d_bh_new_guarded(s, snic_rdma_bh, s);
+    snic_pipe_init(s);
 }
 
 static void snic_rdma_drop_all(SnicState *s)
@@ -49,6 +50,7 @@ static void snic_rdma_drop_all(SnicState *s)
 void snic_rdma_free(SnicState *s)
 {
     snic_rdma_drop_all(s);
+    snic_pipe_free(s);
     qemu_bh_delete(s->rdma.bh);
     g_free(s->rdma.pds);
     g_free(s->rdma.mrs);
@@ -61,6 +63,7 @@ void snic_rdma_free(SnicState *s)
 void snic_rdma_reset(SnicState *s)
 {
     snic_rdma_drop_all(s);
+    snic_pipe_reset(s);
     memset(&s->rdma.st, 0, sizeof(s->rdma.st));
     memset(s->rdma.src, 0, sizeof(s->rdma.src));
 }
@@ -185,7 +188,11 @@ void snic_rdma_stats_format(SnicState *s, GString *out)
                                qp->resp_psn, qp->win_tail - qp->win_head,
                                qp->cnt.retransmits, qp->cnt.rnr_naks_rcvd,
                                qp->cnt.seq_naks_rcvd, qp->cwnd);
+        if (qp->flags & SNIC_QP_F_PIPE) {
+            g_string_append_printf(out, "pipe_core=%u ", qp->pipe_core);
+        }
         d2d_pcie_counters_format(out, &qp->pcie);
         g_string_append_c(out, '\n');
     }
+    snic_pipe_format(s, out);
 }
