@@ -97,6 +97,9 @@ static void snic_flush_send(SnicState *s, SnicQp *qp)
     timer_del(qp->retry_timer);
     timer_del(qp->rnr_timer);
     timer_del(qp->probe_timer);
+    if (qp->flags & SNIC_QP_F_SSQ) {
+        return;     /* its posted WQEs are flushed as the SSQ reaches them */
+    }
     if (qp->flags & SNIC_QP_F_PIPE) {
         snic_flush_pipe(s, qp);
         return;

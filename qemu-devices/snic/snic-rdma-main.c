@@ -23,6 +23,7 @@ void snic_rdma_init(SnicState *s)
     r->frame = g_malloc0(SNIC_RDMA_MAX_FRAME);
     r->bh = d2d_bh_new_guarded(s, snic_rdma_bh, s);
     snic_pipe_init(s);
+    snic_ssq_init(s);
 }
 
 static void snic_rdma_drop_all(SnicState *s)
@@ -51,6 +52,7 @@ void snic_rdma_free(SnicState *s)
 {
     snic_rdma_drop_all(s);
     snic_pipe_free(s);
+    snic_ssq_free(s);
     qemu_bh_delete(s->rdma.bh);
     g_free(s->rdma.pds);
     g_free(s->rdma.mrs);
@@ -64,6 +66,7 @@ void snic_rdma_reset(SnicState *s)
 {
     snic_rdma_drop_all(s);
     snic_pipe_reset(s);
+    snic_ssq_reset(s);
     memset(&s->rdma.st, 0, sizeof(s->rdma.st));
     memset(s->rdma.src, 0, sizeof(s->rdma.src));
 }
@@ -140,6 +143,10 @@ uint16_t snic_rdma_admin(SnicState *s, const struct snic_aq_cmd *c,
         return snic_srq_destroy(s, id);
     case SNIC_AQ_SET_SRC_ADDR:
         return snic_src_addr_set(s, c);
+    case SNIC_AQ_CREATE_SSQ:
+        return snic_ssq_create(s, c, res);
+    case SNIC_AQ_DESTROY_SSQ:
+        return snic_ssq_destroy(s, id);
     default:
         qemu_log_mask(LOG_GUEST_ERROR, "snic: unknown RDMA opcode 0x%x\n",
                       c->opcode);
@@ -195,4 +202,5 @@ void snic_rdma_stats_format(SnicState *s, GString *out)
         g_string_append_c(out, '\n');
     }
     snic_pipe_format(s, out);
+    snic_ssq_format(s, out);
 }

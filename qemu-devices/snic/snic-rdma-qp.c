@@ -42,7 +42,9 @@ uint16_t snic_rdma_create_qp(SnicState *s, const struct snic_aq_cmd *c,
         return SNIC_AQ_ENOENT;
     }
     if (a.type > SNIC_QPT_GSI ||
-        (a.flags & ~(SNIC_QP_F_PRIV | SNIC_QP_F_SIG_ALL | SNIC_QP_F_PIPE)) ||
+        (a.flags & ~(SNIC_QP_F_PRIV | SNIC_QP_F_SIG_ALL | SNIC_QP_F_PIPE |
+                     SNIC_QP_F_SSQ)) ||
+        ((a.flags & SNIC_QP_F_SSQ) && !pipe) ||
         a.sq_log < SNIC_MIN_LOG_SIZE || a.sq_log > SNIC_MAX_LOG_SIZE ||
         le16_to_cpu(a.db_page) >= SNIC_DB_PAGES ||
         le64_to_cpu(a.sq_addr) % SNIC_RING_ALIGN ||
@@ -87,6 +89,10 @@ uint16_t snic_rdma_create_qp(SnicState *s, const struct snic_aq_cmd *c,
     }
     qp = &s->rdma.qps[qpn];
     memset(qp, 0, sizeof(*qp));
+    qp->db_page = le16_to_cpu(a.db_page);
+    if ((a.flags & SNIC_QP_F_SSQ) && !snic_ssq_place(s, qp)) {
+        return SNIC_AQ_ENOENT;      /* its context has no SSQ */
+    }
     qp->valid = true;
     qp->s = s;
     qp->qpn = qpn;
@@ -123,10 +129,12 @@ uint16_t snic_rdma_create_qp(SnicState *s, const struct snic_aq_cmd *c,
     }
     s->rdma.qps_hi = MAX(s->rdma.qps_hi, qpn + 1);
     s->rdma.nqps++;
-    if (pipe) {
+    if (pipe && !(a.flags & SNIC_QP_F_SSQ)) {
         snic_pipe_add(s, qp);
     }
-    *res = qpn;
+    /* an SSQ QP: which core's SSQ its SQEs go to */
+    *res = qpn | ((a.flags & SNIC_QP_F_SSQ) ?
+                  (uint64_t)qp->pipe_core << 32 : 0);
     return SNIC_AQ_OK;
 }
 
@@ -134,7 +142,9 @@ uint16_t snic_rdma_create_qp(SnicState *s, const struct snic_aq_cmd *c,
 void snic_rdma_qp_free(SnicState *s, SnicQp *qp)
 {
     s->spin_hook->qp_gone(s, qp);
-    if (qp->flags & SNIC_QP_F_PIPE) {
+    if (qp->flags & SNIC_QP_F_SSQ) {
+        snic_ssq_unplace(s, qp);
+    } else if (qp->flags & SNIC_QP_F_PIPE) {
         snic_pipe_remove(s, qp);
     }
     d2d_timer_free_guarded(qp->retry_timer);
@@ -374,7 +384,9 @@ uint16_t snic_rdma_modify_qp(SnicState *s, const struct snic_aq_cmd *c)
         if (to == SNIC_QPS_RTS && from == SNIC_QPS_SQE) {
             qp->fetch_blocked = false;
         }
-        if (to == SNIC_QPS_RTS && (qp->flags & SNIC_QP_F_PIPE)) {
+        if (to == SNIC_QPS_RTS && (qp->flags & SNIC_QP_F_SSQ)) {
+            snic_ssq_wake(s);
+        } else if (to == SNIC_QPS_RTS && (qp->flags & SNIC_QP_F_PIPE)) {
             snic_pipe_wake(s);
         }
     }

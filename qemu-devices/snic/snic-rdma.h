@@ -6,6 +6,7 @@
  *   snic-rdma-main.c   the top: init/reset, the bottom half running each
  *                      kicked QP's roles, admin dispatch, statistics
  *   snic-rdma-qp.c     QP admin, state machine, doorbells
+ *   snic-rdma-ssq.c    scalable shared send queues and their poller
  *   snic-rdma-recv.c   receive dispatch to the responder or the completer
  *   snic-rdma-req.c    requester: WQE fetch, packetisation, retransmission
  *   snic-rdma-resp.c   responder: requests in, ACK/NAK, READ responses,
@@ -248,6 +249,7 @@ typedef struct SnicQp {
     /* DMA-only notification pipe (SNIC_QP_F_PIPE, snic-rdma-pipe.c) */
     uint8_t ci_every;           /* consumer record every n elements */
     uint8_t pipe_core;          /* NIC core whose poll list has it */
+    uint32_t ssqn;              /* SNIC_QP_F_SSQ: its shared send queue */
     bool pipe_fault;            /* the consumer record was not writable */
     uint64_t ci_addr;           /* consumer record */
     uint16_t ci_sq_done, ci_rq_done;    /* counters last written there */
@@ -258,6 +260,16 @@ typedef struct SnicQp {
     SnicRdmaCounters cnt;
     D2DPcieCounters pcie;
 } SnicQp;
+
+/* A shared send queue (snic-rdma-ssq.c). */
+typedef struct SnicSsq {
+    bool valid;
+    uint8_t log_size, ci_every, core;
+    uint16_t db_page;
+    uint64_t ring, ci_addr;
+    uint16_t ci, ci_done;       /* consumer, last written to the record */
+    uint32_t qps;               /* SNIC_QP_F_SSQ QPs on it */
+} SnicSsq;
 
 /* A NIC core: the pipe QPs it polls. */
 typedef struct SnicPipeCore {
@@ -306,6 +318,9 @@ typedef struct SnicRdma {
     uint64_t loss_seed, loss_seed_used, loss_rng;
     uint64_t loss_count;
     SnicPipes pipe;
+    SnicSsq *ssqs;              /* SNIC_MAX_SSQS */
+    QEMUTimer *ssq_timer;
+    uint32_t ssq_interval;
 } SnicRdma;
 
 /* snic-rdma-main.c: the top of the transport */
@@ -318,6 +333,19 @@ uint16_t snic_rdma_admin(SnicState *s, const struct snic_aq_cmd *c,
                          uint64_t *res);
 uint16_t snic_rdma_query_stats(SnicState *s, const struct snic_aq_cmd *c);
 void snic_rdma_stats_format(SnicState *s, GString *out);
+
+/* snic-rdma-ssq.c: below the QP admin, above the requester */
+void snic_ssq_init(SnicState *s);
+void snic_ssq_free(SnicState *s);
+void snic_ssq_reset(SnicState *s);
+uint16_t snic_ssq_create(SnicState *s, const struct snic_aq_cmd *c,
+                         uint64_t *res);
+uint16_t snic_ssq_destroy(SnicState *s, uint32_t n);
+/* Put SSQ QP @qp on the least-loaded SSQ of its context; false if none. */
+bool snic_ssq_place(SnicState *s, SnicQp *qp);
+void snic_ssq_unplace(SnicState *s, SnicQp *qp);
+void snic_ssq_wake(SnicState *s);
+void snic_ssq_format(SnicState *s, GString *out);
 
 /* snic-rdma-pipe.c: below the requester, flush and receive fetch */
 void snic_pipe_init(SnicState *s);
@@ -405,6 +433,13 @@ bool snic_rdma_db(SnicState *s, uint16_t page, uint32_t off, uint32_t qn,
                   uint16_t ctr);
 
 /* snic-rdma-req.c */
+/*
+ * Take the WQE in @segs (at most @avail basic blocks; the QP's next, at
+ * sq_fetch) into @qp's window: its basic blocks, 0 if it must wait (PSN
+ * window).  The caller checked the state and that the window has room.
+ */
+unsigned snic_rdma_req_take(SnicState *s, SnicQp *qp, const uint8_t *segs,
+                            unsigned avail);
 /*
  * Do what the completer asked (req_ask), then fetch and send within
  * @budget packets.  True if it has more to send right now.

@@ -501,6 +501,195 @@ static void pipe_doorbell_counted(void)
 	CHECK_EQ(st.pipe_polls, 0);
 }
 
+/* ------------------------------------------------------------------ */
+/* Scalable shared send queues                                         */
+/* ------------------------------------------------------------------ */
+
+struct ssq {
+	uint32_t n;
+	uint8_t log;
+	uint64_t ring, ci;
+	uint16_t prod;
+};
+
+static int ssq_create(struct ssq *q, struct snic_dev *d, uint16_t page,
+		      uint8_t core, uint8_t log, uint32_t *ncores)
+{
+	struct snic_aq_create_ssq a = { 0 };
+	size_t bytes = (size_t)SNIC_WQEBB_SIZE << log;
+	uint8_t *zero = calloc(1, bytes);
+	uint64_t r = ~0ull;
+	int st;
+
+	memset(q, 0, sizeof(*q));
+	q->log = log;
+	q->ring = galloc(bytes, 64);
+	q->ci = galloc(64, 64);
+	mwrite(q->ring, zero, bytes);
+	free(zero);
+	a.log_size = log;
+	a.ci_every = 1;
+	a.db_page = page;
+	a.core = core;
+	a.ring_addr = q->ring;
+	a.ci_addr = q->ci;
+	st = snic_aq_cmd(d, SNIC_AQ_CREATE_SSQ, &a, sizeof(a), &r);
+	q->n = r & 0xffff;
+	if (ncores)
+		*ncores = (r >> 16) & 0xffff;
+	return st;
+}
+
+/* WQE @w of QP @qpn into SSQ @q: later blocks first, the owner last. */
+static void ssq_put(struct ssq *q, uint32_t qpn, struct wqe *w)
+{
+	struct snic_wqe_ctrl *c = (void *)w->b;
+	unsigned nbb = w->ds ? (w->ds + 3) / 4 : 1, i;
+
+	c->ds_cnt = w->ds;
+	c->owner = phase(q->prod, q->log);
+	memcpy(w->b + SNIC_SSQ_QPN_OFF, &qpn, 4);
+	for (i = nbb; i-- > 0;)
+		snic_ring_put(qt, q->ring, 1u << q->log, q->prod + i,
+			      SNIC_WQEBB_SIZE, w->b + i * SNIC_WQEBB_SIZE,
+			      SNIC_WQEBB_SIZE);
+	q->prod += nbb;
+}
+
+/*
+ * 1000 SSQ QPs in RTS on A over 8 cores (plus the 3 peers on B): WRITEs
+ * posted on 3 of them complete, and the device visited only those 3
+ * (pipe_sq_visits) reading only the SSQs, never the 997 idle QPs.
+ */
+#define SSQ_QPS 1000
+static void ssq_scale(void)
+{
+	static struct pqp qa[SSQ_QPS];
+	struct ssq sq[8], spare;
+	struct pqp pbq[3];
+	struct snic_rdma_stats st0, st;
+	struct snic_cqe e;
+	struct wqe w;
+	uint32_t ncores = 0, core_n[8] = { 0 };
+	uint64_t r;
+	int i, k;
+
+	CHECK(env_start());
+	CHECK(side_make(&sa, A, SNIC_QPT_RC) && side_make(&sb, B, SNIC_QPT_RC));
+	/* an SSQ QP of a context without SSQs: ENOENT */
+	{
+		struct snic_aq_create_qp a = { 0 };
+
+		a.type = SNIC_QPT_RC;
+		a.flags = SNIC_QP_F_PIPE | SNIC_QP_F_SSQ;
+		a.sq_log = 2;
+		a.rq_log = 2;
+		a.db_page = 4;
+		a.pdn = sa.pdn;
+		a.send_cqn = sa.scq.n;
+		a.recv_cqn = sa.rcq.n;
+		a.srqn = SNIC_SRQN_NONE;
+		a.sq_addr = a.rq_addr = galloc(4096, 64);
+		a.dbr_addr = galloc(64, 64);
+		a.ci_every = 1;
+		a.ci_addr = a.dbr_addr + 8;
+		CHECK_EQ(snic_aq_cmd(A, SNIC_AQ_CREATE_QP, &a, sizeof(a), &r),
+			 SNIC_AQ_ENOENT);
+		a.flags = SNIC_QP_F_SSQ;	/* SSQ without PIPE */
+		CHECK_EQ(snic_aq_cmd(A, SNIC_AQ_CREATE_QP, &a, sizeof(a), &r),
+			 SNIC_AQ_EINVAL_PARAM);
+	}
+	for (k = 0; k < 8; k++)
+		CHECK_EQ(ssq_create(&sq[k], A, 4, k, 6, &ncores), OK);
+	CHECK_EQ(ncores, 8);
+	CHECK_EQ(ssq_create(&spare, A, 4, 0, 6, NULL), SNIC_AQ_EBUSY);
+	CHECK_EQ(ssq_create(&spare, A, 5, 8, 6, NULL), SNIC_AQ_EINVAL_PARAM);
+	for (i = 0; i < SSQ_QPS; i++) {
+		struct snic_aq_create_qp a = { 0 };
+
+		a.type = SNIC_QPT_RC;
+		a.flags = SNIC_QP_F_PIPE | SNIC_QP_F_SSQ;
+		a.sq_log = 2;
+		a.rq_log = 2;
+		a.db_page = 4;
+		a.pdn = sa.pdn;
+		a.send_cqn = sa.scq.n;
+		a.recv_cqn = sa.rcq.n;
+		a.srqn = SNIC_SRQN_NONE;
+		a.sq_addr = a.rq_addr = sa.mr.bus;	/* unused, checked */
+		a.dbr_addr = galloc(64, 64);
+		a.ci_every = 1;
+		a.ci_addr = a.dbr_addr + 8;
+		memset(&qa[i], 0, sizeof(qa[i]));
+		qa[i].q.d = A;
+		qa[i].q.pdn = sa.pdn;
+		CHECK_EQ(snic_aq_cmd(A, SNIC_AQ_CREATE_QP, &a, sizeof(a), &r),
+			 OK);
+		qa[i].q.qpn = r & 0xffffffff;
+		CHECK((r >> 32) < 8);
+		core_n[r >> 32]++;
+	}
+	for (k = 0; k < 8; k++)		/* least-loaded placement */
+		CHECK_EQ(core_n[k], SSQ_QPS / 8);
+	/* three peers on B, every A QP in RTS (the idle ones to peer 0) */
+	for (k = 0; k < 3; k++)
+		CHECK_EQ(pqp_create(&pbq[k], B, SNIC_QPT_RC, sb.pdn, &sb.scq,
+				    &sb.rcq, 4, 4, 1), OK);
+	for (i = 0; i < SSQ_QPS; i++) {
+		k = i < 3 ? i : 0;
+		CHECK(qp_connect(&qa[i].q, &pbq[k].q, &conn_default, 100, 5000));
+		if (check_why[0])
+			return;
+	}
+	for (k = 0; k < 3; k++)
+		CHECK(qp_connect(&pbq[k].q, &qa[k].q, &conn_default, 5000, 100));
+	qt_clock_step(qt, 1000000);
+	pump(8);
+	CHECK(rstats(A, &st0));
+	/* one WRITE each on QPs 0, 1, 2 (cores 0, 1, 2) */
+	for (k = 0; k < 3; k++) {
+		w_init(&w, SNIC_WQE_RDMA_WRITE, SNIC_WQE_F_SIGNAL, 0);
+		w_raddr(&w, sb.mr.iova + 64 * k, sb.mr.key);
+		w_data(&w, 64, sa.mr.key, sa.mr.iova);
+		ssq_put(&sq[k], qa[k].q.qpn, &w);
+	}
+	qt_clock_step(qt, 1000000);
+	pump(8);
+	for (k = 0; k < 3; k++) {
+		CHECK(cq_wait(&sa.scq, &e, 1000000));
+		CHECK_EQ(e.opcode, SNIC_CQE_REQ);
+		CHECK_EQ(e.wqe_counter, 0);
+		CHECK(e.rdma_qpn == qa[0].q.qpn || e.rdma_qpn == qa[1].q.qpn ||
+		      e.rdma_qpn == qa[2].q.qpn);
+	}
+	for (i = 0; i < 8; i++) {
+		qt_clock_step(qt, 1000000);
+		pump(8);
+	}
+	CHECK(rstats(A, &st));
+	CHECK_EQ(st.ssq_sqes - st0.ssq_sqes, 3);
+	CHECK_EQ(st.pipe_sq_visits - st0.pipe_sq_visits, 3);
+	CHECK_EQ(st.pipe_errors, 0);
+	CHECK_EQ(st.mmio_doorbells, 0);
+	/* every read was an SSQ head (empty or taken), none of a QP's pipe */
+	CHECK_EQ(st.pipe_polls - st0.pipe_polls,
+		 st.pipe_empty_polls - st0.pipe_empty_polls + 3);
+	CHECK_EQ(qt_readl(qt, sq[0].ci), 1);
+	/* an SQE naming a QP of another SSQ is skipped and counted */
+	w_init(&w, SNIC_WQE_RDMA_WRITE, SNIC_WQE_F_SIGNAL, 0);
+	w_raddr(&w, sb.mr.iova, sb.mr.key);
+	w_data(&w, 64, sa.mr.key, sa.mr.iova);
+	ssq_put(&sq[0], qa[1].q.qpn, &w);
+	qt_clock_step(qt, 1000000);
+	pump(8);
+	qt_clock_step(qt, 1000000);
+	pump(8);
+	CHECK(rstats(A, &st));
+	CHECK_EQ(st.pipe_errors, 1);
+	CHECK(cq_empty(&sa.scq));
+	CHECK_EQ(snic_aq_obj(A, SNIC_AQ_DESTROY_SSQ, sq[0].n), SNIC_AQ_EBUSY);
+}
+
 int main(void)
 {
 	RUN("device/snic_pipe", pipe_admin);
@@ -510,6 +699,7 @@ int main(void)
 	RUN("device/snic_pipe", pipe_ci_every);
 	RUN("device/snic_pipe", pipe_hostile);
 	RUN("device/snic_pipe", pipe_doorbell_counted);
+	RUN("device/snic_pipe", ssq_scale);
 	qt_quit(qt);
 	inj_close();
 	return check_failures ? 1 : 0;

@@ -31,6 +31,8 @@ enum snic_aq_rdma_opcode {
 	SNIC_AQ_MODIFY_SRQ	= 0x39,	/* modify_srq */
 	SNIC_AQ_DESTROY_SRQ	= 0x3a,	/* obj: srqn */
 	SNIC_AQ_SET_SRC_ADDR	= 0x3b,	/* set_src_addr */
+	SNIC_AQ_CREATE_SSQ	= 0x48,	/* create_ssq; result: ssqn | cores << 16 */
+	SNIC_AQ_DESTROY_SSQ	= 0x49,	/* obj: ssqn */
 };
 
 /*
@@ -108,6 +110,7 @@ enum snic_qp_type {
 #define SNIC_QP_F_PRIV		(1u << 0)	/* kernel QP: lkey 0 allowed */
 #define SNIC_QP_F_SIG_ALL	(1u << 1)	/* every send WQE completes */
 #define SNIC_QP_F_PIPE		(1u << 2)	/* DMA-only notification pipe */
+#define SNIC_QP_F_SSQ		(1u << 3)	/* with PIPE: sends via SSQs */
 
 /*
  * CREATE_QP (inline, 56 bytes).  The send ring is 64-byte basic blocks,
@@ -311,6 +314,27 @@ struct snic_recv_hdr {
 #define SNIC_PIPE_RQE_SIZE	16
 #define SNIC_PIPE_MIN_RQ_LOG	2		/* at least one line of RQEs */
 
+/*
+ * Scalable shared send queues: one send pipe per NIC core and doorbell
+ * page (context), shared by that context's SNIC_QP_F_SSQ QPs on the core;
+ * each SQE names its QP at byte SNIC_SSQ_QPN_OFF of its ctrl segment
+ * (le32).  CREATE_SSQ (inline, 56 bytes); the consumer record holds the
+ * le32 SSQ consumer (basic blocks) at +0.
+ */
+#define SNIC_MAX_SSQS		1024
+#define SNIC_SSQ_QPN_OFF	12
+
+struct snic_aq_create_ssq {
+	__u8 log_size;		/* 2^n basic blocks, SNIC_MIN..MAX_LOG_SIZE */
+	__u8 ci_every;		/* consumer record every n, 1..255 */
+	__le16 db_page;		/* the context it serves */
+	__u8 core;		/* NIC core, < the device's nic-cores */
+	__u8 rsvd0[3];
+	__le64 ring_addr;	/* 64-byte aligned */
+	__le64 ci_addr;		/* 4-byte aligned */
+	__u8 rsvd1[32];
+};
+
 struct snic_pipe_rqe {
 	__le64 addr;		/* one scatter entry; byte count 0: none */
 	__le32 lkey;
@@ -418,7 +442,8 @@ enum snic_eqe_rdma_type {
 	X(SNIC_RDMA_STAT_PIPE_CI_WRITES, pipe_ci_writes)	/* consumer record writebacks */ \
 	X(SNIC_RDMA_STAT_PIPE_ERRORS, pipe_errors)	/* malformed pipe elements */ \
 	X(SNIC_RDMA_STAT_PIPE_SQ_VISITS, pipe_sq_visits)	/* pipe SQs the poller served */ \
-	X(SNIC_RDMA_STAT_MMIO_DOORBELLS, mmio_doorbells)	/* QP SQ/RQ doorbell writes */
+	X(SNIC_RDMA_STAT_MMIO_DOORBELLS, mmio_doorbells)	/* QP SQ/RQ doorbell writes */ \
+	X(SNIC_RDMA_STAT_SSQ_SQES, ssq_sqes)		/* SQEs taken from shared send queues */
 
 /* The list helpers SNIC_STAT_ENUM, _NAME and _LE64: snic_ifc.h. */
 enum snic_rdma_stat {
