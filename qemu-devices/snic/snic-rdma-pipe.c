@@ -222,6 +222,7 @@ static void snic_pipe_poll(void *opaque)
             snic_rdma_kick(s, qp);
         }
         core->cursor = n ? (core->cursor + k) % n : 0;
+        /* QPs beyond this turn's budget may be in RTS: keep turning */
         any |= n > SNIC_PIPE_POLL_BUDGET;
     }
     if (!any) {
