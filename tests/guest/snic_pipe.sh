@@ -5,7 +5,8 @@
 # hw_counters show that the pipe runs rang no QP doorbell at all
 # (mmio_doorbells) while the device took SQEs and RQEs from the pipes,
 # and that the doorbell run did ring.  Guest 1 serves, guest 2 is the
-# client; each guest checks its own counters.
+# client; each guest checks its own counters.  First, in each guest,
+# snic-dv-test: snicdv_create_qp / snicdv_qp_mode (snicdv.h).
 # vm-args: --guests 2
 # timeout: 420
 . /opt/d2d/tests/lib.sh
@@ -14,6 +15,9 @@
 
 rdma_user_two_guests
 check ping wait_ping "$peer" 60
+# the direct verbs, in each guest on its own device
+snic-dv-test -d "$dev" > /tmp/dv 2>&1
+tool_lines dv /tmp/dv
 hc=/sys/class/infiniband/$dev/ports/1/hw_counters
 hw() { cat "$hc/$1"; }
 db0=$(hw mmio_doorbells) sq0=$(hw pipe_sqes) rq0=$(hw pipe_rqes)
