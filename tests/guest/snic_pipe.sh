@@ -16,7 +16,7 @@
 rdma_user_two_guests
 check ping wait_ping "$peer" 60
 # the direct verbs, in each guest on its own device
-snic-dv-test -d "$dev" > /tmp/dv 2>&1
+snic-dv-test -d "$dev" -P "guest/$T/dv" > /tmp/dv 2>&1
 tool_lines dv /tmp/dv
 hc=/sys/class/infiniband/$dev/ports/1/hw_counters
 hw() { cat "$hc/$1"; }

@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
 /*
- * snic-dv-test -d DEV: libsnic's direct verbs (snicdv.h), linked as an
- * application links them: snicdv_create_qp makes a pipe QP and a doorbell
+ * snic-dv-test -d DEV [-P PREFIX]: libsnic's direct verbs (snicdv.h),
+ * linked as an application links them: snicdv_create_qp makes a pipe QP and a doorbell
  * QP whatever SNIC_QP_MODE says, snicdv_qp_mode tells them apart, bad
  * attributes (mode, ci_every, a pipe QP with an SRQ or two receive
  * scatter entries) fail with EINVAL, and a pipe QP refuses a receive with
- * two entries.  Prints PASS/FAIL lines and "N passed, N failed".
+ * two entries.  Prints PASS/FAIL lines (PREFIX/name, default dv/name) and
+ * "N passed, N failed".
  */
 #include <errno.h>
 #include <stdio.h>
@@ -17,14 +18,15 @@
 #include "snicdv.h"
 
 static int passed, failed;
+static const char *prefix = "dv";	/* -P: test names are PREFIX/name */
 
 static void check(const char *name, int ok, const char *why)
 {
 	if (ok) {
-		printf("PASS %s\n", name);
+		printf("PASS %s/%s\n", prefix, name);
 		passed++;
 	} else {
-		printf("FAIL %s: %s\n", name, why);
+		printf("FAIL %s/%s: %s\n", prefix, name, why);
 		failed++;
 	}
 }
@@ -64,15 +66,19 @@ int main(int argc, char **argv)
 	static char buf[4096];
 	int i, opt;
 
-	while ((opt = getopt(argc, argv, "d:")) != -1)
+	while ((opt = getopt(argc, argv, "d:P:")) != -1) {
 		if (opt == 'd')
 			name = optarg;
+		else if (opt == 'P')
+			prefix = optarg;
+	}
 	list = ibv_get_device_list(NULL);
 	for (i = 0; list && list[i]; i++)
 		if (name && !strcmp(ibv_get_device_name(list[i]), name))
 			ctx = ibv_open_device(list[i]);
 	if (!ctx) {
-		printf("FAIL dv/open: no device %s\n", name ? name : "(-d DEV)");
+		printf("FAIL %s/open: no device %s\n", prefix,
+		       name ? name : "(-d DEV)");
 		return 1;
 	}
 	pd = ibv_alloc_pd(ctx);
@@ -80,26 +86,26 @@ int main(int argc, char **argv)
 	srq = ibv_create_srq(pd, &sa);
 	mr = ibv_reg_mr(pd, buf, sizeof(buf), IBV_ACCESS_LOCAL_WRITE);
 	if (!pd || !cq || !srq || !mr) {
-		printf("FAIL dv/objects: %s\n", strerror(errno));
+		printf("FAIL %s/objects: %s\n", prefix, strerror(errno));
 		return 1;
 	}
 	p = dv_qp(pd, cq, NULL, 1, SNICDV_QP_MODE_PIPE, 8);
-	check("dv/create_pipe", p && snicdv_qp_mode(p) == SNICDV_QP_MODE_PIPE,
+	check("create_pipe", p && snicdv_qp_mode(p) == SNICDV_QP_MODE_PIPE,
 	      strerror(errno));
 	d = dv_qp(pd, cq, NULL, 1, SNICDV_QP_MODE_DOORBELL, 0);
-	check("dv/create_doorbell",
+	check("create_doorbell",
 	      d && snicdv_qp_mode(d) == SNICDV_QP_MODE_DOORBELL, strerror(errno));
 	q = dv_qp(pd, cq, NULL, 1, 7, 8);
-	check("dv/bad_mode", !q && errno == EINVAL, "not EINVAL");
+	check("bad_mode", !q && errno == EINVAL, "not EINVAL");
 	q = dv_qp(pd, cq, NULL, 1, SNICDV_QP_MODE_PIPE, 0);
-	check("dv/bad_ci_every", !q && errno == EINVAL, "not EINVAL");
+	check("bad_ci_every", !q && errno == EINVAL, "not EINVAL");
 	q = dv_qp(pd, cq, srq, 1, SNICDV_QP_MODE_PIPE, 8);
-	check("dv/pipe_srq", !q && errno == EINVAL, "not EINVAL");
+	check("pipe_srq", !q && errno == EINVAL, "not EINVAL");
 	q = dv_qp(pd, cq, NULL, 2, SNICDV_QP_MODE_PIPE, 8);
-	check("dv/pipe_two_recv_sge", !q && errno == EINVAL, "not EINVAL");
+	check("pipe_two_recv_sge", !q && errno == EINVAL, "not EINVAL");
 	if (p) {
 		/* two scatter entries do not fit a 16-byte RQE */
-		check("dv/pipe_init", !ibv_modify_qp(p, &init, IBV_QP_STATE |
+		check("pipe_init", !ibv_modify_qp(p, &init, IBV_QP_STATE |
 			IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS),
 		      "modify to INIT");
 		for (i = 0; i < 2; i++) {
@@ -109,11 +115,11 @@ int main(int argc, char **argv)
 		}
 		wr.sg_list = sge;
 		wr.num_sge = 2;
-		check("dv/pipe_recv_two_sge",
+		check("pipe_recv_two_sge",
 		      ibv_post_recv(p, &wr, &bad) == EINVAL && bad == &wr,
 		      "not EINVAL");
 		wr.num_sge = 1;
-		check("dv/pipe_recv_one_sge", !ibv_post_recv(p, &wr, &bad),
+		check("pipe_recv_one_sge", !ibv_post_recv(p, &wr, &bad),
 		      "post_recv failed");
 		ibv_destroy_qp(p);
 	}
