@@ -157,10 +157,13 @@ struct snic_ib_qp {
 	bool user;
 	struct pid *owner;		/* user QP: the creating process */
 	bool sig_all;
+	bool pipe;			/* DMA-only notification pipe QP */
+	u8 ci_every;			/* pipe: consumer record every n */
 	u16 db_page;
 	u32 sq_size;			/* basic blocks */
 	u32 rq_size;			/* receive WQEs */
 	u32 sq_off, rq_off, dbr_off;	/* in buf */
+	u32 ci_off;			/* pipe: consumer record, in buf */
 	u32 max_send_sge, max_recv_sge, max_inline, max_send_wr;
 	u16 sq_prod, sq_cons;		/* basic-block counters */
 	u16 rq_prod, rq_cons;		/* WQE counters */

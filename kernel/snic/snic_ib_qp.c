@@ -145,6 +145,33 @@ static u32 snic_ib_wqe_bbs(struct snic_ib_qp *qp)
 	return DIV_ROUND_UP(1 + body, SNIC_WQEBB_SIZE / 16);
 }
 
+/*
+ * The QP mode libsnic asks for in create_qp's driver words (none: a
+ * doorbell QP).  Pipe QPs are user RC/UD QPs with their own receive ring;
+ * kernel QPs are always doorbell QPs.
+ */
+static int snic_ib_qp_mode(struct snic_ib_qp *qp, struct ib_qp_init_attr *init,
+			   struct ib_udata *udata)
+{
+	struct snic_create_qp_cmd cmd = {};
+	int ret;
+
+	if (!udata || udata->inlen < sizeof(cmd))
+		return 0;
+	ret = ib_copy_from_udata(&cmd, udata, sizeof(cmd));
+	if (ret)
+		return ret;
+	if (cmd.flags & ~SNIC_CREATE_QP_PIPE)
+		return -EINVAL;
+	if (!(cmd.flags & SNIC_CREATE_QP_PIPE))
+		return 0;
+	if (init->srq || cmd.ci_every < 1 || cmd.ci_every > 255)
+		return -EINVAL;
+	qp->pipe = true;
+	qp->ci_every = cmd.ci_every;
+	return 0;
+}
+
 static int snic_ib_qp_caps(struct snic_ib_qp *qp, struct ib_qp_init_attr *init)
 {
 	struct ib_qp_cap *cap = &init->cap;
@@ -171,6 +198,15 @@ static int snic_ib_qp_caps(struct snic_ib_qp *qp, struct ib_qp_init_attr *init)
 		qp->rq_log = 0;
 		qp->rq_size = 0;
 		qp->rq_log_stride = SNIC_IB_RECV_MIN_LOG;
+	} else if (qp->pipe) {
+		/* one scatter entry per 16-byte RQE, at least one line */
+		if (cap->max_recv_sge > 1)
+			return -EINVAL;
+		qp->max_recv_sge = 1;
+		qp->rq_log = max_t(u8, order_base_2(max_t(u32, cap->max_recv_wr, 1)),
+				   SNIC_PIPE_MIN_RQ_LOG);
+		qp->rq_size = 1u << qp->rq_log;
+		qp->rq_log_stride = order_base_2(SNIC_PIPE_RQE_SIZE);
 	} else {
 		qp->rq_log = max_t(u8, order_base_2(max_t(u32, cap->max_recv_wr, 1)),
 				   SNIC_MIN_LOG_SIZE);
@@ -182,6 +218,7 @@ static int snic_ib_qp_caps(struct snic_ib_qp *qp, struct ib_qp_init_attr *init)
 	qp->rq_off = ALIGN(qp->sq_size * SNIC_WQEBB_SIZE, SNIC_RING_ALIGN);
 	qp->dbr_off = ALIGN(qp->rq_off + (qp->rq_size << qp->rq_log_stride),
 			    SNIC_RING_ALIGN);
+	qp->ci_off = qp->dbr_off + 8;	/* same 64-byte block as the record */
 
 	cap->max_send_wr = qp->max_send_wr;
 	cap->max_send_sge = qp->max_send_sge;
@@ -204,7 +241,12 @@ static int snic_ib_qp_cmd(struct snic_ib_dev *ibd, struct snic_ib_qp *qp,
 	BUILD_BUG_ON(sizeof(c) > sizeof(cmd.raw));
 	c.type = qp->type;
 	c.flags = (qp->user ? 0 : SNIC_QP_F_PRIV) |
-		  (qp->sig_all ? SNIC_QP_F_SIG_ALL : 0);
+		  (qp->sig_all ? SNIC_QP_F_SIG_ALL : 0) |
+		  (qp->pipe ? SNIC_QP_F_PIPE : 0);
+	if (qp->pipe) {
+		c.ci_every = qp->ci_every;
+		c.ci_addr = cpu_to_le64(qp->buf.dma + qp->ci_off);
+	}
 	c.sq_log = qp->sq_log;
 	c.rq_log = qp->rq_log;
 	c.rq_log_stride = qp->rq_log_stride;
@@ -295,6 +337,9 @@ int snic_ib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	qp->db_page = snic_ib_db_page(ibd, udata);
 	spin_lock_init(&qp->sq_lock);
 	spin_lock_init(&qp->rq_lock);
+	ret = snic_ib_qp_mode(qp, init, udata);
+	if (ret)
+		return ret;
 	ret = snic_ib_qp_caps(qp, init);
 	if (ret)
 		return ret;
@@ -334,6 +379,8 @@ int snic_ib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		resp.sq_log = qp->sq_log;
 		resp.rq_log = qp->rq_log;
 		resp.rq_log_stride = qp->rq_log_stride;
+		resp.flags = qp->pipe ? SNIC_CREATE_QP_PIPE : 0;
+		resp.ci_offset = qp->pipe ? qp->ci_off : 0;
 		resp.mmap_key = key;
 		resp.mmap_len = qp->buf.size;
 		resp.sq_offset = qp->sq_off;

@@ -85,6 +85,14 @@ static void snic_realize(PCIDevice *pdev, Error **errp)
                    SNIC_SPIN_MSG_SLOTS, SPIN_PKT_MAX, SNIC_SPIN_L2P_SIZE);
         return;
     }
+    if (s->rdma.pipe.ncores < 1 ||
+        s->rdma.pipe.ncores > SNIC_PIPE_MAX_CORES ||
+        s->rdma.pipe.poll_ns < 1 ||
+        s->rdma.pipe.poll_max_ns < s->rdma.pipe.poll_ns) {
+        error_setg(errp, "snic: nic-cores 1..%d, pipe-poll-ns >= 1, "
+                   "pipe-poll-max-ns >= pipe-poll-ns", SNIC_PIPE_MAX_CORES);
+        return;
+    }
     if (!d2d_timing_realize(&s->timing, pdev, errp)) {
         return;
     }
@@ -205,6 +213,14 @@ static Property snic_properties[] = {
                        SNIC_SPIN_DEF_CLOCK_MHZ),
     DEFINE_PROP_UINT32("spin-l2p-size", SnicState, spin.l2p_size,
                        SNIC_SPIN_L2P_SIZE),
+    DEFINE_PROP_UINT32("nic-cores", SnicState, rdma.pipe.ncores,
+                       SNIC_PIPE_DEF_CORES),
+    DEFINE_PROP_UINT32("pipe-poll-ns", SnicState, rdma.pipe.poll_ns,
+                       SNIC_PIPE_DEF_POLL_NS),
+    DEFINE_PROP_UINT32("pipe-poll-max-ns", SnicState, rdma.pipe.poll_max_ns,
+                       SNIC_PIPE_DEF_POLL_MAX_NS),
+    DEFINE_PROP_UINT32("pipe-poll-cost-ns", SnicState, rdma.pipe.poll_cost_ns,
+                       SNIC_PIPE_DEF_POLL_COST_NS),
     DEFINE_PROP_END_OF_LIST(),
 };
 

@@ -46,6 +46,39 @@ static void snic_recv_flush_cqe(SnicState *s, SnicQp *qp, uint64_t cookie,
     snic_cq_post(s, qp->rcqn, &cqe, &qp->pcie);
 }
 
+/*
+ * A posted WQE the requester never fetched (@ctrl its first basic block,
+ * at most @avail basic blocks): flushed, the SQ consumer moves past it.
+ */
+static void snic_flush_posted(SnicState *s, SnicQp *qp,
+                              const struct snic_wqe_ctrl *ctrl, uint16_t avail)
+{
+    SnicSwqe w = { 0 };
+    unsigned nbb = DIV_ROUND_UP(ctrl->ds_cnt, 4);
+
+    nbb = MAX(1, MIN(nbb, avail));
+    w.opcode = ctrl->opcode;
+    w.idx = qp->sq_fetch;
+    w.nbb = nbb;
+    snic_rdma_req_cqe(s, qp, &w, SNIC_RST_WR_FLUSH);
+    qp->sq_fetch += nbb;
+}
+
+/* A pipe QP's posted WQEs: as long as the pipe has some (one pass). */
+static void snic_flush_pipe(SnicState *s, SnicQp *qp)
+{
+    uint8_t bb[SNIC_WQEBB_SIZE];
+    uint8_t st;
+    unsigned n;
+
+    for (n = 0; n < QP_SQ_SIZE(qp) && snic_pipe_sq_peek(s, qp, bb, &st) > 0;
+         n++) {
+        snic_flush_posted(s, qp, (const void *)bb,
+                          MIN(SNIC_WQE_MAX_BBS, QP_SQ_SIZE(qp)));
+        snic_pipe_sq_consumed(s, qp);
+    }
+}
+
 /* Complete every send WQE not yet completed, and posted ones. */
 static void snic_flush_send(SnicState *s, SnicQp *qp)
 {
@@ -64,6 +97,13 @@ static void snic_flush_send(SnicState *s, SnicQp *qp)
     timer_del(qp->retry_timer);
     timer_del(qp->rnr_timer);
     timer_del(qp->probe_timer);
+    if (qp->flags & SNIC_QP_F_SSQ) {
+        return;     /* its posted WQEs are flushed as the SSQ reaches them */
+    }
+    if (qp->flags & SNIC_QP_F_PIPE) {
+        snic_flush_pipe(s, qp);
+        return;
+    }
     /* posted but not fetched: read the record, complete each WQE */
     if (d2d_dma_read(&s->parent_obj, &s->pcie, &qp->pcie, dbr, &v,
                      sizeof(v)) == MEMTX_OK &&
@@ -72,8 +112,6 @@ static void snic_flush_send(SnicState *s, SnicQp *qp)
     }
     while (qp->sq_fetch != qp->sq_pi) {
         struct snic_wqe_ctrl ctrl;
-        SnicSwqe w = { 0 };
-        unsigned nbb;
 
         if (d2d_dma_read(&s->parent_obj, &s->pcie, &qp->pcie,
                          qp->sq_ring + (uint64_t)(qp->sq_fetch &
@@ -82,13 +120,7 @@ static void snic_flush_send(SnicState *s, SnicQp *qp)
             s->stats.dma_errs++;
             break;
         }
-        nbb = DIV_ROUND_UP(ctrl.ds_cnt, 4);
-        nbb = MAX(1, MIN(nbb, (uint16_t)(qp->sq_pi - qp->sq_fetch)));
-        w.opcode = ctrl.opcode;
-        w.idx = qp->sq_fetch;
-        w.nbb = nbb;
-        snic_rdma_req_cqe(s, qp, &w, SNIC_RST_WR_FLUSH);
-        qp->sq_fetch += nbb;
+        snic_flush_posted(s, qp, &ctrl, qp->sq_pi - qp->sq_fetch);
     }
 }
 

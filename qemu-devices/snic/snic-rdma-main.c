@@ -22,6 +22,8 @@ void snic_rdma_init(SnicState *s)
     r->qps = g_new0(SnicQp, SNIC_MAX_QPS);
     r->frame = g_malloc0(SNIC_RDMA_MAX_FRAME);
     r->bh = d2d_bh_new_guarded(s, snic_rdma_bh, s);
+    snic_pipe_init(s);
+    snic_ssq_init(s);
 }
 
 static void snic_rdma_drop_all(SnicState *s)
@@ -49,6 +51,8 @@ static void snic_rdma_drop_all(SnicState *s)
 void snic_rdma_free(SnicState *s)
 {
     snic_rdma_drop_all(s);
+    snic_pipe_free(s);
+    snic_ssq_free(s);
     qemu_bh_delete(s->rdma.bh);
     g_free(s->rdma.pds);
     g_free(s->rdma.mrs);
@@ -61,6 +65,8 @@ void snic_rdma_free(SnicState *s)
 void snic_rdma_reset(SnicState *s)
 {
     snic_rdma_drop_all(s);
+    snic_pipe_reset(s);
+    snic_ssq_reset(s);
     memset(&s->rdma.st, 0, sizeof(s->rdma.st));
     memset(s->rdma.src, 0, sizeof(s->rdma.src));
 }
@@ -137,6 +143,10 @@ uint16_t snic_rdma_admin(SnicState *s, const struct snic_aq_cmd *c,
         return snic_srq_destroy(s, id);
     case SNIC_AQ_SET_SRC_ADDR:
         return snic_src_addr_set(s, c);
+    case SNIC_AQ_CREATE_SSQ:
+        return snic_ssq_create(s, c, res);
+    case SNIC_AQ_DESTROY_SSQ:
+        return snic_ssq_destroy(s, id);
     default:
         qemu_log_mask(LOG_GUEST_ERROR, "snic: unknown RDMA opcode 0x%x\n",
                       c->opcode);
@@ -185,7 +195,12 @@ void snic_rdma_stats_format(SnicState *s, GString *out)
                                qp->resp_psn, qp->win_tail - qp->win_head,
                                qp->cnt.retransmits, qp->cnt.rnr_naks_rcvd,
                                qp->cnt.seq_naks_rcvd, qp->cwnd);
+        if (qp->flags & SNIC_QP_F_PIPE) {
+            g_string_append_printf(out, "pipe_core=%u ", qp->pipe_core);
+        }
         d2d_pcie_counters_format(out, &qp->pcie);
         g_string_append_c(out, '\n');
     }
+    snic_pipe_format(s, out);
+    snic_ssq_format(s, out);
 }

@@ -22,10 +22,12 @@ uint16_t snic_rdma_create_qp(SnicState *s, const struct snic_aq_cmd *c,
     struct snic_aq_create_qp a;
     uint32_t pdn, qpn;
     uint16_t srqn, scqn, rcqn;
+    bool pipe;
     SnicQp *qp;
     SnicPd *pd;
 
     memcpy(&a, c->raw, sizeof(a));
+    pipe = a.flags & SNIC_QP_F_PIPE;
     pdn = le32_to_cpu(a.pdn);
     srqn = le16_to_cpu(a.srqn);
     scqn = le16_to_cpu(a.send_cqn);
@@ -40,7 +42,9 @@ uint16_t snic_rdma_create_qp(SnicState *s, const struct snic_aq_cmd *c,
         return SNIC_AQ_ENOENT;
     }
     if (a.type > SNIC_QPT_GSI ||
-        (a.flags & ~(SNIC_QP_F_PRIV | SNIC_QP_F_SIG_ALL)) ||
+        (a.flags & ~(SNIC_QP_F_PRIV | SNIC_QP_F_SIG_ALL | SNIC_QP_F_PIPE |
+                     SNIC_QP_F_SSQ)) ||
+        ((a.flags & SNIC_QP_F_SSQ) && !pipe) ||
         a.sq_log < SNIC_MIN_LOG_SIZE || a.sq_log > SNIC_MAX_LOG_SIZE ||
         le16_to_cpu(a.db_page) >= SNIC_DB_PAGES ||
         le64_to_cpu(a.sq_addr) % SNIC_RING_ALIGN ||
@@ -48,11 +52,22 @@ uint16_t snic_rdma_create_qp(SnicState *s, const struct snic_aq_cmd *c,
         (srqn != SNIC_SRQN_NONE && s->rdma.srqs[srqn].pdn != pdn) ||
         (srqn == SNIC_SRQN_NONE &&
          (a.rq_log < SNIC_MIN_LOG_SIZE || a.rq_log > SNIC_MAX_LOG_SIZE ||
-          a.rq_log_stride < 5 || a.rq_log_stride > 8 ||
+          (!pipe && (a.rq_log_stride < 5 || a.rq_log_stride > 8)) ||
           le64_to_cpu(a.rq_addr) % SNIC_RING_ALIGN))) {
         return SNIC_AQ_EINVAL_PARAM;
     }
-    if (!snic_dma_probe(s, le64_to_cpu(a.sq_addr)) ||
+    /*
+     * A pipe QP: its own receive pipe of at least one line of RQEs, a
+     * consumer record; the fields are zero on a doorbell QP.
+     */
+    if (pipe ? (a.type == SNIC_QPT_GSI || srqn != SNIC_SRQN_NONE ||
+                a.rq_log < SNIC_PIPE_MIN_RQ_LOG || !a.ci_every ||
+                le64_to_cpu(a.ci_addr) % 4) :
+               (a.ci_every || a.ci_addr)) {
+        return SNIC_AQ_EINVAL_PARAM;
+    }
+    if ((pipe && !snic_dma_probe(s, le64_to_cpu(a.ci_addr))) ||
+        !snic_dma_probe(s, le64_to_cpu(a.sq_addr)) ||
         !snic_dma_probe(s, le64_to_cpu(a.dbr_addr)) ||
         (srqn == SNIC_SRQN_NONE &&
          !snic_dma_probe(s, le64_to_cpu(a.rq_addr)))) {
@@ -74,6 +89,10 @@ uint16_t snic_rdma_create_qp(SnicState *s, const struct snic_aq_cmd *c,
     }
     qp = &s->rdma.qps[qpn];
     memset(qp, 0, sizeof(*qp));
+    qp->db_page = le16_to_cpu(a.db_page);
+    if ((a.flags & SNIC_QP_F_SSQ) && !snic_ssq_place(s, qp)) {
+        return SNIC_AQ_ENOENT;      /* its context has no SSQ */
+    }
     qp->valid = true;
     qp->s = s;
     qp->qpn = qpn;
@@ -91,6 +110,8 @@ uint16_t snic_rdma_create_qp(SnicState *s, const struct snic_aq_cmd *c,
     qp->sq_log = a.sq_log;
     qp->rq_log = srqn == SNIC_SRQN_NONE ? a.rq_log : 0;
     qp->rq_stride_log = a.rq_log_stride;
+    qp->ci_every = a.ci_every;
+    qp->ci_addr = le64_to_cpu(a.ci_addr);
     qp->path_mtu = SNIC_MTU_1024;
     qp->mtu = 1024;
     qp->qkey = a.type == SNIC_QPT_GSI ? SNIC_GSI_QKEY : 0;
@@ -108,7 +129,12 @@ uint16_t snic_rdma_create_qp(SnicState *s, const struct snic_aq_cmd *c,
     }
     s->rdma.qps_hi = MAX(s->rdma.qps_hi, qpn + 1);
     s->rdma.nqps++;
-    *res = qpn;
+    if (pipe && !(a.flags & SNIC_QP_F_SSQ)) {
+        snic_pipe_add(s, qp);
+    }
+    /* an SSQ QP: which core's SSQ its SQEs go to */
+    *res = qpn | ((a.flags & SNIC_QP_F_SSQ) ?
+                  (uint64_t)qp->pipe_core << 32 : 0);
     return SNIC_AQ_OK;
 }
 
@@ -116,6 +142,11 @@ uint16_t snic_rdma_create_qp(SnicState *s, const struct snic_aq_cmd *c,
 void snic_rdma_qp_free(SnicState *s, SnicQp *qp)
 {
     s->spin_hook->qp_gone(s, qp);
+    if (qp->flags & SNIC_QP_F_SSQ) {
+        snic_ssq_unplace(s, qp);
+    } else if (qp->flags & SNIC_QP_F_PIPE) {
+        snic_pipe_remove(s, qp);
+    }
     d2d_timer_free_guarded(qp->retry_timer);
     d2d_timer_free_guarded(qp->rnr_timer);
     d2d_timer_free_guarded(qp->probe_timer);
@@ -169,6 +200,7 @@ static void snic_qp_reset(SnicQp *qp)
     qp->pkts_since_ack = 0;
     qp->msn = 0;
     memset(&qp->cnt, 0, sizeof(qp->cnt));
+    snic_pipe_qp_reset(qp);
 }
 
 static void snic_qp_set_psn(SnicQp *qp, uint32_t psn)
@@ -352,6 +384,11 @@ uint16_t snic_rdma_modify_qp(SnicState *s, const struct snic_aq_cmd *c)
         if (to == SNIC_QPS_RTS && from == SNIC_QPS_SQE) {
             qp->fetch_blocked = false;
         }
+        if (to == SNIC_QPS_RTS && (qp->flags & SNIC_QP_F_SSQ)) {
+            snic_ssq_wake(s);
+        } else if (to == SNIC_QPS_RTS && (qp->flags & SNIC_QP_F_PIPE)) {
+            snic_pipe_wake(s);
+        }
     }
     snic_rdma_kick(s, qp);
     return SNIC_AQ_OK;
@@ -418,6 +455,12 @@ bool snic_rdma_db(SnicState *s, uint16_t page, uint32_t off, uint32_t qn,
         return true;
     }
     d2d_mmio_account(&qp->pcie, true, page * SNIC_DB_PAGE_SIZE + off, 4);
+    s->rdma.st.mmio_doorbells++;
+    if (qp->flags & SNIC_QP_F_PIPE) {
+        /* no producer counters: only a hint to look at the pipes now */
+        snic_rdma_kick(s, qp);
+        return true;
+    }
     if (off == SNIC_DB_QP_SQ) {
         if ((uint16_t)(ctr - qp->sq_fetch) > QP_SQ_SIZE(qp)) {
             s->stats.bad_db++;

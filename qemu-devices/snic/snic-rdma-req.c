@@ -196,20 +196,97 @@ static uint32_t snic_wqe_npkts(SnicQp *qp, SnicSwqe *w)
     }
 }
 
+unsigned snic_rdma_req_take(SnicState *s, SnicQp *qp, const uint8_t *segs,
+                            unsigned avail)
+{
+    const struct snic_wqe_ctrl *ctrl = (const void *)segs;
+    SnicSwqe *w = &qp->win[qp->win_tail % SNIC_RDMA_WIN];
+    unsigned ds_cnt = ctrl->ds_cnt, nbb = DIV_ROUND_UP(ds_cnt, 4);
+
+    /* timing mode: the WQE is read before its data */
+    d2d_timing_sync(&s->timing);
+    memset(w, 0, offsetof(SnicSwqe, sge));
+    w->idx = qp->sq_fetch;
+    if (ds_cnt == 0 || ds_cnt > SNIC_WQE_MAX_DS || nbb > avail) {
+        /* unknown extent: one basic block */
+        if (qp->flags & SNIC_QP_F_PIPE) {
+            snic_pipe_sq_bad_extent(s, qp);
+        }
+        w->nbb = 1;
+        w->opcode = ctrl->opcode;
+        w->status = SNIC_RST_LOC_QP_OP;
+    } else {
+        w->nbb = nbb;
+        w->status = snic_wqe_parse(s, qp, w, segs, ds_cnt);
+    }
+    if (!w->status && !w->local && qp->win_tail != qp->win_head &&
+        snic_psn_diff(qp->next_psn + snic_wqe_npkts(qp, w),
+                      qp->comp_psn) > (1 << 22)) {
+        /*
+         * PSN comparisons need the window's PSNs within 2^23: a huge
+         * message waits until the ones before it are done.  Parsing
+         * had no side effect (REG_MR/LOCAL_INV are local).
+         */
+        return 0;
+    }
+    qp->sq_fetch += w->nbb;
+    if (w->status) {
+        qemu_log_mask(LOG_GUEST_ERROR, "snic: qp %u: WQE %u: status %u\n",
+                      qp->qpn, w->idx, w->status);
+        w->local = true;
+        qp->fetch_blocked = true;
+    } else if (!w->local) {
+        w->mtu = qp->mtu;
+        w->first_psn = qp->next_psn;
+        w->npkts = qp->type == SNIC_QPT_RC ? snic_wqe_npkts(qp, w) : 1;
+        qp->next_psn = (qp->next_psn + w->npkts) & ROCE_PSN_MASK;
+    }
+    qp->win_tail++;
+    return w->nbb;
+}
+
+/*
+ * Is there a WQE at sq_fetch?  Doorbell QP: the producer says so (*avail
+ * basic blocks posted), *first = 0.  Pipe QP: its first basic block is in
+ * @segs with the right phase (*first = 1); a bad element fails the QP.
+ */
+static bool snic_req_posted(SnicState *s, SnicQp *qp, uint8_t *segs,
+                            uint16_t *avail, unsigned *first)
+{
+    uint8_t st;
+    int r;
+
+    if (qp->flags & SNIC_QP_F_SSQ) {
+        return false;       /* its WQEs come through its core's SSQs */
+    }
+    if (!(qp->flags & SNIC_QP_F_PIPE)) {
+        *avail = qp->sq_pi - qp->sq_fetch;
+        *first = 0;
+        return *avail != 0;
+    }
+    r = snic_pipe_sq_peek(s, qp, segs, &st);
+    if (r < 0) {
+        snic_rdma_qp_error(s, qp, st, false);
+    }
+    *avail = MIN(SNIC_WQE_MAX_BBS, QP_SQ_SIZE(qp));
+    *first = 1;
+    return r > 0;
+}
+
 /* Fetch new WQEs into the window while the QP may start them. */
 static void snic_req_fetch(SnicState *s, SnicQp *qp)
 {
     uint8_t segs[SNIC_WQE_MAX_BBS * SNIC_WQEBB_SIZE];
+    uint16_t avail;
+    unsigned first;
 
     while (qp->state == SNIC_QPS_RTS && !qp->fetch_blocked &&
            qp->win_tail - qp->win_head < SNIC_RDMA_WIN &&
-           qp->sq_fetch != qp->sq_pi) {
+           snic_req_posted(s, qp, segs, &avail, &first)) {
         const struct snic_wqe_ctrl *ctrl = (const void *)segs;
-        SnicSwqe *w = &qp->win[qp->win_tail % SNIC_RDMA_WIN];
-        uint16_t avail = qp->sq_pi - qp->sq_fetch;
-        unsigned nbb = 1, i, ds_cnt;
+        unsigned nbb = 1, i;
 
-        for (i = 0; i < SNIC_WQE_MAX_BBS; i++) {
+        for (i = first; i < SNIC_WQE_MAX_BBS; i++) {
             if (i == 1) {
                 nbb = DIV_ROUND_UP(ctrl->ds_cnt, 4);
                 if (nbb <= 1 || nbb > SNIC_WQE_MAX_BBS || nbb > avail) {
@@ -228,44 +305,12 @@ static void snic_req_fetch(SnicState *s, SnicQp *qp)
                 return;
             }
         }
-        /* timing mode: the WQE is read before its data */
-        d2d_timing_sync(&s->timing);
-        memset(w, 0, offsetof(SnicSwqe, sge));
-        ds_cnt = ctrl->ds_cnt;
-        nbb = DIV_ROUND_UP(ds_cnt, 4);
-        w->idx = qp->sq_fetch;
-        if (ds_cnt == 0 || ds_cnt > SNIC_WQE_MAX_DS || nbb > avail) {
-            /* unknown extent: one basic block */
-            w->nbb = 1;
-            w->opcode = ctrl->opcode;
-            w->status = SNIC_RST_LOC_QP_OP;
-        } else {
-            w->nbb = nbb;
-            w->status = snic_wqe_parse(s, qp, w, segs, ds_cnt);
-        }
-        if (!w->status && !w->local && qp->win_tail != qp->win_head &&
-            snic_psn_diff(qp->next_psn + snic_wqe_npkts(qp, w),
-                          qp->comp_psn) > (1 << 22)) {
-            /*
-             * PSN comparisons need the window's PSNs within 2^23: a huge
-             * message waits until the ones before it are done.  Parsing
-             * had no side effect (REG_MR/LOCAL_INV are local).
-             */
+        if (!snic_rdma_req_take(s, qp, segs, avail)) {
             return;
         }
-        qp->sq_fetch += w->nbb;
-        if (w->status) {
-            qemu_log_mask(LOG_GUEST_ERROR, "snic: qp %u: WQE %u: status %u\n",
-                          qp->qpn, w->idx, w->status);
-            w->local = true;
-            qp->fetch_blocked = true;
-        } else if (!w->local) {
-            w->mtu = qp->mtu;
-            w->first_psn = qp->next_psn;
-            w->npkts = qp->type == SNIC_QPT_RC ? snic_wqe_npkts(qp, w) : 1;
-            qp->next_psn = (qp->next_psn + w->npkts) & ROCE_PSN_MASK;
+        if ((qp->flags & SNIC_QP_F_PIPE) && !(qp->flags & SNIC_QP_F_SSQ)) {
+            snic_pipe_sq_consumed(s, qp);
         }
-        qp->win_tail++;
     }
 }
 

@@ -150,6 +150,9 @@ bool snic_rdma_recv_peek(SnicState *s, SnicQp *qp, SnicRecvWqe *w)
     uint64_t addr;
     unsigned i, max;
 
+    if (qp->flags & SNIC_QP_F_PIPE) {
+        return snic_pipe_rq_peek(s, qp, w);
+    }
     if (qp->srqn != SNIC_SRQN_NONE) {
         if (!srq) {
             return false;
@@ -210,6 +213,9 @@ void snic_rdma_recv_consume(SnicState *s, SnicQp *qp)
 
     if (qp->srqn == SNIC_SRQN_NONE) {
         qp->rq_ci++;
+        if (qp->flags & SNIC_QP_F_PIPE) {
+            snic_pipe_rq_consumed(s, qp);
+        }
         return;
     }
     srq = snic_srq(s, qp->srqn);

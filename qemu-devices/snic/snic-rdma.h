@@ -6,6 +6,7 @@
  *   snic-rdma-main.c   the top: init/reset, the bottom half running each
  *                      kicked QP's roles, admin dispatch, statistics
  *   snic-rdma-qp.c     QP admin, state machine, doorbells
+ *   snic-rdma-ssq.c    scalable shared send queues and their poller
  *   snic-rdma-recv.c   receive dispatch to the responder or the completer
  *   snic-rdma-req.c    requester: WQE fetch, packetisation, retransmission
  *   snic-rdma-resp.c   responder: requests in, ACK/NAK, READ responses,
@@ -13,6 +14,8 @@
  *   snic-rdma-comp.c   completer: responses in, in-order completion, timers
  *   snic-rdma-flush.c  the error state, flush, send CQEs
  *   snic-rdma-srq.c    SRQ admin and doorbells, receive WQE fetch
+ *   snic-rdma-pipe.c   DMA-only notification pipes: phase-bit elements,
+ *                      the consumer record, the NIC cores' poll lists
  *   snic-rdma-mr.c     PD/MR admin, MR keys and translation, DMA through
  *                      MRs, fast registration and invalidation
  *   snic-rdma-net.c    QP lookup, async events, the kick, shared headers,
@@ -61,6 +64,13 @@
 #define SNIC_RDMA_ACK_EVERY     16
 /* Packets one QP sends per bottom-half pass before others get a turn. */
 #define SNIC_RDMA_BUDGET        16
+/* Pipe QPs one NIC core serves per poll turn (snic-rdma-pipe.c). */
+#define SNIC_PIPE_POLL_BUDGET   64
+#define SNIC_PIPE_MAX_CORES     64
+#define SNIC_PIPE_DEF_CORES     8
+#define SNIC_PIPE_DEF_POLL_NS   1000
+#define SNIC_PIPE_DEF_POLL_MAX_NS 16000
+#define SNIC_PIPE_DEF_POLL_COST_NS 20
 /* Page-list entries the device holds over all MRs. */
 #define SNIC_RDMA_MAX_PAGES     (4u << 20)
 /* Basic blocks in @qp's send ring. */
@@ -236,9 +246,48 @@ typedef struct SnicQp {
     /* receive ring */
     uint16_t rq_pi, rq_ci;
 
+    /* DMA-only notification pipe (SNIC_QP_F_PIPE, snic-rdma-pipe.c) */
+    uint8_t ci_every;           /* consumer record every n elements */
+    uint8_t pipe_core;          /* NIC core whose poll list has it */
+    uint32_t ssqn;              /* SNIC_QP_F_SSQ: its shared send queue */
+    bool pipe_fault;            /* the consumer record was not writable */
+    uint64_t ci_addr;           /* consumer record */
+    uint16_t ci_sq_done, ci_rq_done;    /* counters last written there */
+    bool rql_ok;                /* rql holds the receive line at rql_ctr */
+    uint16_t rql_ctr;
+    uint8_t rql[64];
+
     SnicRdmaCounters cnt;
     D2DPcieCounters pcie;
 } SnicQp;
+
+/* A shared send queue (snic-rdma-ssq.c). */
+typedef struct SnicSsq {
+    bool valid;
+    uint8_t log_size, ci_every, core;
+    uint16_t db_page;
+    uint64_t ring, ci_addr;
+    uint16_t ci, ci_done;       /* consumer, last written to the record */
+    uint32_t qps;               /* SNIC_QP_F_SSQ QPs on it */
+} SnicSsq;
+
+/* A NIC core: the pipe QPs it polls. */
+typedef struct SnicPipeCore {
+    GArray *qps;                /* uint32_t qpns */
+    uint32_t cursor;            /* next one to serve */
+} SnicPipeCore;
+
+typedef struct SnicPipes {
+    /* properties */
+    uint32_t ncores;            /* nic-cores */
+    uint32_t poll_ns;           /* pipe-poll-ns: poll turn interval */
+    uint32_t poll_max_ns;       /* pipe-poll-max-ns: backed off when idle */
+    uint32_t poll_cost_ns;      /* pipe-poll-cost-ns: modeled per read */
+    SnicPipeCore *cores;
+    QEMUTimer *timer;
+    uint32_t interval;
+    uint64_t last_sqes;
+} SnicPipes;
 
 /* Host-order mirror of struct snic_rdma_stats, from the same list. */
 typedef struct SnicRdmaStats {
@@ -268,6 +317,10 @@ typedef struct SnicRdma {
     uint32_t loss_every, loss_ppm;
     uint64_t loss_seed, loss_seed_used, loss_rng;
     uint64_t loss_count;
+    SnicPipes pipe;
+    SnicSsq *ssqs;              /* SNIC_MAX_SSQS */
+    QEMUTimer *ssq_timer;
+    uint32_t ssq_interval;
 } SnicRdma;
 
 /* snic-rdma-main.c: the top of the transport */
@@ -280,6 +333,44 @@ uint16_t snic_rdma_admin(SnicState *s, const struct snic_aq_cmd *c,
                          uint64_t *res);
 uint16_t snic_rdma_query_stats(SnicState *s, const struct snic_aq_cmd *c);
 void snic_rdma_stats_format(SnicState *s, GString *out);
+
+/* snic-rdma-ssq.c: below the QP admin, above the requester */
+void snic_ssq_init(SnicState *s);
+void snic_ssq_free(SnicState *s);
+void snic_ssq_reset(SnicState *s);
+uint16_t snic_ssq_create(SnicState *s, const struct snic_aq_cmd *c,
+                         uint64_t *res);
+uint16_t snic_ssq_destroy(SnicState *s, uint32_t n);
+/* Put SSQ QP @qp on the least-loaded SSQ of its context; false if none. */
+bool snic_ssq_place(SnicState *s, SnicQp *qp);
+void snic_ssq_unplace(SnicState *s, SnicQp *qp);
+void snic_ssq_wake(SnicState *s);
+void snic_ssq_format(SnicState *s, GString *out);
+
+/* snic-rdma-pipe.c: below the requester, flush and receive fetch */
+void snic_pipe_init(SnicState *s);
+void snic_pipe_free(SnicState *s);
+void snic_pipe_reset(SnicState *s);
+/* Put pipe QP @qp on the least-loaded NIC core's poll list, or off it. */
+void snic_pipe_add(SnicState *s, SnicQp *qp);
+void snic_pipe_remove(SnicState *s, SnicQp *qp);
+/* A pipe QP may have work: run the poller. */
+void snic_pipe_wake(SnicState *s);
+void snic_pipe_qp_reset(SnicQp *qp);
+/*
+ * Read the send pipe at sq_fetch into @bb (one basic block): 1 if an
+ * SQE is there, 0 if not, -1 on a DMA error or a malformed element
+ * (*status: the SNIC_RST_* to fail the QP with).
+ */
+int snic_pipe_sq_peek(SnicState *s, SnicQp *qp, uint8_t *bb, uint8_t *status);
+/* An SQE whose ds_cnt gives no extent (counted, logged). */
+void snic_pipe_sq_bad_extent(SnicState *s, SnicQp *qp);
+/* sq_fetch / rq_ci advanced: count, write the record every ci_every. */
+void snic_pipe_sq_consumed(SnicState *s, SnicQp *qp);
+void snic_pipe_rq_consumed(SnicState *s, SnicQp *qp);
+/* The RQE at rq_ci of a pipe QP, if the host has written it. */
+bool snic_pipe_rq_peek(SnicState *s, SnicQp *qp, SnicRecvWqe *w);
+void snic_pipe_format(SnicState *s, GString *out);
 
 /* snic-rdma-mr.c */
 uint16_t snic_pd_create(SnicState *s, uint64_t *res);
@@ -342,6 +433,13 @@ bool snic_rdma_db(SnicState *s, uint16_t page, uint32_t off, uint32_t qn,
                   uint16_t ctr);
 
 /* snic-rdma-req.c */
+/*
+ * Take the WQE in @segs (at most @avail basic blocks; the QP's next, at
+ * sq_fetch) into @qp's window: its basic blocks, 0 if it must wait (PSN
+ * window).  The caller checked the state and that the window has room.
+ */
+unsigned snic_rdma_req_take(SnicState *s, SnicQp *qp, const uint8_t *segs,
+                            unsigned avail);
 /*
  * Do what the completer asked (req_ask), then fetch and send within
  * @budget packets.  True if it has more to send right now.

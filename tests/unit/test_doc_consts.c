@@ -119,7 +119,13 @@ static void struct_sizes_match_doc(void)
 	CHECK_EQ(sizeof(struct snic_wqe_raddr), 16);
 	CHECK_EQ(sizeof(struct snic_wqe_atomic), 16);
 	CHECK_EQ(sizeof(struct snic_recv_hdr), 16);
-	CHECK_EQ(sizeof(struct snic_rdma_stats), 248);
+	CHECK_EQ(sizeof(struct snic_rdma_stats), 328);
+	CHECK_EQ(sizeof(struct snic_aq_create_ssq), 56);
+	CHECK_EQ(__builtin_offsetof(struct snic_aq_create_ssq, ci_addr), 16);
+	CHECK_EQ(sizeof(struct snic_pipe_rqe), 16);
+	CHECK_EQ(__builtin_offsetof(struct snic_aq_create_qp, ci_every), 5);
+	CHECK_EQ(__builtin_offsetof(struct snic_aq_create_qp, ci_addr), 48);
+	CHECK_EQ(__builtin_offsetof(struct snic_pipe_rqe, byte_count), 12);
 	CHECK_EQ(sizeof(struct snic_aq_set_src_addr), 56);
 	CHECK_EQ(__builtin_offsetof(struct snic_aq_create_qp, dbr_addr), 40);
 	CHECK_EQ(__builtin_offsetof(struct snic_qp_attr, av), 36);
@@ -143,6 +149,7 @@ static void struct_sizes_match_doc(void)
 	CHECK_EQ(__builtin_offsetof(struct snic_cqe, opcode), 24);
 	CHECK_EQ(sizeof(struct snic_eqe), 16);
 	CHECK_EQ(sizeof(struct snic_wqe_ctrl), 16);
+	CHECK_EQ(__builtin_offsetof(struct snic_wqe_ctrl, owner), 5);
 	CHECK_EQ(sizeof(struct snic_wqe_eth), 16);
 	CHECK_EQ(sizeof(struct snic_wqe_data), 16);
 	CHECK_EQ(sizeof(struct snic_rx_desc), 16);

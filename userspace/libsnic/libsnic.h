@@ -29,6 +29,10 @@
 
 struct snic_qp;
 struct snic_srq;
+struct snicdv_qp_attr;
+
+/* Pipe QPs: consumer record every this many elements (SNIC_PIPE_CI_EVERY). */
+#define SNIC_PIPE_DEF_CI_EVERY	16
 
 struct snic_device {
 	struct verbs_device vdev;
@@ -97,6 +101,10 @@ struct snic_qp {
 	struct snic_sq_params params;
 	uint32_t qpn;
 	enum ibv_qp_state state;	/* as last set through modify_qp */
+	/* DMA-only notification pipe QP (snic_pipe.c): no doorbells */
+	bool pipe;
+	volatile uint32_t *ci;		/* consumer record: [0] RQ, [1] SQ */
+	uint64_t *rq_wr_id;		/* by RQE slot (RQEs carry none) */
 };
 
 static inline struct snic_context *to_sctx(struct ibv_context *c)
@@ -162,6 +170,10 @@ void snic_cq_clean(struct snic_cq *cq, uint32_t qpn);
 
 /* snic_qp.c */
 struct ibv_qp *snic_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr);
+/* create_qp in the mode @dv names (snicdv_create_qp, SNIC_QP_MODE). */
+struct ibv_qp *snic_create_qp_mode(struct ibv_pd *pd,
+				   struct ibv_qp_init_attr *attr,
+				   const struct snicdv_qp_attr *dv);
 int snic_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask,
 		  struct ibv_qp_init_attr *init_attr);
 int snic_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask);
@@ -182,5 +194,15 @@ int snic_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr,
 uint64_t snic_sq_retire(struct snic_qp *qp, uint32_t wqe_counter,
 			enum ibv_wc_opcode *op);
 void snic_rq_retire(struct snic_qp *qp);
+
+/* snic_pipe.c */
+/* The mode SNIC_QP_MODE / SNIC_PIPE_CI_EVERY ask for; EINVAL if bad. */
+int snic_pipe_env(struct snicdv_qp_attr *dv);
+void snic_pipe_put_wqe(struct snic_sq *sq, uint32_t prod, uint8_t *wqe,
+		       unsigned int nbb);
+int snic_pipe_post_recv(struct snic_qp *qp, struct ibv_recv_wr *wr,
+			struct ibv_recv_wr **bad_wr);
+uint64_t snic_pipe_recv_wr_id(struct snic_qp *qp, uint32_t counter);
+void snic_pipe_reset(struct snic_qp *qp);
 
 #endif /* LIBSNIC_LIBSNIC_H */

@@ -5,8 +5,9 @@
  * whose response snic.ko extends, the buffer the ibv_cmd_* helper fills -
  * the kernel's core response, then snic's udata of
  * <d2d/snic_verbs_abi.h> (docs/snic-ib.md) - with its layout checked.  The
- * commands themselves carry no driver words (the verbs_cmd_* buffers of
- * verbs_provider_abi.h): the kernel decides every ring's geometry.
+ * commands carry no driver words (the verbs_cmd_* buffers of
+ * verbs_provider_abi.h): the kernel decides every ring's geometry; only
+ * create_qp adds the QP mode (doorbell or pipe).
  */
 #ifndef LIBSNIC_SNIC_ABI_H
 #define LIBSNIC_SNIC_ABI_H
@@ -14,6 +15,7 @@
 #include <stddef.h>
 #include <rdma/ib_user_verbs.h>
 #include <d2d/snic_verbs_abi.h>
+#include "verbs_provider_abi.h"
 
 /* struct snic_<name>_resp_full: @core, then snic's @drv right after it. */
 #define SNIC_DRV_RESP(name, core, drv_resp)				\
@@ -24,6 +26,15 @@
 	_Static_assert(offsetof(struct snic_##name##_resp_full, drv) ==	\
 		       sizeof(struct core),				\
 		       #name ": snic's udata follows the core response")
+
+/* create_qp's command: the core command, then snic's driver words. */
+struct snic_create_qp_cmd_full {
+	struct verbs_cmd_create_qp ibv;
+	struct snic_create_qp_cmd drv;
+};
+_Static_assert(offsetof(struct snic_create_qp_cmd_full, drv) ==
+	       sizeof(struct verbs_cmd_create_qp),
+	       "create_qp: snic's words follow the core command");
 
 SNIC_DRV_RESP(get_context, ib_uverbs_get_context_resp,
 	      snic_alloc_ucontext_resp);

@@ -174,6 +174,9 @@ static bool snic_cqe_to_wc(struct snic_context *ctx, const struct snic_cqe *cqe,
 	case SNIC_CQE_RECV:
 	case SNIC_CQE_RECV_ERR:
 		snic_wc_from_recv_cqe(wc, cqe);
+		if (qp->pipe)
+			wc->wr_id = snic_pipe_recv_wr_id(qp,
+						le16toh(cqe->wqe_counter));
 		snic_rq_retire(qp);
 		return true;
 	default:

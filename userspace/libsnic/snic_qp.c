@@ -13,6 +13,7 @@
 #include <sys/mman.h>
 
 #include "libsnic.h"
+#include "snicdv.h"
 
 /* [off, off + len) lies inside a mapping of map_len bytes. */
 static bool snic_fits(uint64_t off, uint64_t len, uint64_t map_len)
@@ -31,6 +32,8 @@ static void snic_qp_reset_rings(struct snic_qp *qp)
 	qp->rq.prod = 0;
 	qp->rq.cons = 0;
 	snic_set_record(&qp->dbr[0], 0);
+	if (qp->pipe)
+		snic_pipe_reset(qp);
 	pthread_spin_unlock(&qp->rq_lock);
 }
 
@@ -41,6 +44,7 @@ static void snic_qp_free(struct snic_qp *qp)
 	free(qp->sq.wr_id);
 	free(qp->sq.nbb);
 	free(qp->sq.wc_op);
+	free(qp->rq_wr_id);
 	pthread_spin_destroy(&qp->sq_lock);
 	pthread_spin_destroy(&qp->rq_lock);
 	free(qp);
@@ -48,9 +52,24 @@ static void snic_qp_free(struct snic_qp *qp)
 
 struct ibv_qp *snic_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
 {
+	struct snicdv_qp_attr dv;
+	int ret = snic_pipe_env(&dv);
+
+	if (ret) {
+		errno = ret;
+		return NULL;
+	}
+	return snic_create_qp_mode(pd, attr, &dv);
+}
+
+struct ibv_qp *snic_create_qp_mode(struct ibv_pd *pd,
+				   struct ibv_qp_init_attr *attr,
+				   const struct snicdv_qp_attr *dv)
+{
 	struct snic_context *ctx = to_sctx(pd->context);
-	struct verbs_cmd_create_qp cmd;
+	struct snic_create_qp_cmd_full cmd;
 	struct snic_create_qp_resp_full resp;
+	bool pipe = dv->mode == SNICDV_QP_MODE_PIPE;
 	const struct snic_create_qp_resp *r = &resp.drv;
 	struct snic_qp *qp;
 	uint32_t nbbs;
@@ -67,7 +86,10 @@ struct ibv_qp *snic_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
 	pthread_spin_init(&qp->sq_lock, PTHREAD_PROCESS_PRIVATE);
 	pthread_spin_init(&qp->rq_lock, PTHREAD_PROCESS_PRIVATE);
 	memset(&resp, 0, sizeof(resp));
-	ret = ibv_cmd_create_qp(pd, &qp->vqp.qp, attr, &cmd, sizeof(cmd),
+	memset(&cmd, 0, sizeof(cmd));
+	cmd.drv.flags = pipe ? SNIC_CREATE_QP_PIPE : 0;
+	cmd.drv.ci_every = pipe ? dv->ci_every : 0;
+	ret = ibv_cmd_create_qp(pd, &qp->vqp.qp, attr, &cmd.ibv, sizeof(cmd),
 				&resp.ibv, sizeof(resp));
 	if (ret) {
 		pthread_spin_destroy(&qp->sq_lock);
@@ -85,7 +107,15 @@ struct ibv_qp *snic_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
 		       r->mmap_len) ||
 	    !snic_fits(r->dbr_offset, 8, r->mmap_len) || (r->dbr_offset & 3))
 		goto err_destroy;
-	if (!attr->srq &&
+	if (pipe != !!(r->flags & SNIC_CREATE_QP_PIPE) ||
+	    (pipe && (r->rq_log < SNIC_PIPE_MIN_RQ_LOG ||
+		      r->rq_log > SNIC_MAX_LOG_SIZE ||
+		      r->rq_log_stride != 4 || (r->ci_offset & 3) ||
+		      !snic_fits(r->ci_offset, 8, r->mmap_len) ||
+		      !snic_fits(r->rq_offset, (uint64_t)16 << r->rq_log,
+				 r->mmap_len))))
+		goto err_destroy;
+	if (!attr->srq && !pipe &&
 	    (r->rq_log > SNIC_MAX_LOG_SIZE || r->rq_log_stride < 5 ||
 	     r->rq_log_stride > 8 ||
 	     !snic_fits(r->rq_offset, (uint64_t)1 << (r->rq_log + r->rq_log_stride),
@@ -96,8 +126,11 @@ struct ibv_qp *snic_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
 	qp->sq.wr_id = calloc(nbbs, sizeof(*qp->sq.wr_id));
 	qp->sq.nbb = calloc(nbbs, sizeof(*qp->sq.nbb));
 	qp->sq.wc_op = calloc(nbbs, sizeof(*qp->sq.wc_op));
+	if (pipe)
+		qp->rq_wr_id = calloc(1u << r->rq_log, sizeof(*qp->rq_wr_id));
 	ret = ENOMEM;
-	if (!qp->sq.wr_id || !qp->sq.nbb || !qp->sq.wc_op)
+	if (!qp->sq.wr_id || !qp->sq.nbb || !qp->sq.wc_op ||
+	    (pipe && !qp->rq_wr_id))
 		goto err_destroy;
 	map = mmap(NULL, r->mmap_len, PROT_READ | PROT_WRITE, MAP_SHARED,
 		   pd->context->cmd_fd, r->mmap_key);
@@ -117,6 +150,9 @@ struct ibv_qp *snic_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
 		qp->rq.log_size = r->rq_log;
 		qp->rq.log_stride = r->rq_log_stride;
 	}
+	qp->pipe = pipe;
+	if (pipe)
+		qp->ci = (volatile uint32_t *)((uint8_t *)map + r->ci_offset);
 	qp->qpn = r->qpn;
 	qp->state = IBV_QPS_RESET;
 	qp->params.qp_type = attr->qp_type;
@@ -236,7 +272,10 @@ int snic_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 			ret = ENOMEM;
 			break;
 		}
-		snic_sq_copy(sq, sq->prod, wqe, info.nbb);
+		if (qp->pipe)
+			snic_pipe_put_wqe(sq, sq->prod, wqe, info.nbb);
+		else
+			snic_sq_copy(sq, sq->prod, wqe, info.nbb);
 		slot = sq->prod & (size - 1);
 		sq->wr_id[slot] = wr->wr_id;
 		sq->nbb[slot] = info.nbb;
@@ -245,7 +284,7 @@ int snic_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 	}
 	if (ret)
 		*bad_wr = wr;
-	if (sq->prod != start) {
+	if (sq->prod != start && !qp->pipe) {
 		/* WQEs, then the record, then the doorbell. */
 		snic_publish(ctx, &qp->dbr[1], SNIC_DB_QP_SQ, qp->qpn,
 			     sq->prod);
@@ -335,6 +374,11 @@ int snic_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 		return EINVAL;
 	}
 	pthread_spin_lock(&qp->rq_lock);
+	if (qp->pipe) {
+		ret = snic_pipe_post_recv(qp, wr, bad_wr);
+		pthread_spin_unlock(&qp->rq_lock);
+		return ret;
+	}
 	start = qp->rq.prod;
 	ret = snic_rq_post(&qp->rq, wr, bad_wr);
 	if (qp->rq.prod != start) {

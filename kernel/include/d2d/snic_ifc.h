@@ -359,7 +359,8 @@ struct snic_wqe_ctrl {
 	__u8 flags;		/* SNIC_WQE_F_* */
 	__le16 wqe_idx;		/* producer counter of this WQE's first BB */
 	__u8 ds_cnt;		/* 16-byte segments in the WQE, ctrl included */
-	__u8 rsvd0[3];
+	__u8 owner;		/* RDMA pipe QPs: SNIC_WQE_OWNER (phase), else 0 */
+	__u8 rsvd0[2];
 	__be32 imm;		/* RDMA: immediate data, or the rkey to invalidate */
 	__be16 vlan_tci;	/* Ethernet with SNIC_ETH_F_VLAN: tag to insert */
 	__u8 rsvd1[2];

@@ -31,6 +31,8 @@ enum snic_aq_rdma_opcode {
 	SNIC_AQ_MODIFY_SRQ	= 0x39,	/* modify_srq */
 	SNIC_AQ_DESTROY_SRQ	= 0x3a,	/* obj: srqn */
 	SNIC_AQ_SET_SRC_ADDR	= 0x3b,	/* set_src_addr */
+	SNIC_AQ_CREATE_SSQ	= 0x48,	/* create_ssq; result: ssqn | cores << 16 */
+	SNIC_AQ_DESTROY_SSQ	= 0x49,	/* obj: ssqn */
 };
 
 /*
@@ -107,6 +109,8 @@ enum snic_qp_type {
 
 #define SNIC_QP_F_PRIV		(1u << 0)	/* kernel QP: lkey 0 allowed */
 #define SNIC_QP_F_SIG_ALL	(1u << 1)	/* every send WQE completes */
+#define SNIC_QP_F_PIPE		(1u << 2)	/* DMA-only notification pipe */
+#define SNIC_QP_F_SSQ		(1u << 3)	/* with PIPE: sends via SSQs */
 
 /*
  * CREATE_QP (inline, 56 bytes).  The send ring is 64-byte basic blocks,
@@ -120,7 +124,7 @@ struct snic_aq_create_qp {
 	__u8 sq_log;		/* basic blocks, SNIC_MIN..MAX_LOG_SIZE */
 	__u8 rq_log;		/* WQEs; 0 with an SRQ */
 	__u8 rq_log_stride;	/* 5..8: 32..256 bytes per receive WQE */
-	__u8 rsvd0;
+	__u8 ci_every;		/* SNIC_QP_F_PIPE: consumer record every n */
 	__le16 db_page;
 	__le32 pdn;
 	__le16 send_cqn;
@@ -130,7 +134,7 @@ struct snic_aq_create_qp {
 	__le64 sq_addr;
 	__le64 rq_addr;
 	__le64 dbr_addr;
-	__u8 rsvd2[8];
+	__le64 ci_addr;		/* SNIC_QP_F_PIPE: consumer record */
 };
 
 /* QP states, numbered as the verbs enum ib_qp_state */
@@ -295,6 +299,48 @@ struct snic_recv_hdr {
 	__u8 rsvd[6];
 };
 
+/*
+ * ---- DMA-only notification pipes (SNIC_QP_F_PIPE) ----
+ * No doorbell: the host writes elements whose owner (phase) bit is 1 on
+ * the first pass over the ring, 0 on the second, and so on; the device
+ * polls.  Send pipe: 64-byte WQE basic blocks, SNIC_WQE_OWNER in the
+ * first one's ctrl.owner.  Receive pipe: 16-byte struct snic_pipe_rqe,
+ * four per 64-byte line.  The device writes its consumer counters to the
+ * consumer record at ci_addr (le32 receive at +0, le32 send basic blocks
+ * at +4) every ci_every elements and when it finds the pipe empty.
+ */
+#define SNIC_WQE_OWNER		(1u << 0)	/* ctrl.owner of a pipe SQE */
+#define SNIC_PIPE_RQE_OWNER	(1u << 31)	/* in snic_pipe_rqe.byte_count */
+#define SNIC_PIPE_RQE_SIZE	16
+#define SNIC_PIPE_MIN_RQ_LOG	2		/* at least one line of RQEs */
+
+/*
+ * Scalable shared send queues: one send pipe per NIC core and doorbell
+ * page (context), shared by that context's SNIC_QP_F_SSQ QPs on the core;
+ * each SQE names its QP at byte SNIC_SSQ_QPN_OFF of its ctrl segment
+ * (le32).  CREATE_SSQ (inline, 56 bytes); the consumer record holds the
+ * le32 SSQ consumer (basic blocks) at +0.
+ */
+#define SNIC_MAX_SSQS		1024
+#define SNIC_SSQ_QPN_OFF	12
+
+struct snic_aq_create_ssq {
+	__u8 log_size;		/* 2^n basic blocks, SNIC_MIN..MAX_LOG_SIZE */
+	__u8 ci_every;		/* consumer record every n, 1..255 */
+	__le16 db_page;		/* the context it serves */
+	__u8 core;		/* NIC core, < the device's nic-cores */
+	__u8 rsvd0[3];
+	__le64 ring_addr;	/* 64-byte aligned */
+	__le64 ci_addr;		/* 4-byte aligned */
+	__u8 rsvd1[32];
+};
+
+struct snic_pipe_rqe {
+	__le64 addr;		/* one scatter entry; byte count 0: none */
+	__le32 lkey;
+	__le32 byte_count;	/* bits 30:0 length, bit 31 owner (phase) */
+};
+
 /* ---- CQE (struct snic_cqe) for RDMA work ----
  * opcode SNIC_CQE_REQ / SNIC_CQE_RECV, or *_ERR with syndrome an
  * enum snic_rdma_status.  Fields used: byte_cnt, wqe_counter (send: the
@@ -387,7 +433,17 @@ enum snic_eqe_rdma_type {
 	X(SNIC_RDMA_STAT_READ_RESPS, read_resps)	/* READ response packets sent */ \
 	X(SNIC_RDMA_STAT_ATOMICS, atomics)		/* atomics executed */ \
 	X(SNIC_RDMA_STAT_RX_BAD_SRC, rx_bad_src)	/* RC: dropped, not from the QP's path */ \
-	X(SNIC_RDMA_STAT_TX_BAD_SRC, tx_bad_src)	/* user UD WQEs naming no source address */
+	X(SNIC_RDMA_STAT_TX_BAD_SRC, tx_bad_src)	/* user UD WQEs naming no source address */ \
+	X(SNIC_RDMA_STAT_PIPE_POLLS, pipe_polls)	/* send pipe lines the device read */ \
+	X(SNIC_RDMA_STAT_PIPE_EMPTY_POLLS, pipe_empty_polls)	/* of them: no new SQE */ \
+	X(SNIC_RDMA_STAT_PIPE_SQES, pipe_sqes)		/* SQEs taken from send pipes */ \
+	X(SNIC_RDMA_STAT_PIPE_RQES, pipe_rqes)		/* RQEs taken from receive pipes */ \
+	X(SNIC_RDMA_STAT_PIPE_RQ_LINES, pipe_rq_lines)	/* receive pipe lines read */ \
+	X(SNIC_RDMA_STAT_PIPE_CI_WRITES, pipe_ci_writes)	/* consumer record writebacks */ \
+	X(SNIC_RDMA_STAT_PIPE_ERRORS, pipe_errors)	/* malformed pipe elements */ \
+	X(SNIC_RDMA_STAT_PIPE_SQ_VISITS, pipe_sq_visits)	/* pipe SQs the poller served */ \
+	X(SNIC_RDMA_STAT_MMIO_DOORBELLS, mmio_doorbells)	/* QP SQ/RQ doorbell writes */ \
+	X(SNIC_RDMA_STAT_SSQ_SQES, ssq_sqes)		/* SQEs taken from shared send queues */
 
 /* The list helpers SNIC_STAT_ENUM, _NAME and _LE64: snic_ifc.h. */
 enum snic_rdma_stat {

@@ -53,19 +53,39 @@ struct snic_create_cq_resp {
 	__u32 dbr_offset;	/* le32 consumer counter */
 };
 
-/* One mapping: send ring, receive ring, doorbell record (rq +0, sq +4). */
+/*
+ * create_qp's driver words (optional: a shorter command is a doorbell QP).
+ * SNIC_CREATE_QP_PIPE: a DMA-only notification pipe QP (no doorbell;
+ * docs/snic-rdma.md "DMA-only notification pipes"), whose device writes
+ * its consumer record every ci_every (1..255) elements.
+ */
+#define SNIC_CREATE_QP_PIPE	(1u << 0)
+
+struct snic_create_qp_cmd {
+	__u32 flags;		/* SNIC_CREATE_QP_* */
+	__u32 ci_every;
+};
+
+/*
+ * One mapping: send ring, receive ring, doorbell record (rq +0, sq +4);
+ * a pipe QP: 16-byte RQEs (rq_log_stride 4) and the consumer record at
+ * ci_offset (rq +0, sq +4).
+ */
 struct snic_create_qp_resp {
 	__u32 qpn;
 	__u32 max_inline;
 	__u8 sq_log;		/* basic blocks */
 	__u8 rq_log;		/* receive WQEs; 0 with an SRQ */
 	__u8 rq_log_stride;
-	__u8 rsvd[5];
+	__u8 flags;		/* SNIC_CREATE_QP_* in effect */
+	__u8 rsvd[4];
 	__aligned_u64 mmap_key;
 	__u32 mmap_len;
 	__u32 sq_offset;
 	__u32 rq_offset;
 	__u32 dbr_offset;
+	__u32 ci_offset;	/* SNIC_CREATE_QP_PIPE */
+	__u32 rsvd2;
 };
 
 struct snic_create_srq_resp {

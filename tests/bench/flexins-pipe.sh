@@ -1,0 +1,52 @@
+#!/bin/bash
+# FlexiNS bench part "pipe" (make bench-flexins): DMA-only notification
+# pipes vs doorbell QPs on snic, in timing mode (docs/timing.md): one guest
+# with snic's two ports, stock perftest in both QP modes (SNIC_QP_MODE).
+# For 1, 16, 256 and 1000 QPs: 64-byte ib_write_bw throughput (modeled
+# time) and, from the client port's counters, MMIO writes and PCIe TLPs
+# per WQE (the whole perftest run: setup, stream and teardown, so the
+# pipe figures include the device's empty polls of idle pipes); ib_read_lat
+# at 64 bytes on one QP (the paper's figure is for sends; with one vCPU a
+# send ping-pong measures its scheduling, so READ: only the client polls).  A snic has at most
+# SNIC_MAX_QPS (1024) QPs, so 1000 QPs per port (2000 in the system) is the
+# largest point.  Prints "bench: flexins-pipe-<name>: pipe X vs doorbell Y
+# = R (paper: ...)".  A benchmark, not a test.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN {if (b > 0) printf "%.2f", a / b; else print "n/a"}'; }
+per() { awk -v a="$1" -v b="$2" 'BEGIN {if (b > 0) printf "%.2f", a / b; else print "n/a"}'; }
+# get MODE QPS FIELD: a field of the BENCH line of MODE (and QPS, or "-")
+get() {
+	local sel="mode=$1 "
+	[ "$2" != - ] && sel="mode=$1 qps=$2 "
+	grep "^BENCH $sel" "$out/results" | tail -1 |
+		sed -n "s/.* $3=\([0-9.]*\).*/\1/p"
+}
+
+# PIPE_QPS="1 16", PIPE_WQES=N, LAT_ITERS=N: a shorter run
+envs=()
+for v in PIPE_QPS PIPE_WQES LAT_ITERS; do
+	[ -n "${!v:-}" ] && envs+=(--env "$v=${!v}")
+done
+out=$(mktemp -d /tmp/d2d-bench-flexins-pipe.XXXXXX)
+echo "[bench] flexins-pipe: timing mode, logs in $out"
+tools/vm --quiet --timing --mem 2048 --timeout 3000 --log-dir "$out" \
+	"${envs[@]}" tests/bench/flexins-pipe-guest.sh
+rc=$?
+grep -h '^BENCH' "$out/guest1.log" | tr -d '\r' > "$out/results"
+if [ $rc -ne 0 ] || ! grep -q '^BENCH mode=pipe lat_us' "$out/results"; then
+	echo "bench: flexins-pipe: run failed (status $rc, see $out)"
+	cat "$out/results"
+	exit 1
+fi
+for q in $(sed -n 's/^BENCH mode=pipe qps=\([0-9]*\).*/\1/p' "$out/results"); do
+	pb=$(get pipe "$q" bw_mbs) db=$(get doorbell "$q" bw_mbs)
+	echo "bench: flexins-pipe-write-bw-64B-${q}qp-MBps: pipe $pb vs doorbell $db = $(ratio "$pb" "$db") (modeled time; paper: 2.4x)"
+	pw=$(get pipe "$q" wqes) dw=$(get doorbell "$q" wqes)
+	pm=$(per "$(get pipe "$q" mmio)" "$pw") dm=$(per "$(get doorbell "$q" mmio)" "$dw")
+	echo "bench: flexins-pipe-mmio-writes-per-wqe-${q}qp: pipe $pm vs doorbell $dm (client port, all MMIO; QP doorbells: pipe $(get pipe "$q" doorbells) vs doorbell $(get doorbell "$q" doorbells))"
+	pt=$(per "$(get pipe "$q" tlps)" "$pw") dt=$(per "$(get doorbell "$q" tlps)" "$dw")
+	echo "bench: flexins-pipe-pcie-tlps-per-wqe-${q}qp: pipe $pt vs doorbell $dt = $(ratio "$pt" "$dt") (client port, lower is better; pipe reads: $(per "$(get pipe "$q" pipe_polls)" "$pw") per WQE)"
+done
+pl=$(get pipe - lat_us) dl=$(get doorbell - lat_us)
+echo "bench: flexins-pipe-read-lat-64B-us: pipe $pl vs doorbell $dl = $(ratio "$pl" "$dl") (modeled time, lower is better; paper, send latency: 2.6x lower)"
