@@ -64,6 +64,11 @@ void d2d_timing_reset(D2DTiming *t);
  * device is realized, e.g. with -global), the counters as read-only ones.
  */
 void d2d_timing_init(Object *obj, D2DTiming *t);
+/*
+ * A device's own cost parameter @field as the uint32 property @name,
+ * settable until the device is realized like the common ones.
+ */
+void d2d_timing_add_param(Object *obj, const char *name, uint32_t *field);
 
 static inline bool d2d_timing_on(const D2DTiming *t)
 {
@@ -92,6 +97,13 @@ void d2d_timing_packet(D2DTiming *t, uint32_t extra_ns);
  * timing-ndp-mbps; what the engine writes next waits for it.
  */
 void d2d_timing_ndp(D2DTiming *t, uint64_t bytes);
+/*
+ * A pipelined processing unit (an accelerator) takes @bytes at @mbytes_ps
+ * MB/s (0: no throughput limit) and @lat_ns of latency; what the device
+ * writes next waits for it.
+ */
+void d2d_timing_unit(D2DTiming *t, uint64_t bytes, uint32_t mbytes_ps,
+                     uint32_t lat_ns);
 /* The packet in hand takes @ns longer. */
 void d2d_timing_latency(D2DTiming *t, uint32_t ns);
 /* The engine waits for what it has read (e.g. a fetched descriptor). */
