@@ -105,6 +105,11 @@ void d2d_tl_latency(D2DTimeline *tl, int64_t now, int64_t ns)
     tl->pkt = max64(now, tl->pkt) + ns;
 }
 
+void d2d_tl_until(D2DTimeline *tl, int64_t when)
+{
+    tl->pkt = max64(tl->pkt, when);
+}
+
 void d2d_tl_sync(D2DTimeline *tl, int64_t now)
 {
     tl->issue = max64(max64(now, tl->issue), tl->ready);

@@ -114,6 +114,8 @@ void d2d_tl_packet(D2DTimeline *tl, int64_t now, int64_t occ_ns,
                    int64_t lat_ns);
 /* The packet in hand takes @ns longer (e.g. transport processing). */
 void d2d_tl_latency(D2DTimeline *tl, int64_t now, int64_t ns);
+/* The packet in hand is not through before @when. */
+void d2d_tl_until(D2DTimeline *tl, int64_t when);
 /* The engine waits for everything read so far. */
 void d2d_tl_sync(D2DTimeline *tl, int64_t now);
 /*

@@ -376,6 +376,20 @@ void d2d_timing_latency(D2DTiming *t, uint32_t ns)
     }
 }
 
+int64_t d2d_timing_through(D2DTiming *t)
+{
+    int64_t now = d2d_now();
+
+    return t->p.on ? MAX(now, t->tl.pkt) : now;
+}
+
+void d2d_timing_until(D2DTiming *t, int64_t when)
+{
+    if (t->p.on) {
+        d2d_tl_until(&t->tl, when);
+    }
+}
+
 void d2d_timing_sync(D2DTiming *t)
 {
     if (t->p.on) {

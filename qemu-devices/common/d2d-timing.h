@@ -106,6 +106,18 @@ void d2d_timing_unit(D2DTiming *t, uint64_t bytes, uint32_t mbytes_ps,
                      uint32_t lat_ns);
 /* The packet in hand takes @ns longer. */
 void d2d_timing_latency(D2DTiming *t, uint32_t ns);
+/*
+ * When the packet in hand is through the pipeline (the virtual time now
+ * with timing off, or if that is later): where an engine behind the
+ * pipeline starts on it.
+ */
+int64_t d2d_timing_through(D2DTiming *t);
+/*
+ * The packet in hand is not through before virtual time @when (e.g. an
+ * engine with its own clock finished it then): its writes and frames
+ * start no earlier.
+ */
+void d2d_timing_until(D2DTiming *t, int64_t when);
 /* The engine waits for what it has read (e.g. a fetched descriptor). */
 void d2d_timing_sync(D2DTiming *t);
 /*
