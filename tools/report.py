@@ -110,6 +110,20 @@ def figures(runs):
                 s[p['b']] = [(0, p['bv'])]
         figs.append((metric, title, ('device', unit), s, 'bar'))
 
+    # FLD echo in timing mode: round trip of FLD-E and of the host CPU
+    # echo, beside the FlexDriver paper's (Table 6).
+    s = {}
+    for name, _, p in runs:
+        if name == 'fld-timed-echo-rtt-us' and p:
+            s[p['a']] = [(0, p['av'])]
+            s[p['b']] = [(0, p['bv'])]
+    if s:
+        s['paper: fld'] = [(0, 2.78)]
+        s['paper: cpu echo'] = [(0, 2.36)]
+    figs.append(('fld-timed-echo-rtt-us',
+                 'FLD echo round trip, modeled time (paper: Table 6)',
+                 ('echo', 'us'), s, 'bar'))
+
     # HDC NIC side: d2d vs software-controlled P2P per request size.
     s = {}
     for name, rest, _ in runs:
