@@ -452,21 +452,40 @@ D2DTiming *d2d_timing_of(PCIDevice *pdev)
 /*
  * A peer-to-peer transfer crosses the link of the peer it targets too:
  * returns when it is through the peer's link (@now if it targets none).
+ * @charge false: only the time, the peers' links stay as they are.
  */
 static int64_t d2d_timing_peers(D2DTiming *t, int64_t now, D2DPcieOp op,
-                                uint64_t addr, uint64_t len)
+                                uint64_t addr, uint64_t len, bool charge)
 {
     int64_t done = now;
     GSList *l;
 
     for (l = d2d_timed; l; l = l->next) {
         D2DTiming *o = l->data;
+        D2DTimeline copy = o->tl;
 
         if (o != t && d2d_dma_targets_self(o->pdev, addr, len)) {
-            done = MAX(done, d2d_tl_peer(&o->tl, now, op, addr, len));
+            done = MAX(done, d2d_tl_peer(charge ? &o->tl : &copy, now, op,
+                                         addr, len));
         }
     }
     return done;
+}
+
+int64_t d2d_timing_write_at(PCIDevice *pdev, uint64_t addr, uint64_t len)
+{
+    D2DTiming *t = d2d_timing_of(pdev);
+    int64_t now = d2d_now(), when;
+    D2DTimeline copy;
+
+    if (!t) {
+        return now;
+    }
+    copy = t->tl;
+    when = d2d_tl_write(&copy, now, D2D_PCIE_DMA_WRITE, addr, len);
+    when = MAX(when, d2d_timing_peers(t, now, D2D_PCIE_DMA_WRITE, addr, len,
+                                      false));
+    return d2d_tl_fx(&copy, when);
 }
 
 void d2d_timing_dma_read(D2DTiming *t, uint64_t addr, uint64_t len)
@@ -476,7 +495,8 @@ void d2d_timing_dma_read(D2DTiming *t, uint64_t addr, uint64_t len)
     d2d_tl_read(&t->tl, now, addr, len, t->p.pcie_read_ns);
     /* the data is in when it has crossed both links */
     t->tl.ready = MAX(t->tl.ready,
-                      d2d_timing_peers(t, now, D2D_PCIE_DMA_READ, addr, len));
+                      d2d_timing_peers(t, now, D2D_PCIE_DMA_READ, addr, len,
+                                       true));
 }
 
 MemTxResult d2d_timing_dma_write(D2DTiming *t, uint64_t addr,
@@ -492,7 +512,8 @@ MemTxResult d2d_timing_dma_write(D2DTiming *t, uint64_t addr,
     }
     when = d2d_tl_write(&t->tl, now, D2D_PCIE_DMA_WRITE, addr, len);
     /* a write to a peer lands when it has crossed the peer's link too */
-    when = MAX(when, d2d_timing_peers(t, now, D2D_PCIE_DMA_WRITE, addr, len));
+    when = MAX(when, d2d_timing_peers(t, now, D2D_PCIE_DMA_WRITE, addr, len,
+                                      true));
     d2d_defer_add(&t->fx, d2d_tl_fx(&t->tl, when),
                   entry && len > 1 ? D2D_FX_WRITE_ENTRY : D2D_FX_WRITE,
                   addr, buf, len, NULL, NULL);

@@ -144,5 +144,11 @@ void d2d_timing_dma_read(D2DTiming *t, uint64_t addr, uint64_t len);
 MemTxResult d2d_timing_dma_write(D2DTiming *t, uint64_t addr,
                                  const void *buf, uint64_t len, bool entry);
 void d2d_timing_msix(D2DTiming *t, unsigned vector);
+/*
+ * The virtual time a DMA write of @len bytes at @addr made now by the
+ * device of @pdev will land (its completion time, e.g. for a CQE's
+ * timestamp), without charging it; the virtual time now with timing off.
+ */
+int64_t d2d_timing_write_at(PCIDevice *pdev, uint64_t addr, uint64_t len);
 
 #endif
