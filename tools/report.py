@@ -157,6 +157,20 @@ def figures(runs):
     figs.append(('spin-throughput', 'sPIN handler throughput per use case',
                  ('packet size (B)', 'Gbit/s (device account)'), s, 'line'))
 
+    # sPIN in timing mode (PsPIN's Figure 12): the engine's throughput per
+    # use case and packet size, HPU cycles, interconnect and L2 banks.
+    s = {}
+    for name, _, p in runs:
+        m = re.match(r'^spin-timed-([a-z0-9_]+)-([0-9]+)B-Gbps$', name)
+        if m and p:
+            s.setdefault(m.group(1), []).append((int(m.group(2)), p['av']))
+    if s:
+        xs = sorted({x for v in s.values() for x, _ in v})
+        s['paper: ~400 Gbit/s (Figure 12)'] = [(x, 400.0) for x in xs]
+    figs.append(('spin-timed-throughput',
+                 'sPIN handler throughput, timing mode (PsPIN Figure 12)',
+                 ('packet size (B)', 'Gbit/s (device account)'), s, 'line'))
+
     # FLD: PCIe bytes per echoed packet vs size, ours vs the paper's model.
     s = {}
     for name, _, p in runs:
