@@ -13,6 +13,18 @@ PL=22		# UDP payload: 64-byte Ethernet frames (without FCS)
 snic_pair_netns > /tmp/up.log 2>&1 ||
 	{ echo "BENCH-ERROR setup: $(tail -1 /tmp/up.log)"; exit 1; }
 modprobe fld snic="$if0" udp_port=7 || { echo "BENCH-ERROR modprobe fld"; exit 1; }
+# FLD_BENCH=zuc (the FLD runs accel=zuc): 512-byte 128-EEA3 requests,
+# 8 in flight, answered by the FLD (UDP 7) and by the host CPU running the
+# same ZUC code (fld-zuc serve, UDP 9).
+if [ "${FLD_BENCH:-echo}" = zuc ]; then
+	Z=${FLD_BENCH_ZUC_N:-600}
+	fld-zuc serve 9 &
+	sleep 1
+	echo "BENCH run=fld-zuc $(ip netns exec p fld-zuc load 10.0.0.1 7 "$Z" 4096 8)"
+	echo "BENCH run=cpu-zuc $(ip netns exec p fld-zuc load 10.0.0.1 9 "$Z" 4096 8)"
+	echo BENCH-DONE
+	exit 0
+fi
 fld-udp echo 9 &
 sleep 1
 # round trips: one datagram in flight; rates: 16 in flight
