@@ -787,6 +787,7 @@ static SnicSpinPkt *snic_spin_admit(SnicState *s, uint32_t ctx_id,
     p->idx = m->pkts;
     p->first = first;
     p->last = last;
+    p->in_l1 = false;
     /*
      * in L2 once it has crossed the interconnect, from when it is through
      * the NIC's pipeline (timing mode; else now)
@@ -908,14 +909,17 @@ static void snic_spin_invoke_start(SnicState *s, SnicSpinMsg *m,
     }
     start = MAX(ready, h->free_at);
     /*
-     * The packet's copy into the HPU's L1 crosses the interconnect too: a
-     * delay before the handler starts (handlers are run in invocation,
-     * not time order, so it reserves no share of ic_free; its bytes count
-     * in the interconnect's cap on sat_mbps).
+     * The packet's copy into its cluster's L1 crosses the interconnect
+     * too, once per packet: a delay before its first handler starts
+     * (handlers are run in invocation, not time order, so it reserves no
+     * share of ic_free; its bytes count in the interconnect's cap on
+     * sat_mbps).
      */
-    if (p && ctx->copy_bytes) {
+    if (p && ctx->copy_bytes && !p->in_l1) {
         start += snic_spin_ic_cycles(sp, MIN(ctx->copy_bytes, p->len));
         ctx->ic_bytes += MIN(ctx->copy_bytes, p->len);
+        /* in the cluster's L1 now: its next handler needs no copy */
+        p->in_l1 = true;
     }
 
     /* The HPU's L1 slot: nothing of another context may remain. */

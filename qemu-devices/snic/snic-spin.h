@@ -77,6 +77,7 @@ typedef struct SnicSpinPkt {
     bool first, last;
     uint64_t arrival;           /* device cycle */
     uint32_t l2_off;            /* its place in the L2 packet buffer */
+    bool in_l1;                 /* copied to its cluster's L1 already */
     uint32_t len;
     uint8_t data[];
 } SnicSpinPkt;
