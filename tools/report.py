@@ -110,6 +110,20 @@ def figures(runs):
                 s[p['b']] = [(0, p['bv'])]
         figs.append((metric, title, ('device', unit), s, 'bar'))
 
+    # FLD echo in timing mode: round trip of FLD-E and of the host CPU
+    # echo, beside the FlexDriver paper's (Table 6).
+    s = {}
+    for name, _, p in runs:
+        if name == 'fld-timed-echo-rtt-us' and p:
+            s[p['a']] = [(0, p['av'])]
+            s[p['b']] = [(0, p['bv'])]
+    if s:
+        s['paper: fld'] = [(0, 2.78)]
+        s['paper: cpu echo'] = [(0, 2.36)]
+    figs.append(('fld-timed-echo-rtt-us',
+                 'FLD echo round trip, modeled time (paper: Table 6)',
+                 ('echo', 'us'), s, 'bar'))
+
     # HDC NIC side: d2d vs software-controlled P2P per request size.
     s = {}
     for name, rest, _ in runs:
@@ -141,6 +155,20 @@ def figures(runs):
         xs = sorted({x for v in s.values() for x, _ in v})
         s['paper: 400 Gbit/s line rate'] = [(x, 400.0) for x in xs]
     figs.append(('spin-throughput', 'sPIN handler throughput per use case',
+                 ('packet size (B)', 'Gbit/s (device account)'), s, 'line'))
+
+    # sPIN in timing mode (PsPIN's Figure 12): the engine's throughput per
+    # use case and packet size, HPU cycles, interconnect and L2 banks.
+    s = {}
+    for name, _, p in runs:
+        m = re.match(r'^spin-timed-([a-z0-9_]+)-([0-9]+)B-Gbps$', name)
+        if m and p:
+            s.setdefault(m.group(1), []).append((int(m.group(2)), p['av']))
+    if s:
+        xs = sorted({x for v in s.values() for x, _ in v})
+        s['paper: ~400 Gbit/s (Figure 12)'] = [(x, 400.0) for x in xs]
+    figs.append(('spin-timed-throughput',
+                 'sPIN handler throughput, timing mode (PsPIN Figure 12)',
                  ('packet size (B)', 'Gbit/s (device account)'), s, 'line'))
 
     # FLD: PCIe bytes per echoed packet vs size, ours vs the paper's model.

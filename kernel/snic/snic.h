@@ -20,6 +20,7 @@
 #include <linux/ethtool.h>
 #include <linux/u64_stats_sync.h>
 #include <linux/if_vlan.h>
+#include <linux/net_tstamp.h>
 #include <net/xdp.h>
 #include <d2d/snic_ifc.h>
 
@@ -349,6 +350,8 @@ struct snic_priv {
 	struct list_head flower;	/* tc flower rules, under RTNL */
 	u64 *tx_rate;		/* bit/s per TX queue, 0 = unlimited */
 	struct bpf_prog *xdp_prog;	/* native XDP; read in NAPI (RCU) */
+	/* SIOCSHWTSTAMP: rx_filter ALL stamps received skbs with the CQE's */
+	struct hwtstamp_config tstamp;
 	DECLARE_BITMAP(vlans, VLAN_N_VID);	/* the device's VLAN filter */
 
 	struct mutex port_lock;	/* SET_PORT */

@@ -16,6 +16,7 @@
 #include <linux/module.h>
 #include <linux/rtnetlink.h>
 #include <linux/slab.h>
+#include <linux/uaccess.h>
 #include "snic.h"
 #include "snic_en.h"
 
@@ -568,6 +569,39 @@ static void snic_get_stats64(struct net_device *nd,
 	}
 }
 
+/*
+ * SIOCSHWTSTAMP / SIOCGHWTSTAMP: hardware time stamps from the CQEs'
+ * completion times, on every received packet (HWTSTAMP_FILTER_ALL) or
+ * none, on transmitted packets that ask for one (HWTSTAMP_TX_ON) or none.
+ */
+static int snic_eth_ioctl(struct net_device *nd, struct ifreq *ifr, int cmd)
+{
+	struct snic_priv *priv = netdev_priv(nd);
+	struct hwtstamp_config cfg;
+
+	switch (cmd) {
+	case SIOCGHWTSTAMP:
+		cfg = priv->tstamp;
+		break;
+	case SIOCSHWTSTAMP:
+		if (copy_from_user(&cfg, ifr->ifr_data, sizeof(cfg)))
+			return -EFAULT;
+		if (cfg.flags)
+			return -EINVAL;
+		if (cfg.tx_type != HWTSTAMP_TX_OFF &&
+		    cfg.tx_type != HWTSTAMP_TX_ON)
+			return -ERANGE;
+		if (cfg.rx_filter != HWTSTAMP_FILTER_NONE)
+			cfg.rx_filter = HWTSTAMP_FILTER_ALL;
+		WRITE_ONCE(priv->tstamp.rx_filter, cfg.rx_filter);
+		WRITE_ONCE(priv->tstamp.tx_type, cfg.tx_type);
+		break;
+	default:
+		return -EOPNOTSUPP;
+	}
+	return copy_to_user(ifr->ifr_data, &cfg, sizeof(cfg)) ? -EFAULT : 0;
+}
+
 static const struct net_device_ops snic_netdev_ops = {
 	.ndo_open		= snic_open,
 	.ndo_stop		= snic_stop,
@@ -585,6 +619,7 @@ static const struct net_device_ops snic_netdev_ops = {
 	.ndo_tx_timeout		= snic_tx_timeout,
 	.ndo_bpf		= snic_bpf,
 	.ndo_xdp_xmit		= snic_xdp_xmit,
+	.ndo_eth_ioctl		= snic_eth_ioctl,
 };
 
 /* ---- probe / remove ---- */

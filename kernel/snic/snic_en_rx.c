@@ -88,6 +88,10 @@ static void snic_rx_csum_hash(struct snic_channel *ch, struct sk_buff *skb,
 			     l4 ? PKT_HASH_TYPE_L4 : PKT_HASH_TYPE_L3);
 		st->hash++;
 	}
+	/* hardware time stamp: the CQE's completion time (device ns) */
+	if (READ_ONCE(ch->priv->tstamp.rx_filter) == HWTSTAMP_FILTER_ALL)
+		skb_hwtstamps(skb)->hwtstamp =
+			ns_to_ktime(le64_to_cpu(cqe->timestamp));
 }
 
 int snic_rx_poll(struct snic_channel *ch, int budget)

@@ -248,6 +248,10 @@ netdev_tx_t snic_start_xmit(struct sk_buff *skb, struct net_device *nd)
 	tb->bytes = skb->len;
 	snic_sq_copy(sq, wqe, bbs);
 	snic_tx_stats_add(st, skb, opcode, cs, segs, ihs, linearized);
+	/* hardware stamp asked for: the CQE's completion time (snic_tx_poll) */
+	if (unlikely(skb_shinfo(skb)->tx_flags & SKBTX_HW_TSTAMP) &&
+	    READ_ONCE(ch->priv->tstamp.tx_type) == HWTSTAMP_TX_ON)
+		skb_shinfo(skb)->tx_flags |= SKBTX_IN_PROGRESS;
 	skb_tx_timestamp(skb);
 
 	if (snic_sq_free(sq) < SNIC_WQE_MAX_BBS) {
@@ -275,6 +279,20 @@ out_ring:
 }
 
 /* Returns true if the CQ may hold more completions. */
+/*
+ * A hardware-stamped skb: the completion time of the CQE that retires it
+ * (its own WQE's, or a later one's covering it).
+ */
+static void snic_tx_hwtstamp(struct sk_buff *skb, const struct snic_cqe *cqe)
+{
+	struct skb_shared_hwtstamps hw = {
+		.hwtstamp = ns_to_ktime(le64_to_cpu(cqe->timestamp)),
+	};
+
+	if (unlikely(skb_shinfo(skb)->tx_flags & SKBTX_IN_PROGRESS))
+		skb_tstamp_tx(skb, &hw);
+}
+
 bool snic_tx_poll(struct snic_channel *ch, int napi_budget)
 {
 	struct net_device *nd = ch->priv->netdev;
@@ -312,6 +330,7 @@ bool snic_tx_poll(struct snic_channel *ch, int napi_budget)
 				} else {
 					pkts++;
 					bytes += tb->bytes;
+					snic_tx_hwtstamp(tb->skb, cqe);
 					napi_consume_skb(tb->skb, napi_budget);
 					tb->skb = NULL;
 				}

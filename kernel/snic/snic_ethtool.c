@@ -432,6 +432,18 @@ static int snic_set_rxfh(struct net_device *nd, const u32 *indir,
 	return snic_rss_apply(priv);
 }
 
+/* Hardware stamps (the CQEs' completion times), no PHC. */
+static int snic_get_ts_info(struct net_device *nd, struct ethtool_ts_info *info)
+{
+	ethtool_op_get_ts_info(nd, info);
+	info->so_timestamping |= SOF_TIMESTAMPING_TX_HARDWARE |
+				 SOF_TIMESTAMPING_RX_HARDWARE |
+				 SOF_TIMESTAMPING_RAW_HARDWARE;
+	info->tx_types = BIT(HWTSTAMP_TX_OFF) | BIT(HWTSTAMP_TX_ON);
+	info->rx_filters = BIT(HWTSTAMP_FILTER_NONE) | BIT(HWTSTAMP_FILTER_ALL);
+	return 0;
+}
+
 const struct ethtool_ops snic_ethtool_ops = {
 	.get_drvinfo		= snic_get_drvinfo,
 	.get_link		= ethtool_op_get_link,
@@ -442,7 +454,7 @@ const struct ethtool_ops snic_ethtool_ops = {
 	.set_ringparam		= snic_set_ringparam,
 	.get_coalesce		= snic_get_coalesce,
 	.set_coalesce		= snic_set_coalesce,
-	.get_ts_info		= ethtool_op_get_ts_info,
+	.get_ts_info		= snic_get_ts_info,
 	.get_strings		= snic_get_strings,
 	.get_sset_count		= snic_get_sset_count,
 	.get_ethtool_stats	= snic_get_ethtool_stats,

@@ -39,7 +39,7 @@ const char *d2d_timing_params_check(const D2DTimingParams *p)
     if (p->wire_mbps < 10 || p->wire_mbps > 1600000) {
         return "timing-wire-mbps must be 10..1600000";
     }
-    if (p->ndp_mbps < 1 || p->ndp_mbps > 1000000) {
+    if (p->ndp_mbps < 1 || p->ndp_mbps > D2D_UNIT_MBPS_MAX) {
         return "timing-ndp-mbps must be 1..1000000";
     }
     return NULL;
@@ -70,6 +70,12 @@ uint64_t d2d_wire_fs_per_byte(uint32_t mbps)
     return mbps ? (8000000000ull + mbps / 2) / mbps : 0;
 }
 
+uint64_t d2d_unit_fs_per_byte(uint32_t mbytes_ps)
+{
+    /* 10^6 bytes a second: 10^9 / MB/s femtoseconds a byte */
+    return mbytes_ps ? 1000000000ull / mbytes_ps : 0;
+}
+
 int64_t d2d_bytes_ns(uint64_t bytes, uint64_t fs_per_byte)
 {
     return (int64_t)((bytes * fs_per_byte + FS_PER_NS - 1) / FS_PER_NS);
@@ -97,6 +103,11 @@ void d2d_tl_packet(D2DTimeline *tl, int64_t now, int64_t occ_ns,
 void d2d_tl_latency(D2DTimeline *tl, int64_t now, int64_t ns)
 {
     tl->pkt = max64(now, tl->pkt) + ns;
+}
+
+void d2d_tl_until(D2DTimeline *tl, int64_t when)
+{
+    tl->pkt = max64(tl->pkt, when);
 }
 
 void d2d_tl_sync(D2DTimeline *tl, int64_t now)
@@ -131,18 +142,20 @@ int64_t d2d_tl_write(D2DTimeline *tl, int64_t now, D2DPcieOp op,
     return tl->pcie_up;
 }
 
-void d2d_tl_peer(D2DTimeline *tl, int64_t now, D2DPcieOp op, uint64_t addr,
-                 uint64_t len)
+int64_t d2d_tl_peer(D2DTimeline *tl, int64_t now, D2DPcieOp op,
+                    uint64_t addr, uint64_t len)
 {
     uint64_t tlps, up, down;
 
     /* What the issuer sends up comes down this link, and the reverse. */
     d2d_pcie_tlp_cost(op, addr, len, &tlps, &up, &down);
     tl->pcie_down = max64(now, tl->pcie_down) + d2d_bytes_ns(up, tl->pcie_fs);
-    if (down) {
-        tl->pcie_up = max64(now, tl->pcie_up) + d2d_bytes_ns(down,
-                                                             tl->pcie_fs);
+    if (!down) {
+        return tl->pcie_down;
     }
+    tl->pcie_up = max64(tl->pcie_down, tl->pcie_up) +
+                  d2d_bytes_ns(down, tl->pcie_fs);
+    return tl->pcie_up;
 }
 
 int64_t d2d_tl_frame(D2DTimeline *tl, int64_t now, uint64_t len,

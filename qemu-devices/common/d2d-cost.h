@@ -32,6 +32,16 @@
 #define D2D_TDEF_DB_NS          50      /* doorbell decode and dispatch */
 #define D2D_TDEF_RDMA_NS        40      /* RoCE transport work per packet */
 #define D2D_TDEF_NDP_MBPS       4000    /* near-data unit throughput, MB/s */
+/*
+ * The FLD on an Innova-2 Flex card: its FPGA's PCIe link and its
+ * accelerator units (each at the card's 25 Gbit/s line rate).
+ */
+#define D2D_TDEF_FLD_PCIE_GEN   4
+#define D2D_TDEF_FLD_PCIE_LANES 8
+#define D2D_TDEF_FLD_UNIT_MBPS  3125    /* 25 Gbit/s in MB/s */
+#define D2D_TDEF_FLD_ACCEL_NS   200     /* FLD's latency per packet */
+/* A unit's throughput in MB/s (10^6 bytes a second) is accepted in 1..this */
+#define D2D_UNIT_MBPS_MAX       1000000
 
 /* Bytes on the wire per frame beyond what the model hands the net layer. */
 #define D2D_WIRE_OVERHEAD       24      /* preamble+SFD 8, FCS 4, IFG 12 */
@@ -64,6 +74,8 @@ const char *d2d_timing_params_check(const D2DTimingParams *p);
 uint64_t d2d_pcie_fs_per_byte(uint32_t gen, uint32_t lanes);
 /* Femtoseconds per byte at @mbps (0 if @mbps is 0). */
 uint64_t d2d_wire_fs_per_byte(uint32_t mbps);
+/* Femtoseconds per byte at @mbytes_ps MB/s (0 if @mbytes_ps is 0). */
+uint64_t d2d_unit_fs_per_byte(uint32_t mbytes_ps);
 /* Nanoseconds @bytes take at @fs_per_byte, rounded up. */
 int64_t d2d_bytes_ns(uint64_t bytes, uint64_t fs_per_byte);
 /*
@@ -102,6 +114,8 @@ void d2d_tl_packet(D2DTimeline *tl, int64_t now, int64_t occ_ns,
                    int64_t lat_ns);
 /* The packet in hand takes @ns longer (e.g. transport processing). */
 void d2d_tl_latency(D2DTimeline *tl, int64_t now, int64_t ns);
+/* The packet in hand is not through before @when. */
+void d2d_tl_until(D2DTimeline *tl, int64_t when);
 /* The engine waits for everything read so far. */
 void d2d_tl_sync(D2DTimeline *tl, int64_t now);
 /*
@@ -113,8 +127,12 @@ int64_t d2d_tl_read(D2DTimeline *tl, int64_t now, uint64_t addr,
 /* A posted write (DMA write, MSI-X): returns when it reaches its target. */
 int64_t d2d_tl_write(D2DTimeline *tl, int64_t now, D2DPcieOp op,
                      uint64_t addr, uint64_t len);
-/* Charge the link of the peer a peer-to-peer transfer reaches. */
-void d2d_tl_peer(D2DTimeline *tl, int64_t now, D2DPcieOp op, uint64_t addr,
+/*
+ * Charge the link of the peer a peer-to-peer transfer reaches: returns
+ * when the transfer is through that link (a write's data down it, a
+ * read's completions up it).
+ */
+int64_t d2d_tl_peer(D2DTimeline *tl, int64_t now, D2DPcieOp op, uint64_t addr,
                  uint64_t len);
 /*
  * A frame of @len bytes leaves the port: returns when its last bit is at

@@ -296,6 +296,12 @@ static void d2d_timing_set_on(Object *obj, Visitor *v, const char *name,
     }
 }
 
+void d2d_timing_add_param(Object *obj, const char *name, uint32_t *field)
+{
+    object_property_add(obj, name, "uint32", d2d_timing_get_u32,
+                        d2d_timing_set_u32, NULL, field);
+}
+
 void d2d_timing_init(Object *obj, D2DTiming *t)
 {
     static const struct {
@@ -317,9 +323,8 @@ void d2d_timing_init(Object *obj, D2DTiming *t)
     object_property_add(obj, "timing", "bool", d2d_timing_get_on,
                         d2d_timing_set_on, NULL, &t->p.on);
     for (i = 0; i < ARRAY_SIZE(params); i++) {
-        object_property_add(obj, params[i].name, "uint32",
-                            d2d_timing_get_u32, d2d_timing_set_u32, NULL,
-                            (uint8_t *)&t->p + params[i].off);
+        d2d_timing_add_param(obj, params[i].name,
+                             (uint32_t *)((uint8_t *)&t->p + params[i].off));
     }
     object_property_add_uint64_ptr(obj, "timing-deferred", &t->deferred,
                                    OBJ_PROP_FLAG_READ);
@@ -346,23 +351,42 @@ void d2d_timing_packet(D2DTiming *t, uint32_t extra_ns)
     }
 }
 
-void d2d_timing_ndp(D2DTiming *t, uint64_t bytes)
+void d2d_timing_unit(D2DTiming *t, uint64_t bytes, uint32_t mbytes_ps,
+                     uint32_t lat_ns)
 {
     int64_t now;
 
     if (t->p.on) {
         now = d2d_now();
-        /* MB/s: 10^6 bytes a second, 10^9 / mbps femtoseconds a byte */
         d2d_tl_engine(&t->tl, now,
-                      d2d_bytes_ns(bytes, 1000000000ull / t->p.ndp_mbps));
-        d2d_tl_packet(&t->tl, now, 0, 0);
+                      d2d_bytes_ns(bytes, d2d_unit_fs_per_byte(mbytes_ps)));
+        d2d_tl_packet(&t->tl, now, 0, lat_ns);
     }
+}
+
+void d2d_timing_ndp(D2DTiming *t, uint64_t bytes)
+{
+    d2d_timing_unit(t, bytes, t->p.ndp_mbps, 0);
 }
 
 void d2d_timing_latency(D2DTiming *t, uint32_t ns)
 {
     if (t->p.on) {
         d2d_tl_latency(&t->tl, d2d_now(), ns);
+    }
+}
+
+int64_t d2d_timing_through(D2DTiming *t)
+{
+    int64_t now = d2d_now();
+
+    return t->p.on ? MAX(now, t->tl.pkt) : now;
+}
+
+void d2d_timing_until(D2DTiming *t, int64_t when)
+{
+    if (t->p.on) {
+        d2d_tl_until(&t->tl, when);
     }
 }
 
@@ -425,31 +449,60 @@ D2DTiming *d2d_timing_of(PCIDevice *pdev)
     return NULL;
 }
 
-/* A peer-to-peer transfer crosses the link of the peer it targets too. */
-static void d2d_timing_peers(D2DTiming *t, D2DPcieOp op, uint64_t addr,
-                             uint64_t len)
+/*
+ * A peer-to-peer transfer crosses the link of the peer it targets too:
+ * returns when it is through the peer's link (@now if it targets none).
+ * @charge false: only the time, the peers' links stay as they are.
+ */
+static int64_t d2d_timing_peers(D2DTiming *t, int64_t now, D2DPcieOp op,
+                                uint64_t addr, uint64_t len, bool charge)
 {
+    int64_t done = now;
     GSList *l;
 
     for (l = d2d_timed; l; l = l->next) {
         D2DTiming *o = l->data;
+        D2DTimeline copy = o->tl;
 
         if (o != t && d2d_dma_targets_self(o->pdev, addr, len)) {
-            d2d_tl_peer(&o->tl, d2d_now(), op, addr, len);
+            done = MAX(done, d2d_tl_peer(charge ? &o->tl : &copy, now, op,
+                                         addr, len));
         }
     }
+    return done;
+}
+
+int64_t d2d_timing_write_at(PCIDevice *pdev, uint64_t addr, uint64_t len)
+{
+    D2DTiming *t = d2d_timing_of(pdev);
+    int64_t now = d2d_now(), when;
+    D2DTimeline copy;
+
+    if (!t) {
+        return now;
+    }
+    copy = t->tl;
+    when = d2d_tl_write(&copy, now, D2D_PCIE_DMA_WRITE, addr, len);
+    when = MAX(when, d2d_timing_peers(t, now, D2D_PCIE_DMA_WRITE, addr, len,
+                                      false));
+    return d2d_tl_fx(&copy, when);
 }
 
 void d2d_timing_dma_read(D2DTiming *t, uint64_t addr, uint64_t len)
 {
-    d2d_tl_read(&t->tl, d2d_now(), addr, len, t->p.pcie_read_ns);
-    d2d_timing_peers(t, D2D_PCIE_DMA_READ, addr, len);
+    int64_t now = d2d_now();
+
+    d2d_tl_read(&t->tl, now, addr, len, t->p.pcie_read_ns);
+    /* the data is in when it has crossed both links */
+    t->tl.ready = MAX(t->tl.ready,
+                      d2d_timing_peers(t, now, D2D_PCIE_DMA_READ, addr, len,
+                                       true));
 }
 
 MemTxResult d2d_timing_dma_write(D2DTiming *t, uint64_t addr,
                                  const void *buf, uint64_t len, bool entry)
 {
-    int64_t when;
+    int64_t now = d2d_now(), when;
 
     /* Refused now, like the immediate write would be. */
     if (!dma_memory_valid(pci_get_address_space(t->pdev), addr, len,
@@ -457,8 +510,10 @@ MemTxResult d2d_timing_dma_write(D2DTiming *t, uint64_t addr,
                           MEMTXATTRS_UNSPECIFIED)) {
         return MEMTX_DECODE_ERROR;
     }
-    when = d2d_tl_write(&t->tl, d2d_now(), D2D_PCIE_DMA_WRITE, addr, len);
-    d2d_timing_peers(t, D2D_PCIE_DMA_WRITE, addr, len);
+    when = d2d_tl_write(&t->tl, now, D2D_PCIE_DMA_WRITE, addr, len);
+    /* a write to a peer lands when it has crossed the peer's link too */
+    when = MAX(when, d2d_timing_peers(t, now, D2D_PCIE_DMA_WRITE, addr, len,
+                                      true));
     d2d_defer_add(&t->fx, d2d_tl_fx(&t->tl, when),
                   entry && len > 1 ? D2D_FX_WRITE_ENTRY : D2D_FX_WRITE,
                   addr, buf, len, NULL, NULL);

@@ -64,6 +64,11 @@ void d2d_timing_reset(D2DTiming *t);
  * device is realized, e.g. with -global), the counters as read-only ones.
  */
 void d2d_timing_init(Object *obj, D2DTiming *t);
+/*
+ * A device's own cost parameter @field as the uint32 property @name,
+ * settable until the device is realized like the common ones.
+ */
+void d2d_timing_add_param(Object *obj, const char *name, uint32_t *field);
 
 static inline bool d2d_timing_on(const D2DTiming *t)
 {
@@ -92,8 +97,27 @@ void d2d_timing_packet(D2DTiming *t, uint32_t extra_ns);
  * timing-ndp-mbps; what the engine writes next waits for it.
  */
 void d2d_timing_ndp(D2DTiming *t, uint64_t bytes);
+/*
+ * A pipelined processing unit (an accelerator) takes @bytes at @mbytes_ps
+ * MB/s (0: no throughput limit) and @lat_ns of latency; what the device
+ * writes next waits for it.
+ */
+void d2d_timing_unit(D2DTiming *t, uint64_t bytes, uint32_t mbytes_ps,
+                     uint32_t lat_ns);
 /* The packet in hand takes @ns longer. */
 void d2d_timing_latency(D2DTiming *t, uint32_t ns);
+/*
+ * When the packet in hand is through the pipeline (the virtual time now
+ * with timing off, or if that is later): where an engine behind the
+ * pipeline starts on it.
+ */
+int64_t d2d_timing_through(D2DTiming *t);
+/*
+ * The packet in hand is not through before virtual time @when (e.g. an
+ * engine with its own clock finished it then): its writes and frames
+ * start no earlier.
+ */
+void d2d_timing_until(D2DTiming *t, int64_t when);
 /* The engine waits for what it has read (e.g. a fetched descriptor). */
 void d2d_timing_sync(D2DTiming *t);
 /*
@@ -120,5 +144,11 @@ void d2d_timing_dma_read(D2DTiming *t, uint64_t addr, uint64_t len);
 MemTxResult d2d_timing_dma_write(D2DTiming *t, uint64_t addr,
                                  const void *buf, uint64_t len, bool entry);
 void d2d_timing_msix(D2DTiming *t, unsigned vector);
+/*
+ * The virtual time a DMA write of @len bytes at @addr made now by the
+ * device of @pdev will land (its completion time, e.g. for a CQE's
+ * timestamp), without charging it; the virtual time now with timing off.
+ */
+int64_t d2d_timing_write_at(PCIDevice *pdev, uint64_t addr, uint64_t len);
 
 #endif

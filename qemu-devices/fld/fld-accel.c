@@ -378,11 +378,14 @@ static bool fld_zuc_rx(FldState *s, FldPkt *p)
 }
 
 const FldAccelOps fld_accels[] = {
-    { .name = "echo", .id = FLD_ACCEL_ECHO, .rx = fld_echo_rx },
-    { .name = "iotauth", .id = FLD_ACCEL_IOTAUTH, .rx = fld_iotauth_rx },
-    { .name = "zuc", .id = FLD_ACCEL_ZUC, .rx = fld_zuc_rx },
-    { .name = "defrag", .id = FLD_ACCEL_DEFRAG, .rx = fld_defrag_rx,
-      .flush = fld_defrag_flush },
+    { .name = "echo", .id = FLD_ACCEL_ECHO, .unit = FLD_UNIT_NONE,
+      .rx = fld_echo_rx },
+    { .name = "iotauth", .id = FLD_ACCEL_IOTAUTH, .unit = FLD_UNIT_IOTAUTH,
+      .rx = fld_iotauth_rx },
+    { .name = "zuc", .id = FLD_ACCEL_ZUC, .unit = FLD_UNIT_ZUC,
+      .rx = fld_zuc_rx },
+    { .name = "defrag", .id = FLD_ACCEL_DEFRAG, .unit = FLD_UNIT_DEFRAG,
+      .rx = fld_defrag_rx, .flush = fld_defrag_flush },
     { },
 };
 

@@ -16,10 +16,11 @@
 /*
  * Ask for a pass of the bottom half.  The top (fld-pci.c) creates it with
  * the stream layer's fld_bh: scheduling it is all a lower layer needs.
+ * In timing mode it runs from a virtual timer (d2d_timing_bh_schedule).
  */
 void fld_kick(FldState *s)
 {
-    qemu_bh_schedule(s->bh);
+    d2d_timing_bh_schedule(&s->timing, s->bh);
 }
 
 void fld_raise_error(FldState *s, enum fld_err err, uint32_t info,

@@ -38,6 +38,32 @@ static char *fld_get_stats(Object *obj, Error **errp)
     return g_string_free(out, false);
 }
 
+/* Names of the units' throughput properties (index: FldUnit). */
+static const char *const fld_unit_props[FLD_UNIT_COUNT] = {
+    [FLD_UNIT_ZUC] = "timing-zuc-mbps",
+    [FLD_UNIT_DEFRAG] = "timing-defrag-mbps",
+    [FLD_UNIT_IOTAUTH] = "timing-iotauth-mbps",
+};
+
+/* Timing mode: the common parameters, then the units'. */
+static bool fld_timing_realize(FldState *s, Error **errp)
+{
+    unsigned u;
+
+    if (!d2d_timing_realize(&s->timing, &s->parent_obj, errp)) {
+        return false;
+    }
+    for (u = FLD_UNIT_NONE + 1; s->timing.p.on && u < FLD_UNIT_COUNT; u++) {
+        if (s->unit_mbps[u] < 1 || s->unit_mbps[u] > D2D_UNIT_MBPS_MAX) {
+            error_setg(errp, "fld: %s must be 1..%u", fld_unit_props[u],
+                       D2D_UNIT_MBPS_MAX);
+            d2d_timing_unrealize(&s->timing);
+            return false;
+        }
+    }
+    return true;
+}
+
 static void fld_realize(PCIDevice *pdev, Error **errp)
 {
     FldState *s = FLD(pdev);
@@ -54,6 +80,9 @@ static void fld_realize(PCIDevice *pdev, Error **errp)
         s->pool_blocks < 64 || s->pool_blocks > FLD_POOL_MAX) {
         error_setg(errp, "fld: pool-descs and pool-blocks must be in "
                    "16..%u and 64..%u", FLD_POOL_MAX, FLD_POOL_MAX);
+        return;
+    }
+    if (!fld_timing_realize(s, errp)) {
         return;
     }
     if (!fld_pool_init(&s->pool, s->pool_descs) ||
@@ -85,6 +114,7 @@ static void fld_realize(PCIDevice *pdev, Error **errp)
     pci_register_bar(pdev, FLD_BAR_WIN, PCI_BASE_ADDRESS_SPACE_MEMORY |
                      PCI_BASE_ADDRESS_MEM_TYPE_64, &s->win);
     if (msix_init_exclusive_bar(pdev, FLD_NUM_MSIX, FLD_BAR_MSIX, errp)) {
+        d2d_timing_unrealize(&s->timing);
         return;
     }
     for (i = 0; i < FLD_NUM_MSIX; i++) {
@@ -92,6 +122,7 @@ static void fld_realize(PCIDevice *pdev, Error **errp)
     }
     /* Guarded: DMA that loops back into our own BARs is refused. */
     s->bh = qemu_bh_new_guarded(fld_bh, s, &DEVICE(s)->mem_reentrancy_guard);
+    d2d_timing_bh_register(&s->timing, s->bh, fld_bh, s);
     fld_reset_state(s);
     s->ctrl = 0;
     s->status = FLD_STATUS_READY;
@@ -102,6 +133,7 @@ static void fld_exit(PCIDevice *pdev)
     FldState *s = FLD(pdev);
     unsigned i;
 
+    d2d_timing_unrealize(&s->timing);
     qemu_bh_delete(s->bh);
     msix_uninit_exclusive_bar(pdev);
     fld_pool_destroy(&s->pool);
@@ -133,9 +165,20 @@ static void fld_qdev_reset(DeviceState *dev)
 static void fld_instance_init(Object *obj)
 {
     FldState *s = FLD(obj);
+    unsigned u;
 
     d2d_pcie_counters_add_props(obj, &s->pcie);
     object_property_add_str(obj, "stats", fld_get_stats, NULL);
+    d2d_timing_init(obj, &s->timing);
+    /* an Innova-2 Flex card's FPGA link, not the NIC's (docs/timing.md) */
+    s->timing.p.pcie_gen = D2D_TDEF_FLD_PCIE_GEN;
+    s->timing.p.pcie_lanes = D2D_TDEF_FLD_PCIE_LANES;
+    for (u = FLD_UNIT_NONE + 1; u < FLD_UNIT_COUNT; u++) {
+        s->unit_mbps[u] = D2D_TDEF_FLD_UNIT_MBPS;
+        d2d_timing_add_param(obj, fld_unit_props[u], &s->unit_mbps[u]);
+    }
+    s->accel_ns = D2D_TDEF_FLD_ACCEL_NS;
+    d2d_timing_add_param(obj, "timing-accel-ns", &s->accel_ns);
 }
 
 /* Peer queues and in-flight descriptors: not migratable. */

@@ -26,6 +26,7 @@ void fld_reset_state(FldState *s)
 {
     fld_stream_reset(s);
     fld_rdma_reset(s);
+    d2d_timing_reset(&s->timing);
     memset(s->stats, 0, sizeof(s->stats));
     fld_error_reset(s);
     s->cmd_status = FLD_CMD_OK;

@@ -319,6 +319,7 @@ FldPkt *fld_inq_admit(FldState *s, unsigned q)
     iq->fq[(iq->head + iq->len) % FLD_ACCEL_FIFO] = k;
     iq->len++;
     memset(&s->fifo[k].m, 0, sizeof(s->fifo[k].m));
+    s->fifo[k].timed = false;
     return &s->fifo[k];
 }
 
@@ -433,6 +434,22 @@ static bool fld_cqs_run(FldState *s, int budget)
 }
 
 /*
+ * Timing mode: packet @p goes through the accelerator's unit (its bytes
+ * at the unit's rate, FLD's latency per packet) once, however often it
+ * is retried for credit; what FLD writes next (its doorbell) waits.
+ */
+static void fld_accel_timing(FldState *s, FldPkt *p)
+{
+    FldUnit u = s->accel->unit;
+
+    if (!p->timed) {
+        p->timed = true;
+        d2d_timing_unit(&s->timing, u ? p->len : 0, s->unit_mbps[u],
+                        s->accel_ns);
+    }
+}
+
+/*
  * Hand queued packets to the accelerator, one per input queue (RQ or
  * FLD-R QP) in turn, starting after the queue served first last time.  A
  * queue whose head packet cannot be sent (no credit on its send queue) is
@@ -460,6 +477,7 @@ static void fld_accel_run(FldState *s)
                 continue;
             }
             budget--;
+            fld_accel_timing(s, &s->fifo[iq->fq[iq->head]]);
             if (!s->accel->rx(s, &s->fifo[iq->fq[iq->head]])) {
                 blocked |= 1u << q;
                 continue;

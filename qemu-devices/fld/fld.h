@@ -31,6 +31,7 @@
 #include "d2d/snic_ifc.h"
 #include "d2d/snic_rdma_ifc.h"
 #include "../common/d2d-pcie.h"
+#include "../common/d2d-timing.h"
 #include "../common/d2d-trace.h"
 #include "fld-cuckoo.h"
 #include "fld-pool.h"
@@ -147,13 +148,27 @@ typedef struct FldRxMeta {
 /* A packet waiting in the accelerator's input FIFO. */
 typedef struct FldPkt {
     FldRxMeta m;
+    bool timed;             /* timing mode: its unit time is charged */
     uint16_t len;
     uint8_t data[FLD_MAX_FRAME];
 } FldPkt;
 
+/*
+ * Timing mode: the processing unit an accelerator's packets go through,
+ * each with its throughput property (docs/timing.md).
+ */
+typedef enum FldUnit {
+    FLD_UNIT_NONE,          /* echo: FLD's per-packet latency only */
+    FLD_UNIT_ZUC,
+    FLD_UNIT_DEFRAG,
+    FLD_UNIT_IOTAUTH,
+    FLD_UNIT_COUNT,
+} FldUnit;
+
 typedef struct FldAccelOps {
     const char *name;
     uint32_t id;            /* enum fld_accel */
+    FldUnit unit;
     /*
      * One received packet.  Returns true when done with it (sent, or
      * dropped and counted), false to be called again with it later
@@ -178,6 +193,10 @@ struct FldState {
     MemoryRegion win;
     QEMUBH *bh;
     D2DPcieCounters pcie;
+    /* timing mode (docs/timing.md): the link, and the units' parameters */
+    D2DTiming timing;
+    uint32_t unit_mbps[FLD_UNIT_COUNT];     /* MB/s, [FLD_UNIT_NONE] unused */
+    uint32_t accel_ns;                      /* latency per packet */
 
     /* properties */
     char *accel_name;

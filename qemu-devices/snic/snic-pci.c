@@ -140,6 +140,7 @@ static void snic_realize(PCIDevice *pdev, Error **errp)
     d2d_timing_bh_register(&s->timing, s->aq.bh, snic_aq_bh, s);
     d2d_timing_bh_register(&s->timing, s->tx_bh, snic_tx_bh, s);
     d2d_timing_bh_register(&s->timing, s->rdma.bh, snic_rdma_bh, s);
+    d2d_timing_bh_register(&s->timing, s->spin.bh, snic_spin_bh, s);
     s->status = SNIC_STATUS_READY;
 }
 
@@ -184,6 +185,18 @@ static void snic_instance_init(Object *obj)
     object_property_add_str(obj, "queue-stats", snic_get_queue_stats, NULL);
     object_property_add_str(obj, "rdma-stats", snic_get_rdma_stats, NULL);
     snic_rdma_loss_props(s, obj);
+    object_property_add_uint64_ptr(obj, "spin-l2p-conflicts",
+                                   &s->spin.l2p_banks.conflicts,
+                                   OBJ_PROP_FLAG_READ);
+    object_property_add_uint64_ptr(obj, "spin-l2h-conflicts",
+                                   &s->spin.l2h_banks.conflicts,
+                                   OBJ_PROP_FLAG_READ);
+    object_property_add_uint64_ptr(obj, "spin-l2p-stall-cycles",
+                                   &s->spin.l2p_banks.stall_cycles,
+                                   OBJ_PROP_FLAG_READ);
+    object_property_add_uint64_ptr(obj, "spin-l2h-stall-cycles",
+                                   &s->spin.l2h_banks.stall_cycles,
+                                   OBJ_PROP_FLAG_READ);
     object_property_add_uint64_ptr(obj, "spin-bh-yields", &s->spin.bh_yields,
                                    OBJ_PROP_FLAG_READ);
     object_property_add_uint8_ptr(obj, "aq-drop-opcode", &s->aq_drop_opcode,

@@ -541,6 +541,7 @@ bool snic_cq_post(SnicState *s, uint16_t cqn, struct snic_cqe *cqe,
                   D2DPcieCounters *q)
 {
     SnicCq *cq;
+    uint64_t addr;
 
     if (!snic_cq_exists(s, cqn) || s->cqs[cqn].error) {
         return false;
@@ -571,10 +572,12 @@ bool snic_cq_post(SnicState *s, uint16_t cqn, struct snic_cqe *cqe,
             return false;
         }
     }
-    cqe->timestamp = cpu_to_le64(qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL));
+    addr = cq->ring + (cq->pi & RING_MASK(cq)) * sizeof(*cqe);
+    /* the completion time: when the CQE lands (timing mode), else now */
+    cqe->timestamp = cpu_to_le64(d2d_timing_write_at(&s->parent_obj, addr,
+                                                     sizeof(*cqe)));
     cqe->op_own = ((cq->pi >> cq->log_size) & 1) ^ 1;
-    if (d2d_dma_write_entry(&s->parent_obj, &s->pcie, q,
-                            cq->ring + (cq->pi & RING_MASK(cq)) * sizeof(*cqe),
+    if (d2d_dma_write_entry(&s->parent_obj, &s->pcie, q, addr,
                             cqe, sizeof(*cqe)) != MEMTX_OK) {
         cq->error = true;
         snic_queue_error(s, SNIC_EQE_CQ_ERROR, cqn, cqn, "CQE write failed");

@@ -226,6 +226,10 @@ static int snic_spin_cmd_issue(SnicSpinRun *run, uint32_t *val)
         cpu->cycles = slot->done;
     }
     slot->result = 0;
+    /* timing mode: the command's DMA or frame starts at its issue cycle */
+    d2d_timing_until(&run->s->timing,
+                     snic_spin_cycle_ns(&run->s->spin,
+                                        cpu->cycle_base + cpu->cycles));
     r = snic_spin_cmd_exec(run, slot, &cost);
     if (r) {
         return r;

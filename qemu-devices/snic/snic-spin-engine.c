@@ -42,12 +42,16 @@ static uint32_t *snic_spin_ctx_refs(SnicState *s, uint32_t ctx)
     return ctx < SNIC_SPIN_MAX_CTXS ? &s->spin.ctxs[ctx].refs : NULL;
 }
 
-/* Device cycle of the current virtual time. */
-static uint64_t snic_spin_now(SnicSpin *sp)
+/* Device cycle of virtual time @ns. */
+static uint64_t snic_spin_cycle(SnicSpin *sp, int64_t ns)
 {
-    return (uint64_t)((unsigned __int128)
-                      qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) *
-                      sp->clock_mhz / 1000);
+    return (uint64_t)((unsigned __int128)ns * sp->clock_mhz / 1000);
+}
+
+int64_t snic_spin_cycle_ns(const SnicSpin *sp, uint64_t cycle)
+{
+    return (int64_t)(((unsigned __int128)cycle * 1000 + sp->clock_mhz - 1) /
+                     sp->clock_mhz);
 }
 
 /* Cycles @len bytes take on the interconnect (at 1 GHz: 64 B a cycle). */
@@ -91,6 +95,10 @@ void snic_spin_init(SnicState *s)
     QSIMPLEQ_INIT(&sp->queue);
     sp->bh = d2d_bh_new_guarded(s, snic_spin_bh, s);
     sp->timer = d2d_timer_new_guarded(DEVICE(s), snic_spin_timer, s);
+    if (!spin_l2_init(&sp->l2p_banks, SPIN_L2P_WORD_SHIFT) ||
+        !spin_l2_init(&sp->l2h_banks, SPIN_L2H_WORD_SHIFT)) {
+        g_error("snic: cannot allocate the sPIN L2 bank tables");
+    }
 }
 
 static void snic_spin_msg_close(SnicSpin *sp, SnicSpinMsg *m)
@@ -154,6 +162,8 @@ void snic_spin_free(SnicState *s)
     g_free(sp->l2h);
     g_free(sp->frame);
     g_free(sp->pass_buf);
+    spin_l2_destroy(&sp->l2p_banks);
+    spin_l2_destroy(&sp->l2h_banks);
 }
 
 void snic_spin_reset(SnicState *s)
@@ -181,6 +191,9 @@ void snic_spin_reset(SnicState *s)
     sp->l2p_used = sp->l2p_peak = 0;
     sp->packets = sp->no_ctx = sp->no_resources = 0;
     sp->aborts = sp->busy_cycles = sp->now_cycle = sp->ic_free = 0;
+    spin_l2_reset(&sp->l2p_banks);
+    spin_l2_reset(&sp->l2h_banks);
+    sp->l2p_next = 0;
 }
 
 /* ---- event ring ---- */
@@ -774,9 +787,16 @@ static SnicSpinPkt *snic_spin_admit(SnicState *s, uint32_t ctx_id,
     p->idx = m->pkts;
     p->first = first;
     p->last = last;
-    /* in L2 once it has crossed the interconnect */
-    p->arrival = snic_spin_ic(sp, snic_spin_now(sp), len);
+    p->in_l1 = false;
+    /*
+     * in L2 once it has crossed the interconnect, from when it is through
+     * the NIC's pipeline (timing mode; else now)
+     */
+    p->arrival = snic_spin_ic(sp, snic_spin_cycle(sp,
+                                  d2d_timing_through(&s->timing)), len);
     ctx->ic_bytes += len;
+    p->l2_off = sp->l2p_next % sp->l2p_size;
+    sp->l2p_next += ROUND_UP(len, 1u << SPIN_L2P_WORD_SHIFT);
     p->len = len;
     memcpy(p->data, f, len);
     m->pkts++;
@@ -809,7 +829,7 @@ void snic_spin_packet_in(SnicState *s, uint32_t ctx_id, uint64_t key,
 
     if (p) {
         QSIMPLEQ_INSERT_TAIL(&s->spin.queue, p, next);
-        qemu_bh_schedule(s->spin.bh);
+        d2d_timing_bh_schedule(&s->timing, s->spin.bh);
     }
 }
 
@@ -841,6 +861,28 @@ static const uint8_t snic_spin_ev_of[] = {
 };
 
 /*
+ * L2 bank contention: a handler's load/store to handler memory or to its
+ * packet in the packet buffer takes its bank's next free cycle.
+ */
+static uint32_t snic_spin_l2h_access(void *opaque, uint32_t off,
+                                     uint64_t cycle)
+{
+    SnicSpinRun *run = opaque;
+
+    return spin_l2_access(&run->s->spin.l2h_banks,
+                          (uint64_t)run->ctx->hmem_off + off, cycle);
+}
+
+static uint32_t snic_spin_l2p_access(void *opaque, uint32_t off,
+                                     uint64_t cycle)
+{
+    SnicSpinRun *run = opaque;
+
+    return spin_l2_access(&run->s->spin.l2p_banks,
+                          (uint64_t)run->pkt->l2_off + off, cycle);
+}
+
+/*
  * Start handler @kind of message @m (packet @p, NULL for completion) in
  * @run on the first free HPU of the message's cluster, not before cycle
  * @ready; snic_spin_invoke_run() interprets it.
@@ -867,14 +909,17 @@ static void snic_spin_invoke_start(SnicState *s, SnicSpinMsg *m,
     }
     start = MAX(ready, h->free_at);
     /*
-     * The packet's copy into the HPU's L1 crosses the interconnect too: a
-     * delay before the handler starts (handlers are run in invocation,
-     * not time order, so it reserves no share of ic_free; its bytes count
-     * in the interconnect's cap on sat_mbps).
+     * The packet's copy into its cluster's L1 crosses the interconnect
+     * too, once per packet: a delay before its first handler starts
+     * (handlers are run in invocation, not time order, so it reserves no
+     * share of ic_free; its bytes count in the interconnect's cap on
+     * sat_mbps).
      */
-    if (p && ctx->copy_bytes) {
+    if (p && ctx->copy_bytes && !p->in_l1) {
         start += snic_spin_ic_cycles(sp, MIN(ctx->copy_bytes, p->len));
         ctx->ic_bytes += MIN(ctx->copy_bytes, p->len);
+        /* in the cluster's L1 now: its next handler needs no copy */
+        p->in_l1 = true;
     }
 
     /* The HPU's L1 slot: nothing of another context may remain. */
@@ -928,9 +973,12 @@ static void snic_spin_invoke_start(SnicState *s, SnicSpinMsg *m,
     spin_rv32_add_window(cpu, SPIN_L1_BASE, SPIN_L1_SLOT_SIZE, h->l1, 0, true);
     spin_rv32_add_window(cpu, SPIN_HMEM_BASE, ctx->hmem_size,
                          sp->l2h + ctx->hmem_off, SNIC_SPIN_COST_L2, true);
+    spin_rv32_window_access(cpu, SPIN_HMEM_BASE, snic_spin_l2h_access, run);
     if (p) {
         spin_rv32_add_window(cpu, SPIN_PKTBUF_BASE, p->len, p->data,
                              SNIC_SPIN_COST_L2, true);
+        spin_rv32_window_access(cpu, SPIN_PKTBUF_BASE, snic_spin_l2p_access,
+                                run);
     }
     if (m->scratch_size) {
         spin_rv32_add_window(cpu, SPIN_SCRATCH_BASE, m->scratch_size,
@@ -1021,6 +1069,7 @@ static void snic_spin_job_begin(SnicSpinJob *j, SnicSpinPkt *p, bool deliver)
     j->deliver = deliver;
     j->verdict = SPIN_DROP;
     j->stage = SNIC_SPIN_JOB_HEADER;
+    j->end = p->arrival;
 }
 
 /* Start handler @kind of job @j's message, not before cycle @ready. */
@@ -1066,6 +1115,7 @@ static bool snic_spin_job_step(SnicState *s, SnicSpinJob *j, uint64_t budget,
                 return false;
             }
             j->running = false;
+            j->end = MAX(j->end, end);
             if (j->stage == SNIC_SPIN_JOB_HEADER) {
                 m->hh_end = end;
                 j->aborted |= r < 0;
@@ -1110,6 +1160,9 @@ static bool snic_spin_job_step(SnicState *s, SnicSpinJob *j, uint64_t budget,
                     if (j->verdict == SPIN_PASS_CSUM) {
                         snic_pkt_fill_csum(p->data, p->len, true, true);
                     }
+                    /* timing mode: to the host when its handlers ended */
+                    d2d_timing_until(&s->timing,
+                                     snic_spin_cycle_ns(sp, j->end));
                     snic_rx_spin_pass(s, p->data, p->len);
                 }
             } else {
@@ -1134,9 +1187,12 @@ static bool snic_spin_job_step(SnicState *s, SnicSpinJob *j, uint64_t budget,
     }
 }
 
-/* Run every handler of packet @p now; *fate as snic_spin_job_step(). */
+/*
+ * Run every handler of packet @p now; *fate as snic_spin_job_step(), *end
+ * the cycle its last handler ended.
+ */
 static void snic_spin_packet(SnicState *s, SnicSpinPkt *p, bool deliver,
-                             int *fate)
+                             int *fate, uint64_t *end)
 {
     SnicSpinJob j;
     uint64_t spent = 0;
@@ -1144,6 +1200,7 @@ static void snic_spin_packet(SnicState *s, SnicSpinPkt *p, bool deliver,
     snic_spin_job_begin(&j, p, deliver);
     snic_spin_job_step(s, &j, 0, &spent);
     *fate = j.fate;
+    *end = j.end;
 }
 
 /* Run the bottom half's suspended packet to its end now. */
@@ -1202,7 +1259,7 @@ void snic_spin_bh(void *opaque)
         snic_spin_job_end(sp);
     }
     if (j->pkt || !QSIMPLEQ_EMPTY(&sp->queue)) {
-        qemu_bh_schedule(sp->bh);
+        d2d_timing_bh_schedule(&s->timing, sp->bh);
     }
     snic_spin_watch(sp);
 }
@@ -1225,6 +1282,7 @@ static int snic_spin_rdma_in(SnicState *s, SnicQp *qp, const SnicRoceHdr *h,
     uint64_t key = qp->qpn;
     SnicSpinMsg *old;
     SnicSpinPkt *p;
+    uint64_t end;
     bool nores;
     int fate;
 
@@ -1241,7 +1299,9 @@ static int snic_spin_rdma_in(SnicState *s, SnicQp *qp, const SnicRoceHdr *h,
     if (!p) {
         return nores ? -1 : SPIN_DROP;
     }
-    snic_spin_packet(s, p, false, &fate);
+    snic_spin_packet(s, p, false, &fate, &end);
+    /* timing mode: the transport goes on when the handlers have ended */
+    d2d_timing_until(&s->timing, snic_spin_cycle_ns(sp, end));
     sp->l2p_used -= p->len;
     if (fate != SPIN_DROP) {
         /* the payload as the handlers left it in the packet buffer */

@@ -43,6 +43,21 @@ void spin_rv32_add_window(SpinRv32 *cpu, uint32_t base, uint32_t size,
     w->host = host;
     w->cost = cost;
     w->writable = writable;
+    w->access = NULL;
+    w->access_opaque = NULL;
+}
+
+void spin_rv32_window_access(SpinRv32 *cpu, uint32_t base, SpinRvAccess fn,
+                             void *opaque)
+{
+    unsigned i;
+
+    for (i = 0; i < cpu->nwin; i++) {
+        if (cpu->win[i].base == base) {
+            cpu->win[i].access = fn;
+            cpu->win[i].access_opaque = opaque;
+        }
+    }
 }
 
 static inline bool spin_rv32_in(const SpinRvWindow *w, uint32_t addr,
@@ -77,6 +92,10 @@ static uint8_t *spin_rv32_map(SpinRv32 *cpu, uint32_t addr, unsigned len,
     }
     if (write && !w->writable) {
         return NULL;
+    }
+    if (w->access) {
+        cpu->cycles += w->access(w->access_opaque, addr - w->base,
+                                 cpu->cycle_base + cpu->cycles);
     }
     cpu->cycles += w->cost;
     return w->host + (addr - w->base);

@@ -29,12 +29,21 @@ typedef enum SpinRvStatus {
     SPIN_RV_ABORT,          /* the MMIO callback asked for an abort */
 } SpinRvStatus;
 
+/*
+ * A window's access hook: a load/store at byte @off of the window, issued
+ * at absolute cycle @cycle (cycle_base + cycles); returns the cycles it
+ * waits on top of the window's cost (e.g. for a busy memory bank).
+ */
+typedef uint32_t (*SpinRvAccess)(void *opaque, uint32_t off, uint64_t cycle);
+
 typedef struct SpinRvWindow {
     uint32_t base;
     uint32_t size;
     uint8_t *host;
     uint32_t cost;          /* extra cycles per load/store */
     bool writable;
+    SpinRvAccess access;    /* optional */
+    void *access_opaque;
 } SpinRvWindow;
 
 struct SpinRv32;
@@ -82,6 +91,9 @@ void spin_rv32_reset(SpinRv32 *cpu, uint32_t entry);
 void spin_rv32_add_window(SpinRv32 *cpu, uint32_t base, uint32_t size,
                           uint8_t *host, uint32_t cost, bool writable);
 /* Run until a stop condition or @budget instructions (0: no budget). */
+/* The window at @base (if any) calls @fn(@opaque, ...) on every load/store. */
+void spin_rv32_window_access(SpinRv32 *cpu, uint32_t base, SpinRvAccess fn,
+                             void *opaque);
 SpinRvStatus spin_rv32_run(SpinRv32 *cpu, uint64_t budget);
 
 #endif

@@ -11,6 +11,7 @@
 
 #include "d2d/snic_spin_ifc.h"
 #include "snic-spin-rv32.h"
+#include "snic-spin-l2.h"
 
 typedef struct SnicSpinRegion {
     bool valid;
@@ -75,6 +76,8 @@ typedef struct SnicSpinPkt {
     uint32_t idx;
     bool first, last;
     uint64_t arrival;           /* device cycle */
+    uint32_t l2_off;            /* its place in the L2 packet buffer */
+    bool in_l1;                 /* copied to its cluster's L1 already */
     uint32_t len;
     uint8_t data[];
 } SnicSpinPkt;
@@ -120,6 +123,7 @@ typedef struct SnicSpinJob {
     bool deliver;               /* a passed frame goes to the host */
     bool aborted;
     int verdict, fate;
+    uint64_t end;               /* device cycle its last handler ended */
     SnicSpinRun run;
 } SnicSpinJob;
 
@@ -144,6 +148,13 @@ typedef struct SnicSpin {
      * at SNIC_SPIN_IC_MBPS (docs/snic-spin.md "Time").
      */
     uint64_t ic_free;
+    /*
+     * L2 bank contention (docs/snic-spin.md "Time"): the packet buffer's
+     * and the handler memory's banks; packets are placed in the packet
+     * buffer one after the other from l2p_next on (wrapping).
+     */
+    SpinL2Banks l2p_banks, l2h_banks;
+    uint64_t l2p_next;
     uint64_t qp_wd_refused;     /* QP attach: watchdog above the cap */
     uint8_t *frame;             /* send command: SPIN_PKT_MAX bytes */
     uint8_t *pass_buf;          /* an RDMA packet a handler passed */
@@ -165,6 +176,8 @@ void snic_spin_free(SnicState *s);
 /* PsPIN's interconnect: 512 Gbit/s. */
 #define SNIC_SPIN_IC_MBPS 512000
 void snic_spin_reset(SnicState *s);
+/* Virtual time (ns) of device cycle @cycle, rounded up. */
+int64_t snic_spin_cycle_ns(const SnicSpin *sp, uint64_t cycle);
 uint16_t snic_spin_admin(SnicState *s, const struct snic_aq_cmd *c,
                          uint64_t *res);
 uint16_t snic_spin_query_stats(SnicState *s, const struct snic_aq_cmd *c);

@@ -19,8 +19,48 @@
 #   modeled Gbit/s at 32 HPUs x 1 GHz = 32e9 / cycles_per_pkt * frame * 8,
 #                 as a fraction of 400 Gbit/s (the HPUs' rate: above 1 the
 #                 HPUs outpace a 400 Gbit/s link, which then limits)
+#
+# TIMING=1: timing mode (docs/timing.md) - one guest on instruction-counted
+# time, the sender on the second snic port in a network namespace: the
+# engine's own throughput figure (sat_mbps: HPU cycles, the 512 Gbit/s
+# interconnect, L2 banks) per packet size for pingpong and the empty
+# handler beside PsPIN's Figure 12, the runtime overhead, and the
+# ping-pong round trip (NIC vs host echo) in modeled time.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
+timed() {
+	local out rc ovh nr hr k
+	out=$(mktemp -d /tmp/d2d-bench-spin-timed.XXXXXX)
+	echo "[bench] logs in $out"
+	echo "[bench] timing mode (icount shift=0: one instruction per ns)"
+	tools/vm --quiet --timing --timeout 1800 --log-dir "$out" \
+		tests/bench/spin-timed-guest.sh
+	rc=$?
+	tr -d '\r' < "$out/guest1.log" | grep '^BENCH' > "$out/results"
+	grep '^BENCH-ERROR' "$out/results"
+	if [ $rc -ne 0 ] || ! grep -q '^BENCH-DONE' "$out/results"; then
+		echo "bench: spin-timed: run failed (status $rc, see $out)"
+		exit 1
+	fi
+	ovh=$(sed -n 's/^BENCH ex=empty size=64 //p' "$out/results" | tr ' ' '\n' |
+		awk -F= '{ v[$1] = $2 } END { n = v["hn"] + v["pn"] + v["cn"]; if (n) printf "%.2f", v["busy"] / n; else print 0 }')
+	echo "bench: spin-timed-runtime-overhead-cycles-per-invocation: ours $ovh vs paper 8 = $(awk -v a="$ovh" 'BEGIN { printf "%.2f", a / 8 }')"
+	# PsPIN's Figure 12: about 400 Gbit/s from 512 B on for most use cases
+	grep '^BENCH ex=' "$out/results" | sed 's/^BENCH //' | awk '
+function v(k,   i, a) { for (i = 1; i <= NF; i++) { split($i, a, "="); if (a[1] == k) return a[2] + 0 } return 0 }
+{
+	split($1, e, "="); ex = e[2]; size = v("size")
+	g = v("sat_mbps") / 1000
+	printf "bench: spin-timed-%s-%dB-Gbps: device %.1f vs paper 400 = %.3f (the engine'"'"'s cycle account, every HPU busy; packets %d)\n", ex, size, g, g / 400, v("packets")
+}'
+	for k in avg min; do
+		nr=$(sed -n "s/^BENCH-RTT nic .*rtt_us_$k=\([0-9.]*\).*/\1/p" "$out/results")
+		hr=$(sed -n "s/^BENCH-RTT host .*rtt_us_$k=\([0-9.]*\).*/\1/p" "$out/results")
+		echo "bench: spin-timed-pingpong-rtt-us-$k: nic ${nr:-0} vs host ${hr:-0} = $(awk -v a="${nr:-0}" -v b="${hr:-0}" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "n/a" }') (modeled time, lower is better)"
+	done
+	exit 0
+}
+[ "${TIMING:-0}" = 1 ] && timed
 out=$(mktemp -d /tmp/d2d-bench-spin.XXXXXX)
 echo "[bench] logs in $out"
 tools/vm --quiet --guests 2 --timeout 900 --log-dir "$out" \

@@ -97,6 +97,8 @@ bool env_start(const char *fld_opts)
 	close(qfd);
 	if (!qt_alive(qt) || !snic_dev_open(&nic, qt, 0, SNIC_BAR, RAM_BASE))
 		return false;
+	/* a timed snic (-global snic.timing=on): its commands need the clock */
+	nic.timed = strstr(fld_opts, "snic.timing=on") != NULL;
 	fld_devfn = qt_pci_find(qt, FLD_PCI_VENDOR_ID, FLD_PCI_DEVICE_ID, 0);
 	if (fld_devfn < 0)
 		return false;

@@ -292,6 +292,8 @@ static bool env_start(const char *extra)
 	if (!qt_alive(qt) ||
 	    !snic_dev_open(&dev, qt, 0, BAR_BASE, RAM_BASE))
 		return false;
+	/* timing mode: admin commands complete when the clock moves */
+	dev.timed = strstr(extra, "timing=on") != NULL;
 	qt_alloc_init(qt, HEAP_BASE, HEAP_END);
 	if (!snic_aq_ready(&dev, 64) || port_up() != OK)
 		return false;
@@ -570,10 +572,43 @@ static void interconnect_cap(void)
 	CHECK(ctx_wait(&c_ic, 64));
 	CHECK(ctx_stats(&c_ic, &st));
 	CHECK_EQ(st.bytes, 64 * 1024);
+	fprintf(stderr, "snic_spin: count_ph at 1024 B: sat %llu Mbit/s\n",
+		(unsigned long long)st.sat_mbps);
 	/* 1024 B + 128 B copied to L1 per packet over 512 Gbit/s */
 	CHECK(st.sat_mbps > 0);
 	CHECK(st.sat_mbps <= 512000ull * 1024 / (1024 + 128));
 	CHECK(st.throughput_mbps <= 512000);
+}
+
+/*
+ * A packet is copied to its cluster's L1 once, however many handlers it
+ * has: with a header and a payload handler on 1024-byte packets the
+ * interconnect carries 1024 + 128 bytes a packet, as with one handler.
+ */
+static void l1_copy_once(void)
+{
+	struct snic_spin_ctx_stats st;
+	uint8_t f[1100], pl[1024 - 42];
+	struct ctx c;
+	size_t n;
+	int i;
+
+	CHECK(env_start(""));
+	CHECK_EQ(ctx_create(&c, 0, SYM_count_ph, SYM_count_ph, 0, 0), OK);
+	CHECK_EQ(rule_add(10, SNIC_DEST_SPIN, c.id, 7), OK);
+	memset(pl, 0x5b, sizeof(pl));
+	n = mk_udp(f, 7, pl, sizeof(pl));
+	for (i = 0; i < 64; i++)
+		CHECK(send(inj, f, n, 0) == (ssize_t)n);
+	CHECK(ctx_wait(&c, 64));
+	CHECK(ctx_stats(&c, &st));
+	CHECK_EQ(st.h[SPIN_HANDLER_HEADER].invocations, 64);
+	CHECK_EQ(st.h[SPIN_HANDLER_PAYLOAD].invocations, 64);
+	fprintf(stderr, "snic_spin: header + payload at 1024 B: sat %llu "
+		"Mbit/s\n", (unsigned long long)st.sat_mbps);
+	/* 512 Gbit/s x 1024 / (1024 + 128), not / (1024 + 2 x 128) */
+	CHECK(st.sat_mbps > 512000ull * 1024 / (1024 + 2 * 128));
+	CHECK(st.sat_mbps <= 512000ull * 1024 / (1024 + 128));
 }
 
 static void drop_and_pass(void)
@@ -1151,6 +1186,125 @@ static void reset_clears(void)
 				  sizeof(ds)), SNIC_AQ_ENOENT);
 }
 
+/* ---- timing mode and L2 banks (docs/snic-spin.md "Time") ---- */
+
+/*
+ * Step the clock deadline by deadline until @q has a completion: the
+ * virtual ns from @t0 to then, -1 if none comes.
+ */
+static int64_t timed_rx(struct rxq *q, uint64_t t0)
+{
+	struct snic_cqe cqe;
+	uint64_t t = qt_clock_now(qt);
+	int i;
+
+	for (i = 0; i < 4000; i++) {
+		if (snic_cq_peek(&q->cq, &cqe, 1))
+			return (int64_t)(t - t0);
+		t = qt_clock_step_next(qt);
+	}
+	return -1;
+}
+
+/*
+ * A passed frame at HPU clock @mhz (timing on): the ns from its arrival
+ * to its completion in host memory, and the payload handler's cycles.
+ */
+static int64_t pass_time(unsigned int mhz, uint64_t *cycles)
+{
+	struct snic_spin_ctx_stats st;
+	char opts[96];
+	struct rxq q;
+	struct ctx c;
+	uint64_t t0;
+	int64_t t;
+
+	*cycles = 0;
+	snprintf(opts, sizeof(opts), ",timing=on,spin-clock-mhz=%u", mhz);
+	if (!env_start(opts) || !rxq_setup(&q) ||
+	    ctx_create(&c, 0, 0, SYM_pass_ph, 0, 0) != OK ||
+	    rule_add(10, SNIC_DEST_SPIN, c.id, 5000) != OK)
+		return -1;
+	t0 = qt_clock_now(qt);
+	if (!send_udp(5000, "Pass me"))
+		return -1;
+	t = timed_rx(&q, t0);
+	if (!ctx_stats(&c, &st) || st.pass != 1)
+		return -1;
+	*cycles = st.h[SPIN_HANDLER_PAYLOAD].cycles;
+	fprintf(stderr, "snic_spin: PASS at %u MHz: %lld ns, handler %llu "
+		"cycles\n", mhz, (long long)t, (unsigned long long)*cycles);
+	return t;
+}
+
+/*
+ * Timing mode: a frame a handler passes reaches the host when the
+ * handler has ended on the virtual clock.  At a tenth of the HPU clock
+ * the handler's cycles take ten times as long, and so does everything
+ * the engine does in cycles (dispatch, interconnect): the completion
+ * comes 9 x those cycles later (within 5%).
+ */
+static void timing_pass_at_handler_end(void)
+{
+	uint64_t c1, c2;
+	int64_t t1, t2, want;
+
+	t1 = pass_time(1000, &c1);
+	t2 = pass_time(100, &c2);
+	CHECK(t1 > 0);
+	CHECK(t2 > 0);
+	CHECK(c1 > 0);
+	CHECK_EQ(c1, c2);
+	/* + 2: one interconnect cycle into L2, one for the L1 copy */
+	want = 9 * (int64_t)(c1 + 2);
+	fprintf(stderr, "snic_spin: 100 MHz - 1 GHz = %lld ns, model %lld\n",
+		(long long)(t2 - t1), (long long)want);
+	CHECK(t2 - t1 >= want - want / 20);
+	CHECK(t2 - t1 <= want + want / 20);
+}
+
+/*
+ * L2 bank contention: handlers that hammer one word of handler memory
+ * share its bank.  One loop_ph alone retires a number of instructions
+ * before its watchdog; eight at once (one cluster) each retire fewer,
+ * since their loads and stores wait for the bank; the conflicts are
+ * counted.
+ */
+static void l2_bank_contention(void)
+{
+	struct snic_spin_ctx_stats st;
+	uint64_t alone, conflicts = 0;
+	struct ctx c;
+	int i;
+
+	CHECK(env_start(",spin-clusters=1"));
+	CHECK_EQ(ctx_create(&c, 0, 0, SYM_loop_ph, 0, 2000), OK);
+	CHECK_EQ(rule_add(10, SNIC_DEST_SPIN, c.id, 5000), OK);
+	CHECK(send_udp(5000, "alone"));
+	CHECK(ctx_wait(&c, 1));
+	CHECK(ctx_stats(&c, &st));
+	alone = st.h[SPIN_HANDLER_PAYLOAD].insns_max;
+	CHECK(qt_qom_get_u64(qt, "/machine/peripheral/snic0",
+			     "spin-l2h-conflicts", &conflicts));
+	CHECK_EQ(conflicts, 0);
+
+	CHECK(env_start(",spin-clusters=1"));
+	CHECK_EQ(ctx_create(&c, 0, 0, SYM_loop_ph, 0, 2000), OK);
+	CHECK_EQ(rule_add(10, SNIC_DEST_SPIN, c.id, 5000), OK);
+	for (i = 0; i < 8; i++)
+		CHECK(send_udp(5000, "crowd"));
+	CHECK(ctx_wait(&c, 8));
+	CHECK(ctx_stats(&c, &st));
+	fprintf(stderr, "snic_spin: loop_ph alone %llu insns, 8 at once "
+		"%llu..%llu\n", (unsigned long long)alone,
+		(unsigned long long)st.h[SPIN_HANDLER_PAYLOAD].insns_min,
+		(unsigned long long)st.h[SPIN_HANDLER_PAYLOAD].insns_max);
+	CHECK(st.h[SPIN_HANDLER_PAYLOAD].insns_min < alone);
+	CHECK(qt_qom_get_u64(qt, "/machine/peripheral/snic0",
+			     "spin-l2h-conflicts", &conflicts));
+	CHECK(conflicts > 0);
+}
+
 int main(void)
 {
 	RUN("device/snic_spin", identify_and_defaults);
@@ -1158,6 +1312,7 @@ int main(void)
 	RUN("device/snic_spin", admin_fuzz);
 	RUN("device/snic_spin", udp_echo);
 	RUN("device/snic_spin", interconnect_cap);
+	RUN("device/snic_spin", l1_copy_once);
 	RUN("device/snic_spin", no_send);
 	RUN("device/snic_spin", drop_and_pass);
 	RUN("device/snic_spin", host_memory);
@@ -1172,6 +1327,8 @@ int main(void)
 	RUN("device/snic_spin", ordering);
 	RUN("device/snic_spin", handler_args);
 	RUN("device/snic_spin", reset_clears);
+	RUN("device/snic_spin", timing_pass_at_handler_end);
+	RUN("device/snic_spin", l2_bank_contention);
 	qt_quit(qt);
 	inj_close();
 	return check_failures ? 1 : 0;

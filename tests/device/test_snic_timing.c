@@ -2,8 +2,9 @@
  * snic timing mode (docs/timing.md) on two snics of one QEMU: a 64 KiB
  * RDMA WRITE's CQE appears at the virtual time the cost model predicts
  * (within 5%), identical runs give the same time (within 1%), frames
- * leave only when the wire has carried them, bad parameters are refused,
- * and with timing off nothing waits for the clock.
+ * leave only when the wire has carried them, a CQE's timestamp is the
+ * time it lands, bad parameters are refused, and with timing off nothing
+ * waits for the clock.
  *
  * Modeled time is read off the virtual clock, which moves only when the
  * test steps it (from timer deadline to timer deadline): no wall clock.
@@ -186,6 +187,24 @@ static void switch_queue_drops(void)
 	CHECK_EQ(drops, 0);
 }
 
+/*
+ * A CQE's timestamp is its completion time: in timing mode the virtual
+ * time it lands in host memory, not the time the model made it.
+ */
+static void cqe_timestamp_completion(void)
+{
+	struct snic_cqe e;
+	uint64_t t0;
+	int64_t t;
+
+	CHECK(env_start_opts(",timing=on"));
+	CHECK(pair_up(&conn_4k));
+	t0 = qt_clock_now(qt);
+	t = timed_write(&e);
+	CHECK(t > 0);
+	CHECK_EQ(e.timestamp, t0 + t);
+}
+
 static void bad_params_refused(void)
 {
 	CHECK(!env_start_opts(",timing=on,timing-pcie-lanes=3"));
@@ -205,6 +224,7 @@ int main(void)
 	RUN("device/snic_timing", nothing_before_its_time);
 	RUN("device/snic_timing", timing_off_immediate);
 	RUN("device/snic_timing", switch_queue_drops);
+	RUN("device/snic_timing", cqe_timestamp_completion);
 	RUN("device/snic_timing", bad_params_refused);
 	qt_quit(qt);
 	return check_failures ? 1 : 0;

@@ -5,7 +5,9 @@
  *       send COUNT datagrams of SIZE bytes (sequence numbered, patterned)
  *       to IP:PORT with at most WINDOW outstanding, check every reply is
  *       the datagram sent (an echo), print "sent N received N bad N
- *       pps X" and exit 0 only if all came back intact.
+ *       pps X rtt_us_mean M rtt_us_p999 P" (round trips of the intact
+ *       replies, from each datagram's send to its reply's receipt) and
+ *       exit 0 only if all came back intact.
  *   fld-udp echo PORT
  *       the host CPU echo program: return every datagram to its sender
  *       (the baseline FLD-E echo is compared with).
@@ -49,14 +51,41 @@ struct ping {
 	int fd;
 	size_t size;
 	long sent;
+	double *t_sent;		/* [count]: when datagram seq was sent */
+	double *rtt;		/* round trips of the intact replies */
+	long nrtt;
 	uint8_t tx[MAX_SIZE], rx[MAX_SIZE], want[MAX_SIZE];
 };
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Mean and 99.9th percentile of the round trips, in microseconds. */
+static void rtt_stats(struct ping *p, double *mean, double *p999)
+{
+	double sum = 0;
+	long i;
+
+	*mean = *p999 = 0;
+	if (!p->nrtt)
+		return;
+	qsort(p->rtt, p->nrtt, sizeof(*p->rtt), cmp_double);
+	for (i = 0; i < p->nrtt; i++)
+		sum += p->rtt[i];
+	*mean = sum / p->nrtt * 1e6;
+	*p999 = p->rtt[(p->nrtt * 999 + 999) / 1000 - 1] * 1e6;
+}
 
 static int ping_send(void *ctx, long seq)
 {
 	struct ping *p = ctx;
 
 	fill(p->tx, p->size, seq);
+	p->t_sent[seq] = fld_now();
 	if (send(p->fd, p->tx, p->size, 0) != (ssize_t)p->size) {
 		perror("fld-udp: send");
 		return -1;
@@ -79,8 +108,11 @@ static int ping_recv(void *ctx)
 		return 0;
 	memcpy(&seq, p->rx, 4);
 	fill(p->want, p->size, seq);
-	return (size_t)n == p->size && seq < (uint32_t)p->sent &&
-	       !memcmp(p->rx, p->want, p->size);
+	if ((size_t)n != p->size || seq >= (uint32_t)p->sent ||
+	    memcmp(p->rx, p->want, p->size))
+		return 0;
+	p->rtt[p->nrtt++] = fld_now() - p->t_sent[seq];
+	return 1;
 }
 
 static int do_ping(const char *ip, int port, long count, size_t size,
@@ -90,6 +122,7 @@ static int do_ping(const char *ip, int port, long count, size_t size,
 	struct fld_window_io io = { ping_send, ping_recv, &p };
 	struct sockaddr_in a = { .sin_family = AF_INET };
 	struct fld_window_count c;
+	double mean, p999;
 
 	if (size < 4 || size > MAX_SIZE || count < 1 || window < 1) {
 		fprintf(stderr, "fld-udp: size 4..%d, count and window >= 1\n",
@@ -107,11 +140,22 @@ static int do_ping(const char *ip, int port, long count, size_t size,
 		return 1;
 	}
 	p.size = size;
+	p.t_sent = calloc(count, sizeof(*p.t_sent));
+	/* a reply counts once: at most count round trips */
+	p.rtt = calloc(count, sizeof(*p.rtt));
+	if (!p.t_sent || !p.rtt) {
+		fprintf(stderr, "fld-udp: out of memory\n");
+		return 1;
+	}
 	if (fld_window_run(&io, count, window, &c))
 		return 1;
-	printf("sent %ld received %ld bad %ld pps %.0f\n", c.sent, c.got,
-	       c.bad, c.got / c.secs);
+	rtt_stats(&p, &mean, &p999);
+	printf("sent %ld received %ld bad %ld pps %.0f rtt_us_mean %.3f "
+	       "rtt_us_p999 %.3f\n", c.sent, c.got, c.bad, c.got / c.secs,
+	       mean, p999);
 	close(p.fd);
+	free(p.t_sent);
+	free(p.rtt);
 	return c.got == count ? 0 : 1;
 }
 
