@@ -116,6 +116,7 @@ uint16_t snic_rdma_create_qp(SnicState *s, const struct snic_aq_cmd *c,
 void snic_rdma_qp_free(SnicState *s, SnicQp *qp)
 {
     s->spin_hook->qp_gone(s, qp);
+    snic_rdma_custom_clear(qp);
     d2d_timer_free_guarded(qp->retry_timer);
     d2d_timer_free_guarded(qp->rnr_timer);
     d2d_timer_free_guarded(qp->probe_timer);
@@ -160,6 +161,7 @@ static void snic_qp_reset(SnicQp *qp)
     qp->comm_est = false;
     qp->job_head = qp->job_tail = 0;
     memset(qp->acache, 0, sizeof(qp->acache));
+    snic_rdma_custom_clear(qp);
     qp->rnr_wait = false;
     qp->rewound = false;
     qp->probe = false;
