@@ -684,6 +684,22 @@ static int cmd_run(const char *dev, struct run_opts *o, const char *path)
 			    errno == EBUSY ? " (another context has it)" : "");
 	}
 
+	/* the handlers are in place before the QP's first request */
+	if (o->nopcodes && !im.custom)
+		die(2, "%s: --opcode: the image has no SPIN_CUSTOM_HANDLER()",
+		    path);
+	for (i = 0; i < o->nopcodes; i++) {
+		struct snic_spin_reg_opcode r = {
+			.ctx = cc.ctx, .opcode = o->opcodes[i],
+			.entry = im.custom,
+		};
+
+		if (ioctl(fd, SNIC_SPIN_IOC_REG_OPCODE, &r))
+			die(1, "registering opcode %#x: %s%s", o->opcodes[i],
+			    strerror(errno),
+			    errno == EPERM ? " (needs CAP_NET_ADMIN)" : "");
+	}
+
 	if (o->has_qp) {
 		struct snic_spin_attach a = {
 			.ctx = cc.ctx, .type = SNIC_SPIN_ATTACH_QP,
@@ -697,18 +713,6 @@ static int cmd_run(const char *dev, struct run_opts *o, const char *path)
 			    errno == ENOENT ? " (no such QP)" :
 			    errno == EINVAL ? " (not an RC QP, or --watchdog above "
 			    "the QP cap)" : "");
-	}
-
-	for (i = 0; i < o->nopcodes; i++) {
-		struct snic_spin_reg_opcode r = {
-			.ctx = cc.ctx, .opcode = o->opcodes[i],
-			.entry = im.custom,
-		};
-
-		if (ioctl(fd, SNIC_SPIN_IOC_REG_OPCODE, &r))
-			die(1, "registering opcode %#x: %s%s", o->opcodes[i],
-			    strerror(errno),
-			    errno == EPERM ? " (needs CAP_NET_ADMIN)" : "");
 	}
 
 	signal(SIGINT, on_signal);
