@@ -4,8 +4,9 @@
 # QP, the client on dev1.  For each operation the client runs once with 1
 # request and once with 1 + ITERS (insn-mark around each), so the
 # difference is ITERS requests without the connection setup.  Prints
-# "BENCH op=OP a=A b=B us=X mark=M iters=N" lines; us is the client's
-# guest-clock time per request (modeled time in timing mode).
+# "BENCH op=OP a=A b=B us=X hpu=C mark=M iters=N" lines; us is the
+# client's guest-clock time per request (modeled time in timing mode), C
+# the custom handler's mean HPU cycles per request (spinctl's account).
 . /opt/d2d/tests/lib.sh
 . /opt/d2d/tests/snic_eth.inc
 . /opt/d2d/tests/snic_rdma_user.inc
@@ -16,11 +17,13 @@ ITERS=${ITERS:-20}
 mark=10
 port=18700
 
-# serve ELF OPCODE: the server, and spinctl on its QP unless ELF is "-".
+# serve ELF OPCODE: the server (pid in spid), and spinctl on its QP unless
+# ELF is "-".
 serve() {
 	local i qpn
 	port=$((port + 1))
 	spin-offload -d "$dev0" -p $port server /tmp/img > /tmp/so.out 2>&1 &
+	spid=$!
 	for i in $(seq 1 100); do
 		grep -q '^qpn=' /tmp/so.out && break
 		sleep 0.1
@@ -34,18 +37,22 @@ serve() {
 
 # one ELF OPCODE OP A [B]: two client runs (1 and 1 + ITERS requests).
 one() {
-	local elf=$1 opc=$2 n us
+	local elf=$1 opc=$2 n us hpu
 	shift 2
 	for n in 1 $((1 + ITERS)); do
 		serve "$elf" "$opc"
 		insn-mark $mark
 		spin-offload -d "$dev1" -p $port -n $n client 10.0.0.1 "$@" > /tmp/sc.out 2>&1
 		insn-mark $((mark + 1))
-		wait
-		[ "$elf" = - ] || spin_stop off
+		wait $spid
+		hpu=0
+		if [ "$elf" != - ]; then
+			spin_stop off
+			hpu=$(spin_field off handler cycles_mean kind=payload)
+		fi
 		grep -q 'ok=1' /tmp/sc.out || echo "BENCH-ERROR $*: $(tail -1 /tmp/sc.out)"
 		us=$(sed -n 's/.*us_per_op=\([0-9.]*\).*/\1/p' /tmp/sc.out)
-		echo "BENCH op=$1 a=$2 b=${3:-0} us=${us:-0} mark=$mark iters=$n"
+		echo "BENCH op=$1 a=$2 b=${3:-0} us=${us:-0} hpu=${hpu:-0} mark=$mark iters=$n"
 		mark=$((mark + 10))
 	done
 }
