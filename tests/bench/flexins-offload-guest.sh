@@ -1,9 +1,9 @@
 # Guest half of tests/bench/flexins-offload.sh: one guest in timing mode
 # (tools/vm --timing, docs/timing.md), snic's two ports on one hub: the
 # spin-offload server on dev0 (10.0.0.1) with the example handler on its
-# QP, the client on dev1.  For each operation the client runs once with 1
-# request and once with 1 + ITERS (insn-mark around each), so the
-# difference is ITERS requests without the connection setup.  Prints
+# QP, the client on dev1.  For each operation the client sends ITERS
+# requests between insn-meter marks M and M + 1 (spin-offload -m), so the
+# count covers the requests only, not the connection setup.  Prints
 # "BENCH op=OP a=A b=B us=X hpu=C mark=M iters=N" lines; us is the
 # client's guest-clock time per request (modeled time in timing mode), C
 # the custom handler's mean HPU cycles per request (spinctl's account).
@@ -35,26 +35,23 @@ serve() {
 		echo "BENCH-ERROR spinctl $1 did not start"
 }
 
-# one ELF OPCODE OP A [B]: two client runs (1 and 1 + ITERS requests).
+# one ELF OPCODE OP A [B]: ITERS requests, the client marking them.
 one() {
-	local elf=$1 opc=$2 n us hpu
+	local elf=$1 opc=$2 us hpu
 	shift 2
-	for n in 1 $((1 + ITERS)); do
-		serve "$elf" "$opc"
-		insn-mark $mark
-		spin-offload -d "$dev1" -p $port -n $n client 10.0.0.1 "$@" > /tmp/sc.out 2>&1
-		insn-mark $((mark + 1))
-		wait $spid
-		hpu=0
-		if [ "$elf" != - ]; then
-			spin_stop off
-			hpu=$(spin_field off handler cycles_mean kind=payload)
-		fi
-		grep -q 'ok=1' /tmp/sc.out || echo "BENCH-ERROR $*: $(tail -1 /tmp/sc.out)"
-		us=$(sed -n 's/.*us_per_op=\([0-9.]*\).*/\1/p' /tmp/sc.out)
-		echo "BENCH op=$1 a=$2 b=${3:-0} us=${us:-0} hpu=${hpu:-0} mark=$mark iters=$n"
-		mark=$((mark + 10))
-	done
+	serve "$elf" "$opc"
+	spin-offload -d "$dev1" -p $port -n $ITERS -m $mark client 10.0.0.1 "$@" \
+		> /tmp/sc.out 2>&1
+	wait $spid
+	hpu=0
+	if [ "$elf" != - ]; then
+		spin_stop off
+		hpu=$(spin_field off handler cycles_mean kind=payload)
+	fi
+	grep -q 'ok=1' /tmp/sc.out || echo "BENCH-ERROR $*: $(tail -1 /tmp/sc.out)"
+	us=$(sed -n 's/.*us_per_op=\([0-9.]*\).*/\1/p' /tmp/sc.out)
+	echo "BENCH op=$1 a=$2 b=${3:-0} us=${us:-0} hpu=${hpu:-0} mark=$mark iters=$ITERS"
+	mark=$((mark + 10))
 }
 
 for n in 4 16; do

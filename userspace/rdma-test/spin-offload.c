@@ -16,7 +16,8 @@
  *	OP chain DEPTH   the same with a chain of DEPTH dependent READs
  *	checks every answer against the image and prints
  *	"result op=OP ... ok=1 iters=N us_per_op=X" (guest clock: modeled
- *	time in timing mode).
+ *	time in timing mode); -m MARK: insn-meter marks MARK and MARK + 1
+ *	around the requests of a single operation (insn_mark.h).
  *
  * Image (DATA_SIZE bytes): byte x = pattern(x), except the list: LIST_LEN
  * nodes of 64 bytes at LIST_OFF, node i at LIST_OFF + 64 * ((i * 37) %
@@ -35,6 +36,7 @@
 #include <infiniband/verbs.h>
 
 #include "verbs_util.h"
+#include "../../tools/insn-meter/insn_mark.h"
 #include "../spin/examples/offload.h"
 
 #define DATA_SIZE	(256 * 1024)
@@ -320,7 +322,7 @@ static int op_args(const char *op, char **argv, int argc, uint32_t *a,
 	return batch ? 2 : 1;
 }
 
-static int client(const char *dev, int gidx, int port, int iters,
+static int client(const char *dev, int gidx, int port, int iters, int mark,
 		  const char *host, char **argv, int argc)
 {
 	struct hello mine, theirs;
@@ -351,10 +353,14 @@ static int client(const char *dev, int gidx, int port, int iters,
 	for (k = 0; k < argc; k += n + 1) {
 		n = op_args(argv[k], argv + k + 1, argc - k - 1, &a, &b);
 		ok = true;
+		if (mark >= 0)
+			insn_mark(mark);
 		clock_gettime(CLOCK_MONOTONIC, &t0);
 		for (i = 0; i < iters; i++)
 			ok &= run_op(&e, &theirs, img, argv[k], a, b);
 		clock_gettime(CLOCK_MONOTONIC, &t1);
+		if (mark >= 0)
+			insn_mark(mark + 1);
 		us = ((t1.tv_sec - t0.tv_sec) * 1e9 +
 		      (t1.tv_nsec - t0.tv_nsec)) / 1e3 / iters;
 		printf("result op=%s a=%u b=%u ok=%d iters=%d us_per_op=%.2f\n",
@@ -371,33 +377,34 @@ static void usage(void)
 {
 	fprintf(stderr,
 		"usage: spin-offload server [-d DEV] [-g GIDX] [-p PORT] FILE\n"
-		"       spin-offload client [-d DEV] [-g GIDX] [-p PORT] [-n ITERS] HOST\n"
+		"       spin-offload client [-d DEV] [-g GIDX] [-p PORT] [-n ITERS] [-m MARK] HOST\n"
 		"                    (batch N LEN | reads N LEN | walk DEPTH | chain DEPTH)...\n");
 	exit(2);
 }
 
 int main(int argc, char **argv)
 {
-	int c, gidx = -1, port = DEF_PORT, iters = 1;
+	int c, gidx = -1, port = DEF_PORT, iters = 1, mark = -1;
 	const char *dev = NULL;
 
-	while ((c = getopt(argc, argv, "d:g:p:n:")) != -1) {
+	while ((c = getopt(argc, argv, "d:g:p:n:m:")) != -1) {
 		switch (c) {
 		case 'd': dev = optarg; break;
 		case 'g': gidx = atoi(optarg); break;
 		case 'p': port = atoi(optarg); break;
 		case 'n': iters = atoi(optarg); break;
+		case 'm': mark = atoi(optarg); break;
 		default: usage();
 		}
 	}
 	argc -= optind;
 	argv += optind;
-	if (iters < 1)
+	if (iters < 1 || mark > 254)
 		usage();
 	if (argc == 2 && !strcmp(argv[0], "server"))
 		return server(dev, gidx, port, argv[1]);
 	if (argc >= 4 && !strcmp(argv[0], "client"))
-		return client(dev, gidx, port, iters, argv[1], argv + 2,
+		return client(dev, gidx, port, iters, mark, argv[1], argv + 2,
 			      argc - 2);
 	usage();
 	return 2;
