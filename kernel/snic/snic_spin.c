@@ -370,6 +370,7 @@ union snic_spin_ioc_arg {
 	struct snic_spin_ctx_create create;
 	struct snic_spin_ctx_ref ref;
 	struct snic_spin_attach att;
+	struct snic_spin_reg_opcode op;
 	struct snic_spin_region_add reg;
 	struct snic_spin_events ev;
 	struct snic_spin_stats stats;
@@ -410,6 +411,8 @@ static long snic_spin_ioctl_locked(struct snic_spin_file *f, unsigned int cmd,
 		return snic_spin_detach(f, &u->att);
 	case SNIC_SPIN_IOC_REGION_ADD:
 		return snic_spin_region_add(f, &u->reg);
+	case SNIC_SPIN_IOC_REG_OPCODE:
+		return snic_spin_reg_opcode(f, &u->op);
 	default:
 		return -ENOTTY;
 	}

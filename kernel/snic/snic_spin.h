@@ -126,6 +126,8 @@ int snic_spin_ctx_create(struct snic_spin_file *f,
 void snic_spin_ctx_destroy(struct snic_spin *sp, struct snic_spin_ctx *c);
 int snic_spin_attach(struct snic_spin_file *f, struct snic_spin_attach *a);
 int snic_spin_detach(struct snic_spin_file *f, struct snic_spin_attach *a);
+int snic_spin_reg_opcode(struct snic_spin_file *f,
+			 struct snic_spin_reg_opcode *r);
 int snic_spin_region_add(struct snic_spin_file *f,
 			 struct snic_spin_region_add *r);
 struct snic_spin_region *snic_spin_region_by_pgoff(struct snic_spin_file *f,

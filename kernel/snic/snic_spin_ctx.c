@@ -18,6 +18,7 @@
 #include <linux/cred.h>
 #include <net/net_namespace.h>
 #include <linux/uaccess.h>
+#include <d2d/snic_rdma_ifc.h>
 #include "snic_spin.h"
 
 /* 0 with sp->lock held, or -ENODEV (not held) once the function is gone. */
@@ -403,6 +404,38 @@ int snic_spin_detach(struct snic_spin_file *f, struct snic_spin_attach *a)
 		return -ENOENT;
 	snic_spin_rule_del(f->sp, c, a->id);
 	return 0;
+}
+
+/*
+ * A custom RoCE opcode for the context's QP (SNIC_AQ_SPIN_REG_OPCODE):
+ * its handler answers remote requests with transport responses, as
+ * steering a UDP port does, so it needs CAP_NET_ADMIN.
+ */
+int snic_spin_reg_opcode(struct snic_spin_file *f,
+			 struct snic_spin_reg_opcode *r)
+{
+	struct snic_aq_spin_reg_opcode *aq;
+	struct snic_aq_cmd cmd = {};
+	struct snic_spin_ctx *c;
+	int ret;
+
+	c = snic_spin_ctx_find(f, r->ctx, &ret);
+	if (!c)
+		return ret;
+	if (r->rsvd || r->opcode < SNIC_CUSTOM_OP_FIRST ||
+	    r->opcode > SNIC_CUSTOM_OP_LAST)
+		return -EINVAL;
+	ret = snic_spin_capable(f, CAP_NET_ADMIN,
+				"custom opcode (no CAP_NET_ADMIN)");
+	if (ret)
+		return ret;
+	BUILD_BUG_ON(sizeof(*aq) > sizeof(cmd.raw));
+	cmd.opcode = SNIC_AQ_SPIN_REG_OPCODE;
+	aq = (struct snic_aq_spin_reg_opcode *)cmd.raw;
+	aq->ctx = cpu_to_le32(c->id);
+	aq->opcode = cpu_to_le32(r->opcode);
+	aq->entry = cpu_to_le32(r->entry);
+	return snic_aq_exec(f->sp->sd, &cmd, NULL);
 }
 
 int snic_spin_region_add(struct snic_spin_file *f,

@@ -24,10 +24,16 @@ int64_t snic_rdma_rnr_ns(uint8_t code)
     return (int64_t)us[code & 31] * 1000;
 }
 
+static bool snic_wqe_atomic(const SnicSwqe *w)
+{
+    return w->opcode == SNIC_WQE_ATOMIC_CS || w->opcode == SNIC_WQE_ATOMIC_FA;
+}
+
+/* Answered by READ responses (READ, CUSTOM) or an atomic ACK. */
 static bool snic_rd_atomic(const SnicSwqe *w)
 {
-    return w->opcode == SNIC_WQE_RDMA_READ ||
-           w->opcode == SNIC_WQE_ATOMIC_CS || w->opcode == SNIC_WQE_ATOMIC_FA;
+    return w->opcode == SNIC_WQE_RDMA_READ || w->opcode == SNIC_WQE_CUSTOM ||
+           snic_wqe_atomic(w);
 }
 
 /* Complete finished WQEs at the head of the window, in order. */
@@ -233,7 +239,7 @@ static void snic_comp_data(SnicState *s, SnicQp *qp, SnicSwqe *w,
         snic_comp_gap(s, qp);
         return;
     }
-    if (w->opcode == SNIC_WQE_RDMA_READ) {
+    if (!snic_wqe_atomic(w)) {
         off = (uint64_t)snic_psn_diff(h->psn, w->first_psn) * w->mtu;
         want = MIN(w->mtu, w->len - off);
         if (h->paylen != want) {
@@ -272,8 +278,7 @@ void snic_rdma_comp_rx(SnicState *s, SnicQp *qp, const SnicRoceHdr *h)
     }
     if (fl & ROCE_F_READ || h->opcode == ROCE_ATOMIC_ACK) {
         w = snic_comp_wqe(qp, h->psn);
-        if (!w || (h->opcode == ROCE_ATOMIC_ACK) != (w->opcode !=
-                                                     SNIC_WQE_RDMA_READ) ||
+        if (!w || (h->opcode == ROCE_ATOMIC_ACK) != snic_wqe_atomic(w) ||
             !snic_rd_atomic(w)) {
             if (snic_psn_diff(h->psn, qp->comp_psn) >= 0) {
                 st->rx_malformed++;

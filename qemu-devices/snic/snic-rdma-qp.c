@@ -147,6 +147,7 @@ void snic_rdma_qp_free(SnicState *s, SnicQp *qp)
     } else if (qp->flags & SNIC_QP_F_PIPE) {
         snic_pipe_remove(s, qp);
     }
+    snic_rdma_custom_clear(qp);
     d2d_timer_free_guarded(qp->retry_timer);
     d2d_timer_free_guarded(qp->rnr_timer);
     d2d_timer_free_guarded(qp->probe_timer);
@@ -191,6 +192,7 @@ static void snic_qp_reset(SnicQp *qp)
     qp->comm_est = false;
     qp->job_head = qp->job_tail = 0;
     memset(qp->acache, 0, sizeof(qp->acache));
+    snic_rdma_custom_clear(qp);
     qp->rnr_wait = false;
     qp->rewound = false;
     qp->probe = false;

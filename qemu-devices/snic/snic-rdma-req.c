@@ -34,6 +34,7 @@ static bool snic_wqe_opcode_ok(SnicQp *qp, uint8_t op)
     case SNIC_WQE_RDMA_READ:
     case SNIC_WQE_ATOMIC_CS:
     case SNIC_WQE_ATOMIC_FA:
+    case SNIC_WQE_CUSTOM:
         return qp->type == SNIC_QPT_RC;
     default:
         return false;
@@ -47,7 +48,8 @@ static uint8_t snic_wqe_data(SnicState *s, SnicQp *qp, SnicSwqe *w,
 {
     bool scatter = w->opcode == SNIC_WQE_RDMA_READ ||
                    w->opcode == SNIC_WQE_ATOMIC_CS ||
-                   w->opcode == SNIC_WQE_ATOMIC_FA;
+                   w->opcode == SNIC_WQE_ATOMIC_FA ||
+                   w->opcode == SNIC_WQE_CUSTOM;
     unsigned i;
 
     w->len = 0;
@@ -95,6 +97,33 @@ static uint8_t snic_wqe_data(SnicState *s, SnicQp *qp, SnicSwqe *w,
             return SNIC_RST_LOC_PROT;
         }
     }
+    return SNIC_RST_OK;
+}
+
+/*
+ * CUSTOM: the custom opcode (ctrl.imm) and the request, an inline segment
+ * at segment @seg; *seg moves past it.  Status.
+ */
+static uint8_t snic_wqe_custom(SnicSwqe *w, const uint8_t *segs,
+                               unsigned *seg, unsigned ds_cnt)
+{
+    uint32_t bc;
+
+    if (w->imm < SNIC_CUSTOM_OP_FIRST || w->imm > SNIC_CUSTOM_OP_LAST ||
+        (w->flags & SNIC_WQE_F_INLINE) || *seg >= ds_cnt) {
+        return SNIC_RST_LOC_QP_OP;
+    }
+    bc = ldl_le_p(segs + 16 * *seg);
+    if (!(bc & SNIC_INLINE_SEG)) {
+        return SNIC_RST_LOC_QP_OP;
+    }
+    bc &= ~SNIC_INLINE_SEG;
+    if (bc > SNIC_MAX_RDMA_INLINE || *seg * 16 + 4 + bc > ds_cnt * 16) {
+        return SNIC_RST_LOC_LEN;
+    }
+    memcpy(w->inl_data, segs + 16 * *seg + 4, bc);
+    w->req_len = bc;
+    *seg += DIV_ROUND_UP(4 + bc, 16);
     return SNIC_RST_OK;
 }
 
@@ -171,9 +200,19 @@ static uint8_t snic_wqe_parse(SnicState *s, SnicQp *qp, SnicSwqe *w,
         w->compare = le64_to_cpu(at->compare);
         seg = 3;
     }
+    if (w->opcode == SNIC_WQE_CUSTOM) {
+        st = snic_wqe_custom(w, segs, &seg, ds_cnt);
+        if (st) {
+            return st;
+        }
+    }
     st = snic_wqe_data(s, qp, w, segs, seg, ds_cnt);
     if (st) {
         return st;
+    }
+    if (w->opcode == SNIC_WQE_CUSTOM &&
+        (w->len > SNIC_CUSTOM_RESP_MAX || w->req_len > qp->mtu)) {
+        return SNIC_RST_LOC_LEN;
     }
     if ((w->opcode == SNIC_WQE_ATOMIC_CS || w->opcode == SNIC_WQE_ATOMIC_FA) &&
         (w->len != 8 || w->nsge != 1)) {
@@ -319,7 +358,8 @@ static void snic_req_fetch(SnicState *s, SnicQp *qp)
 static bool snic_is_rd_atomic(const SnicSwqe *w)
 {
     return w->opcode == SNIC_WQE_RDMA_READ ||
-           w->opcode == SNIC_WQE_ATOMIC_CS || w->opcode == SNIC_WQE_ATOMIC_FA;
+           w->opcode == SNIC_WQE_ATOMIC_CS ||
+           w->opcode == SNIC_WQE_ATOMIC_FA || w->opcode == SNIC_WQE_CUSTOM;
 }
 
 /* May window entry @n start now (max_rd_atomic, fence)? */
@@ -383,6 +423,7 @@ static bool snic_req_packet(SnicState *s, SnicQp *qp, SnicSwqe *w)
     uint8_t *f = s->rdma.frame;
     int32_t k = snic_psn_diff(qp->tx_psn, w->first_psn);
     uint64_t off = (uint64_t)k * w->mtu;
+    const uint8_t *src = NULL;
     SnicRoceHdr h;
     size_t hl, len = 0;
     bool last = true;
@@ -409,6 +450,16 @@ static bool snic_req_packet(SnicState *s, SnicQp *qp, SnicSwqe *w)
         h.swap_add = w->swap_add;
         h.compare = w->compare;
         h.ackreq = true;
+        break;
+    case SNIC_WQE_CUSTOM:
+        /* from the middle (a rewind): the rest of the response */
+        h.opcode = w->imm;
+        h.va = w->raddr;
+        h.rkey = w->rkey;
+        h.dlen = w->len - off;
+        h.ackreq = true;
+        len = w->req_len;
+        src = w->inl_data;
         break;
     default:
         /* UD messages were checked against the port MTU at fetch */
@@ -447,7 +498,9 @@ static bool snic_req_packet(SnicState *s, SnicQp *qp, SnicSwqe *w)
     if (len) {
         uint8_t st = SNIC_RST_OK;
 
-        if (w->inl) {
+        if (src) {
+            memcpy(f + hl, src, len);
+        } else if (w->inl) {
             memcpy(f + hl, w->inl_data + off, len);
         } else {
             st = snic_rdma_sg_copy(s, qp, w->sge, w->nsge, off, f + hl, len,

@@ -258,12 +258,114 @@ static void snic_resp_atomic(SnicState *s, SnicQp *qp, const SnicRoceHdr *h)
     snic_rdma_kick(s, qp);
 }
 
+static void snic_resp_rnr(SnicState *s, SnicQp *qp, const SnicRoceHdr *h)
+{
+    snic_resp_ack(s, qp, AETH_RNR_NAK | qp->min_rnr_timer, h->psn);
+    /* later packets of the burst are dropped until this PSN comes again */
+    qp->nak_sent = true;
+}
+
+/* ---- custom requests (docs/snic-rdma.md "Custom opcodes") ---- */
+
+void snic_rdma_custom_clear(SnicQp *qp)
+{
+    int i;
+
+    for (i = 0; i < SNIC_MAX_RD_ATOMIC; i++) {
+        g_free(qp->ccache[i].data);
+    }
+    memset(qp->ccache, 0, sizeof(qp->ccache));
+    qp->ccache_next = 0;
+}
+
+/* Queue the response in slot @c from PSN @psn on (a duplicate: mid-way). */
+static void snic_resp_custom_job(SnicState *s, SnicQp *qp, SnicCustomResp *c,
+                                 uint32_t psn)
+{
+    SnicRdJob j = { .custom = true, .cslot = c - qp->ccache, .psn = c->psn,
+                    .npkts = c->npkts, .mtu = qp->mtu, .len = c->len };
+
+    j.sent = snic_psn_diff(psn, c->psn);
+    if (snic_resp_queue_job(qp, &j)) {
+        snic_rdma_kick(s, qp);
+    }
+}
+
+/*
+ * A new custom request: the QP's handler for its opcode answers it with
+ * h->dlen bytes, sent as READ responses; it takes that many PSNs and one
+ * MSN, as a READ does.  No handler: invalid request NAK (as for any
+ * opcode the responder does not support).
+ */
+static void snic_resp_custom(SnicState *s, SnicQp *qp, const SnicRoceHdr *h)
+{
+    SnicCustomResp *c = &qp->ccache[qp->ccache_next % SNIC_MAX_RD_ATOMIC];
+    uint8_t *data;
+    int r;
+
+    if (h->dlen > SNIC_CUSTOM_RESP_MAX ||
+        qp->job_tail - qp->job_head >= MAX(1, qp->max_dest_rd_atomic)) {
+        snic_resp_fail(s, qp, h, AETH_NAK_INV_REQ, SNIC_RST_REM_INV_REQ);
+        return;
+    }
+    data = g_malloc0(MAX(h->dlen, 1));
+    r = s->spin_hook->custom_in(s, qp, h, data);
+    if (r != SNIC_CUSTOM_OK) {
+        g_free(data);
+    }
+    switch (r) {
+    case SNIC_CUSTOM_OK:
+        break;
+    case SNIC_CUSTOM_NO_RES:
+        snic_resp_rnr(s, qp, h);
+        return;
+    case SNIC_CUSTOM_NO_HANDLER:
+        s->rdma.st.custom_no_handler++;
+        snic_resp_fail(s, qp, h, AETH_NAK_INV_REQ, SNIC_RST_REM_INV_REQ);
+        return;
+    default:
+        s->rdma.st.custom_failed++;
+        snic_resp_fail(s, qp, h, AETH_NAK_REM_OP, SNIC_RST_REM_OP);
+        return;
+    }
+    g_free(c->data);
+    c->data = data;
+    c->psn = h->psn;
+    c->len = h->dlen;
+    c->npkts = snic_read_npkts(qp, h->dlen);
+    qp->ccache_next++;
+    s->rdma.st.custom_reqs++;
+    qp->resp_psn = (qp->resp_psn + c->npkts) & ROCE_PSN_MASK;
+    qp->msn = (qp->msn + 1) & ROCE_PSN_MASK;
+    snic_resp_custom_job(s, qp, c, h->psn);
+}
+
+/* A duplicate custom request: its kept response, from that PSN on. */
+static void snic_resp_custom_dup(SnicState *s, SnicQp *qp, const SnicRoceHdr *h)
+{
+    int i;
+
+    for (i = 0; i < SNIC_MAX_RD_ATOMIC; i++) {
+        SnicCustomResp *c = &qp->ccache[i];
+        int32_t k = snic_psn_diff(h->psn, c->psn);
+
+        if (c->data && k >= 0 && k < (int32_t)c->npkts) {
+            snic_resp_custom_job(s, qp, c, h->psn);
+            return;
+        }
+    }
+}
+
 static void snic_resp_dup(SnicState *s, SnicQp *qp, const SnicRoceHdr *h,
                           uint32_t fl)
 {
     int i;
 
     s->rdma.st.dup_requests++;
+    if (fl & ROCE_F_CUSTOM) {
+        snic_resp_custom_dup(s, qp, h);
+        return;
+    }
     if (fl & ROCE_F_READ) {
         snic_resp_read(s, qp, h, true);
         return;
@@ -294,13 +396,6 @@ static bool snic_resp_seq_ok(SnicQp *qp, uint32_t fl)
                (fl & qp->resp_op);
     }
     return (fl & ROCE_F_FIRST) || !(fl & (ROCE_F_SEND | ROCE_F_WRITE));
-}
-
-static void snic_resp_rnr(SnicState *s, SnicQp *qp, const SnicRoceHdr *h)
-{
-    snic_resp_ack(s, qp, AETH_RNR_NAK | qp->min_rnr_timer, h->psn);
-    /* later packets of the burst are dropped until this PSN comes again */
-    qp->nak_sent = true;
 }
 
 /* The message is complete: receive CQE (SEND, WRITE with immediate). */
@@ -385,6 +480,10 @@ static void snic_resp_rc(SnicState *s, SnicQp *qp, const SnicRoceHdr *h)
     }
     if (fl & ROCE_F_ATOMIC) {
         snic_resp_atomic(s, qp, h);
+        return;
+    }
+    if (fl & ROCE_F_CUSTOM) {
+        snic_resp_custom(s, qp, h);
         return;
     }
 
@@ -549,7 +648,16 @@ bool snic_rdma_resp_run(SnicState *s, SnicQp *qp, int *budget)
         h.syndrome = AETH_ACK | AETH_ACK_UNLIMITED;
         h.msn = qp->msn;
         hl = snic_roce_build(f, &h, len);
-        if (len) {
+        if (j->custom) {
+            SnicCustomResp *c = &qp->ccache[j->cslot];
+
+            if (!c->data || c->psn != j->psn) {
+                qp->job_head++;     /* overwritten: the requester retries */
+                continue;
+            }
+            memcpy(f + hl, c->data + (uint64_t)j->sent * j->mtu, len);
+            s->rdma.st.custom_resps++;
+        } else if (len) {
             uint64_t va = j->va + (uint64_t)j->sent * j->mtu;
             SnicMr *mr;
 
@@ -565,7 +673,7 @@ bool snic_rdma_resp_run(SnicState *s, SnicQp *qp, int *budget)
                 continue;
             }
         }
-        if (!j->atomic) {
+        if (!j->atomic && !j->custom) {
             s->rdma.st.read_resps++;
         }
         snic_rdma_xmit(s, qp, f, snic_roce_finish(f, &h, len));

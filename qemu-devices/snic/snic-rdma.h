@@ -141,6 +141,7 @@ typedef struct SnicSwqe {
     uint64_t swap_add, compare;
     struct snic_av av;          /* UD */
     uint32_t dest_qpn, qkey;    /* UD */
+    uint32_t req_len;           /* CUSTOM: request bytes in inl_data */
     uint8_t nsge;
     SnicSge sge[SNIC_MAX_SGE];
     uint8_t inl_data[SNIC_MAX_RDMA_INLINE];
@@ -155,7 +156,28 @@ typedef struct SnicRdJob {
     uint64_t va;
     uint32_t rkey, len;
     uint64_t orig;              /* atomic result */
+    bool custom;                /* a custom response: ccache[cslot] */
+    uint8_t cslot;
 } SnicRdJob;
+
+/*
+ * The response a handler gave to a custom request (docs/snic-rdma.md
+ * "Custom opcodes"), kept for duplicates of the request as atomics keep
+ * their original value: a retried request is answered again from here.
+ */
+typedef struct SnicCustomResp {
+    uint32_t psn, npkts;        /* the PSNs it answers */
+    uint32_t len;
+    uint8_t *data;              /* len bytes; NULL: empty slot */
+} SnicCustomResp;
+
+/* What the sPIN engine's custom_in hook made of a custom request. */
+enum {
+    SNIC_CUSTOM_OK,             /* the response is filled in */
+    SNIC_CUSTOM_NO_HANDLER,     /* no handler for the opcode on the QP */
+    SNIC_CUSTOM_FAILED,         /* the handler aborted or gave no response */
+    SNIC_CUSTOM_NO_RES,         /* no room in the engine now */
+};
 
 typedef struct SnicAtomicCache {
     bool valid;
@@ -238,6 +260,8 @@ typedef struct SnicQp {
     uint32_t job_head, job_tail;
     SnicAtomicCache acache[SNIC_MAX_RD_ATOMIC];
     uint32_t acache_next;
+    SnicCustomResp ccache[SNIC_MAX_RD_ATOMIC];
+    uint32_t ccache_next;
     /* sPIN (docs/snic-spin.md "RDMA QPs") */
     uint32_t spin_ctx;          /* context + 1 matching this QP, 0: none */
     bool spin_msg;              /* the message in progress went through it */
@@ -475,6 +499,7 @@ bool snic_rdma_rx(SnicState *s, const uint8_t *f, size_t len);
 /* snic-rdma-resp.c */
 void snic_rdma_resp_rx(SnicState *s, SnicQp *qp, const SnicRoceHdr *h);
 bool snic_rdma_resp_run(SnicState *s, SnicQp *qp, int *budget);
+void snic_rdma_custom_clear(SnicQp *qp);
 
 /* snic-rdma-comp.c */
 void snic_rdma_comp_rx(SnicState *s, SnicQp *qp, const SnicRoceHdr *h);

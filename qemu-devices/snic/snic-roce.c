@@ -66,6 +66,9 @@ uint32_t snic_roce_opflags(uint8_t opcode)
     case ROCE_UD_SEND_ONLY_IMM:
         return F_REQ_SEND | ROCE_F_ONLY | ROCE_F_UD | ROCE_F_DETH |
                ROCE_F_IMM;
+    case ROCE_CUSTOM_FIRST ... ROCE_CUSTOM_LAST:
+        return ROCE_F_REQ | ROCE_F_CUSTOM | ROCE_F_ONLY | ROCE_F_RETH |
+               ROCE_F_PAYLOAD;
     default:
         return 0;
     }

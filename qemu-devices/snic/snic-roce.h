@@ -62,6 +62,16 @@ enum {
     ROCE_UD_SEND_ONLY_IMM = 0x65,
 };
 
+/*
+ * Custom requests (FlexiNS offload, docs/snic-rdma.md "Custom opcodes"):
+ * the RC opcodes the IBA leaves to manufacturers (0xc0..0xdf), each one
+ * packet: BTH, RETH (dlen: the response length), request payload.  The
+ * responder's handler answers with READ response packets.
+ */
+#define ROCE_CUSTOM_FIRST   0xc0
+#define ROCE_CUSTOM_LAST    0xdf
+#define ROCE_CUSTOM_NUM     (ROCE_CUSTOM_LAST - ROCE_CUSTOM_FIRST + 1)
+
 /* What an opcode carries and means (snic_roce_opflags). */
 #define ROCE_F_RETH     (1u << 0)
 #define ROCE_F_AETH     (1u << 1)
@@ -83,6 +93,7 @@ enum {
 #define ROCE_F_ONLY     (ROCE_F_FIRST | ROCE_F_LAST)
 #define ROCE_F_UD       (1u << 17)
 #define ROCE_F_ACK      (1u << 18)  /* ACK or atomic ACK */
+#define ROCE_F_CUSTOM   (1u << 19)  /* custom request (ROCE_CUSTOM_*) */
 
 /* AETH syndrome */
 #define AETH_ACK            0x00

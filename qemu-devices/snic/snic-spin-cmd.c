@@ -197,6 +197,20 @@ static int snic_spin_cmd_exec(SnicSpinRun *run, SnicSpinSlot *slot,
         *cost = SNIC_SPIN_COST_ATOMIC;
         return 0;
     }
+    case SPIN_CMD_RESP: {
+        SnicSpinResp *r = run->resp;
+
+        /* the response window holds the reply; len: its valid bytes */
+        if (!r || r->sent || c.flags || c.len > r->len) {
+            return snic_spin_cmd_abort(run, SNIC_SPIN_EV_CMD_FAULT, c.op,
+                                       c.len, "bad response");
+        }
+        memset(r->data + c.len, 0, r->len - c.len);
+        r->sent = true;
+        ctx->cmd_dma_bytes += c.len;
+        *cost = SNIC_SPIN_COST_SEND + c.len / SNIC_SPIN_DMA_BYTES_PER_CYCLE;
+        return 0;
+    }
     default:
         return snic_spin_cmd_abort(run, SNIC_SPIN_EV_CMD_FAULT, c.op, c.op,
                                    "unknown opcode");

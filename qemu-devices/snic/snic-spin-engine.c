@@ -553,6 +553,8 @@ uint16_t snic_spin_admin(SnicState *s, const struct snic_aq_cmd *c,
         return snic_spin_region_cmd(s, c, res);
     case SNIC_AQ_SPIN_ATTACH_QP:
         return snic_spin_attach_qp(s, c);
+    case SNIC_AQ_SPIN_REG_OPCODE:
+        return snic_spin_offload_reg(s, c);
     default:
         return SNIC_AQ_EINVAL_OPCODE;
     }
@@ -1314,6 +1316,53 @@ static int snic_spin_rdma_in(SnicState *s, SnicQp *qp, const SnicRoceHdr *h,
     return fate;
 }
 
+/*
+ * A custom-opcode request (docs/snic-spin.md "Offload engine"): the
+ * handler registered for its opcode on the QP's context runs at once, in
+ * the receive path like the QP's other handlers, on the request as a
+ * one-packet message (msg_id: the MSN), and fills @resp.
+ */
+static int snic_spin_custom_in(SnicState *s, SnicQp *qp, const SnicRoceHdr *h,
+                               uint8_t *resp)
+{
+    SnicSpin *sp = &s->spin;
+    uint32_t ctx_id = qp->spin_ctx - 1;
+    SnicSpinCtx *ctx = qp->spin_ctx ? snic_spin_ctx(s, ctx_id) : NULL;
+    uint32_t entry = ctx ? snic_spin_offload_entry(ctx, h->opcode) : 0;
+    SnicSpinResp r = { .data = resp, .len = h->dlen };
+    SnicSpinRun run;
+    SnicSpinPkt *p;
+    SnicSpinMsg *m;
+    uint64_t end, insns;
+    bool nores;
+    int ret;
+
+    if (!entry) {
+        return SNIC_CUSTOM_NO_HANDLER;
+    }
+    snic_spin_job_drain(s);
+    /* its own flow: a SEND or WRITE of the QP may be in progress */
+    p = snic_spin_admit(s, ctx_id, (uint64_t)1 << 32 | qp->qpn, true, true,
+                        qp->msn, h->frame, h->frame_len, &nores);
+    if (!p) {
+        return nores ? SNIC_CUSTOM_NO_RES : SNIC_CUSTOM_FAILED;
+    }
+    m = &sp->msgs[p->msg];
+    snic_spin_invoke_start(s, m, p, SPIN_HANDLER_PAYLOAD, p->arrival, &run);
+    snic_spin_offload_prepare(&run, qp, h, entry, &r);
+    ret = snic_spin_invoke_run(s, &run, 0, &end, &insns);
+    if (ret >= 0 && r.sent) {
+        ctx->pass++;
+    } else {
+        ctx->drop++;
+    }
+    ctx->messages_done++;
+    snic_spin_msg_close(sp, m);
+    sp->l2p_used -= p->len;
+    g_free(p);
+    return ret >= 0 && r.sent ? SNIC_CUSTOM_OK : SNIC_CUSTOM_FAILED;
+}
+
 /* Abandon messages with no packet for their context's timeout. */
 void snic_spin_timer(void *opaque)
 {
@@ -1349,6 +1398,7 @@ void snic_spin_timer(void *opaque)
 static const SnicSpinHook snic_spin_hook = {
     .rx = snic_spin_rx,
     .rdma_in = snic_spin_rdma_in,
+    .custom_in = snic_spin_custom_in,
     .ctx_exists = snic_spin_ctx_exists,
     .ctx_refs = snic_spin_ctx_refs,
     .qp_gone = snic_spin_qp_gone,

@@ -39,6 +39,8 @@ typedef struct SnicSpinCtx {
     uint32_t qpn;
     uint32_t next_msg;
     SnicSpinRegion regions[SNIC_SPIN_MAX_REGIONS];
+    /* custom opcode - SNIC_CUSTOM_OP_FIRST: its handler's entry, 0: none */
+    uint32_t op_entry[SNIC_CUSTOM_OP_LAST - SNIC_CUSTOM_OP_FIRST + 1];
 
     /* accounting, as struct snic_spin_ctx_stats */
     uint64_t packets, bytes, messages, messages_done, pass, drop;
@@ -97,6 +99,13 @@ typedef struct SnicSpinHpu {
     SnicSpinSlot slot[SPIN_CMD_SLOTS];
 } SnicSpinHpu;
 
+/* A custom handler's response (snic-spin-offload.c). */
+typedef struct SnicSpinResp {
+    uint8_t *data;              /* the response window, len bytes */
+    uint32_t len;
+    bool sent;                  /* SPIN_CMD_RESP issued */
+} SnicSpinResp;
+
 /* One invocation being interpreted. */
 typedef struct SnicSpinRun {
     SnicState *s;
@@ -108,6 +117,7 @@ typedef struct SnicSpinRun {
     int kind;                   /* SPIN_HANDLER_* */
     uint64_t start;             /* device cycle it started */
     uint32_t ev_addr;           /* command faults: the address reported */
+    SnicSpinResp *resp;         /* a custom handler's response, else NULL */
     SpinRv32 cpu;
 } SnicSpinRun;
 
@@ -189,6 +199,13 @@ void snic_spin_event(SnicState *s, uint32_t ctx_id, uint8_t type,
                      uint8_t handler, uint32_t msg_id, uint32_t pc,
                      uint32_t addr, uint32_t info, uint32_t insns,
                      uint32_t cycles);
+
+/* snic-spin-offload.c: custom opcodes (below the engine) */
+uint16_t snic_spin_offload_reg(SnicState *s, const struct snic_aq_cmd *c);
+uint32_t snic_spin_offload_entry(SnicSpinCtx *ctx, uint8_t opcode);
+void snic_spin_offload_prepare(SnicSpinRun *run, SnicQp *qp,
+                               const SnicRoceHdr *h, uint32_t entry,
+                               SnicSpinResp *resp);
 
 /* snic-spin-cmd.c: command unit MMIO of the running HPU (cmd_mmio) */
 int snic_spin_cmd_mmio(SpinRv32 *cpu, uint32_t addr, unsigned size,

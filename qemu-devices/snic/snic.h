@@ -56,6 +56,13 @@ typedef struct SnicSpinHook {
      */
     int (*rdma_in)(SnicState *s, SnicQp *qp, const SnicRoceHdr *h,
                    uint32_t opflags, const uint8_t **payload);
+    /*
+     * A custom-opcode request the responder accepted (in sequence, once
+     * per PSN): run the QP's handler for it, which fills @resp (h->dlen
+     * bytes, zeroed); SNIC_CUSTOM_* (snic-rdma.h).
+     */
+    int (*custom_in)(SnicState *s, SnicQp *qp, const SnicRoceHdr *h,
+                     uint8_t *resp);
     /* Does context @ctx exist?  Its rule reference count, or NULL. */
     bool (*ctx_exists)(SnicState *s, uint32_t ctx);
     uint32_t *(*ctx_refs)(SnicState *s, uint32_t ctx);

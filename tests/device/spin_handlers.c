@@ -410,3 +410,85 @@ int rdma_ch(struct spin_args *a)
 	log_entry(a, start);
 	return SPIN_DROP;
 }
+
+/*
+ * Custom-opcode handlers (test_snic_offload.c, docs/snic-spin.md "Offload
+ * engine").  Host region 0 starts at the bus address in hmem words 1/2;
+ * requests name offsets in it.
+ *
+ * batch_oh: request {n, len, off[n]}: the response is the n buffers of
+ * len bytes at those offsets, one after another.
+ */
+static inline struct spin_custom *custom(void)
+{
+	return (struct spin_custom *)SPIN_CUSTOM_ADDR;
+}
+
+static void wait_all(void)
+{
+	U32 i;
+
+	for (i = 0; i < SPIN_CMD_SLOTS; i++)
+		cmd_wait(i);
+}
+
+int batch_oh(struct spin_args *a)
+{
+	struct spin_custom *c = custom();
+	U32 *req = (U32 *)c->req, *hm = hmem(a), n, len, i;
+
+	if (c->req_len < 8)
+		return SPIN_DROP;	/* no response: the request fails */
+	n = req[0];
+	len = req[1];
+	if (!len || n > (c->req_len - 8) / 4 || n > c->resp_len / len)
+		return SPIN_DROP;
+	for (i = 0; i < n; i++)
+		cmd(SPIN_CMD_DMA_FROM_HOST, 0, SPIN_RESP_BASE + i * len, len,
+		    hm[HM_HOST_LO] + req[2 + i], hm[HM_HOST_HI], 0, 0);
+	wait_all();
+	cmd(SPIN_CMD_RESP, 0, 0, n * len, 0, 0, 0, 0);
+	return SPIN_DROP;
+}
+
+/*
+ * walk_oh: request {head, key, depth}: follow 64-byte nodes {key, next,
+ * value...} from offset head through next (~0: the end) for at most depth
+ * nodes; the response is the node whose key matches, or 0 bytes.
+ */
+int walk_oh(struct spin_args *a)
+{
+	struct spin_custom *c = custom();
+	U32 *req = (U32 *)c->req, *hm = hmem(a), *node = (U32 *)SPIN_RESP_BASE;
+	U32 off, i;
+
+	if (c->req_len < 12 || c->resp_len < 64)
+		return SPIN_DROP;
+	off = req[0];
+	for (i = 0; i < req[2] && off != 0xffffffffu; i++) {
+		cmd_wait(cmd(SPIN_CMD_DMA_FROM_HOST, 0, SPIN_RESP_BASE, 64,
+			     hm[HM_HOST_LO] + off, hm[HM_HOST_HI], 0, 0));
+		if (node[0] == req[1]) {
+			cmd(SPIN_CMD_RESP, 0, 0, 64, 0, 0, 0, 0);
+			return SPIN_DROP;
+		}
+		off = node[1];
+	}
+	cmd(SPIN_CMD_RESP, 0, 0, 0, 0, 0, 0, 0);
+	return SPIN_DROP;
+}
+
+/* noresp_oh: returns without a response; resp2_oh: responds twice. */
+int noresp_oh(struct spin_args *a)
+{
+	(void)a;
+	return SPIN_DROP;
+}
+
+int resp2_oh(struct spin_args *a)
+{
+	(void)a;
+	cmd(SPIN_CMD_RESP, 0, 0, 0, 0, 0, 0, 0);
+	cmd(SPIN_CMD_RESP, 0, 0, 0, 0, 0, 0, 0);
+	return SPIN_DROP;
+}

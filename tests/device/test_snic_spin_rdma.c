@@ -568,6 +568,7 @@ static bool wait_pkts(struct sctx *c, uint64_t n)
 }
 
 #define ROCE_SEND_FIRST	0x00
+#define ROCE_READ_REQ_OP	0x0c
 #define ROCE_SEND_LAST	0x02
 
 /*
@@ -908,6 +909,379 @@ static void l2_full(void)
 	CHECK_EQ(qp_query_state(&sb.qp), SNIC_QPS_RTS);
 }
 
+/* ---- the offload engine: custom opcodes (docs/snic-spin.md) ---- */
+
+#define OP_BATCH	0xc1
+#define OP_WALK		0xc2
+#define RESP_OFF	(128 * 1024)	/* responses land here in sa.mr */
+#define NODE_END	0xffffffffu
+
+static int reg_opcode(uint32_t ctx, uint32_t op, uint32_t entry,
+		      uint32_t rsvd)
+{
+	struct snic_aq_spin_reg_opcode r = {
+		.ctx = ctx, .opcode = op, .entry = entry, .rsvd = rsvd,
+	};
+
+	return snic_aq_cmd(B, SNIC_AQ_SPIN_REG_OPCODE, &r, sizeof(r), NULL);
+}
+
+/*
+ * A context on B's RC QP with OP_BATCH and OP_WALK registered; its
+ * region 0 (READ) is the bus memory of sb.mr, whose base it finds in
+ * handler-memory words 1/2.
+ */
+static int octx_create(struct sctx *c)
+{
+	struct snic_aq_spin_region r = { 0 };
+	int st = cfg_create(c, 0, SNIC_SPIN_MATCH_QP, sb.qp.qpn, 0);
+
+	if (st != OK)
+		return st;
+	r.addr = sb.mr.bus;
+	r.len = BUF_LEN;
+	r.ctx = c->id;
+	r.flags = SNIC_SPIN_REGION_READ;
+	st = snic_aq_cmd(B, SNIC_AQ_SPIN_ADD_REGION, &r, sizeof(r), NULL);
+	if (st == OK)
+		st = hmem_put(c, HM_HOST_LO, (uint32_t)sb.mr.bus);
+	if (st == OK)
+		st = hmem_put(c, HM_HOST_HI, (uint32_t)(sb.mr.bus >> 32));
+	if (st == OK)
+		st = reg_opcode(c->id, OP_BATCH, SYM_batch_oh, 0);
+	if (st == OK)
+		st = reg_opcode(c->id, OP_WALK, SYM_walk_oh, 0);
+	return st;
+}
+
+/* A's CUSTOM WQE: request @req, response of @resp_len at RESP_OFF. */
+static uint16_t post_custom(uint8_t op, const void *req, uint32_t req_len,
+			    uint32_t resp_len)
+{
+	struct wqe w;
+
+	w_init(&w, SNIC_WQE_CUSTOM, SNIC_WQE_F_SIGNAL, op);
+	w_raddr(&w, 0, 0);
+	w_inline(&w, req, req_len);
+	w_data(&w, resp_len, sa.mr.key, sa.mr.iova + RESP_OFF);
+	return qp_post(&sa.qp, &w);
+}
+
+static bool env_offload(struct sctx *c, const struct conn *cn)
+{
+	return env_start() && pair_up(cn) && code_load() == OK &&
+	       octx_create(c) == OK;
+}
+
+/* Batched READ of @n buffers of @len bytes at scattered offsets of B. */
+static void batch_once(int n, uint32_t len, uint16_t *idx)
+{
+	uint32_t req[2 + 64];
+	int i;
+
+	req[0] = n;
+	req[1] = len;
+	for (i = 0; i < n; i++)
+		req[2 + i] = ((i * 7) % n) * 8192 + 16 * i;
+	*idx = post_custom(OP_BATCH, req, 8 + 4 * n, n * len);
+}
+
+static bool batch_ok(int n, uint32_t len)
+{
+	static uint8_t src[BUF_LEN], got[64 * 1024];
+	int i;
+
+	mread(sb.mr.bus, src, BUF_LEN);
+	mr_read(&sa.mr, RESP_OFF, got, n * len);
+	for (i = 0; i < n; i++)
+		if (memcmp(got + i * len, src + ((i * 7) % n) * 8192 + 16 * i,
+			   len))
+			return false;
+	return true;
+}
+
+static void offload_admin(void)
+{
+	struct sctx c;
+
+	CHECK(env_start());
+	CHECK(pair_up(&conn_default));
+	CHECK_EQ(code_load(), OK);
+	CHECK_EQ(cfg_create(&c, 0, SNIC_SPIN_MATCH_QP, sb.qp.qpn, 0), OK);
+	CHECK_EQ(reg_opcode(c.id + 1, OP_BATCH, SYM_batch_oh, 0),
+		 SNIC_AQ_ENOENT);
+	/* outside the manufacturer-specific range */
+	CHECK_EQ(reg_opcode(c.id, 0xbf, SYM_batch_oh, 0), SNIC_AQ_EINVAL_PARAM);
+	CHECK_EQ(reg_opcode(c.id, 0xe0, SYM_batch_oh, 0), SNIC_AQ_EINVAL_PARAM);
+	CHECK_EQ(reg_opcode(c.id, ROCE_READ_REQ_OP, SYM_batch_oh, 0),
+		 SNIC_AQ_EINVAL_PARAM);
+	/* entry outside the code window, misaligned; reserved word */
+	CHECK_EQ(reg_opcode(c.id, OP_BATCH, SPIN_CODE_BASE + sizeof(spin_code),
+			    0), SNIC_AQ_EINVAL_PARAM);
+	CHECK_EQ(reg_opcode(c.id, OP_BATCH, SYM_batch_oh + 2, 0),
+		 SNIC_AQ_EINVAL_PARAM);
+	CHECK_EQ(reg_opcode(c.id, OP_BATCH, SYM_batch_oh, 1),
+		 SNIC_AQ_EINVAL_PARAM);
+	CHECK_EQ(reg_opcode(c.id, 0xc0, SYM_batch_oh, 0), OK);
+	CHECK_EQ(reg_opcode(c.id, 0xdf, SYM_batch_oh, 0), OK);
+	CHECK_EQ(reg_opcode(c.id, 0xdf, 0, 0), OK);
+}
+
+/*
+ * One request gathers 16 buffers of 256 bytes (a 4-packet response at
+ * MTU 1024), then 4 of 64: the requester's CQE, the bytes, the counters.
+ */
+static void offload_batched_read(void)
+{
+	static uint8_t pat[BUF_LEN];
+	struct snic_spin_ctx_stats st;
+	struct snic_rdma_stats rb;
+	struct snic_cqe e;
+	struct sctx c;
+	uint16_t idx;
+
+	CHECK(env_offload(&c, &conn_default));
+	fill(pat, sizeof(pat), 11);
+	mwrite(sb.mr.bus, pat, sizeof(pat));
+	batch_once(16, 256, &idx);
+	CHECK_REQ(&sa.scq, idx, SNIC_WQE_CUSTOM, 16 * 256, &e);
+	CHECK(batch_ok(16, 256));
+	batch_once(4, 64, &idx);
+	CHECK_REQ(&sa.scq, idx, SNIC_WQE_CUSTOM, 4 * 64, &e);
+	CHECK(batch_ok(4, 64));
+	CHECK(cq_empty(&sb.rcq));
+	CHECK(rstats(B, &rb));
+	CHECK_EQ(rb.custom_reqs, 2);
+	CHECK_EQ(rb.custom_resps, 4 + 1);
+	CHECK_EQ(rb.read_resps, 0);
+	CHECK(sstats(&c, &st));
+	CHECK_EQ(st.h[SPIN_HANDLER_PAYLOAD].invocations, 2);
+	CHECK_EQ(st.cmd_dma_bytes, 2 * (16 * 256 + 4 * 64));
+	CHECK_EQ(st.aborts, 0);
+	CHECK_EQ(qp_query_state(&sb.qp), SNIC_QPS_RTS);
+}
+
+/* 16 nodes of 64 bytes in B's region, linked in a shuffled order. */
+static uint32_t list_build(void)
+{
+	uint32_t node[16], i, off, next;
+
+	for (i = 0; i < 16; i++) {
+		off = ((i * 5) % 16) * 1024;
+		next = i == 15 ? NODE_END : (((i + 1) * 5) % 16) * 1024;
+		memset(node, 0, sizeof(node));
+		node[0] = 1000 + i;		/* key */
+		node[1] = next;
+		node[2] = 0xabc00000u + i;	/* value */
+		mwrite(sb.mr.bus + off, node, sizeof(node));
+	}
+	return 0;	/* the head: node 0 at offset 0 */
+}
+
+static void offload_list_walk(void)
+{
+	uint32_t req[3], node[16], zero[16] = { 0 };
+	struct snic_spin_ctx_stats st;
+	struct snic_cqe e;
+	struct sctx c;
+	uint16_t idx;
+
+	CHECK(env_offload(&c, &conn_default));
+	req[0] = list_build();
+	req[1] = 1000 + 9;		/* the 10th node */
+	req[2] = 16;
+	idx = post_custom(OP_WALK, req, sizeof(req), 64);
+	CHECK_REQ(&sa.scq, idx, SNIC_WQE_CUSTOM, 64, &e);
+	mr_read(&sa.mr, RESP_OFF, node, sizeof(node));
+	CHECK_EQ(node[0], 1009);
+	CHECK_EQ(node[1], (10 * 5 % 16) * 1024);
+	CHECK_EQ(node[2], 0xabc00009u);
+	/* a key not in the list, and one past the depth: no node */
+	req[1] = 4242;
+	idx = post_custom(OP_WALK, req, sizeof(req), 64);
+	CHECK_REQ(&sa.scq, idx, SNIC_WQE_CUSTOM, 64, &e);
+	mr_read(&sa.mr, RESP_OFF, node, sizeof(node));
+	CHECK(!memcmp(node, zero, sizeof(zero)));
+	req[1] = 1012;
+	req[2] = 12;
+	idx = post_custom(OP_WALK, req, sizeof(req), 64);
+	CHECK_REQ(&sa.scq, idx, SNIC_WQE_CUSTOM, 64, &e);
+	mr_read(&sa.mr, RESP_OFF, node, sizeof(node));
+	CHECK_EQ(node[0], 0);
+	CHECK(sstats(&c, &st));
+	CHECK_EQ(st.h[SPIN_HANDLER_PAYLOAD].invocations, 3);
+	CHECK_EQ(st.cmd_dma_bytes, (10 + 16 + 12) * 64 + 64);
+}
+
+/* The requester's error CQE for WQE @idx: @status; the QP is in ERR. */
+static bool custom_fails(uint16_t idx, uint8_t status)
+{
+	struct snic_cqe e;
+
+	return cq_wait(&sa.scq, &e, 1000000) && e.wqe_counter == idx &&
+	       e.opcode == SNIC_CQE_REQ_ERR && e.syndrome == status;
+}
+
+/*
+ * Custom opcodes nobody registered: the IB invalid request NAK, whether
+ * the QP has a context (another opcode registered) or none at all.
+ */
+static void offload_no_handler(void)
+{
+	struct snic_rdma_stats rb;
+	uint32_t req[3] = { 0, 1, 1 };
+	struct sctx c;
+	int with_ctx;
+
+	for (with_ctx = 0; with_ctx < 2; with_ctx++) {
+		CHECK(env_start());
+		CHECK(pair_up(&conn_default));
+		CHECK_EQ(code_load(), OK);
+		if (with_ctx)
+			CHECK_EQ(octx_create(&c), OK);
+		CHECK(custom_fails(post_custom(0xc7, req, sizeof(req), 64),
+				   SNIC_RST_REM_INV_REQ));
+		CHECK(rstats(B, &rb));
+		CHECK_EQ(rb.custom_no_handler, 1);
+		CHECK_EQ(rb.inv_req_naks_sent, 1);
+		CHECK_EQ(rb.custom_reqs, 0);
+	}
+}
+
+/*
+ * A handler that DMAs outside its regions (a next pointer past region 0)
+ * is aborted and the DMA refused (counted); a handler that gives no
+ * response or two; a request too short for the handler: each fails with
+ * a remote operational error NAK, and QEMU and the engine go on.
+ */
+static void offload_refused(void)
+{
+	uint32_t req[3], node[16] = { 5, BUF_LEN + 4096 };
+	struct snic_spin_ctx_stats st;
+	struct snic_rdma_stats rb;
+	struct sctx c;
+	int k;
+
+	for (k = 0; k < 4; k++) {
+		CHECK(env_offload(&c, &conn_default));
+		CHECK_EQ(reg_opcode(c.id, 0xc3, SYM_noresp_oh, 0), OK);
+		CHECK_EQ(reg_opcode(c.id, 0xc4, SYM_resp2_oh, 0), OK);
+		mwrite(sb.mr.bus, node, sizeof(node));
+		req[0] = 0;
+		req[1] = 77;
+		req[2] = 4;
+		if (k == 0)
+			CHECK(custom_fails(post_custom(OP_WALK, req,
+						       sizeof(req), 64),
+					   SNIC_RST_REM_OP));
+		else if (k == 1)
+			CHECK(custom_fails(post_custom(0xc3, req, 4, 64),
+					   SNIC_RST_REM_OP));
+		else if (k == 2)
+			CHECK(custom_fails(post_custom(0xc4, req, 4, 64),
+					   SNIC_RST_REM_OP));
+		else
+			CHECK(custom_fails(post_custom(OP_BATCH, req, 4, 64),
+					   SNIC_RST_REM_OP));
+		CHECK(rstats(B, &rb));
+		CHECK_EQ(rb.custom_failed, 1);
+		CHECK_EQ(rb.rem_op_naks_sent, 1);
+		CHECK(sstats(&c, &st));
+		CHECK_EQ(st.by_event[SNIC_SPIN_EV_DMA_FAULT], k == 0);
+		CHECK_EQ(st.by_event[SNIC_SPIN_EV_CMD_FAULT], k == 2);
+	}
+}
+
+/* A custom request from the injection port with RETH length @dlen. */
+static bool inject_custom(uint8_t op, uint32_t psn, uint32_t dlen,
+			  size_t paylen, size_t cut)
+{
+	uint8_t f[2048];
+	size_t len = mk_req(f, 0x0a, sb.qp.qpn, psn, paylen);
+
+	f[42] = op;
+	*(uint32_t *)(f + 42 + 12 + 12) = htonl(dlen);
+	fix_icrc(f, len);
+	return inj_send(f, len - cut);
+}
+
+/*
+ * Malformed custom requests from the wire: truncated before the end of
+ * the RETH (dropped as malformed), a response longer than
+ * SNIC_CUSTOM_RESP_MAX (invalid request NAK), a request whose counts
+ * overflow the handler's checks.  QEMU stays up (also under ASan).
+ */
+static void offload_malformed(void)
+{
+	struct snic_rdma_stats rb;
+	struct sctx c;
+
+	CHECK(env_offload(&c, &conn_default));
+	CHECK(inject_custom(OP_BATCH, 100, 64, 0, 14));
+	pump(20);
+	CHECK(rstats(B, &rb));
+	CHECK_EQ(rb.rx_malformed, 1);
+	CHECK_EQ(rb.custom_reqs, 0);
+	CHECK(inject_custom(OP_BATCH, 100, SNIC_CUSTOM_RESP_MAX + 1, 8, 0));
+	pump(20);
+	CHECK(rstats(B, &rb));
+	CHECK_EQ(rb.inv_req_naks_sent, 1);
+	CHECK_EQ(qp_query_state(&sb.qp), SNIC_QPS_ERR);
+
+	CHECK(env_offload(&c, &conn_default));
+	/* n = 0x40000001 buffers of 0x10 bytes: n * len wraps */
+	{
+		uint8_t f[2048];
+		uint32_t req[3] = { 0x40000001, 0x10, 0 };
+		size_t len = mk_req(f, 0x0a, sb.qp.qpn, 100, sizeof(req));
+
+		f[42] = OP_BATCH;
+		*(uint32_t *)(f + 42 + 12 + 12) = htonl(64);
+		memcpy(f + 42 + 12 + 16, req, sizeof(req));
+		fix_icrc(f, len);
+		CHECK(inj_send(f, len));
+	}
+	pump(20);
+	CHECK(rstats(B, &rb));
+	CHECK_EQ(rb.custom_failed, 1);
+	CHECK_EQ(rb.rem_op_naks_sent, 1);
+}
+
+/*
+ * Responses lost on the wire (B drops every 5th frame it sends): the
+ * requester retries the custom request, B answers the duplicates from
+ * its response cache, the handler runs once per request.
+ */
+static uint8_t dup_pat[BUF_LEN];
+
+static void offload_duplicates(void)
+{
+	struct snic_spin_ctx_stats st;
+	struct snic_rdma_stats rb;
+	struct conn cn = conn_default;
+	struct snic_cqe e;
+	struct sctx c;
+	uint16_t idx;
+	int i;
+
+	cn.timeout = 8;		/* 1 ms retransmit timer */
+	CHECK(env_offload(&c, &cn));
+	fill(dup_pat, sizeof(dup_pat), 13);
+	mwrite(sb.mr.bus, dup_pat, sizeof(dup_pat));
+	CHECK(qt_qom_set_u64(qt, "/machine/peripheral/snic1", "loss-every", 5));
+	for (i = 0; i < 6; i++) {
+		batch_once(16, 256, &idx);
+		CHECK_REQ(&sa.scq, idx, SNIC_WQE_CUSTOM, 16 * 256, &e);
+		CHECK(batch_ok(16, 256));
+	}
+	CHECK(rstats(B, &rb));
+	CHECK(rb.loss_injected > 0);
+	CHECK(rb.dup_requests > 0);
+	CHECK_EQ(rb.custom_reqs, 6);
+	CHECK(sstats(&c, &st));
+	CHECK_EQ(st.h[SPIN_HANDLER_PAYLOAD].invocations, 6);
+}
+
 int main(void)
 {
 	RUN("device/snic_spin_rdma", attach_admin);
@@ -918,6 +1292,13 @@ int main(void)
 	RUN("device/snic_spin_rdma", resources_and_timeout);
 	RUN("device/snic_spin_rdma", qp_wd_cap);
 	RUN("device/snic_spin_rdma", l2_full);
+	RUN("device/snic_spin_rdma", offload_admin);
+	RUN("device/snic_spin_rdma", offload_batched_read);
+	RUN("device/snic_spin_rdma", offload_list_walk);
+	RUN("device/snic_spin_rdma", offload_no_handler);
+	RUN("device/snic_spin_rdma", offload_refused);
+	RUN("device/snic_spin_rdma", offload_malformed);
+	RUN("device/snic_spin_rdma", offload_duplicates);
 	qt_quit(qt);
 	inj_close();
 	return check_failures ? 1 : 0;

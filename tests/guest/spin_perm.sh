@@ -9,18 +9,10 @@
 . /opt/d2d/tests/lib.sh
 . /opt/d2d/tests/snic_eth.inc
 . /opt/d2d/tests/snic_rdma_user.inc
-H=/usr/local/share/spin
+. /opt/d2d/tests/spin.inc	# asnobody, refused
 
 spin_one_guest
 
-asnobody() { setpriv --reuid 65534 --regid 65534 --clear-groups "$@"; }
-# refused WHAT CMD...: CMD fails with EPERM on WHAT
-refused() {
-	local out
-	shift
-	out=$("$@" 2>&1) && { echo "succeeded: $out"; return 1; }
-	echo "$out" | grep -q 'Operation not permitted' || { echo "$out" | tail -1; return 1; }
-}
 denied() { spinctl -d "$SPIN" info | sed -n 's/.*perm_denied=\([0-9]*\).*/\1/p'; }
 
 d0=$(denied)

@@ -39,6 +39,8 @@ strided payload
 empty header payload completion
 hostile header
 order header payload completion
+batched_read custom
+list_walk custom
 LIST
 
 # handler instructions are RV32IMA only (no compressed, no floating point)

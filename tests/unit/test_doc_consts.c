@@ -119,7 +119,7 @@ static void struct_sizes_match_doc(void)
 	CHECK_EQ(sizeof(struct snic_wqe_raddr), 16);
 	CHECK_EQ(sizeof(struct snic_wqe_atomic), 16);
 	CHECK_EQ(sizeof(struct snic_recv_hdr), 16);
-	CHECK_EQ(sizeof(struct snic_rdma_stats), 328);
+	CHECK_EQ(sizeof(struct snic_rdma_stats), 360);
 	CHECK_EQ(sizeof(struct snic_aq_create_ssq), 56);
 	CHECK_EQ(__builtin_offsetof(struct snic_aq_create_ssq, ci_addr), 16);
 	CHECK_EQ(sizeof(struct snic_pipe_rqe), 16);
@@ -166,6 +166,9 @@ static void struct_sizes_match_doc(void)
 	CHECK_EQ(__builtin_offsetof(struct spin_cmd, imm), 32);
 	CHECK_EQ(sizeof(struct snic_aq_spin_mem), 24);
 	CHECK_EQ(sizeof(struct snic_aq_spin_region), 32);
+	CHECK_EQ(sizeof(struct snic_aq_spin_reg_opcode), 16);
+	CHECK_EQ(sizeof(struct spin_custom), 64);
+	CHECK_EQ(__builtin_offsetof(struct spin_custom, req), 28);
 	CHECK_EQ(sizeof(struct snic_spin_ctx_cfg), 128);
 	CHECK_EQ(__builtin_offsetof(struct snic_spin_ctx_cfg, ev_ring), 56);
 	CHECK_EQ(__builtin_offsetof(struct snic_spin_ctx_cfg, ev_eqn), 74);

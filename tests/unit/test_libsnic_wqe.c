@@ -56,6 +56,54 @@ static void rc_write_two_sges(void)
 	CHECK_EQ(info.wc_opcode, IBV_WC_RDMA_WRITE);
 }
 
+/*
+ * IBV_WR_DRIVER1: a custom-opcode request (docs/libsnic.md): the opcode in
+ * imm_data, the RETH arguments in wr.rdma, sg_list[0] the request (copied
+ * inline), the rest the response's scatter list.
+ */
+static void rc_custom(void)
+{
+	static const uint8_t req[20] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11 };
+	struct ibv_sge s[3] = { { (uintptr_t)req, sizeof(req), 0 },
+				{ 0x4000, 1024, 0x302 }, { 0x8000, 64, 0x303 } };
+	struct ibv_send_wr wr = { .sg_list = s, .num_sge = 3,
+				  .opcode = IBV_WR_DRIVER1,
+				  .send_flags = IBV_SEND_SIGNALED,
+				  .imm_data = htobe32(0xc1) };
+	const struct snic_wqe_raddr *r = seg(1);
+	const struct snic_wqe_data *d = seg(4);
+	struct snic_wqe_info info;
+	uint32_t bc;
+
+	wr.wr.rdma.remote_addr = 0x77;
+	wr.wr.rdma.rkey = 0x99;
+	CHECK_EQ(snic_build_send_wqe(&rc, &wr, 3, wqe, &info), 0);
+	CHECK_EQ(ctrl()->opcode, SNIC_WQE_CUSTOM);
+	CHECK_EQ(be32toh(ctrl()->imm), 0xc1);
+	CHECK_EQ(ctrl()->flags, SNIC_WQE_F_SIGNAL);
+	/* ctrl raddr inline(4 + 20 -> 2 segments) data data */
+	CHECK_EQ(ctrl()->ds_cnt, 6);
+	CHECK_EQ(le64toh(r->addr), 0x77);
+	CHECK_EQ(le32toh(r->rkey), 0x99);
+	memcpy(&bc, seg(2), 4);
+	CHECK_EQ(le32toh(bc), SNIC_INLINE_SEG | sizeof(req));
+	CHECK(!memcmp((const uint8_t *)seg(2) + 4, req, sizeof(req)));
+	CHECK_EQ(le32toh(d[0].byte_count), 1024);
+	CHECK_EQ(le32toh(d[0].lkey), 0x302);
+	CHECK_EQ(le64toh(d[1].addr), 0x8000);
+	CHECK_EQ(info.wc_opcode, IBV_WC_DRIVER1);
+	CHECK_EQ(info.nbb, 2);
+	/* opcodes outside 0xc0..0xdf, no request sge, UD, inline flag */
+	wr.imm_data = htobe32(0xe0);
+	CHECK_EQ(snic_build_send_wqe(&rc, &wr, 3, wqe, &info), EINVAL);
+	wr.imm_data = htobe32(0xc1);
+	wr.num_sge = 0;
+	CHECK_EQ(snic_build_send_wqe(&rc, &wr, 3, wqe, &info), EINVAL);
+	wr.num_sge = 3;
+	wr.send_flags |= IBV_SEND_INLINE;
+	CHECK_EQ(snic_build_send_wqe(&rc, &wr, 3, wqe, &info), EINVAL);
+}
+
 static void rc_atomics(void)
 {
 	struct ibv_sge s = { 0x1000, 8, 7 };
@@ -237,6 +285,7 @@ static void recv_cqe_to_wc(void)
 int main(void)
 {
 	RUN("unit/libsnic_wqe", rc_write_two_sges);
+	RUN("unit/libsnic_wqe", rc_custom);
 	RUN("unit/libsnic_wqe", rc_atomics);
 	RUN("unit/libsnic_wqe", inline_and_limits);
 	RUN("unit/libsnic_wqe", ud_send);

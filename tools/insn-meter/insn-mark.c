@@ -1,23 +1,15 @@
 /*
- * insn-mark ID - mark a point in a guest for the insn-meter TCG plugin.
- *
- * Executes the no-op 0f 1f 84 00 44 32 44 ID; the plugin records the
- * instruction count at that point as "mark ID COUNT".  The no-op is written
- * into a fresh executable page because ID is part of its encoding.
+ * insn-mark ID - mark a point in a guest for the insn-meter TCG plugin
+ * (insn_mark.h: the no-op the plugin recognises).
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
+#include "insn_mark.h"
 
 int main(int argc, char **argv)
 {
-	static const unsigned char tmpl[] = {
-		0x0f, 0x1f, 0x84, 0x00, 0x44, 0x32, 0x44, 0x00,	/* nopl */
-		0xc3,						/* ret */
-	};
-	unsigned char *page;
 	char *end;
 	long id;
 
@@ -32,15 +24,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, "insn-mark: ID must be 0..255, got '%s'\n", argv[1]);
 		return 2;
 	}
-	page = mmap(NULL, 4096, PROT_READ | PROT_WRITE | PROT_EXEC,
-		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (page == MAP_FAILED) {
+	if (insn_mark((unsigned char)id)) {
 		fprintf(stderr, "insn-mark: mmap: %s\n", strerror(errno));
 		return 1;
 	}
-	memcpy(page, tmpl, sizeof(tmpl));
-	page[7] = (unsigned char)id;
-	((void (*)(void))page)();
-	munmap(page, 4096);
 	return 0;
 }

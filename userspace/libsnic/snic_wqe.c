@@ -69,6 +69,10 @@ static int snic_op_lookup(enum ibv_wr_opcode op, struct snic_op_desc *d)
 		*d = (struct snic_op_desc){ SNIC_WQE_ATOMIC_FA,
 			IBV_WC_FETCH_ADD, true, true, false, false, false };
 		return 0;
+	case IBV_WR_DRIVER1:	/* custom opcode: snic_put_custom() */
+		*d = (struct snic_op_desc){ SNIC_WQE_CUSTOM,
+			IBV_WC_DRIVER1, true, false, false, false, false };
+		return 0;
 	default:
 		return EINVAL;
 	}
@@ -100,6 +104,33 @@ static int snic_put_inline(const struct snic_sq_params *p,
 	return 0;
 }
 
+/*
+ * IBV_WR_DRIVER1, a custom-opcode request (docs/libsnic.md): the opcode
+ * is imm_data, sg_list[0] the request, copied now into an inline segment
+ * (the buffer needs no MR), and the scatter list that receives the
+ * response follows from sg_list[1].  Returns the first response sge.
+ */
+static int snic_put_custom(const struct ibv_send_wr *wr, uint8_t *seg,
+			   unsigned int room, unsigned int *nds, int *first)
+{
+	uint32_t op = be32toh(wr->imm_data), len;
+	struct snic_wqe_inline hdr;
+
+	if (op < SNIC_CUSTOM_OP_FIRST || op > SNIC_CUSTOM_OP_LAST ||
+	    wr->num_sge < 1)
+		return EINVAL;
+	len = wr->sg_list[0].length;
+	if (len > SNIC_MAX_RDMA_INLINE || len + sizeof(hdr) > room)
+		return EINVAL;
+	hdr.byte_count = htole32(SNIC_INLINE_SEG | len);
+	memcpy(seg, &hdr, sizeof(hdr));
+	memcpy(seg + sizeof(hdr),
+	       (const void *)(uintptr_t)wr->sg_list[0].addr, len);
+	*nds = (sizeof(hdr) + len + SEG - 1) / SEG;
+	*first = 1;
+	return 0;
+}
+
 int snic_build_send_wqe(const struct snic_sq_params *p,
 			const struct ibv_send_wr *wr, uint16_t wqe_idx,
 			void *wqe, struct snic_wqe_info *info)
@@ -107,7 +138,8 @@ int snic_build_send_wqe(const struct snic_sq_params *p,
 	uint8_t *buf = wqe;
 	struct snic_wqe_ctrl *ctrl = wqe;
 	struct snic_op_desc d;
-	unsigned int ds = 1, nds, i;
+	unsigned int ds = 1, nds;
+	int i, first = 0;
 	bool is_inline = wr->send_flags & IBV_SEND_INLINE;
 	bool ud = p->qp_type == IBV_QPT_UD;
 	int ret;
@@ -165,6 +197,13 @@ int snic_build_send_wqe(const struct snic_sq_params *p,
 		ds++;
 	}
 
+	if (wr->opcode == IBV_WR_DRIVER1) {
+		ret = snic_put_custom(wr, buf + ds * SEG,
+				      SNIC_WQE_MAX_BYTES - ds * SEG, &nds, &first);
+		if (ret)
+			return ret;
+		ds += nds;
+	}
 	if (is_inline) {
 		ret = snic_put_inline(p, wr, buf + ds * SEG,
 				      SNIC_WQE_MAX_BYTES - ds * SEG, &nds);
@@ -172,7 +211,7 @@ int snic_build_send_wqe(const struct snic_sq_params *p,
 			return ret;
 		ds += nds;
 	} else {
-		for (i = 0; i < (unsigned int)wr->num_sge; i++) {
+		for (i = first; i < wr->num_sge; i++) {
 			const struct ibv_sge *s = &wr->sg_list[i];
 			struct snic_wqe_data *dseg;
 
@@ -192,7 +231,7 @@ int snic_build_send_wqe(const struct snic_sq_params *p,
 	ctrl->opcode = d.wqe_opcode;
 	ctrl->wqe_idx = htole16(wqe_idx);
 	ctrl->ds_cnt = ds;
-	if (d.imm)
+	if (d.imm || wr->opcode == IBV_WR_DRIVER1)
 		ctrl->imm = wr->imm_data;	/* already big endian */
 	else if (wr->opcode == IBV_WR_SEND_WITH_INV)
 		ctrl->imm = htobe32(wr->invalidate_rkey);

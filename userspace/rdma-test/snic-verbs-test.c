@@ -105,95 +105,15 @@ static int failf(struct tc *t, const char *fmt, ...)
 	return -1;
 }
 
-/* ---- TCP side channel ---- */
-
-static int xfull(int fd, void *p, size_t n, bool wr)
-{
-	uint8_t *b = p;
-
-	while (n) {
-		ssize_t r = wr ? write(fd, b, n) : read(fd, b, n);
-
-		if (r <= 0) {
-			if (r < 0 && errno == EINTR)
-				continue;
-			return -1;
-		}
-		b += r;
-		n -= r;
-	}
-	return 0;
-}
-
-/* Both sides send @n bytes and receive the peer's @n bytes. */
-static int xchg(int fd, const void *mine, void *theirs, size_t n)
-{
-	if (xfull(fd, (void *)mine, n, true) || xfull(fd, theirs, n, false)) {
-		fprintf(stderr, "snic-verbs-test: TCP exchange failed: %s\n",
-			strerror(errno));
-		exit(2);
-	}
-	return 0;
-}
+/* ---- TCP side channel (verbs_util.c) ---- */
 
 /* Exchange a status word; true if both sides are fine. */
 static bool sync_ok(struct tc *t, bool ok)
 {
 	uint32_t mine = htonl(ok), theirs;
 
-	xchg(t->sock, &mine, &theirs, sizeof(mine));
+	vu_xchg(t->sock, &mine, &theirs, sizeof(mine));
 	return ok && ntohl(theirs);
-}
-
-static int tcp_connect(const char *host, int port)
-{
-	struct addrinfo hints = { .ai_family = AF_INET, .ai_socktype = SOCK_STREAM };
-	struct addrinfo *ai;
-	char ps[16];
-	int fd = -1, i;
-
-	snprintf(ps, sizeof(ps), "%d", port);
-	if (getaddrinfo(host, ps, &hints, &ai)) {
-		fprintf(stderr, "snic-verbs-test: cannot resolve %s\n", host);
-		return -1;
-	}
-	/* The server may still be starting: retry for a while. */
-	for (i = 0; i < 600; i++) {
-		fd = socket(AF_INET, SOCK_STREAM, 0);
-		if (fd < 0)
-			break;
-		if (!connect(fd, ai->ai_addr, ai->ai_addrlen))
-			break;
-		close(fd);
-		fd = -1;
-		usleep(100000);
-	}
-	freeaddrinfo(ai);
-	if (fd < 0)
-		fprintf(stderr, "snic-verbs-test: cannot connect to %s:%d\n",
-			host, port);
-	return fd;
-}
-
-static int tcp_accept(int port)
-{
-	struct sockaddr_in sa = { .sin_family = AF_INET,
-				  .sin_port = htons(port) };
-	int one = 1, lfd, fd;
-
-	lfd = socket(AF_INET, SOCK_STREAM, 0);
-	if (lfd < 0)
-		return -1;
-	setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	if (bind(lfd, (struct sockaddr *)&sa, sizeof(sa)) || listen(lfd, 1)) {
-		fprintf(stderr, "snic-verbs-test: cannot listen on %d: %s\n",
-			port, strerror(errno));
-		close(lfd);
-		return -1;
-	}
-	fd = accept(lfd, NULL, NULL);
-	close(lfd);
-	return fd;
 }
 
 /* ---- device and endpoints ---- */
@@ -1576,7 +1496,7 @@ static int run_test(struct tc *t, const struct test *tt)
 		mine.lid = htons(t->dev->pattr.lid);
 	}
 	mine.ok = htonl(ok);
-	xchg(t->sock, &mine, &theirs, sizeof(mine));
+	vu_xchg(t->sock, &mine, &theirs, sizeof(mine));
 	t->peer.qpn = ntohl(theirs.qpn);
 	t->peer.psn = ntohl(theirs.psn);
 	t->peer_rkey = ntohl(theirs.rkey);
@@ -1599,7 +1519,7 @@ static int run_test(struct tc *t, const struct test *tt)
 		v.ok = htonl(!t->why[0]);
 		snprintf(v.why, sizeof(v.why), "%.250s", t->why);
 	}
-	xchg(t->sock, &v, &pv, sizeof(v));
+	vu_xchg(t->sock, &v, &pv, sizeof(v));
 	ep_destroy(&t->ep);
 	if (t->server)
 		return 0;
@@ -1658,8 +1578,8 @@ int main(int argc, char **argv)
 	t.dev = &d;
 	if (vu_dev_open(&d, devname, port, gidx))
 		return 2;
-	t.sock = t.server ? tcp_accept(tcp_port) :
-			    tcp_connect(argv[optind], tcp_port);
+	t.sock = t.server ? vu_tcp_accept(tcp_port) :
+			    vu_tcp_connect(argv[optind], tcp_port);
 	if (t.sock < 0)
 		return 2;
 	{
@@ -1670,7 +1590,7 @@ int main(int argc, char **argv)
 		setsockopt(t.sock, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 	}
 	/* Both sides run the same checks: the client's -t list wins. */
-	xchg(t.sock, only, peer_only, sizeof(only));
+	vu_xchg(t.sock, only, peer_only, sizeof(only));
 	if (t.server)
 		memcpy(only, peer_only, sizeof(only));
 	only[sizeof(only) - 1] = 0;

@@ -3,9 +3,16 @@
  * Verbs helpers shared by the RDMA test programs: device opening with
  * RoCE v2 GID selection and the QP state walk to RTS.
  */
+#define _GNU_SOURCE
 #include <errno.h>
+#include <netdb.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 
 #include "verbs_util.h"
 
@@ -144,4 +151,88 @@ int vu_qp_connect(struct ibv_qp *qp, const struct vu_dev *d,
 	if (ibv_modify_qp(qp, &a, m))
 		return errno;
 	return 0;
+}
+
+/* ---- TCP side channel ---- */
+
+static int xfull(int fd, void *p, size_t n, bool wr)
+{
+	uint8_t *b = p;
+
+	while (n) {
+		ssize_t r = wr ? write(fd, b, n) : read(fd, b, n);
+
+		if (r <= 0) {
+			if (r < 0 && errno == EINTR)
+				continue;
+			return -1;
+		}
+		b += r;
+		n -= r;
+	}
+	return 0;
+}
+
+/* Both sides send @n bytes and receive the peer's @n bytes. */
+int vu_xchg(int fd, const void *mine, void *theirs, size_t n)
+{
+	if (xfull(fd, (void *)mine, n, true) || xfull(fd, theirs, n, false)) {
+		fprintf(stderr, "%s: TCP exchange failed: %s\n",
+			program_invocation_short_name,
+			strerror(errno));
+		exit(2);
+	}
+	return 0;
+}
+
+int vu_tcp_connect(const char *host, int port)
+{
+	struct addrinfo hints = { .ai_family = AF_INET, .ai_socktype = SOCK_STREAM };
+	struct addrinfo *ai;
+	char ps[16];
+	int fd = -1, i;
+
+	snprintf(ps, sizeof(ps), "%d", port);
+	if (getaddrinfo(host, ps, &hints, &ai)) {
+		fprintf(stderr, "%s: cannot resolve %s\n",
+			program_invocation_short_name, host);
+		return -1;
+	}
+	/* The server may still be starting: retry for a while. */
+	for (i = 0; i < 600; i++) {
+		fd = socket(AF_INET, SOCK_STREAM, 0);
+		if (fd < 0)
+			break;
+		if (!connect(fd, ai->ai_addr, ai->ai_addrlen))
+			break;
+		close(fd);
+		fd = -1;
+		usleep(100000);
+	}
+	freeaddrinfo(ai);
+	if (fd < 0)
+		fprintf(stderr, "%s: cannot connect to %s:%d\n",
+			program_invocation_short_name, host, port);
+	return fd;
+}
+
+int vu_tcp_accept(int port)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET,
+				  .sin_port = htons(port) };
+	int one = 1, lfd, fd;
+
+	lfd = socket(AF_INET, SOCK_STREAM, 0);
+	if (lfd < 0)
+		return -1;
+	setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (bind(lfd, (struct sockaddr *)&sa, sizeof(sa)) || listen(lfd, 1)) {
+		fprintf(stderr, "%s: cannot listen on %d: %s\n",
+			program_invocation_short_name, port, strerror(errno));
+		close(lfd);
+		return -1;
+	}
+	fd = accept(lfd, NULL, NULL);
+	close(lfd);
+	return fd;
 }

@@ -8,6 +8,7 @@
 #define RDMA_TEST_VERBS_UTIL_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <infiniband/verbs.h>
 
@@ -48,5 +49,14 @@ void vu_fill_ah(struct ibv_ah_attr *ah, const struct vu_dev *d,
  */
 int vu_qp_connect(struct ibv_qp *qp, const struct vu_dev *d,
 		  const struct vu_peer *p, uint32_t my_psn, const char **step);
+
+/*
+ * TCP side channel: connect to @host:@port (retrying while the server
+ * starts), accept one connection on @port; -1 on failure.  vu_xchg sends
+ * @n bytes and receives the peer's @n (exits with status 2 on failure).
+ */
+int vu_tcp_connect(const char *host, int port);
+int vu_tcp_accept(int port);
+int vu_xchg(int fd, const void *mine, void *theirs, size_t n);
 
 #endif /* RDMA_TEST_VERBS_UTIL_H */

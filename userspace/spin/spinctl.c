@@ -28,7 +28,10 @@
 #include <arpa/inet.h>
 #include <d2d/snic_spin_ifc.h>	/* device geometry: memories, contexts */
 #include <d2d/snic_spin_ioctl.h>
+#include <d2d/snic_rdma_ifc.h>	/* custom RoCE opcodes */
 #include "spin_elf.h"
+
+#define MAX_OPCODES	(SNIC_CUSTOM_OP_LAST - SNIC_CUSTOM_OP_FIRST + 1)
 
 #define DEFAULT_DEV	"/dev/" SNIC_SPIN_DEV_PREFIX "0"
 #define MAX_PORTS	SNIC_SPIN_MAX_ATTACH
@@ -65,6 +68,9 @@ static void usage(FILE *f)
 "                           up to %d); without any the context only loads\n"
 "  -Q, --qp QPN             attach to RDMA RC QP number QPN of this snic (its\n"
 "                           SEND/WRITE requests become multi-packet messages)\n"
+"  -O, --opcode OP          custom RoCE opcode OP (0xc0..0xdf) on the --qp runs\n"
+"                           the image's SPIN_CUSTOM_HANDLER (repeatable;\n"
+"                           needs CAP_NET_ADMIN)\n"
 "  -c, --copy BYTES         packet bytes copied to L1 before a handler runs\n"
 "                           (default 1536: whole standard frames)\n"
 "  -s, --scratch BYTES      per-message scratch (default 64)\n"
@@ -87,7 +93,7 @@ static void usage(FILE *f)
 "  -q, --quiet              no per-event lines\n"
 "\n"
 "Output of run (stdout, one record per line, key=value fields):\n"
-"  ready ctx=N dev=DEV ports=P,... [qp=N]  the context is attached\n"
+"  ready ctx=N dev=DEV ports=P,... [qp=N] [opcodes=OP,...]  attached\n"
 "  event ctx=N type=T handler=H msg=M pc=X addr=X info=X insns=N cycles=N\n"
 "  evpoll ctx=N wakeups=N event_ioctls=N notifies=N  at exit: poll() wakeups,\n"
 "                           EVENTS ioctls, event interrupts the driver saw\n"
@@ -270,6 +276,7 @@ static const char *const entry_syms[SPIN_NUM_HANDLERS] = {
 struct image {
 	struct spin_elf e;
 	uint32_t entry[SPIN_NUM_HANDLERS];
+	uint32_t custom;	/* spin_custom_handler (--opcode), 0: none */
 	uint32_t code_size;	/* bytes of the code window used */
 	uint32_t hmem_size;	/* bytes of handler memory used */
 };
@@ -320,8 +327,14 @@ static void image_load(struct image *im, const char *path)
 			    entry_syms[i], im->entry[i]);
 		any = 1;
 	}
+	if (!spin_elf_sym(&im->e, "spin_custom_handler", &im->custom)) {
+		if (!in_window(im->custom, 4, SPIN_CODE_BASE, im->code_size))
+			die(2, "%s: spin_custom_handler at %#x is outside the code",
+			    path, im->custom);
+		any = 1;
+	}
 	if (!any)
-		die(2, "%s: no handler: define one with SPIN_HEADER_HANDLER(), SPIN_PAYLOAD_HANDLER() or SPIN_COMPLETION_HANDLER()",
+		die(2, "%s: no handler: define one with SPIN_HEADER_HANDLER(), SPIN_PAYLOAD_HANDLER(), SPIN_COMPLETION_HANDLER() or SPIN_CUSTOM_HANDLER()",
 		    path);
 }
 
@@ -342,6 +355,8 @@ static int cmd_elf(const char *path)
 	for (i = 0; i < SPIN_NUM_HANDLERS; i++)
 		if (im.entry[i])
 			printf("entry %s=%#x\n", handler_names[i], im.entry[i]);
+	if (im.custom)
+		printf("entry custom=%#x\n", im.custom);
 	spin_elf_release(&im.e);
 	return 0;
 }
@@ -371,6 +386,8 @@ struct run_opts {
 	int nports;
 	int has_qp;		/* --qp: an RDMA RC QP */
 	uint32_t qpn;
+	uint32_t opcodes[MAX_OPCODES];
+	int nopcodes;		/* --opcode: custom RoCE opcodes of the QP */
 	uint32_t copy, scratch, hmem, watchdog, timeout;
 	struct region_opt regions[SNIC_SPIN_MAX_REGIONS];
 	int nregions;
@@ -667,6 +684,22 @@ static int cmd_run(const char *dev, struct run_opts *o, const char *path)
 			    errno == EBUSY ? " (another context has it)" : "");
 	}
 
+	/* the handlers are in place before the QP's first request */
+	if (o->nopcodes && !im.custom)
+		die(2, "%s: --opcode: the image has no SPIN_CUSTOM_HANDLER()",
+		    path);
+	for (i = 0; i < o->nopcodes; i++) {
+		struct snic_spin_reg_opcode r = {
+			.ctx = cc.ctx, .opcode = o->opcodes[i],
+			.entry = im.custom,
+		};
+
+		if (ioctl(fd, SNIC_SPIN_IOC_REG_OPCODE, &r))
+			die(1, "registering opcode %#x: %s%s", o->opcodes[i],
+			    strerror(errno),
+			    errno == EPERM ? " (needs CAP_NET_ADMIN)" : "");
+	}
+
 	if (o->has_qp) {
 		struct snic_spin_attach a = {
 			.ctx = cc.ctx, .type = SNIC_SPIN_ATTACH_QP,
@@ -689,6 +722,8 @@ static int cmd_run(const char *dev, struct run_opts *o, const char *path)
 		printf("%s%u", i ? "," : "", o->ports[i]);
 	if (o->has_qp)
 		printf(" qp=%u", o->qpn);
+	for (i = 0; i < o->nopcodes; i++)
+		printf("%s%#x", i ? "," : " opcodes=", o->opcodes[i]);
 	printf(" code_bytes=%u hmem_bytes=%u\n", code.size, hmem.size);
 	fflush(stdout);
 
@@ -769,6 +804,7 @@ int main(int argc, char **argv)
 		{ "device", required_argument, NULL, 'd' },
 		{ "port", required_argument, NULL, 'p' },
 		{ "qp", required_argument, NULL, 'Q' },
+		{ "opcode", required_argument, NULL, 'O' },
 		{ "copy", required_argument, NULL, 'c' },
 		{ "scratch", required_argument, NULL, 's' },
 		{ "hmem", required_argument, NULL, 'm' },
@@ -790,7 +826,7 @@ int main(int argc, char **argv)
 	int c, n;
 
 	/* GNU getopt permutes: options may come before or after the words. */
-	while ((c = getopt_long(argc, argv, "d:p:Q:c:s:m:w:T:r:i:o:P:R:St:qh",
+	while ((c = getopt_long(argc, argv, "d:p:Q:O:c:s:m:w:T:r:i:o:P:R:St:qh",
 				lopts, NULL)) != -1) {
 		switch (c) {
 		case 'd': dev = optarg; break;
@@ -804,6 +840,15 @@ int main(int argc, char **argv)
 		case 'Q':
 			o.qpn = num(optarg, "--qp", 0xfffffe);
 			o.has_qp = 1;
+			break;
+		case 'O':
+			if (o.nopcodes == MAX_OPCODES)
+				die(2, "at most %d opcodes", MAX_OPCODES);
+			o.opcodes[o.nopcodes] = num(optarg, "--opcode",
+						    SNIC_CUSTOM_OP_LAST);
+			if (o.opcodes[o.nopcodes++] < SNIC_CUSTOM_OP_FIRST)
+				die(2, "--opcode: custom opcodes are %#x..%#x",
+				    SNIC_CUSTOM_OP_FIRST, SNIC_CUSTOM_OP_LAST);
 			break;
 		case 'c': o.copy = num(optarg, "--copy", SPIN_PKT_MAX); break;
 		case 's': o.scratch = num(optarg, "--scratch", SPIN_SCRATCH_MAX); break;
@@ -832,6 +877,8 @@ int main(int argc, char **argv)
 		return cmd_info(dev);
 	if (!strcmp(cmd, "elf") && n == 2)
 		return cmd_elf(argv[optind + 1]);
+	if (o.nopcodes && !o.has_qp)
+		die(2, "--opcode needs --qp: custom opcodes arrive on an RC QP");
 	if (!strcmp(cmd, "run") && n == 2)
 		return cmd_run(dev, &o, argv[optind + 1]);
 	if (!strcmp(cmd, "stats") && n == 2)

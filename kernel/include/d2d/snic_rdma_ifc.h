@@ -231,6 +231,10 @@ struct snic_aq_modify_srq {
  *   ATOMIC_CS / ATOMIC_FA              raddr atomic data (one 8-byte sge)
  *   REG_MR                             reg
  *   LOCAL_INV                          (ctrl.imm: key)
+ *   CUSTOM                             raddr inline data... (ctrl.imm: the
+ *                                      custom BTH opcode; inline: the
+ *                                      request; data: the response's
+ *                                      scatter list)
  * UD and GSI QPs put the ud segment after ctrl.  With SNIC_WQE_F_INLINE the
  * data segments are replaced by one inline segment.
  */
@@ -245,7 +249,14 @@ enum snic_wqe_rdma_opcode {
 	SNIC_WQE_ATOMIC_FA	= 0x0f,
 	SNIC_WQE_REG_MR		= 0x10,
 	SNIC_WQE_LOCAL_INV	= 0x11,
+	SNIC_WQE_CUSTOM		= 0x12,	/* custom-opcode request (RC) */
 };
+
+/* Custom BTH opcodes (manufacturer specific) a CUSTOM WQE may name */
+#define SNIC_CUSTOM_OP_FIRST	0xc0
+#define SNIC_CUSTOM_OP_LAST	0xdf
+/* Largest response of a custom request (its RETH length) */
+#define SNIC_CUSTOM_RESP_MAX	0x10000
 
 /* ctrl.flags, besides SNIC_WQE_F_SIGNAL */
 #define SNIC_WQE_F_SOLICITED	(1u << 1)
@@ -443,7 +454,11 @@ enum snic_eqe_rdma_type {
 	X(SNIC_RDMA_STAT_PIPE_ERRORS, pipe_errors)	/* malformed pipe elements */ \
 	X(SNIC_RDMA_STAT_PIPE_SQ_VISITS, pipe_sq_visits)	/* pipe SQs the poller served */ \
 	X(SNIC_RDMA_STAT_MMIO_DOORBELLS, mmio_doorbells)	/* QP SQ/RQ doorbell writes */ \
-	X(SNIC_RDMA_STAT_SSQ_SQES, ssq_sqes)		/* SQEs taken from shared send queues */
+	X(SNIC_RDMA_STAT_SSQ_SQES, ssq_sqes)		/* SQEs taken from shared send queues */ \
+	X(SNIC_RDMA_STAT_CUSTOM_REQS, custom_reqs)	/* custom requests a handler answered */ \
+	X(SNIC_RDMA_STAT_CUSTOM_RESPS, custom_resps)	/* their response packets sent */ \
+	X(SNIC_RDMA_STAT_CUSTOM_NO_HANDLER, custom_no_handler)	/* NAKed: no handler for the opcode */ \
+	X(SNIC_RDMA_STAT_CUSTOM_FAILED, custom_failed)	/* NAKed: handler aborted or gave no response */
 
 /* The list helpers SNIC_STAT_ENUM, _NAME and _LE64: snic_ifc.h. */
 enum snic_rdma_stat {

@@ -29,6 +29,7 @@ enum snic_aq_spin_opcode {
 	SNIC_AQ_SPIN_ADD_REGION	= 0x54,	/* spin_region; result: region index */
 	SNIC_AQ_SPIN_DEL_REGION	= 0x55,	/* spin_region: ctx, index */
 	SNIC_AQ_SPIN_ATTACH_QP	= 0x56,	/* spin_attach_qp: ctx to an RC QP */
+	SNIC_AQ_SPIN_REG_OPCODE	= 0x57,	/* spin_reg_opcode: custom opcode handler */
 };
 
 /* Geometry */
@@ -109,6 +110,18 @@ struct snic_aq_spin_attach_qp {
 	__le32 ctx;
 	__le32 qpn;		/* RC QP, or SNIC_SPIN_QPN_NONE */
 	__le32 rsvd[2];
+};
+
+/*
+ * REG_OPCODE: custom RoCE opcode @opcode (SNIC_CUSTOM_OP_FIRST..LAST) of
+ * the context's QP runs the handler at @entry (an HPU address in the code
+ * window); entry 0 unregisters it.  docs/snic-spin.md "Offload engine".
+ */
+struct snic_aq_spin_reg_opcode {
+	__le32 ctx;
+	__le32 opcode;
+	__le32 entry;
+	__le32 rsvd;
 };
 
 /* CREATE_CTX input buffer, 128 bytes */

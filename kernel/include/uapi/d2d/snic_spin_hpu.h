@@ -33,12 +33,15 @@
 #define SPIN_PKTBUF_BASE	0x30000000	/* whole packet, L2 packet buffer */
 #define SPIN_CMD_BASE		0x40000000	/* command unit of this HPU */
 #define SPIN_CMD_SIZE		0x100
+#define SPIN_CUSTOM_ADDR	0x10000040	/* struct spin_custom (custom handler) */
+#define SPIN_RESP_BASE		0x50000000	/* custom handler: its response */
 
 /* Handler kinds (spin_args.handler, statistics index) */
 #define SPIN_HANDLER_HEADER	0
 #define SPIN_HANDLER_PAYLOAD	1
 #define SPIN_HANDLER_COMPLETION	2
 #define SPIN_NUM_HANDLERS	3
+#define SPIN_HANDLER_CUSTOM	3	/* spin_args.handler of a custom handler */
 
 /* Return codes (a0 when the handler returns) */
 #define SPIN_DROP		0	/* packet consumed by the NIC */
@@ -96,6 +99,7 @@ struct spin_args {
 #define SPIN_CMD_SEND		3	/* send the frame at local, len bytes */
 #define SPIN_CMD_HOST_WRITE	4	/* imm[0..len) -> host_addr, len <= 32 */
 #define SPIN_CMD_ATOMIC		5	/* on the handler-memory word at local */
+#define SPIN_CMD_RESP		6	/* custom handler: send the response */
 
 #define SPIN_HOST_WRITE_MAX	32
 #define SPIN_DMA_MAX		0x10000	/* bytes per DMA command */
@@ -123,6 +127,24 @@ struct spin_cmd {
 	__UINT32_TYPE__ arg0;		/* atomic operand */
 	__UINT32_TYPE__ arg1;		/* atomic compare value */
 	__UINT8_TYPE__ imm[32];		/* host-direct write data */
+};
+
+/*
+ * A custom-opcode request, at SPIN_CUSTOM_ADDR in a custom handler's L1
+ * (docs/snic-spin.md "Offload engine").  The response window at
+ * SPIN_RESP_BASE holds resp_len zeroed bytes; SPIN_CMD_RESP sends them.
+ */
+struct spin_custom {
+	__UINT32_TYPE__ opcode;		/* BTH opcode */
+	__UINT32_TYPE__ qpn;		/* the responder's QP */
+	__UINT32_TYPE__ psn;		/* the request's PSN */
+	__UINT32_TYPE__ resp_len;	/* RETH length: response bytes */
+	__UINT32_TYPE__ va_lo;		/* RETH virtual address (argument) */
+	__UINT32_TYPE__ va_hi;
+	__UINT32_TYPE__ rkey;		/* RETH rkey (argument) */
+	__UINT32_TYPE__ req;		/* request payload: packet-buffer address */
+	__UINT32_TYPE__ req_len;	/* its bytes */
+	__UINT32_TYPE__ rsvd[7];
 };
 
 #endif /* _UAPI_D2D_SNIC_SPIN_HPU_H */

@@ -186,6 +186,18 @@ struct snic_spin_attach {
 };
 
 /*
+ * SNIC_SPIN_IOC_REG_OPCODE: custom RoCE opcode @opcode (0xc0..0xdf) on the
+ * RC QP ctx is attached to runs the handler at @entry (an HPU address in
+ * the context's code window; 0: unregister).  Needs CAP_NET_ADMIN.
+ */
+struct snic_spin_reg_opcode {
+	__u32 ctx;
+	__u32 opcode;
+	__u32 entry;
+	__u32 rsvd;
+};
+
+/*
  * SNIC_SPIN_IOC_REGION_ADD: a zeroed, physically contiguous host buffer
  * that handlers of ctx may DMA to / from (flags SNIC_SPIN_REGION_*).  The
  * caller maps it with mmap(fd, offset = mmap_offset, length = size) and
@@ -244,5 +256,6 @@ struct snic_spin_stats {
 #define SNIC_SPIN_IOC_REGION_ADD _IOWR(SNIC_SPIN_IOC_MAGIC, 0x09, struct snic_spin_region_add)
 #define SNIC_SPIN_IOC_EVENTS	_IOWR(SNIC_SPIN_IOC_MAGIC, 0x0a, struct snic_spin_events)
 #define SNIC_SPIN_IOC_STATS	_IOW(SNIC_SPIN_IOC_MAGIC, 0x0b, struct snic_spin_stats)
+#define SNIC_SPIN_IOC_REG_OPCODE _IOW(SNIC_SPIN_IOC_MAGIC, 0x0c, struct snic_spin_reg_opcode)
 
 #endif /* _UAPI_D2D_SNIC_SPIN_IOCTL_H */

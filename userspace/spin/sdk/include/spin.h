@@ -196,6 +196,75 @@ static inline spin_handle_t spin_send(const void *frame, uint32_t len,
 uint32_t spin_cmd_atomic(volatile uint32_t *p, uint32_t op, uint32_t arg0,
 			 uint32_t arg1);
 
+/* ---- offload engine: custom RoCE opcodes (docs/snic-spin.md) ---- */
+
+/*
+ * Make @fn the handler spinctl registers for its --opcode(s) on the QP the
+ * context is attached to (--qp).  It runs once per custom request and
+ * answers it: spin_alloc_resp(), spin_submit_dma() into the response,
+ * spin_wait_dma_finish(), spin_submit_resp().  Its return code is ignored;
+ * returning without spin_submit_resp() fails the request (the requester
+ * gets a remote operational error).
+ *
+ * register_dma_region is the host's side: the regions spinctl --region
+ * adds (SNIC_SPIN_IOC_REGION_ADD) are the only host memory the handler can
+ * reach, by region index and offset; spin_region_size() gives their size.
+ */
+#define SPIN_CUSTOM_HANDLER(fn) SPIN_ALIAS_(spin_custom_handler, fn)
+
+/* The request of a custom handler (NULL in any other handler). */
+static inline const volatile struct spin_custom *
+spin_custom_req(const struct spin_args *a)
+{
+	if (a->handler != SPIN_HANDLER_CUSTOM)
+		return NULL;
+	return (const volatile struct spin_custom *)(uintptr_t)SPIN_CUSTOM_ADDR;
+}
+
+/*
+ * The response buffer for @len bytes (zeroed; at most the requester's
+ * response length, resp_len), or NULL if it does not fit.
+ */
+static inline void *spin_alloc_resp(const struct spin_args *a, uint32_t len)
+{
+	const volatile struct spin_custom *c = spin_custom_req(a);
+
+	if (!c || len > c->resp_len)
+		return NULL;
+	return (void *)(uintptr_t)SPIN_RESP_BASE;
+}
+
+/* DMA @len bytes at offset @off of host region @region into @local. */
+static inline spin_handle_t spin_submit_dma(unsigned int region, uint32_t off,
+					    void *local, uint32_t len)
+{
+	return spin_dma_from_host(region, off, local, len);
+}
+
+/* Wait for every command this handler issued. */
+static inline void spin_wait_dma_finish(void)
+{
+	spin_handle_t h;
+
+	for (h = 0; h < SPIN_CMD_SLOTS; h++)
+		spin_wait(h);
+}
+
+/*
+ * Send the response: its first @len bytes count, the rest of resp_len is
+ * zeros.  Once per request.
+ */
+static inline spin_handle_t spin_submit_resp(uint32_t len)
+{
+	volatile struct spin_cmd *d = SPIN_DESC;
+
+	d->op = SPIN_CMD_RESP;
+	d->flags = 0;
+	d->local = SPIN_RESP_BASE;
+	d->len = len;
+	return spin_issue_desc();
+}
+
 /* ---- RV32A atomics on handler memory or scratch ---- */
 
 static inline uint32_t spin_amo_add(volatile uint32_t *p, uint32_t v)
