@@ -85,6 +85,10 @@ static void snic_realize(PCIDevice *pdev, Error **errp)
                    SNIC_SPIN_MSG_SLOTS, SPIN_PKT_MAX, SNIC_SPIN_L2P_SIZE);
         return;
     }
+    if (snic_rdma_cc_check(s)) {
+        error_setg(errp, "%s", snic_rdma_cc_check(s));
+        return;
+    }
     if (!d2d_timing_realize(&s->timing, pdev, errp)) {
         return;
     }
@@ -176,6 +180,7 @@ static void snic_instance_init(Object *obj)
     object_property_add_str(obj, "queue-stats", snic_get_queue_stats, NULL);
     object_property_add_str(obj, "rdma-stats", snic_get_rdma_stats, NULL);
     snic_rdma_loss_props(s, obj);
+    snic_rdma_cc_props(s, obj);
     object_property_add_uint64_ptr(obj, "spin-bh-yields", &s->spin.bh_yields,
                                    OBJ_PROP_FLAG_READ);
     object_property_add_uint8_ptr(obj, "aq-drop-opcode", &s->aq_drop_opcode,

@@ -195,7 +195,8 @@ struct snic_qp_attr {
 	__le32 rnr_naks_rcvd;
 	__le32 seq_naks_rcvd;
 	__le32 sq_outstanding;	/* WQEs sent and not yet acknowledged */
-	__u8 rsvd[12];
+	__le32 cc_rate_mbps;	/* DCQCN: current rate, Mbit/s (0: AIMD) */
+	__u8 rsvd[8];
 };
 
 /*
@@ -387,7 +388,12 @@ enum snic_eqe_rdma_type {
 	X(SNIC_RDMA_STAT_READ_RESPS, read_resps)	/* READ response packets sent */ \
 	X(SNIC_RDMA_STAT_ATOMICS, atomics)		/* atomics executed */ \
 	X(SNIC_RDMA_STAT_RX_BAD_SRC, rx_bad_src)	/* RC: dropped, not from the QP's path */ \
-	X(SNIC_RDMA_STAT_TX_BAD_SRC, tx_bad_src)	/* user UD WQEs naming no source address */
+	X(SNIC_RDMA_STAT_TX_BAD_SRC, tx_bad_src)	/* user UD WQEs naming no source address */ \
+	X(SNIC_RDMA_STAT_ECN_MARKED, ecn_marked)	/* RC packets received with CE set */ \
+	X(SNIC_RDMA_STAT_CNP_SENT, cnp_sent)		/* CNPs sent (notification point) */ \
+	X(SNIC_RDMA_STAT_CNP_RCVD, cnp_rcvd)		/* CNPs taken (reaction point) */ \
+	X(SNIC_RDMA_STAT_CC_RATE_DECREASES, cc_rate_decreases)	/* DCQCN rate cuts */ \
+	X(SNIC_RDMA_STAT_CC_RATE_INCREASES, cc_rate_increases)	/* DCQCN rate increase steps */
 
 /* The list helpers SNIC_STAT_ENUM, _NAME and _LE64: snic_ifc.h. */
 enum snic_rdma_stat {
