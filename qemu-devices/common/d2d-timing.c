@@ -316,25 +316,9 @@ void d2d_timing_init(Object *obj, D2DTiming *t)
     };
     size_t i;
 
-    static const struct {
-        const char *name;
-        size_t off;
-    } ecn[] = {
-        { "timing-ecn-kmin", offsetof(D2DEcn, kmin) },
-        { "timing-ecn-kmax", offsetof(D2DEcn, kmax) },
-        { "timing-ecn-pmax", offsetof(D2DEcn, pmax_ppm) },
-        { "ecn-mark-every", offsetof(D2DEcn, mark_every) },
-    };
 
     d2d_timing_params_default(&t->p);
     d2d_ecn_init(&t->ecn);
-    for (i = 0; i < ARRAY_SIZE(ecn); i++) {
-        object_property_add(obj, ecn[i].name, "uint32",
-                            d2d_timing_get_u32, d2d_timing_set_u32, NULL,
-                            (uint8_t *)&t->ecn + ecn[i].off);
-    }
-    object_property_add_uint64_ptr(obj, "ecn-marked", &t->ecn.marked,
-                                   OBJ_PROP_FLAG_READ);
     object_property_add(obj, "timing", "bool", d2d_timing_get_on,
                         d2d_timing_set_on, NULL, &t->p.on);
     for (i = 0; i < ARRAY_SIZE(params); i++) {
@@ -350,6 +334,28 @@ void d2d_timing_init(Object *obj, D2DTiming *t)
                                    OBJ_PROP_FLAG_READ);
     object_property_add_uint64_ptr(obj, "timing-late-errors",
                                    &t->late_errors, OBJ_PROP_FLAG_READ);
+}
+
+void d2d_timing_ecn_init(Object *obj, D2DTiming *t)
+{
+    static const struct {
+        const char *name;
+        size_t off;
+    } ecn[] = {
+        { "timing-ecn-kmin", offsetof(D2DEcn, kmin) },
+        { "timing-ecn-kmax", offsetof(D2DEcn, kmax) },
+        { "timing-ecn-pmax", offsetof(D2DEcn, pmax_ppm) },
+        { "ecn-mark-every", offsetof(D2DEcn, mark_every) },
+    };
+    size_t i;
+
+    for (i = 0; i < ARRAY_SIZE(ecn); i++) {
+        object_property_add(obj, ecn[i].name, "uint32",
+                            d2d_timing_get_u32, d2d_timing_set_u32, NULL,
+                            (uint8_t *)&t->ecn + ecn[i].off);
+    }
+    object_property_add_uint64_ptr(obj, "ecn-marked", &t->ecn.marked,
+                                   OBJ_PROP_FLAG_READ);
 }
 
 void d2d_timing_engine(D2DTiming *t, uint32_t ns)

@@ -70,6 +70,12 @@ void d2d_timing_reset(D2DTiming *t);
  * device is realized, e.g. with -global), the counters as read-only ones.
  */
 void d2d_timing_init(Object *obj, D2DTiming *t);
+/*
+ * From the instance_init of a device with a port (after d2d_timing_init):
+ * the ECN marking properties of its switch queue, timing-ecn-kmin, -kmax,
+ * -pmax, ecn-mark-every, and the counter ecn-marked.
+ */
+void d2d_timing_ecn_init(Object *obj, D2DTiming *t);
 
 static inline bool d2d_timing_on(const D2DTiming *t)
 {

@@ -177,6 +177,7 @@ static void snic_instance_init(Object *obj)
 
     d2d_pcie_counters_add_props(obj, &s->pcie);
     d2d_timing_init(obj, &s->timing);
+    d2d_timing_ecn_init(obj, &s->timing);
     object_property_add_str(obj, "queue-stats", snic_get_queue_stats, NULL);
     object_property_add_str(obj, "rdma-stats", snic_get_rdma_stats, NULL);
     snic_rdma_loss_props(s, obj);
