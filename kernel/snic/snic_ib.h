@@ -274,7 +274,6 @@ int snic_ib_create_qp(struct ib_qp *qp, struct ib_qp_init_attr *init,
 		      struct ib_udata *udata);
 int snic_ib_modify_qp(struct ib_qp *qp, struct ib_qp_attr *attr, int mask,
 		      struct ib_udata *udata);
-int snic_ib_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp);
 int snic_ib_query_qp(struct ib_qp *qp, struct ib_qp_attr *attr, int mask,
 		     struct ib_qp_init_attr *init);
 int snic_ib_destroy_qp(struct ib_qp *qp, struct ib_udata *udata);

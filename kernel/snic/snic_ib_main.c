@@ -330,7 +330,6 @@ static const struct ib_device_ops snic_ib_ops = {
 	.create_qp = snic_ib_create_qp,
 	.modify_qp = snic_ib_modify_qp,
 	.query_qp = snic_ib_query_qp,
-	.fill_res_qp_entry = snic_ib_fill_res_qp_entry,
 	.destroy_qp = snic_ib_destroy_qp,
 	.create_srq = snic_ib_create_srq,
 	.modify_srq = snic_ib_modify_srq,

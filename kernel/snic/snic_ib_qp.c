@@ -13,7 +13,6 @@
 #include <linux/etherdevice.h>
 #include <net/ipv6.h>
 #include <rdma/ib_cache.h>
-#include <rdma/restrack.h>
 #include <rdma/uverbs_ioctl.h>
 #include "snic_ib.h"
 
@@ -568,32 +567,6 @@ int snic_ib_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *a, int mask,
 	if (mask & IB_QP_SQ_PSN)
 		qp->attr.sq_psn = a->sq_psn;
 	return 0;
-}
-
-/*
- * rdma resource show qp (with -d): an RC QP's DCQCN rate as the device
- * reports it (docs/snic-rdma.md "Congestion control"); nothing if the
- * query fails.
- */
-int snic_ib_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp)
-{
-	struct snic_ib_dev *ibd = to_sibdev(ibqp->device);
-	struct snic_ib_qp *qp = to_sibqp(ibqp);
-	struct snic_qp_attr *s;
-	int ret = 0;
-
-	if (ibqp->qp_type != IB_QPT_RC)
-		return 0;
-	s = kzalloc(sizeof(*s), GFP_KERNEL);
-	if (!s)
-		return -ENOMEM;
-	if (!snic_aq_exec_buf(ibd->sd, SNIC_AQ_QUERY_QP, qp->qpn, 0, s,
-			      sizeof(*s), NULL) &&
-	    rdma_nl_put_driver_u32(msg, "cc_rate_mbps",
-				   le32_to_cpu(s->cc_rate_mbps)))
-		ret = -EMSGSIZE;
-	kfree(s);
-	return ret;
 }
 
 int snic_ib_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *a, int mask,
