@@ -158,6 +158,9 @@ bool d2d_timing_realize(D2DTiming *t, PCIDevice *pdev, Error **errp)
         return true;
     }
     why = d2d_timing_params_check(&t->p);
+    if (!why) {
+        why = d2d_ecn_check(&t->ecn);
+    }
     if (why) {
         error_setg(errp, "%s: %s", object_get_typename(OBJECT(pdev)), why);
         return false;
@@ -319,7 +322,9 @@ void d2d_timing_init(Object *obj, D2DTiming *t)
     };
     size_t i;
 
+
     d2d_timing_params_default(&t->p);
+    d2d_ecn_init(&t->ecn);
     object_property_add(obj, "timing", "bool", d2d_timing_get_on,
                         d2d_timing_set_on, NULL, &t->p.on);
     for (i = 0; i < ARRAY_SIZE(params); i++) {
@@ -334,6 +339,28 @@ void d2d_timing_init(Object *obj, D2DTiming *t)
                                    OBJ_PROP_FLAG_READ);
     object_property_add_uint64_ptr(obj, "timing-late-errors",
                                    &t->late_errors, OBJ_PROP_FLAG_READ);
+}
+
+void d2d_timing_ecn_init(Object *obj, D2DTiming *t)
+{
+    static const struct {
+        const char *name;
+        size_t off;
+    } ecn[] = {
+        { "timing-ecn-kmin", offsetof(D2DEcn, kmin) },
+        { "timing-ecn-kmax", offsetof(D2DEcn, kmax) },
+        { "timing-ecn-pmax", offsetof(D2DEcn, pmax_ppm) },
+        { "ecn-mark-every", offsetof(D2DEcn, mark_every) },
+    };
+    size_t i;
+
+    for (i = 0; i < ARRAY_SIZE(ecn); i++) {
+        object_property_add(obj, ecn[i].name, "uint32",
+                            d2d_timing_get_u32, d2d_timing_set_u32, NULL,
+                            (uint8_t *)&t->ecn + ecn[i].off);
+    }
+    object_property_add_uint64_ptr(obj, "ecn-marked", &t->ecn.marked,
+                                   OBJ_PROP_FLAG_READ);
 }
 
 void d2d_timing_engine(D2DTiming *t, uint32_t ns)
@@ -412,14 +439,31 @@ bool d2d_timing_frame_out(D2DTiming *t, const uint8_t *f, size_t len,
     return true;
 }
 
+/* A copy of @f with CE set (docs/timing.md "ECN marking"), counted. */
+static uint8_t *d2d_timing_ce_copy(D2DTiming *t, const uint8_t *f, size_t len)
+{
+    uint8_t *m = g_memdup2(f, len);
+
+    d2d_ecn_set_ce(m, len);
+    t->ecn.marked++;
+    return m;
+}
+
 bool d2d_timing_frame_in(D2DTiming *t, const uint8_t *f, size_t len,
                          D2DTimingFn *fn, void *opaque)
 {
+    g_autofree uint8_t *marked = NULL;
     int64_t now, leave;
     uint64_t depth;
 
     if (!t->p.on) {
-        return false;
+        if (!t->ecn.mark_every ||
+            !d2d_ecn_decide(&t->ecn, f, len, 0, false)) {
+            return false;
+        }
+        marked = d2d_timing_ce_copy(t, f, len);
+        fn(opaque, marked, len);
+        return true;
     }
     now = d2d_now();
     leave = d2d_tl_rx(&t->tl, now, len, t->p.switch_queue, &depth);
@@ -427,8 +471,16 @@ bool d2d_timing_frame_in(D2DTiming *t, const uint8_t *f, size_t len,
         t->rx_drops++;
         return true;
     }
+    if (d2d_ecn_decide(&t->ecn, f, len, depth, true)) {
+        marked = d2d_timing_ce_copy(t, f, len);
+        f = marked;
+    }
     if (leave <= now && !t->rx.len) {
-        return false;
+        if (!marked) {
+            return false;
+        }
+        fn(opaque, f, len);
+        return true;
     }
     t->rx_queued++;
     d2d_defer_add(&t->rx, leave, D2D_FX_CALL, 0, f, len, fn, opaque);

@@ -16,6 +16,7 @@
 #include "qemu/queue.h"
 #include "qemu/timer.h"
 #include "d2d-cost.h"
+#include "d2d-ecn.h"
 
 typedef void D2DTimingFn(void *opaque, const uint8_t *data, size_t len);
 
@@ -46,6 +47,11 @@ typedef struct D2DTiming {
     D2DDefer fx;                /* posted PCIe effects: DMA writes, MSI-X */
     D2DDefer wire;              /* frames on their way to the far end */
     D2DDefer rx;                /* frames waiting in the switch queue */
+    /*
+     * ECN marking at the switch queue: the curve in timing mode
+     * (timing-ecn-*), ecn-mark-every in either mode.
+     */
+    D2DEcn ecn;
     /* counters (QOM properties timing-*) */
     uint64_t deferred;          /* effects that waited for their time */
     uint64_t rx_queued;         /* frames that waited in the switch queue */
@@ -69,6 +75,13 @@ void d2d_timing_init(Object *obj, D2DTiming *t);
  * settable until the device is realized like the common ones.
  */
 void d2d_timing_add_param(Object *obj, const char *name, uint32_t *field);
+
+/*
+ * From the instance_init of a device with a port (after d2d_timing_init):
+ * the ECN marking properties of its switch queue, timing-ecn-kmin, -kmax,
+ * -pmax, ecn-mark-every, and the counter ecn-marked.
+ */
+void d2d_timing_ecn_init(Object *obj, D2DTiming *t);
 
 static inline bool d2d_timing_on(const D2DTiming *t)
 {
@@ -130,7 +143,9 @@ bool d2d_timing_frame_out(D2DTiming *t, const uint8_t *f, size_t len,
 /*
  * A frame arrives from the wire: true if timing is on and the switch
  * queue in front of the port holds frames (@fn is called when it leaves
- * the queue) or is full (dropped, counted); false: take it now.
+ * the queue) or is full (dropped, counted), or if the queue set CE on it
+ * (@fn has the marked copy, now or when it leaves the queue); false:
+ * take it now, as it is.
  */
 bool d2d_timing_frame_in(D2DTiming *t, const uint8_t *f, size_t len,
                          D2DTimingFn *fn, void *opaque);

@@ -93,6 +93,10 @@ static void snic_realize(PCIDevice *pdev, Error **errp)
                    "pipe-poll-max-ns >= pipe-poll-ns", SNIC_PIPE_MAX_CORES);
         return;
     }
+    if (snic_rdma_cc_check(s)) {
+        error_setg(errp, "%s", snic_rdma_cc_check(s));
+        return;
+    }
     if (!d2d_timing_realize(&s->timing, pdev, errp)) {
         return;
     }
@@ -182,6 +186,7 @@ static void snic_instance_init(Object *obj)
 
     d2d_pcie_counters_add_props(obj, &s->pcie);
     d2d_timing_init(obj, &s->timing);
+    d2d_timing_ecn_init(obj, &s->timing);
     object_property_add_str(obj, "queue-stats", snic_get_queue_stats, NULL);
     object_property_add_str(obj, "rdma-stats", snic_get_rdma_stats, NULL);
     snic_rdma_loss_props(s, obj);
@@ -197,6 +202,7 @@ static void snic_instance_init(Object *obj)
     object_property_add_uint64_ptr(obj, "spin-l2h-stall-cycles",
                                    &s->spin.l2h_banks.stall_cycles,
                                    OBJ_PROP_FLAG_READ);
+    snic_rdma_cc_props(s, obj);
     object_property_add_uint64_ptr(obj, "spin-bh-yields", &s->spin.bh_yields,
                                    OBJ_PROP_FLAG_READ);
     object_property_add_uint8_ptr(obj, "aq-drop-opcode", &s->aq_drop_opcode,

@@ -98,6 +98,7 @@ void snic_rdma_bh(void *opaque)
         if (qp->state < SNIC_QPS_RTR) {
             continue;
         }
+        snic_rdma_cc_run(s, qp);
         more = snic_rdma_resp_run(s, qp, &budget);
         more |= snic_rdma_req_run(s, qp, &budget);
         snic_rdma_retire(s, qp);
@@ -190,11 +191,14 @@ void snic_rdma_stats_format(SnicState *s, GString *out)
         }
         g_string_append_printf(out, "qp %u: type=%u state=%u sq_psn=%u "
                                "rq_psn=%u outstanding=%u retransmits=%u "
-                               "rnr_naks_rcvd=%u seq_naks_rcvd=%u cwnd=%u ",
+                               "rnr_naks_rcvd=%u seq_naks_rcvd=%u cwnd=%u "
+                               "rate_mbps=%u alpha=%u ",
                                qp->qpn, qp->type, qp->state, qp->next_psn,
                                qp->resp_psn, qp->win_tail - qp->win_head,
                                qp->cnt.retransmits, qp->cnt.rnr_naks_rcvd,
-                               qp->cnt.seq_naks_rcvd, qp->cwnd);
+                               qp->cnt.seq_naks_rcvd, qp->cwnd,
+                               snic_rdma_cc_rate_mbps(s, qp),
+                               snic_rdma_cc_alpha(qp));
         if (qp->flags & SNIC_QP_F_PIPE) {
             g_string_append_printf(out, "pipe_core=%u ", qp->pipe_core);
         }

@@ -105,8 +105,16 @@ void snic_rdma_hdr_init(SnicState *s, SnicQp *qp, SnicRoceHdr *h,
     h->sip = be32_to_cpu(qp->av.sip);
     h->dip = be32_to_cpu(qp->av.dip);
     h->ttl = qp->av.ttl;
-    h->tos = qp->av.tos;
+    /* ECN-capable (ECT(0)): a switch queue may mark it CE */
+    h->tos = (qp->av.tos & ~D2D_ECN_MASK) | D2D_ECN_ECT0;
     h->sport = le16_to_cpu(qp->av.udp_sport);
+    if (s->rdma.cc.spray && qp->type == SNIC_QPT_RC) {
+        /*
+         * Multipath: the source port is the flow's entropy in ECMP; a
+         * different one per PSN spreads a QP's packets over the paths.
+         */
+        h->sport = 0xc000 | ((h->sport ^ (psn * 0x9e3779b1u >> 9)) & 0x3fff);
+    }
     h->opcode = opcode;
     h->dqpn = qp->dest_qpn;
     h->psn = psn & ROCE_PSN_MASK;

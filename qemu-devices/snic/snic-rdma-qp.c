@@ -121,6 +121,7 @@ uint16_t snic_rdma_create_qp(SnicState *s, const struct snic_aq_cmd *c,
     qp->rnr_timer = d2d_timer_new_guarded(DEVICE(s), snic_rdma_rnr_timer, qp);
     qp->probe_timer = d2d_timer_new_guarded(DEVICE(s), snic_rdma_probe_timer,
                                             qp);
+    snic_rdma_cc_qp_init(s, qp);
     pd->refs++;
     s->cqs[scqn].refs++;
     s->cqs[rcqn].refs++;
@@ -151,6 +152,7 @@ void snic_rdma_qp_free(SnicState *s, SnicQp *qp)
     d2d_timer_free_guarded(qp->retry_timer);
     d2d_timer_free_guarded(qp->rnr_timer);
     d2d_timer_free_guarded(qp->probe_timer);
+    snic_rdma_cc_qp_free(qp);
     g_free(qp->win);
     qp->retry_timer = qp->rnr_timer = qp->probe_timer = NULL;
     qp->win = NULL;
@@ -323,6 +325,7 @@ uint16_t snic_rdma_modify_qp(SnicState *s, const struct snic_aq_cmd *c)
     /* Accepted: apply. */
     if (mask & SNIC_QP_ATTR_STATE && to == SNIC_QPS_RESET) {
         snic_qp_reset(qp);
+        snic_rdma_cc_qp_reset(s, qp);
     }
     if (mask & SNIC_QP_ATTR_ACCESS) {
         qp->access = le32_to_cpu(a.access) & 0xf;
@@ -368,6 +371,7 @@ uint16_t snic_rdma_modify_qp(SnicState *s, const struct snic_aq_cmd *c)
     }
     if (mask & SNIC_QP_ATTR_SQ_PSN) {
         snic_qp_set_psn(qp, le32_to_cpu(a.sq_psn));
+        snic_rdma_cc_qp_reset(s, qp);
     }
     if (mask & SNIC_QP_ATTR_STATE) {
         uint8_t from = qp->state;
@@ -425,6 +429,7 @@ uint16_t snic_rdma_query_qp(SnicState *s, const struct snic_aq_cmd *c)
     a.rnr_naks_rcvd = cpu_to_le32(qp->cnt.rnr_naks_rcvd);
     a.seq_naks_rcvd = cpu_to_le32(qp->cnt.seq_naks_rcvd);
     a.sq_outstanding = cpu_to_le32(qp->win_tail - qp->win_head);
+    a.cc_rate_mbps = cpu_to_le32(snic_rdma_cc_rate_mbps(s, qp));
     return snic_aq_write_buf(s, c, &a, sizeof(a));
 }
 

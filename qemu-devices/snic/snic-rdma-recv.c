@@ -77,6 +77,14 @@ bool snic_rdma_rx(SnicState *s, const uint8_t *f, size_t len)
     st->rx_pkts++;
     st->rx_bytes += len;
     d2d_timing_latency(&s->timing, s->timing.p.rdma_ns);
+    if (fl & ROCE_F_CNP) {
+        snic_rdma_cc_cnp(s, qp, &h);
+        return true;
+    }
+    if (qp->type == SNIC_QPT_RC && (h.tos & D2D_ECN_MASK) == D2D_ECN_CE) {
+        /* the notification point: a CNP goes back to the sender */
+        snic_rdma_cc_ce(s, qp);
+    }
     if (fl & ROCE_F_RESP) {
         snic_rdma_comp_rx(s, qp, &h);
     } else {

@@ -11,12 +11,6 @@
 #include "qemu/log.h"
 #include "snic.h"
 
-/* Packets the requester may have unacknowledged now (see snic-rdma.h). */
-static uint32_t snic_rdma_cwnd(SnicQp *qp)
-{
-    return MIN(MAX(qp->cwnd, SNIC_RDMA_CWND_MIN), SNIC_RDMA_MAX_INFLIGHT);
-}
-
 /* ---- WQE fetch ---- */
 
 static bool snic_wqe_opcode_ok(SnicQp *qp, uint8_t op)
@@ -488,7 +482,7 @@ static bool snic_req_packet(SnicState *s, SnicQp *qp, SnicSwqe *w)
         h.se = last && (w->flags & SNIC_WQE_F_SOLICITED);
         /* at least two ACKs per window keep it moving */
         h.ackreq = last || qp->probe || ++qp->pkts_since_ack >=
-                   MIN(SNIC_RDMA_ACK_EVERY, snic_rdma_cwnd(qp) / 2);
+                   MIN(SNIC_RDMA_ACK_EVERY, snic_rdma_cc_window(s, qp) / 2);
         break;
     }
     if (h.ackreq) {
@@ -511,7 +505,9 @@ static bool snic_req_packet(SnicState *s, SnicQp *qp, SnicSwqe *w)
             return false;
         }
     }
-    snic_rdma_xmit(s, qp, f, snic_roce_finish(f, &h, len));
+    len = snic_roce_finish(f, &h, len);
+    snic_rdma_xmit(s, qp, f, len);
+    snic_rdma_cc_sent(s, qp, len);
     return true;
 }
 
@@ -606,8 +602,11 @@ bool snic_rdma_req_run(SnicState *s, SnicQp *qp, int *budget)
             return true;
         }
         if (rc && snic_psn_diff(qp->tx_psn, qp->comp_psn) >=
-            (qp->probe ? 1 : snic_rdma_cwnd(qp))) {
+            (qp->probe ? 1 : snic_rdma_cc_window(s, qp))) {
             break;
+        }
+        if (rc && !snic_rdma_cc_may_send(s, qp)) {
+            break;              /* paced: the QP is kicked when it may */
         }
         fresh = qp->tx_psn == w->first_psn;
         if (fresh && !snic_req_may_start(qp, qp->tx_wqe)) {

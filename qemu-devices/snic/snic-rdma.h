@@ -185,6 +185,41 @@ typedef struct SnicAtomicCache {
     uint64_t orig;
 } SnicAtomicCache;
 
+/*
+ * Congestion control of one RC QP (snic-rdma-cc.c, docs/snic-rdma.md
+ * "Congestion control"): the notification point's CNP pacing and the
+ * DCQCN reaction point.  Rates in kbit/s, alpha in 1/65536.
+ */
+typedef struct SnicCc {
+    /* notification point */
+    bool cnp_pending;           /* a CE-marked packet came: CNP to send */
+    bool cnp_ever;              /* a CNP was sent (cnp_ns is valid) */
+    int64_t cnp_ns;             /* when the last CNP was sent */
+    /* reaction point (DCQCN) */
+    uint64_t rc_kbps, rt_kbps;  /* current and target rate */
+    uint32_t alpha;
+    int64_t alpha_t0;           /* start of the alpha timer's period */
+    int64_t timer_t0;           /* start of the rate increase timer */
+    uint64_t bc_bytes;          /* byte counter since the last event */
+    uint32_t t_cnt, bc_cnt;     /* increase events since the last cut */
+    int64_t next_tx_ns;         /* pacing (timing mode) */
+    QEMUTimer *timer;           /* pacing: kicks the QP when it may send */
+} SnicCc;
+
+/* Device-wide congestion control parameters (snic properties). */
+typedef struct SnicCcParams {
+    bool dcqcn;                 /* cc=dcqcn (default cc=aimd) */
+    bool spray;                 /* per-packet UDP source ports (RC) */
+    uint32_t cnp_interval_us;   /* N: at most one CNP per QP per N us */
+    uint32_t g_shift;           /* g = 2^-g_shift */
+    uint32_t alpha_us;          /* K: alpha timer */
+    uint32_t timer_us;          /* T: rate increase timer */
+    uint32_t bc_bytes;          /* B: byte counter */
+    uint32_t f;                 /* F: fast recovery steps */
+    uint32_t rai_mbps, rhai_mbps;   /* additive / hyper increase */
+    uint32_t min_mbps;          /* rate floor */
+} SnicCcParams;
+
 typedef struct SnicRdmaCounters {
     uint32_t retransmits, rnr_naks_rcvd, seq_naks_rcvd;
 } SnicRdmaCounters;
@@ -280,6 +315,7 @@ typedef struct SnicQp {
     bool rql_ok;                /* rql holds the receive line at rql_ctr */
     uint16_t rql_ctr;
     uint8_t rql[64];
+    SnicCc cc;                  /* congestion control (RC) */
 
     SnicRdmaCounters cnt;
     D2DPcieCounters pcie;
@@ -345,6 +381,7 @@ typedef struct SnicRdma {
     SnicSsq *ssqs;              /* SNIC_MAX_SSQS */
     QEMUTimer *ssq_timer;
     uint32_t ssq_interval;
+    SnicCcParams cc;            /* congestion control, multipath */
 } SnicRdma;
 
 /* snic-rdma-main.c: the top of the transport */
@@ -469,6 +506,34 @@ unsigned snic_rdma_req_take(SnicState *s, SnicQp *qp, const uint8_t *segs,
  * @budget packets.  True if it has more to send right now.
  */
 bool snic_rdma_req_run(SnicState *s, SnicQp *qp, int *budget);
+
+/* snic-rdma-cc.c: congestion control, below the roles, above the net */
+/* Device properties cc, spray, cnp-interval-us, dcqcn-*. */
+void snic_rdma_cc_props(SnicState *s, Object *obj);
+/* NULL if the parameters are usable, else what is wrong. */
+const char *snic_rdma_cc_check(SnicState *s);
+void snic_rdma_cc_qp_init(SnicState *s, SnicQp *qp);
+void snic_rdma_cc_qp_free(SnicQp *qp);
+/* A QP starts over (RESET, new SQ PSN): full rate, no history. */
+void snic_rdma_cc_qp_reset(SnicState *s, SnicQp *qp);
+/* An RC packet for @qp arrived with CE set: a CNP is due. */
+void snic_rdma_cc_ce(SnicState *s, SnicQp *qp);
+/* A CNP for @qp arrived. */
+void snic_rdma_cc_cnp(SnicState *s, SnicQp *qp, const SnicRoceHdr *h);
+/* Send @qp's due CNP (from the RDMA bottom half). */
+void snic_rdma_cc_run(SnicState *s, SnicQp *qp);
+/*
+ * May the requester send now?  False: paced (timing mode, DCQCN), the QP
+ * is kicked when it may.
+ */
+bool snic_rdma_cc_may_send(SnicState *s, SnicQp *qp);
+/* The requester sent a frame of @len bytes. */
+void snic_rdma_cc_sent(SnicState *s, SnicQp *qp, size_t len);
+/* Packets RC @qp may have unacknowledged (AIMD window or DCQCN's cap). */
+uint32_t snic_rdma_cc_window(SnicState *s, SnicQp *qp);
+/* DCQCN's current rate of @qp in Mbit/s, 0 in AIMD mode. */
+uint32_t snic_rdma_cc_rate_mbps(SnicState *s, SnicQp *qp);
+uint32_t snic_rdma_cc_alpha(SnicQp *qp);
 
 /* snic-rdma-net.c: below the roles */
 SnicQp *snic_rdma_qp(SnicState *s, uint32_t qpn);

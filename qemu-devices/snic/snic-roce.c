@@ -69,6 +69,8 @@ uint32_t snic_roce_opflags(uint8_t opcode)
     case ROCE_CUSTOM_FIRST ... ROCE_CUSTOM_LAST:
         return ROCE_F_REQ | ROCE_F_CUSTOM | ROCE_F_ONLY | ROCE_F_RETH |
                ROCE_F_PAYLOAD;
+    case ROCE_CNP:
+        return ROCE_F_CNP;
     default:
         return 0;
     }
@@ -86,6 +88,7 @@ size_t snic_roce_hdr_len(uint32_t fl)
     n += (fl & ROCE_F_ATMACK) ? ROCE_ATMACK_LEN : 0;
     n += (fl & ROCE_F_IMM) ? ROCE_IMM_LEN : 0;
     n += (fl & ROCE_F_IETH) ? ROCE_IETH_LEN : 0;
+    n += (fl & ROCE_F_CNP) ? ROCE_CNP_RSVD_LEN : 0;
     return n;
 }
 
@@ -150,6 +153,9 @@ size_t snic_roce_build(uint8_t *f, SnicRoceHdr *h, size_t paylen)
     p[1] = (h->se ? 0x80 : 0) | (h->mig ? 0x40 : 0) | (h->pad << 4);
     d2d_wr16(p + 2, h->pkey ? h->pkey : ROCE_PKEY_DEFAULT);
     d2d_wr32(p + 4, h->dqpn & ROCE_PSN_MASK);
+    if (fl & ROCE_F_CNP) {
+        p[4] = 0x40;                    /* BECN (resv8a, not in the ICRC) */
+    }
     d2d_wr32(p + 8, (h->ackreq ? 0x80000000u : 0) | (h->psn & ROCE_PSN_MASK));
     p += ROCE_BTH_LEN;
     if (fl & ROCE_F_RETH) {
@@ -185,6 +191,10 @@ size_t snic_roce_build(uint8_t *f, SnicRoceHdr *h, size_t paylen)
     if (fl & ROCE_F_IETH) {
         d2d_wr32(p, h->ieth);
         p += ROCE_IETH_LEN;
+    }
+    if (fl & ROCE_F_CNP) {
+        memset(p, 0, ROCE_CNP_RSVD_LEN);
+        p += ROCE_CNP_RSVD_LEN;
     }
     return p - f;
 }
@@ -311,6 +321,7 @@ SnicRoceParse snic_roce_parse(const uint8_t *f, size_t len, SnicRoceHdr *h)
         h->ieth = d2d_rd32(p);
         p += ROCE_IETH_LEN;
     }
+    p += (fl & ROCE_F_CNP) ? ROCE_CNP_RSVD_LEN : 0;
     h->payload = p;
     h->paylen = end - p - h->pad;
     return ROCE_OK;

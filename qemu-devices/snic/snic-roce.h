@@ -26,6 +26,7 @@
 #define ROCE_IETH_LEN       4
 #define ROCE_DETH_LEN       8
 #define ROCE_ICRC_LEN       4
+#define ROCE_CNP_RSVD_LEN   16      /* reserved bytes after a CNP's BTH */
 /* Ethernet + IPv4 + UDP before the BTH */
 #define ROCE_L4_OFF         (14 + ROCE_IP_HLEN)
 #define ROCE_BTH_OFF        (ROCE_L4_OFF + ROCE_UDP_HLEN)
@@ -60,6 +61,8 @@ enum {
     ROCE_SEND_ONLY_INV = 0x17,
     ROCE_UD_SEND_ONLY = 0x64,
     ROCE_UD_SEND_ONLY_IMM = 0x65,
+    /* RoCEv2 Congestion Notification Packet (IBA Annex A17.9.3) */
+    ROCE_CNP = 0x81,
 };
 
 /*
@@ -94,6 +97,7 @@ enum {
 #define ROCE_F_UD       (1u << 17)
 #define ROCE_F_ACK      (1u << 18)  /* ACK or atomic ACK */
 #define ROCE_F_CUSTOM   (1u << 19)  /* custom request (ROCE_CUSTOM_*) */
+#define ROCE_F_CNP      (1u << 20)  /* congestion notification */
 
 /* AETH syndrome */
 #define AETH_ACK            0x00

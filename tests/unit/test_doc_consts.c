@@ -119,7 +119,7 @@ static void struct_sizes_match_doc(void)
 	CHECK_EQ(sizeof(struct snic_wqe_raddr), 16);
 	CHECK_EQ(sizeof(struct snic_wqe_atomic), 16);
 	CHECK_EQ(sizeof(struct snic_recv_hdr), 16);
-	CHECK_EQ(sizeof(struct snic_rdma_stats), 360);
+	CHECK_EQ(sizeof(struct snic_rdma_stats), 400);
 	CHECK_EQ(sizeof(struct snic_aq_create_ssq), 56);
 	CHECK_EQ(__builtin_offsetof(struct snic_aq_create_ssq, ci_addr), 16);
 	CHECK_EQ(sizeof(struct snic_pipe_rqe), 16);
@@ -130,6 +130,7 @@ static void struct_sizes_match_doc(void)
 	CHECK_EQ(__builtin_offsetof(struct snic_aq_create_qp, dbr_addr), 40);
 	CHECK_EQ(__builtin_offsetof(struct snic_qp_attr, av), 36);
 	CHECK_EQ(__builtin_offsetof(struct snic_qp_attr, sq_outstanding), 80);
+	CHECK_EQ(__builtin_offsetof(struct snic_qp_attr, cc_rate_mbps), 84);
 	CHECK_EQ(__builtin_offsetof(struct snic_wqe_reg, page_shift), 36);
 	CHECK_EQ(__builtin_offsetof(struct snic_aq_create_srq, limit), 24);
 }

@@ -179,11 +179,46 @@ static void malformed_rejected(void)
 	}
 }
 
+/*
+ * RoCEv2 CNP (IBA Annex A17.9.3): BTH opcode 0x81, 16 reserved bytes,
+ * ICRC; no payload, and one with bytes it cannot carry is malformed.
+ */
+static void cnp_format(void)
+{
+	uint8_t f[200];
+	size_t len = mk(f, ROCE_CNP, 0);
+	SnicRoceHdr h;
+
+	CHECK_EQ(len, 14 + 20 + 8 + 12 + 16 + 4);
+	CHECK_EQ(f[42], 0x81);
+	CHECK_EQ(snic_roce_opflags(ROCE_CNP), ROCE_F_CNP);
+	CHECK_EQ(snic_roce_parse(f, len, &h), ROCE_OK);
+	CHECK_EQ(h.opcode, ROCE_CNP);
+	CHECK_EQ(h.dqpn, 0x12);
+	CHECK_EQ(h.paylen, 0);
+	CHECK_EQ(wire_icrc(f, len), ref_icrc(f, len));
+	for (size_t i = 0; i < 16; i++)
+		CHECK_EQ(f[54 + i], 0);
+	/* a CNP four bytes too long (UDP and IP lengths and ICRC right) */
+	{
+		SnicRoceHdr c = h;
+		size_t off;
+
+		c.opcode = ROCE_SEND_ONLY;
+		off = snic_roce_build(f, &c, 20);
+		memset(f + off, 0, 20);
+		len = snic_roce_finish(f, &c, 20);
+		f[42] = ROCE_CNP;
+		CHECK(snic_roce_parse(f, len, &h) != ROCE_OK);
+	}
+}
+
 int main(void)
 {
 	RUN("unit/snic_roce", icrc_matches_reference);
 	RUN("unit/snic_roce", masked_fields_ignored);
 	RUN("unit/snic_roce", parse_round_trip);
 	RUN("unit/snic_roce", malformed_rejected);
+	RUN("unit/snic_roce", cnp_format);
 	return check_failures ? 1 : 0;
 }

@@ -199,7 +199,8 @@ struct snic_qp_attr {
 	__le32 rnr_naks_rcvd;
 	__le32 seq_naks_rcvd;
 	__le32 sq_outstanding;	/* WQEs sent and not yet acknowledged */
-	__u8 rsvd[12];
+	__le32 cc_rate_mbps;	/* DCQCN: current rate, Mbit/s (0: AIMD) */
+	__u8 rsvd[8];
 };
 
 /*
@@ -458,7 +459,12 @@ enum snic_eqe_rdma_type {
 	X(SNIC_RDMA_STAT_CUSTOM_REQS, custom_reqs)	/* custom requests a handler answered */ \
 	X(SNIC_RDMA_STAT_CUSTOM_RESPS, custom_resps)	/* their response packets sent */ \
 	X(SNIC_RDMA_STAT_CUSTOM_NO_HANDLER, custom_no_handler)	/* NAKed: no handler for the opcode */ \
-	X(SNIC_RDMA_STAT_CUSTOM_FAILED, custom_failed)	/* NAKed: handler aborted or gave no response */
+	X(SNIC_RDMA_STAT_CUSTOM_FAILED, custom_failed)	/* NAKed: handler aborted or gave no response */ \
+	X(SNIC_RDMA_STAT_ECN_MARKED, ecn_marked)	/* RC packets received with CE set */ \
+	X(SNIC_RDMA_STAT_CNP_SENT, cnp_sent)		/* CNPs sent (notification point) */ \
+	X(SNIC_RDMA_STAT_CNP_RCVD, cnp_rcvd)		/* CNPs taken (reaction point) */ \
+	X(SNIC_RDMA_STAT_CC_RATE_DECREASES, cc_rate_decreases)	/* DCQCN rate cuts */ \
+	X(SNIC_RDMA_STAT_CC_RATE_INCREASES, cc_rate_increases)	/* DCQCN rate increase steps */
 
 /* The list helpers SNIC_STAT_ENUM, _NAME and _LE64: snic_ifc.h. */
 enum snic_rdma_stat {
