@@ -52,6 +52,7 @@ void snic_queues_init(SnicState *s)
     s->rqs = g_new0(SnicRq, SNIC_MAX_RQS);
     s->rss = g_new0(SnicRss, SNIC_MAX_RSS);
     s->rules = g_new0(SnicRule, SNIC_MAX_RULES);
+    s->mmio_wqe = g_new0(SnicMmioWqe, SNIC_DB_PAGES);
     for (i = 0; i < SNIC_MAX_EQS; i++) {
         s->eqs[i].s = s;
         s->eqs[i].mod_timer = d2d_timer_new_guarded(DEVICE(s),
@@ -84,6 +85,7 @@ void snic_queues_free(SnicState *s)
     g_free(s->rqs);
     g_free(s->rss);
     g_free(s->rules);
+    g_free(s->mmio_wqe);
 }
 
 /* Reset: every queue, group and rule is gone. */
@@ -107,6 +109,7 @@ void snic_queues_reset(SnicState *s)
     memset(s->rqs, 0, sizeof(SnicRq) * SNIC_MAX_RQS);
     memset(s->rss, 0, sizeof(SnicRss) * SNIC_MAX_RSS);
     memset(s->rules, 0, sizeof(SnicRule) * SNIC_MAX_RULES);
+    memset(s->mmio_wqe, 0, sizeof(SnicMmioWqe) * SNIC_DB_PAGES);
     s->sqs_hi = 0;
     s->rules_hi = 0;
     memset(&s->port, 0, sizeof(s->port));

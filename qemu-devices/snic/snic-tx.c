@@ -249,6 +249,25 @@ static uint8_t snic_tx_eth(SnicState *s, SnicSq *sq, const uint8_t *segs,
     }
 }
 
+/*
+ * The first basic block of the WQE at the consumer counter from its
+ * WQE-by-MMIO line, if one came with its doorbell: no ring read.
+ */
+static bool snic_sq_mmio_bb(SnicState *s, SnicSq *sq, uint8_t *bb)
+{
+    if (sq->mmio_valid &&
+        (uint16_t)(sq->mmio_idx - sq->ci) >= RING_SIZE(sq)) {
+        sq->mmio_valid = false;     /* behind the consumer: not run */
+    }
+    if (!sq->mmio_valid || sq->mmio_idx != sq->ci) {
+        return false;
+    }
+    sq->mmio_valid = false;
+    memcpy(bb, sq->mmio_bb, SNIC_WQEBB_SIZE);
+    s->ps.tx_wqe_fetch_saved++;
+    return true;
+}
+
 /* Run up to SNIC_TX_BUDGET WQEs; true if the SQ still has work. */
 static bool snic_sq_run(SnicState *s, SnicSq *sq)
 {
@@ -275,6 +294,9 @@ static bool snic_sq_run(SnicState *s, SnicSq *sq)
                 }
             } else if (i > 1 && i >= nbb) {
                 break;
+            }
+            if (i == 0 && snic_sq_mmio_bb(s, sq, segs)) {
+                continue;
             }
             if (d2d_dma_read(&s->parent_obj, &s->pcie, &sq->st.pcie,
                              sq->ring + ((sq->ci + i) & SQ_MASK(sq)) *

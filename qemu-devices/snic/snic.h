@@ -67,7 +67,8 @@ typedef struct SnicSpinHook {
 #define SNIC_CAPS (SNIC_CAP_ADMINQ | SNIC_CAP_ETH | SNIC_CAP_CSUM | \
                    SNIC_CAP_TSO | SNIC_CAP_RSS | SNIC_CAP_STEER | \
                    SNIC_CAP_VXLAN | SNIC_CAP_RATE | SNIC_CAP_STRIDING_RQ | \
-                   SNIC_CAP_RDMA | SNIC_CAP_SPIN | SNIC_CAP_VLAN)
+                   SNIC_CAP_RDMA | SNIC_CAP_SPIN | SNIC_CAP_VLAN | \
+                   SNIC_CAP_MMIO_WQE)
 #define SNIC_SPEED_MBPS 100000
 /* Largest frame the send path assembles: TSO payload + headers. */
 #define SNIC_MAX_TX_FRAME (65536 + SNIC_MAX_INLINE + 64)
@@ -157,6 +158,10 @@ typedef struct SnicSq {
     uint16_t db_page;
     uint16_t pi, ci;
     bool pending;           /* has work for the TX bottom half */
+    /* WQE-by-MMIO: the first basic block of WQE @mmio_idx, not yet run */
+    bool mmio_valid;
+    uint16_t mmio_idx;
+    uint8_t mmio_bb[SNIC_WQEBB_SIZE];
     /* token bucket */
     uint64_t rate_bps;
     uint32_t burst;
@@ -180,6 +185,12 @@ typedef struct SnicRq {
     uint32_t refs;          /* RSS groups and rules naming it */
     SnicQueueStats st;
 } SnicRq;
+
+/* A doorbell page's WQE-by-MMIO line as its 32-bit stores arrive. */
+typedef struct SnicMmioWqe {
+    uint8_t line[SNIC_DB_SQ_WQE_SIZE];
+    uint16_t mask;          /* dwords written so far */
+} SnicMmioWqe;
 
 typedef struct SnicRss {
     bool valid;
@@ -240,6 +251,7 @@ struct SnicState {
     SnicRq *rqs;
     SnicRss *rss;
     SnicRule *rules;
+    SnicMmioWqe *mmio_wqe;  /* SNIC_DB_PAGES */
     /* One past the highest slot ever used since reset: bounds the scans. */
     uint32_t sqs_hi;
     uint32_t rules_hi;

@@ -80,6 +80,7 @@ enum snic_err {
 	SNIC_ERR_DB_QUEUE	= 11,	/* doorbell for a queue that does not exist */
 	SNIC_ERR_CQ_OVERFLOW	= 12,	/* completion with the CQ full */
 	SNIC_ERR_QUEUE_DMA	= 13,	/* a data queue's ring or record failed DMA */
+	SNIC_ERR_MMIO_WQE	= 14,	/* WQE-by-MMIO line refused (partial, bad index) */
 };
 
 /* Capabilities */
@@ -93,6 +94,7 @@ enum snic_err {
 #define SNIC_CAP_RATE		(1ull << 7)	/* per-SQ rate limiter */
 #define SNIC_CAP_STRIDING_RQ	(1ull << 8)	/* multi-packet receive queues */
 #define SNIC_CAP_VLAN		(1ull << 11)	/* 802.1Q insert, strip, filter */
+#define SNIC_CAP_MMIO_WQE	(1ull << 13)	/* SQ WQE-by-MMIO (SNIC_DB_SQ_WQE) */
 
 /* Admin queue geometry */
 #define SNIC_AQ_ALIGN		64
@@ -338,6 +340,17 @@ struct snic_identify_data {
 #define SNIC_DB_EQ_ARM		0x14
 #define SNIC_DB_VAL(qn, ctr)	(((__u32)(qn) << 16) | ((ctr) & 0xffff))
 
+/*
+ * WQE-by-MMIO (SNIC_CAP_MMIO_WQE): the first basic block of an Ethernet
+ * WQE, written as 32-bit (or 64-bit) stores to these 64 bytes of the SQ's
+ * doorbell page (write-combining), is the doorbell: ctrl.db_qn names the
+ * SQ, ctrl.wqe_idx the WQE's counter, and the producer becomes wqe_idx +
+ * its basic blocks.  The device runs the WQE from these bytes instead of
+ * reading its first basic block from the ring.
+ */
+#define SNIC_DB_SQ_WQE		0x800
+#define SNIC_DB_SQ_WQE_SIZE	64
+
 /* ---- Send queue WQE: 1 to 4 basic blocks of 64 bytes ---- */
 
 #define SNIC_WQEBB_SIZE		64
@@ -361,7 +374,7 @@ struct snic_wqe_ctrl {
 	__u8 rsvd0[3];
 	__be32 imm;		/* RDMA: immediate data, or the rkey to invalidate */
 	__be16 vlan_tci;	/* Ethernet with SNIC_ETH_F_VLAN: tag to insert */
-	__u8 rsvd1[2];
+	__le16 db_qn;		/* WQE-by-MMIO line: its SQ; ignored in the ring */
 };
 
 #define SNIC_ETH_CS_L3		(1u << 0)	/* fill the IPv4 header checksum */
@@ -648,7 +661,10 @@ struct snic_pcie_stats {
 	X(SNIC_PORT_STAT_RX_LOOP_DROPS, rx_loop_drops)	/* looped frames for the sender: dropped */ \
 	X(SNIC_PORT_STAT_RX_VLAN_FILTERED, rx_vlan_filtered)	/* tagged, VLAN not in the SET_VLAN table */ \
 	X(SNIC_PORT_STAT_RX_VLAN_STRIPPED, rx_vlan_stripped)	/* 802.1Q tags moved into the CQE */ \
-	X(SNIC_PORT_STAT_TX_VLAN_INSERTED, tx_vlan_inserted)	/* 802.1Q tags inserted (SNIC_ETH_F_VLAN) */
+	X(SNIC_PORT_STAT_TX_VLAN_INSERTED, tx_vlan_inserted)	/* 802.1Q tags inserted (SNIC_ETH_F_VLAN) */ \
+	X(SNIC_PORT_STAT_TX_MMIO_WQE, tx_mmio_wqe)	/* WQE-by-MMIO lines taken as doorbells */ \
+	X(SNIC_PORT_STAT_TX_WQE_FETCH_SAVED, tx_wqe_fetch_saved)	/* WQE ring reads saved by them */ \
+	X(SNIC_PORT_STAT_TX_MMIO_WQE_ERRORS, tx_mmio_wqe_errors)	/* lines refused: partial, bad queue or index */
 
 enum snic_port_stat {
 	SNIC_PORT_STATS(SNIC_STAT_ENUM)

@@ -1,0 +1,227 @@
+/*
+ * snic device tier, Ethernet: the PCIe efficiency knobs, checked with the
+ * device's TLP and byte counters: WQE-by-MMIO (the first basic block of a
+ * WQE written with its doorbell, no ring read) and its refusals.
+ * The environment (two snics, the wire socket, queues, frames) is
+ * snic_eth_env.h's; the tests are device/snic_eth/<name>.
+ */
+#include "snic_eth_env.h"
+
+/* Write 64 bytes as the 32-bit stores of a WQE-by-MMIO line on @page. */
+static void mmio_line(struct snic_dev *d, uint32_t page, const uint8_t *line,
+		      unsigned from, unsigned to)
+{
+	uint64_t at = d->bar2 + (uint64_t)page * SNIC_DB_PAGE_SIZE +
+		      SNIC_DB_SQ_WQE;
+	uint32_t v;
+	unsigned i;
+
+	for (i = from; i < to; i++) {
+		memcpy(&v, line + 4 * i, 4);
+		qt_writel(d->qt, at + 4 * i, v);
+	}
+}
+
+/*
+ * Post a plain send of @f into the ring and ring it by WQE-by-MMIO: the
+ * line is the WQE's first basic block with db_qn = @qn, its counter
+ * @idx, on page @page.  The SQ's record is written as for a doorbell.
+ */
+static uint16_t sq_send_mmio_at(struct snic_sq *s, const uint8_t *f,
+				size_t len, uint32_t qn, uint16_t idx,
+				uint32_t page)
+{
+	struct txo o = {
+		.opcode = SNIC_WQE_ETH_SEND, .flags = SNIC_WQE_F_SIGNAL,
+		.inl = ETH_HLEN, .nseg = 1,
+	};
+	uint8_t bb[SNIC_WQE_MAX_BBS * SNIC_WQEBB_SIZE];
+	struct snic_wqe_ctrl *ctrl = (void *)bb;
+	uint16_t first = s->prod;
+	int n = wqe_build(bb, idx, f, len, &o);
+
+	ctrl->db_qn = qn;
+	snic_sq_put(s, bb, n);
+	qt_writel(s->d->qt, s->dbr, s->prod & 0xffff);
+	mmio_line(s->d, page, bb, 0, SNIC_DB_SQ_WQE_SIZE / 4);
+	return first;
+}
+
+static uint16_t sq_send_mmio(struct snic_sq *s, const uint8_t *f, size_t len)
+{
+	return sq_send_mmio_at(s, f, len, s->n, s->prod, s->page);
+}
+
+static bool sq_pcie(struct snic_sq *s, struct snic_pcie_stats *p)
+{
+	struct snic_queue_stats q;
+
+	if (!qstats(s->d, SNIC_STATS_SQ, s->n, &q))
+		return false;
+	*p = q.pcie;
+	return true;
+}
+
+#define NSEND 8
+
+/*
+ * The same frames by doorbell and by WQE-by-MMIO: the frames and their
+ * CQEs are the same; each MMIO WQE saves the ring read (one request and
+ * one completion TLP, 24 + 20 + 64 bytes) for a 64-byte doorbell write
+ * instead of a 4-byte one: 2 TLPs and 48 bytes less per WQE.
+ */
+static void mmio_wqe_saves_fetch(void)
+{
+	struct snic_cq tcq, rcq;
+	struct snic_sq sq;
+	struct snic_rq rq;
+	struct snic_cqe e;
+	struct snic_pcie_stats p0, p1, p2;
+	struct snic_port_stats s0, s1;
+	uint8_t f[256];
+	size_t len;
+	uint16_t w;
+	int k;
+
+	CHECK(env_start());
+	CHECK(snic_rd(A, SNIC_REG_CAPS_LO) & SNIC_CAP_MMIO_WQE);
+	CHECK(tx_setup(A, &tcq, &sq, 6));
+	CHECK(rx_setup(B, &rcq, &rq, 60));
+	len = mk_udp(f, mac_b, 120, 3);
+	CHECK(pstats(A, &s0));
+	CHECK(sq_pcie(&sq, &p0));
+	for (k = 0; k < NSEND; k++) {
+		w = sq_send(&sq, f, len, true);
+		CHECK(cq_poll(&tcq, &e));
+		CHECK_EQ(e.opcode, SNIC_CQE_TX);
+		CHECK_EQ(e.wqe_counter, w);
+		CHECK_RX(&rcq, &rq, f, len, &e);
+	}
+	CHECK(sq_pcie(&sq, &p1));
+	for (k = 0; k < NSEND; k++) {
+		w = sq_send_mmio(&sq, f, len);
+		CHECK(cq_poll(&tcq, &e));
+		CHECK_EQ(e.opcode, SNIC_CQE_TX);
+		CHECK_EQ(e.syndrome, SNIC_SYND_OK);
+		CHECK_EQ(e.wqe_counter, w);
+		CHECK_RX(&rcq, &rq, f, len, &e);
+	}
+	CHECK(sq_pcie(&sq, &p2));
+	CHECK(pstats(A, &s1));
+	CHECK_EQ(s1.tx_mmio_wqe - s0.tx_mmio_wqe, NSEND);
+	CHECK_EQ(s1.tx_wqe_fetch_saved - s0.tx_wqe_fetch_saved, NSEND);
+	CHECK_EQ(s1.tx_mmio_wqe_errors, s0.tx_mmio_wqe_errors);
+	/* doorbell mode: per WQE one doorbell, a WQE read, a data read */
+	CHECK_EQ(p1.mmio_writes - p0.mmio_writes, NSEND);
+	CHECK_EQ(p1.dma_reads - p0.dma_reads, 2 * NSEND);
+	/* MMIO mode: one 64-byte line, the data read only */
+	CHECK_EQ(p2.mmio_writes - p1.mmio_writes, NSEND);
+	CHECK_EQ(p2.mmio_write_bytes - p1.mmio_write_bytes,
+		 NSEND * SNIC_DB_SQ_WQE_SIZE);
+	CHECK_EQ(p2.dma_reads - p1.dma_reads, NSEND);
+	CHECK_EQ((p1.tlps - p0.tlps) - (p2.tlps - p1.tlps), 2 * NSEND);
+	CHECK_EQ((p1.tlp_bytes - p0.tlp_bytes) - (p2.tlp_bytes - p1.tlp_bytes),
+		 48 * NSEND);
+	/* the CQE writes are the same in both modes */
+	CHECK_EQ(p2.dma_writes - p1.dma_writes, p1.dma_writes - p0.dma_writes);
+}
+
+/* A refused line: error register, counters, nothing sent. */
+static bool refused(struct snic_cq *tcq, const struct snic_port_stats *s0,
+		    uint64_t n)
+{
+	struct snic_port_stats s;
+
+	settle();
+	if (!cq_empty(tcq) || !pstats(A, &s) ||
+	    snic_rd(A, SNIC_REG_ERROR) != SNIC_ERR_MMIO_WQE)
+		return false;
+	snic_wr(A, SNIC_REG_ERROR, 0);
+	return s.tx_mmio_wqe_errors - s0->tx_mmio_wqe_errors == n &&
+	       s.tx_packets == s0->tx_packets;
+}
+
+/*
+ * Hostile lines: a counter behind the producer or past the ring, a queue
+ * that does not exist or lives on another page, a bad ds_cnt, a torn
+ * line.  Each is refused with SNIC_ERR_MMIO_WQE and counted; the SQ still
+ * works afterwards, by doorbell and by MMIO.
+ */
+static void mmio_wqe_hostile(void)
+{
+	struct snic_cq tcq, rcq;
+	struct snic_sq sq;
+	struct snic_rq rq;
+	struct snic_cqe e;
+	struct snic_port_stats s0, s;
+	uint8_t f[256], line[SNIC_WQEBB_SIZE];
+	struct snic_wqe_ctrl *ctrl = (void *)line;
+	uint32_t bad_db0;
+	size_t len;
+	uint16_t w;
+
+	CHECK(env_start());
+	CHECK(tx_setup(A, &tcq, &sq, 6));
+	CHECK(rx_setup(B, &rcq, &rq, 60));
+	len = mk_udp(f, mac_b, 100, 4);
+	w = sq_send(&sq, f, len, true);
+	CHECK(cq_poll(&tcq, &e));
+	CHECK_RX(&rcq, &rq, f, len, &e);
+	CHECK(pstats(A, &s0));
+	bad_db0 = snic_rd(A, SNIC_REG_STAT_BAD_DB);
+
+	/* counter behind the producer the device knows: already rung */
+	sq.prod = w;
+	sq_send_mmio_at(&sq, f, len, sq.n, w, sq.page);
+	CHECK(refused(&tcq, &s0, 1));
+	/* counter a whole ring ahead */
+	sq.prod = w + 1;
+	sq_send_mmio_at(&sq, f, len, sq.n, w + 1 + sq.size, sq.page);
+	CHECK(refused(&tcq, &s0, 2));
+	/* an SQ that does not exist; an SQ of another page */
+	sq.prod = w + 1;
+	sq_send_mmio_at(&sq, f, len, SNIC_MAX_SQS - 1, w + 1, sq.page);
+	CHECK(refused(&tcq, &s0, 3));
+	sq.prod = w + 1;
+	sq_send_mmio_at(&sq, f, len, sq.n, w + 1, sq.page + 1);
+	CHECK(refused(&tcq, &s0, 4));
+	/* ds_cnt 0 */
+	memset(line, 0, sizeof(line));
+	ctrl->opcode = SNIC_WQE_ETH_SEND;
+	ctrl->wqe_idx = w + 1;
+	ctrl->db_qn = sq.n;
+	mmio_line(A, sq.page, line, 0, SNIC_DB_SQ_WQE_SIZE / 4);
+	CHECK(refused(&tcq, &s0, 5));
+	/* torn: half a line, then a whole one; the whole one runs */
+	ctrl->ds_cnt = 4;
+	mmio_line(A, sq.page, line, 0, 8);
+	settle();
+	CHECK(pstats(A, &s));
+	CHECK_EQ(s.tx_mmio_wqe_errors - s0.tx_mmio_wqe_errors, 5);
+	sq.prod = w + 1;
+	w = sq_send_mmio(&sq, f, len);
+	CHECK(cq_poll(&tcq, &e));
+	CHECK_EQ(e.opcode, SNIC_CQE_TX);
+	CHECK_EQ(e.wqe_counter, w);
+	CHECK_RX(&rcq, &rq, f, len, &e);
+	CHECK(pstats(A, &s));
+	CHECK_EQ(s.tx_mmio_wqe_errors - s0.tx_mmio_wqe_errors, 6);
+	CHECK_EQ(s.tx_mmio_wqe - s0.tx_mmio_wqe, 1);
+	CHECK_EQ(snic_rd(A, SNIC_REG_ERROR), SNIC_ERR_MMIO_WQE);
+	CHECK_EQ(snic_rd(A, SNIC_REG_STAT_BAD_DB) - bad_db0, 6);
+	/* and by doorbell */
+	w = sq_send(&sq, f, len, true);
+	CHECK(cq_poll(&tcq, &e));
+	CHECK_EQ(e.opcode, SNIC_CQE_TX);
+	CHECK_EQ(e.wqe_counter, w);
+	CHECK_RX(&rcq, &rq, f, len, &e);
+}
+
+int main(void)
+{
+	RUN("device/snic_eth", mmio_wqe_saves_fetch);
+	RUN("device/snic_eth", mmio_wqe_hostile);
+	qt_quit(qt);
+	inj_close();
+	return check_failures ? 1 : 0;
+}
