@@ -208,20 +208,87 @@ FldTxResult fld_stream_tx(FldState *s, unsigned slot, const uint8_t *f,
     return FLD_TX_OK;
 }
 
-/* Doorbell @val to the NIC at @addr: a peer-to-peer MMIO write. */
-void fld_doorbell(FldState *s, uint64_t addr, uint32_t val)
+/*
+ * Does the WQE at counter @idx of SQ @slot ask for a CQE?  One in
+ * tx-signal, and any while the ring, the SQ's buffer window or quota, or
+ * the shared buffer pool is half used, so that completions (which free
+ * them) keep coming whatever is in flight.
+ */
+static bool fld_wqe_signaled(FldState *s, FldSq *sq, uint16_t idx)
 {
-    uint32_t le = cpu_to_le32(val);
+    return s->tx_signal <= 1 ||
+           (uint16_t)(idx + 1 - sq->ci) >= s->tx_signal ||
+           (uint16_t)(sq->pi - sq->ci) * 2 >= (1u << sq->log_size) ||
+           sq->bytes_held * 2 >= FLD_TXBUF_WIN_SIZE ||
+           (sq->quota && sq->bytes_held * 2 >= sq->quota) ||
+           s->bfree_top * 2 < s->pool_blocks;
+}
 
-    trace_fld_doorbell(addr, val);
-    if (d2d_dma_write(&s->parent_obj, &s->pcie, NULL, addr, &le,
-                      sizeof(le)) != MEMTX_OK) {
+void fld_eth_wqe(FldState *s, unsigned slot, uint16_t idx,
+                 const struct fld_txd *t, uint8_t wqe[SNIC_WQEBB_SIZE])
+{
+    struct snic_wqe_ctrl *c = (void *)wqe;
+    struct snic_wqe_eth *e = (void *)(wqe + 16);
+    struct snic_wqe_data *d = (void *)(wqe + 32);
+    uint64_t win = pci_get_bar_addr(&s->parent_obj, FLD_BAR_WIN);
+
+    memset(wqe, 0, SNIC_WQEBB_SIZE);
+    c->opcode = SNIC_WQE_ETH_SEND;
+    c->flags = fld_wqe_signaled(s, &s->sqs[slot], idx) ? SNIC_WQE_F_SIGNAL
+                                                       : 0;
+    c->wqe_idx = cpu_to_le16(idx);
+    c->ds_cnt = 3;
+    e->cs_flags = t->cs_flags;
+    d->byte_count = cpu_to_le32(le16_to_cpu(t->len));
+    d->addr = cpu_to_le64(win + FLD_WIN_TXBUF + slot * FLD_TXBUF_WIN_SIZE +
+                          (uint64_t)le16_to_cpu(t->vblock) * FLD_BLOCK_SIZE);
+}
+
+/* @len bytes to the NIC at @addr: a peer-to-peer MMIO write. */
+static void fld_nic_write(FldState *s, uint64_t addr, const void *buf,
+                          unsigned len)
+{
+    if (d2d_dma_write(&s->parent_obj, &s->pcie, NULL, addr, buf, len)
+        != MEMTX_OK) {
         s->stats[FLD_STAT_DB_ERRORS]++;
         fld_raise_error(s, FLD_ERR_DMA, (uint32_t)addr,
                         "doorbell write to the NIC failed");
         return;
     }
     s->stats[FLD_STAT_DOORBELLS]++;
+}
+
+/* Doorbell @val to the NIC at @addr. */
+void fld_doorbell(FldState *s, uint64_t addr, uint32_t val)
+{
+    uint32_t le = cpu_to_le32(val);
+
+    trace_fld_doorbell(addr, val);
+    fld_nic_write(s, addr, &le, sizeof(le));
+}
+
+/*
+ * Ring Ethernet SQ @slot up to its producer with a WQE-by-MMIO line: the
+ * last new WQE, whole, to SNIC_DB_SQ_WQE of the SQ's doorbell page (the
+ * NIC reads any earlier new ones from the ring).
+ */
+static void fld_doorbell_wqe(FldState *s, unsigned slot)
+{
+    FldSq *sq = &s->sqs[slot];
+    uint8_t line[SNIC_WQEBB_SIZE];
+    struct snic_wqe_ctrl *c = (void *)line;
+    uint16_t idx = sq->pi - 1;
+    struct fld_txd t;
+
+    if (!fld_txd_get(s, slot, idx, &t)) {
+        fld_doorbell(s, sq->db_addr, SNIC_DB_VAL(sq->sqn, sq->pi));
+        return;
+    }
+    fld_eth_wqe(s, slot, idx, &t, line);
+    c->db_qn = cpu_to_le16(sq->sqn);
+    trace_fld_doorbell(sq->db_addr, SNIC_DB_VAL(sq->sqn, sq->pi));
+    fld_nic_write(s, (sq->db_addr & ~(uint64_t)(SNIC_DB_PAGE_SIZE - 1)) +
+                  SNIC_DB_SQ_WQE, line, sizeof(line));
 }
 
 /* SQ slot of NIC send queue @sqn, or of FLD-R QP @sqn when @rdma */
@@ -270,16 +337,26 @@ static void fld_cqe_tx(FldState *s, const FldCqe *c)
         fld_raise_error(s, FLD_ERR_NIC_CQE, c->syndrome << 16 | slot,
                         "NIC reported a send error");
     }
-    /* Every WQE is signaled: completions arrive one per slot, in order. */
-    if ((uint16_t)(c->wqe_counter - sq->ci) >= (uint16_t)(sq->pi - sq->ci) ||
-        !fld_tx_release(s, slot, c->wqe_counter)) {
+    /*
+     * Completions arrive in order; one completes its WQE and every
+     * unsignaled one before it (tx-signal).
+     */
+    if ((uint16_t)(c->wqe_counter - sq->ci) >= (uint16_t)(sq->pi - sq->ci)) {
         s->stats[FLD_STAT_CQE_BAD_QUEUE]++;
         fld_raise_error(s, FLD_ERR_CQE_QUEUE, c->wqe_counter,
                         "TX CQE for a slot not in flight");
         return;
     }
-    sq->ci = c->wqe_counter + 1;
-    s->stats[FLD_STAT_TX_DONE]++;
+    while (sq->ci != (uint16_t)(c->wqe_counter + 1)) {
+        if (!fld_tx_release(s, slot, sq->ci)) {
+            s->stats[FLD_STAT_CQE_BAD_QUEUE]++;
+            fld_raise_error(s, FLD_ERR_CQE_QUEUE, sq->ci,
+                            "TX CQE for a slot not in flight");
+            return;
+        }
+        sq->ci++;
+        s->stats[FLD_STAT_TX_DONE]++;
+    }
 }
 
 void fld_inq_flush(FldState *s, unsigned q)
@@ -486,7 +563,11 @@ static void fld_doorbells(FldState *s)
 
         if (sq->valid && sq->db_pi != sq->pi) {
             sq->db_pi = sq->pi;
-            fld_doorbell(s, sq->db_addr, SNIC_DB_VAL(sq->sqn, sq->pi));
+            if (s->mmio_wqe && !sq->rdma) {
+                fld_doorbell_wqe(s, i);
+            } else {
+                fld_doorbell(s, sq->db_addr, SNIC_DB_VAL(sq->sqn, sq->pi));
+            }
         }
     }
     for (i = 0; i < FLD_MAX_RQS; i++) {

@@ -31,11 +31,7 @@ static bool fld_wqe_build(FldState *s, unsigned slot, uint32_t bb,
     FldSq *sq = &s->sqs[slot];
     uint16_t mask = (1u << sq->log_size) - 1;
     uint16_t idx = sq->ci + ((bb - sq->ci) & mask);
-    struct snic_wqe_ctrl *c = (void *)wqe;
-    struct snic_wqe_eth *e = (void *)(wqe + 16);
-    struct snic_wqe_data *d = (void *)(wqe + 32);
     struct fld_txd t;
-    uint64_t win;
 
     memset(wqe, 0, SNIC_WQEBB_SIZE);
     if ((uint16_t)(idx - sq->ci) >= (uint16_t)(sq->pi - sq->ci) ||
@@ -46,15 +42,7 @@ static bool fld_wqe_build(FldState *s, unsigned slot, uint32_t bb,
         fld_rdma_wqe(s, slot, idx, &t, wqe);
         return true;
     }
-    win = pci_get_bar_addr(&s->parent_obj, FLD_BAR_WIN);
-    c->opcode = SNIC_WQE_ETH_SEND;
-    c->flags = SNIC_WQE_F_SIGNAL;
-    c->wqe_idx = cpu_to_le16(idx);
-    c->ds_cnt = 3;
-    e->cs_flags = t.cs_flags;
-    d->byte_count = cpu_to_le32(le16_to_cpu(t.len));
-    d->addr = cpu_to_le64(win + FLD_WIN_TXBUF + slot * FLD_TXBUF_WIN_SIZE +
-                          (uint64_t)le16_to_cpu(t.vblock) * FLD_BLOCK_SIZE);
+    fld_eth_wqe(s, slot, idx, &t, wqe);
     return true;
 }
 

@@ -183,6 +183,9 @@ struct FldState {
     char *accel_name;
     uint32_t pool_descs;
     uint32_t pool_blocks;
+    /* PCIe knobs (docs/fld.md "PCIe efficiency") */
+    uint32_t tx_signal;     /* signal one Ethernet WQE in this many */
+    bool mmio_wqe;          /* ring Ethernet SQs with WQE-by-MMIO lines */
 
     const FldAccelOps *accel;
     uint32_t ctrl, status;
@@ -302,6 +305,12 @@ bool fld_rdma_win_write(FldState *s, hwaddr addr, const uint8_t *b,
 void fld_rdma_wqe(FldState *s, unsigned slot, uint16_t idx,
                   const struct fld_txd *t, uint8_t wqe[SNIC_WQEBB_SIZE]);
 void fld_doorbell(FldState *s, uint64_t addr, uint32_t val);
+/*
+ * The Ethernet send WQE of descriptor @t at counter @idx of SQ @slot:
+ * signaled every tx-signal WQEs (docs/fld.md "PCIe efficiency").
+ */
+void fld_eth_wqe(FldState *s, unsigned slot, uint16_t idx,
+                 const struct fld_txd *t, uint8_t wqe[SNIC_WQEBB_SIZE]);
 
 /* fld-accel.c */
 const FldAccelOps *fld_accel_find(const char *name);

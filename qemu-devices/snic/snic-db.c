@@ -58,6 +58,7 @@ static void snic_db_sq_wqe(SnicState *s, uint16_t page, const uint8_t *line)
     unsigned nbb = DIV_ROUND_UP(ctrl->ds_cnt, 4);
     SnicSq *sq = qn < SNIC_MAX_SQS ? &s->sqs[qn] : NULL;
     uint16_t ahead;
+    unsigned slot;
 
     if (!sq || !sq->valid || sq->db_page != page) {
         snic_db_wqe_refuse(s, "WQE-by-MMIO line for no SQ of this page");
@@ -71,9 +72,10 @@ static void snic_db_sq_wqe(SnicState *s, uint16_t page, const uint8_t *line)
     }
     d2d_mmio_account(&sq->st.pcie, true, page * SNIC_DB_PAGE_SIZE +
                      SNIC_DB_SQ_WQE, SNIC_DB_SQ_WQE_SIZE);
-    memcpy(sq->mmio_bb, line, SNIC_WQEBB_SIZE);
-    sq->mmio_idx = idx;
-    sq->mmio_valid = true;
+    slot = idx % SNIC_SQ_MMIO_SLOTS;
+    memcpy(sq->mmio_bb[slot], line, SNIC_WQEBB_SIZE);
+    sq->mmio_idx[slot] = idx;
+    sq->mmio_valid |= 1u << slot;
     sq->st.doorbells++;
     s->ps.tx_mmio_wqe++;
     sq->pi = idx + nbb;

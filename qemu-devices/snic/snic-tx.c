@@ -255,15 +255,20 @@ static uint8_t snic_tx_eth(SnicState *s, SnicSq *sq, const uint8_t *segs,
  */
 static bool snic_sq_mmio_bb(SnicState *s, SnicSq *sq, uint8_t *bb)
 {
-    if (sq->mmio_valid &&
-        (uint16_t)(sq->mmio_idx - sq->ci) >= RING_SIZE(sq)) {
-        sq->mmio_valid = false;     /* behind the consumer: not run */
-    }
-    if (!sq->mmio_valid || sq->mmio_idx != sq->ci) {
+    unsigned slot = sq->ci % SNIC_SQ_MMIO_SLOTS;
+
+    if (!(sq->mmio_valid & (1u << slot))) {
         return false;
     }
-    sq->mmio_valid = false;
-    memcpy(bb, sq->mmio_bb, SNIC_WQEBB_SIZE);
+    if ((uint16_t)(sq->mmio_idx[slot] - sq->ci) >= RING_SIZE(sq)) {
+        sq->mmio_valid &= ~(1u << slot);    /* behind the consumer: stale */
+        return false;
+    }
+    if (sq->mmio_idx[slot] != sq->ci) {
+        return false;
+    }
+    sq->mmio_valid &= ~(1u << slot);
+    memcpy(bb, sq->mmio_bb[slot], SNIC_WQEBB_SIZE);
     s->ps.tx_wqe_fetch_saved++;
     return true;
 }

@@ -72,6 +72,8 @@ typedef struct SnicSpinHook {
 #define SNIC_SPEED_MBPS 100000
 /* Largest frame the send path assembles: TSO payload + headers. */
 #define SNIC_MAX_TX_FRAME (65536 + SNIC_MAX_INLINE + 64)
+/* WQE-by-MMIO lines an SQ holds until it runs them (a power of 2, <= 8) */
+#define SNIC_SQ_MMIO_SLOTS 8
 /* WQEs one SQ runs per pass before others get a turn. */
 #define SNIC_TX_BUDGET 64
 
@@ -158,10 +160,14 @@ typedef struct SnicSq {
     uint16_t db_page;
     uint16_t pi, ci;
     bool pending;           /* has work for the TX bottom half */
-    /* WQE-by-MMIO: the first basic block of WQE @mmio_idx, not yet run */
-    bool mmio_valid;
-    uint16_t mmio_idx;
-    uint8_t mmio_bb[SNIC_WQEBB_SIZE];
+    /*
+     * WQE-by-MMIO: lines not yet run, slot idx % SNIC_SQ_MMIO_SLOTS holds
+     * the first basic block of WQE mmio_idx[slot] if bit slot of
+     * mmio_valid is set.
+     */
+    uint8_t mmio_valid;
+    uint16_t mmio_idx[SNIC_SQ_MMIO_SLOTS];
+    uint8_t mmio_bb[SNIC_SQ_MMIO_SLOTS][SNIC_WQEBB_SIZE];
     /* token bucket */
     uint64_t rate_bps;
     uint32_t burst;
@@ -182,6 +188,8 @@ typedef struct SnicRq {
     uint16_t db_page;
     uint16_t pi, ci;        /* known producer, next descriptor to use */
     uint32_t stride;        /* striding: next free stride in desc ci */
+    bool desc_valid;        /* striding: desc is descriptor ci, read once */
+    struct snic_rx_desc desc;
     uint32_t refs;          /* RSS groups and rules naming it */
     SnicQueueStats st;
 } SnicRq;
