@@ -71,6 +71,7 @@ static void fld_realize(PCIDevice *pdev, Error **errp)
     }
     for (i = 0; i < FLD_MAX_CQS; i++) {
         s->cqs[i].ring = g_malloc0(FLD_CQE_SIZE << FLD_CQ_MAX_LOG);
+        s->cqs[i].last = g_malloc0(1u << FLD_CQ_MAX_LOG);
     }
     for (i = 0; i < FLD_MAX_RQS; i++) {
         s->rqs[i].buf = g_malloc0(FLD_RQ_BUF_SIZE);
@@ -115,6 +116,7 @@ static void fld_exit(PCIDevice *pdev)
     fld_rdma_reset(s);
     for (i = 0; i < FLD_MAX_CQS; i++) {
         g_free(s->cqs[i].ring);
+        g_free(s->cqs[i].last);
     }
     for (i = 0; i < FLD_MAX_RQS; i++) {
         g_free(s->rqs[i].buf);

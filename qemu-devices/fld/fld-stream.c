@@ -40,6 +40,7 @@ void fld_stream_reset(FldState *s)
     for (i = 0; i < FLD_MAX_CQS; i++) {
         s->cqs[i].valid = false;
         s->cqs[i].pi = s->cqs[i].ci = 0;
+        s->cqs[i].nic_pi = s->cqs[i].nic_ci = 0;
         s->cqs[i].stage_mask = 0;
     }
     for (i = 0; i < FLD_MAX_RQS; i++) {
@@ -209,19 +210,39 @@ FldTxResult fld_stream_tx(FldState *s, unsigned slot, const uint8_t *f,
 }
 
 /*
- * Does the WQE at counter @idx of SQ @slot ask for a CQE?  One in
- * tx-signal, and any while the ring, the SQ's buffer window or quota, or
- * the shared buffer pool is half used, so that completions (which free
- * them) keep coming whatever is in flight.
+ * Buffer bytes of two largest frames: the reserve below.  A frame takes
+ * consecutive window blocks that never wrap, so of a free arc of two
+ * frames at least one frame's worth is one run.
  */
-static bool fld_wqe_signaled(FldState *s, FldSq *sq, uint16_t idx)
+#define FLD_SIGNAL_RESERVE (2 * ROUND_UP(FLD_MAX_FRAME, FLD_BLOCK_SIZE))
+
+/*
+ * Does the WQE at counter @idx of SQ @slot ask for a CQE?  One in
+ * tx-signal, and any that leaves less than the reserve of the SQ's buffer
+ * window or quota to the frames after it (or of the shared pool now), or
+ * half the ring in flight: the frames up to an unsignaled WQE are freed
+ * only by a later completion, which must be able to come.
+ */
+static bool fld_wqe_signaled(FldState *s, unsigned slot, uint16_t idx)
 {
-    return s->tx_signal <= 1 ||
-           (uint16_t)(idx + 1 - sq->ci) >= s->tx_signal ||
-           (uint16_t)(sq->pi - sq->ci) * 2 >= (1u << sq->log_size) ||
-           sq->bytes_held * 2 >= FLD_TXBUF_WIN_SIZE ||
-           (sq->quota && sq->bytes_held * 2 >= sq->quota) ||
-           s->bfree_top * 2 < s->pool_blocks;
+    FldSq *sq = &s->sqs[slot];
+    uint64_t pool = (uint64_t)s->bfree_top * FLD_BLOCK_SIZE;
+    uint32_t held = 0;
+    struct fld_txd t;
+    uint16_t i;
+
+    if (s->tx_signal <= 1 || (uint16_t)(idx + 1 - sq->ci) >= s->tx_signal ||
+        (uint16_t)(idx + 1 - sq->ci) * 2 >= (1u << sq->log_size) ||
+        pool < FLD_SIGNAL_RESERVE) {
+        return true;
+    }
+    for (i = sq->ci; i != (uint16_t)(idx + 1); i++) {
+        if (fld_txd_get(s, slot, i, &t)) {
+            held += t.nblocks * FLD_BLOCK_SIZE;
+        }
+    }
+    return held + FLD_SIGNAL_RESERVE > FLD_TXBUF_WIN_SIZE ||
+           (sq->quota && held + FLD_SIGNAL_RESERVE > sq->quota);
 }
 
 void fld_eth_wqe(FldState *s, unsigned slot, uint16_t idx,
@@ -234,8 +255,7 @@ void fld_eth_wqe(FldState *s, unsigned slot, uint16_t idx,
 
     memset(wqe, 0, SNIC_WQEBB_SIZE);
     c->opcode = SNIC_WQE_ETH_SEND;
-    c->flags = fld_wqe_signaled(s, &s->sqs[slot], idx) ? SNIC_WQE_F_SIGNAL
-                                                       : 0;
+    c->flags = fld_wqe_signaled(s, slot, idx) ? SNIC_WQE_F_SIGNAL : 0;
     c->wqe_idx = cpu_to_le16(idx);
     c->ds_cnt = 3;
     e->cs_flags = t->cs_flags;
@@ -268,27 +288,30 @@ void fld_doorbell(FldState *s, uint64_t addr, uint32_t val)
 }
 
 /*
- * Ring Ethernet SQ @slot up to its producer with a WQE-by-MMIO line: the
- * last new WQE, whole, to SNIC_DB_SQ_WQE of the SQ's doorbell page (the
- * NIC reads any earlier new ones from the ring).
+ * Ring Ethernet SQ @slot from counter @from up to its producer with
+ * WQE-by-MMIO lines: each new WQE, whole, to SNIC_DB_SQ_WQE of the SQ's
+ * doorbell page (a 64-byte write instead of the NIC's 64-byte read).
  */
-static void fld_doorbell_wqe(FldState *s, unsigned slot)
+static void fld_doorbell_wqe(FldState *s, unsigned slot, uint16_t from)
 {
     FldSq *sq = &s->sqs[slot];
+    uint64_t at = (sq->db_addr & ~(uint64_t)(SNIC_DB_PAGE_SIZE - 1)) +
+                  SNIC_DB_SQ_WQE;
     uint8_t line[SNIC_WQEBB_SIZE];
     struct snic_wqe_ctrl *c = (void *)line;
-    uint16_t idx = sq->pi - 1;
     struct fld_txd t;
+    uint16_t idx;
 
-    if (!fld_txd_get(s, slot, idx, &t)) {
-        fld_doorbell(s, sq->db_addr, SNIC_DB_VAL(sq->sqn, sq->pi));
-        return;
+    for (idx = from; idx != sq->pi; idx++) {
+        if (!fld_txd_get(s, slot, idx, &t)) {
+            fld_doorbell(s, sq->db_addr, SNIC_DB_VAL(sq->sqn, sq->pi));
+            return;
+        }
+        fld_eth_wqe(s, slot, idx, &t, line);
+        c->db_qn = cpu_to_le16(sq->sqn);
+        trace_fld_doorbell(at, SNIC_DB_VAL(sq->sqn, idx + 1));
+        fld_nic_write(s, at, line, sizeof(line));
     }
-    fld_eth_wqe(s, slot, idx, &t, line);
-    c->db_qn = cpu_to_le16(sq->sqn);
-    trace_fld_doorbell(sq->db_addr, SNIC_DB_VAL(sq->sqn, sq->pi));
-    fld_nic_write(s, (sq->db_addr & ~(uint64_t)(SNIC_DB_PAGE_SIZE - 1)) +
-                  SNIC_DB_SQ_WQE, line, sizeof(line));
 }
 
 /* SQ slot of NIC send queue @sqn, or of FLD-R QP @sqn when @rdma */
@@ -481,7 +504,8 @@ static bool fld_cqs_run(FldState *s, int budget)
                 more = true;
                 break;
             }
-            fld_cqe_expand(cq->ring[cq->ci & ((1u << cq->log_size) - 1)], &c);
+            fld_cqe_expand(cq->ring[cq->ci & FLD_CQ_RING_MASK], &c);
+            cq->nic_ci += cq->last[cq->ci & FLD_CQ_RING_MASK];
             cq->ci++;
             switch (c.opcode) {
             case SNIC_CQE_TX:
@@ -562,9 +586,11 @@ static void fld_doorbells(FldState *s)
         FldSq *sq = &s->sqs[i];
 
         if (sq->valid && sq->db_pi != sq->pi) {
+            uint16_t from = sq->db_pi;
+
             sq->db_pi = sq->pi;
             if (s->mmio_wqe && !sq->rdma) {
-                fld_doorbell_wqe(s, i);
+                fld_doorbell_wqe(s, i, from);
             } else {
                 fld_doorbell(s, sq->db_addr, SNIC_DB_VAL(sq->sqn, sq->pi));
             }

@@ -75,11 +75,18 @@ typedef struct FldCq {
     uint16_t cqn;
     uint8_t log_size;
     uint16_t pi;            /* CQEs received */
-    uint16_t ci;            /* CQEs processed (the doorbell record) */
+    uint16_t ci;            /* CQEs processed */
+    /*
+     * NIC entries (CQEs or mini-CQE lines) received and processed: the
+     * doorbell record; last[k]: entry k of ring is its NIC entry's last.
+     */
+    uint16_t nic_pi, nic_ci;
+    uint8_t *last;          /* 1 << FLD_CQ_MAX_LOG */
     uint8_t stage[64];      /* the CQE being written */
     uint64_t stage_mask;    /* bytes of it written so far */
     uint32_t stage_slot;
     uint8_t (*ring)[FLD_CQE_SIZE];  /* 1 << FLD_CQ_MAX_LOG compressed CQEs */
+#define FLD_CQ_RING_MASK ((1u << FLD_CQ_MAX_LOG) - 1)
 } FldCq;
 
 /* A striding receive queue whose buffers are FLD's RX window. */

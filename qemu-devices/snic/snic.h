@@ -68,7 +68,7 @@ typedef struct SnicSpinHook {
                    SNIC_CAP_TSO | SNIC_CAP_RSS | SNIC_CAP_STEER | \
                    SNIC_CAP_VXLAN | SNIC_CAP_RATE | SNIC_CAP_STRIDING_RQ | \
                    SNIC_CAP_RDMA | SNIC_CAP_SPIN | SNIC_CAP_VLAN | \
-                   SNIC_CAP_MMIO_WQE)
+                   SNIC_CAP_MMIO_WQE | SNIC_CAP_MINI_CQE)
 #define SNIC_SPEED_MBPS 100000
 /* Largest frame the send path assembles: TSO payload + headers. */
 #define SNIC_MAX_TX_FRAME (65536 + SNIC_MAX_INLINE + 64)
@@ -141,6 +141,9 @@ typedef struct SnicCq {
     uint16_t mod_count;     /* MODIFY_CQ moderation: 0 = off */
     uint16_t mod_period;    /* microseconds, 0 = off */
     uint32_t mod_pending;   /* CQEs counted since arming */
+    uint8_t flags;          /* SNIC_CQ_F_* */
+    /* SNIC_CQ_F_MINI: the line being filled */
+    struct snic_cqe_line line;
 } SnicCq;
 
 /* A CQ's moderation timer: kept apart so CQ memsets leave it alone. */
@@ -148,7 +151,15 @@ typedef struct SnicCqTimer {
     struct SnicState *s;
     uint16_t cqn;
     QEMUTimer *timer;
+    QEMUTimer *line_timer;  /* writes a mini-CQE line not filled in time */
 } SnicCqTimer;
+
+#define SNIC_CQE_SIZE 64
+QEMU_BUILD_BUG_ON(sizeof(struct snic_cqe) != SNIC_CQE_SIZE);
+QEMU_BUILD_BUG_ON(sizeof(struct snic_cqe_line) != SNIC_CQE_SIZE);
+
+/* A mini-CQE line is written at most this long after its first entry. */
+#define SNIC_CQ_LINE_NS 1000
 
 typedef struct SnicSq {
     bool valid;

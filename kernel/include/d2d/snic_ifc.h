@@ -95,6 +95,7 @@ enum snic_err {
 #define SNIC_CAP_STRIDING_RQ	(1ull << 8)	/* multi-packet receive queues */
 #define SNIC_CAP_VLAN		(1ull << 11)	/* 802.1Q insert, strip, filter */
 #define SNIC_CAP_MMIO_WQE	(1ull << 13)	/* SQ WQE-by-MMIO (SNIC_DB_SQ_WQE) */
+#define SNIC_CAP_MINI_CQE	(1ull << 14)	/* mini-CQE lines (SNIC_CQ_F_MINI) */
 
 /* Admin queue geometry */
 #define SNIC_AQ_ALIGN		64
@@ -181,10 +182,17 @@ struct snic_aq_create_cq {
 	__le64 ring_addr;	/* 64-byte CQEs */
 	__le64 dbr_addr;	/* doorbell record: le32 consumer counter */
 	__u8 log_size;
-	__u8 rsvd0;
+	__u8 flags;		/* SNIC_CQ_F_* */
 	__le16 eqn;		/* SNIC_EQN_NONE: never raises events */
 	__le16 db_page;
 };
+
+/*
+ * CREATE_CQ flags.  SNIC_CQ_F_MINI (SNIC_CAP_MINI_CQE): Ethernet receive
+ * completions are packed, up to SNIC_MINI_PER_LINE of them, into one CQ
+ * entry, a mini-CQE line (struct snic_cqe_line, SNIC_CQE_MINI in op_own).
+ */
+#define SNIC_CQ_F_MINI		(1u << 0)
 
 /*
  * RESIZE_CQ: the CQ moves to a new ring and doorbell record.  The device
@@ -449,6 +457,7 @@ enum snic_cqe_syndrome {
 };
 
 #define SNIC_CQE_OWNER		(1u << 0)	/* in op_own: phase, 1 on first pass */
+#define SNIC_CQE_MINI		(1u << 1)	/* in op_own: a mini-CQE line */
 
 struct snic_cqe {
 	__le32 byte_cnt;	/* RX: frame bytes; TX: bytes put on the wire */
@@ -475,6 +484,32 @@ struct snic_cqe {
 	__u8 smac[6];		/* RDMA UD receive: sender's MAC */
 	__u8 wqe_opcode;	/* RDMA: the work's SNIC_WQE_* opcode */
 	__u8 op_own;		/* SNIC_CQE_OWNER */
+};
+
+/*
+ * A mini-CQE: one Ethernet receive completion (opcode SNIC_CQE_RX,
+ * syndrome 0) of a line.  num_strides is ceil(byte_cnt / stride size), 1
+ * for a filler (byte_cnt 0); rss_hash, l4_proto, vlan_tci and timestamp
+ * are not carried (a completion with SNIC_CQE_F_HASH or SNIC_CQE_F_VLAN
+ * is written whole).
+ */
+struct snic_mini_cqe {
+	__le16 byte_cnt;
+	__le16 wqe_counter;
+	__le16 stride_idx;
+	__le16 flags;		/* SNIC_CQE_F_* */
+};
+
+#define SNIC_MINI_PER_LINE	7
+
+/* 64 bytes, one CQ entry: completions of one RQ, in order */
+struct snic_cqe_line {
+	struct snic_mini_cqe mini[SNIC_MINI_PER_LINE];
+	__le16 qn;		/* their rqn */
+	__le16 flow_tag;	/* of every entry with SNIC_CQE_F_TAG */
+	__u8 count;		/* entries, 1..SNIC_MINI_PER_LINE */
+	__u8 rsvd[2];
+	__u8 op_own;		/* SNIC_CQE_OWNER | SNIC_CQE_MINI */
 };
 
 /* ---- Event queue entry, 16 bytes ---- */
@@ -664,7 +699,9 @@ struct snic_pcie_stats {
 	X(SNIC_PORT_STAT_TX_VLAN_INSERTED, tx_vlan_inserted)	/* 802.1Q tags inserted (SNIC_ETH_F_VLAN) */ \
 	X(SNIC_PORT_STAT_TX_MMIO_WQE, tx_mmio_wqe)	/* WQE-by-MMIO lines taken as doorbells */ \
 	X(SNIC_PORT_STAT_TX_WQE_FETCH_SAVED, tx_wqe_fetch_saved)	/* WQE ring reads saved by them */ \
-	X(SNIC_PORT_STAT_TX_MMIO_WQE_ERRORS, tx_mmio_wqe_errors)	/* lines refused: partial, bad queue or index */
+	X(SNIC_PORT_STAT_TX_MMIO_WQE_ERRORS, tx_mmio_wqe_errors)	/* lines refused: partial, bad queue or index */ \
+	X(SNIC_PORT_STAT_RX_MINI_CQES, rx_mini_cqes)	/* receive completions written as mini-CQEs */ \
+	X(SNIC_PORT_STAT_RX_MINI_LINES, rx_mini_lines)	/* mini-CQE lines written */
 
 enum snic_port_stat {
 	SNIC_PORT_STATS(SNIC_STAT_ENUM)
