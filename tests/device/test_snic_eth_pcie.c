@@ -1,7 +1,9 @@
 /*
  * snic device tier, Ethernet: the PCIe efficiency knobs, checked with the
  * device's TLP and byte counters: WQE-by-MMIO (the first basic block of a
- * WQE written with its doorbell, no ring read) and its refusals.
+ * WQE written with its doorbell, no ring read) and its refusals,
+ * selective signalling (no CQE write for an unsignaled WQE), mini-CQE
+ * lines (seven receive completions in one CQ entry).
  * The environment (two snics, the wire socket, queues, frames) is
  * snic_eth_env.h's; the tests are device/snic_eth/<name>.
  */
@@ -217,10 +219,121 @@ static void mmio_wqe_hostile(void)
 	CHECK_RX(&rcq, &rq, f, len, &e);
 }
 
+/* Unsignaled WQEs: frames sent, no CQE and no CQE write. */
+static void selective_signalling(void)
+{
+	struct snic_cq tcq, rcq;
+	struct snic_sq sq;
+	struct snic_rq rq;
+	struct snic_cqe e;
+	struct snic_pcie_stats p0, p1;
+	uint8_t f[256];
+	size_t len;
+	uint16_t w = 0;
+	int k;
+
+	CHECK(env_start());
+	CHECK(tx_setup(A, &tcq, &sq, 6));
+	CHECK(rx_setup(B, &rcq, &rq, 60));
+	len = mk_udp(f, mac_b, 90, 5);
+	CHECK(sq_pcie(&sq, &p0));
+	for (k = 0; k < 16; k++)
+		w = sq_send(&sq, f, len, k == 15);
+	for (k = 0; k < 16; k++)
+		CHECK_RX(&rcq, &rq, f, len, &e);
+	CHECK(cq_poll(&tcq, &e));
+	CHECK_EQ(e.opcode, SNIC_CQE_TX);
+	CHECK_EQ(e.wqe_counter, w);
+	CHECK(cq_empty(&tcq));
+	CHECK(sq_pcie(&sq, &p1));
+	CHECK_EQ(p1.dma_writes - p0.dma_writes, 1);
+	CHECK_EQ(p1.dma_write_bytes - p0.dma_write_bytes, sizeof(e));
+}
+
+/* The next entry of @cq is a line of @n mini-CQEs of RQ @rq; into @l. */
+static bool line_poll(struct snic_cq *cq, struct snic_rq *rq, unsigned n,
+		      struct snic_cqe_line *l)
+{
+	struct snic_cqe e;
+
+	if (!cq_poll(cq, &e))
+		return false;
+	memcpy(l, &e, sizeof(*l));
+	return (l->op_own & SNIC_CQE_MINI) && l->count == n && l->qn == rq->n;
+}
+
+/* Mini-CQE @m of a line is the RX of @f on @rq (contents compared). */
+static bool mini_is(struct snic_rq *rq, const struct snic_mini_cqe *m,
+		    uint16_t ctr, const uint8_t *f, size_t len)
+{
+	struct snic_cqe e = { .wqe_counter = m->wqe_counter };
+
+	return m->wqe_counter == ctr && m->byte_cnt == len &&
+	       (m->flags & (SNIC_CQE_F_L3_OK | SNIC_CQE_F_L4_OK)) ==
+	       (SNIC_CQE_F_L3_OK | SNIC_CQE_F_L4_OK) && buf_eq(rq, &e, f, len);
+}
+
+/*
+ * A CQ with SNIC_CQ_F_MINI: 14 frames are two lines of 7 (2 CQE writes,
+ * not 14); 3 more wait for their line's time.  An unknown CQ flag is
+ * refused.
+ */
+static void mini_cqe_lines(void)
+{
+	struct snic_cq tcq, rcq, bad;
+	struct snic_sq sq;
+	struct snic_rq rq;
+	struct snic_cqe e;
+	struct snic_cqe_line l;
+	struct snic_queue_stats q0, q1;
+	struct snic_port_stats s0, s1;
+	uint8_t f[17][300];
+	size_t len[17];
+	int k;
+
+	CHECK(env_start());
+	CHECK(tx_setup(A, &tcq, &sq, 6));
+	CHECK_EQ(snic_cq_create_flags(&rcq, B, 8, SNIC_EQN_NONE, 1,
+				      SNIC_CQ_F_MINI), OK);
+	CHECK_EQ(snic_cq_create_flags(&bad, B, 8, SNIC_EQN_NONE, 3, 0x80),
+		 SNIC_AQ_EINVAL_PARAM);
+	CHECK_EQ(snic_rq_create(&rq, B, 6, rcq.n, 1), OK);
+	CHECK_EQ(rule_to_rq(B, 1000, rq.n, NULL), OK);
+	snic_rq_post(&rq, 60, true);
+	CHECK(pstats(B, &s0));
+	CHECK(qstats(B, SNIC_STATS_RQ, rq.n, &q0));
+	for (k = 0; k < 17; k++) {
+		len[k] = mk_udp(f[k], mac_b, 60 + 13 * k, 20 + k);
+		sq_send(&sq, f[k], len[k], true);
+		CHECK(cq_poll(&tcq, &e));
+	}
+	settle();
+	for (k = 0; k < 14; k++) {
+		if (k % 7 == 0)
+			CHECK(line_poll(&rcq, &rq, 7, &l));
+		CHECK(mini_is(&rq, &l.mini[k % 7], k, f[k], len[k]));
+	}
+	CHECK(qstats(B, SNIC_STATS_RQ, rq.n, &q1));
+	/* 17 frames, 2 lines; the third line not yet */
+	CHECK_EQ(q1.pcie.dma_writes - q0.pcie.dma_writes, 17 + 2);
+	/* the last 3: written SNIC_CQ_LINE_NS after the first of them */
+	CHECK(cq_empty(&rcq));
+	qt_clock_step(qt, 1000);
+	CHECK(line_poll(&rcq, &rq, 3, &l));
+	for (k = 14; k < 17; k++)
+		CHECK(mini_is(&rq, &l.mini[k - 14], k, f[k], len[k]));
+	CHECK(pstats(B, &s1));
+	CHECK_EQ(s1.rx_mini_cqes - s0.rx_mini_cqes, 17);
+	CHECK_EQ(s1.rx_mini_lines - s0.rx_mini_lines, 3);
+	CHECK_EQ(s1.rx_packets - s0.rx_packets, 17);
+}
+
 int main(void)
 {
 	RUN("device/snic_eth", mmio_wqe_saves_fetch);
 	RUN("device/snic_eth", mmio_wqe_hostile);
+	RUN("device/snic_eth", selective_signalling);
+	RUN("device/snic_eth", mini_cqe_lines);
 	qt_quit(qt);
 	inj_close();
 	return check_failures ? 1 : 0;
