@@ -6,8 +6,27 @@
  * lines (seven receive completions in one CQ entry).
  * The environment (two snics, the wire socket, queues, frames) is
  * snic_eth_env.h's; the tests are device/snic_eth/<name>.
+ *
+ * With SNIC_PCIE_PRINT=1 in the environment it also prints what it
+ * measured, "snic-pcie <what> k=v ...", for tests/bench/flexins-pcie.sh.
  */
+#include <stdio.h>
+#include <stdlib.h>
 #include "snic_eth_env.h"
+
+/* Per-WQE counters of @n WQEs between @a and @b, for the bench. */
+static void print_wqe(const char *mode, const struct snic_pcie_stats *a,
+		      const struct snic_pcie_stats *b, unsigned n)
+{
+	if (!getenv("SNIC_PCIE_PRINT"))
+		return;
+	printf("snic-pcie wqe mode=%s mmio_writes=%.2f tlps=%.2f "
+	       "tlp_bytes=%.2f dma_reads=%.2f\n", mode,
+	       (double)(b->mmio_writes - a->mmio_writes) / n,
+	       (double)(b->tlps - a->tlps) / n,
+	       (double)(b->tlp_bytes - a->tlp_bytes) / n,
+	       (double)(b->dma_reads - a->dma_reads) / n);
+}
 
 /* Write 64 bytes as the 32-bit stores of a WQE-by-MMIO line on @page. */
 static void mmio_line(struct snic_dev *d, uint32_t page, const uint8_t *line,
@@ -109,6 +128,8 @@ static void mmio_wqe_saves_fetch(void)
 		CHECK_RX(&rcq, &rq, f, len, &e);
 	}
 	CHECK(sq_pcie(&sq, &p2));
+	print_wqe("doorbell", &p0, &p1, NSEND);
+	print_wqe("mmio", &p1, &p2, NSEND);
 	CHECK(pstats(A, &s1));
 	CHECK_EQ(s1.tx_mmio_wqe - s0.tx_mmio_wqe, NSEND);
 	CHECK_EQ(s1.tx_wqe_fetch_saved - s0.tx_wqe_fetch_saved, NSEND);
@@ -323,6 +344,9 @@ static void mini_cqe_lines(void)
 	for (k = 14; k < 17; k++)
 		CHECK(mini_is(&rq, &l.mini[k - 14], k, f[k], len[k]));
 	CHECK(pstats(B, &s1));
+	if (getenv("SNIC_PCIE_PRINT"))
+		printf("snic-pcie rx-cqe packets=17 mini_lines=%llu\n",
+		       (unsigned long long)(s1.rx_mini_lines - s0.rx_mini_lines));
 	CHECK_EQ(s1.rx_mini_cqes - s0.rx_mini_cqes, 17);
 	CHECK_EQ(s1.rx_mini_lines - s0.rx_mini_lines, 3);
 	CHECK_EQ(s1.rx_packets - s0.rx_packets, 17);
