@@ -18,6 +18,7 @@ D2D_GUEST_MODULES=(
 	uio uio_pci_generic
 	vxlan udp_tunnel ip6_udp_tunnel veth
 	8021q sch_mqprio sch_ingress sch_fq cls_flower act_gact
+	pktgen
 )
 
 # The module files (KROOT/...ko) of D2D_GUEST_MODULES and their

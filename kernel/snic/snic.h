@@ -289,6 +289,8 @@ struct snic_channel {
 	struct snic_wq rq;
 	struct snic_tx_buf *tx_buf;
 	struct snic_rx_buf *rx_buf;
+	u16 tx_last;		/* first BB of the last skb WQE posted */
+	u16 tx_unsig;		/* skb WQEs posted since the last signaled */
 	struct netdev_queue *txq;
 	struct snic_ch_stats *stats;
 	u32 rx_buf_len;		/* frame bytes a buffer takes */

@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * snic Ethernet transmit: WQEs from skbs (checksum offload, TSO, gather
- * list or inline copy), the doorbell, and TX completions in NAPI.  Every
- * WQE is signaled (SNIC_WQE_F_SIGNAL): a CQE per WQE keeps completion
- * simple and skbs are freed promptly (TCP small queues wait for that).
+ * list or inline copy), the doorbell, and TX completions in NAPI.
+ * Selective signalling: a CQE (SNIC_WQE_F_SIGNAL) is asked for by every
+ * SNIC_TX_SIGNAL_EVERY-th skb WQE and by the last one before each
+ * doorbell, so a batch (xmit_more) costs one CQE write, and skbs are
+ * still freed as soon as their batch is sent (TCP small queues wait for
+ * that); a CQE retires every WQE up to it.
  * XDP frames (XDP_TX, ndo_xdp_xmit) share the channel's SQ under its
  * netdev queue's TX lock; a WQE holds either an skb or an xdp_frame.
  */
@@ -15,6 +18,27 @@
 #include <net/xdp.h>
 #include "snic.h"
 #include "snic_en.h"
+
+#define SNIC_TX_SIGNAL_EVERY	16
+
+/*
+ * The doorbell for the skb WQEs posted: the last of them (if not rung
+ * yet) asks for a CQE first.  The device reads no WQE past the last
+ * doorbell, so its flags may still change.
+ */
+static void snic_tx_ring(struct snic_priv *priv, struct snic_channel *ch)
+{
+	struct snic_wq *sq = &ch->sq;
+	struct snic_wqe_ctrl *ctrl;
+
+	if ((u16)(ch->tx_last - sq->rung) < (u16)(sq->prod - sq->rung)) {
+		ctrl = sq->r.buf + (ch->tx_last & (sq->size - 1)) *
+		       SNIC_WQEBB_SIZE;
+		ctrl->flags |= SNIC_WQE_F_SIGNAL;
+		ch->tx_unsig = 0;
+	}
+	snic_wq_ring(priv->sd, sq, SNIC_DB_SQ);
+}
 
 static unsigned int snic_sq_free(const struct snic_wq *sq)
 {
@@ -201,7 +225,10 @@ netdev_tx_t snic_start_xmit(struct sk_buff *skb, struct net_device *nd)
 	tb = &ch->tx_buf[pi & (sq->size - 1)];
 	memset(wqe, 0, bbs * SNIC_WQEBB_SIZE);
 	ctrl->opcode = opcode;
-	ctrl->flags = SNIC_WQE_F_SIGNAL;
+	if (++ch->tx_unsig >= SNIC_TX_SIGNAL_EVERY) {
+		ctrl->flags = SNIC_WQE_F_SIGNAL;
+		ch->tx_unsig = 0;
+	}
 	ctrl->wqe_idx = cpu_to_le16(pi);
 	ctrl->ds_cnt = nds;
 	eth->cs_flags = cs;
@@ -247,6 +274,7 @@ netdev_tx_t snic_start_xmit(struct sk_buff *skb, struct net_device *nd)
 	tb->bbs = bbs;
 	tb->bytes = skb->len;
 	snic_sq_copy(sq, wqe, bbs);
+	ch->tx_last = pi;
 	snic_tx_stats_add(st, skb, opcode, cs, segs, ihs, linearized);
 	/* hardware stamp asked for: the CQE's completion time (snic_tx_poll) */
 	if (unlikely(skb_shinfo(skb)->tx_flags & SKBTX_HW_TSTAMP) &&
@@ -263,7 +291,7 @@ netdev_tx_t snic_start_xmit(struct sk_buff *skb, struct net_device *nd)
 			netif_tx_start_queue(ch->txq);
 	}
 	if (__netdev_tx_sent_queue(ch->txq, tb->bytes, netdev_xmit_more()))
-		snic_wq_ring(priv->sd, sq, SNIC_DB_SQ);
+		snic_tx_ring(priv, ch);
 	return NETDEV_TX_OK;
 
 dma_err:
@@ -274,7 +302,7 @@ drop:
 out_ring:
 	/* Earlier WQEs of an xmit_more batch still need their doorbell. */
 	if (!netdev_xmit_more() && sq->rung != sq->prod)
-		snic_wq_ring(priv->sd, sq, SNIC_DB_SQ);
+		snic_tx_ring(priv, ch);
 	return NETDEV_TX_OK;
 }
 

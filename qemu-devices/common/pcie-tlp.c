@@ -84,3 +84,27 @@ void d2d_pcie_account(D2DPcieCounters *c, D2DPcieOp op,
         break;
     }
 }
+
+/* Bytes on the link of one DMA or MMIO write of @len bytes, less them. */
+static uint64_t d2d_pcie_overhead(D2DPcieOp op, uint64_t len)
+{
+    uint64_t tlps, up, down;
+
+    d2d_pcie_tlp_cost(op, 0, len, &tlps, &up, &down);
+    return up + down - len;
+}
+
+double d2d_pcie_fld_model_ctrl(uint64_t frame)
+{
+    uint64_t wqe = 64, cqe = 64, db = 4;
+    double per = 0;
+
+    per += d2d_pcie_overhead(D2D_PCIE_DMA_WRITE, frame);    /* RX frame */
+    per += d2d_pcie_overhead(D2D_PCIE_DMA_READ, frame);     /* TX frame */
+    per += d2d_pcie_overhead(D2D_PCIE_DMA_READ, wqe) + wqe; /* WQE fetch */
+    per += d2d_pcie_overhead(D2D_PCIE_MMIO_WRITE, db) + db; /* doorbell */
+    /* an RX and a TX CQE, each 1 in D2D_FLD_MODEL_CQE_MOD packets */
+    per += 2.0 * (d2d_pcie_overhead(D2D_PCIE_DMA_WRITE, cqe) + cqe) /
+           D2D_FLD_MODEL_CQE_MOD;
+    return per;
+}

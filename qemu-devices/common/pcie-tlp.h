@@ -48,4 +48,17 @@ void d2d_pcie_tlp_cost(D2DPcieOp op, uint64_t addr, uint64_t len,
 void d2d_pcie_account(D2DPcieCounters *c, D2DPcieOp op,
                       uint64_t addr, uint64_t len);
 
+/*
+ * The FLD paper's PCIe model (FlexDriver, ASPLOS 2022, section 6, Figure
+ * 7a) of the NIC<->FLD control bytes per echoed packet of @frame bytes:
+ * every byte on the link but the frame's own, both ways - the headers of
+ * the received frame's write TLPs, the NIC's 64-byte WQE read (request
+ * and completion), the FLD's 4-byte doorbell, the headers of the
+ * transmitted frame's read (requests and completions), and one 64-byte
+ * CQE write per 16 packets on each side.  Link as above (MPS 256, MRRS
+ * 512, 24 / 20 bytes per TLP), buffers aligned.  docs/pcie-accounting.md.
+ */
+#define D2D_FLD_MODEL_CQE_MOD   16
+double d2d_pcie_fld_model_ctrl(uint64_t frame);
+
 #endif

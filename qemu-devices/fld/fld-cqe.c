@@ -24,6 +24,38 @@
 #define RAW_WQE_OPCODE  62
 #define F_TAG           0x20    /* SNIC_CQE_F_TAG */
 
+/* struct snic_cqe_line: 7 mini-CQEs of 8 bytes, then these */
+#define LINE_MINI       7
+#define LINE_QN         56
+#define LINE_FLOW_TAG   58
+#define LINE_COUNT      60
+#define RAW_OP_RX       0x02    /* SNIC_CQE_RX */
+
+unsigned fld_cqe_line_split(const uint8_t line[64], uint8_t raw[][64])
+{
+    unsigned n = line[LINE_COUNT], i;
+
+    if (n == 0 || n > LINE_MINI) {
+        return 0;
+    }
+    for (i = 0; i < n; i++) {
+        const uint8_t *m = line + 8 * i;
+        uint16_t flags = d2d_rd16le(m + 6);
+
+        memset(raw[i], 0, 64);
+        memcpy(raw[i] + RAW_BYTE_CNT, m, 2);
+        memcpy(raw[i] + RAW_WQE_COUNTER, m + 2, 2);
+        memcpy(raw[i] + RAW_STRIDE_IDX, m + 4, 2);
+        memcpy(raw[i] + RAW_FLAGS, m + 6, 2);
+        memcpy(raw[i] + RAW_QN, line + LINE_QN, 2);
+        if (flags & F_TAG) {
+            memcpy(raw[i] + RAW_FLOW_TAG, line + LINE_FLOW_TAG, 2);
+        }
+        raw[i][RAW_OPCODE] = RAW_OP_RX;
+    }
+    return n;
+}
+
 bool fld_cqe_is_rdma(uint8_t opcode)
 {
     return opcode == FLD_CQE_REQ || opcode == FLD_CQE_RECV ||

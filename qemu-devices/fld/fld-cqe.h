@@ -51,4 +51,11 @@ bool fld_cqe_compress(const uint8_t raw[64], uint8_t out[FLD_CQE_SIZE],
                       bool *tag_overflow);
 void fld_cqe_expand(const uint8_t in[FLD_CQE_SIZE], FldCqe *c);
 
+/*
+ * A 64-byte mini-CQE line (snic's struct snic_cqe_line, SNIC_CQE_MINI in
+ * its last byte) as the 64-byte CQEs it stands for: returns how many it
+ * wrote to @raw (1..7), 0 for a line with no or too many entries.
+ */
+unsigned fld_cqe_line_split(const uint8_t line[64], uint8_t raw[][64]);
+
 #endif

@@ -100,6 +100,7 @@ static void fld_realize(PCIDevice *pdev, Error **errp)
     }
     for (i = 0; i < FLD_MAX_CQS; i++) {
         s->cqs[i].ring = g_malloc0(FLD_CQE_SIZE << FLD_CQ_MAX_LOG);
+        s->cqs[i].last = g_malloc0(1u << FLD_CQ_MAX_LOG);
     }
     for (i = 0; i < FLD_MAX_RQS; i++) {
         s->rqs[i].buf = g_malloc0(FLD_RQ_BUF_SIZE);
@@ -147,6 +148,7 @@ static void fld_exit(PCIDevice *pdev)
     fld_rdma_reset(s);
     for (i = 0; i < FLD_MAX_CQS; i++) {
         g_free(s->cqs[i].ring);
+        g_free(s->cqs[i].last);
     }
     for (i = 0; i < FLD_MAX_RQS; i++) {
         g_free(s->rqs[i].buf);
@@ -191,6 +193,8 @@ static Property fld_properties[] = {
     DEFINE_PROP_STRING("accel", FldState, accel_name),
     DEFINE_PROP_UINT32("pool-descs", FldState, pool_descs, 2048),
     DEFINE_PROP_UINT32("pool-blocks", FldState, pool_blocks, 4096),
+    DEFINE_PROP_UINT32("tx-signal", FldState, tx_signal, 1),
+    DEFINE_PROP_BOOL("mmio-wqe", FldState, mmio_wqe, false),
     DEFINE_PROP_END_OF_LIST(),
 };
 

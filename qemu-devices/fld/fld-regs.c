@@ -151,6 +151,7 @@ static uint32_t fld_cmd_cq_set(FldState *s)
     cq->cqn = s->cmd_args[1];
     cq->log_size = log;
     cq->pi = cq->ci = 0;
+    cq->nic_pi = cq->nic_ci = 0;
     cq->stage_mask = 0;
     s->cmd_result = FLD_WIN_CQ + slot * FLD_CQ_WIN_SIZE;
     return FLD_CMD_OK;

@@ -40,6 +40,7 @@ void fld_stream_reset(FldState *s)
     for (i = 0; i < FLD_MAX_CQS; i++) {
         s->cqs[i].valid = false;
         s->cqs[i].pi = s->cqs[i].ci = 0;
+        s->cqs[i].nic_pi = s->cqs[i].nic_ci = 0;
         s->cqs[i].stage_mask = 0;
     }
     for (i = 0; i < FLD_MAX_RQS; i++) {
@@ -208,20 +209,109 @@ FldTxResult fld_stream_tx(FldState *s, unsigned slot, const uint8_t *f,
     return FLD_TX_OK;
 }
 
-/* Doorbell @val to the NIC at @addr: a peer-to-peer MMIO write. */
-void fld_doorbell(FldState *s, uint64_t addr, uint32_t val)
-{
-    uint32_t le = cpu_to_le32(val);
+/*
+ * Buffer bytes of two largest frames: the reserve below.  A frame takes
+ * consecutive window blocks that never wrap, so of a free arc of two
+ * frames at least one frame's worth is one run.
+ */
+#define FLD_SIGNAL_RESERVE (2 * ROUND_UP(FLD_MAX_FRAME, FLD_BLOCK_SIZE))
 
-    trace_fld_doorbell(addr, val);
-    if (d2d_dma_write(&s->parent_obj, &s->pcie, NULL, addr, &le,
-                      sizeof(le)) != MEMTX_OK) {
+/*
+ * Does the WQE at counter @idx of SQ @slot ask for a CQE?  One in
+ * tx-signal, and any that leaves less than the reserve of the SQ's buffer
+ * window or quota to the frames after it (or of the shared pool now), or
+ * half the ring in flight: the frames up to an unsignaled WQE are freed
+ * only by a later completion, which must be able to come.
+ */
+static bool fld_wqe_signaled(FldState *s, unsigned slot, uint16_t idx)
+{
+    FldSq *sq = &s->sqs[slot];
+    uint64_t pool = (uint64_t)s->bfree_top * FLD_BLOCK_SIZE;
+    uint32_t held = 0;
+    struct fld_txd t;
+    uint16_t i;
+
+    if (s->tx_signal <= 1 || (uint16_t)(idx + 1 - sq->ci) >= s->tx_signal ||
+        (uint16_t)(idx + 1 - sq->ci) * 2 >= (1u << sq->log_size) ||
+        pool < FLD_SIGNAL_RESERVE) {
+        return true;
+    }
+    for (i = sq->ci; i != (uint16_t)(idx + 1); i++) {
+        if (fld_txd_get(s, slot, i, &t)) {
+            held += t.nblocks * FLD_BLOCK_SIZE;
+        }
+    }
+    return held + FLD_SIGNAL_RESERVE > FLD_TXBUF_WIN_SIZE ||
+           (sq->quota && held + FLD_SIGNAL_RESERVE > sq->quota);
+}
+
+void fld_eth_wqe(FldState *s, unsigned slot, uint16_t idx,
+                 const struct fld_txd *t, uint8_t wqe[SNIC_WQEBB_SIZE])
+{
+    struct snic_wqe_ctrl *c = (void *)wqe;
+    struct snic_wqe_eth *e = (void *)(wqe + 16);
+    struct snic_wqe_data *d = (void *)(wqe + 32);
+    uint64_t win = pci_get_bar_addr(&s->parent_obj, FLD_BAR_WIN);
+
+    memset(wqe, 0, SNIC_WQEBB_SIZE);
+    c->opcode = SNIC_WQE_ETH_SEND;
+    c->flags = fld_wqe_signaled(s, slot, idx) ? SNIC_WQE_F_SIGNAL : 0;
+    c->wqe_idx = cpu_to_le16(idx);
+    c->ds_cnt = 3;
+    e->cs_flags = t->cs_flags;
+    d->byte_count = cpu_to_le32(le16_to_cpu(t->len));
+    d->addr = cpu_to_le64(win + FLD_WIN_TXBUF + slot * FLD_TXBUF_WIN_SIZE +
+                          (uint64_t)le16_to_cpu(t->vblock) * FLD_BLOCK_SIZE);
+}
+
+/* @len bytes to the NIC at @addr: a peer-to-peer MMIO write. */
+static void fld_nic_write(FldState *s, uint64_t addr, const void *buf,
+                          unsigned len)
+{
+    if (d2d_dma_write(&s->parent_obj, &s->pcie, NULL, addr, buf, len)
+        != MEMTX_OK) {
         s->stats[FLD_STAT_DB_ERRORS]++;
         fld_raise_error(s, FLD_ERR_DMA, (uint32_t)addr,
                         "doorbell write to the NIC failed");
         return;
     }
     s->stats[FLD_STAT_DOORBELLS]++;
+}
+
+/* Doorbell @val to the NIC at @addr. */
+void fld_doorbell(FldState *s, uint64_t addr, uint32_t val)
+{
+    uint32_t le = cpu_to_le32(val);
+
+    trace_fld_doorbell(addr, val);
+    fld_nic_write(s, addr, &le, sizeof(le));
+}
+
+/*
+ * Ring Ethernet SQ @slot from counter @from up to its producer with
+ * WQE-by-MMIO lines: each new WQE, whole, to SNIC_DB_SQ_WQE of the SQ's
+ * doorbell page (a 64-byte write instead of the NIC's 64-byte read).
+ */
+static void fld_doorbell_wqe(FldState *s, unsigned slot, uint16_t from)
+{
+    FldSq *sq = &s->sqs[slot];
+    uint64_t at = (sq->db_addr & ~(uint64_t)(SNIC_DB_PAGE_SIZE - 1)) +
+                  SNIC_DB_SQ_WQE;
+    uint8_t line[SNIC_WQEBB_SIZE];
+    struct snic_wqe_ctrl *c = (void *)line;
+    struct fld_txd t;
+    uint16_t idx;
+
+    for (idx = from; idx != sq->pi; idx++) {
+        if (!fld_txd_get(s, slot, idx, &t)) {
+            fld_doorbell(s, sq->db_addr, SNIC_DB_VAL(sq->sqn, sq->pi));
+            return;
+        }
+        fld_eth_wqe(s, slot, idx, &t, line);
+        c->db_qn = cpu_to_le16(sq->sqn);
+        trace_fld_doorbell(at, SNIC_DB_VAL(sq->sqn, idx + 1));
+        fld_nic_write(s, at, line, sizeof(line));
+    }
 }
 
 /* SQ slot of NIC send queue @sqn, or of FLD-R QP @sqn when @rdma */
@@ -270,16 +360,26 @@ static void fld_cqe_tx(FldState *s, const FldCqe *c)
         fld_raise_error(s, FLD_ERR_NIC_CQE, c->syndrome << 16 | slot,
                         "NIC reported a send error");
     }
-    /* Every WQE is signaled: completions arrive one per slot, in order. */
-    if ((uint16_t)(c->wqe_counter - sq->ci) >= (uint16_t)(sq->pi - sq->ci) ||
-        !fld_tx_release(s, slot, c->wqe_counter)) {
+    /*
+     * Completions arrive in order; one completes its WQE and every
+     * unsignaled one before it (tx-signal).
+     */
+    if ((uint16_t)(c->wqe_counter - sq->ci) >= (uint16_t)(sq->pi - sq->ci)) {
         s->stats[FLD_STAT_CQE_BAD_QUEUE]++;
         fld_raise_error(s, FLD_ERR_CQE_QUEUE, c->wqe_counter,
                         "TX CQE for a slot not in flight");
         return;
     }
-    sq->ci = c->wqe_counter + 1;
-    s->stats[FLD_STAT_TX_DONE]++;
+    while (sq->ci != (uint16_t)(c->wqe_counter + 1)) {
+        if (!fld_tx_release(s, slot, sq->ci)) {
+            s->stats[FLD_STAT_CQE_BAD_QUEUE]++;
+            fld_raise_error(s, FLD_ERR_CQE_QUEUE, sq->ci,
+                            "TX CQE for a slot not in flight");
+            return;
+        }
+        sq->ci++;
+        s->stats[FLD_STAT_TX_DONE]++;
+    }
 }
 
 void fld_inq_flush(FldState *s, unsigned q)
@@ -405,7 +505,8 @@ static bool fld_cqs_run(FldState *s, int budget)
                 more = true;
                 break;
             }
-            fld_cqe_expand(cq->ring[cq->ci & ((1u << cq->log_size) - 1)], &c);
+            fld_cqe_expand(cq->ring[cq->ci & FLD_CQ_RING_MASK], &c);
+            cq->nic_ci += cq->last[cq->ci & FLD_CQ_RING_MASK];
             cq->ci++;
             switch (c.opcode) {
             case SNIC_CQE_TX:
@@ -503,8 +604,14 @@ static void fld_doorbells(FldState *s)
         FldSq *sq = &s->sqs[i];
 
         if (sq->valid && sq->db_pi != sq->pi) {
+            uint16_t from = sq->db_pi;
+
             sq->db_pi = sq->pi;
-            fld_doorbell(s, sq->db_addr, SNIC_DB_VAL(sq->sqn, sq->pi));
+            if (s->mmio_wqe && !sq->rdma) {
+                fld_doorbell_wqe(s, i, from);
+            } else {
+                fld_doorbell(s, sq->db_addr, SNIC_DB_VAL(sq->sqn, sq->pi));
+            }
         }
     }
     for (i = 0; i < FLD_MAX_RQS; i++) {

@@ -31,11 +31,7 @@ static bool fld_wqe_build(FldState *s, unsigned slot, uint32_t bb,
     FldSq *sq = &s->sqs[slot];
     uint16_t mask = (1u << sq->log_size) - 1;
     uint16_t idx = sq->ci + ((bb - sq->ci) & mask);
-    struct snic_wqe_ctrl *c = (void *)wqe;
-    struct snic_wqe_eth *e = (void *)(wqe + 16);
-    struct snic_wqe_data *d = (void *)(wqe + 32);
     struct fld_txd t;
-    uint64_t win;
 
     memset(wqe, 0, SNIC_WQEBB_SIZE);
     if ((uint16_t)(idx - sq->ci) >= (uint16_t)(sq->pi - sq->ci) ||
@@ -46,15 +42,7 @@ static bool fld_wqe_build(FldState *s, unsigned slot, uint32_t bb,
         fld_rdma_wqe(s, slot, idx, &t, wqe);
         return true;
     }
-    win = pci_get_bar_addr(&s->parent_obj, FLD_BAR_WIN);
-    c->opcode = SNIC_WQE_ETH_SEND;
-    c->flags = SNIC_WQE_F_SIGNAL;
-    c->wqe_idx = cpu_to_le16(idx);
-    c->ds_cnt = 3;
-    e->cs_flags = t.cs_flags;
-    d->byte_count = cpu_to_le32(le16_to_cpu(t.len));
-    d->addr = cpu_to_le64(win + FLD_WIN_TXBUF + slot * FLD_TXBUF_WIN_SIZE +
-                          (uint64_t)le16_to_cpu(t.vblock) * FLD_BLOCK_SIZE);
+    fld_eth_wqe(s, slot, idx, &t, wqe);
     return true;
 }
 
@@ -101,7 +89,7 @@ static uint64_t fld_win_read(void *opaque, hwaddr addr, unsigned size)
         } else if (off >= FLD_DBR_CQ && off < FLD_DBR_RQ &&
                    (off - FLD_DBR_CQ) / 4 < FLD_MAX_CQS &&
                    s->cqs[(off - FLD_DBR_CQ) / 4].valid) {
-            v = s->cqs[(off - FLD_DBR_CQ) / 4].ci;
+            v = s->cqs[(off - FLD_DBR_CQ) / 4].nic_ci;
         } else if (off >= FLD_DBR_RQ && (off - FLD_DBR_RQ) / 4 < FLD_MAX_RQS &&
                    s->rqs[(off - FLD_DBR_RQ) / 4].valid) {
             v = s->rqs[(off - FLD_DBR_RQ) / 4].pi;
@@ -137,14 +125,35 @@ static uint64_t fld_win_read(void *opaque, hwaddr addr, unsigned size)
     return ldn_le_p(buf, size);
 }
 
+/* Keep CQE @raw in compressed form; false if it does not compress. */
+static bool fld_cqe_store(FldState *s, FldCq *cq, const uint8_t *raw,
+                          hwaddr addr)
+{
+    uint8_t *z = cq->ring[cq->pi & FLD_CQ_RING_MASK];
+    bool ovf;
+
+    if (!fld_cqe_compress(raw, z, &ovf)) {
+        s->stats[FLD_STAT_CQE_BAD_QUEUE]++;
+        fld_raise_error(s, FLD_ERR_CQE_QUEUE, addr,
+                        "CQE field beyond the compressed form");
+        return false;
+    }
+    if (ovf) {
+        s->stats[FLD_STAT_CQE_TAG_OVERFLOW]++;
+    }
+    cq->last[cq->pi & FLD_CQ_RING_MASK] = 0;
+    cq->pi++;
+    s->stats[FLD_STAT_CQE_WRITES]++;
+    return true;
+}
+
 /* A byte range of the CQE being written into CQ @slot arrived. */
 static void fld_cqe_write(FldState *s, unsigned slot, uint32_t off,
                           const uint8_t *b, unsigned size, hwaddr addr)
 {
     FldCq *cq = &s->cqs[slot];
-    uint32_t entry = off / SNIC_WQEBB_SIZE, o = off % 64, i;
-    uint8_t z[FLD_CQE_SIZE];
-    bool ovf;
+    uint32_t entry = off / SNIC_WQEBB_SIZE, o = off % 64, i, n = 1, kept = 0;
+    uint8_t raw[7][64];
 
     if (cq->stage_mask && entry != cq->stage_slot) {
         /* The previous CQE never got its owner byte. */
@@ -165,24 +174,34 @@ static void fld_cqe_write(FldState *s, unsigned slot, uint32_t off,
         return;
     }
     cq->stage_mask = 0;
-    if ((uint16_t)(cq->pi - cq->ci) >= (1u << cq->log_size)) {
+    if (cq->stage[63] & SNIC_CQE_MINI) {
+        n = fld_cqe_line_split(cq->stage, raw);
+        if (!n) {
+            s->stats[FLD_STAT_CQE_BAD_QUEUE]++;
+            fld_raise_error(s, FLD_ERR_CQE_QUEUE, addr,
+                            "mini-CQE line with no or too many entries");
+            return;
+        }
+    } else {
+        memcpy(raw[0], cq->stage, 64);
+    }
+    if ((uint16_t)(cq->nic_pi - cq->nic_ci) >= (1u << cq->log_size) ||
+        (uint16_t)(cq->pi - cq->ci) + n > (1u << FLD_CQ_MAX_LOG)) {
         /* The NIC checks room against our doorbell record first. */
         fld_bad_access(s, true, addr, "CQE into a full completion queue");
         return;
     }
-    if (!fld_cqe_compress(cq->stage, z, &ovf)) {
-        s->stats[FLD_STAT_CQE_BAD_QUEUE]++;
-        fld_raise_error(s, FLD_ERR_CQE_QUEUE, addr,
-                        "CQE field beyond the compressed form");
-        return;
+    for (i = 0; i < n; i++) {
+        kept += fld_cqe_store(s, cq, raw[i], addr);
     }
-    if (ovf) {
-        s->stats[FLD_STAT_CQE_TAG_OVERFLOW]++;
+    /* The NIC's entry retires with the last CQE kept of it, or now. */
+    if (kept) {
+        cq->last[(cq->pi - 1) & FLD_CQ_RING_MASK] = 1;
+    } else {
+        cq->nic_ci++;
     }
-    memcpy(cq->ring[cq->pi & ((1u << cq->log_size) - 1)], z, FLD_CQE_SIZE);
-    cq->pi++;
+    cq->nic_pi++;
     trace_fld_cqe_write(slot, cq->pi);
-    s->stats[FLD_STAT_CQE_WRITES]++;
     fld_kick(s);
 }
 

@@ -76,11 +76,18 @@ typedef struct FldCq {
     uint16_t cqn;
     uint8_t log_size;
     uint16_t pi;            /* CQEs received */
-    uint16_t ci;            /* CQEs processed (the doorbell record) */
+    uint16_t ci;            /* CQEs processed */
+    /*
+     * NIC entries (CQEs or mini-CQE lines) received and processed: the
+     * doorbell record; last[k]: entry k of ring is its NIC entry's last.
+     */
+    uint16_t nic_pi, nic_ci;
+    uint8_t *last;          /* 1 << FLD_CQ_MAX_LOG */
     uint8_t stage[64];      /* the CQE being written */
     uint64_t stage_mask;    /* bytes of it written so far */
     uint32_t stage_slot;
     uint8_t (*ring)[FLD_CQE_SIZE];  /* 1 << FLD_CQ_MAX_LOG compressed CQEs */
+#define FLD_CQ_RING_MASK ((1u << FLD_CQ_MAX_LOG) - 1)
 } FldCq;
 
 /* A striding receive queue whose buffers are FLD's RX window. */
@@ -202,6 +209,9 @@ struct FldState {
     char *accel_name;
     uint32_t pool_descs;
     uint32_t pool_blocks;
+    /* PCIe knobs (docs/fld.md "PCIe efficiency") */
+    uint32_t tx_signal;     /* signal one Ethernet WQE in this many */
+    bool mmio_wqe;          /* ring Ethernet SQs with WQE-by-MMIO lines */
 
     const FldAccelOps *accel;
     uint32_t ctrl, status;
@@ -321,6 +331,12 @@ bool fld_rdma_win_write(FldState *s, hwaddr addr, const uint8_t *b,
 void fld_rdma_wqe(FldState *s, unsigned slot, uint16_t idx,
                   const struct fld_txd *t, uint8_t wqe[SNIC_WQEBB_SIZE]);
 void fld_doorbell(FldState *s, uint64_t addr, uint32_t val);
+/*
+ * The Ethernet send WQE of descriptor @t at counter @idx of SQ @slot:
+ * signaled every tx-signal WQEs (docs/fld.md "PCIe efficiency").
+ */
+void fld_eth_wqe(FldState *s, unsigned slot, uint16_t idx,
+                 const struct fld_txd *t, uint8_t wqe[SNIC_WQEBB_SIZE]);
 
 /* fld-accel.c */
 const FldAccelOps *fld_accel_find(const char *name);

@@ -1,7 +1,8 @@
 /*
  * snic: the BAR2 doorbell pages - decode a doorbell write and hand it to
  * the queue it names: a send queue to the transmit path, a completion or
- * event queue to its arming, an RDMA doorbell to the RDMA layer.
+ * event queue to its arming, an RDMA doorbell to the RDMA layer; gather a
+ * WQE-by-MMIO line and hand its send queue the WQE with the doorbell.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -36,21 +37,109 @@ static bool snic_db_range(SnicState *s, uint16_t ahead, uint32_t size)
     return true;
 }
 
+/* A WQE-by-MMIO line refused: error register, counters, log. */
+static void snic_db_wqe_refuse(SnicState *s, const char *why)
+{
+    s->stats.bad_db++;
+    s->ps.tx_mmio_wqe_errors++;
+    snic_raise_error(s, SNIC_ERR_MMIO_WQE, why);
+}
+
+/*
+ * A whole WQE-by-MMIO line on @page: the first basic block of the WQE at
+ * ctrl.wqe_idx of SQ ctrl.db_qn, and its doorbell.  The WQE must start at
+ * or after the producer counter the device knows and end within the ring.
+ */
+static void snic_db_sq_wqe(SnicState *s, uint16_t page, const uint8_t *line)
+{
+    const struct snic_wqe_ctrl *ctrl = (const void *)line;
+    uint32_t qn = le16_to_cpu(ctrl->db_qn);
+    uint16_t idx = le16_to_cpu(ctrl->wqe_idx);
+    unsigned nbb = DIV_ROUND_UP(ctrl->ds_cnt, 4);
+    SnicSq *sq = qn < SNIC_MAX_SQS ? &s->sqs[qn] : NULL;
+    uint16_t ahead;
+    unsigned slot;
+
+    if (!sq || !sq->valid || sq->db_page != page) {
+        snic_db_wqe_refuse(s, "WQE-by-MMIO line for no SQ of this page");
+        return;
+    }
+    ahead = idx - sq->ci;
+    if (ctrl->ds_cnt == 0 || nbb > SNIC_WQE_MAX_BBS ||
+        ahead < (uint16_t)(sq->pi - sq->ci) || ahead + nbb > RING_SIZE(sq)) {
+        snic_db_wqe_refuse(s, "WQE-by-MMIO line disagrees with the ring");
+        return;
+    }
+    d2d_mmio_account(&sq->st.pcie, true, page * SNIC_DB_PAGE_SIZE +
+                     SNIC_DB_SQ_WQE, SNIC_DB_SQ_WQE_SIZE);
+    slot = idx % SNIC_SQ_MMIO_SLOTS;
+    memcpy(sq->mmio_bb[slot], line, SNIC_WQEBB_SIZE);
+    sq->mmio_idx[slot] = idx;
+    sq->mmio_valid |= 1u << slot;
+    sq->st.doorbells++;
+    s->ps.tx_mmio_wqe++;
+    sq->pi = idx + nbb;
+    snic_tx_kick(s, sq);
+}
+
+/*
+ * One 32-bit store into a page's WQE-by-MMIO line.  The line is one
+ * posted write of 64 bytes (write combining) once every dword is in; a
+ * dword written twice before that means a torn line: the stores so far
+ * are counted as the writes they were and the line is refused.
+ */
+static void snic_db_wqe_store(SnicState *s, uint16_t page, unsigned off,
+                              uint32_t val)
+{
+    SnicMmioWqe *w = &s->mmio_wqe[page];
+    const struct snic_wqe_ctrl *ctrl = (const void *)w->line;
+    hwaddr base = page * SNIC_DB_PAGE_SIZE + SNIC_DB_SQ_WQE;
+    unsigned dw = off / 4, i;
+
+    if (w->mask & (1u << dw)) {
+        for (i = 0; i < SNIC_DB_SQ_WQE_SIZE / 4; i++) {
+            if (w->mask & (1u << i)) {
+                d2d_mmio_account(&s->pcie, true, base + i * 4, 4);
+            }
+        }
+        w->mask = 0;
+        snic_db_wqe_refuse(s, "partial WQE-by-MMIO line");
+    }
+    stl_le_p(w->line + dw * 4, val);
+    w->mask |= 1u << dw;
+    if (w->mask != (1u << (SNIC_DB_SQ_WQE_SIZE / 4)) - 1) {
+        return;
+    }
+    w->mask = 0;
+    d2d_mmio_account(&s->pcie, true, base, SNIC_DB_SQ_WQE_SIZE);
+    trace_snic_doorbell(page, SNIC_DB_SQ_WQE, le16_to_cpu(ctrl->db_qn),
+                        le16_to_cpu(ctrl->wqe_idx));
+    d2d_timing_engine(&s->timing, s->timing.p.db_ns);
+    snic_db_sq_wqe(s, page, w->line);
+}
+
 static void snic_db_write(void *opaque, hwaddr addr, uint64_t val,
                           unsigned size)
 {
     SnicState *s = opaque;
     uint16_t page = addr / SNIC_DB_PAGE_SIZE;
+    unsigned off = addr % SNIC_DB_PAGE_SIZE;
     uint32_t qn = (uint32_t)val >> 16;
     uint16_t ctr = val & 0xffff;
 
-    d2d_mmio_account(&s->pcie, true, addr, size);
-    trace_snic_doorbell(page, addr % SNIC_DB_PAGE_SIZE, qn, ctr);
     if (!(s->status & SNIC_STATUS_READY)) {
+        d2d_mmio_account(&s->pcie, true, addr, size);
         s->stats.bad_db++;
         snic_raise_error(s, SNIC_ERR_IN_RESET, "doorbell in reset");
         return;
     }
+    if (off >= SNIC_DB_SQ_WQE && off < SNIC_DB_SQ_WQE + SNIC_DB_SQ_WQE_SIZE) {
+        /* accounted as one write when the line is whole */
+        snic_db_wqe_store(s, page, off - SNIC_DB_SQ_WQE, val);
+        return;
+    }
+    d2d_mmio_account(&s->pcie, true, addr, size);
+    trace_snic_doorbell(page, off, qn, ctr);
     d2d_timing_engine(&s->timing, s->timing.p.db_ns);
     switch (addr % SNIC_DB_PAGE_SIZE) {
     case SNIC_DB_SQ: {

@@ -32,6 +32,18 @@ static void snic_cq_mod_timer(void *opaque)
     }
 }
 
+static bool snic_cq_line_flush(SnicState *s, uint16_t cqn);
+
+/* A mini-CQE line's time ran out: write it as it is. */
+static void snic_cq_line_timer(void *opaque)
+{
+    SnicCqTimer *t = opaque;
+
+    if (t->s->cqs[t->cqn].valid) {
+        snic_cq_line_flush(t->s, t->cqn);
+    }
+}
+
 static void snic_eq_mod_timer(void *opaque)
 {
     SnicEq *eq = opaque;
@@ -52,6 +64,7 @@ void snic_queues_init(SnicState *s)
     s->rqs = g_new0(SnicRq, SNIC_MAX_RQS);
     s->rss = g_new0(SnicRss, SNIC_MAX_RSS);
     s->rules = g_new0(SnicRule, SNIC_MAX_RULES);
+    s->mmio_wqe = g_new0(SnicMmioWqe, SNIC_DB_PAGES);
     for (i = 0; i < SNIC_MAX_EQS; i++) {
         s->eqs[i].s = s;
         s->eqs[i].mod_timer = d2d_timer_new_guarded(DEVICE(s),
@@ -64,6 +77,9 @@ void snic_queues_init(SnicState *s)
         s->cq_timers[i].timer = d2d_timer_new_guarded(DEVICE(s),
                                                       snic_cq_mod_timer,
                                                       &s->cq_timers[i]);
+        s->cq_timers[i].line_timer =
+            d2d_timer_new_guarded(DEVICE(s), snic_cq_line_timer,
+                                  &s->cq_timers[i]);
     }
 }
 
@@ -76,6 +92,7 @@ void snic_queues_free(SnicState *s)
     }
     for (i = 0; i < SNIC_MAX_CQS; i++) {
         d2d_timer_free_guarded(s->cq_timers[i].timer);
+        d2d_timer_free_guarded(s->cq_timers[i].line_timer);
     }
     g_free(s->eqs);
     g_free(s->cqs);
@@ -84,6 +101,7 @@ void snic_queues_free(SnicState *s)
     g_free(s->rqs);
     g_free(s->rss);
     g_free(s->rules);
+    g_free(s->mmio_wqe);
 }
 
 /* Reset: every queue, group and rule is gone. */
@@ -101,12 +119,14 @@ void snic_queues_reset(SnicState *s)
     }
     for (i = 0; i < SNIC_MAX_CQS; i++) {
         timer_del(s->cq_timers[i].timer);
+        timer_del(s->cq_timers[i].line_timer);
     }
     memset(s->cqs, 0, sizeof(SnicCq) * SNIC_MAX_CQS);
     memset(s->sqs, 0, sizeof(SnicSq) * SNIC_MAX_SQS);
     memset(s->rqs, 0, sizeof(SnicRq) * SNIC_MAX_RQS);
     memset(s->rss, 0, sizeof(SnicRss) * SNIC_MAX_RSS);
     memset(s->rules, 0, sizeof(SnicRule) * SNIC_MAX_RULES);
+    memset(s->mmio_wqe, 0, sizeof(SnicMmioWqe) * SNIC_DB_PAGES);
     s->sqs_hi = 0;
     s->rules_hi = 0;
     memset(&s->port, 0, sizeof(s->port));
@@ -191,6 +211,9 @@ uint16_t snic_cmd_create_cq(SnicState *s, const struct snic_aq_cmd *c,
         (eqn >= SNIC_MAX_EQS || !s->eqs[eqn].valid)) {
         return SNIC_AQ_ENOENT;
     }
+    if (a->flags & ~SNIC_CQ_F_MINI) {
+        return SNIC_AQ_EINVAL_PARAM;
+    }
     st = snic_check_ring(s, le64_to_cpu(a->ring_addr),
                          le64_to_cpu(a->dbr_addr), true, a->log_size,
                          le16_to_cpu(a->db_page));
@@ -209,6 +232,7 @@ uint16_t snic_cmd_create_cq(SnicState *s, const struct snic_aq_cmd *c,
     cq->log_size = a->log_size;
     cq->eqn = eqn;
     cq->db_page = le16_to_cpu(a->db_page);
+    cq->flags = a->flags;
     if (eqn != SNIC_EQN_NONE) {
         s->eqs[eqn].refs++;
     }
@@ -248,6 +272,9 @@ uint16_t snic_cmd_resize_cq(SnicState *s, const struct snic_aq_cmd *c,
     if (st) {
         return st;
     }
+    if (!snic_cq_line_flush(s, cqn)) {
+        return SNIC_AQ_EDMA;
+    }
     if (d2d_dma_read(&s->parent_obj, &s->pcie, NULL, cq->dbr, &rec,
                      sizeof(rec)) != MEMTX_OK) {
         return SNIC_AQ_EDMA;
@@ -263,7 +290,8 @@ uint16_t snic_cmd_resize_cq(SnicState *s, const struct snic_aq_cmd *c,
                          &cqe, sizeof(cqe)) != MEMTX_OK) {
             return SNIC_AQ_EDMA;
         }
-        cqe.op_own = SNIC_CQE_OWNER;    /* first pass of the new ring */
+        /* first pass of the new ring */
+        cqe.op_own = SNIC_CQE_OWNER | (cqe.op_own & SNIC_CQE_MINI);
         if (d2d_dma_write_entry(&s->parent_obj, &s->pcie, NULL,
                                 ring + k * sizeof(cqe), &cqe, sizeof(cqe))
             != MEMTX_OK) {
@@ -425,6 +453,7 @@ uint16_t snic_cmd_destroy(SnicState *s, const struct snic_aq_cmd *c)
             s->eqs[s->cqs[id].eqn].refs--;
         }
         timer_del(s->cq_timers[id].timer);
+        timer_del(s->cq_timers[id].line_timer);
         s->cqs[id].valid = false;
         return SNIC_AQ_OK;
     case SNIC_AQ_DESTROY_SQ:
@@ -534,19 +563,20 @@ static void snic_cq_moderate(SnicState *s, uint16_t cqn)
 }
 
 /*
- * Write one CQE.  Returns false if the CQ is gone, in error or full (then
- * it enters the error state).  @q: counters of the queue it completes.
+ * Write the 64-byte entry @e (a CQE or a mini-CQE line, its op_own
+ * SNIC_CQE_MINI bit set by the caller) at the CQ's producer.  Returns
+ * false if the CQ is in error or full (then it enters the error state).
  */
-bool snic_cq_post(SnicState *s, uint16_t cqn, struct snic_cqe *cqe,
-                  D2DPcieCounters *q)
+static bool snic_cq_put(SnicState *s, uint16_t cqn, uint8_t *e,
+                        D2DPcieCounters *q)
 {
-    SnicCq *cq;
+    SnicCq *cq = &s->cqs[cqn];
+    uint8_t *op_own = e + SNIC_CQE_SIZE - 1;
     uint64_t addr;
 
-    if (!snic_cq_exists(s, cqn) || s->cqs[cqn].error) {
+    if (cq->error) {
         return false;
     }
-    cq = &s->cqs[cqn];
     if ((uint16_t)(cq->pi - cq->ci) >= RING_SIZE(cq)) {
         uint32_t dbr;
 
@@ -572,18 +602,128 @@ bool snic_cq_post(SnicState *s, uint16_t cqn, struct snic_cqe *cqe,
             return false;
         }
     }
-    addr = cq->ring + (cq->pi & RING_MASK(cq)) * sizeof(*cqe);
-    /* the completion time: when the CQE lands (timing mode), else now */
-    cqe->timestamp = cpu_to_le64(d2d_timing_write_at(&s->parent_obj, addr,
-                                                     sizeof(*cqe)));
-    cqe->op_own = ((cq->pi >> cq->log_size) & 1) ^ 1;
-    if (d2d_dma_write_entry(&s->parent_obj, &s->pcie, q, addr,
-                            cqe, sizeof(*cqe)) != MEMTX_OK) {
+    addr = cq->ring + (cq->pi & RING_MASK(cq)) * SNIC_CQE_SIZE;
+    if (!(*op_own & SNIC_CQE_MINI)) {
+        struct snic_cqe *cqe = (struct snic_cqe *)e;
+
+        /* the completion time: when the CQE lands (timing mode), else now */
+        cqe->timestamp = cpu_to_le64(d2d_timing_write_at(&s->parent_obj,
+                                                         addr, SNIC_CQE_SIZE));
+    }
+    *op_own = (*op_own & SNIC_CQE_MINI) |
+              (((cq->pi >> cq->log_size) & 1) ^ 1);
+    if (d2d_dma_write_entry(&s->parent_obj, &s->pcie, q, addr, e,
+                            SNIC_CQE_SIZE) != MEMTX_OK) {
         cq->error = true;
         snic_queue_error(s, SNIC_EQE_CQ_ERROR, cqn, cqn, "CQE write failed");
         return false;
     }
     cq->pi++;
+    return true;
+}
+
+/* Write the CQ's mini-CQE line, if it has one.  False if that failed. */
+static bool snic_cq_line_flush(SnicState *s, uint16_t cqn)
+{
+    SnicCq *cq = &s->cqs[cqn];
+    uint16_t rqn = le16_to_cpu(cq->line.qn);
+    bool ok;
+
+    if (!cq->line.count) {
+        return true;
+    }
+    timer_del(s->cq_timers[cqn].line_timer);
+    cq->line.op_own = SNIC_CQE_MINI;
+    ok = snic_cq_put(s, cqn, (uint8_t *)&cq->line,
+                     rqn < SNIC_MAX_RQS ? &s->rqs[rqn].st.pcie : NULL);
+    memset(&cq->line, 0, sizeof(cq->line));
+    if (ok && cq->armed && !cq->arm_se) {
+        snic_cq_moderate(s, cqn);
+    }
+    s->ps.rx_mini_lines += ok;
+    return ok;
+}
+
+/*
+ * Add Ethernet receive completion @cqe to the CQ's line if it can go in
+ * one (docs/snic.md "Mini-CQE lines"); a full line is written at once, a
+ * line's first entry starts its SNIC_CQ_LINE_NS.  False: write it whole.
+ */
+static bool snic_cq_line_add(SnicState *s, uint16_t cqn,
+                             const struct snic_cqe *cqe)
+{
+    SnicCq *cq = &s->cqs[cqn];
+    struct snic_cqe_line *l = &cq->line;
+    uint16_t flags = le16_to_cpu(cqe->flags);
+    uint32_t tag = le32_to_cpu(cqe->flow_tag);
+    struct snic_mini_cqe *m;
+    unsigned i;
+
+    if (cqe->opcode != SNIC_CQE_RX || cqe->syndrome != SNIC_SYND_OK ||
+        le32_to_cpu(cqe->byte_cnt) > UINT16_MAX ||
+        (flags & (SNIC_CQE_F_HASH | SNIC_CQE_F_VLAN)) ||
+        ((flags & SNIC_CQE_F_TAG) && tag > UINT16_MAX)) {
+        return false;
+    }
+    for (i = 0; i < l->count; i++) {
+        if (le16_to_cpu(l->mini[i].flags) & SNIC_CQE_F_TAG) {
+            break;
+        }
+    }
+    if (l->count && (l->qn != cqe->qn ||
+                     ((flags & SNIC_CQE_F_TAG) && i < l->count &&
+                      le16_to_cpu(l->flow_tag) != tag))) {
+        if (!snic_cq_line_flush(s, cqn)) {
+            return true;    /* the CQ is in error: nothing more goes in */
+        }
+    }
+    if (!l->count) {
+        l->qn = cqe->qn;
+        timer_mod(s->cq_timers[cqn].line_timer,
+                  qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) + SNIC_CQ_LINE_NS);
+    }
+    if (flags & SNIC_CQE_F_TAG) {
+        l->flow_tag = cpu_to_le16(tag);
+    }
+    m = &l->mini[l->count++];
+    m->byte_cnt = cpu_to_le16(le32_to_cpu(cqe->byte_cnt));
+    m->wqe_counter = cqe->wqe_counter;
+    m->stride_idx = cqe->stride_idx;
+    m->flags = cqe->flags;
+    s->ps.rx_mini_cqes++;
+    if (l->count == SNIC_MINI_PER_LINE) {
+        snic_cq_line_flush(s, cqn);
+    }
+    return true;
+}
+
+/*
+ * Write one CQE, or add it to the CQ's mini-CQE line.  Returns false if
+ * the CQ is gone, in error or full (then it enters the error state).  @q:
+ * counters of the queue it completes.
+ */
+bool snic_cq_post(SnicState *s, uint16_t cqn, struct snic_cqe *cqe,
+                  D2DPcieCounters *q)
+{
+    SnicCq *cq;
+
+    if (!snic_cq_exists(s, cqn) || s->cqs[cqn].error) {
+        return false;
+    }
+    cq = &s->cqs[cqn];
+    if (cq->flags & SNIC_CQ_F_MINI) {
+        if (snic_cq_line_add(s, cqn, cqe)) {
+            return !cq->error;
+        }
+        /* completions stay in order: the line goes first */
+        if (!snic_cq_line_flush(s, cqn)) {
+            return false;
+        }
+    }
+    cqe->op_own = 0;
+    if (!snic_cq_put(s, cqn, (uint8_t *)cqe, q)) {
+        return false;
+    }
     if (cq->armed && (!cq->arm_se ||
                       (cqe->rdma_flags & SNIC_CQE_RF_SOLICITED) ||
                       cqe->opcode == SNIC_CQE_REQ_ERR ||

@@ -131,6 +131,24 @@ static void snic_rx_retire(SnicRq *rq)
 {
     rq->ci++;
     rq->stride = 0;
+    rq->desc_valid = false;
+}
+
+/*
+ * The striding descriptor in use: read from the ring once, when its
+ * first stride is taken, and kept until it retires.
+ */
+static bool snic_rx_stride_desc(SnicState *s, SnicRq *rq,
+                                struct snic_rx_desc *d)
+{
+    if (!rq->desc_valid) {
+        if (!snic_rq_next_desc(s, rq, &rq->desc)) {
+            return false;
+        }
+        rq->desc_valid = true;
+    }
+    *d = rq->desc;
+    return true;
 }
 
 static void snic_rx_striding(SnicState *s, SnicRq *rq, const uint8_t *f,
@@ -147,7 +165,7 @@ static void snic_rx_striding(SnicState *s, SnicRq *rq, const uint8_t *f,
         rq->st.drops++;
         return;
     }
-    if (!snic_rq_next_desc(s, rq, &d)) {
+    if (!snic_rx_stride_desc(s, rq, &d)) {
         snic_rx_drop_nobuf(s, rq);
         return;
     }
@@ -164,7 +182,7 @@ static void snic_rx_striding(SnicState *s, SnicRq *rq, const uint8_t *f,
         snic_rx_cqe(s, rq, SNIC_CQE_RX, SNIC_SYND_OK, 0, NULL, rq->stride,
                     nstr - rq->stride, SNIC_CQE_F_MPW_LAST);
         snic_rx_retire(rq);
-        if (!snic_rq_next_desc(s, rq, &d)) {
+        if (!snic_rx_stride_desc(s, rq, &d)) {
             snic_rx_drop_nobuf(s, rq);
             return;
         }

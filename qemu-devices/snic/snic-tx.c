@@ -249,6 +249,30 @@ static uint8_t snic_tx_eth(SnicState *s, SnicSq *sq, const uint8_t *segs,
     }
 }
 
+/*
+ * The first basic block of the WQE at the consumer counter from its
+ * WQE-by-MMIO line, if one came with its doorbell: no ring read.
+ */
+static bool snic_sq_mmio_bb(SnicState *s, SnicSq *sq, uint8_t *bb)
+{
+    unsigned slot = sq->ci % SNIC_SQ_MMIO_SLOTS;
+
+    if (!(sq->mmio_valid & (1u << slot))) {
+        return false;
+    }
+    if ((uint16_t)(sq->mmio_idx[slot] - sq->ci) >= RING_SIZE(sq)) {
+        sq->mmio_valid &= ~(1u << slot);    /* behind the consumer: stale */
+        return false;
+    }
+    if (sq->mmio_idx[slot] != sq->ci) {
+        return false;
+    }
+    sq->mmio_valid &= ~(1u << slot);
+    memcpy(bb, sq->mmio_bb[slot], SNIC_WQEBB_SIZE);
+    s->ps.tx_wqe_fetch_saved++;
+    return true;
+}
+
 /* Run up to SNIC_TX_BUDGET WQEs; true if the SQ still has work. */
 static bool snic_sq_run(SnicState *s, SnicSq *sq)
 {
@@ -275,6 +299,9 @@ static bool snic_sq_run(SnicState *s, SnicSq *sq)
                 }
             } else if (i > 1 && i >= nbb) {
                 break;
+            }
+            if (i == 0 && snic_sq_mmio_bb(s, sq, segs)) {
+                continue;
             }
             if (d2d_dma_read(&s->parent_obj, &s->pcie, &sq->st.pcie,
                              sq->ring + ((sq->ci + i) & SQ_MASK(sq)) *

@@ -74,10 +74,13 @@ typedef struct SnicSpinHook {
 #define SNIC_CAPS (SNIC_CAP_ADMINQ | SNIC_CAP_ETH | SNIC_CAP_CSUM | \
                    SNIC_CAP_TSO | SNIC_CAP_RSS | SNIC_CAP_STEER | \
                    SNIC_CAP_VXLAN | SNIC_CAP_RATE | SNIC_CAP_STRIDING_RQ | \
-                   SNIC_CAP_RDMA | SNIC_CAP_SPIN | SNIC_CAP_VLAN)
+                   SNIC_CAP_RDMA | SNIC_CAP_SPIN | SNIC_CAP_VLAN | \
+                   SNIC_CAP_MMIO_WQE | SNIC_CAP_MINI_CQE)
 #define SNIC_SPEED_MBPS 100000
 /* Largest frame the send path assembles: TSO payload + headers. */
 #define SNIC_MAX_TX_FRAME (65536 + SNIC_MAX_INLINE + 64)
+/* WQE-by-MMIO lines an SQ holds until it runs them (a power of 2, <= 8) */
+#define SNIC_SQ_MMIO_SLOTS 8
 /* WQEs one SQ runs per pass before others get a turn. */
 #define SNIC_TX_BUDGET 64
 
@@ -146,6 +149,9 @@ typedef struct SnicCq {
     uint16_t mod_count;     /* MODIFY_CQ moderation: 0 = off */
     uint16_t mod_period;    /* microseconds, 0 = off */
     uint32_t mod_pending;   /* CQEs counted since arming */
+    uint8_t flags;          /* SNIC_CQ_F_* */
+    /* SNIC_CQ_F_MINI: the line being filled */
+    struct snic_cqe_line line;
 } SnicCq;
 
 /* A CQ's moderation timer: kept apart so CQ memsets leave it alone. */
@@ -153,7 +159,15 @@ typedef struct SnicCqTimer {
     struct SnicState *s;
     uint16_t cqn;
     QEMUTimer *timer;
+    QEMUTimer *line_timer;  /* writes a mini-CQE line not filled in time */
 } SnicCqTimer;
+
+#define SNIC_CQE_SIZE 64
+QEMU_BUILD_BUG_ON(sizeof(struct snic_cqe) != SNIC_CQE_SIZE);
+QEMU_BUILD_BUG_ON(sizeof(struct snic_cqe_line) != SNIC_CQE_SIZE);
+
+/* A mini-CQE line is written at most this long after its first entry. */
+#define SNIC_CQ_LINE_NS 1000
 
 typedef struct SnicSq {
     bool valid;
@@ -165,6 +179,14 @@ typedef struct SnicSq {
     uint16_t db_page;
     uint16_t pi, ci;
     bool pending;           /* has work for the TX bottom half */
+    /*
+     * WQE-by-MMIO: lines not yet run, slot idx % SNIC_SQ_MMIO_SLOTS holds
+     * the first basic block of WQE mmio_idx[slot] if bit slot of
+     * mmio_valid is set.
+     */
+    uint8_t mmio_valid;
+    uint16_t mmio_idx[SNIC_SQ_MMIO_SLOTS];
+    uint8_t mmio_bb[SNIC_SQ_MMIO_SLOTS][SNIC_WQEBB_SIZE];
     /* token bucket */
     uint64_t rate_bps;
     uint32_t burst;
@@ -185,9 +207,17 @@ typedef struct SnicRq {
     uint16_t db_page;
     uint16_t pi, ci;        /* known producer, next descriptor to use */
     uint32_t stride;        /* striding: next free stride in desc ci */
+    bool desc_valid;        /* striding: desc is descriptor ci, read once */
+    struct snic_rx_desc desc;
     uint32_t refs;          /* RSS groups and rules naming it */
     SnicQueueStats st;
 } SnicRq;
+
+/* A doorbell page's WQE-by-MMIO line as its 32-bit stores arrive. */
+typedef struct SnicMmioWqe {
+    uint8_t line[SNIC_DB_SQ_WQE_SIZE];
+    uint16_t mask;          /* dwords written so far */
+} SnicMmioWqe;
 
 typedef struct SnicRss {
     bool valid;
@@ -248,6 +278,7 @@ struct SnicState {
     SnicRq *rqs;
     SnicRss *rss;
     SnicRule *rules;
+    SnicMmioWqe *mmio_wqe;  /* SNIC_DB_PAGES */
     /* One past the highest slot ever used since reset: bounds the scans. */
     uint32_t sqs_hi;
     uint32_t rules_hi;

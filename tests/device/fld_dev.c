@@ -19,6 +19,7 @@ const uint8_t mac_peer[6] = { 0x52, 0x54, 0x00, 0x00, 0x00, 0x99 };
 
 struct qt *qt;
 struct snic_dev nic;
+struct flde_cfg flde_cfg = { .rq_log_nstrides = 3 };
 int fld_devfn = -1;
 
 /* ---- environment ---- */
@@ -142,7 +143,7 @@ bool flde_setup_at(struct flde *q, unsigned int slot, int sq_log,
 	struct snic_steer_rule r = { 0 };
 	uint64_t res;
 	uint32_t a[8], out;
-	int k;
+	int k, rlog;
 
 	/* FLD slots first: snic probes a ring when it creates the queue. */
 	a[0] = slot; a[1] = FLD_QN_NONE; a[2] = 8;
@@ -154,11 +155,16 @@ bool flde_setup_at(struct flde *q, unsigned int slot, int sq_log,
 	if (fld_cmd(FLD_CMD_SQ_SET, 7, a, &out) != FLD_CMD_OK ||
 	    out != FLD_WIN_SQ + slot * FLD_SQ_WIN_SIZE)
 		return false;
-	a[0] = slot; a[1] = FLD_QN_NONE; a[2] = 4; a[3] = 11; a[4] = 3;
+	/* 16 buffers, or as many as FLD's receive window holds */
+	rlog = flde_cfg.rq_log_nstrides > 4 ? 8 - flde_cfg.rq_log_nstrides : 4;
+	a[0] = slot; a[1] = FLD_QN_NONE; a[2] = rlog; a[3] = 11;
+	a[4] = flde_cfg.rq_log_nstrides;
 	a[5] = slot;
 	a[6] = (uint32_t)(nic.bar2 + (RQ_PAGE + pg) * SNIC_DB_PAGE_SIZE +
 			  SNIC_DB_RQ);
 	a[7] = (nic.bar2 + (RQ_PAGE + pg) * SNIC_DB_PAGE_SIZE) >> 32;
+	if (flde_cfg.rq_no_db)
+		a[6] = a[7] = 0;
 	if (fld_cmd(FLD_CMD_RQ_SET, 8, a, &q->rx_off) != FLD_CMD_OK)
 		return false;
 
@@ -167,6 +173,7 @@ bool flde_setup_at(struct flde *q, unsigned int slot, int sq_log,
 	cc.log_size = 8;
 	cc.eqn = SNIC_EQN_NONE;
 	cc.db_page = CQ_PAGE + pg;
+	cc.flags = flde_cfg.cq_flags;
 	if (snic_aq_cmd(&nic, SNIC_AQ_CREATE_CQ, &cc, sizeof(cc), &res) != OK)
 		return false;
 	q->cqn = res;
@@ -181,22 +188,23 @@ bool flde_setup_at(struct flde *q, unsigned int slot, int sq_log,
 	q->sqn = res;
 	/* The RQ ring: 16 descriptors naming FLD's receive window. */
 	q->rq_ring = galloc(16 * sizeof(struct snic_rx_desc), 64);
-	for (k = 0; k < 16; k++) {
+	for (k = 0; k < (1 << rlog); k++) {
+		uint32_t bufsz = 2048u << flde_cfg.rq_log_nstrides;
 		struct snic_rx_desc d = {
-			.byte_count = 16384, .lkey = 0,
-			.addr = FLD_BAR2 + q->rx_off + (uint64_t)k * 16384,
+			.byte_count = bufsz, .lkey = 0,
+			.addr = FLD_BAR2 + q->rx_off + (uint64_t)k * bufsz,
 		};
 
 		qt_memwrite(qt, q->rq_ring + k * sizeof(d), &d, sizeof(d));
 	}
 	rc.ring_addr = q->rq_ring;
 	rc.dbr_addr = FLD_BAR2 + FLD_WIN_DBR + FLD_DBR_RQ + 4 * slot;
-	rc.log_size = 4;
+	rc.log_size = rlog;
 	rc.type = SNIC_RQ_STRIDING;
 	rc.cqn = q->cqn;
 	rc.db_page = RQ_PAGE + pg;
 	rc.log_stride_size = 11;
-	rc.log_num_strides = 3;
+	rc.log_num_strides = flde_cfg.rq_log_nstrides;
 	if (snic_aq_cmd(&nic, SNIC_AQ_CREATE_RQ, &rc, sizeof(rc), &res) != OK)
 		return false;
 	q->rqn = res;

@@ -56,6 +56,13 @@ void settle(void);
 void cap_drain(void);
 /* (Re)start QEMU with "-device fld,id=fld0@fld_opts"; false on failure. */
 bool env_start(const char *fld_opts);
+/* What flde_setup creates from now on (at start: 0, 3, false) */
+struct flde_cfg {
+	uint8_t cq_flags;		/* SNIC_CQ_F_* of the CQ */
+	uint8_t rq_log_nstrides;	/* 2 KiB strides per RQ buffer */
+	bool rq_no_db;			/* FLD rings no RQ doorbell */
+};
+extern struct flde_cfg flde_cfg;
 /* CQ, SQ (2^@sq_log), striding RQ, UDP_PORT rule tagged FLOW_TAG. */
 bool flde_setup(struct flde *q, int sq_log, uint64_t sq_db, uint32_t quota);
 uint64_t sq_db_addr(void);

@@ -83,6 +83,12 @@ void snic_eq_arm(struct snic_eq *e)
 int snic_cq_create(struct snic_cq *c, struct snic_dev *d, int log,
 		   uint32_t eqn, int page)
 {
+	return snic_cq_create_flags(c, d, log, eqn, page, 0);
+}
+
+int snic_cq_create_flags(struct snic_cq *c, struct snic_dev *d, int log,
+			 uint32_t eqn, int page, uint8_t flags)
+{
 	struct snic_aq_create_cq a = { 0 };
 	uint64_t r = ~0ull;
 	int st;
@@ -98,6 +104,7 @@ int snic_cq_create(struct snic_cq *c, struct snic_dev *d, int log,
 	a.log_size = log;
 	a.eqn = eqn;
 	a.db_page = page;
+	a.flags = flags;
 	st = snic_aq_cmd(d, SNIC_AQ_CREATE_CQ, &a, sizeof(a), &r);
 	c->n = r;
 	return st;

@@ -93,6 +93,9 @@ void snic_eq_arm(struct snic_eq *e);
 /* 2^@log CQEs on EQ @eqn (or SNIC_EQN_NONE), doorbell page @page. */
 int snic_cq_create(struct snic_cq *c, struct snic_dev *d, int log,
 		   uint32_t eqn, int page);
+/* The same with SNIC_CQ_F_* @flags. */
+int snic_cq_create_flags(struct snic_cq *c, struct snic_dev *d, int log,
+			 uint32_t eqn, int page, uint8_t flags);
 bool snic_cq_peek(struct snic_cq *c, struct snic_cqe *q, int tries);
 /* Consumer counter + 1, written to the CQ's doorbell record. */
 void snic_cq_consume(struct snic_cq *c);

@@ -155,7 +155,8 @@ static bool snic_identify_buf(uint64_t a)
 
 static bool snic_stats_buf(uint64_t a)
 {
-	struct snic_aq_buf b = { .addr = a, .len = 256,
+	struct snic_aq_buf b = { .addr = a,
+				 .len = sizeof(struct snic_port_stats),
 				 .kind = SNIC_STATS_PORT };
 
 	return snic_cmd(SNIC_AQ_QUERY_STATS, &b, sizeof(b)) != SNIC_AQ_OK;

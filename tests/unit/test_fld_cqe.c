@@ -163,6 +163,52 @@ static void rdma_variant(void)
 	CHECK_EQ(c.cookie, 0);
 }
 
+/*
+ * A mini-CQE line (snic_ifc.h struct snic_cqe_line) splits into the RX
+ * CQEs it stands for; the flow tag only where the entry has the TAG flag;
+ * a count of 0 or above 7 is refused.
+ */
+static void mini_line_split(void)
+{
+	struct snic_cqe_line l;
+	uint8_t raw[7][64];
+	struct snic_cqe *e = (void *)raw[1];
+	uint8_t z[FLD_CQE_SIZE];
+	FldCqe c;
+	bool ovf;
+	unsigned i;
+
+	memset(&l, 0, sizeof(l));
+	for (i = 0; i < 3; i++) {
+		l.mini[i].byte_cnt = 100 + i;
+		l.mini[i].wqe_counter = 7 + i;
+		l.mini[i].stride_idx = 2 * i;
+		l.mini[i].flags = SNIC_CQE_F_L3_OK | (i == 1 ? SNIC_CQE_F_TAG : 0);
+	}
+	l.qn = 9;
+	l.flow_tag = 0x5a;
+	l.count = 3;
+	l.op_own = SNIC_CQE_MINI | SNIC_CQE_OWNER;
+	CHECK_EQ(fld_cqe_line_split((const uint8_t *)&l, raw), 3);
+	CHECK_EQ(e->opcode, SNIC_CQE_RX);
+	CHECK_EQ(e->byte_cnt, 101);
+	CHECK_EQ(e->wqe_counter, 8);
+	CHECK_EQ(e->stride_idx, 2);
+	CHECK_EQ(e->qn, 9);
+	CHECK_EQ(e->flow_tag, 0x5a);
+	CHECK_EQ(((struct snic_cqe *)raw[0])->flow_tag, 0);
+	CHECK(fld_cqe_compress(raw[2], z, &ovf));
+	fld_cqe_expand(z, &c);
+	CHECK_EQ(c.opcode, SNIC_CQE_RX);
+	CHECK_EQ(c.byte_cnt, 102);
+	CHECK_EQ(c.stride_idx, 4);
+	CHECK_EQ(c.qn, 9);
+	l.count = 0;
+	CHECK_EQ(fld_cqe_line_split((const uint8_t *)&l, raw), 0);
+	l.count = 8;
+	CHECK_EQ(fld_cqe_line_split((const uint8_t *)&l, raw), 0);
+}
+
 int main(void)
 {
 	RUN("unit/fld_cqe", roundtrip_full_width);
@@ -170,5 +216,6 @@ int main(void)
 	RUN("unit/fld_cqe", big_tag_dropped_and_flagged);
 	RUN("unit/fld_cqe", out_of_range_reported);
 	RUN("unit/fld_cqe", rdma_variant);
+	RUN("unit/fld_cqe", mini_line_split);
 	return check_failures ? 1 : 0;
 }

@@ -16,6 +16,24 @@ static void chunks_at_boundaries(void)
 	CHECK_EQ(d2d_pcie_chunks(4096, 4096, 512), 8);
 }
 
+/*
+ * The FLD paper's model, worked by hand: 44 * ceil(n / 256) + 24 *
+ * ceil(n / 512) for the frame both ways, 108 for the WQE read, 28 for the
+ * doorbell, 2 * 88 / 16 for the CQEs.
+ */
+static void fld_paper_model(void)
+{
+	CHECK(d2d_pcie_fld_model_ctrl(64) == 24 + 44 + 108 + 28 + 11.0);
+	CHECK(d2d_pcie_fld_model_ctrl(64) == 215.0);
+	CHECK(d2d_pcie_fld_model_ctrl(256) == 215.0);
+	CHECK(d2d_pcie_fld_model_ctrl(257) == 215.0 + 44);
+	CHECK(d2d_pcie_fld_model_ctrl(1500) == 44 * 6 + 24 * 3 + 147.0);
+	CHECK(d2d_pcie_fld_model_ctrl(1500) == 483.0);
+	CHECK(d2d_pcie_fld_model_ctrl(4096) == 1043.0);
+	CHECK(d2d_pcie_fld_model_ctrl(9000) == 44 * 36 + 24 * 18 + 147.0);
+	CHECK(d2d_pcie_fld_model_ctrl(9000) == 2163.0);
+}
+
 static void dma_write_64b_cqe(void)
 {
 	D2DPcieCounters c = { 0 };
@@ -74,6 +92,7 @@ static void mmio_and_msix(void)
 
 int main(void)
 {
+	RUN("unit/pcie_tlp", fld_paper_model);
 	RUN("unit/pcie_tlp", chunks_at_boundaries);
 	RUN("unit/pcie_tlp", dma_write_64b_cqe);
 	RUN("unit/pcie_tlp", dma_write_4k_page);

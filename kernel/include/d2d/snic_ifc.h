@@ -81,6 +81,7 @@ enum snic_err {
 	SNIC_ERR_DB_QUEUE	= 11,	/* doorbell for a queue that does not exist */
 	SNIC_ERR_CQ_OVERFLOW	= 12,	/* completion with the CQ full */
 	SNIC_ERR_QUEUE_DMA	= 13,	/* a data queue's ring or record failed DMA */
+	SNIC_ERR_MMIO_WQE	= 14,	/* WQE-by-MMIO line refused (partial, bad index) */
 };
 
 /* Capabilities */
@@ -94,6 +95,8 @@ enum snic_err {
 #define SNIC_CAP_RATE		(1ull << 7)	/* per-SQ rate limiter */
 #define SNIC_CAP_STRIDING_RQ	(1ull << 8)	/* multi-packet receive queues */
 #define SNIC_CAP_VLAN		(1ull << 11)	/* 802.1Q insert, strip, filter */
+#define SNIC_CAP_MMIO_WQE	(1ull << 13)	/* SQ WQE-by-MMIO (SNIC_DB_SQ_WQE) */
+#define SNIC_CAP_MINI_CQE	(1ull << 14)	/* mini-CQE lines (SNIC_CQ_F_MINI) */
 
 /* Admin queue geometry */
 #define SNIC_AQ_ALIGN		64
@@ -180,10 +183,17 @@ struct snic_aq_create_cq {
 	__le64 ring_addr;	/* 64-byte CQEs */
 	__le64 dbr_addr;	/* doorbell record: le32 consumer counter */
 	__u8 log_size;
-	__u8 rsvd0;
+	__u8 flags;		/* SNIC_CQ_F_* */
 	__le16 eqn;		/* SNIC_EQN_NONE: never raises events */
 	__le16 db_page;
 };
+
+/*
+ * CREATE_CQ flags.  SNIC_CQ_F_MINI (SNIC_CAP_MINI_CQE): Ethernet receive
+ * completions are packed, up to SNIC_MINI_PER_LINE of them, into one CQ
+ * entry, a mini-CQE line (struct snic_cqe_line, SNIC_CQE_MINI in op_own).
+ */
+#define SNIC_CQ_F_MINI		(1u << 0)
 
 /*
  * RESIZE_CQ: the CQ moves to a new ring and doorbell record.  The device
@@ -339,6 +349,17 @@ struct snic_identify_data {
 #define SNIC_DB_EQ_ARM		0x14
 #define SNIC_DB_VAL(qn, ctr)	(((__u32)(qn) << 16) | ((ctr) & 0xffff))
 
+/*
+ * WQE-by-MMIO (SNIC_CAP_MMIO_WQE): the first basic block of an Ethernet
+ * WQE, written as 32-bit (or 64-bit) stores to these 64 bytes of the SQ's
+ * doorbell page (write-combining), is the doorbell: ctrl.db_qn names the
+ * SQ, ctrl.wqe_idx the WQE's counter, and the producer becomes wqe_idx +
+ * its basic blocks.  The device runs the WQE from these bytes instead of
+ * reading its first basic block from the ring.
+ */
+#define SNIC_DB_SQ_WQE		0x800
+#define SNIC_DB_SQ_WQE_SIZE	64
+
 /* ---- Send queue WQE: 1 to 4 basic blocks of 64 bytes ---- */
 
 #define SNIC_WQEBB_SIZE		64
@@ -363,7 +384,7 @@ struct snic_wqe_ctrl {
 	__u8 rsvd0[2];
 	__be32 imm;		/* RDMA: immediate data, or the rkey to invalidate */
 	__be16 vlan_tci;	/* Ethernet with SNIC_ETH_F_VLAN: tag to insert */
-	__u8 rsvd1[2];
+	__le16 db_qn;		/* WQE-by-MMIO line: its SQ; ignored in the ring */
 };
 
 #define SNIC_ETH_CS_L3		(1u << 0)	/* fill the IPv4 header checksum */
@@ -438,6 +459,7 @@ enum snic_cqe_syndrome {
 };
 
 #define SNIC_CQE_OWNER		(1u << 0)	/* in op_own: phase, 1 on first pass */
+#define SNIC_CQE_MINI		(1u << 1)	/* in op_own: a mini-CQE line */
 
 struct snic_cqe {
 	__le32 byte_cnt;	/* RX: frame bytes; TX: bytes put on the wire */
@@ -464,6 +486,32 @@ struct snic_cqe {
 	__u8 smac[6];		/* RDMA UD receive: sender's MAC */
 	__u8 wqe_opcode;	/* RDMA: the work's SNIC_WQE_* opcode */
 	__u8 op_own;		/* SNIC_CQE_OWNER */
+};
+
+/*
+ * A mini-CQE: one Ethernet receive completion (opcode SNIC_CQE_RX,
+ * syndrome 0) of a line.  num_strides is ceil(byte_cnt / stride size), 1
+ * for a filler (byte_cnt 0); rss_hash, l4_proto, vlan_tci and timestamp
+ * are not carried (a completion with SNIC_CQE_F_HASH or SNIC_CQE_F_VLAN
+ * is written whole).
+ */
+struct snic_mini_cqe {
+	__le16 byte_cnt;
+	__le16 wqe_counter;
+	__le16 stride_idx;
+	__le16 flags;		/* SNIC_CQE_F_* */
+};
+
+#define SNIC_MINI_PER_LINE	7
+
+/* 64 bytes, one CQ entry: completions of one RQ, in order */
+struct snic_cqe_line {
+	struct snic_mini_cqe mini[SNIC_MINI_PER_LINE];
+	__le16 qn;		/* their rqn */
+	__le16 flow_tag;	/* of every entry with SNIC_CQE_F_TAG */
+	__u8 count;		/* entries, 1..SNIC_MINI_PER_LINE */
+	__u8 rsvd[2];
+	__u8 op_own;		/* SNIC_CQE_OWNER | SNIC_CQE_MINI */
 };
 
 /* ---- Event queue entry, 16 bytes ---- */
@@ -640,7 +688,12 @@ enum snic_stats_kind {
 	X(SNIC_PORT_STAT_RX_LOOP_DROPS, rx_loop_drops)	/* looped frames for the sender: dropped */ \
 	X(SNIC_PORT_STAT_RX_VLAN_FILTERED, rx_vlan_filtered)	/* tagged, VLAN not in the SET_VLAN table */ \
 	X(SNIC_PORT_STAT_RX_VLAN_STRIPPED, rx_vlan_stripped)	/* 802.1Q tags moved into the CQE */ \
-	X(SNIC_PORT_STAT_TX_VLAN_INSERTED, tx_vlan_inserted)	/* 802.1Q tags inserted (SNIC_ETH_F_VLAN) */
+	X(SNIC_PORT_STAT_TX_VLAN_INSERTED, tx_vlan_inserted)	/* 802.1Q tags inserted (SNIC_ETH_F_VLAN) */ \
+	X(SNIC_PORT_STAT_TX_MMIO_WQE, tx_mmio_wqe)	/* WQE-by-MMIO lines taken as doorbells */ \
+	X(SNIC_PORT_STAT_TX_WQE_FETCH_SAVED, tx_wqe_fetch_saved)	/* WQE ring reads saved by them */ \
+	X(SNIC_PORT_STAT_TX_MMIO_WQE_ERRORS, tx_mmio_wqe_errors)	/* lines refused: partial, bad queue or index */ \
+	X(SNIC_PORT_STAT_RX_MINI_CQES, rx_mini_cqes)	/* receive completions written as mini-CQEs */ \
+	X(SNIC_PORT_STAT_RX_MINI_LINES, rx_mini_lines)	/* mini-CQE lines written */
 
 enum snic_port_stat {
 	SNIC_PORT_STATS(SNIC_STAT_ENUM)
