@@ -61,6 +61,7 @@ if [ "$D2D_GUEST" = 1 ]; then
 	check hdc_setup hdc_setup
 	check ping_peer wait_ping "$peer" 30
 	check caps_nic_rx sh -c "[ \$((\$(cat $SYS/caps) & 0x20000)) != 0 ]"
+	check stat_nic_rx sh -c 'd2d stat | grep -q " nic-rx"'
 	check usage_host_port sh -c "d2d recv 10.0.0.1 $OUT/x --bytes 1; [ \$? = 2 ]"
 	check usage_bytes sh -c "d2d recv 10.0.0.1:$PORT $OUT/x --bytes x; [ \$? = 2 ]"
 	check nobody_needs_cap_net_raw expect_errno EPERM as_nobody d2d recv 10.0.0.1:$PORT /tmp/nobody.out --bytes 4096

@@ -732,7 +732,7 @@ static void print_caps(uint32_t caps)
 {
 	static const char *const names[32] = {
 		"nvme", "crc32c", "md5", "sha256", "aes256-ctr", "deflate",
-		"sha1", "crc32", "gzip", [16] = "nic",
+		"sha1", "crc32", "gzip", [16] = "nic", [17] = "nic-rx",
 	};
 	unsigned int i;
 
