@@ -92,7 +92,9 @@ void hdc_nic_rx_down(struct hdc_dev *hd)
 
 /*
  * @file as a source: a UDP/IPv4 socket bound to an address and port of a
- * snic port (connected: only its peer's datagrams).  Fills @rx and brings
+ * snic port (connected: only its peer's datagrams).  Other sockets are
+ * no sources (-EINVAL, as any file that is not regular; other IPv4
+ * protocols -EPROTONOSUPPORT).  Fills @rx and brings
  * the engine's queues up on that port.
  */
 int hdc_nic_rx_src(struct hdc_dev *hd, struct file *file,
@@ -106,14 +108,17 @@ int hdc_nic_rx_src(struct hdc_dev *hd, struct file *file,
 
 	if (!sock)
 		return -EINVAL;
+	sk = sock->sk;
+	if (sk->sk_family != AF_INET) {
+		hdc_uerr(hd, "socket source is not an IPv4 socket\n");
+		return -EINVAL;
+	}
 	/* Like a raw socket: the datagrams pass no netfilter, tc or BPF. */
 	if (!capable(CAP_NET_RAW)) {
 		hdc_uerr(hd, "socket sources need CAP_NET_RAW\n");
 		return -EPERM;
 	}
-	sk = sock->sk;
-	if (sk->sk_family != AF_INET || sk->sk_type != SOCK_DGRAM ||
-	    sk->sk_protocol != IPPROTO_UDP) {
+	if (sk->sk_type != SOCK_DGRAM || sk->sk_protocol != IPPROTO_UDP) {
 		hdc_uerr(hd, "socket source is not UDP over IPv4\n");
 		return -EPROTONOSUPPORT;
 	}
