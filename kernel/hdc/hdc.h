@@ -77,6 +77,14 @@ struct hdc_nic {
 	struct snic_peer_queue cq;
 	char ifname[IFNAMSIZ];
 	struct mutex sw_lock;	/* one HDC_REQ_SW_P2P transfer at a time */
+	/* the receive queues (hdc_nic_rx.c), up and down with the above */
+	bool rx_up;
+	struct snic_peer_queue rq;
+	struct snic_peer_queue rcq;
+	bool have_rule;		/* a receive's steering rule is installed */
+	u32 rule_id;
+	u16 rx_port;		/* its port, 0 if none (sysfs nic_rx_port) */
+	struct mutex rx_lock;	/* one receive at a time; taken before lock */
 };
 
 struct hdc_dev {
@@ -183,6 +191,10 @@ struct hdc_request {
 	struct hdc_fdep src;
 	struct hdc_fdep dst;
 	bool dst_nic;			/* dst.file is a socket: the NIC */
+	bool src_nic;			/* src.file is a socket: a receive */
+	struct hdc_net_rx rx;		/* its filter */
+	struct hdc_net_rx *rx_dev;	/* in dbuf: what the engine reads/writes */
+	struct hdc_net_rx rx_report;	/* the engine's report, at completion */
 	u64 sw_sent;			/* HDC_REQ_SW_P2P: bytes the driver sent */
 	struct hdc_net_flow flow;	/* its header template */
 	u64 length;
@@ -239,6 +251,7 @@ extern const struct attribute_group *hdc_misc_groups[];
 int hdc_build_req(struct hdc_dev *hd, const struct hdc_req *r,
 		  struct hdc_request **out);
 int hdc_build_submit(struct hdc_request *req);
+void hdc_build_cancel(struct hdc_request *req);
 
 /* hdc_map.c: file ranges to extents, the proof of the engine's SSD */
 int hdc_map_check_file(struct hdc_dev *hd, struct file *file, bool dst);
@@ -283,6 +296,14 @@ int hdc_nic_flow(struct hdc_dev *hd, struct file *file,
 		 struct hdc_net_flow *f);
 s64 hdc_nic_sw_p2p(struct hdc_dev *hd, const struct hdc_extent *x, u32 n,
 		   u64 len, struct hdc_net_flow *flow);
+int hdc_nic_bind(struct hdc_dev *hd, struct net_device *dev);
+
+/* hdc_nic_rx.c: the engine's receive queues, sockets as sources */
+int hdc_nic_rx_up(struct hdc_dev *hd, struct snic_dev *sd);
+void hdc_nic_rx_down(struct hdc_dev *hd);
+int hdc_nic_rx_src(struct hdc_dev *hd, struct file *file,
+		   struct hdc_net_rx *rx);
+int hdc_nic_rx_exec(struct hdc_request *req, u32 timeout_ms);
 
 #if IS_ENABLED(CONFIG_KUNIT)
 /* helpers under test (hdc_kunit.c) */

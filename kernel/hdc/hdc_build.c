@@ -120,6 +120,18 @@ static int hdc_build_endpoints(struct hdc_dev *hd, const struct hdc_req *r,
 		req->src.file = fget(r->src.fd);
 		if (!req->src.file)
 			return -EBADF;
+		if (S_ISSOCK(file_inode(req->src.file)->i_mode)) {
+			/* The engine receives: the socket is not read. */
+			req->src_nic = true;
+			if (r->flags || r->src.offset) {
+				hdc_uerr(hd, "a socket source: blocking, offset 0\n");
+				return -EINVAL;
+			}
+			ret = hdc_nic_rx_src(hd, req->src.file, &req->rx);
+			if (ret)
+				return ret;
+			goto dst;
+		}
 		req->src.off = r->src.offset;
 		ret = hdc_map_check_file(hd, req->src.file, false);
 		if (ret)
@@ -139,6 +151,7 @@ static int hdc_build_endpoints(struct hdc_dev *hd, const struct hdc_req *r,
 			return -EFAULT;
 	}
 
+dst:
 	/* Destination: checks only */
 	if (r->dst.type == HDC_UEP_FD) {
 		struct inode *si, *di;
@@ -148,6 +161,10 @@ static int hdc_build_endpoints(struct hdc_dev *hd, const struct hdc_req *r,
 			return -EBADF;
 		if (S_ISSOCK(file_inode(req->dst.file)->i_mode)) {
 			/* The engine sends: the socket is not written to. */
+			if (req->src_nic) {
+				hdc_uerr(hd, "a socket to a socket\n");
+				return -EINVAL;
+			}
 			req->dst_nic = true;
 			return hdc_nic_flow(hd, req->dst.file, &req->flow);
 		}
@@ -187,7 +204,7 @@ static int hdc_build_map(struct hdc_dev *hd, struct hdc_request *req,
 		    file_inode(req->src.file) == file_inode(req->dst.file);
 	int ret;
 
-	if (req->src.file) {
+	if (req->src.file && !req->src_nic) {
 		ret = hdc_map_src(hd, req, &b->sx, !same);
 		if (ret)
 			return ret;
@@ -222,7 +239,8 @@ static int hdc_build_encode(struct hdc_request *req, const struct hdc_req *r,
 	int ret;
 
 	ret = hdc_req_alloc_dbuf(req, aux_len + slen + dlen +
-				 (req->dst_nic ? sizeof(req->flow) : 0));
+				 (req->dst_nic ? sizeof(req->flow) : 0) +
+				 (req->src_nic ? sizeof(req->rx) : 0));
 	if (ret)
 		return ret;
 	req->aux = req->dbuf;
@@ -238,7 +256,12 @@ static int hdc_build_encode(struct hdc_request *req, const struct hdc_req *r,
 		req->cmd.funcs[i] = r->funcs[i];
 	req->cmd.length = cpu_to_le64(r->length);
 	req->cmd.aux_addr = cpu_to_le64(req->dbuf_dma);
-	if (req->src.file)
+	if (req->src_nic) {
+		req->rx_dev = req->dbuf + aux_len + slen + dlen;
+		memcpy(req->rx_dev, &req->rx, sizeof(req->rx));
+		hdc_set_ep(&req->cmd.src, HDC_EP_NIC, 0,
+			   req->dbuf_dma + aux_len + slen + dlen);
+	} else if (req->src.file)
 		hdc_set_ep(&req->cmd.src, HDC_EP_NVME, b->sx.n,
 			   req->dbuf_dma + aux_len);
 	else
@@ -265,7 +288,8 @@ static int hdc_build_encode(struct hdc_request *req, const struct hdc_req *r,
 static void hdc_build_put_files(struct hdc_request *req, int err)
 {
 	if (req->src.file) {
-		hdc_map_src_finish(req);
+		if (!req->src_nic)
+			hdc_map_src_finish(req);
 		fput(req->src.file);
 		req->src.file = NULL;
 	}
@@ -285,6 +309,8 @@ static void hdc_build_work(struct work_struct *work)
 
 	if (!err && req->aux)
 		memcpy(req->digest, req->aux->digest, sizeof(req->digest));
+	if (req->rx_dev)
+		memcpy(&req->rx_report, req->rx_dev, sizeof(req->rx_report));
 	hdc_build_put_files(req, err);
 	hdc_req_end(req, err);
 }
@@ -351,6 +377,12 @@ int hdc_build_req(struct hdc_dev *hd, const struct hdc_req *r,
 	return 0;
 }
 
+/* A built request that will not be queued: its files back, unchanged. */
+void hdc_build_cancel(struct hdc_request *req)
+{
+	hdc_build_put_files(req, -ECANCELED);
+}
+
 /*
  * Queue a built request.  Refused (the device is going away): its files
  * are given back now, as if it had been cancelled.
@@ -360,6 +392,7 @@ int hdc_build_submit(struct hdc_request *req)
 	int ret = hdc_req_submit(req);
 
 	if (ret)
-		hdc_build_put_files(req, -ECANCELED);
+		hdc_build_cancel(req);
 	return ret;
 }
+

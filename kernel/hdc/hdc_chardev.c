@@ -50,6 +50,30 @@ static int hdc_req_results(struct hdc_request *req, u64 *result_len,
 	return 0;
 }
 
+/*
+ * A receive (socket source): run to its end; the engine's report is
+ * copied out also when it failed, for the bytes it says are missing.
+ */
+static long hdc_ioc_recv(struct hdc_request *req, struct hdc_req *r,
+			 struct hdc_req __user *ureq)
+{
+	const struct hdc_net_rx *rep = &req->rx_report;
+	long ret = hdc_nic_rx_exec(req, r->timeout_ms);
+
+	if (!ret)
+		ret = hdc_req_results(req, &r->result_len, r->digest);
+	r->id = 0;
+	r->rx.received = le64_to_cpu(rep->received);
+	r->rx.gap_lo = le64_to_cpu(rep->gap_lo);
+	r->rx.gap_hi = le64_to_cpu(rep->gap_hi);
+	r->rx.datagrams = le32_to_cpu(rep->datagrams);
+	r->rx.dropped = le32_to_cpu(rep->dropped);
+	hdc_req_put(req);
+	if (copy_to_user(ureq, r, sizeof(*r)))
+		return -EFAULT;
+	return ret;
+}
+
 static long hdc_ioc_submit(struct hdc_file *hf, struct hdc_req __user *ureq)
 {
 	struct hdc_dev *hd = hf->hd;
@@ -61,7 +85,7 @@ static long hdc_ioc_submit(struct hdc_file *hf, struct hdc_req __user *ureq)
 	if (copy_from_user(&r, ureq, sizeof(r)))
 		return -EFAULT;
 	if (r.size != sizeof(r) ||
-	    (r.flags & ~(HDC_REQ_NOWAIT | HDC_REQ_SW_P2P)) || r.rsvd)
+	    (r.flags & ~(HDC_REQ_NOWAIT | HDC_REQ_SW_P2P)))
 		return -EINVAL;
 	nowait = r.flags & HDC_REQ_NOWAIT;
 	if (nowait && (r.flags & HDC_REQ_SW_P2P))
@@ -81,6 +105,13 @@ static long hdc_ioc_submit(struct hdc_file *hf, struct hdc_req __user *ureq)
 	ret = hdc_build_req(hd, &r, &req);
 	if (ret)
 		return ret;
+	if (!req->src_nic && r.timeout_ms) {
+		hdc_build_cancel(req);
+		hdc_req_put(req);
+		return -EINVAL;
+	}
+	if (req->src_nic)
+		return hdc_ioc_recv(req, &r, ureq);
 	if (nowait) {
 		spin_lock(&hf->lock);
 		req->id = ++hf->next_id;

@@ -89,6 +89,10 @@ static int hdc_nic_up(struct hdc_dev *hd, struct snic_dev *sd,
 		return -EIO;
 	}
 	nic->sd = sd;
+	ret = hdc_nic_rx_up(hd, sd);
+	if (ret && ret != -EOPNOTSUPP)
+		dev_warn(&hd->pdev->dev, "no receive queues on %s: %d\n",
+			 ifname, ret);
 	list_add(&nic->node, &hdc_nic_engines);
 	strscpy(nic->ifname, ifname, sizeof(nic->ifname));
 	dev_info(&hd->pdev->dev, "NIC queues on %s: snic sq %u cq %u\n",
@@ -100,6 +104,7 @@ void hdc_nic_init(struct hdc_dev *hd)
 {
 	mutex_init(&hd->nic.lock);
 	mutex_init(&hd->nic.sw_lock);
+	mutex_init(&hd->nic.rx_lock);
 }
 
 /* Stop the engine using the queues, then destroy them; both locks held. */
@@ -111,6 +116,7 @@ static void hdc_nic_down(struct hdc_nic *nic)
 	lockdep_assert_held(&nic->lock);
 	if (!nic->sd)
 		return;
+	hdc_nic_rx_down(hd);
 	hdc_wr(hd, HDC_REG_NIC_CTRL, HDC_NIC_DISABLE);
 	snic_peer_destroy_sq(nic->sd, nic->sq.qn);
 	snic_peer_destroy_cq(nic->sd, nic->cq.qn);
@@ -129,7 +135,7 @@ void hdc_nic_detach(struct hdc_dev *hd)
 }
 
 /* The engine's queues on @dev's snic (set up on first use). */
-static int hdc_nic_bind(struct hdc_dev *hd, struct net_device *dev)
+int hdc_nic_bind(struct hdc_dev *hd, struct net_device *dev)
 {
 	struct hdc_nic *nic = &hd->nic;
 	struct hdc_nic_snic *p;

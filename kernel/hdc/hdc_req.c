@@ -47,6 +47,8 @@ static const char *hdc_status_str(u16 status)
 	case HDC_ST_ENODEV:	return "NVMe controller not running";
 	case HDC_ST_ERANGE:	return "extent beyond the namespace";
 	case HDC_ST_ENET:	return "NIC refused a datagram or went away";
+	case HDC_ST_EGAP:	return "received datagrams skipped bytes";
+	case HDC_ST_EABORT:	return "receive stopped";
 	default:		return "unknown status";
 	}
 }
@@ -60,6 +62,8 @@ static int hdc_status_errno(u16 status)
 	case HDC_ST_ENODEV:	return -ENODEV;
 	case HDC_ST_ERANGE:	return -ERANGE;
 	case HDC_ST_ENET:	return -ENETDOWN;
+	case HDC_ST_EGAP:	return -EREMOTEIO;
+	case HDC_ST_EABORT:	return -ETIMEDOUT;
 	default:		return -EIO;
 	}
 }

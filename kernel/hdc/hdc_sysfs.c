@@ -96,6 +96,14 @@ static ssize_t error_show(struct device *dev, struct device_attribute *attr,
 }
 static DEVICE_ATTR_RO(error);
 
+/* The port a receive steers to the engine now, 0 if none. */
+static ssize_t nic_rx_port_show(struct device *dev,
+				struct device_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%u\n", READ_ONCE(to_hdc(dev)->nic.rx_port));
+}
+static DEVICE_ATTR_RO(nic_rx_port);
+
 static struct attribute *hdc_attrs[] = {
 	&dev_attr_version.attr,
 	&dev_attr_caps.attr,
@@ -106,6 +114,7 @@ static struct attribute *hdc_attrs[] = {
 	&dev_attr_nvme_lbas.attr,
 	&dev_attr_nvme_disk.attr,
 	&dev_attr_error.attr,
+	&dev_attr_nic_rx_port.attr,
 	NULL,
 };
 
@@ -176,6 +185,8 @@ HDC_REG_ATTR(dev_inflight, HDC_REG_STAT_INFLIGHT);
 HDC_REG_ATTR(bad_doorbells, HDC_REG_STAT_BAD_DB);
 HDC_REG_ATTR(dma_errs, HDC_REG_STAT_DMA_ERRS);
 HDC_REG_ATTR(bad_regs, HDC_REG_STAT_BAD_REG);
+HDC_REG_ATTR(nic_rx, HDC_REG_STAT_NIC_RX);
+HDC_REG_ATTR(nic_rx_drop, HDC_REG_STAT_NIC_RX_DROP);
 
 static struct attribute *hdc_stat_attrs[] = {
 	&hdc_stat_requests.attr.attr,
@@ -196,6 +207,8 @@ static struct attribute *hdc_stat_attrs[] = {
 	&dev_attr_bad_doorbells.attr,
 	&dev_attr_dma_errs.attr,
 	&dev_attr_bad_regs.attr,
+	&dev_attr_nic_rx.attr,
+	&dev_attr_nic_rx_drop.attr,
 	NULL,
 };
 

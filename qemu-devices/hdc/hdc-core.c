@@ -66,6 +66,22 @@ int32_t hdc_chunk_alloc(HdcState *s, HdcJob *job)
     return -1;
 }
 
+int32_t hdc_chunk_take(HdcState *s)
+{
+    uint32_t n = s->nchunks - s->pool_start, i;
+
+    for (i = 0; s->chunks_free && i < n; i++) {
+        uint32_t c = s->pool_start + i;
+
+        if (!s->chunk_owned[c] && !s->chunk_orphans[c]) {
+            s->chunk_owned[c] = true;
+            s->chunks_free--;
+            return c;
+        }
+    }
+    return -1;
+}
+
 void hdc_chunk_put(HdcState *s, int32_t chunk)
 {
     if (chunk < 0 || !s->chunk_owned[chunk]) {

@@ -104,7 +104,7 @@ static void hdc_nvmeq_write(void *opaque, hwaddr addr, uint64_t val,
          addr < HDC_NVMEQ_ACQ + HDC_NVME_ADMIN_DEPTH * sizeof(NvmeCqe)) ||
         (addr >= HDC_NVMEQ_IOCQ &&
          addr < HDC_NVMEQ_IOCQ + HDC_NVME_IO_DEPTH * sizeof(NvmeCqe)) ||
-        hdc_nic_is_cq(addr)) {
+        hdc_nic_is_cq(addr) || hdc_nic_rx_is_cq(addr)) {
         hdc_kick(s);
     }
 }

@@ -39,6 +39,8 @@ static void hdc_engine_bh(void *opaque)
         hdc_nvme_process(s);
         hdc_nic_process(s);
         hdc_cmdq_fetch(s);
+        /* after the fetch: an abort also fails a receive just fetched */
+        hdc_nic_rx_process(s);
         hdc_sb_run(s);
         hdc_nvme_flush(s);
         hdc_nic_flush(s);
@@ -108,6 +110,9 @@ static void hdc_realize(PCIDevice *pdev, Error **errp)
     s->nv.done = hdc_sb_nvme_done;
     s->nic.done = hdc_sb_nic_done;
     hdc_nic_init(s);
+    s->nicrx.deliver = hdc_sb_rx_deliver;
+    s->nicrx.fail_all = hdc_sb_rx_fail;
+    hdc_nic_rx_init(s);
     hdc_nvme_init(s);
     memory_region_init_io(&s->nvmeq, OBJECT(s), &hdc_nvmeq_ops, s,
                           "hdc-nvmeq", HDC_NVMEQ_SIZE);

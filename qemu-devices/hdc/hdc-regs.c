@@ -21,6 +21,8 @@ void hdc_reset_state(HdcState *s, bool hard)
     hdc_nvme_reset(s, hard);
     d2d_timing_reset(&s->timing);
     hdc_nic_reset(s);
+    hdc_nic_rx_reset(s);
+    s->nicrx.fail = 0;
     memset(&s->q, 0, sizeof(s->q));
     memset(&s->stats, 0, sizeof(s->stats));
     s->error = HDC_ERR_NONE;
@@ -158,6 +160,12 @@ static uint64_t hdc_regs_read(void *opaque, hwaddr addr, unsigned size)
         return s->nic.db >> 32;
     case HDC_REG_NIC_STATUS:
         return hdc_nic_status(s);
+    case HDC_REG_NIC_RX_STATUS:
+        return hdc_nic_rx_status(s);
+    case HDC_REG_STAT_NIC_RX:
+        return s->stats.nic_rx;
+    case HDC_REG_STAT_NIC_RX_DROP:
+        return s->stats.nic_rx_drop;
     default:
         s->stats.bad_reg++;
         hdc_raise_error(s, HDC_ERR_BAD_REG, "read of undefined register");
@@ -269,7 +277,7 @@ static void hdc_regs_write(void *opaque, hwaddr addr, uint64_t val,
         if (val % HDC_CHUNK_SIZE || val > s->buf_size - HDC_CHUNK_SIZE) {
             hdc_bad_reg(s, "device buffer area not chunk-aligned or too big");
         } else if (s->njobs || (s->status & HDC_STATUS_ENABLED) ||
-                   s->nv.slots_used) {
+                   s->nv.slots_used || s->nicrx.enabled) {
             hdc_bad_reg(s, "device buffer area changed while in use");
         } else {
             s->devbuf_size = val;
@@ -291,6 +299,9 @@ static void hdc_regs_write(void *opaque, hwaddr addr, uint64_t val,
         break;
     case HDC_REG_NIC_CTRL:
         hdc_nic_ctrl_write(s, val);
+        break;
+    case HDC_REG_NIC_RX_CTRL:
+        hdc_nic_rx_ctrl_write(s, val);
         break;
     default:
         hdc_bad_reg(s, "write to undefined or read-only register");

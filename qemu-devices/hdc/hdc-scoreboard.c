@@ -199,8 +199,12 @@ static uint16_t hdc_ep_setup(HdcState *s, HdcEp *ep,
         return hdc_ep_extents(s, ep, count, addr, is_src, need);
     case HDC_EP_NIC:
         if (is_src) {
-            D2D_GUEST_ERR(hdc_bad_flow, "%s", "a NIC source");
-            return HDC_ST_EINVAL;
+            if (!s->nicrx.enabled) {
+                return HDC_ST_ENODEV;
+            }
+            ep->addr = addr;
+            ep->cap = need;
+            return HDC_ST_OK;
         }
         if (!s->nic.enabled) {
             return HDC_ST_ENODEV;
@@ -249,6 +253,36 @@ static uint16_t hdc_flow_setup(HdcState *s, HdcJob *job)
         return HDC_ST_EINVAL;
     }
     memcpy(fl->hdr, f.hdr, fl->hdr_len);
+    return HDC_ST_OK;
+}
+
+/* An HDC_EP_NIC source's struct hdc_net_rx, read and checked. */
+static uint16_t hdc_rx_setup(HdcState *s, HdcJob *job)
+{
+    struct hdc_net_rx r;
+    HdcRx *rx = &job->rx;
+    const char *why = NULL;
+
+    if (d2d_dma_read(&s->parent_obj, &s->pcie, NULL, job->src.addr, &r,
+                     offsetof(struct hdc_net_rx, received)) != MEMTX_OK) {
+        s->stats.dma_errs++;
+        return HDC_ST_EDMA;
+    }
+    if (r.proto != HDC_NET_UDP) {
+        why = "protocol not UDP";
+    } else if (le32_to_cpu(r.flags)) {
+        why = "flags not 0";
+    } else if (!r.dst_port) {
+        why = "no destination port";
+    }
+    if (why) {
+        D2D_GUEST_ERR(hdc_bad_flow, "%s", why);
+        return HDC_ST_EINVAL;
+    }
+    rx->dst_ip = be32_to_cpu(r.dst_ip);
+    rx->src_ip = be32_to_cpu(r.src_ip);
+    rx->dst_port = be16_to_cpu(r.dst_port);
+    rx->src_port = be16_to_cpu(r.src_port);
     return HDC_ST_OK;
 }
 
@@ -301,6 +335,12 @@ static uint16_t hdc_job_setup(HdcState *s, HdcJob *job,
     st = hdc_ep_setup(s, &job->dst, &cmd->dst, false, 0);
     if (st != HDC_ST_OK) {
         return st;
+    }
+    if (job->src.type == HDC_EP_NIC) {
+        st = hdc_rx_setup(s, job);
+        if (st != HDC_ST_OK) {
+            return st;
+        }
     }
     if (job->dst.type == HDC_EP_NIC) {
         st = hdc_flow_setup(s, job);
@@ -757,6 +797,13 @@ static bool hdc_issue_read(HdcState *s, HdcJob *job, HdcEntry *r)
         memcpy(p, s->buf_ptr + job->src.addr + r->pos, r->len);
         r->state = HDC_ES_DONE;
         return true;
+    case HDC_DEV_NIC:
+        /* Received datagrams fill it (hdc_sb_rx_deliver). */
+        r->state = r->len ? HDC_ES_ISSUE : HDC_ES_DONE;
+        if (s->nicrx.waiting) {
+            hdc_kick(s);
+        }
+        return true;
     default:
         r->state = HDC_ES_ISSUE;
         hdc_entry_submit(s, r);
@@ -878,6 +925,131 @@ static void hdc_run_func(HdcState *s, HdcJob *job, HdcEntry *f)
     hdc_write_prepare(s, job, w, chunk);
 }
 
+/* ---- receiving (HDC_EP_NIC sources) ---- */
+
+/* The receive's report into its struct hdc_net_rx, before completion. */
+static void hdc_rx_report(HdcState *s, HdcJob *job)
+{
+    struct hdc_net_rx r;
+    size_t off = offsetof(struct hdc_net_rx, received);
+
+    r.received = cpu_to_le64(job->rx.next);
+    r.gap_lo = cpu_to_le64(job->rx.gap_lo);
+    r.gap_hi = cpu_to_le64(job->rx.gap_hi);
+    r.datagrams = cpu_to_le32(job->rx.dgrams);
+    r.dropped = cpu_to_le32(job->rx.dropped);
+    if (d2d_dma_write(&s->parent_obj, &s->pcie, NULL, job->src.addr + off,
+                      (uint8_t *)&r + off, sizeof(r) - off) != MEMTX_OK) {
+        s->stats.dma_errs++;
+        hdc_job_fail(job, HDC_ST_EDMA);
+    }
+}
+
+/* The command receiving now: the oldest live one with a NIC source. */
+static HdcJob *hdc_rx_job(HdcState *s)
+{
+    HdcJob *job;
+
+    QTAILQ_FOREACH(job, &s->jobs, link) {
+        if (job->src.type == HDC_EP_NIC && !job->done &&
+            job->status == HDC_ST_OK && !job->all_read_rx) {
+            return job;
+        }
+    }
+    return NULL;
+}
+
+/* Is @d of the receive's flow? */
+static bool hdc_rx_match(const HdcRx *rx, const HdcRxDgram *d)
+{
+    return d->dst_port == rx->dst_port &&
+           (!rx->dst_ip || d->dst_ip == rx->dst_ip) &&
+           (!rx->src_ip || d->src_ip == rx->src_ip) &&
+           (!rx->src_port || d->src_port == rx->src_port);
+}
+
+/*
+ * Place datagram @d of the receiving command: its payload goes into the
+ * chunks of the READ entries it covers, in offset order only.  A
+ * datagram past the next expected byte ends the command with
+ * HDC_ST_EGAP; one before it (a duplicate) or outside the command's
+ * range is dropped and counted.  NULL: a bad frame, counted.
+ */
+int hdc_sb_rx_deliver(HdcState *s, const HdcRxDgram *d)
+{
+    HdcJob *job = hdc_rx_job(s);
+    HdcRx *rx;
+    HdcEntry *e;
+    uint64_t end;
+
+    if (!job) {
+        return HDC_RX_DROPPED;
+    }
+    rx = &job->rx;
+    if (!d || !hdc_rx_match(rx, d) || d->off >= job->length ||
+        d->len > job->length - d->off || d->off < rx->next) {
+        rx->dropped++;
+        return HDC_RX_DROPPED;
+    }
+    if (d->off > rx->next) {
+        rx->gap_lo = rx->next;
+        rx->gap_hi = d->off;
+        rx->dropped++;
+        D2D_GUEST_ERR(hdc_nic_rx_gap, "bytes %" PRIu64 "..%" PRIu64
+                      " missing", rx->gap_lo, rx->gap_hi);
+        hdc_job_fail(job, HDC_ST_EGAP);
+        hdc_kick(s);
+        return HDC_RX_DROPPED;
+    }
+    end = d->off + d->len;
+    /* Every READ it covers must hold its chunk before any byte moves. */
+    QTAILQ_FOREACH(e, &job->entries, link) {
+        if (e->type == HDC_E_READ && e->pos < end &&
+            e->pos + e->len > d->off && e->state != HDC_ES_ISSUE) {
+            return HDC_RX_WAIT;
+        }
+    }
+    if (job->rd_pos < end) {
+        return HDC_RX_WAIT;     /* its READ is not open yet */
+    }
+    QTAILQ_FOREACH(e, &job->entries, link) {
+        uint64_t lo, hi;
+
+        if (e->type != HDC_E_READ || e->pos >= end ||
+            e->pos + e->len <= d->off) {
+            continue;
+        }
+        lo = MAX(e->pos, d->off);
+        hi = MIN(e->pos + e->len, end);
+        memcpy(hdc_chunk_ptr(s, e->chunk) + (lo - e->pos),
+               d->data + (lo - d->off), hi - lo);
+        s->budget -= hi - lo;
+        if (hi == e->pos + e->len) {
+            e->state = HDC_ES_DONE;
+        }
+    }
+    rx->next = end;
+    rx->dgrams++;
+    if (end == job->length) {
+        job->all_read_rx = true;
+    }
+    hdc_kick(s);
+    return HDC_RX_PLACED;
+}
+
+/* Every command with a NIC source fails with @status (queues gone, abort). */
+void hdc_sb_rx_fail(HdcState *s, uint16_t status)
+{
+    HdcJob *job;
+
+    QTAILQ_FOREACH(job, &s->jobs, link) {
+        if (job->src.type == HDC_EP_NIC && !job->done) {
+            hdc_job_fail(job, status);
+        }
+    }
+    hdc_kick(s);
+}
+
 /*
  * One pass over a command's entries; true if anything changed.  Issuing
  * or running an entry may free others, so the walk restarts after each.
@@ -949,6 +1121,9 @@ again:
     if (QTAILQ_EMPTY(&job->entries) &&
         (job->status != HDC_ST_OK ||
          (job->funcs_done && !job->fifo->len))) {
+        if (job->src.type == HDC_EP_NIC) {
+            hdc_rx_report(s, job);
+        }
         job->done = true;
         progress = true;
     }

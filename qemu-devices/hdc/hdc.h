@@ -34,7 +34,7 @@ OBJECT_DECLARE_SIMPLE_TYPE(HdcState, HDC)
 #define HDC_CAPS (HDC_CAP_NVME | HDC_CAP_CRC32C | HDC_CAP_MD5 | \
                   HDC_CAP_SHA256 | HDC_CAP_AES256_CTR | HDC_CAP_DEFLATE | \
                   HDC_CAP_SHA1 | HDC_CAP_CRC32 | HDC_CAP_GZIP | \
-                  HDC_CAP_NIC)
+                  HDC_CAP_NIC | HDC_CAP_NIC_RX)
 /* BAR0: registers up to the MSI-X table. */
 #define HDC_REGS_MMIO_SIZE HDC_MSIX_OFFSET
 /* Chunks one D2D command may hold between READ and FUNC. */
@@ -65,6 +65,8 @@ typedef struct HdcStats {
     uint64_t hazard_waits;  /* commands that waited for an older one */
     uint64_t nic_tx;
     uint64_t nic_errs;
+    uint64_t nic_rx;
+    uint64_t nic_rx_drop;
 } HdcStats;
 
 /* Host command queue: command ring and completion ring in host memory. */
@@ -140,6 +142,19 @@ typedef struct HdcFlow {
     uint8_t hdr[HDC_NET_HDR_MAX];
 } HdcFlow;
 
+/* An HDC_EP_NIC source (struct hdc_net_rx): filter, progress, report. */
+typedef struct HdcRx {
+    uint32_t dst_ip;        /* host order; 0: any */
+    uint32_t src_ip;
+    uint16_t dst_port;
+    uint16_t src_port;      /* 0: any */
+    uint64_t next;          /* bytes received in order */
+    uint64_t gap_lo;
+    uint64_t gap_hi;
+    uint32_t dgrams;
+    uint32_t dropped;
+} HdcRx;
+
 /*
  * A byte range a command reads or writes, for the hazard check: space is
  * the HdcDev it lives on (NVMe: LBA << lba_shift), [lo, hi).
@@ -183,6 +198,8 @@ struct HdcJob {
     HdcEp src;
     HdcEp dst;
     HdcFlow flow;           /* dst HDC_EP_NIC */
+    HdcRx rx;               /* src HDC_EP_NIC */
+    bool all_read_rx;       /* every byte of it received */
     uint8_t nfuncs;
     uint8_t funcs[HDC_MAX_FUNCS];
     uint64_t aux_addr;
@@ -295,6 +312,41 @@ typedef struct HdcNic {
     void (*done)(struct HdcState *s, HdcEntry *e, bool ok);
 } HdcNic;
 
+/* A received datagram, parsed (hdc-nic-rx.c); ports and IPs host order. */
+typedef struct HdcRxDgram {
+    uint32_t src_ip;
+    uint32_t dst_ip;
+    uint16_t src_port;
+    uint16_t dst_port;
+    uint64_t off;
+    uint32_t len;
+    const uint8_t *data;
+} HdcRxDgram;
+
+/* What HdcNicRx.deliver did with a datagram. */
+enum {
+    HDC_RX_PLACED,
+    HDC_RX_DROPPED,
+    HDC_RX_WAIT,            /* keep it: its chunk is not there yet */
+};
+
+/* The engine's receive queues (hdc-nic-rx.c). */
+typedef struct HdcNicRx {
+    bool enabled;
+    bool waiting;           /* a datagram waits for the scoreboard */
+    uint16_t fail;          /* status to fail the receives with, or 0 */
+    uint16_t rq_pi;         /* RQ producer counter, descriptors */
+    uint16_t cq_ci;         /* receive CQ consumer counter */
+    int32_t chunk[1 << HDC_NIC_RQ_LOG];     /* descriptor i's BAR2 chunk */
+    /*
+     * Set by hdc-pci.c to the scoreboard's handlers: a datagram for the
+     * receiving command (NULL: a bad frame to count), and failing every
+     * receiving command with a status.
+     */
+    int (*deliver)(struct HdcState *s, const HdcRxDgram *d);
+    void (*fail_all)(struct HdcState *s, uint16_t status);
+} HdcNicRx;
+
 struct HdcState {
     PCIDevice parent_obj;
 
@@ -317,6 +369,7 @@ struct HdcState {
     D2DPcieCounters pcie;
     HdcNvme nv;
     HdcNic nic;
+    HdcNicRx nicrx;
 
     /* scoreboard */
     QTAILQ_HEAD(, HdcJob) jobs;
@@ -347,6 +400,8 @@ void hdc_chunk_pool_reset(HdcState *s, bool hard);
 /* A free chunk of the pool for @job, -1 if none (older commands first). */
 int32_t hdc_chunk_alloc(HdcState *s, HdcJob *job);
 void hdc_chunk_put(HdcState *s, int32_t chunk);
+/* A free chunk of the pool for the engine itself, -1 if none. */
+int32_t hdc_chunk_take(HdcState *s);
 void hdc_chunk_orphan_get(HdcState *s, int32_t chunk);
 void hdc_chunk_orphan_put(HdcState *s, int32_t chunk);
 uint8_t *hdc_chunk_ptr(HdcState *s, int32_t chunk);
@@ -371,6 +426,8 @@ void hdc_sb_run(HdcState *s);
 void hdc_sb_drop_all(HdcState *s);
 void hdc_sb_nvme_done(HdcState *s, HdcEntry *e, bool ok);
 void hdc_sb_nic_done(HdcState *s, HdcEntry *e, bool ok);
+int hdc_sb_rx_deliver(HdcState *s, const HdcRxDgram *d);
+void hdc_sb_rx_fail(HdcState *s, uint16_t status);
 void hdc_sb_format(HdcState *s, GString *out);
 
 /* hdc-nic.c */
@@ -383,6 +440,14 @@ int hdc_nic_submit(HdcState *s, HdcEntry *w);
 void hdc_nic_orphan(HdcState *s, HdcEntry *e);
 void hdc_nic_process(HdcState *s);
 void hdc_nic_flush(HdcState *s);
+
+/* hdc-nic-rx.c */
+void hdc_nic_rx_init(HdcState *s);
+void hdc_nic_rx_reset(HdcState *s);
+uint32_t hdc_nic_rx_status(HdcState *s);
+void hdc_nic_rx_ctrl_write(HdcState *s, uint32_t val);
+bool hdc_nic_rx_is_cq(hwaddr addr);
+void hdc_nic_rx_process(HdcState *s);
 
 /* hdc-nvme.c */
 extern const MemoryRegionOps hdc_nvmeq_ops;

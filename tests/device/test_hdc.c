@@ -12,6 +12,8 @@
  * QEMU still answering afterwards.
  */
 #define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <endian.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <time.h>
@@ -444,7 +446,7 @@ static void identity_registers(void)
 	CHECK_EQ(rd(HDC_REG_CAPS), HDC_CAP_NVME | HDC_CAP_CRC32C |
 		 HDC_CAP_MD5 | HDC_CAP_SHA256 | HDC_CAP_AES256_CTR |
 		 HDC_CAP_DEFLATE | HDC_CAP_SHA1 | HDC_CAP_CRC32 |
-		 HDC_CAP_GZIP | HDC_CAP_NIC);
+		 HDC_CAP_GZIP | HDC_CAP_NIC | HDC_CAP_NIC_RX);
 	CHECK_EQ(rd(HDC_REG_STATUS), HDC_STATUS_READY);
 	CHECK_EQ(rd(HDC_REG_QUEUE_DEPTH), HDC_QUEUE_DEPTH);
 	CHECK_EQ(rd(HDC_REG_BUF_SIZE), HDC_BUF_SIZE_DEFAULT);
@@ -959,7 +961,8 @@ static void nic_cqe(uint16_t n, uint16_t bb, uint8_t opcode)
  * asked for, the template inlined with IPv4 total length and id and UDP
  * length filled in, the payload in a BAR2 chunk; TX CQEs complete the
  * command, an error CQE fails one with HDC_ST_ENET, disabling the queues
- * fails what is at the NIC; bad flows and NIC sources are EINVAL, a NIC
+ * fails what is at the NIC; bad flows are EINVAL, a NIC source with the
+ * receive queues off ENODEV (nic_rx_as_seen_by_the_nic), a NIC
  * destination before the queues are enabled ENODEV.
  */
 static void nic_queues_as_seen_by_the_nic(void)
@@ -1054,7 +1057,7 @@ static void nic_queues_as_seen_by_the_nic(void)
 	CHECK_EQ(run(&c, NULL), HDC_ST_EINVAL);
 	put_flow(1000, HDC_NET_UDP, 42);
 	c = xfer(1000, ep_nic(NIC_FLOW), ep_host(HDST, 1000));
-	CHECK_EQ(run(&c, NULL), HDC_ST_EINVAL);
+	CHECK_EQ(run(&c, NULL), HDC_ST_ENODEV);	/* receive queues off */
 
 	/* Disabling the queues fails what is at the NIC. */
 	c = xfer(1000, ep_host(HSRC, 1000), ep_nic(NIC_FLOW));
@@ -1065,6 +1068,215 @@ static void nic_queues_as_seen_by_the_nic(void)
 	CHECK_EQ(cpl.status, HDC_ST_ENET);
 	CHECK_EQ(rd(HDC_REG_NIC_STATUS), 0);
 	CHECK_EQ(run(&c, NULL), HDC_ST_ENODEV);
+}
+
+/* ---- the engine's receive queues, the test playing the snic ---- */
+
+#define NIC_RX		0x107000ull	/* struct hdc_net_rx */
+#define RX_PORT		9100
+#define RX_IP		0x0a000001	/* 10.0.0.1 */
+
+static uint16_t rx_cqe_n;		/* the next receive CQE */
+static uint16_t rx_desc, rx_stride;	/* where the next frame lands */
+
+static void put_rx(uint16_t port)
+{
+	struct hdc_net_rx r = { .proto = HDC_NET_UDP, .dst_port = htons(port),
+				.dst_ip = htonl(RX_IP) };
+
+	qt_memwrite(qt, NIC_RX, &r, sizeof(r));
+}
+
+/* Descriptor @d's buffer, as the engine posted it in BAR4. */
+static uint64_t rx_buf(uint16_t d)
+{
+	return qt_readq(qt, BAR4_BASE + HDC_NVMEQ_NIC_RQ +
+			(d % (1u << HDC_NIC_RQ_LOG)) * 16 + 8);
+}
+
+/*
+ * A frame as the snic delivers it: Ethernet, IPv4, UDP to @port, @magic
+ * header saying @hlen bytes at @off, @plen payload bytes of @data, into
+ * the next strides, then its CQE (@flags added).
+ */
+static void rx_frame(uint16_t port, uint32_t magic, uint32_t hlen,
+		     uint64_t off, const uint8_t *data, uint32_t plen,
+		     uint16_t flags)
+{
+	uint8_t f[2048] = { 0 };
+	uint32_t len = 14 + 20 + 8 + 16 + plen, m = htonl(magic);
+	uint32_t hl = htonl(hlen), dip = htonl(RX_IP);
+	uint64_t o = htobe64(off);
+	uint16_t v;
+	struct snic_cqe q = { .opcode = SNIC_CQE_RX, .qn = 7 };
+
+	f[12] = 0x08;
+	f[14] = 0x45;
+	v = htons(len - 14);
+	memcpy(f + 16, &v, 2);
+	f[23] = 17;
+	memcpy(f + 30, &dip, 4);
+	v = htons(4000);
+	memcpy(f + 34, &v, 2);
+	v = htons(port);
+	memcpy(f + 36, &v, 2);
+	v = htons(len - 34);
+	memcpy(f + 38, &v, 2);
+	memcpy(f + 42, &m, 4);
+	memcpy(f + 46, &hl, 4);
+	memcpy(f + 50, &o, 8);
+	memcpy(f + 58, data, plen);
+	mem_write(rx_buf(rx_desc) + rx_stride * 2048u, f, len);
+	q.byte_cnt = len;
+	q.wqe_counter = rx_desc;
+	q.stride_idx = rx_stride;
+	q.num_strides = 1;
+	q.flags = SNIC_CQE_F_L3_OK | SNIC_CQE_F_L4_OK | SNIC_CQE_F_IPV4 |
+		  SNIC_CQE_F_UDP | flags;
+	if (++rx_stride == 1u << HDC_NIC_RX_LOG_NSTR) {
+		q.flags |= SNIC_CQE_F_MPW_LAST;
+		rx_stride = 0;
+		rx_desc++;
+	}
+	q.op_own = !((rx_cqe_n >> HDC_NIC_RCQ_LOG) & 1);
+	qt_memwrite(qt, BAR4_BASE + HDC_NVMEQ_NIC_RCQ +
+		    (uint64_t)(rx_cqe_n % (1u << HDC_NIC_RCQ_LOG)) * 64, &q,
+		    sizeof(q));
+	rx_cqe_n++;
+}
+
+/* A good datagram of @len bytes of bufa at @off. */
+static void rx_data(uint64_t off, uint32_t len)
+{
+	rx_frame(RX_PORT, HDC_RX_MAGIC, len, off, bufa + off, len, 0);
+}
+
+static struct hdc_net_rx rx_report(void)
+{
+	struct hdc_net_rx r;
+
+	qt_memread(qt, NIC_RX, &r, sizeof(r));
+	return r;
+}
+
+/*
+ * The receive side with the test as the snic: HDC_NIC_RX_ENABLE posts
+ * 2^HDC_NIC_RQ_LOG descriptors of one BAR2 chunk each and the producer
+ * record; datagrams (struct hdc_rx_hdr after UDP) land in 2 KiB strides,
+ * the engine places their payloads by offset into the command's output
+ * (here host memory, through crc32c: the CRC of the bytes received) and
+ * reports what it got; malformed frames, other ports, duplicates and
+ * offsets past the end are dropped and counted; a skipped offset ends the
+ * command with HDC_ST_EGAP naming the missing bytes; a descriptor whose
+ * last stride was consumed is posted again; HDC_NIC_RX_ABORT fails a
+ * receive with HDC_ST_EABORT, HDC_NIC_RX_DISABLE with HDC_ST_ENET.
+ */
+static void nic_rx_as_seen_by_the_nic(void)
+{
+	const uint8_t crc[] = { HDC_FN_CRC32C };
+	struct hdc_cmd c;
+	struct hdc_cpl cpl;
+	struct hdc_net_rx r;
+	uint32_t i, drop0;
+
+	CHECK(setup());
+	fill_random(bufa, 70000);
+	put_rx(RX_PORT);
+	c = xfer(3000, ep_nic(NIC_RX), ep_host(HDST, 3000));
+	with_funcs(&c, crc, 1);
+	CHECK_EQ(rd(HDC_REG_NIC_RX_STATUS), 0);
+	CHECK_EQ(run(&c, NULL), HDC_ST_ENODEV);
+
+	wr(HDC_REG_NIC_RX_CTRL, HDC_NIC_RX_ENABLE);
+	CHECK_EQ(rd(HDC_REG_NIC_RX_STATUS), 1);
+	CHECK_EQ(qt_readl(qt, BAR4_BASE + HDC_NVMEQ_NIC_DBR + 8),
+		 1u << HDC_NIC_RQ_LOG);
+	for (i = 0; i < 1u << HDC_NIC_RQ_LOG; i++) {
+		uint64_t a = rx_buf(i);
+
+		CHECK_EQ(qt_readl(qt, BAR4_BASE + HDC_NVMEQ_NIC_RQ + i * 16),
+			 HDC_CHUNK_SIZE);
+		CHECK(a >= BAR2_BASE && a < BAR2_BASE + (64u << 20));
+		CHECK_EQ(a % HDC_CHUNK_SIZE, 0);
+		CHECK(!i || a != rx_buf(i - 1));
+	}
+	rx_cqe_n = rx_desc = rx_stride = 0;
+
+	/* 3000 bytes in three datagrams, hostile ones among them. */
+	drop0 = rd(HDC_REG_STAT_NIC_RX_DROP);
+	post(&c);
+	rx_frame(RX_PORT, HDC_RX_MAGIC ^ 1, 100, 0, bufa, 100, 0);
+	rx_frame(RX_PORT, HDC_RX_MAGIC, 101, 0, bufa, 100, 0);
+	rx_frame(RX_PORT + 1, HDC_RX_MAGIC, 100, 0, bufa, 100, 0);
+	rx_frame(RX_PORT, HDC_RX_MAGIC, 100, 0, bufa, 100,
+		 SNIC_CQE_F_L4_BAD);
+	rx_frame(RX_PORT, HDC_RX_MAGIC, 100, 2950, bufa, 100, 0);
+	rx_data(0, 1000);
+	rx_data(0, 1000);			/* duplicate */
+	rx_data(1000, 1000);
+	CHECK(!peek_cpl(&cpl));			/* not before the last byte */
+	rx_data(2000, 1000);
+	CHECK(wait_cpl(&cpl));
+	CHECK_EQ(cpl.status, HDC_ST_OK);
+	CHECK_EQ(cpl.result, 3000);
+	mem_read(HDST, bufb, 3000);
+	CHECK(!memcmp(bufa, bufb, 3000));
+	CHECK_EQ(qt_readl(qt, AUX + 48), crc32c_ref(bufa, 3000));
+	r = rx_report();
+	CHECK_EQ(r.received, 3000);
+	CHECK_EQ(r.datagrams, 3);
+	CHECK_EQ(r.dropped, 6);
+	CHECK_EQ(r.gap_hi, 0);
+	CHECK_EQ(rd(HDC_REG_STAT_NIC_RX), 3);
+	CHECK_EQ(rd(HDC_REG_STAT_NIC_RX_DROP) - drop0, 6);
+	CHECK_EQ(qt_readl(qt, BAR4_BASE + HDC_NVMEQ_NIC_DBR + 12), rx_cqe_n);
+
+	/* 70000 bytes across two chunks and a descriptor's last stride. */
+	c = xfer(70000, ep_nic(NIC_RX), ep_host(HDST, 70000));
+	with_funcs(&c, crc, 1);
+	post(&c);
+	for (i = 0; i < 70000; i += 1400)
+		rx_data(i, 1400);
+	CHECK(wait_cpl(&cpl));
+	CHECK_EQ(cpl.status, HDC_ST_OK);
+	mem_read(HDST, bufb, 70000);
+	CHECK(!memcmp(bufa, bufb, 70000));
+	CHECK_EQ(qt_readl(qt, AUX + 48), crc32c_ref(bufa, 70000));
+	CHECK_EQ(qt_readl(qt, BAR4_BASE + HDC_NVMEQ_NIC_DBR + 8),
+		 (1u << HDC_NIC_RQ_LOG) + rx_desc);
+	CHECK(rx_desc >= 1);
+
+	/* A lost datagram: HDC_ST_EGAP, the missing bytes reported. */
+	c = xfer(3000, ep_nic(NIC_RX), ep_host(HDST, 3000));
+	post(&c);
+	rx_data(0, 1000);
+	rx_data(2000, 1000);
+	CHECK(wait_cpl(&cpl));
+	CHECK_EQ(cpl.status, HDC_ST_EGAP);
+	r = rx_report();
+	CHECK_EQ(r.received, 1000);
+	CHECK_EQ(r.gap_lo, 1000);
+	CHECK_EQ(r.gap_hi, 2000);
+
+	/* Abort (the driver's timeout), then disable. */
+	post(&c);
+	rx_data(0, 1000);
+	wr(HDC_REG_NIC_RX_CTRL, HDC_NIC_RX_ABORT);
+	CHECK(wait_cpl(&cpl));
+	CHECK_EQ(cpl.status, HDC_ST_EABORT);
+	CHECK_EQ(rx_report().received, 1000);
+	post(&c);
+	wr(HDC_REG_NIC_RX_CTRL, HDC_NIC_RX_DISABLE);
+	CHECK(wait_cpl(&cpl));
+	CHECK_EQ(cpl.status, HDC_ST_ENET);
+	CHECK_EQ(rd(HDC_REG_NIC_RX_STATUS), 0);
+	CHECK_EQ(run(&c, NULL), HDC_ST_ENODEV);
+
+	/* A bad hdc_net_rx. */
+	wr(HDC_REG_NIC_RX_CTRL, HDC_NIC_RX_ENABLE);
+	put_rx(0);
+	CHECK_EQ(run(&c, NULL), HDC_ST_EINVAL);
+	wr(HDC_REG_NIC_RX_CTRL, HDC_NIC_RX_DISABLE);
 }
 
 /* The scoreboard's count of commands that waited for an older one. */
@@ -2048,6 +2260,7 @@ int main(void)
 		RUN("device/hdc", many_in_flight_in_order);
 	RUN("device/hdc", hazards_keep_order);
 	RUN("device/hdc", nic_queues_as_seen_by_the_nic);
+	RUN("device/hdc", nic_rx_as_seen_by_the_nic);
 	RUN("device/hdc", devbuf_round_trip);
 	RUN("device/hdc", bad_commands);
 	RUN("device/hdc", reset_drops_in_flight);

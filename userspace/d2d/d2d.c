@@ -4,6 +4,8 @@
  *
  *   d2d copy SRC DST [FUNCTION]...   SSD -> engine -> SSD
  *   d2d digest FUNCTION FILE...      prints "<hex>  FILE" like sha256sum
+ *   d2d send FILE HOST:PORT          SSD -> engine -> NIC (UDP)
+ *   d2d recv HOST:PORT FILE          NIC -> engine -> SSD (UDP)
  *   d2d stat                         what the engine offers, statistics
  *   d2d raw [OPTIONS] [SRC]          one raw request (debugging, tests)
  *
@@ -51,6 +53,16 @@ static void usage(FILE *f)
 "        (HOST: an IPv4 address) through its own queues on the snic port\n"
 "        the route leaves by; digests printed as for copy.  --sw-p2p: the\n"
 "        software-controlled P2P baseline (the driver runs each 64 KiB)\n"
+"  d2d recv HOST:PORT FILE [--bytes N] [--timeout S] [--from HOST:PORT]\n"
+"           [FUNCTION...]\n"
+"        the engine receives N bytes (default: FILE's size; FILE is then\n"
+"        not truncated) sent to HOST:PORT (an address of a snic port) as\n"
+"        UDP datagrams with d2d's application header and writes them into\n"
+"        FILE on its SSD, through the functions given (--crc32c prints\n"
+"        the CRC32C of the bytes received); --from takes only that\n"
+"        sender's datagrams; --timeout gives up after S seconds (default:\n"
+"        never).  A lost datagram ends it with EREMOTEIO and the missing\n"
+"        bytes named; FILE keeps its old size.  Needs CAP_NET_RAW\n"
 "  d2d stat\n"
 "        the engine's capabilities, its SSD and statistics\n"
 "  d2d raw [--func ID]... [--offset N] [--length N] [--src-mode r|w|rw]\n"
@@ -98,6 +110,9 @@ static const char *errno_name(int e)
 		{ EACCES, "EACCES" }, { ENOTCONN, "ENOTCONN" },
 		{ EPROTONOSUPPORT, "EPROTONOSUPPORT" },
 		{ EHOSTUNREACH, "EHOSTUNREACH" }, { EMSGSIZE, "EMSGSIZE" },
+		{ EREMOTEIO, "EREMOTEIO" }, { ENETDOWN, "ENETDOWN" },
+		{ EDESTADDRREQ, "EDESTADDRREQ" },
+		{ EADDRNOTAVAIL, "EADDRNOTAVAIL" },
 	};
 	size_t i;
 
@@ -408,6 +423,108 @@ static int cmd_send(int argc, char **argv)
 	return 0;
 }
 
+/* A count with an optional K/M/G suffix (powers of 2); -1 if malformed. */
+static long long parse_size(const char *s)
+{
+	char *end;
+	long long v;
+
+	errno = 0;
+	v = strtoll(s, &end, 10);
+	if (errno || v < 0 || end == s)
+		return -1;
+	switch (*end) {
+	case 'K': v <<= 10; end++; break;
+	case 'M': v <<= 20; end++; break;
+	case 'G': v <<= 30; end++; break;
+	}
+	return *end ? -1 : v;
+}
+
+/* d2d recv HOST:PORT FILE [--bytes N] [--timeout S] [--from HOST:PORT] */
+static int cmd_recv(int argc, char **argv)
+{
+	struct d2d_chain chain = { 0 };
+	const char *at = NULL, *file = NULL, *from = NULL, *v;
+	const char *host, *port, *phost = NULL, *pport = NULL;
+	long long bytes = -1, tmo = 0;
+	struct hdc_rx_report rep = { 0 };
+	struct d2d_result res;
+	char hp[300], pp[300];
+	struct stat st;
+	int i, r, hdc, fd, sock, ret;
+
+	for (i = 1; i < argc; i++) {
+		r = chain_option(argc, argv, &i, &chain);
+		if (r < 0)
+			return 2;
+		if (r)
+			continue;
+		if (!strcmp(argv[i], "--bytes") || !strcmp(argv[i], "--timeout") ||
+		    !strcmp(argv[i], "--from")) {
+			if (i + 1 >= argc)
+				return usage_error("recv: %s needs a value", argv[i]);
+			v = argv[i + 1];
+			if (argv[i][2] == 'f')
+				from = v;
+			else if ((argv[i][2] == 'b' ? (bytes = parse_size(v)) :
+				  (tmo = parse_size(v))) < 0 || tmo > 4000000)
+				return usage_error("recv: bad %s '%s'", argv[i], v);
+			i++;
+			continue;
+		}
+		if (argv[i][0] == '-' && argv[i][1])
+			return usage_error("recv: unknown option '%s'", argv[i]);
+		if (!at)
+			at = argv[i];
+		else if (!file)
+			file = argv[i];
+		else
+			return usage_error("recv: too many arguments");
+	}
+	if (!file)
+		return usage_error("recv: needs HOST:PORT and FILE");
+	if (split_host_port(at, hp, sizeof(hp), &host, &port))
+		return usage_error("recv: '%s' is not HOST:PORT", at);
+	if (from && split_host_port(from, pp, sizeof(pp), &phost, &pport))
+		return usage_error("recv: --from '%s' is not HOST:PORT", from);
+	if (chain_has(&chain, 0, 1))
+		return usage_error("recv: no deflate or gzip on receive");
+	hdc = open_engine();
+	if (hdc < 0)
+		return 1;
+	fd = open(file, O_WRONLY | O_CREAT | O_CLOEXEC |
+		  (bytes >= 0 ? O_TRUNC : 0), 0644);
+	if (fd < 0)
+		return fail(errno, "cannot open '%s'", file);
+	if (fstat(fd, &st))
+		return fail(errno, "'%s'", file);
+	if (bytes < 0)
+		bytes = st.st_size;
+	sock = d2d_udp_bind(host, port, phost, pport);
+	if (sock < 0)
+		return fail(-sock, "cannot bind a UDP socket to %s", at);
+	ret = d2d_recv(hdc, sock, fd, 0, bytes, &chain, tmo * 1000, &res,
+		       &rep);
+	if (ret == -EREMOTEIO)
+		fprintf(stderr, "%s: recv: bytes %llu..%llu never arrived; "
+			"%llu received in order, none written\n", prog,
+			(unsigned long long)rep.gap_lo,
+			(unsigned long long)rep.gap_hi,
+			(unsigned long long)rep.received);
+	if (ret)
+		return fail(-ret, "recv %s -> '%s' (%llu of %lld bytes received, %u datagrams dropped)",
+			    at, file, (unsigned long long)rep.received, bytes,
+			    rep.dropped);
+	fprintf(stderr, "%s: received %llu bytes in %u datagrams, %u dropped\n",
+		prog, (unsigned long long)res.len, rep.datagrams, rep.dropped);
+	print_digests(&chain, res.digest, file, file);
+	close(sock);
+	close(fd);
+	close(hdc);
+	return 0;
+}
+
 static int cmd_copy(int argc, char **argv)
 {
 	struct d2d_chain chain = { 0 };
@@ -615,7 +732,7 @@ static void print_caps(uint32_t caps)
 {
 	static const char *const names[32] = {
 		"nvme", "crc32c", "md5", "sha256", "aes256-ctr", "deflate",
-		"sha1", "crc32", "gzip", [16] = "nic",
+		"sha1", "crc32", "gzip", [16] = "nic", [17] = "nic-rx",
 	};
 	unsigned int i;
 
@@ -962,5 +1079,7 @@ int main(int argc, char **argv)
 		return cmd_raw(argc, argv);
 	if (!strcmp(argv[0], "send"))
 		return cmd_send(argc, argv);
+	if (!strcmp(argv[0], "recv"))
+		return cmd_recv(argc, argv);
 	return usage_error("unknown command '%s'", argv[0]);
 }

@@ -100,29 +100,88 @@ int d2d_copy(int hdc, int src_fd, uint64_t src_off, int dst_fd,
 	return 0;
 }
 
-int d2d_udp_connect(const char *host, const char *port)
+/* HOST:PORT (dotted IPv4, decimal port 1..65535) into @sa. */
+static int d2d_inet_addr(const char *host, const char *port,
+			 struct sockaddr_in *sa)
 {
-	struct sockaddr_in sa = { .sin_family = AF_INET };
 	char *end;
 	unsigned long p = strtoul(port, &end, 10);
-	int fd, e;
 
-	if (inet_pton(AF_INET, host, &sa.sin_addr) != 1 || !*port || *end ||
+	memset(sa, 0, sizeof(*sa));
+	sa->sin_family = AF_INET;
+	if (inet_pton(AF_INET, host, &sa->sin_addr) != 1 || !*port || *end ||
 	    !p || p > 65535) {
 		errno = EINVAL;
 		return -EINVAL;
 	}
-	sa.sin_port = htons(p);
+	sa->sin_port = htons(p);
+	return 0;
+}
+
+/* A UDP socket, bound to @local if given, connected to @peer if given. */
+static int d2d_udp_socket(const struct sockaddr_in *local,
+			  const struct sockaddr_in *peer)
+{
+	int fd, e;
+
 	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return -errno;
-	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
+	if ((local && bind(fd, (const struct sockaddr *)local,
+			   sizeof(*local))) ||
+	    (peer && connect(fd, (const struct sockaddr *)peer,
+			     sizeof(*peer)))) {
 		e = errno;
 		close(fd);
 		errno = e;
 		return -e;
 	}
 	return fd;
+}
+
+int d2d_udp_connect(const char *host, const char *port)
+{
+	struct sockaddr_in sa;
+	int ret = d2d_inet_addr(host, port, &sa);
+
+	return ret ? ret : d2d_udp_socket(NULL, &sa);
+}
+
+int d2d_udp_bind(const char *host, const char *port, const char *peer_host,
+		 const char *peer_port)
+{
+	struct sockaddr_in sa, pa;
+	int ret = d2d_inet_addr(host, port, &sa);
+
+	if (!ret && peer_host)
+		ret = d2d_inet_addr(peer_host, peer_port, &pa);
+	return ret ? ret : d2d_udp_socket(&sa, peer_host ? &pa : NULL);
+}
+
+int d2d_recv(int hdc, int sock, int fd, uint64_t off, uint64_t len,
+	     const struct d2d_chain *chain, uint32_t timeout_ms,
+	     struct d2d_result *res, struct hdc_rx_report *rep)
+{
+	struct hdc_req req;
+	int ret;
+
+	d2d_req_init(&req);
+	req.src.type = HDC_UEP_FD;
+	req.src.fd = sock;
+	req.dst.type = fd < 0 ? HDC_UEP_NONE : HDC_UEP_FD;
+	req.dst.fd = fd;
+	req.dst.offset = off;
+	req.length = len;
+	req.timeout_ms = timeout_ms;
+	d2d_req_chain(&req, chain);
+	ret = d2d_submit(hdc, &req);
+	if (!ret && res) {
+		res->len = req.result_len;
+		memcpy(res->digest, req.digest, sizeof(res->digest));
+	}
+	if (rep)
+		*rep = req.rx;
+	return ret;
 }
 
 int d2d_send(int hdc, int fd, uint64_t off, uint64_t len, int sock,

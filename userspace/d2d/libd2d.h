@@ -65,6 +65,28 @@ int d2d_send(int hdc, int fd, uint64_t off, uint64_t len, int sock,
  */
 int d2d_udp_connect(const char *host, const char *port);
 
+/*
+ * A UDP socket bound to host:port (an address of a snic port), connected
+ * to peer_host:peer_port unless peer_host is NULL; the descriptor or
+ * -errno.
+ */
+int d2d_udp_bind(const char *host, const char *port, const char *peer_host,
+		 const char *peer_port);
+
+/*
+ * The network to a file: len bytes of datagrams arriving at the bound UDP
+ * socket sock (each headed by struct hdc_rx_hdr, <d2d/hdc_ifc.h>),
+ * received by the engine on its own queues and written at off of fd
+ * (fd < 0: nothing written, digests only) through chain (may be NULL;
+ * e.g. HDC_FN_CRC32C), giving up after timeout_ms (0: never).  Blocks.
+ * rep (may be NULL) gets the engine's report also on failure: -EREMOTEIO
+ * with rep->gap_lo..gap_hi the first missing bytes (docs/hdc.md,
+ * "Receiving").  Needs CAP_NET_RAW.
+ */
+int d2d_recv(int hdc, int sock, int fd, uint64_t off, uint64_t len,
+	     const struct d2d_chain *chain, uint32_t timeout_ms,
+	     struct d2d_result *res, struct hdc_rx_report *rep);
+
 /* Digest (HDC_FN_CRC32C, _MD5, _SHA256, _SHA1, _CRC32) of a file range. */
 int d2d_digest(int hdc, int fd, uint64_t off, uint64_t len, uint32_t func,
 	       uint8_t out[32]);

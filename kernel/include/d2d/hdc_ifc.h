@@ -66,6 +66,13 @@
 #define HDC_REG_NIC_DB_HI	0x0c8
 #define HDC_REG_NIC_CTRL	0x0cc	/* HDC_NIC_* */
 #define HDC_REG_NIC_STATUS	0x0d0	/* RO: 1 = the queues are in use */
+/*
+ * The engine's receive queues (docs/hdc.md, "Receiving"): a striding snic
+ * RQ and its CQ, rings and records in BAR4 (HDC_NVMEQ_NIC_RQ / _RCQ),
+ * buffers in BAR2 chunks the engine takes from its pool on enable.
+ */
+#define HDC_REG_NIC_RX_CTRL	0x0d4	/* WO: HDC_NIC_RX_* */
+#define HDC_REG_NIC_RX_STATUS	0x0d8	/* RO: 1 = the receive queues are in use */
 /* Statistics, RO, 32 bit (low halves of 64-bit counters) */
 #define HDC_REG_STAT_CMDS	0x100	/* D2D commands completed */
 #define HDC_REG_STAT_ERRS	0x104	/* ... with an error status */
@@ -82,9 +89,15 @@
 #define HDC_REG_STAT_STALE_CPL	0x130	/* NVMe completions of no live command */
 #define HDC_REG_STAT_NIC_TX	0x134	/* datagrams the NIC sent for the engine */
 #define HDC_REG_STAT_NIC_ERRS	0x138	/* NIC error completions */
+#define HDC_REG_STAT_NIC_RX	0x13c	/* datagrams placed into a receive */
+#define HDC_REG_STAT_NIC_RX_DROP 0x140	/* datagrams dropped (bad, outside, no receive) */
 
 #define HDC_NIC_ENABLE		1	/* start using the NIC queues */
 #define HDC_NIC_DISABLE		2	/* stop (the driver destroys them after) */
+
+#define HDC_NIC_RX_ENABLE	1	/* post the RQ's buffers, start receiving */
+#define HDC_NIC_RX_DISABLE	2	/* stop; receives fail with HDC_ST_ENET */
+#define HDC_NIC_RX_ABORT	3	/* receives in flight fail with HDC_ST_EABORT */
 
 #define HDC_CTRL_RESET		(1u << 0)	/* held: in reset */
 #define HDC_CTRL_ENABLE		(1u << 1)	/* host command queue on */
@@ -131,7 +144,7 @@ enum hdc_ep_type {
 	HDC_EP_NVME		= 1,	/* extent list in host memory */
 	HDC_EP_HOST		= 2,	/* host memory buffer (bus address) */
 	HDC_EP_DEVBUF		= 3,	/* offset into the BAR2 buffer */
-	HDC_EP_NIC		= 4,	/* dst: datagrams on the NIC queues */
+	HDC_EP_NIC		= 4,	/* NIC queues: dst sends, src receives */
 };
 
 /*
@@ -155,6 +168,39 @@ struct hdc_net_flow {
 	__le32 flags;		/* 0 */
 	__le32 rsvd1[5];	/* TCP state (sequence numbers, window) */
 	__u8 hdr[HDC_NET_HDR_MAX];
+};
+
+/*
+ * An HDC_EP_NIC source's addr: what the engine accepts, and (out) its
+ * report, written before the completion.  Datagrams carry a struct
+ * hdc_rx_hdr after the UDP header; the engine places payloads in offset
+ * order and ends the command with HDC_ST_EGAP at the first one that skips
+ * bytes.
+ */
+struct hdc_net_rx {
+	__u8 proto;		/* HDC_NET_UDP */
+	__u8 rsvd0[3];
+	__le32 flags;		/* 0 */
+	__be32 dst_ip;		/* 0: any */
+	__be32 src_ip;		/* 0: any */
+	__be16 dst_port;	/* not 0 */
+	__be16 src_port;	/* 0: any */
+	__u8 rsvd1[12];
+	/* out */
+	__le64 received;	/* bytes received in order from offset 0 */
+	__le64 gap_lo;		/* HDC_ST_EGAP: the first missing bytes ... */
+	__le64 gap_hi;		/* ... [gap_lo, gap_hi) */
+	__le32 datagrams;	/* placed */
+	__le32 dropped;		/* bad, outside the range or duplicate */
+};
+
+/* The application header of a received datagram (network byte order). */
+#define HDC_RX_MAGIC		0x44324455	/* "D2DU" */
+
+struct hdc_rx_hdr {
+	__be32 magic;		/* HDC_RX_MAGIC */
+	__be32 len;		/* payload bytes after this header, not 0 */
+	__be64 off;		/* the payload's byte offset in the stream */
 };
 
 struct hdc_endpoint {
@@ -210,6 +256,8 @@ enum hdc_status {
 	HDC_ST_ENODEV		= 5,	/* NVMe endpoint with the controller not running */
 	HDC_ST_ERANGE		= 6,	/* extent beyond the namespace */
 	HDC_ST_ENET		= 7,	/* the NIC refused a datagram or went away */
+	HDC_ST_EGAP		= 8,	/* a received datagram skipped bytes */
+	HDC_ST_EABORT		= 9,	/* HDC_NIC_RX_ABORT stopped the receive */
 };
 
 #define HDC_CPL_PHASE		(1u << 0)
@@ -239,6 +287,13 @@ struct hdc_cpl {
 #define HDC_NVMEQ_NIC_SQ	0x10000	/* NIC SQ, 1024 x 64-byte basic blocks */
 #define HDC_NVMEQ_NIC_CQ	0x20000	/* NIC CQ, 1024 x 64-byte CQEs */
 #define HDC_NVMEQ_NIC_DBR	0x30000	/* le32 SQ producer, +4 CQ consumer */
+/* +8: le32 RQ producer, +12: le32 receive CQ consumer */
+#define HDC_NVMEQ_NIC_RQ	0x30100	/* RQ, 2^HDC_NIC_RQ_LOG 16-byte descriptors */
+#define HDC_NVMEQ_NIC_RCQ	0x38000	/* receive CQ, 2^HDC_NIC_RCQ_LOG CQEs */
+#define HDC_NIC_RQ_LOG		3
+#define HDC_NIC_RCQ_LOG		9
+#define HDC_NIC_RX_LOG_STRIDE	11	/* 2 KiB strides ... */
+#define HDC_NIC_RX_LOG_NSTR	5	/* ... 32 per descriptor: one BAR2 chunk */
 #define HDC_NIC_SQ_LOG		10
 #define HDC_NIC_CQ_LOG		10
 #define HDC_NVME_ADMIN_DEPTH	32

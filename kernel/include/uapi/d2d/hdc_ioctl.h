@@ -61,11 +61,18 @@ struct hdc_req {
 	__u32 funcs[HDC_MAX_FUNCS];	/* enum hdc_func, in order */
 	__u8 aes_key[32];
 	__u8 aes_iv[16];
-	__u32 rsvd;
+	__u32 timeout_ms;	/* socket source: give up after (0: never) */
 	/* out */
 	__u64 id;		/* request id (for NOWAIT) */
 	__u64 result_len;	/* bytes written to the destination */
 	__u8 digest[HDC_MAX_FUNCS][32];
+	struct hdc_rx_report {	/* socket source, also when it failed */
+		__u64 received;	/* bytes received in order */
+		__u64 gap_lo;	/* EREMOTEIO: bytes [gap_lo, gap_hi) missing */
+		__u64 gap_hi;
+		__u32 datagrams;	/* placed */
+		__u32 dropped;	/* malformed, outside the range, duplicates */
+	} rx;
 };
 
 struct hdc_wait {
@@ -90,6 +97,7 @@ struct hdc_wait {
 #define HDC_CAP_CRC32		(1u << 7)
 #define HDC_CAP_GZIP		(1u << 8)
 #define HDC_CAP_NIC		(1u << 16)	/* HDC_EP_NIC destinations */
+#define HDC_CAP_NIC_RX		(1u << 17)	/* HDC_EP_NIC sources */
 
 struct hdc_caps {
 	__u32 version;		/* HDC_VERSION */
