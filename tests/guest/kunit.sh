@@ -23,6 +23,7 @@ suite() {
 		fail "$2" "no results in debugfs: suite not built into $1.ko"
 		return
 	fi
+	sed 's/^[[:space:]]*//' "$r" > /tmp/kunit.res
 	while read -r line; do
 		case "$line" in
 		"ok "*|"not ok "*) ;;
@@ -39,7 +40,7 @@ suite() {
 		else
 			fail "$2/$name" "$(grep -B3 "$line" "$r" | grep -v "^ *ok " | tr '\n' ' ')"
 		fi
-	done < <(sed 's/^[[:space:]]*//' "$r")
+	done < /tmp/kunit.res
 	if [ "$n" = "$want" ]; then
 		pass "$2/cases"
 	else
