@@ -39,6 +39,8 @@ help:
 	@echo "make bench-spin    sPIN examples: cycles per packet, modeled throughput;"
 	@echo "                   NIC ping-pong vs host UDP echo (ratios)"
 	@echo "make bench-fld     FlexDriver echo vs host CPU echo, TLP bytes, memory (ratios)"
+	@echo "make bench-flexins FlexiNS on snic: pipes vs doorbells, PCIe knobs, offload"
+	@echo "                   engine vs verbs, DCQCN vs AIMD (timing mode; paper figures)"
 	@echo "make report        every bench once, then docs/results.md with plots"
 
 deps:
