@@ -29,15 +29,15 @@ static inline uint32_t d2d_rd32(const uint8_t *p)
 static inline void d2d_wr16(uint8_t *p, uint16_t v)
 {
     p[0] = v >> 8;
-    p[1] = v;
+    p[1] = v & 0xff;
 }
 
 static inline void d2d_wr32(uint8_t *p, uint32_t v)
 {
     p[0] = v >> 24;
-    p[1] = v >> 16;
-    p[2] = v >> 8;
-    p[3] = v;
+    p[1] = (v >> 16) & 0xff;
+    p[2] = (v >> 8) & 0xff;
+    p[3] = v & 0xff;
 }
 
 /* Little-endian field access (device descriptor formats). */
@@ -54,9 +54,9 @@ static inline uint32_t d2d_rd32le(const uint8_t *p)
 
 static inline void d2d_wr32le(uint8_t *p, uint32_t v)
 {
-    p[0] = v;
-    p[1] = v >> 8;
-    p[2] = v >> 16;
+    p[0] = v & 0xff;
+    p[1] = (v >> 8) & 0xff;
+    p[2] = (v >> 16) & 0xff;
     p[3] = v >> 24;
 }
 

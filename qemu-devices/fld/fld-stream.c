@@ -281,7 +281,7 @@ static void fld_nic_write(FldState *s, uint64_t addr, const void *buf,
 /* Doorbell @val to the NIC at @addr. */
 void fld_doorbell(FldState *s, uint64_t addr, uint32_t val)
 {
-    uint32_t le = cpu_to_le32(val);
+    __le32 le = cpu_to_le32(val);
 
     trace_fld_doorbell(addr, val);
     fld_nic_write(s, addr, &le, sizeof(le));

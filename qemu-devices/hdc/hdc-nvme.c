@@ -256,7 +256,7 @@ static void hdc_nvme_admin(HdcState *s, NvmeCmd *cmd)
 {
     HdcNvme *nv = &s->nv;
 
-    cmd->cid = cpu_to_le16(++nv->admin_cid);
+    stw_le_p(&cmd->cid, ++nv->admin_cid);
     memcpy(nv->q + HDC_NVMEQ_ASQ + nv->asq_tail * sizeof(NvmeCmd), cmd,
            sizeof(*cmd));
     nv->asq_tail = (nv->asq_tail + 1) % nv->adepth;
@@ -273,9 +273,9 @@ static void hdc_nvme_identify(HdcState *s, uint8_t cns, uint32_t nsid)
     NvmeCmd cmd = { 0 };
 
     cmd.opcode = NVME_ADM_CMD_IDENTIFY;
-    cmd.nsid = cpu_to_le32(nsid);
-    cmd.dptr.prp1 = cpu_to_le64(s->nv.bar4 + HDC_NVMEQ_IDENT);
-    cmd.cdw10 = cpu_to_le32(cns);
+    stl_le_p(&cmd.nsid, nsid);
+    stq_le_p(&cmd.dptr.prp1, s->nv.bar4 + HDC_NVMEQ_IDENT);
+    stl_le_p(&cmd.cdw10, cns);
     hdc_nvme_admin(s, &cmd);
 }
 
@@ -285,17 +285,17 @@ static void hdc_nvme_create_queue(HdcState *s, uint8_t opcode)
     NvmeCmd cmd = { 0 };
 
     cmd.opcode = opcode;
-    cmd.cdw10 = cpu_to_le32((uint32_t)(nv->iodepth - 1) << 16 | 1);
+    stl_le_p(&cmd.cdw10, (uint32_t)(nv->iodepth - 1) << 16 | 1);
     if (opcode == NVME_ADM_CMD_CREATE_CQ) {
         /*
          * Physically contiguous, interrupts off: the engine is woken by
          * the completion's write into BAR4.
          */
-        cmd.dptr.prp1 = cpu_to_le64(nv->bar4 + HDC_NVMEQ_IOCQ);
-        cmd.cdw11 = cpu_to_le32(NVME_CQ_PC);
+        stq_le_p(&cmd.dptr.prp1, nv->bar4 + HDC_NVMEQ_IOCQ);
+        stl_le_p(&cmd.cdw11, NVME_CQ_PC);
     } else {
-        cmd.dptr.prp1 = cpu_to_le64(nv->bar4 + HDC_NVMEQ_IOSQ);
-        cmd.cdw11 = cpu_to_le32(1 << 16 | NVME_SQ_PC);
+        stq_le_p(&cmd.dptr.prp1, nv->bar4 + HDC_NVMEQ_IOSQ);
+        stl_le_p(&cmd.cdw11, 1 << 16 | NVME_SQ_PC);
     }
     hdc_nvme_admin(s, &cmd);
 }
@@ -306,14 +306,14 @@ static bool hdc_nvme_parse_ns(HdcState *s)
     HdcNvme *nv = &s->nv;
     NvmeIdNs *id = (NvmeIdNs *)(nv->q + HDC_NVMEQ_IDENT);
     unsigned idx = NVME_ID_NS_FLBAS_INDEX(id->flbas);
-    uint64_t nsze = le64_to_cpu(id->nsze);
+    uint64_t nsze = ldq_le_p(&id->nsze);
     uint8_t ds;
 
     if (idx >= ARRAY_SIZE(id->lbaf) || !nsze) {
         return false;
     }
     ds = id->lbaf[idx].ds;
-    if (ds < 9 || ds > 16 || le16_to_cpu(id->lbaf[idx].ms) ||
+    if (ds < 9 || ds > 16 || lduw_le_p(&id->lbaf[idx].ms) ||
         (1u << ds) > nv->max_xfer) {
         return false;
     }
@@ -714,13 +714,13 @@ int hdc_nvme_submit(HdcState *s, HdcEntry *e, const HdcRun *r, bool write)
         }
     }
     cmd.opcode = write ? NVME_CMD_WRITE : NVME_CMD_READ;
-    cmd.cid = cpu_to_le16(i);
-    cmd.nsid = cpu_to_le32(nv->nsid);
-    cmd.dptr.prp1 = cpu_to_le64(addr);
-    cmd.dptr.prp2 = cpu_to_le64(prp2);
-    cmd.cdw10 = cpu_to_le32((uint32_t)r->lba);
-    cmd.cdw11 = cpu_to_le32(r->lba >> 32);
-    cmd.cdw12 = cpu_to_le32(r->nlb - 1);
+    stw_le_p(&cmd.cid, i);
+    stl_le_p(&cmd.nsid, nv->nsid);
+    stq_le_p(&cmd.dptr.prp1, addr);
+    stq_le_p(&cmd.dptr.prp2, prp2);
+    stl_le_p(&cmd.cdw10, (uint32_t)r->lba);
+    stl_le_p(&cmd.cdw11, r->lba >> 32);
+    stl_le_p(&cmd.cdw12, r->nlb - 1);
     memcpy(nv->q + HDC_NVMEQ_IOSQ + nv->iosq_tail * sizeof(NvmeCmd), &cmd,
            sizeof(cmd));
     nv->iosq_tail = (nv->iosq_tail + 1) % nv->iodepth;

@@ -77,7 +77,7 @@ uint16_t snic_cmd_query_port(SnicState *s, const struct snic_aq_cmd *c)
 static void snic_stats_to_le(void *out, const void *in, size_t n)
 {
     const uint64_t *v = in;
-    uint64_t *o = out;
+    __le64 *o = out;
     size_t i;
 
     for (i = 0; i < n; i++) {

@@ -254,7 +254,8 @@ uint16_t snic_cmd_resize_cq(SnicState *s, const struct snic_aq_cmd *c,
                             uint64_t *res)
 {
     const struct snic_aq_resize_cq *a = &c->resize_cq;
-    uint32_t cqn = le32_to_cpu(a->cqn), rec;
+    uint32_t cqn = le32_to_cpu(a->cqn);
+    __le32 rec;
     uint64_t ring = le64_to_cpu(a->ring_addr);
     struct snic_cqe cqe;
     uint16_t st, ci, n, k;
@@ -578,7 +579,7 @@ static bool snic_cq_put(SnicState *s, uint16_t cqn, uint8_t *e,
         return false;
     }
     if ((uint16_t)(cq->pi - cq->ci) >= RING_SIZE(cq)) {
-        uint32_t dbr;
+        __le32 dbr;
 
         /* Looks full: the driver may have consumed without a doorbell. */
         if (d2d_dma_read(&s->parent_obj, &s->pcie, q, cq->dbr, &dbr,
@@ -745,7 +746,7 @@ bool snic_rq_next_desc(SnicState *s, SnicRq *rq, struct snic_rx_desc *d)
         return false;
     }
     if (rq->pi == rq->ci) {
-        uint32_t dbr;
+        __le32 dbr;
         uint16_t pi;
 
         if (d2d_dma_read(&s->parent_obj, &s->pcie, &rq->st.pcie, rq->dbr,

@@ -83,7 +83,7 @@ static void snic_flush_pipe(SnicState *s, SnicQp *qp)
 static void snic_flush_send(SnicState *s, SnicQp *qp)
 {
     uint64_t dbr = qp->dbr + 4;
-    uint32_t v;
+    __le32 v;
 
     while (qp->win_head != qp->win_tail) {
         SnicSwqe *w = &qp->win[qp->win_head % SNIC_RDMA_WIN];

@@ -160,7 +160,7 @@ uint16_t snic_rdma_query_stats(SnicState *s, const struct snic_aq_cmd *c)
     /* SnicRdmaStats mirrors struct snic_rdma_stats field by field. */
     struct snic_rdma_stats o;
     const uint64_t *in = (const uint64_t *)&s->rdma.st;
-    uint64_t *out = (uint64_t *)&o;
+    __le64 *out = (__le64 *)&o;
     size_t i;
 
     QEMU_BUILD_BUG_ON(sizeof(o) != sizeof(s->rdma.st));

@@ -62,7 +62,7 @@ static uint64_t *snic_mr_read_pages(SnicState *s, SnicQp *qp, uint64_t pas,
         return NULL;
     }
     for (i = 0; i < n; i++) {
-        pages[i] = le64_to_cpu(pages[i]);
+        le64_to_cpus(&pages[i]);
     }
     return pages;
 }

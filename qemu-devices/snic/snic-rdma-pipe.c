@@ -37,7 +37,7 @@ static uint32_t snic_pipe_phase(uint16_t ctr, uint8_t log)
 
 static void snic_pipe_ci_write(SnicState *s, SnicQp *qp)
 {
-    uint32_t rec[2] = { cpu_to_le32(qp->rq_ci), cpu_to_le32(qp->sq_fetch) };
+    __le32 rec[2] = { cpu_to_le32(qp->rq_ci), cpu_to_le32(qp->sq_fetch) };
 
     s->rdma.st.pipe_ci_writes++;
     qp->ci_rq_done = qp->rq_ci;

@@ -233,13 +233,13 @@ static void snic_resp_atomic(SnicState *s, SnicQp *qp, const SnicRoceHdr *h)
         snic_resp_fail(s, qp, h, AETH_NAK_REM_OP, SNIC_RST_REM_OP);
         return;
     }
-    v = le64_to_cpu(v);
+    le64_to_cpus(&v);
     if (h->opcode == ROCE_CMP_SWAP) {
         nv = v == h->compare ? h->swap_add : v;
     } else {
         nv = v + h->swap_add;
     }
-    nv = cpu_to_le64(nv);
+    cpu_to_le64s(&nv);
     if (!snic_rdma_mr_dma(s, qp, mr, h->va, &nv, 8, true)) {
         snic_resp_fail(s, qp, h, AETH_NAK_REM_OP, SNIC_RST_REM_OP);
         return;

@@ -131,7 +131,7 @@ static bool snic_recv_refresh(SnicState *s, SnicQp *qp, uint64_t dbr,
         s->stats.dma_errs++;
         return false;
     }
-    v = le32_to_cpu(v);
+    le32_to_cpus(&v);
     if ((uint16_t)((uint16_t)v - ci) > (1u << log)) {
         return false;
     }

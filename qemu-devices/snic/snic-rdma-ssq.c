@@ -34,7 +34,7 @@ static SnicSsq *snic_ssq(SnicState *s, uint32_t n)
 
 static void snic_ssq_ci_write(SnicState *s, SnicSsq *q)
 {
-    uint32_t v = cpu_to_le32(q->ci);
+    __le32 v = cpu_to_le32(q->ci);
 
     s->rdma.st.pipe_ci_writes++;
     q->ci_done = q->ci;

@@ -358,7 +358,7 @@ typedef struct SnicRdmaStats {
 typedef struct SnicSrcAddr {
     bool valid;
     uint8_t mac[6];
-    uint32_t ip;                /* network order, as struct snic_av's sip */
+    __be32 ip;                  /* as struct snic_av's sip */
 } SnicSrcAddr;
 
 typedef struct SnicRdma {

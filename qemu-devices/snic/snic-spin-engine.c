@@ -205,7 +205,8 @@ void snic_spin_event(SnicState *s, uint32_t ctx_id, uint8_t type,
 {
     SnicSpinCtx *ctx = &s->spin.ctxs[ctx_id];
     struct snic_spin_event ev = { 0 };
-    uint32_t size = 1u << ctx->ev_log, ci;
+    uint32_t size = 1u << ctx->ev_log;
+    __le32 ci;
 
     ctx->by_event[type % SNIC_SPIN_EV_MAX]++;
     if (!ctx->ev_ring) {

@@ -166,7 +166,7 @@ uint16_t snic_cmd_del_rule(SnicState *s, const struct snic_aq_cmd *c)
     return SNIC_AQ_OK;
 }
 
-static bool snic_ip_match(uint32_t ip, uint32_t want_be, uint32_t mask_be)
+static bool snic_ip_match(uint32_t ip, __be32 want_be, __be32 mask_be)
 {
     uint32_t mask = be32_to_cpu(mask_be);
 

@@ -1,6 +1,7 @@
 #!/bin/bash
-# Style gates: kernel checkpatch, QEMU checkpatch on our device models, and
-# a W=1 kernel build checked by sparse (C=1: address spaces, __le/__be
+# Style gates: kernel checkpatch, QEMU checkpatch on our device models,
+# sparse's byte-order check of the device models (tools/sparse-models.sh),
+# and a W=1 kernel build checked by sparse (C=1: address spaces, __le/__be
 # endianness, locking annotations) with no warnings.  One line per check.
 cd "$(dirname "$0")/../.."
 . tools/lib.sh
@@ -36,6 +37,15 @@ if [ -f "$qsrc/scripts/checkpatch.pl" ]; then
 else
 	echo "SKIP unit/style/qemu_checkpatch: QEMU source not prepared (make qemu)"
 fi
+
+# Byte order in the device models: sparse with typed conversions against
+# the __le/__be fields of the device-interface headers.
+tools/sparse-models.sh > "$tmp/sm.out" 2>&1
+case $? in
+0) echo "PASS unit/style/qemu_sparse_endian" ;;
+2) echo "SKIP unit/style/qemu_sparse_endian: $(tail -1 "$tmp/sm.out")" ;;
+*) echo "FAIL unit/style/qemu_sparse_endian: $(grep -m1 -A2 -E 'warning|error' "$tmp/sm.out" | tr '\n' ' ')" ;;
+esac
 
 # Fresh out-of-tree copy so every file is compiled and every warning shows.
 KVER=$(d2d_kver)

@@ -14,6 +14,19 @@
 #define _UAPI_D2D_SNIC_SPIN_HPU_H
 
 /*
+ * A little-endian 32-bit field the device writes and the handler reads.
+ * The handler reads it as it is (RV32 is little endian); under sparse
+ * (__CHECKER__, where <linux/types.h> is always included first) it is
+ * __le32, so the device model must convert each value it stores
+ * (tools/sparse-models.sh).
+ */
+#ifdef __CHECKER__
+#define __spin_le32	__le32
+#else
+#define __spin_le32	__UINT32_TYPE__
+#endif
+
+/*
  * HPU address map.  Every window is per handler: the code window and the
  * handler-memory window are the context's, L1 is the HPU's own slot, the
  * scratch window is the message's, the packet-buffer window is the
@@ -54,22 +67,22 @@
 
 /* Handler argument block at SPIN_ARGS_ADDR, 64 bytes */
 struct spin_args {
-	__UINT32_TYPE__ pkt;		/* SPIN_PKT_ADDR (0: no packet) */
-	__UINT32_TYPE__ pkt_len;	/* bytes copied there */
-	__UINT32_TYPE__ pkt_l2;		/* SPIN_PKTBUF_BASE (0: no packet) */
-	__UINT32_TYPE__ full_len;	/* whole packet in the packet buffer */
-	__UINT32_TYPE__ msg_id;		/* per context, from 0 */
-	__UINT32_TYPE__ pkt_idx;	/* packet index in the message */
-	__UINT32_TYPE__ flags;		/* SPIN_ARG_F_* */
-	__UINT32_TYPE__ handler;	/* SPIN_HANDLER_* */
-	__UINT32_TYPE__ hmem;		/* SPIN_HMEM_BASE */
-	__UINT32_TYPE__ hmem_size;
-	__UINT32_TYPE__ scratch;	/* SPIN_SCRATCH_BASE (0: none) */
-	__UINT32_TYPE__ scratch_size;
-	__UINT32_TYPE__ ctx_id;
-	__UINT32_TYPE__ msg_pkts;	/* completion: packets in the message */
-	__UINT32_TYPE__ msg_bytes;	/* completion: bytes in the message */
-	__UINT32_TYPE__ hpu;		/* cluster << 8 | HPU in cluster */
+	__spin_le32 pkt;		/* SPIN_PKT_ADDR (0: no packet) */
+	__spin_le32 pkt_len;	/* bytes copied there */
+	__spin_le32 pkt_l2;		/* SPIN_PKTBUF_BASE (0: no packet) */
+	__spin_le32 full_len;	/* whole packet in the packet buffer */
+	__spin_le32 msg_id;		/* per context, from 0 */
+	__spin_le32 pkt_idx;	/* packet index in the message */
+	__spin_le32 flags;		/* SPIN_ARG_F_* */
+	__spin_le32 handler;	/* SPIN_HANDLER_* */
+	__spin_le32 hmem;		/* SPIN_HMEM_BASE */
+	__spin_le32 hmem_size;
+	__spin_le32 scratch;	/* SPIN_SCRATCH_BASE (0: none) */
+	__spin_le32 scratch_size;
+	__spin_le32 ctx_id;
+	__spin_le32 msg_pkts;	/* completion: packets in the message */
+	__spin_le32 msg_bytes;	/* completion: bytes in the message */
+	__spin_le32 hpu;		/* cluster << 8 | HPU in cluster */
 };
 
 /*
@@ -135,16 +148,16 @@ struct spin_cmd {
  * SPIN_RESP_BASE holds resp_len zeroed bytes; SPIN_CMD_RESP sends them.
  */
 struct spin_custom {
-	__UINT32_TYPE__ opcode;		/* BTH opcode */
-	__UINT32_TYPE__ qpn;		/* the responder's QP */
-	__UINT32_TYPE__ psn;		/* the request's PSN */
-	__UINT32_TYPE__ resp_len;	/* RETH length: response bytes */
-	__UINT32_TYPE__ va_lo;		/* RETH virtual address (argument) */
-	__UINT32_TYPE__ va_hi;
-	__UINT32_TYPE__ rkey;		/* RETH rkey (argument) */
-	__UINT32_TYPE__ req;		/* request payload: packet-buffer address */
-	__UINT32_TYPE__ req_len;	/* its bytes */
-	__UINT32_TYPE__ rsvd[7];
+	__spin_le32 opcode;		/* BTH opcode */
+	__spin_le32 qpn;		/* the responder's QP */
+	__spin_le32 psn;		/* the request's PSN */
+	__spin_le32 resp_len;	/* RETH length: response bytes */
+	__spin_le32 va_lo;		/* RETH virtual address (argument) */
+	__spin_le32 va_hi;
+	__spin_le32 rkey;		/* RETH rkey (argument) */
+	__spin_le32 req;		/* request payload: packet-buffer address */
+	__spin_le32 req_len;	/* its bytes */
+	__spin_le32 rsvd[7];
 };
 
 #endif /* _UAPI_D2D_SNIC_SPIN_HPU_H */
