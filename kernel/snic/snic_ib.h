@@ -9,6 +9,7 @@
 #ifndef _SNIC_IB_H
 #define _SNIC_IB_H
 
+#include <linux/idr.h>
 #include <linux/xarray.h>
 #include <net/ipv6.h>
 #include <rdma/ib_verbs.h>
@@ -86,6 +87,7 @@ struct snic_ib_dev {
 	atomic64_t cqe_no_qp;
 	atomic64_t cqe_bad;
 	atomic64_t events_no_obj;
+	struct ida counter_ida;		/* device counter sets in use */
 };
 
 struct snic_ib_ucontext {
@@ -274,6 +276,17 @@ int snic_ib_req_notify_cq(struct ib_cq *cq, enum ib_cq_notify_flags flags);
 void snic_ib_cq_event(struct snic_ib_dev *ibd, u32 cqn);
 
 /* snic_ib_qp.c */
+/* snic_ib_counters.c: hw_counters and the counter API */
+struct rdma_hw_stats *snic_ib_alloc_port_stats(struct ib_device *ibdev,
+					       u32 port);
+int snic_ib_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,
+			 u32 port, int index);
+int snic_ib_counter_bind_qp(struct rdma_counter *counter, struct ib_qp *qp);
+int snic_ib_counter_unbind_qp(struct ib_qp *qp);
+int snic_ib_counter_dealloc(struct rdma_counter *counter);
+struct rdma_hw_stats *snic_ib_counter_alloc_stats(struct rdma_counter *counter);
+int snic_ib_counter_update_stats(struct rdma_counter *counter);
+
 int snic_ib_create_qp(struct ib_qp *qp, struct ib_qp_init_attr *init,
 		      struct ib_udata *udata);
 int snic_ib_modify_qp(struct ib_qp *qp, struct ib_qp_attr *attr, int mask,

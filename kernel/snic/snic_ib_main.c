@@ -155,58 +155,6 @@ static void snic_ib_disassociate_ucontext(struct ib_ucontext *uc)
 }
 
 /*
- * Port hw_counters (/sys/class/infiniband/<dev>/ports/1/hw_counters):
- * the device's transport statistics, named and ordered by the
- * SNIC_RDMA_STATS list of struct snic_rdma_stats, then the driver's own.
- */
-#define SNIC_IB_STAT_DESC(id, field) { .name = #field },
-
-static const struct rdma_stat_desc snic_ib_stat_descs[] = {
-	SNIC_RDMA_STATS(SNIC_IB_STAT_DESC)
-	/* driver side */
-	{ .name = "drv_cqe_no_qp" }, { .name = "drv_cqe_bad" },
-	{ .name = "drv_events_no_obj" },
-};
-
-#define SNIC_IB_DEV_STATS	SNIC_RDMA_STAT_COUNT
-
-static struct rdma_hw_stats *snic_ib_alloc_port_stats(struct ib_device *ibdev,
-						      u32 port)
-{
-	BUILD_BUG_ON(ARRAY_SIZE(snic_ib_stat_descs) != SNIC_IB_DEV_STATS + 3);
-	BUILD_BUG_ON(sizeof(struct snic_rdma_stats) !=
-		     SNIC_IB_DEV_STATS * sizeof(__le64));
-	return rdma_alloc_hw_stats_struct(snic_ib_stat_descs,
-					  ARRAY_SIZE(snic_ib_stat_descs),
-					  RDMA_HW_STATS_DEFAULT_LIFESPAN);
-}
-
-static int snic_ib_get_hw_stats(struct ib_device *ibdev,
-				struct rdma_hw_stats *stats, u32 port, int index)
-{
-	struct snic_ib_dev *ibd = to_sibdev(ibdev);
-	struct snic_rdma_stats *s;
-	__le64 *v;
-	int i, ret;
-
-	s = kzalloc(sizeof(*s), GFP_KERNEL);
-	if (!s)
-		return -ENOMEM;
-	ret = snic_cmd_query_stats(ibd->sd, SNIC_STATS_RDMA, 0, s, sizeof(*s));
-	if (!ret) {
-		v = (__le64 *)s;
-		for (i = 0; i < SNIC_IB_DEV_STATS; i++)
-			stats->value[i] = le64_to_cpu(v[i]);
-		stats->value[i++] = atomic64_read(&ibd->cqe_no_qp);
-		stats->value[i++] = atomic64_read(&ibd->cqe_bad);
-		stats->value[i++] = atomic64_read(&ibd->events_no_obj);
-		ret = i;
-	}
-	kfree(s);
-	return ret;
-}
-
-/*
  * Driver attributes of the ib_device, as ConnectX drivers give them: what
  * libibumad (ibstat's "CA type", "Hardware version") and ibv_devinfo -v
  * (board_id) read from /sys/class/infiniband/<dev>/.
@@ -305,6 +253,11 @@ static const struct ib_device_ops snic_ib_ops = {
 	.del_gid = snic_ib_del_gid,
 	.alloc_hw_port_stats = snic_ib_alloc_port_stats,
 	.get_hw_stats = snic_ib_get_hw_stats,
+	.counter_bind_qp = snic_ib_counter_bind_qp,
+	.counter_unbind_qp = snic_ib_counter_unbind_qp,
+	.counter_dealloc = snic_ib_counter_dealloc,
+	.counter_alloc_stats = snic_ib_counter_alloc_stats,
+	.counter_update_stats = snic_ib_counter_update_stats,
 
 	.alloc_ucontext = snic_ib_alloc_ucontext,
 	.dealloc_ucontext = snic_ib_dealloc_ucontext,
@@ -596,6 +549,7 @@ static int snic_ib_probe(struct snic_dev *sd)
 	xa_init_flags(&ibd->cqs, XA_FLAGS_LOCK_IRQ);
 	xa_init_flags(&ibd->qps, XA_FLAGS_LOCK_IRQ);
 	xa_init_flags(&ibd->srqs, XA_FLAGS_LOCK_IRQ);
+	ida_init(&ibd->counter_ida);
 	atomic_set(&ibd->key_tag, 1);
 
 	ibd->kdb_page = snic_db_page_alloc(sd);
@@ -675,6 +629,7 @@ static void snic_ib_remove(struct snic_dev *sd)
 	xa_destroy(&ibd->qps);
 	xa_destroy(&ibd->cqs);
 	xa_destroy(&ibd->srqs);
+	ida_destroy(&ibd->counter_ida);
 	ib_dealloc_device(&ibd->ibdev);
 }
 

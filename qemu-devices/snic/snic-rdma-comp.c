@@ -124,15 +124,8 @@ static void snic_comp_fail(SnicState *s, SnicQp *qp, uint32_t psn, uint8_t st)
     }
 }
 
-void snic_rdma_retry_timer(void *opaque)
+static void snic_retry_expired(SnicState *s, SnicQp *qp)
 {
-    SnicQp *qp = opaque;
-    SnicState *s = qp->s;
-
-    if (!qp->valid || (qp->state != SNIC_QPS_RTS && qp->state != SNIC_QPS_SQD)
-        || !snic_rdma_outstanding(qp)) {
-        return;
-    }
     s->rdma.st.timeouts++;
     if (!qp->retry_left) {
         snic_comp_fail(s, qp, qp->comp_psn, SNIC_RST_RETRY_EXC);
@@ -144,6 +137,21 @@ void snic_rdma_retry_timer(void *opaque)
     qp->cwnd = SNIC_RDMA_CWND_MIN;
     qp->req_ask |= SNIC_REQ_REWIND;
     snic_rdma_kick(s, qp);
+}
+
+void snic_rdma_retry_timer(void *opaque)
+{
+    SnicQp *qp = opaque;
+    SnicState *s = qp->s;
+    SnicQpCountMark mark;
+
+    if (!qp->valid || (qp->state != SNIC_QPS_RTS && qp->state != SNIC_QPS_SQD)
+        || !snic_rdma_outstanding(qp)) {
+        return;
+    }
+    snic_qp_count_begin(s, qp, &mark);
+    snic_retry_expired(s, qp);
+    snic_qp_count_end(s, &mark);
 }
 
 void snic_rdma_rnr_timer(void *opaque)

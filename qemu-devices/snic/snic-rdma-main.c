@@ -24,6 +24,7 @@ void snic_rdma_init(SnicState *s)
     r->bh = d2d_bh_new_guarded(s, snic_rdma_bh, s);
     snic_pipe_init(s);
     snic_ssq_init(s);
+    snic_rdma_counter_init(s);
 }
 
 static void snic_rdma_drop_all(SnicState *s)
@@ -53,6 +54,7 @@ void snic_rdma_free(SnicState *s)
     snic_rdma_drop_all(s);
     snic_pipe_free(s);
     snic_ssq_free(s);
+    snic_rdma_counter_free(s);
     qemu_bh_delete(s->rdma.bh);
     g_free(s->rdma.pds);
     g_free(s->rdma.mrs);
@@ -67,11 +69,35 @@ void snic_rdma_reset(SnicState *s)
     snic_rdma_drop_all(s);
     snic_pipe_reset(s);
     snic_ssq_reset(s);
+    snic_rdma_counter_reset(s);
     memset(&s->rdma.st, 0, sizeof(s->rdma.st));
     memset(s->rdma.src, 0, sizeof(s->rdma.src));
 }
 
 /* ---- the bottom half ---- */
+
+/* Run @qp's roles once; true if it has more to do. */
+static bool snic_rdma_run_qp(SnicState *s, SnicQp *qp)
+{
+    int budget = SNIC_RDMA_BUDGET;
+    bool more;
+
+    if (qp->state == SNIC_QPS_ERR || qp->state == SNIC_QPS_SQE) {
+        snic_rdma_resp_run(s, qp, &budget);
+        snic_rdma_flush(s, qp);
+        if (qp->state == SNIC_QPS_ERR) {
+            return false;
+        }
+    }
+    if (qp->state < SNIC_QPS_RTR) {
+        return false;
+    }
+    snic_rdma_cc_run(s, qp);
+    more = snic_rdma_resp_run(s, qp, &budget);
+    more |= snic_rdma_req_run(s, qp, &budget);
+    snic_rdma_retire(s, qp);
+    return more;
+}
 
 void snic_rdma_bh(void *opaque)
 {
@@ -81,27 +107,16 @@ void snic_rdma_bh(void *opaque)
 
     for (i = 0; i < s->rdma.qps_hi; i++) {
         SnicQp *qp = &s->rdma.qps[i];
-        int budget = SNIC_RDMA_BUDGET;
+        SnicQpCountMark mark;
         bool more;
 
         if (!qp->valid || !qp->pending) {
             continue;
         }
         qp->pending = false;
-        if (qp->state == SNIC_QPS_ERR || qp->state == SNIC_QPS_SQE) {
-            snic_rdma_resp_run(s, qp, &budget);
-            snic_rdma_flush(s, qp);
-            if (qp->state == SNIC_QPS_ERR) {
-                continue;
-            }
-        }
-        if (qp->state < SNIC_QPS_RTR) {
-            continue;
-        }
-        snic_rdma_cc_run(s, qp);
-        more = snic_rdma_resp_run(s, qp, &budget);
-        more |= snic_rdma_req_run(s, qp, &budget);
-        snic_rdma_retire(s, qp);
+        snic_qp_count_begin(s, qp, &mark);
+        more = snic_rdma_run_qp(s, qp);
+        snic_qp_count_end(s, &mark);
         if (more) {
             qp->pending = true;
             again = true;
@@ -148,6 +163,9 @@ uint16_t snic_rdma_admin(SnicState *s, const struct snic_aq_cmd *c,
         return snic_ssq_create(s, c, res);
     case SNIC_AQ_DESTROY_SSQ:
         return snic_ssq_destroy(s, id);
+    case SNIC_AQ_SET_QP_COUNTER:
+    case SNIC_AQ_CLEAR_COUNTER:
+        return snic_rdma_counter_admin(s, c);
     default:
         qemu_log_mask(LOG_GUEST_ERROR, "snic: unknown RDMA opcode 0x%x\n",
                       c->opcode);
@@ -159,11 +177,15 @@ uint16_t snic_rdma_query_stats(SnicState *s, const struct snic_aq_cmd *c)
 {
     /* SnicRdmaStats mirrors struct snic_rdma_stats field by field. */
     struct snic_rdma_stats o;
-    const uint64_t *in = (const uint64_t *)&s->rdma.st;
+    SnicRdmaStats v;
+    const uint64_t *in = (const uint64_t *)&v;
     __le64 *out = (__le64 *)&o;
     size_t i;
 
-    QEMU_BUILD_BUG_ON(sizeof(o) != sizeof(s->rdma.st));
+    QEMU_BUILD_BUG_ON(sizeof(o) != sizeof(v));
+    if (!snic_rdma_counter_read(s, le32_to_cpu(c->buf.id), &v)) {
+        return SNIC_AQ_EINVAL_PARAM;
+    }
     for (i = 0; i < sizeof(o) / sizeof(uint64_t); i++) {
         out[i] = cpu_to_le64(in[i]);
     }

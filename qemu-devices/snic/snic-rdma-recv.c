@@ -27,9 +27,46 @@ static bool snic_rdma_for_us(SnicState *s, const uint8_t *dmac)
     return false;
 }
 
+/* A packet @h of @len bytes for @qp (in RTR or later, of its type). */
+static void snic_rdma_rx_qp(SnicState *s, SnicQp *qp, SnicRoceHdr *h,
+                            uint32_t fl, size_t len)
+{
+    SnicRdmaStats *st = &s->rdma.st;
+
+    /*
+     * A connected QP takes packets only from its path (as rxe's
+     * check_addr): another source is an injection attempt.
+     */
+    if (qp->type == SNIC_QPT_RC && (h->sip != be32_to_cpu(qp->av.dip) ||
+                                    h->dip != be32_to_cpu(qp->av.sip))) {
+        st->rx_bad_src++;
+        qemu_log_mask(LOG_GUEST_ERROR, "snic: qp %u: packet from %08x to "
+                      "%08x is not from its path: dropped\n", qp->qpn,
+                      h->sip, h->dip);
+        return;
+    }
+    st->rx_pkts++;
+    st->rx_bytes += len;
+    d2d_timing_latency(&s->timing, s->timing.p.rdma_ns);
+    if (fl & ROCE_F_CNP) {
+        snic_rdma_cc_cnp(s, qp, h);
+        return;
+    }
+    if (qp->type == SNIC_QPT_RC && (h->tos & D2D_ECN_MASK) == D2D_ECN_CE) {
+        /* the notification point: a CNP goes back to the sender */
+        snic_rdma_cc_ce(s, qp);
+    }
+    if (fl & ROCE_F_RESP) {
+        snic_rdma_comp_rx(s, qp, h);
+    } else {
+        snic_rdma_resp_rx(s, qp, h);
+    }
+}
+
 bool snic_rdma_rx(SnicState *s, const uint8_t *f, size_t len)
 {
     SnicRdmaStats *st = &s->rdma.st;
+    SnicQpCountMark mark;
     SnicRoceHdr h;
     uint32_t fl;
     SnicQp *qp;
@@ -62,33 +99,8 @@ bool snic_rdma_rx(SnicState *s, const uint8_t *f, size_t len)
         st->rx_no_qp++;
         return true;
     }
-    /*
-     * A connected QP takes packets only from its path (as rxe's
-     * check_addr): another source is an injection attempt.
-     */
-    if (qp->type == SNIC_QPT_RC && (h.sip != be32_to_cpu(qp->av.dip) ||
-                                    h.dip != be32_to_cpu(qp->av.sip))) {
-        st->rx_bad_src++;
-        qemu_log_mask(LOG_GUEST_ERROR, "snic: qp %u: packet from %08x to "
-                      "%08x is not from its path: dropped\n", qp->qpn,
-                      h.sip, h.dip);
-        return true;
-    }
-    st->rx_pkts++;
-    st->rx_bytes += len;
-    d2d_timing_latency(&s->timing, s->timing.p.rdma_ns);
-    if (fl & ROCE_F_CNP) {
-        snic_rdma_cc_cnp(s, qp, &h);
-        return true;
-    }
-    if (qp->type == SNIC_QPT_RC && (h.tos & D2D_ECN_MASK) == D2D_ECN_CE) {
-        /* the notification point: a CNP goes back to the sender */
-        snic_rdma_cc_ce(s, qp);
-    }
-    if (fl & ROCE_F_RESP) {
-        snic_rdma_comp_rx(s, qp, &h);
-    } else {
-        snic_rdma_resp_rx(s, qp, &h);
-    }
+    snic_qp_count_begin(s, qp, &mark);
+    snic_rdma_rx_qp(s, qp, &h, fl, len);
+    snic_qp_count_end(s, &mark);
     return true;
 }

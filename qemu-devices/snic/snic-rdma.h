@@ -18,6 +18,7 @@
  *                      the consumer record, the NIC cores' poll lists
  *   snic-rdma-mr.c     PD/MR admin, MR keys and translation, DMA through
  *                      MRs, fast registration and invalidation
+ *   snic-rdma-counter.c  counter sets: per-QP statistics
  *   snic-rdma-net.c    QP lookup, async events, the kick, shared headers,
  *                      source addresses, transmission
  *   snic-roce.c        wire headers and ICRC (pure C)
@@ -318,6 +319,7 @@ typedef struct SnicQp {
     SnicCc cc;                  /* congestion control (RC) */
 
     SnicRdmaCounters cnt;
+    uint32_t cnt_set;           /* counter set, 0: none (snic-rdma-counter.c) */
     D2DPcieCounters pcie;
 } SnicQp;
 
@@ -370,6 +372,8 @@ typedef struct SnicRdma {
     uint32_t nqps;              /* QPs that exist */
     uint32_t pages_used;
     SnicRdmaStats st;
+    SnicRdmaStats *sets;        /* SNIC_RDMA_COUNTER_SETS counter sets */
+    SnicRdmaStats attributed;   /* all that went to any set */
     SnicSrcAddr src[SNIC_SRC_ADDRS];
     QEMUBH *bh;
     uint8_t *frame;             /* SNIC_RDMA_MAX_FRAME */
@@ -383,6 +387,24 @@ typedef struct SnicRdma {
     uint32_t ssq_interval;
     SnicCcParams cc;            /* congestion control, multipath */
 } SnicRdma;
+
+/*
+ * snic-rdma-counter.c: counter sets, below the roles and the receive
+ * path.  Work done for a QP sits between snic_qp_count_begin() and
+ * snic_qp_count_end(); what the counters moved by goes to its set.
+ */
+typedef struct SnicQpCountMark {
+    uint32_t set;
+    SnicRdmaStats before;
+} SnicQpCountMark;
+
+void snic_qp_count_begin(SnicState *s, const SnicQp *qp, SnicQpCountMark *m);
+void snic_qp_count_end(SnicState *s, const SnicQpCountMark *m);
+bool snic_rdma_counter_read(SnicState *s, uint32_t id, SnicRdmaStats *out);
+uint16_t snic_rdma_counter_admin(SnicState *s, const struct snic_aq_cmd *c);
+void snic_rdma_counter_init(SnicState *s);
+void snic_rdma_counter_reset(SnicState *s);
+void snic_rdma_counter_free(SnicState *s);
 
 /* snic-rdma-main.c: the top of the transport */
 void snic_rdma_init(SnicState *s);

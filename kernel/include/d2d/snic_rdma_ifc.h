@@ -31,6 +31,8 @@ enum snic_aq_rdma_opcode {
 	SNIC_AQ_MODIFY_SRQ	= 0x39,	/* modify_srq */
 	SNIC_AQ_DESTROY_SRQ	= 0x3a,	/* obj: srqn */
 	SNIC_AQ_SET_SRC_ADDR	= 0x3b,	/* set_src_addr */
+	SNIC_AQ_SET_QP_COUNTER	= 0x44,	/* qp_counter: bind qpn to set */
+	SNIC_AQ_CLEAR_COUNTER	= 0x45,	/* qp_counter: zero set (qpn unused) */
 	SNIC_AQ_CREATE_SSQ	= 0x48,	/* create_ssq; result: ssqn | cores << 16 */
 	SNIC_AQ_DESTROY_SSQ	= 0x49,	/* obj: ssqn */
 };
@@ -50,6 +52,22 @@ struct snic_aq_set_src_addr {
 	__u8 mac[6];
 	__be32 ip;		/* IPv4 */
 	__u8 rsvd[44];
+};
+
+/*
+ * Counter sets (per-QP statistics, docs/snic-rdma.md "Counter sets"):
+ * SET_QP_COUNTER binds QP @qpn to set @set (1..SNIC_RDMA_COUNTER_SETS;
+ * 0 unbinds); from then on the transport counters that move while the
+ * device works for the QP are added to the set.  CLEAR_COUNTER zeroes
+ * set @set.  QUERY_STATS kind SNIC_STATS_RDMA reads set @id, and id 0
+ * the counts that went to no set.
+ */
+#define SNIC_RDMA_COUNTER_SETS	64
+
+struct snic_aq_qp_counter {
+	__le32 qpn;
+	__le32 set;
+	__u8 rsvd[48];
 };
 
 /* Extra admin status codes for RDMA objects */
