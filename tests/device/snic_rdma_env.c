@@ -515,6 +515,24 @@ bool side_make(struct side *s, struct snic_dev *d, uint8_t type)
 	       qp_create(&s->qp, d, type, s->pdn, &s->scq, &s->rcq, -1) == OK;
 }
 
+int64_t cq_wait_timed(struct snic_cq *c, uint16_t idx, uint64_t t0,
+		      struct snic_cqe *e)
+{
+	uint64_t t = qt_clock_now(qt);
+	int i;
+
+	for (i = 0; i < 100000; i++) {
+		if (snic_cq_peek(c, e, 1)) {
+			snic_cq_consume(c);
+			if (e->wqe_counter != idx || e->syndrome != SNIC_RST_OK)
+				return -1;
+			return (int64_t)(t - t0);
+		}
+		t = qt_clock_step_next(qt);
+	}
+	return -1;
+}
+
 bool pair_up(const struct conn *c)
 {
 	return side_make(&sa, A, SNIC_QPT_RC) && side_make(&sb, B, SNIC_QPT_RC) &&

@@ -138,6 +138,12 @@ void qp_recv(struct qp *q, uint64_t cookie, uint32_t len, uint32_t lkey,
 	     uint64_t addr);
 bool side_make(struct side *s, struct snic_dev *d, uint8_t type);
 bool pair_up(const struct conn *c);
+/*
+ * Step the virtual clock deadline by deadline until the CQE of send WQE
+ * @idx is in @c: the ns from @t0 to then, -1 if it never comes or failed.
+ */
+int64_t cq_wait_timed(struct snic_cq *c, uint16_t idx, uint64_t t0,
+		      struct snic_cqe *e);
 void fill(uint8_t *p, size_t n, unsigned seed);
 /* raw RoCEv2 frames: ICRC, a request from A's MAC/IP to B */
 uint32_t crc_raw(uint32_t crc, const uint8_t *p, size_t n);

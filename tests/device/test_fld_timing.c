@@ -42,13 +42,6 @@ static int64_t timed_answer(const uint8_t *f, size_t len)
 	return -1;
 }
 
-static bool within(int64_t got, int64_t want, int pct)
-{
-	int64_t d = got > want ? got - want : want - got;
-
-	return got > 0 && d * 100 <= want * pct;
-}
-
 /* An iotauth message that passes (tenant FLOW_TAG's key): its length. */
 static size_t iot_frame(uint8_t *f)
 {
@@ -104,14 +97,14 @@ static void unit_time_model(void)
 	CHECK(iot_run(",accel=iotauth,timing=on", D2D_TDEF_FLD_UNIT_MBPS,
 		      &t1, &t2, &len));
 	pred = fld_predict(len, D2D_TDEF_FLD_UNIT_MBPS);
-	CHECK(within(t1, pred, 5));
-	CHECK(within(t2, t1, 1));
+	CHECK(within_pct(t1, pred, 5));
+	CHECK(within_pct(t2, t1, 1));
 	/* a unit of 10 MB/s: the message's bytes now dominate */
 	CHECK(iot_run(",accel=iotauth,timing=on,timing-iotauth-mbps=10", 10,
 		      &t1, &t2, &len));
 	pred = fld_predict(len, 10);
-	CHECK(within(t1, pred, 5));
-	CHECK(within(t2, t1, 1));
+	CHECK(within_pct(t1, pred, 5));
+	CHECK(within_pct(t2, t1, 1));
 	CHECK(qt_alive(qt));
 }
 

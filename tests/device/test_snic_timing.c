@@ -38,30 +38,11 @@ static void post_write(uint16_t *wqe)
  */
 static int64_t timed_write(struct snic_cqe *e)
 {
-	uint64_t t0, t;
+	uint64_t t0 = qt_clock_now(qt);
 	uint16_t idx;
-	int i;
 
-	t0 = qt_clock_now(qt);
 	post_write(&idx);
-	t = t0;
-	for (i = 0; i < 2000; i++) {
-		if (snic_cq_peek(&sa.scq, e, 1)) {
-			snic_cq_consume(&sa.scq);
-			if (e->wqe_counter != idx || e->syndrome != SNIC_RST_OK)
-				return -1;
-			return (int64_t)(t - t0);
-		}
-		t = qt_clock_step_next(qt);
-	}
-	return -1;
-}
-
-static bool within(int64_t got, int64_t want, int pct)
-{
-	int64_t d = got > want ? got - want : want - got;
-
-	return got > 0 && d * 100 <= want * pct;
+	return cq_wait_timed(&sa.scq, idx, t0, e);
 }
 
 static void rdma_write_calibrated(void)
@@ -84,14 +65,14 @@ static void rdma_write_calibrated(void)
 	CHECK_EQ(e.byte_cnt, MSG);
 	mr_read(&sb.mr, 0, dst, sizeof(dst));
 	CHECK(!memcmp(src, dst, sizeof(dst)));
-	CHECK(within(t1, pred, 5));
+	CHECK(within_pct(t1, pred, 5));
 	/* the same WRITE again, then in a fresh QEMU */
 	t2 = timed_write(&e);
-	CHECK(within(t2, t1, 1));
+	CHECK(within_pct(t2, t1, 1));
 	CHECK(env_start_opts(",timing=on"));
 	CHECK(pair_up(&conn_4k));
 	t3 = timed_write(&e);
-	CHECK(within(t3, t1, 1));
+	CHECK(within_pct(t3, t1, 1));
 }
 
 /* A slower link (Gen3 x4) makes PCIe the bottleneck: still the model. */
@@ -109,7 +90,7 @@ static void rdma_write_pcie_bound(void)
 	t = timed_write(&e);
 	fprintf(stderr, "snic_timing: x4 64 KiB WRITE %lld ns, model %lld ns\n",
 		(long long)t, (long long)pred);
-	CHECK(within(t, pred, 5));
+	CHECK(within_pct(t, pred, 5));
 }
 
 /* In timing mode nothing completes before the clock has moved. */

@@ -37,6 +37,14 @@ static inline void check_fail(const char *file, int line, const char *fmt, ...)
 	va_end(ap);
 }
 
+/* @got is positive and within @pct percent of @want (modeled times). */
+static inline int within_pct(int64_t got, int64_t want, int pct)
+{
+	int64_t d = got > want ? got - want : want - got;
+
+	return got > 0 && d * 100 <= want * pct;
+}
+
 #define CHECK(cond) do {						\
 	if (!(cond)) {							\
 		check_fail(__FILE__, __LINE__, "%s", #cond);		\
