@@ -158,9 +158,22 @@ static void hello_fill(struct hello *h, const struct ep *e)
 	h->rkey = e->mr->rkey;
 }
 
+/* Exchange hellos over @fd, keep the peer's in @theirs, connect the QP. */
+static void ep_meet(struct ep *e, int fd, struct hello *theirs)
+{
+	struct hello mine;
+
+	hello_fill(&mine, e);
+	vu_xchg(fd, &mine, theirs, sizeof(mine));
+	e->peer.qpn = theirs->qpn;
+	e->peer.psn = theirs->psn;
+	memcpy(e->peer.gid, theirs->gid, 16);
+	ep_connect(e);
+}
+
 static int server(const char *dev, int gidx, int port, const char *file)
 {
-	struct hello mine, theirs;
+	struct hello theirs;
 	uint32_t done = 0;
 	struct ep e;
 	FILE *f;
@@ -176,12 +189,7 @@ static int server(const char *dev, int gidx, int port, const char *file)
 	fd = vu_tcp_accept(port);
 	if (fd < 0)
 		return 1;
-	hello_fill(&mine, &e);
-	vu_xchg(fd, &mine, &theirs, sizeof(mine));
-	e.peer.qpn = theirs.qpn;
-	e.peer.psn = theirs.psn;
-	memcpy(e.peer.gid, theirs.gid, 16);
-	ep_connect(&e);
+	ep_meet(&e, fd, &theirs);
 	/* connected; the client says when it is done */
 	vu_xchg(fd, &done, &done, sizeof(done));
 	printf("served\n");
@@ -325,7 +333,7 @@ static int op_args(const char *op, char **argv, int argc, uint32_t *a,
 static int client(const char *dev, int gidx, int port, int iters, int mark,
 		  const char *host, char **argv, int argc)
 {
-	struct hello mine, theirs;
+	struct hello theirs;
 	struct timespec t0, t1;
 	uint32_t done = 1, a, b;
 	bool all = true, ok;
@@ -344,12 +352,7 @@ static int client(const char *dev, int gidx, int port, int iters, int mark,
 	fd = vu_tcp_connect(host, port);
 	if (fd < 0)
 		return 1;
-	hello_fill(&mine, &e);
-	vu_xchg(fd, &mine, &theirs, sizeof(mine));
-	e.peer.qpn = theirs.qpn;
-	e.peer.psn = theirs.psn;
-	memcpy(e.peer.gid, theirs.gid, 16);
-	ep_connect(&e);
+	ep_meet(&e, fd, &theirs);
 	for (k = 0; k < argc; k += n + 1) {
 		n = op_args(argv[k], argv + k + 1, argc - k - 1, &a, &b);
 		ok = true;
