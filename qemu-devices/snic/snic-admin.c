@@ -169,8 +169,7 @@ static uint16_t snic_aq_execute(SnicState *s, const struct snic_aq_cmd *cmd,
     case SNIC_AQ_QUERY_STATS:
         return snic_cmd_query_stats(s, cmd);
     case SNIC_AQ_CREATE_PD ... SNIC_AQ_SET_SRC_ADDR:
-    case SNIC_AQ_SET_QP_COUNTER:
-    case SNIC_AQ_CLEAR_COUNTER:
+    case SNIC_AQ_SET_QP_COUNTER ... SNIC_AQ_DETACH_MCAST:
     case SNIC_AQ_CREATE_SSQ:
     case SNIC_AQ_DESTROY_SSQ:
         return snic_rdma_admin(s, cmd, result);

@@ -70,6 +70,7 @@ void snic_rdma_reset(SnicState *s)
     snic_pipe_reset(s);
     snic_ssq_reset(s);
     snic_rdma_counter_reset(s);
+    snic_rdma_mcast_reset(s);
     memset(&s->rdma.st, 0, sizeof(s->rdma.st));
     memset(s->rdma.src, 0, sizeof(s->rdma.src));
 }
@@ -166,6 +167,9 @@ uint16_t snic_rdma_admin(SnicState *s, const struct snic_aq_cmd *c,
     case SNIC_AQ_SET_QP_COUNTER:
     case SNIC_AQ_CLEAR_COUNTER:
         return snic_rdma_counter_admin(s, c);
+    case SNIC_AQ_ATTACH_MCAST:
+    case SNIC_AQ_DETACH_MCAST:
+        return snic_rdma_mcast_admin(s, c);
     default:
         qemu_log_mask(LOG_GUEST_ERROR, "snic: unknown RDMA opcode 0x%x\n",
                       c->opcode);

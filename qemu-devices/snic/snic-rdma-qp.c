@@ -143,6 +143,7 @@ uint16_t snic_rdma_create_qp(SnicState *s, const struct snic_aq_cmd *c,
 void snic_rdma_qp_free(SnicState *s, SnicQp *qp)
 {
     s->spin_hook->qp_gone(s, qp);
+    snic_rdma_mcast_qp_gone(s, qp->qpn);
     if (qp->flags & SNIC_QP_F_SSQ) {
         snic_ssq_unplace(s, qp);
     } else if (qp->flags & SNIC_QP_F_PIPE) {

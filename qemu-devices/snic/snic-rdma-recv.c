@@ -17,7 +17,7 @@ static bool snic_rdma_for_us(SnicState *s, const uint8_t *dmac)
     int i;
 
     if (dmac[0] & 1) {
-        return false;
+        return snic_rdma_mcast_mac(s, dmac);
     }
     for (i = 0; i < s->port.num_macs; i++) {
         if (!memcmp(dmac, s->port.macs[i], 6)) {
@@ -63,6 +63,31 @@ static void snic_rdma_rx_qp(SnicState *s, SnicQp *qp, SnicRoceHdr *h,
     }
 }
 
+/* A UD packet to a multicast group: a copy to each of its live QPs. */
+static void snic_rdma_rx_mcast(SnicState *s, SnicRoceHdr *h, uint32_t fl,
+                               size_t len)
+{
+    const SnicMcastGroup *g = snic_rdma_mcast_group(s, h->dip);
+    uint32_t i;
+
+    if (!g || !(fl & ROCE_F_UD)) {
+        s->rdma.st.rx_no_qp++;
+        return;
+    }
+    for (i = 0; i < g->nqps; i++) {
+        SnicQp *qp = snic_rdma_qp(s, g->qpn[i]);
+        SnicQpCountMark mark;
+        SnicRoceHdr copy = *h;
+
+        if (!qp || qp->state < SNIC_QPS_RTR || qp->state == SNIC_QPS_ERR) {
+            continue;
+        }
+        snic_qp_count_begin(s, qp, &mark);
+        snic_rdma_rx_qp(s, qp, &copy, fl, len);
+        snic_qp_count_end(s, &mark);
+    }
+}
+
 bool snic_rdma_rx(SnicState *s, const uint8_t *f, size_t len)
 {
     SnicRdmaStats *st = &s->rdma.st;
@@ -93,6 +118,10 @@ bool snic_rdma_rx(SnicState *s, const uint8_t *f, size_t len)
     h.frame = f;
     h.frame_len = len;
     fl = snic_roce_opflags(h.opcode);
+    if (h.dqpn == SNIC_MCAST_QPN) {
+        snic_rdma_rx_mcast(s, &h, fl, len);
+        return true;
+    }
     qp = snic_rdma_qp(s, h.dqpn);
     if (!qp || qp->state < SNIC_QPS_RTR || qp->state == SNIC_QPS_ERR ||
         ((fl & ROCE_F_UD) != 0) != (qp->type != SNIC_QPT_RC)) {

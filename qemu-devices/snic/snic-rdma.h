@@ -19,6 +19,7 @@
  *   snic-rdma-mr.c     PD/MR admin, MR keys and translation, DMA through
  *                      MRs, fast registration and invalidation
  *   snic-rdma-counter.c  counter sets: per-QP statistics
+ *   snic-rdma-mcast.c  multicast groups of UD QPs
  *   snic-rdma-net.c    QP lookup, async events, the kick, shared headers,
  *                      source addresses, transmission
  *   snic-roce.c        wire headers and ICRC (pure C)
@@ -356,6 +357,13 @@ typedef struct SnicRdmaStats {
     SNIC_RDMA_STATS(SNIC_STAT_HOST)
 } SnicRdmaStats;
 
+/* A multicast group (SNIC_AQ_ATTACH_MCAST, snic-rdma-mcast.c). */
+typedef struct SnicMcastGroup {
+    uint32_t group;             /* host order; 0: free */
+    uint32_t nqps;
+    uint32_t qpn[SNIC_MAX_MCAST_QP_ATTACH];
+} SnicMcastGroup;
+
 /* A source address table entry (SNIC_AQ_SET_SRC_ADDR). */
 typedef struct SnicSrcAddr {
     bool valid;
@@ -375,6 +383,7 @@ typedef struct SnicRdma {
     SnicRdmaStats *sets;        /* SNIC_RDMA_COUNTER_SETS counter sets */
     SnicRdmaStats attributed;   /* all that went to any set */
     SnicSrcAddr src[SNIC_SRC_ADDRS];
+    SnicMcastGroup mcast[SNIC_MAX_MCAST_GRPS];
     QEMUBH *bh;
     uint8_t *frame;             /* SNIC_RDMA_MAX_FRAME */
     /* loss injection (QOM properties) */
@@ -405,6 +414,15 @@ uint16_t snic_rdma_counter_admin(SnicState *s, const struct snic_aq_cmd *c);
 void snic_rdma_counter_init(SnicState *s);
 void snic_rdma_counter_reset(SnicState *s);
 void snic_rdma_counter_free(SnicState *s);
+
+/* snic-rdma-mcast.c: multicast groups, below the QP admin and receive */
+uint16_t snic_rdma_mcast_admin(SnicState *s, const struct snic_aq_cmd *c);
+/* The group of IPv4 address @group (host order), NULL if none. */
+const SnicMcastGroup *snic_rdma_mcast_group(SnicState *s, uint32_t group);
+/* @dmac is the multicast MAC of a group with QPs. */
+bool snic_rdma_mcast_mac(SnicState *s, const uint8_t *dmac);
+void snic_rdma_mcast_qp_gone(SnicState *s, uint32_t qpn);
+void snic_rdma_mcast_reset(SnicState *s);
 
 /* snic-rdma-main.c: the top of the transport */
 void snic_rdma_init(SnicState *s);

@@ -347,7 +347,8 @@ ssize_t snic_rx_frame(SnicState *s, const uint8_t *buf, size_t size)
         s->ps.rx_oversize++;
         return consumed;
     }
-    if (!snic_rx_mac_ok(s, buf)) {
+    /* the MAC filter, or a multicast group of RDMA QPs */
+    if (!snic_rx_mac_ok(s, buf) && !snic_rdma_mcast_mac(s, buf)) {
         s->ps.rx_filtered++;
         return consumed;
     }

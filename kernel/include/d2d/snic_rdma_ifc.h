@@ -33,6 +33,8 @@ enum snic_aq_rdma_opcode {
 	SNIC_AQ_SET_SRC_ADDR	= 0x3b,	/* set_src_addr */
 	SNIC_AQ_SET_QP_COUNTER	= 0x44,	/* qp_counter: bind qpn to set */
 	SNIC_AQ_CLEAR_COUNTER	= 0x45,	/* qp_counter: zero set (qpn unused) */
+	SNIC_AQ_ATTACH_MCAST	= 0x46,	/* mcast: a UD QP joins a group */
+	SNIC_AQ_DETACH_MCAST	= 0x47,	/* mcast: it leaves the group */
 	SNIC_AQ_CREATE_SSQ	= 0x48,	/* create_ssq; result: ssqn | cores << 16 */
 	SNIC_AQ_DESTROY_SSQ	= 0x49,	/* obj: ssqn */
 };
@@ -67,6 +69,23 @@ struct snic_aq_set_src_addr {
 struct snic_aq_qp_counter {
 	__le32 qpn;
 	__le32 set;
+	__u8 rsvd[48];
+};
+
+/*
+ * Multicast (docs/snic-rdma.md "Multicast"): ATTACH_MCAST adds UD QP
+ * @qpn to the group of IPv4 multicast address @group (224.0.0.0/4);
+ * a RoCEv2 UD packet to that address and to SNIC_MCAST_QPN is delivered
+ * to every QP of the group.  DETACH_MCAST removes it; destroying the QP
+ * removes it from every group.
+ */
+#define SNIC_MAX_MCAST_GRPS	64
+#define SNIC_MAX_MCAST_QP_ATTACH	16	/* QPs per group */
+#define SNIC_MCAST_QPN		0xffffff
+
+struct snic_aq_mcast {
+	__le32 qpn;
+	__be32 group;		/* IPv4 multicast address */
 	__u8 rsvd[48];
 };
 
