@@ -276,6 +276,9 @@ int snic_ib_req_notify_cq(struct ib_cq *cq, enum ib_cq_notify_flags flags);
 void snic_ib_cq_event(struct snic_ib_dev *ibd, u32 cqn);
 
 /* snic_ib_qp.c */
+int snic_ib_attach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid);
+int snic_ib_detach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid);
+
 /* snic_ib_counters.c: hw_counters and the counter API */
 struct rdma_hw_stats *snic_ib_alloc_port_stats(struct ib_device *ibdev,
 					       u32 port);

@@ -69,6 +69,10 @@ static int snic_ib_query_device(struct ib_device *ibdev,
 	a->max_res_rd_atom = SNIC_MAX_RD_ATOMIC * a->max_qp;
 	a->atomic_cap = IB_ATOMIC_HCA;
 	a->max_ah = 1 << 20;	/* host state only */
+	a->max_mcast_grp = SNIC_MAX_MCAST_GRPS;
+	a->max_mcast_qp_attach = SNIC_MAX_MCAST_QP_ATTACH;
+	a->max_total_mcast_qp_attach = SNIC_MAX_MCAST_GRPS *
+				       SNIC_MAX_MCAST_QP_ATTACH;
 	a->max_srq = SNIC_MAX_SRQS - 1;
 	a->max_srq_wr = SNIC_IB_MAX_SRQ_WR;
 	a->max_srq_sge = SNIC_MAX_SGE;
@@ -253,6 +257,8 @@ static const struct ib_device_ops snic_ib_ops = {
 	.del_gid = snic_ib_del_gid,
 	.alloc_hw_port_stats = snic_ib_alloc_port_stats,
 	.get_hw_stats = snic_ib_get_hw_stats,
+	.attach_mcast = snic_ib_attach_mcast,
+	.detach_mcast = snic_ib_detach_mcast,
 	.counter_bind_qp = snic_ib_counter_bind_qp,
 	.counter_unbind_qp = snic_ib_counter_unbind_qp,
 	.counter_dealloc = snic_ib_counter_dealloc,

@@ -11,6 +11,7 @@
  * no GID table): MODIFY_QP carries it for RC, AHs hold it for UD/GSI.
  */
 #include <linux/etherdevice.h>
+#include <net/ip.h>
 #include <net/ipv6.h>
 #include <rdma/ib_cache.h>
 #include <rdma/uverbs_ioctl.h>
@@ -49,10 +50,21 @@ int snic_ib_resolve_av(struct snic_ib_dev *ibd,
 	}
 	ether_addr_copy(av->smac, nd->dev_addr);
 	rcu_read_unlock();
-	/* Kernel callers resolve the MAC (rdma_cm), ib_core does for users. */
-	if (is_zero_ether_addr(ah->roce.dmac) ||
-	    is_multicast_ether_addr(ah->roce.dmac))
+	/*
+	 * Kernel callers resolve the MAC (rdma_cm), ib_core does for users;
+	 * a multicast MAC only for a multicast group (the RFC 1112 mapping).
+	 */
+	if (is_zero_ether_addr(ah->roce.dmac))
 		return -EINVAL;
+	if (is_multicast_ether_addr(ah->roce.dmac)) {
+		u8 mc[ETH_ALEN];
+
+		if (!ipv4_is_multicast(*(__be32 *)&grh->dgid.raw[12]))
+			return -EINVAL;
+		ip_eth_mc_map(*(__be32 *)&grh->dgid.raw[12], mc);
+		if (!ether_addr_equal(mc, ah->roce.dmac))
+			return -EINVAL;
+	}
 	ether_addr_copy(av->dmac, ah->roce.dmac);
 	memcpy(&av->sip, &sattr->gid.raw[12], sizeof(av->sip));
 	/* What the device sends from for a user UD QP (smac, sip ignored). */
@@ -801,4 +813,35 @@ int snic_ib_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)
 	else
 		snic_ib_buf_release(ibd, &srq->buf, srq->mmap);
 	return 0;
+}
+
+/*
+ * Multicast: a UD QP joins or leaves the group of an IPv4-mapped
+ * multicast GID (rdma_cm's RoCE join gives one); the device delivers a
+ * copy of each packet to the group to every QP in it.
+ */
+static int snic_ib_mcast(struct ib_qp *ibqp, union ib_gid *gid, u8 opcode)
+{
+	struct snic_ib_qp *qp = to_sibqp(ibqp);
+	struct snic_aq_cmd cmd = { .opcode = opcode };
+	struct snic_aq_mcast m = { .qpn = cpu_to_le32(qp->qpn) };
+
+	BUILD_BUG_ON(sizeof(m) > sizeof(cmd.raw));
+	if (ibqp->qp_type != IB_QPT_UD || !snic_ib_gid_v4(gid))
+		return -EINVAL;
+	memcpy(&m.group, &gid->raw[12], sizeof(m.group));
+	if (!ipv4_is_multicast(m.group))
+		return -EINVAL;
+	memcpy(cmd.raw, &m, sizeof(m));
+	return snic_aq_exec(to_sibdev(ibqp->device)->sd, &cmd, NULL);
+}
+
+int snic_ib_attach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid)
+{
+	return snic_ib_mcast(ibqp, gid, SNIC_AQ_ATTACH_MCAST);
+}
+
+int snic_ib_detach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid)
+{
+	return snic_ib_mcast(ibqp, gid, SNIC_AQ_DETACH_MCAST);
 }

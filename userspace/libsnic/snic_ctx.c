@@ -176,6 +176,7 @@ static void snic_free_context(struct ibv_context *ibctx)
 
 static const struct verbs_context_ops snic_ctx_ops = {
 	.alloc_pd = snic_alloc_pd,
+	.attach_mcast = ibv_cmd_attach_mcast,
 	.create_ah = snic_create_ah,
 	.create_cq = snic_create_cq,
 	.create_qp = snic_create_qp,
@@ -186,6 +187,7 @@ static const struct verbs_context_ops snic_ctx_ops = {
 	.destroy_cq = snic_destroy_cq,
 	.destroy_qp = snic_destroy_qp,
 	.destroy_srq = snic_destroy_srq,
+	.detach_mcast = ibv_cmd_detach_mcast,
 	.free_context = snic_free_context,
 	.modify_cq = snic_modify_cq,
 	.modify_qp = snic_modify_qp,

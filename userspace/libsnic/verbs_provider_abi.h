@@ -143,7 +143,8 @@ struct verbs_context_ops {
 	void (*async_event)(struct ibv_context *context,
 			    struct ibv_async_event *event);
 	verbs_op_unused attach_counters_point_flow;
-	verbs_op_unused attach_mcast;
+	int (*attach_mcast)(struct ibv_qp *qp, const union ibv_gid *gid,
+			    uint16_t lid);
 	verbs_op_unused bind_mw;
 	verbs_op_unused close_xrcd;
 	void (*cq_event)(struct ibv_cq *cq);
@@ -176,7 +177,8 @@ struct verbs_context_ops {
 	verbs_op_unused destroy_rwq_ind_table;
 	int (*destroy_srq)(struct ibv_srq *srq);
 	verbs_op_unused destroy_wq;
-	verbs_op_unused detach_mcast;
+	int (*detach_mcast)(struct ibv_qp *qp, const union ibv_gid *gid,
+			    uint16_t lid);
 	void (*free_context)(struct ibv_context *context);
 	verbs_op_unused free_dm;
 	verbs_op_unused get_srq_num;
@@ -286,6 +288,10 @@ int ibv_cmd_query_device_any(struct ibv_context *context,
 			     struct ibv_device_attr_ex *attr, size_t attr_size,
 			     struct ib_uverbs_ex_query_device_resp *resp,
 			     size_t *resp_size);
+int ibv_cmd_attach_mcast(struct ibv_qp *qp, const union ibv_gid *gid,
+			 uint16_t lid);
+int ibv_cmd_detach_mcast(struct ibv_qp *qp, const union ibv_gid *gid,
+			 uint16_t lid);
 int ibv_cmd_query_port(struct ibv_context *context, uint8_t port_num,
 		       struct ibv_port_attr *port_attr,
 		       struct verbs_cmd_query_port *cmd, size_t cmd_size);
