@@ -105,6 +105,7 @@ enum snic_qp_type {
 	SNIC_QPT_RC		= 0,
 	SNIC_QPT_UD		= 1,
 	SNIC_QPT_GSI		= 2,	/* UD on qpn 1: RoCE CM MADs */
+	SNIC_QPT_UC		= 3,	/* unreliable connected */
 };
 
 #define SNIC_QP_F_PRIV		(1u << 0)	/* kernel QP: lkey 0 allowed */
@@ -464,7 +465,8 @@ enum snic_eqe_rdma_type {
 	X(SNIC_RDMA_STAT_CNP_SENT, cnp_sent)		/* CNPs sent (notification point) */ \
 	X(SNIC_RDMA_STAT_CNP_RCVD, cnp_rcvd)		/* CNPs taken (reaction point) */ \
 	X(SNIC_RDMA_STAT_CC_RATE_DECREASES, cc_rate_decreases)	/* DCQCN rate cuts */ \
-	X(SNIC_RDMA_STAT_CC_RATE_INCREASES, cc_rate_increases)	/* DCQCN rate increase steps */
+	X(SNIC_RDMA_STAT_CC_RATE_INCREASES, cc_rate_increases)	/* DCQCN rate increase steps */ \
+	X(SNIC_RDMA_STAT_UC_DROPPED, uc_dropped)	/* UC messages the responder dropped */
 
 /* The list helpers SNIC_STAT_ENUM, _NAME and _LE64: snic_ifc.h. */
 enum snic_rdma_stat {
