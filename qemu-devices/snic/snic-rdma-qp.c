@@ -41,7 +41,7 @@ uint16_t snic_rdma_create_qp(SnicState *s, const struct snic_aq_cmd *c,
         (srqn >= SNIC_MAX_SRQS || !s->rdma.srqs[srqn].valid)) {
         return SNIC_AQ_ENOENT;
     }
-    if (a.type > SNIC_QPT_GSI ||
+    if (a.type > SNIC_QPT_UC ||
         (a.flags & ~(SNIC_QP_F_PRIV | SNIC_QP_F_SIG_ALL | SNIC_QP_F_PIPE |
                      SNIC_QP_F_SSQ)) ||
         ((a.flags & SNIC_QP_F_SSQ) && !pipe) ||
@@ -188,6 +188,7 @@ static void snic_qp_reset(SnicQp *qp)
     qp->win_head = qp->win_tail = qp->tx_wqe = 0;
     qp->rq_pi = qp->rq_ci = 0;
     qp->resp_op = 0;
+    qp->uc_drop = false;
     qp->have_rwqe = false;
     qp->ack_pending = false;
     qp->nak_sent = false;
@@ -220,7 +221,7 @@ static void snic_qp_set_psn(SnicQp *qp, uint32_t psn)
 static bool snic_qp_transition(SnicQp *qp, uint8_t from, uint8_t to,
                                uint32_t *req)
 {
-    bool rc = qp->type == SNIC_QPT_RC;
+    bool rc = snic_qp_reliable(qp), conn = snic_qp_connected(qp);
 
     *req = 0;
     if (to == SNIC_QPS_RESET || to == SNIC_QPS_ERR) {
@@ -232,14 +233,14 @@ static bool snic_qp_transition(SnicQp *qp, uint8_t from, uint8_t to,
             return false;
         }
         *req = SNIC_QP_ATTR_PKEY_INDEX |
-               (rc ? SNIC_QP_ATTR_ACCESS : SNIC_QP_ATTR_QKEY);
+               (conn ? SNIC_QP_ATTR_ACCESS : SNIC_QP_ATTR_QKEY);
         return true;
     case SNIC_QPS_INIT:
         if (to == SNIC_QPS_RTR) {
-            *req = rc ? SNIC_QP_ATTR_AV | SNIC_QP_ATTR_PATH_MTU |
-                        SNIC_QP_ATTR_DEST_QPN | SNIC_QP_ATTR_RQ_PSN |
-                        SNIC_QP_ATTR_MAX_DEST_RD_ATOMIC |
-                        SNIC_QP_ATTR_MIN_RNR_TIMER : 0;
+            *req = (conn ? SNIC_QP_ATTR_AV | SNIC_QP_ATTR_PATH_MTU |
+                           SNIC_QP_ATTR_DEST_QPN | SNIC_QP_ATTR_RQ_PSN : 0) |
+                   (rc ? SNIC_QP_ATTR_MAX_DEST_RD_ATOMIC |
+                         SNIC_QP_ATTR_MIN_RNR_TIMER : 0);
             return true;
         }
         return to == SNIC_QPS_INIT;

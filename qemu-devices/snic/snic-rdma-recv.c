@@ -27,6 +27,19 @@ static bool snic_rdma_for_us(SnicState *s, const uint8_t *dmac)
     return false;
 }
 
+/* Is an opcode of these ROCE_F_* flags of @qp's transport class? */
+static bool snic_rdma_class_ok(const SnicQp *qp, uint32_t fl)
+{
+    switch (qp->type) {
+    case SNIC_QPT_RC:
+        return !(fl & (ROCE_F_UC | ROCE_F_UD));
+    case SNIC_QPT_UC:
+        return fl & ROCE_F_UC;
+    default:
+        return fl & ROCE_F_UD;
+    }
+}
+
 bool snic_rdma_rx(SnicState *s, const uint8_t *f, size_t len)
 {
     SnicRdmaStats *st = &s->rdma.st;
@@ -58,7 +71,7 @@ bool snic_rdma_rx(SnicState *s, const uint8_t *f, size_t len)
     fl = snic_roce_opflags(h.opcode);
     qp = snic_rdma_qp(s, h.dqpn);
     if (!qp || qp->state < SNIC_QPS_RTR || qp->state == SNIC_QPS_ERR ||
-        ((fl & ROCE_F_UD) != 0) != (qp->type != SNIC_QPT_RC)) {
+        !snic_rdma_class_ok(qp, fl)) {
         st->rx_no_qp++;
         return true;
     }
@@ -66,8 +79,8 @@ bool snic_rdma_rx(SnicState *s, const uint8_t *f, size_t len)
      * A connected QP takes packets only from its path (as rxe's
      * check_addr): another source is an injection attempt.
      */
-    if (qp->type == SNIC_QPT_RC && (h.sip != be32_to_cpu(qp->av.dip) ||
-                                    h.dip != be32_to_cpu(qp->av.sip))) {
+    if (snic_qp_connected(qp) && (h.sip != be32_to_cpu(qp->av.dip) ||
+                                  h.dip != be32_to_cpu(qp->av.sip))) {
         st->rx_bad_src++;
         qemu_log_mask(LOG_GUEST_ERROR, "snic: qp %u: packet from %08x to "
                       "%08x is not from its path: dropped\n", qp->qpn,

@@ -283,6 +283,7 @@ typedef struct SnicQp {
     bool nak_sent;              /* sequence NAK for resp_psn sent */
     bool comm_est;
     uint32_t resp_op;           /* ROCE_F_SEND / ROCE_F_WRITE in progress */
+    bool uc_drop;               /* UC: dropping until the next FIRST/ONLY */
     bool have_rwqe;
     SnicRecvWqe rwqe;           /* consumed for the SEND in progress */
     uint64_t resp_off;
@@ -320,6 +321,22 @@ typedef struct SnicQp {
     SnicRdmaCounters cnt;
     D2DPcieCounters pcie;
 } SnicQp;
+
+/*
+ * Transport classes: RC and UC QPs are connected (one peer on the AV of
+ * MODIFY_QP, multi-packet messages with PSNs, the responder's message
+ * state); only RC is reliable (ACKs, NAKs, retransmission, READ and
+ * atomics).  UD and GSI are datagram QPs.
+ */
+static inline bool snic_qp_connected(const SnicQp *qp)
+{
+    return qp->type == SNIC_QPT_RC || qp->type == SNIC_QPT_UC;
+}
+
+static inline bool snic_qp_reliable(const SnicQp *qp)
+{
+    return qp->type == SNIC_QPT_RC;
+}
 
 /* A shared send queue (snic-rdma-ssq.c). */
 typedef struct SnicSsq {

@@ -61,6 +61,9 @@ uint32_t snic_roce_opflags(uint8_t opcode)
     case ROCE_CMP_SWAP:
     case ROCE_FETCH_ADD:
         return ROCE_F_REQ | ROCE_F_ATOMIC | ROCE_F_ONLY | ROCE_F_ATMETH;
+    case ROCE_OP_UC | ROCE_SEND_FIRST ... ROCE_OP_UC | ROCE_WRITE_ONLY_IMM:
+        /* UC: the RC SEND and WRITE operations, same headers */
+        return snic_roce_opflags(opcode & ~ROCE_OP_CLASS_MASK) | ROCE_F_UC;
     case ROCE_UD_SEND_ONLY:
         return F_REQ_SEND | ROCE_F_ONLY | ROCE_F_UD | ROCE_F_DETH;
     case ROCE_UD_SEND_ONLY_IMM:

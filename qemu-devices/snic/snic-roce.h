@@ -34,7 +34,13 @@
 #define ROCE_MAX_HDRS       (ROCE_BTH_OFF + ROCE_BTH_LEN + ROCE_ATMETH_LEN)
 #define ROCE_PKEY_DEFAULT   0xffff
 
-/* BTH opcodes (RC = 0x00.., UD = 0x60..) */
+/*
+ * BTH opcodes: bits 7:5 the transport class (RC 0x00, UC 0x20, UD 0x60),
+ * bits 4:0 the operation.  The RC values are listed; a UC opcode is
+ * ROCE_OP_UC | the RC SEND/WRITE operation (0x20..0x2b).
+ */
+#define ROCE_OP_CLASS_MASK  0xe0
+#define ROCE_OP_UC          0x20
 enum {
     ROCE_SEND_FIRST = 0x00,
     ROCE_SEND_MIDDLE = 0x01,
@@ -98,6 +104,7 @@ enum {
 #define ROCE_F_ACK      (1u << 18)  /* ACK or atomic ACK */
 #define ROCE_F_CUSTOM   (1u << 19)  /* custom request (ROCE_CUSTOM_*) */
 #define ROCE_F_CNP      (1u << 20)  /* congestion notification */
+#define ROCE_F_UC       (1u << 21)  /* unreliable connected (class 0x20) */
 
 /* AETH syndrome */
 #define AETH_ACK            0x00

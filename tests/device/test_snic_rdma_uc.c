@@ -179,11 +179,13 @@ static void uc_send_write(void)
 }
 
 /*
- * loss-every=5 on A: its 5th RoCE packet is lost.  Three 3-packet SENDs
- * (packets 1-3, 4-6, 7-9): the second loses its middle packet, so B drops
- * that message only; its receive WQE takes the third message.  Then the
- * same for a WRITE with immediate (packets 10-12 lose nothing, 13-15 lose
- * 15, its LAST: no receive CQE, the WRITE's first bytes are placed).
+ * loss-every on A drops its Nth RoCE packet (A's count goes on over the
+ * phases).  Three 3-packet SENDs (packets 1-3, 4-6, 7-9) with packet 5
+ * lost: B drops the second message only; its receive WQE takes the third.
+ * Two 3-packet WRITEs with immediate (10-12, 13-15) with packet 15, a
+ * LAST, lost: no receive CQE for the second, the SEND after it (16) takes
+ * the next WQE.  A 2-packet SEND losing its FIRST (17): dropped, the SEND
+ * after it (19) is received.
  */
 static void uc_loss_drops_message(void)
 {
@@ -198,7 +200,7 @@ static void uc_loss_drops_message(void)
 	CHECK(qt_qom_set_u64(qt, LOSS_PATH, "loss-every", 5));
 	fill(src, sizeof(src), 43);
 	mr_write(&sa.mr, 0, src, sizeof(src));
-	for (i = 0; i < 4; i++)
+	for (i = 0; i < 5; i++)
 		qp_recv(&sb.qp, 0x2000 + i, 4000, sb.mr.key,
 			sb.mr.iova + 10000 * i);
 	for (i = 0; i < 3; i++)
@@ -229,6 +231,7 @@ static void uc_loss_drops_message(void)
 	CHECK_EQ(stb.uc_dropped, 1);
 	CHECK_EQ(stb.tx_pkts, 0);
 	/* WRITE with immediate: 3 packets, then 3 more losing the LAST */
+	CHECK(qt_qom_set_u64(qt, LOSS_PATH, "loss-every", 15));
 	idx[0] = uc_post(SNIC_WQE_RDMA_WRITE_IMM, 3000, 0, 100000, 0x11);
 	idx[1] = uc_post(SNIC_WQE_RDMA_WRITE_IMM, 3000, 5000, 110000, 0x22);
 	idx[2] = uc_post(SNIC_WQE_SEND, 10, 9000, 0, 0);	/* packet 16 */
@@ -250,6 +253,25 @@ static void uc_loss_drops_message(void)
 	CHECK(cq_empty(&sb.rcq));
 	CHECK(rstats(B, &stb));
 	CHECK_EQ(stb.uc_dropped, 2);
+	/* a lost FIRST: the rest of its message is not taken either */
+	CHECK(qt_qom_set_u64(qt, LOSS_PATH, "loss-every", 17));
+	idx[0] = uc_post(SNIC_WQE_SEND, 2000, 0, 0, 0);		/* 17, 18 */
+	idx[1] = uc_post(SNIC_WQE_SEND, 20, 3000, 0, 0);	/* 19 */
+	qp_ring(&sa.qp);
+	CHECK_REQ(&sa.scq, idx[0], SNIC_WQE_SEND, 2000, &e);
+	CHECK_REQ(&sa.scq, idx[1], SNIC_WQE_SEND, 20, &e);
+	CHECK(cq_wait(&sb.rcq, &e, 0));
+	CHECK_EQ(e.cookie, 0x2004);
+	CHECK_EQ(e.byte_cnt, 20);
+	mr_read(&sb.mr, 40000, dst, 20);
+	CHECK(!memcmp(dst, src + 3000, 20));
+	CHECK(cq_empty(&sb.rcq));
+	CHECK(rstats(A, &sta));
+	CHECK(rstats(B, &stb));
+	CHECK_EQ(sta.loss_injected, 3);
+	CHECK_EQ(stb.uc_dropped, 3);
+	CHECK_EQ(stb.rx_pkts, 19 - 3);
+	CHECK_EQ(stb.tx_pkts + sta.retransmits, 0);
 	CHECK_EQ(qp_query_state(&sb.qp), SNIC_QPS_RTS);
 }
 
