@@ -186,6 +186,16 @@ struct snic_ib_ah {
 	u32 port;
 };
 
+/*
+ * Transport classes of a QP: UD and GSI QPs are datagram QPs (an AH in
+ * every send WQE); RC and UC are connected, RC alone reliable (READ,
+ * atomics, SEND with invalidate).
+ */
+static inline bool snic_ib_qp_ud(const struct snic_ib_qp *qp)
+{
+	return qp->type == SNIC_QPT_UD || qp->type == SNIC_QPT_GSI;
+}
+
 /* An IPv4-mapped GID: the only kind RoCE v2 over IPv4 sends from / to. */
 static inline bool snic_ib_gid_v4(const union ib_gid *gid)
 {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * snic RDMA: queue pairs (RC, UD, GSI), shared receive queues and
+ * snic RDMA: queue pairs (RC, UC, UD, GSI), shared receive queues and
  * address handles.
  *
  * A QP's send ring (64-byte basic blocks), receive ring (2^stride-byte
@@ -8,7 +8,7 @@
  * snic_ib_post.c, user QPs by libsnic through its mapping of the buffer.
  * Kernel QPs are created SNIC_QP_F_PRIV (lkey 0 = bus address), user QPs
  * never.  Addresses are resolved here into struct snic_av (the device has
- * no GID table): MODIFY_QP carries it for RC, AHs hold it for UD/GSI.
+ * no GID table): MODIFY_QP carries it for RC/UC, AHs hold it for UD/GSI.
  */
 #include <linux/etherdevice.h>
 #include <net/ipv6.h>
@@ -120,6 +120,8 @@ static int snic_ib_qp_type(enum ib_qp_type t)
 	switch (t) {
 	case IB_QPT_RC:
 		return SNIC_QPT_RC;
+	case IB_QPT_UC:
+		return SNIC_QPT_UC;
 	case IB_QPT_UD:
 		return SNIC_QPT_UD;
 	case IB_QPT_GSI:
@@ -140,7 +142,7 @@ static u32 snic_ib_wqe_bbs(struct snic_ib_qp *qp)
 		body = max_t(u32, body, 3);		/* REG_MR segment */
 	inl = 1 + DIV_ROUND_UP(4 + qp->max_inline, 16);	/* raddr + inline */
 	body = max(body, inl);
-	if (qp->type != SNIC_QPT_RC)
+	if (snic_ib_qp_ud(qp))
 		body += 3;				/* ud segment */
 	return DIV_ROUND_UP(1 + body, SNIC_WQEBB_SIZE / 16);
 }
@@ -175,8 +177,8 @@ static int snic_ib_qp_mode(struct snic_ib_qp *qp, struct ib_qp_init_attr *init,
 static int snic_ib_qp_caps(struct snic_ib_qp *qp, struct ib_qp_init_attr *init)
 {
 	struct ib_qp_cap *cap = &init->cap;
-	u32 max_sge = qp->type == SNIC_QPT_RC ? SNIC_IB_MAX_SEND_SGE :
-						SNIC_IB_MAX_UD_SGE;
+	u32 max_sge = snic_ib_qp_ud(qp) ? SNIC_IB_MAX_UD_SGE :
+					  SNIC_IB_MAX_SEND_SGE;
 	u32 bbs, n;
 
 	if (cap->max_send_sge > max_sge || cap->max_recv_sge > SNIC_MAX_SGE ||
