@@ -319,7 +319,8 @@ uint16_t snic_rdma_modify_qp(SnicState *s, const struct snic_aq_cmd *c)
         ((mask & SNIC_QP_ATTR_SQ_PSN) &&
          le32_to_cpu(a.sq_psn) > ROCE_PSN_MASK) ||
         ((mask & SNIC_QP_ATTR_DEST_QPN) &&
-         le32_to_cpu(a.dest_qpn) > ROCE_PSN_MASK)) {
+         le32_to_cpu(a.dest_qpn) > ROCE_PSN_MASK) ||
+        ((mask & SNIC_QP_ATTR_AV) && (a.av.flags & ~SNIC_AV_F_IPV6))) {
         return SNIC_AQ_EINVAL_PARAM;
     }
 
@@ -336,6 +337,8 @@ uint16_t snic_rdma_modify_qp(SnicState *s, const struct snic_aq_cmd *c)
     }
     if (mask & SNIC_QP_ATTR_AV) {
         qp->av = a.av;
+        memcpy(qp->sip6, a.sip6, 16);
+        memcpy(qp->dip6, a.dip6, 16);
     }
     if (mask & SNIC_QP_ATTR_PATH_MTU) {
         qp->path_mtu = a.path_mtu;
@@ -426,6 +429,8 @@ uint16_t snic_rdma_query_qp(SnicState *s, const struct snic_aq_cmd *c)
     a.qkey = cpu_to_le32(qp->qkey);
     a.access = cpu_to_le32(qp->access);
     a.av = qp->av;
+    memcpy(a.sip6, qp->sip6, 16);
+    memcpy(a.dip6, qp->dip6, 16);
     a.retransmits = cpu_to_le32(qp->cnt.retransmits);
     a.rnr_naks_rcvd = cpu_to_le32(qp->cnt.rnr_naks_rcvd);
     a.seq_naks_rcvd = cpu_to_le32(qp->cnt.seq_naks_rcvd);

@@ -40,6 +40,20 @@ static bool snic_rdma_class_ok(const SnicQp *qp, uint32_t fl)
     }
 }
 
+/*
+ * Is @h from the path of connected @qp, i.e. from its peer (as rxe's
+ * check_addr): both addresses and the IP version match the AV's?
+ */
+static bool snic_rdma_from_path(const SnicQp *qp, const SnicRoceHdr *h)
+{
+    if (qp->av.flags & SNIC_AV_F_IPV6) {
+        return h->v6 && !memcmp(h->sip6, qp->dip6, 16) &&
+               !memcmp(h->dip6, qp->sip6, 16);
+    }
+    return !h->v6 && h->sip == be32_to_cpu(qp->av.dip) &&
+           h->dip == be32_to_cpu(qp->av.sip);
+}
+
 bool snic_rdma_rx(SnicState *s, const uint8_t *f, size_t len)
 {
     SnicRdmaStats *st = &s->rdma.st;
@@ -79,12 +93,18 @@ bool snic_rdma_rx(SnicState *s, const uint8_t *f, size_t len)
      * A connected QP takes packets only from its path (as rxe's
      * check_addr): another source is an injection attempt.
      */
-    if (snic_qp_connected(qp) && (h.sip != be32_to_cpu(qp->av.dip) ||
-                                  h.dip != be32_to_cpu(qp->av.sip))) {
+    if (snic_qp_connected(qp) && !snic_rdma_from_path(qp, &h)) {
         st->rx_bad_src++;
-        qemu_log_mask(LOG_GUEST_ERROR, "snic: qp %u: packet from %08x to "
-                      "%08x is not from its path: dropped\n", qp->qpn,
-                      h.sip, h.dip);
+        qemu_log_mask(LOG_GUEST_ERROR, "snic: qp %u: IPv%d packet from "
+                      "%08x to %08x is not from its path: dropped\n",
+                      qp->qpn, h.v6 ? 6 : 4, h.sip, h.dip);
+        return true;
+    }
+    if (h.v6 && !snic_qp_connected(qp)) {
+        /* datagram QPs: IPv4 only (their GRH area holds an IPv4 header) */
+        st->rx_no_qp++;
+        qemu_log_mask(LOG_GUEST_ERROR, "snic: qp %u: IPv6 datagram: "
+                      "dropped\n", qp->qpn);
         return true;
     }
     st->rx_pkts++;

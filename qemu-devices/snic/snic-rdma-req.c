@@ -164,6 +164,9 @@ static uint8_t snic_wqe_parse(SnicState *s, SnicQp *qp, SnicSwqe *w,
         }
         memcpy(&ud, segs + 16, sizeof(ud));
         w->av = ud.av;
+        if (w->av.flags & SNIC_AV_F_IPV6) {
+            return SNIC_RST_LOC_QP_OP;  /* datagrams over IPv4 only */
+        }
         st = snic_rdma_src_fill(s, qp, &w->av);
         if (st != SNIC_RST_OK) {
             return st;

@@ -241,6 +241,7 @@ typedef struct SnicQp {
     uint8_t max_rd_atomic, max_dest_rd_atomic, sqd_notify;
     uint32_t dest_qpn, qkey, access;
     struct snic_av av;
+    uint8_t sip6[16], dip6[16]; /* the path if av.flags has SNIC_AV_F_IPV6 */
 
     /* send queue and requester */
     uint16_t sq_pi;             /* producer from doorbell / record */

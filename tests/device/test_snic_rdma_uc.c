@@ -14,35 +14,11 @@
 
 #define LOSS_PATH	"/machine/peripheral/snic0"
 
-/* A UC QP of @s to RTS towards @peer: UC's attributes only (IBA 11.2.4.2). */
-static bool uc_connect(struct qp *q, const struct qp *peer, uint8_t mtu,
-		       uint32_t sq_psn, uint32_t rq_psn)
-{
-	struct snic_qp_attr a;
-
-	memset(&a, 0, sizeof(a));
-	a.access = SNIC_ACCESS_REMOTE_WRITE;
-	if (qp_state(q, SNIC_QPS_INIT, SNIC_QP_ATTR_PKEY_INDEX |
-		     SNIC_QP_ATTR_ACCESS, &a) != OK)
-		return false;
-	memset(&a, 0, sizeof(a));
-	av_fill(&a.av, q->d);
-	a.path_mtu = mtu;
-	a.dest_qpn = peer->qpn;
-	a.rq_psn = rq_psn;
-	if (qp_state(q, SNIC_QPS_RTR, SNIC_QP_ATTR_AV | SNIC_QP_ATTR_PATH_MTU |
-		     SNIC_QP_ATTR_DEST_QPN | SNIC_QP_ATTR_RQ_PSN, &a) != OK)
-		return false;
-	memset(&a, 0, sizeof(a));
-	a.sq_psn = sq_psn;
-	return qp_state(q, SNIC_QPS_RTS, SNIC_QP_ATTR_SQ_PSN, &a) == OK;
-}
-
 static bool uc_pair_up(void)
 {
 	return side_make(&sa, A, SNIC_QPT_UC) && side_make(&sb, B, SNIC_QPT_UC) &&
-	       uc_connect(&sa.qp, &sb.qp, SNIC_MTU_1024, 100, 5000) &&
-	       uc_connect(&sb.qp, &sa.qp, SNIC_MTU_1024, 5000, 100);
+	       qp_connect(&sa.qp, &sb.qp, &conn_default, 100, 5000) &&
+	       qp_connect(&sb.qp, &sa.qp, &conn_default, 5000, 100);
 }
 
 /* Post a signaled SEND/WRITE of @len bytes at offset @off of A's MR. */

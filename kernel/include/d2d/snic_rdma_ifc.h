@@ -202,7 +202,17 @@ struct snic_qp_attr {
 	__le32 sq_outstanding;	/* WQEs sent and not yet acknowledged */
 	__le32 cc_rate_mbps;	/* DCQCN: current rate, Mbit/s (0: AIMD) */
 	__u8 rsvd[8];
+	/* with SNIC_QP_ATTR_AV and av.flags SNIC_AV_F_IPV6: the IPv6 path */
+	__u8 sip6[16];
+	__u8 dip6[16];
 };
+
+/*
+ * struct snic_av flags.  IPV6: RoCEv2 over IPv6; the addresses are
+ * snic_qp_attr's sip6/dip6 (the AV's sip/dip are unused).  RC and UC QPs
+ * only: a UD WQE whose AV has it fails with SNIC_RST_LOC_QP_OP.
+ */
+#define SNIC_AV_F_IPV6		(1u << 0)
 
 /*
  * CREATE_SRQ (inline).  2^log_size receive WQEs of 2^log_stride bytes;
