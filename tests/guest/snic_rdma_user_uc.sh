@@ -1,10 +1,11 @@
 # Unreliable connected (UC) QPs between two guests (one snic port each)
 # with the stock tools: ibv_uc_pingpong (with --chk: the received data is
-# verified) and perftest ib_send_bw, ib_write_bw, ib_send_lat and
-# ib_write_lat with -c UC.  UC has no acknowledgements: each guest checks
-# that its port sent and received no ACK during the runs, and that its
-# responder dropped no message (the wire loses nothing).  Guest 1 serves,
-# guest 2 is the client.
+# verified; once more with DMA-only pipe QPs, SNIC_QP_MODE=pipe) and
+# perftest ib_send_bw, ib_write_bw, ib_send_lat and ib_write_lat with
+# -c UC.  UC has no acknowledgements: each guest checks that its port sent
+# and received no ACK during the runs, and that its responder dropped no
+# message (the wire loses nothing).  Guest 1 serves, guest 2 is the
+# client.
 # vm-args: --guests 2
 # timeout: 420
 . /opt/d2d/tests/lib.sh
@@ -19,9 +20,10 @@ tx0=$(hw tx_acks) rx0=$(hw rx_acks) pk0=$(hw rx_pkts)
 
 b=1
 p=18780
-for t in pingpong send_bw write_bw send_lat write_lat; do
+for t in pingpong pipe_pingpong send_bw write_bw send_lat write_lat; do
 	case $t in
 	pingpong) cmd="ibv_uc_pingpong -d $dev -g $gid -p $p -s 4096 -n 100 -c" ;;
+	pipe_pingpong) cmd="SNIC_QP_MODE=pipe ibv_uc_pingpong -d $dev -g $gid -p $p -s 4096 -n 100 -c" ;;
 	*_bw) cmd="ib_$t -c UC -d $dev -x $gid -p $p -s 4096 -n 200 -F" ;;
 	*) cmd="ib_$t -c UC -d $dev -x $gid -p $p -n 100 -F" ;;
 	esac
