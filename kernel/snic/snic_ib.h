@@ -188,7 +188,17 @@ struct snic_ib_ah {
 	u32 port;
 };
 
-/* An IPv4-mapped GID: the only kind RoCE v2 over IPv4 sends from / to. */
+/*
+ * Transport classes of a QP: UD and GSI QPs are datagram QPs (an AH in
+ * every send WQE); RC and UC are connected, RC alone reliable (READ,
+ * atomics, SEND with invalidate).
+ */
+static inline bool snic_ib_qp_ud(const struct snic_ib_qp *qp)
+{
+	return qp->type == SNIC_QPT_UD || qp->type == SNIC_QPT_GSI;
+}
+
+/* An IPv4-mapped GID: RoCE v2 over IPv4 (others: over IPv6). */
 static inline bool snic_ib_gid_v4(const union ib_gid *gid)
 {
 	return ipv6_addr_v4mapped((const struct in6_addr *)gid->raw);
@@ -309,7 +319,7 @@ int snic_ib_query_ah(struct ib_ah *ah, struct rdma_ah_attr *attr);
 int snic_ib_destroy_ah(struct ib_ah *ah, u32 flags);
 int snic_ib_resolve_av(struct snic_ib_dev *ibd,
 		       const struct rdma_ah_attr *ah, u32 lqpn, u32 rqpn,
-		       struct snic_av *av);
+		       struct snic_av *av, struct snic_qp_attr *qa);
 int snic_ib_modify_cmd(struct snic_ib_dev *ibd, u32 qpn,
 		       enum ib_qp_type type, enum ib_qp_state cur,
 		       const struct ib_qp_attr *a, int mask, u32 dqpn);

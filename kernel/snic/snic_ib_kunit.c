@@ -46,6 +46,26 @@ static void snic_kunit_opcode_map(struct kunit *test)
 			-EINVAL);
 }
 
+/* UC: SEND and RDMA WRITE, with and without immediate, nothing else. */
+static void snic_kunit_opcode_map_uc(struct kunit *test)
+{
+	struct snic_ib_qp *uc = snic_kunit_qp(test, SNIC_QPT_UC);
+
+	KUNIT_EXPECT_EQ(test, snic_ib_wqe_opcode(uc, IB_WR_SEND_WITH_IMM),
+			SNIC_WQE_SEND_IMM);
+	KUNIT_EXPECT_EQ(test, snic_ib_wqe_opcode(uc, IB_WR_RDMA_WRITE),
+			SNIC_WQE_RDMA_WRITE);
+	KUNIT_EXPECT_EQ(test, snic_ib_wqe_opcode(uc,
+						 IB_WR_RDMA_WRITE_WITH_IMM),
+			SNIC_WQE_RDMA_WRITE_IMM);
+	KUNIT_EXPECT_EQ(test, snic_ib_wqe_opcode(uc, IB_WR_RDMA_READ),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, snic_ib_wqe_opcode(uc, IB_WR_SEND_WITH_INV),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, snic_ib_wqe_opcode(uc, IB_WR_ATOMIC_CMP_AND_SWP),
+			-EINVAL);
+}
+
 /* RDMA WRITE, two SGEs: ctrl, raddr, two data segments = 4 x 16 bytes. */
 static void snic_kunit_write_layout(struct kunit *test)
 {
@@ -186,6 +206,7 @@ static void snic_kunit_wc_status(struct kunit *test)
 
 static struct kunit_case snic_ib_kunit_cases[] = {
 	KUNIT_CASE(snic_kunit_opcode_map),
+	KUNIT_CASE(snic_kunit_opcode_map_uc),
 	KUNIT_CASE(snic_kunit_write_layout),
 	KUNIT_CASE(snic_kunit_empty_sge),
 	KUNIT_CASE(snic_kunit_bounds),

@@ -22,7 +22,7 @@ static bool snic_ib_can_send(u8 state)
 D2D_VISIBLE_IF_KUNIT int snic_ib_wqe_opcode(const struct snic_ib_qp *qp,
 					    enum ib_wr_opcode op)
 {
-	bool rc = qp->type == SNIC_QPT_RC;
+	bool rc = qp->type == SNIC_QPT_RC, conn = !snic_ib_qp_ud(qp);
 
 	switch (op) {
 	case IB_WR_SEND:
@@ -32,9 +32,9 @@ D2D_VISIBLE_IF_KUNIT int snic_ib_wqe_opcode(const struct snic_ib_qp *qp,
 	case IB_WR_SEND_WITH_INV:
 		return rc ? SNIC_WQE_SEND_INV : -EINVAL;
 	case IB_WR_RDMA_WRITE:
-		return rc ? SNIC_WQE_RDMA_WRITE : -EINVAL;
+		return conn ? SNIC_WQE_RDMA_WRITE : -EINVAL;
 	case IB_WR_RDMA_WRITE_WITH_IMM:
-		return rc ? SNIC_WQE_RDMA_WRITE_IMM : -EINVAL;
+		return conn ? SNIC_WQE_RDMA_WRITE_IMM : -EINVAL;
 	case IB_WR_RDMA_READ:
 		return rc ? SNIC_WQE_RDMA_READ : -EINVAL;
 	case IB_WR_ATOMIC_CMP_AND_SWP:
@@ -131,7 +131,7 @@ D2D_VISIBLE_IF_KUNIT int snic_ib_build_wqe(struct snic_ib_qp *qp,
 	if (wr->send_flags & IB_SEND_FENCE)
 		ctrl->flags |= SNIC_WQE_F_FENCE;
 
-	if (qp->type != SNIC_QPT_RC && op != SNIC_WQE_REG_MR &&
+	if (snic_ib_qp_ud(qp) && op != SNIC_WQE_REG_MR &&
 	    op != SNIC_WQE_LOCAL_INV) {
 		const struct ib_ud_wr *ud = ud_wr(wr);
 		struct snic_wqe_ud *u = (void *)seg;
@@ -432,7 +432,7 @@ static void snic_ib_recv_wc(struct snic_ib_qp *qp, const struct snic_cqe *cqe,
 		wc->wc_flags |= IB_WC_WITH_IMM;
 		wc->ex.imm_data = cqe->imm;
 	}
-	if (qp->type != SNIC_QPT_RC) {
+	if (snic_ib_qp_ud(qp)) {
 		if (rf & SNIC_CQE_RF_GRH)
 			wc->wc_flags |= IB_WC_GRH;
 		wc->src_qp = le32_to_cpu(cqe->src_qpn);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * snic RDMA: queue pairs (RC, UD, GSI), shared receive queues and
+ * snic RDMA: queue pairs (RC, UC, UD, GSI), shared receive queues and
  * address handles.
  *
  * A QP's send ring (64-byte basic blocks), receive ring (2^stride-byte
@@ -8,7 +8,7 @@
  * snic_ib_post.c, user QPs by libsnic through its mapping of the buffer.
  * Kernel QPs are created SNIC_QP_F_PRIV (lkey 0 = bus address), user QPs
  * never.  Addresses are resolved here into struct snic_av (the device has
- * no GID table): MODIFY_QP carries it for RC, AHs hold it for UD/GSI.
+ * no GID table): MODIFY_QP carries it for RC/UC, AHs hold it for UD/GSI.
  */
 #include <linux/etherdevice.h>
 #include <net/ip.h>
@@ -21,15 +21,19 @@
 
 /*
  * Resolve a RoCE address into the headers the device builds: never
- * sleeps (kernel AHs may be created in atomic context).
+ * sleeps (kernel AHs may be created in atomic context).  Both GIDs
+ * IPv4-mapped: RoCEv2 over IPv4.  Both IPv6 (link-local or global): over
+ * IPv6, for a connected QP only (@qa, the MODIFY_QP buffer that carries
+ * the IPv6 addresses); an AH (@qa NULL) gets -EAFNOSUPPORT.
  */
 int snic_ib_resolve_av(struct snic_ib_dev *ibd,
 		       const struct rdma_ah_attr *ah, u32 lqpn, u32 rqpn,
-		       struct snic_av *av)
+		       struct snic_av *av, struct snic_qp_attr *qa)
 {
 	const struct ib_global_route *grh;
 	const struct ib_gid_attr *sattr;
 	struct net_device *nd;
+	bool v4;
 
 	if (ah->type != RDMA_AH_ATTR_TYPE_ROCE ||
 	    !(rdma_ah_get_ah_flags(ah) & IB_AH_GRH))
@@ -38,9 +42,11 @@ int snic_ib_resolve_av(struct snic_ib_dev *ibd,
 	sattr = grh->sgid_attr;
 	if (!sattr || sattr->gid_type != IB_GID_TYPE_ROCE_UDP_ENCAP)
 		return -EINVAL;
-	/* RoCEv2 over IPv4 only: both GIDs IPv4-mapped. */
-	if (!snic_ib_gid_v4(&sattr->gid) || !snic_ib_gid_v4(&grh->dgid))
-		return -EAFNOSUPPORT;
+	v4 = snic_ib_gid_v4(&sattr->gid);
+	if (v4 != snic_ib_gid_v4(&grh->dgid))
+		return -EINVAL;		/* one path, one IP version */
+	if (!v4 && !qa)
+		return -EAFNOSUPPORT;	/* datagrams: IPv4 only */
 	memset(av, 0, sizeof(*av));
 	rcu_read_lock();
 	nd = rdma_read_gid_attr_ndev_rcu(sattr);
@@ -66,10 +72,16 @@ int snic_ib_resolve_av(struct snic_ib_dev *ibd,
 			return -EINVAL;
 	}
 	ether_addr_copy(av->dmac, ah->roce.dmac);
-	memcpy(&av->sip, &sattr->gid.raw[12], sizeof(av->sip));
+	if (v4) {
+		memcpy(&av->sip, &sattr->gid.raw[12], sizeof(av->sip));
+		memcpy(&av->dip, &grh->dgid.raw[12], sizeof(av->dip));
+	} else {
+		av->flags = SNIC_AV_F_IPV6;
+		memcpy(qa->sip6, sattr->gid.raw, sizeof(qa->sip6));
+		memcpy(qa->dip6, grh->dgid.raw, sizeof(qa->dip6));
+	}
 	/* What the device sends from for a user UD QP (smac, sip ignored). */
 	av->sgid_index = sattr->index;
-	memcpy(&av->dip, &grh->dgid.raw[12], sizeof(av->dip));
 	av->ttl = grh->hop_limit ?: 64;
 	av->tos = grh->traffic_class;
 	av->udp_sport = cpu_to_le16(rdma_get_udp_sport(grh->flow_label, lqpn,
@@ -87,7 +99,7 @@ int snic_ib_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
 	int ret;
 
 	/* Pure host state: the same with or without RDMA_CREATE_AH_SLEEPABLE. */
-	ret = snic_ib_resolve_av(ibd, init->ah_attr, 0, 0, &ah->av);
+	ret = snic_ib_resolve_av(ibd, init->ah_attr, 0, 0, &ah->av, NULL);
 	if (ret)
 		return ret;
 	grh = rdma_ah_read_grh(init->ah_attr);
@@ -132,6 +144,8 @@ static int snic_ib_qp_type(enum ib_qp_type t)
 	switch (t) {
 	case IB_QPT_RC:
 		return SNIC_QPT_RC;
+	case IB_QPT_UC:
+		return SNIC_QPT_UC;
 	case IB_QPT_UD:
 		return SNIC_QPT_UD;
 	case IB_QPT_GSI:
@@ -152,7 +166,7 @@ static u32 snic_ib_wqe_bbs(struct snic_ib_qp *qp)
 		body = max_t(u32, body, 3);		/* REG_MR segment */
 	inl = 1 + DIV_ROUND_UP(4 + qp->max_inline, 16);	/* raddr + inline */
 	body = max(body, inl);
-	if (qp->type != SNIC_QPT_RC)
+	if (snic_ib_qp_ud(qp))
 		body += 3;				/* ud segment */
 	return DIV_ROUND_UP(1 + body, SNIC_WQEBB_SIZE / 16);
 }
@@ -187,8 +201,8 @@ static int snic_ib_qp_mode(struct snic_ib_qp *qp, struct ib_qp_init_attr *init,
 static int snic_ib_qp_caps(struct snic_ib_qp *qp, struct ib_qp_init_attr *init)
 {
 	struct ib_qp_cap *cap = &init->cap;
-	u32 max_sge = qp->type == SNIC_QPT_RC ? SNIC_IB_MAX_SEND_SGE :
-						SNIC_IB_MAX_UD_SGE;
+	u32 max_sge = snic_ib_qp_ud(qp) ? SNIC_IB_MAX_UD_SGE :
+					  SNIC_IB_MAX_SEND_SGE;
 	u32 bbs, n;
 
 	if (cap->max_send_sge > max_sge || cap->max_recv_sge > SNIC_MAX_SGE ||
@@ -563,7 +577,9 @@ int snic_ib_modify_cmd(struct snic_ib_dev *ibd, u32 qpn,
 	s->qkey = cpu_to_le32(a->qkey);
 	s->access = cpu_to_le32(a->qp_access_flags);
 	if (mask & IB_QP_AV) {
-		ret = snic_ib_resolve_av(ibd, &a->ah_attr, qpn, dqpn, &s->av);
+		ret = snic_ib_resolve_av(ibd, &a->ah_attr, qpn, dqpn, &s->av,
+					 type == IB_QPT_RC || type == IB_QPT_UC ?
+					 s : NULL);
 		if (ret)
 			goto out;
 	}

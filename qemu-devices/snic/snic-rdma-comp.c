@@ -39,7 +39,7 @@ static bool snic_rd_atomic(const SnicSwqe *w)
 /* Complete finished WQEs at the head of the window, in order. */
 bool snic_rdma_retire(SnicState *s, SnicQp *qp)
 {
-    bool rc = qp->type == SNIC_QPT_RC, progress = false;
+    bool rc = snic_qp_reliable(qp), progress = false;
 
     while (qp->win_head != qp->win_tail &&
            qp->state != SNIC_QPS_ERR && qp->state != SNIC_QPS_RESET) {
@@ -59,6 +59,10 @@ bool snic_rdma_retire(SnicState *s, SnicQp *qp)
         }
         if ((w->flags & SNIC_WQE_F_SIGNAL) || (qp->flags & SNIC_QP_F_SIG_ALL)) {
             snic_rdma_req_cqe(s, qp, w, SNIC_RST_OK);
+        }
+        if (!rc && !w->local && snic_qp_connected(qp)) {
+            /* UC: nothing to acknowledge; the PSN window moves on */
+            qp->comp_psn = (w->first_psn + w->npkts) & ROCE_PSN_MASK;
         }
         qp->win_head++;
         progress = true;
@@ -274,7 +278,7 @@ void snic_rdma_comp_rx(SnicState *s, SnicQp *qp, const SnicRoceHdr *h)
     uint8_t type = h->syndrome & AETH_TYPE_MASK;
     SnicSwqe *w;
 
-    if (qp->type != SNIC_QPT_RC ||
+    if (!snic_qp_reliable(qp) ||
         (qp->state != SNIC_QPS_RTS && qp->state != SNIC_QPS_SQD)) {
         st->rx_no_qp++;
         return;

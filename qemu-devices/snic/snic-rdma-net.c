@@ -102,8 +102,14 @@ void snic_rdma_hdr_init(SnicState *s, SnicQp *qp, SnicRoceHdr *h,
     memset(h, 0, sizeof(*h));
     memcpy(h->dmac, qp->av.dmac, 6);
     memcpy(h->smac, qp->av.smac, 6);
-    h->sip = be32_to_cpu(qp->av.sip);
-    h->dip = be32_to_cpu(qp->av.dip);
+    if (qp->av.flags & SNIC_AV_F_IPV6) {
+        h->v6 = true;
+        memcpy(h->sip6, qp->sip6, 16);
+        memcpy(h->dip6, qp->dip6, 16);
+    } else {
+        h->sip = be32_to_cpu(qp->av.sip);
+        h->dip = be32_to_cpu(qp->av.dip);
+    }
     h->ttl = qp->av.ttl;
     /* ECN-capable (ECT(0)): a switch queue may mark it CE */
     h->tos = (qp->av.tos & ~D2D_ECN_MASK) | D2D_ECN_ECT0;

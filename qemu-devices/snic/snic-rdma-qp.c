@@ -41,7 +41,7 @@ uint16_t snic_rdma_create_qp(SnicState *s, const struct snic_aq_cmd *c,
         (srqn >= SNIC_MAX_SRQS || !s->rdma.srqs[srqn].valid)) {
         return SNIC_AQ_ENOENT;
     }
-    if (a.type > SNIC_QPT_GSI ||
+    if (a.type > SNIC_QPT_UC ||
         (a.flags & ~(SNIC_QP_F_PRIV | SNIC_QP_F_SIG_ALL | SNIC_QP_F_PIPE |
                      SNIC_QP_F_SSQ)) ||
         ((a.flags & SNIC_QP_F_SSQ) && !pipe) ||
@@ -189,6 +189,7 @@ static void snic_qp_reset(SnicQp *qp)
     qp->win_head = qp->win_tail = qp->tx_wqe = 0;
     qp->rq_pi = qp->rq_ci = 0;
     qp->resp_op = 0;
+    qp->uc_drop = false;
     qp->have_rwqe = false;
     qp->ack_pending = false;
     qp->nak_sent = false;
@@ -221,7 +222,7 @@ static void snic_qp_set_psn(SnicQp *qp, uint32_t psn)
 static bool snic_qp_transition(SnicQp *qp, uint8_t from, uint8_t to,
                                uint32_t *req)
 {
-    bool rc = qp->type == SNIC_QPT_RC;
+    bool rc = snic_qp_reliable(qp), conn = snic_qp_connected(qp);
 
     *req = 0;
     if (to == SNIC_QPS_RESET || to == SNIC_QPS_ERR) {
@@ -233,14 +234,14 @@ static bool snic_qp_transition(SnicQp *qp, uint8_t from, uint8_t to,
             return false;
         }
         *req = SNIC_QP_ATTR_PKEY_INDEX |
-               (rc ? SNIC_QP_ATTR_ACCESS : SNIC_QP_ATTR_QKEY);
+               (conn ? SNIC_QP_ATTR_ACCESS : SNIC_QP_ATTR_QKEY);
         return true;
     case SNIC_QPS_INIT:
         if (to == SNIC_QPS_RTR) {
-            *req = rc ? SNIC_QP_ATTR_AV | SNIC_QP_ATTR_PATH_MTU |
-                        SNIC_QP_ATTR_DEST_QPN | SNIC_QP_ATTR_RQ_PSN |
-                        SNIC_QP_ATTR_MAX_DEST_RD_ATOMIC |
-                        SNIC_QP_ATTR_MIN_RNR_TIMER : 0;
+            *req = (conn ? SNIC_QP_ATTR_AV | SNIC_QP_ATTR_PATH_MTU |
+                           SNIC_QP_ATTR_DEST_QPN | SNIC_QP_ATTR_RQ_PSN : 0) |
+                   (rc ? SNIC_QP_ATTR_MAX_DEST_RD_ATOMIC |
+                         SNIC_QP_ATTR_MIN_RNR_TIMER : 0);
             return true;
         }
         return to == SNIC_QPS_INIT;
@@ -319,7 +320,8 @@ uint16_t snic_rdma_modify_qp(SnicState *s, const struct snic_aq_cmd *c)
         ((mask & SNIC_QP_ATTR_SQ_PSN) &&
          le32_to_cpu(a.sq_psn) > ROCE_PSN_MASK) ||
         ((mask & SNIC_QP_ATTR_DEST_QPN) &&
-         le32_to_cpu(a.dest_qpn) > ROCE_PSN_MASK)) {
+         le32_to_cpu(a.dest_qpn) > ROCE_PSN_MASK) ||
+        ((mask & SNIC_QP_ATTR_AV) && (a.av.flags & ~SNIC_AV_F_IPV6))) {
         return SNIC_AQ_EINVAL_PARAM;
     }
 
@@ -336,6 +338,8 @@ uint16_t snic_rdma_modify_qp(SnicState *s, const struct snic_aq_cmd *c)
     }
     if (mask & SNIC_QP_ATTR_AV) {
         qp->av = a.av;
+        memcpy(qp->sip6, a.sip6, 16);
+        memcpy(qp->dip6, a.dip6, 16);
     }
     if (mask & SNIC_QP_ATTR_PATH_MTU) {
         qp->path_mtu = a.path_mtu;
@@ -426,6 +430,8 @@ uint16_t snic_rdma_query_qp(SnicState *s, const struct snic_aq_cmd *c)
     a.qkey = cpu_to_le32(qp->qkey);
     a.access = cpu_to_le32(qp->access);
     a.av = qp->av;
+    memcpy(a.sip6, qp->sip6, 16);
+    memcpy(a.dip6, qp->dip6, 16);
     a.retransmits = cpu_to_le32(qp->cnt.retransmits);
     a.rnr_naks_rcvd = cpu_to_le32(qp->cnt.rnr_naks_rcvd);
     a.seq_naks_rcvd = cpu_to_le32(qp->cnt.seq_naks_rcvd);

@@ -27,7 +27,34 @@ static bool snic_rdma_for_us(SnicState *s, const uint8_t *dmac)
     return false;
 }
 
-/* A packet @h of @len bytes for @qp (in RTR or later, of its type). */
+/* Is an opcode of these ROCE_F_* flags of @qp's transport class? */
+static bool snic_rdma_class_ok(const SnicQp *qp, uint32_t fl)
+{
+    switch (qp->type) {
+    case SNIC_QPT_RC:
+        return !(fl & (ROCE_F_UC | ROCE_F_UD));
+    case SNIC_QPT_UC:
+        return fl & ROCE_F_UC;
+    default:
+        return fl & ROCE_F_UD;
+    }
+}
+
+/*
+ * Is @h from the path of connected @qp, i.e. from its peer (as rxe's
+ * check_addr): both addresses and the IP version match the AV's?
+ */
+static bool snic_rdma_from_path(const SnicQp *qp, const SnicRoceHdr *h)
+{
+    if (qp->av.flags & SNIC_AV_F_IPV6) {
+        return h->v6 && !memcmp(h->sip6, qp->dip6, 16) &&
+               !memcmp(h->dip6, qp->sip6, 16);
+    }
+    return !h->v6 && h->sip == be32_to_cpu(qp->av.dip) &&
+           h->dip == be32_to_cpu(qp->av.sip);
+}
+
+/* A packet @h of @len bytes for @qp (in RTR or later, of its class). */
 static void snic_rdma_rx_qp(SnicState *s, SnicQp *qp, SnicRoceHdr *h,
                             uint32_t fl, size_t len)
 {
@@ -37,12 +64,18 @@ static void snic_rdma_rx_qp(SnicState *s, SnicQp *qp, SnicRoceHdr *h,
      * A connected QP takes packets only from its path (as rxe's
      * check_addr): another source is an injection attempt.
      */
-    if (qp->type == SNIC_QPT_RC && (h->sip != be32_to_cpu(qp->av.dip) ||
-                                    h->dip != be32_to_cpu(qp->av.sip))) {
+    if (snic_qp_connected(qp) && !snic_rdma_from_path(qp, h)) {
         st->rx_bad_src++;
-        qemu_log_mask(LOG_GUEST_ERROR, "snic: qp %u: packet from %08x to "
-                      "%08x is not from its path: dropped\n", qp->qpn,
-                      h->sip, h->dip);
+        qemu_log_mask(LOG_GUEST_ERROR, "snic: qp %u: IPv%d packet from "
+                      "%08x to %08x is not from its path: dropped\n",
+                      qp->qpn, h->v6 ? 6 : 4, h->sip, h->dip);
+        return;
+    }
+    if (h->v6 && !snic_qp_connected(qp)) {
+        /* datagram QPs: IPv4 only (their GRH area holds an IPv4 header) */
+        st->rx_no_qp++;
+        qemu_log_mask(LOG_GUEST_ERROR, "snic: qp %u: IPv6 datagram: "
+                      "dropped\n", qp->qpn);
         return;
     }
     st->rx_pkts++;
@@ -67,7 +100,7 @@ static void snic_rdma_rx_qp(SnicState *s, SnicQp *qp, SnicRoceHdr *h,
 static void snic_rdma_rx_mcast(SnicState *s, SnicRoceHdr *h, uint32_t fl,
                                size_t len)
 {
-    const SnicMcastGroup *g = snic_rdma_mcast_group(s, h->dip);
+    const SnicMcastGroup *g = h->v6 ? NULL : snic_rdma_mcast_group(s, h->dip);
     uint32_t i;
 
     if (!g || !(fl & ROCE_F_UD)) {
@@ -124,7 +157,7 @@ bool snic_rdma_rx(SnicState *s, const uint8_t *f, size_t len)
     }
     qp = snic_rdma_qp(s, h.dqpn);
     if (!qp || qp->state < SNIC_QPS_RTR || qp->state == SNIC_QPS_ERR ||
-        ((fl & ROCE_F_UD) != 0) != (qp->type != SNIC_QPT_RC)) {
+        !snic_rdma_class_ok(qp, fl)) {
         st->rx_no_qp++;
         return true;
     }

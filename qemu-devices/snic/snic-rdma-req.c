@@ -22,14 +22,15 @@ static bool snic_wqe_opcode_ok(SnicQp *qp, uint8_t op)
     case SNIC_WQE_REG_MR:
     case SNIC_WQE_LOCAL_INV:
         return true;
-    case SNIC_WQE_SEND_INV:
     case SNIC_WQE_RDMA_WRITE:
     case SNIC_WQE_RDMA_WRITE_IMM:
+        return snic_qp_connected(qp);
+    case SNIC_WQE_SEND_INV:
     case SNIC_WQE_RDMA_READ:
     case SNIC_WQE_ATOMIC_CS:
     case SNIC_WQE_ATOMIC_FA:
     case SNIC_WQE_CUSTOM:
-        return qp->type == SNIC_QPT_RC;
+        return snic_qp_reliable(qp);
     default:
         return false;
     }
@@ -155,7 +156,7 @@ static uint8_t snic_wqe_parse(SnicState *s, SnicQp *qp, SnicSwqe *w,
     default:
         break;
     }
-    if (qp->type != SNIC_QPT_RC) {
+    if (!snic_qp_connected(qp)) {
         struct snic_wqe_ud ud;
 
         if (ds_cnt < 4) {
@@ -163,6 +164,9 @@ static uint8_t snic_wqe_parse(SnicState *s, SnicQp *qp, SnicSwqe *w,
         }
         memcpy(&ud, segs + 16, sizeof(ud));
         w->av = ud.av;
+        if (w->av.flags & SNIC_AV_F_IPV6) {
+            return SNIC_RST_LOC_QP_OP;  /* datagrams over IPv4 only */
+        }
         st = snic_rdma_src_fill(s, qp, &w->av);
         if (st != SNIC_RST_OK) {
             return st;
@@ -212,7 +216,7 @@ static uint8_t snic_wqe_parse(SnicState *s, SnicQp *qp, SnicSwqe *w,
         (w->len != 8 || w->nsge != 1)) {
         return SNIC_RST_LOC_LEN;
     }
-    if (qp->type != SNIC_QPT_RC && w->len > snic_rdma_ud_mtu(s)) {
+    if (!snic_qp_connected(qp) && w->len > snic_rdma_ud_mtu(s)) {
         return SNIC_RST_LOC_LEN;
     }
     return SNIC_RST_OK;
@@ -271,7 +275,7 @@ unsigned snic_rdma_req_take(SnicState *s, SnicQp *qp, const uint8_t *segs,
     } else if (!w->local) {
         w->mtu = qp->mtu;
         w->first_psn = qp->next_psn;
-        w->npkts = qp->type == SNIC_QPT_RC ? snic_wqe_npkts(qp, w) : 1;
+        w->npkts = snic_qp_connected(qp) ? snic_wqe_npkts(qp, w) : 1;
         qp->next_psn = (qp->next_psn + w->npkts) & ROCE_PSN_MASK;
     }
     qp->win_tail++;
@@ -457,10 +461,12 @@ static bool snic_req_packet(SnicState *s, SnicQp *qp, SnicSwqe *w)
         break;
     default:
         /* UD messages were checked against the port MTU at fetch */
-        len = qp->type == SNIC_QPT_RC ? MIN(w->mtu, w->len - off) : w->len;
+        len = snic_qp_connected(qp) ? MIN(w->mtu, w->len - off) : w->len;
         last = off + len >= w->len;
         h.opcode = snic_send_opcode(w, k == 0, last);
-        if (qp->type != SNIC_QPT_RC) {
+        if (qp->type == SNIC_QPT_UC) {
+            h.opcode |= ROCE_OP_UC;
+        } else if (!snic_qp_connected(qp)) {
             h.opcode = w->opcode == SNIC_WQE_SEND_IMM ?
                        ROCE_UD_SEND_ONLY_IMM : ROCE_UD_SEND_ONLY;
             memcpy(h.dmac, w->av.dmac, 6);
@@ -480,9 +486,10 @@ static bool snic_req_packet(SnicState *s, SnicQp *qp, SnicSwqe *w)
         h.imm = w->imm;
         h.ieth = w->imm;
         h.se = last && (w->flags & SNIC_WQE_F_SOLICITED);
-        /* at least two ACKs per window keep it moving */
-        h.ackreq = last || qp->probe || ++qp->pkts_since_ack >=
-                   MIN(SNIC_RDMA_ACK_EVERY, snic_rdma_cc_window(s, qp) / 2);
+        /* at least two ACKs per window keep it moving; UC has none */
+        h.ackreq = qp->type != SNIC_QPT_UC &&
+                   (last || qp->probe || ++qp->pkts_since_ack >=
+                    MIN(SNIC_RDMA_ACK_EVERY, snic_rdma_cc_window(s, qp) / 2));
         break;
     }
     if (h.ackreq) {
@@ -582,7 +589,7 @@ static void snic_req_asked(SnicState *s, SnicQp *qp)
 
 bool snic_rdma_req_run(SnicState *s, SnicQp *qp, int *budget)
 {
-    bool rc = qp->type == SNIC_QPT_RC;
+    bool rc = snic_qp_reliable(qp), conn = snic_qp_connected(qp);
 
     snic_req_asked(s, qp);
     snic_req_fetch(s, qp);
@@ -624,7 +631,7 @@ bool snic_rdma_req_run(SnicState *s, SnicQp *qp, int *budget)
             s->rdma.st.retransmits++;
             qp->cnt.retransmits++;
         }
-        if (snic_is_rd_atomic(w) || !rc) {
+        if (snic_is_rd_atomic(w) || !conn) {
             qp->tx_psn = (w->first_psn + w->npkts) & ROCE_PSN_MASK;
         } else {
             qp->tx_psn = (qp->tx_psn + 1) & ROCE_PSN_MASK;

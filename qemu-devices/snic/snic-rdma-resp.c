@@ -67,14 +67,50 @@ static void snic_resp_send_ack(SnicState *s, SnicQp *qp)
     }
 }
 
-/* A fatal request error: NAK it and move the QP to ERR. */
+/*
+ * UC has no NAK and no retransmission: a message the responder cannot
+ * take (a packet lost, no receive WQE, an R_Key, length or opcode error)
+ * is dropped whole.  Its remaining packets are discarded up to the next
+ * FIRST/ONLY; a receive WQE it held stays for the next message.
+ */
+static void snic_resp_uc_drop(SnicState *s, SnicQp *qp, const SnicRoceHdr *h,
+                              const char *why)
+{
+    if (!qp->uc_drop) {
+        s->rdma.st.uc_dropped++;
+        qemu_log_mask(LOG_GUEST_ERROR, "snic: qp %u: UC message dropped at "
+                      "psn %u: %s\n", qp->qpn, h->psn, why);
+    }
+    qp->uc_drop = true;
+    qp->resp_op = 0;
+}
+
+/* Does a request error with this NAK only drop the message (UC)? */
+static bool snic_resp_drops(const SnicQp *qp, uint8_t nak)
+{
+    return qp->type == SNIC_QPT_UC && nak != AETH_NAK_REM_OP;
+}
+
+/*
+ * A fatal request error: RC NAKs it, and the QP goes to ERR.  On a UC QP
+ * an invalid request or a remote access error drops the message and the
+ * QP stays (no one to tell); a local error (remote operational) still
+ * moves it to ERR.
+ */
 static void snic_resp_fail(SnicState *s, SnicQp *qp, const SnicRoceHdr *h,
                            uint8_t nak, uint8_t status)
 {
+    if (snic_resp_drops(qp, nak)) {
+        snic_resp_uc_drop(s, qp, h, nak == AETH_NAK_REM_ACCESS ?
+                          "remote access error" : "invalid request");
+        return;
+    }
     qemu_log_mask(LOG_GUEST_ERROR, "snic: qp %u: request psn %u: NAK %u\n",
                   qp->qpn, h->psn, nak);
     s->rdma.st.resp_errors++;
-    snic_resp_ack(s, qp, AETH_NAK | nak, h->psn);
+    if (snic_qp_reliable(qp)) {
+        snic_resp_ack(s, qp, AETH_NAK | nak, h->psn);
+    }
     snic_rdma_qp_error(s, qp, status, false);
 }
 
@@ -97,7 +133,7 @@ static void snic_resp_recv_cqe(SnicState *s, SnicQp *qp, const SnicRecvWqe *w,
     cqe.wqe_opcode = wqe_op;
     cqe.rdma_flags = rflags;
     cqe.imm = cpu_to_be32(imm);
-    if (h && qp->type != SNIC_QPT_RC) {
+    if (h && !snic_qp_connected(qp)) {
         cqe.src_qpn = cpu_to_le32(h->sqpn);
         memcpy(cqe.smac, h->smac, 6);
     }
@@ -109,6 +145,21 @@ static void snic_resp_recv_error(SnicState *s, SnicQp *qp, SnicRecvWqe *w,
                                  uint8_t status)
 {
     snic_resp_recv_cqe(s, qp, w, status, 0, 0, 0, 0, NULL);
+}
+
+/*
+ * snic_resp_fail() for a message that holds the receive WQE rwqe: it
+ * completes with @wst first, unless the message is only dropped (UC),
+ * which leaves the WQE to the next message.
+ */
+static void snic_resp_fail_wqe(SnicState *s, SnicQp *qp, const SnicRoceHdr *h,
+                               uint8_t wst, uint8_t nak, uint8_t status)
+{
+    if (qp->have_rwqe && !snic_resp_drops(qp, nak)) {
+        snic_resp_recv_error(s, qp, &qp->rwqe, wst);
+        qp->have_rwqe = false;
+    }
+    snic_resp_fail(s, qp, h, nak, status);
 }
 
 /* ---- UD / GSI ---- */
@@ -260,6 +311,10 @@ static void snic_resp_atomic(SnicState *s, SnicQp *qp, const SnicRoceHdr *h)
 
 static void snic_resp_rnr(SnicState *s, SnicQp *qp, const SnicRoceHdr *h)
 {
+    if (qp->type == SNIC_QPT_UC) {
+        snic_resp_uc_drop(s, qp, h, "no receive WQE");
+        return;
+    }
     snic_resp_ack(s, qp, AETH_RNR_NAK | qp->min_rnr_timer, h->psn);
     /* later packets of the burst are dropped until this PSN comes again */
     qp->nak_sent = true;
@@ -398,6 +453,57 @@ static bool snic_resp_seq_ok(SnicQp *qp, uint32_t fl)
     return (fl & ROCE_F_FIRST) || !(fl & (ROCE_F_SEND | ROCE_F_WRITE));
 }
 
+/*
+ * RC: the PSN and opcode sequence of a request - sequence NAK, duplicate.
+ * False: the packet is dealt with.
+ */
+static bool snic_resp_rc_sync(SnicState *s, SnicQp *qp, const SnicRoceHdr *h,
+                              uint32_t fl, int32_t d)
+{
+    if (d > 0) {
+        s->rdma.st.out_of_seq++;
+        if (!qp->nak_sent) {
+            qp->nak_sent = true;
+            snic_resp_ack(s, qp, AETH_NAK | AETH_NAK_PSN_SEQ, qp->resp_psn);
+        }
+        return false;
+    }
+    if (d < 0) {
+        snic_resp_dup(s, qp, h, fl);
+        return false;
+    }
+    if (!snic_resp_seq_ok(qp, fl)) {
+        s->rdma.st.rx_malformed++;
+        return false;
+    }
+    qp->nak_sent = false;
+    return true;
+}
+
+/*
+ * UC (no NAKs, no duplicates): a packet that does not continue the
+ * message in progress at the expected PSN drops that message; a FIRST or
+ * ONLY always starts a new message at its own PSN.  False: discarded.
+ */
+static bool snic_resp_uc_sync(SnicState *s, SnicQp *qp, const SnicRoceHdr *h,
+                              uint32_t fl, int32_t d)
+{
+    if (!qp->uc_drop && d == 0 && snic_resp_seq_ok(qp, fl)) {
+        return true;
+    }
+    if (!(fl & ROCE_F_FIRST)) {
+        snic_resp_uc_drop(s, qp, h, "packet lost before it");
+        return false;
+    }
+    if (qp->resp_op) {
+        snic_resp_uc_drop(s, qp, h, "its last packet was lost");
+    }
+    qp->uc_drop = false;
+    qp->resp_op = 0;
+    qp->resp_psn = h->psn;
+    return true;
+}
+
 /* The message is complete: receive CQE (SEND, WRITE with immediate). */
 static void snic_resp_msg_done(SnicState *s, SnicQp *qp, const SnicRoceHdr *h,
                                uint32_t fl)
@@ -446,23 +552,10 @@ static void snic_resp_rc(SnicState *s, SnicQp *qp, const SnicRoceHdr *h)
         s->rdma.st.rx_no_qp++;
         return;
     }
-    if (d > 0) {
-        s->rdma.st.out_of_seq++;
-        if (!qp->nak_sent) {
-            qp->nak_sent = true;
-            snic_resp_ack(s, qp, AETH_NAK | AETH_NAK_PSN_SEQ, qp->resp_psn);
-        }
+    if (qp->type == SNIC_QPT_UC ? !snic_resp_uc_sync(s, qp, h, fl, d) :
+                                  !snic_resp_rc_sync(s, qp, h, fl, d)) {
         return;
     }
-    if (d < 0) {
-        snic_resp_dup(s, qp, h, fl);
-        return;
-    }
-    if (!snic_resp_seq_ok(qp, fl)) {
-        s->rdma.st.rx_malformed++;
-        return;
-    }
-    qp->nak_sent = false;
     if (h->paylen > qp->mtu ||
         (!(fl & ROCE_F_LAST) && (fl & ROCE_F_PAYLOAD) &&
          h->paylen != qp->mtu)) {
@@ -498,9 +591,8 @@ static void snic_resp_rc(SnicState *s, SnicQp *qp, const SnicRoceHdr *h)
         snic_rdma_recv_consume(s, qp);
         qp->have_rwqe = true;
         if (qp->rwqe.bad) {
-            snic_resp_recv_error(s, qp, &qp->rwqe, SNIC_RST_LOC_QP_OP);
-            qp->have_rwqe = false;
-            snic_resp_fail(s, qp, h, AETH_NAK_REM_OP, SNIC_RST_LOC_QP_OP);
+            snic_resp_fail_wqe(s, qp, h, SNIC_RST_LOC_QP_OP, AETH_NAK_REM_OP,
+                               SNIC_RST_LOC_QP_OP);
             return;
         }
     }
@@ -509,13 +601,9 @@ static void snic_resp_rc(SnicState *s, SnicQp *qp, const SnicRoceHdr *h)
         if (fl & ROCE_F_WRITE) {
             if (!snic_rdma_key_ok(s, qp, h->rkey, h->va, h->dlen,
                                   SNIC_ACCESS_REMOTE_WRITE, true, &mr)) {
-                if (qp->have_rwqe) {
-                    /* WRITE_ONLY_IMM: the WQE is not used after all */
-                    snic_resp_recv_error(s, qp, &qp->rwqe, SNIC_RST_WR_FLUSH);
-                    qp->have_rwqe = false;
-                }
-                snic_resp_fail(s, qp, h, AETH_NAK_REM_ACCESS,
-                               SNIC_RST_REM_ACCESS);
+                /* WRITE_ONLY_IMM: the WQE is not used after all */
+                snic_resp_fail_wqe(s, qp, h, SNIC_RST_WR_FLUSH,
+                                   AETH_NAK_REM_ACCESS, SNIC_RST_REM_ACCESS);
                 return;
             }
             qp->w_va = h->va;
@@ -526,9 +614,8 @@ static void snic_resp_rc(SnicState *s, SnicQp *qp, const SnicRoceHdr *h)
         qp->spin_placed = 0;
     }
     if ((fl & ROCE_F_SEND) && qp->resp_off + h->paylen > qp->rwqe.len) {
-        snic_resp_recv_error(s, qp, &qp->rwqe, SNIC_RST_LOC_LEN);
-        qp->have_rwqe = false;
-        snic_resp_fail(s, qp, h, AETH_NAK_INV_REQ, SNIC_RST_LOC_LEN);
+        snic_resp_fail_wqe(s, qp, h, SNIC_RST_LOC_LEN, AETH_NAK_INV_REQ,
+                           SNIC_RST_LOC_LEN);
         return;
     }
     if (!(fl & ROCE_F_SEND) && qp->resp_off + h->paylen > qp->w_len) {
@@ -558,10 +645,9 @@ static void snic_resp_rc(SnicState *s, SnicQp *qp, const SnicRoceHdr *h)
         st = snic_rdma_sg_copy(s, qp, qp->rwqe.sge, qp->rwqe.nsge,
                                qp->resp_off, (void *)pl, h->paylen, true);
         if (st) {
-            snic_resp_recv_error(s, qp, &qp->rwqe, st == SNIC_RST_LOC_PROT ?
-                                 SNIC_RST_LOC_PROT : SNIC_RST_LOC_ACCESS);
-            qp->have_rwqe = false;
-            snic_resp_fail(s, qp, h, AETH_NAK_REM_OP, SNIC_RST_LOC_PROT);
+            snic_resp_fail_wqe(s, qp, h, st == SNIC_RST_LOC_PROT ?
+                               SNIC_RST_LOC_PROT : SNIC_RST_LOC_ACCESS,
+                               AETH_NAK_REM_OP, SNIC_RST_LOC_PROT);
             return;
         }
     } else {
@@ -584,14 +670,15 @@ static void snic_resp_rc(SnicState *s, SnicQp *qp, const SnicRoceHdr *h)
         }
         qp->resp_op = 0;
         qp->msn = (qp->msn + 1) & ROCE_PSN_MASK;
-        if (qp->have_rwqe) {
+        /* (a UC QP may hold a WQE a dropped SEND left: not for a WRITE) */
+        if (qp->have_rwqe && (fl & (ROCE_F_SEND | ROCE_F_IMM))) {
             snic_resp_msg_done(s, qp, h, fl);
         }
         qp->spin_msg = false;
     } else {
         qp->resp_op = fl & (ROCE_F_SEND | ROCE_F_WRITE);
     }
-    if (h->ackreq && qp->state != SNIC_QPS_ERR) {
+    if (h->ackreq && snic_qp_reliable(qp) && qp->state != SNIC_QPS_ERR) {
         snic_resp_ack(s, qp, AETH_ACK | AETH_ACK_UNLIMITED, h->psn);
     }
 }
@@ -602,7 +689,7 @@ void snic_rdma_resp_rx(SnicState *s, SnicQp *qp, const SnicRoceHdr *h)
         qp->comm_est = true;
         snic_rdma_event(s, SNIC_EQE_QP_COMM_EST, qp->qpn, 0);
     }
-    if (qp->type == SNIC_QPT_RC) {
+    if (snic_qp_connected(qp)) {
         snic_resp_rc(s, qp, h);
     } else if (snic_roce_opflags(h->opcode) & ROCE_F_UD) {
         snic_resp_ud(s, qp, h);

@@ -243,6 +243,7 @@ typedef struct SnicQp {
     uint8_t max_rd_atomic, max_dest_rd_atomic, sqd_notify;
     uint32_t dest_qpn, qkey, access;
     struct snic_av av;
+    uint8_t sip6[16], dip6[16]; /* the path if av.flags has SNIC_AV_F_IPV6 */
 
     /* send queue and requester */
     uint16_t sq_pi;             /* producer from doorbell / record */
@@ -285,6 +286,7 @@ typedef struct SnicQp {
     bool nak_sent;              /* sequence NAK for resp_psn sent */
     bool comm_est;
     uint32_t resp_op;           /* ROCE_F_SEND / ROCE_F_WRITE in progress */
+    bool uc_drop;               /* UC: dropping until the next FIRST/ONLY */
     bool have_rwqe;
     SnicRecvWqe rwqe;           /* consumed for the SEND in progress */
     uint64_t resp_off;
@@ -323,6 +325,22 @@ typedef struct SnicQp {
     uint32_t cnt_set;           /* counter set, 0: none (snic-rdma-counter.c) */
     D2DPcieCounters pcie;
 } SnicQp;
+
+/*
+ * Transport classes: RC and UC QPs are connected (one peer on the AV of
+ * MODIFY_QP, multi-packet messages with PSNs, the responder's message
+ * state); only RC is reliable (ACKs, NAKs, retransmission, READ and
+ * atomics).  UD and GSI are datagram QPs.
+ */
+static inline bool snic_qp_connected(const SnicQp *qp)
+{
+    return qp->type == SNIC_QPT_RC || qp->type == SNIC_QPT_UC;
+}
+
+static inline bool snic_qp_reliable(const SnicQp *qp)
+{
+    return qp->type == SNIC_QPT_RC;
+}
 
 /* A shared send queue (snic-rdma-ssq.c). */
 typedef struct SnicSsq {

@@ -61,6 +61,9 @@ uint32_t snic_roce_opflags(uint8_t opcode)
     case ROCE_CMP_SWAP:
     case ROCE_FETCH_ADD:
         return ROCE_F_REQ | ROCE_F_ATOMIC | ROCE_F_ONLY | ROCE_F_ATMETH;
+    case ROCE_OP_UC | ROCE_SEND_FIRST ... ROCE_OP_UC | ROCE_WRITE_ONLY_IMM:
+        /* UC: the RC SEND and WRITE operations, same headers */
+        return snic_roce_opflags(opcode & ~ROCE_OP_CLASS_MASK) | ROCE_F_UC;
     case ROCE_UD_SEND_ONLY:
         return F_REQ_SEND | ROCE_F_ONLY | ROCE_F_UD | ROCE_F_DETH;
     case ROCE_UD_SEND_ONLY_IMM:
@@ -109,41 +112,70 @@ uint32_t snic_roce_icrc(const uint8_t *ip, size_t len)
     static const uint8_t lrh[8] = {
         0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff
     };
-    uint8_t ph[ROCE_IP_HLEN + ROCE_UDP_HLEN + ROCE_BTH_LEN];
+    uint8_t ph[ROCE_IP6_HLEN + ROCE_UDP_HLEN + ROCE_BTH_LEN];
+    size_t l3, n;
     uLong crc;
 
-    if (len < sizeof(ph)) {
+    if (len < ROCE_IP_HLEN + ROCE_UDP_HLEN + ROCE_BTH_LEN) {
         return 0;
     }
-    memcpy(ph, ip, sizeof(ph));
-    ph[1] = 0xff;                       /* TOS */
-    ph[8] = 0xff;                       /* TTL */
-    ph[10] = ph[11] = 0xff;             /* header checksum */
-    ph[ROCE_IP_HLEN + 6] = 0xff;        /* UDP checksum */
-    ph[ROCE_IP_HLEN + 7] = 0xff;
-    ph[ROCE_IP_HLEN + ROCE_UDP_HLEN + 4] = 0xff;     /* BTH resv8a */
+    l3 = (ip[0] >> 4) == 6 ? ROCE_IP6_HLEN : ROCE_IP_HLEN;
+    n = l3 + ROCE_UDP_HLEN + ROCE_BTH_LEN;
+    if (len < n) {
+        return 0;
+    }
+    memcpy(ph, ip, n);
+    if (l3 == ROCE_IP6_HLEN) {
+        ph[0] |= 0x0f;                  /* traffic class */
+        ph[1] = ph[2] = ph[3] = 0xff;   /* traffic class, flow label */
+        ph[7] = 0xff;                   /* hop limit */
+    } else {
+        ph[1] = 0xff;                   /* TOS */
+        ph[8] = 0xff;                   /* TTL */
+        ph[10] = ph[11] = 0xff;         /* header checksum */
+    }
+    ph[l3 + 6] = 0xff;                  /* UDP checksum */
+    ph[l3 + 7] = 0xff;
+    ph[l3 + ROCE_UDP_HLEN + 4] = 0xff;  /* BTH resv8a */
     crc = crc32(0, lrh, sizeof(lrh));
-    crc = crc32(crc, ph, sizeof(ph));
-    crc = crc32(crc, ip + sizeof(ph), len - sizeof(ph));
+    crc = crc32(crc, ph, n);
+    crc = crc32(crc, ip + n, len - n);
     return (uint32_t)crc;
+}
+
+/* Bytes of the IP header a frame of @h carries. */
+static size_t roce_l3_len(const SnicRoceHdr *h)
+{
+    return h->v6 ? ROCE_IP6_HLEN : ROCE_IP_HLEN;
 }
 
 size_t snic_roce_build(uint8_t *f, SnicRoceHdr *h, size_t paylen)
 {
     uint32_t fl = snic_roce_opflags(h->opcode);
-    uint8_t *ip = f + 14, *udp = f + ROCE_L4_OFF, *p = f + ROCE_BTH_OFF;
+    uint8_t *ip = f + 14, *udp = ip + roce_l3_len(h);
+    uint8_t *p = udp + ROCE_UDP_HLEN;
 
     memcpy(f, h->dmac, 6);
     memcpy(f + 6, h->smac, 6);
-    d2d_wr16(f + 12, SNIC_ETHERTYPE_IPV4);
-    memset(ip, 0, ROCE_IP_HLEN);
-    ip[0] = 0x45;
-    ip[1] = h->tos;
-    d2d_wr16(ip + 6, 0x4000);          /* DF */
-    ip[8] = h->ttl ? h->ttl : 64;
-    ip[9] = SNIC_IPPROTO_UDP;
-    d2d_wr32(ip + 12, h->sip);
-    d2d_wr32(ip + 16, h->dip);
+    if (h->v6) {
+        d2d_wr16(f + 12, ROCE_ETHERTYPE_IPV6);
+        memset(ip, 0, ROCE_IP6_HLEN);
+        d2d_wr32(ip, 6u << 28 | (uint32_t)h->tos << 20 | (h->flow & 0xfffff));
+        ip[6] = SNIC_IPPROTO_UDP;
+        ip[7] = h->ttl ? h->ttl : 64;
+        memcpy(ip + 8, h->sip6, 16);
+        memcpy(ip + 24, h->dip6, 16);
+    } else {
+        d2d_wr16(f + 12, SNIC_ETHERTYPE_IPV4);
+        memset(ip, 0, ROCE_IP_HLEN);
+        ip[0] = 0x45;
+        ip[1] = h->tos;
+        d2d_wr16(ip + 6, 0x4000);      /* DF */
+        ip[8] = h->ttl ? h->ttl : 64;
+        ip[9] = SNIC_IPPROTO_UDP;
+        d2d_wr32(ip + 12, h->sip);
+        d2d_wr32(ip + 16, h->dip);
+    }
     d2d_wr16(udp, h->sport ? h->sport : 0xc000);
     d2d_wr16(udp + 2, ROCE_UDP_PORT);
     d2d_wr16(udp + 6, 0);
@@ -202,17 +234,23 @@ size_t snic_roce_build(uint8_t *f, SnicRoceHdr *h, size_t paylen)
 size_t snic_roce_finish(uint8_t *f, const SnicRoceHdr *h, size_t paylen)
 {
     size_t tl = snic_roce_hdr_len(snic_roce_opflags(h->opcode));
-    size_t off = ROCE_BTH_OFF + tl + paylen;
+    size_t l3 = roce_l3_len(h);
+    size_t off = 14 + l3 + ROCE_UDP_HLEN + tl + paylen;
     size_t udp_len = ROCE_UDP_HLEN + tl + paylen + h->pad + ROCE_ICRC_LEN;
     uint8_t *ip = f + 14;
     uint32_t icrc;
 
     memset(f + off, 0, h->pad);
     off += h->pad;
-    d2d_wr16(f + ROCE_L4_OFF + 4, udp_len);
-    d2d_wr16(ip + 2, ROCE_IP_HLEN + udp_len);
-    d2d_wr16(ip + 10, 0);
-    d2d_wr16(ip + 10, d2d_csum_fold(d2d_csum_partial(0, ip, ROCE_IP_HLEN)));
+    d2d_wr16(ip + l3 + 4, udp_len);
+    if (h->v6) {
+        d2d_wr16(ip + 4, udp_len);     /* payload length */
+    } else {
+        d2d_wr16(ip + 2, ROCE_IP_HLEN + udp_len);
+        d2d_wr16(ip + 10, 0);
+        d2d_wr16(ip + 10,
+                 d2d_csum_fold(d2d_csum_partial(0, ip, ROCE_IP_HLEN)));
+    }
     icrc = snic_roce_icrc(ip, off - 14);
     /* stored least significant byte first, as rdma_rxe does */
     f[off] = icrc;
@@ -222,48 +260,110 @@ size_t snic_roce_finish(uint8_t *f, const SnicRoceHdr *h, size_t paylen)
     return off + ROCE_ICRC_LEN;
 }
 
-SnicRoceParse snic_roce_parse(const uint8_t *f, size_t len, SnicRoceHdr *h)
+/*
+ * The IPv4 header of a received frame: its fields into @h, the UDP header
+ * in *udp, its length (as the IP header says) in *udp_len.
+ */
+static SnicRoceParse roce_parse_ip4(const uint8_t *f, size_t len,
+                                    SnicRoceHdr *h, const uint8_t **udp,
+                                    size_t *udp_len)
 {
-    const uint8_t *ip = f + 14, *udp, *p, *end;
-    size_t tot, udp_len, tl;
-    uint32_t fl, icrc;
+    const uint8_t *ip = f + 14;
+    size_t tot;
 
-    memset(h, 0, sizeof(*h));
-    if (len < ROCE_L4_OFF + ROCE_UDP_HLEN ||
-        d2d_rd16(f + 12) != SNIC_ETHERTYPE_IPV4 || (ip[0] >> 4) != 4 ||
+    if (len < ROCE_L4_OFF + ROCE_UDP_HLEN || (ip[0] >> 4) != 4 ||
         ip[9] != SNIC_IPPROTO_UDP) {
         return ROCE_NOT_ROCE;
     }
     /* Fragments and options: not something a RoCE peer sends. */
     if ((d2d_rd16(ip + 6) & 0x3fff) || (ip[0] & 0xf) != 5) {
-        udp = f + 14 + (ip[0] & 0xf) * 4;
-        if ((ip[0] & 0xf) < 5 || udp + 4 > f + len ||
-            d2d_rd16(udp + 2) != ROCE_UDP_PORT) {
+        *udp = f + 14 + (ip[0] & 0xf) * 4;
+        if ((ip[0] & 0xf) < 5 || *udp + 4 > f + len ||
+            d2d_rd16(*udp + 2) != ROCE_UDP_PORT) {
             return ROCE_NOT_ROCE;
         }
         return ROCE_MALFORMED;
     }
-    udp = f + ROCE_L4_OFF;
-    if (d2d_rd16(udp + 2) != ROCE_UDP_PORT) {
+    *udp = f + ROCE_L4_OFF;
+    if (d2d_rd16(*udp + 2) != ROCE_UDP_PORT) {
         return ROCE_NOT_ROCE;
     }
     tot = d2d_rd16(ip + 2);
-    udp_len = d2d_rd16(udp + 4);
-    if (tot > len - 14 || tot != ROCE_IP_HLEN + udp_len ||
-        d2d_csum_fold(d2d_csum_partial(0, ip, ROCE_IP_HLEN)) != 0 ||
-        udp_len < ROCE_UDP_HLEN + ROCE_BTH_LEN + ROCE_ICRC_LEN) {
+    *udp_len = d2d_rd16(*udp + 4);
+    if (tot > len - 14 || tot != ROCE_IP_HLEN + *udp_len ||
+        d2d_csum_fold(d2d_csum_partial(0, ip, ROCE_IP_HLEN)) != 0) {
+        return ROCE_MALFORMED;
+    }
+    h->tos = ip[1];
+    h->ttl = ip[8];
+    h->sip = d2d_rd32(ip + 12);
+    h->dip = d2d_rd32(ip + 16);
+    return ROCE_OK;
+}
+
+/* The same for IPv6 (no extension headers: a RoCE peer sends none). */
+static SnicRoceParse roce_parse_ip6(const uint8_t *f, size_t len,
+                                    SnicRoceHdr *h, const uint8_t **udp,
+                                    size_t *udp_len)
+{
+    const uint8_t *ip = f + 14;
+    size_t plen;
+
+    if (len < 14 + ROCE_IP6_HLEN + ROCE_UDP_HLEN || (ip[0] >> 4) != 6 ||
+        ip[6] != SNIC_IPPROTO_UDP) {
+        return ROCE_NOT_ROCE;
+    }
+    *udp = ip + ROCE_IP6_HLEN;
+    if (d2d_rd16(*udp + 2) != ROCE_UDP_PORT) {
+        return ROCE_NOT_ROCE;
+    }
+    plen = d2d_rd16(ip + 4);
+    *udp_len = d2d_rd16(*udp + 4);
+    if (plen > len - 14 - ROCE_IP6_HLEN || plen != *udp_len) {
+        return ROCE_MALFORMED;
+    }
+    h->v6 = true;
+    h->tos = d2d_rd16(ip) >> 4;
+    h->flow = d2d_rd32(ip) & 0xfffff;
+    h->ttl = ip[7];
+    memcpy(h->sip6, ip + 8, 16);
+    memcpy(h->dip6, ip + 24, 16);
+    return ROCE_OK;
+}
+
+SnicRoceParse snic_roce_parse(const uint8_t *f, size_t len, SnicRoceHdr *h)
+{
+    const uint8_t *ip = f + 14, *udp = NULL, *p, *end;
+    size_t udp_len = 0, tl;
+    SnicRoceParse r;
+    uint32_t fl, icrc;
+
+    memset(h, 0, sizeof(*h));
+    if (len < 14) {
+        return ROCE_NOT_ROCE;
+    }
+    switch (d2d_rd16(f + 12)) {
+    case SNIC_ETHERTYPE_IPV4:
+        r = roce_parse_ip4(f, len, h, &udp, &udp_len);
+        break;
+    case ROCE_ETHERTYPE_IPV6:
+        r = roce_parse_ip6(f, len, h, &udp, &udp_len);
+        break;
+    default:
+        return ROCE_NOT_ROCE;
+    }
+    if (r != ROCE_OK) {
+        return r;
+    }
+    if (udp_len < ROCE_UDP_HLEN + ROCE_BTH_LEN + ROCE_ICRC_LEN) {
         return ROCE_MALFORMED;
     }
     memcpy(h->dmac, f, 6);
     memcpy(h->smac, f + 6, 6);
     h->ip = ip;
-    h->tos = ip[1];
-    h->ttl = ip[8];
-    h->sip = d2d_rd32(ip + 12);
-    h->dip = d2d_rd32(ip + 16);
     h->sport = d2d_rd16(udp);
 
-    p = f + ROCE_BTH_OFF;
+    p = udp + ROCE_UDP_HLEN;
     end = udp + udp_len - ROCE_ICRC_LEN;
     h->opcode = p[0];
     h->se = p[1] & 0x80;

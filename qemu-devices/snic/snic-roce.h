@@ -1,5 +1,5 @@
 /*
- * snic: RoCEv2 wire format - Ethernet/IPv4/UDP encapsulation, the IB
+ * snic: RoCEv2 wire format - Ethernet/IPv4 or IPv6/UDP encapsulation, the IB
  * transport headers (BTH, RETH, AETH, AtomicETH, AtomicAckETH, ImmDt, IETH,
  * DETH), the opcode table and the ICRC (IBA Annex A17).  Pure C (no QEMU
  * headers) so the host unit tests check it directly
@@ -16,6 +16,8 @@
 
 #define ROCE_UDP_PORT       4791
 #define ROCE_IP_HLEN        20
+#define ROCE_IP6_HLEN       40
+#define ROCE_ETHERTYPE_IPV6 0x86dd
 #define ROCE_UDP_HLEN       8
 #define ROCE_BTH_LEN        12
 #define ROCE_RETH_LEN       16
@@ -30,11 +32,18 @@
 /* Ethernet + IPv4 + UDP before the BTH */
 #define ROCE_L4_OFF         (14 + ROCE_IP_HLEN)
 #define ROCE_BTH_OFF        (ROCE_L4_OFF + ROCE_UDP_HLEN)
-/* Largest header stack: BTH + AtomicETH */
-#define ROCE_MAX_HDRS       (ROCE_BTH_OFF + ROCE_BTH_LEN + ROCE_ATMETH_LEN)
+/* Largest header stack: Ethernet, IPv6, UDP, BTH + AtomicETH */
+#define ROCE_MAX_HDRS       (14 + ROCE_IP6_HLEN + ROCE_UDP_HLEN + \
+                             ROCE_BTH_LEN + ROCE_ATMETH_LEN)
 #define ROCE_PKEY_DEFAULT   0xffff
 
-/* BTH opcodes (RC = 0x00.., UD = 0x60..) */
+/*
+ * BTH opcodes: bits 7:5 the transport class (RC 0x00, UC 0x20, UD 0x60),
+ * bits 4:0 the operation.  The RC values are listed; a UC opcode is
+ * ROCE_OP_UC | the RC SEND/WRITE operation (0x20..0x2b).
+ */
+#define ROCE_OP_CLASS_MASK  0xe0
+#define ROCE_OP_UC          0x20
 enum {
     ROCE_SEND_FIRST = 0x00,
     ROCE_SEND_MIDDLE = 0x01,
@@ -98,6 +107,7 @@ enum {
 #define ROCE_F_ACK      (1u << 18)  /* ACK or atomic ACK */
 #define ROCE_F_CUSTOM   (1u << 19)  /* custom request (ROCE_CUSTOM_*) */
 #define ROCE_F_CNP      (1u << 20)  /* congestion notification */
+#define ROCE_F_UC       (1u << 21)  /* unreliable connected (class 0x20) */
 
 /* AETH syndrome */
 #define AETH_ACK            0x00
@@ -114,10 +124,13 @@ enum {
 
 /* Every field of one RoCEv2 packet, host order. */
 typedef struct SnicRoceHdr {
-    /* Ethernet / IPv4 / UDP */
+    /* Ethernet / IPv4 or IPv6 / UDP */
     uint8_t dmac[6], smac[6];
-    uint32_t sip, dip;
-    uint8_t ttl, tos;
+    bool v6;                        /* IPv6: sip6, dip6, flow */
+    uint32_t sip, dip;              /* IPv4 */
+    uint8_t sip6[16], dip6[16];     /* IPv6, network order */
+    uint32_t flow;                  /* IPv6 flow label (20 bits) */
+    uint8_t ttl, tos;               /* IPv6: hop limit, traffic class */
     uint16_t sport;
     /* BTH */
     uint8_t opcode;
@@ -137,7 +150,7 @@ typedef struct SnicRoceHdr {
     uint32_t ieth;                  /* IETH rkey */
     uint32_t qkey, sqpn;            /* DETH */
     /* parse results */
-    const uint8_t *ip;              /* received IPv4 header */
+    const uint8_t *ip;              /* received IPv4 or IPv6 header */
     const uint8_t *payload;
     size_t paylen;
     /* the whole frame (set by the receive dispatch, for sPIN) */
@@ -169,8 +182,8 @@ size_t snic_roce_finish(uint8_t *f, const SnicRoceHdr *h, size_t paylen);
 SnicRoceParse snic_roce_parse(const uint8_t *f, size_t len, SnicRoceHdr *h);
 
 /*
- * ICRC of a RoCEv2 packet: @ip points at the IPv4 header, @len bytes up to
- * (not including) the ICRC.
+ * ICRC of a RoCEv2 packet: @ip points at the IPv4 or IPv6 header (its
+ * version field says which), @len bytes up to (not including) the ICRC.
  */
 uint32_t snic_roce_icrc(const uint8_t *ip, size_t len);
 

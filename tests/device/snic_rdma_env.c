@@ -17,6 +17,10 @@
 const uint8_t mac_a[6] = { 0x52, 0x54, 0x00, 0x00, 0x00, 0x01 };
 const uint8_t mac_b[6] = { 0x52, 0x54, 0x00, 0x00, 0x00, 0x02 };
 const uint32_t ip_a = 0x0a000001, ip_b = 0x0a000002;
+/* a link-local and a global IPv6 address */
+const uint8_t ip6_a[16] = { 0xfe, 0x80, [8] = 0x50, 0x54, 0x00, 0xff,
+			    0xfe, 0x00, 0x00, 0x01 };
+const uint8_t ip6_b[16] = { 0x20, 0x01, 0x0d, 0xb8, [15] = 0x02 };
 
 struct qt *qt;
 struct snic_dev dev[2];
@@ -335,11 +339,15 @@ void av_fill(struct snic_av *av, struct snic_dev *from)
 	av->udp_sport = 0xc000 | (from == A ? 1 : 2);
 }
 
-/* RESET -> INIT -> RTR (-> RTS with @rts) of RC QP @q towards @peer. */
+/*
+ * RESET -> INIT -> RTR (-> RTS with @rts) of RC or UC QP @q towards @peer
+ * (UC: without RC's RD/atomic, RNR and retry attributes).
+ */
 bool qp_connect_to(struct qp *q, const struct qp *peer,
 		   const struct conn *c, uint32_t sq_psn,
 		   uint32_t rq_psn, bool rts)
 {
+	bool rc = q->type == SNIC_QPT_RC;
 	struct snic_qp_attr a;
 
 	memset(&a, 0, sizeof(a));
@@ -350,6 +358,12 @@ bool qp_connect_to(struct qp *q, const struct qp *peer,
 		return false;
 	memset(&a, 0, sizeof(a));
 	av_fill(&a.av, q->d);
+	if (c->v6) {
+		a.av.sip = a.av.dip = 0;
+		a.av.flags = SNIC_AV_F_IPV6;
+		memcpy(a.sip6, q->d == A ? ip6_a : ip6_b, 16);
+		memcpy(a.dip6, q->d == A ? ip6_b : ip6_a, 16);
+	}
 	a.path_mtu = c->mtu;
 	a.dest_qpn = peer->qpn;
 	a.rq_psn = rq_psn;
@@ -357,8 +371,8 @@ bool qp_connect_to(struct qp *q, const struct qp *peer,
 	a.min_rnr_timer = c->rnr_timer;
 	if (qp_state(q, SNIC_QPS_RTR, SNIC_QP_ATTR_AV | SNIC_QP_ATTR_PATH_MTU |
 		     SNIC_QP_ATTR_DEST_QPN | SNIC_QP_ATTR_RQ_PSN |
-		     SNIC_QP_ATTR_MAX_DEST_RD_ATOMIC |
-		     SNIC_QP_ATTR_MIN_RNR_TIMER, &a) != OK)
+		     (rc ? SNIC_QP_ATTR_MAX_DEST_RD_ATOMIC |
+		      SNIC_QP_ATTR_MIN_RNR_TIMER : 0), &a) != OK)
 		return false;
 	if (!rts)
 		return true;
@@ -369,8 +383,8 @@ bool qp_connect_to(struct qp *q, const struct qp *peer,
 	a.rnr_retry = c->rnr_retry;
 	a.max_rd_atomic = c->rd_atomic;
 	return qp_state(q, SNIC_QPS_RTS, SNIC_QP_ATTR_SQ_PSN |
-			SNIC_QP_ATTR_TIMEOUT | SNIC_QP_ATTR_RETRY_CNT |
-			SNIC_QP_ATTR_RNR_RETRY | SNIC_QP_ATTR_MAX_RD_ATOMIC,
+			(rc ? SNIC_QP_ATTR_TIMEOUT | SNIC_QP_ATTR_RETRY_CNT |
+			 SNIC_QP_ATTR_RNR_RETRY | SNIC_QP_ATTR_MAX_RD_ATOMIC : 0),
 			&a) == OK;
 }
 

@@ -48,6 +48,7 @@ struct conn {
 	uint8_t mtu;		/* SNIC_MTU_* */
 	uint8_t timeout, retry, rnr_retry, rnr_timer;
 	uint8_t rd_atomic;
+	bool v6;		/* the path over IPv6 (ip6_a, ip6_b) */
 };
 
 struct wqe {
@@ -76,6 +77,7 @@ struct side {
 extern const uint8_t mac_a[6];
 extern const uint8_t mac_b[6];
 extern const uint32_t ip_a, ip_b;
+extern const uint8_t ip6_a[16], ip6_b[16];
 extern struct qt *qt;
 extern struct snic_dev dev[2];
 extern const struct conn conn_default;
@@ -109,7 +111,8 @@ uint64_t mr_pa(const struct mr *m, uint64_t o);
 void mr_write(const struct mr *m, uint64_t o, const void *buf,
 	      size_t len);
 void mr_read(const struct mr *m, uint64_t o, void *buf, size_t len);
-/* QPs, WQEs, a connected RC pair (sa on A, sb on B) */
+/* QPs, WQEs, a connected RC pair (sa on A, sb on B); qp_connect_to
+ * brings RC and UC QPs up, each with its own state machine attributes */
 int qp_create_f(struct qp *q, struct snic_dev *d, uint8_t type,
 		uint32_t pdn, struct snic_cq *scq, struct snic_cq *rcq,
 		int srqn, uint8_t flags);

@@ -47,7 +47,7 @@ suite() {
 		fail "$2/cases" "$n of $want cases reported"
 	fi
 }
-suite snic_ib snic_ib_wqe 5
+suite snic_ib snic_ib_wqe 6
 suite hdc hdc_extents 4
 check dmesg_clean dmesg_clean
 finish

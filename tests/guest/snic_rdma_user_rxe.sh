@@ -2,7 +2,8 @@
 # libsnic provider) and Soft-RoCE (rdma_rxe) on guest 2's virtio-net port
 # on the same wire, both ways: first rxe is the requester (client, guest 2
 # prints its lines), then snic (client on guest 1).  Then the stock tools
-# in both directions: ibv_rc_pingpong, ib_write_bw and ib_read_bw.
+# in both directions: ibv_rc_pingpong, ib_write_bw and ib_read_bw, and
+# UC: ibv_uc_pingpong and ib_write_bw -c UC.
 # vm-args: --guests 2 --rxe-peer
 # timeout: 420
 . /opt/d2d/tests/lib.sh
@@ -74,6 +75,13 @@ for dir in snic_to_rxe rxe_to_snic; do
 	xpair "read_bw_$dir" $((p + 2)) $sg \
 		"ib_read_bw -d $dev -x $gid -p $((p + 2)) -s 65536 -n 20 -o 16 -F" \
 		"ib_read_bw -d $dev -x $gid -p $((p + 2)) -s 65536 -n 20 -o 16 -F $peer_ip"
+	# UC: the UC opcodes on the wire as rxe sends and takes them
+	xpair "uc_pingpong_$dir" $((p + 3)) $sg \
+		"ibv_uc_pingpong -d $dev -g $gid -p $((p + 3)) -s 4096 -n 20 -c" \
+		"ibv_uc_pingpong -d $dev -g $gid -p $((p + 3)) -s 4096 -n 20 -c $peer_ip"
+	xpair "uc_write_bw_$dir" $((p + 4)) $sg \
+		"ib_write_bw -c UC -d $dev -x $gid -p $((p + 4)) -s 65536 -n 20 -F" \
+		"ib_write_bw -c UC -d $dev -x $gid -p $((p + 4)) -s 65536 -n 20 -F $peer_ip"
 done
 check dmesg_clean dmesg_clean
 finish

@@ -110,7 +110,9 @@ static void struct_sizes_match_doc(void)
 {
 	CHECK_EQ(sizeof(struct snic_mr_cfg), 48);
 	CHECK_EQ(sizeof(struct snic_aq_create_qp), 56);
-	CHECK_EQ(sizeof(struct snic_qp_attr), 96);
+	CHECK_EQ(sizeof(struct snic_qp_attr), 128);
+	CHECK_EQ(__builtin_offsetof(struct snic_qp_attr, sip6), 96);
+	CHECK_EQ(__builtin_offsetof(struct snic_av, flags), 25);
 	CHECK_EQ(sizeof(struct snic_av), 32);
 	CHECK_EQ(sizeof(struct snic_aq_create_srq), 32);
 	CHECK_EQ(sizeof(struct snic_aq_modify_srq), 8);
@@ -119,7 +121,7 @@ static void struct_sizes_match_doc(void)
 	CHECK_EQ(sizeof(struct snic_wqe_raddr), 16);
 	CHECK_EQ(sizeof(struct snic_wqe_atomic), 16);
 	CHECK_EQ(sizeof(struct snic_recv_hdr), 16);
-	CHECK_EQ(sizeof(struct snic_rdma_stats), 400);
+	CHECK_EQ(sizeof(struct snic_rdma_stats), 408);
 	CHECK_EQ(sizeof(struct snic_aq_create_ssq), 56);
 	CHECK_EQ(__builtin_offsetof(struct snic_aq_create_ssq, ci_addr), 16);
 	CHECK_EQ(sizeof(struct snic_pipe_rqe), 16);

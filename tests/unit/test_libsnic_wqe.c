@@ -202,6 +202,38 @@ static void ud_send(void)
 	CHECK_EQ(snic_build_send_wqe(&ud, &wr, 0, wqe, &info), EINVAL);
 }
 
+/* UC: SEND and RDMA WRITE (+imm) as on RC, no ud segment; READ,
+ * atomics, SEND with invalidate and custom requests refused. */
+static void uc_ops(void)
+{
+	static const enum ibv_wr_opcode bad[] = {
+		IBV_WR_RDMA_READ, IBV_WR_ATOMIC_CMP_AND_SWP,
+		IBV_WR_ATOMIC_FETCH_AND_ADD, IBV_WR_SEND_WITH_INV,
+		IBV_WR_DRIVER1,
+	};
+	struct ibv_sge s = { 0x1000, 8, 1 };
+	struct ibv_send_wr wr = { .sg_list = &s, .num_sge = 1,
+				  .opcode = IBV_WR_RDMA_WRITE_WITH_IMM };
+	struct snic_sq_params uc = rc;
+	struct snic_wqe_info info;
+	unsigned int i;
+
+	uc.qp_type = IBV_QPT_UC;
+	wr.wr.rdma.remote_addr = 0x5000;
+	wr.wr.rdma.rkey = 0x77;
+	CHECK_EQ(snic_build_send_wqe(&uc, &wr, 0, wqe, &info), 0);
+	CHECK_EQ(ctrl()->opcode, SNIC_WQE_RDMA_WRITE_IMM);
+	CHECK_EQ(ctrl()->ds_cnt, 3);		/* ctrl raddr data */
+	wr.opcode = IBV_WR_SEND;
+	CHECK_EQ(snic_build_send_wqe(&uc, &wr, 0, wqe, &info), 0);
+	CHECK_EQ(ctrl()->opcode, SNIC_WQE_SEND);
+	CHECK_EQ(ctrl()->ds_cnt, 2);		/* ctrl data */
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		wr.opcode = bad[i];
+		CHECK_EQ(snic_build_send_wqe(&uc, &wr, 0, wqe, &info), EINVAL);
+	}
+}
+
 static void recv_wqe(void)
 {
 	uint8_t slot[64];
@@ -289,6 +321,7 @@ int main(void)
 	RUN("unit/libsnic_wqe", rc_atomics);
 	RUN("unit/libsnic_wqe", inline_and_limits);
 	RUN("unit/libsnic_wqe", ud_send);
+	RUN("unit/libsnic_wqe", uc_ops);
 	RUN("unit/libsnic_wqe", recv_wqe);
 	RUN("unit/libsnic_wqe", cqe_owner_and_status);
 	RUN("unit/libsnic_wqe", recv_cqe_to_wc);

@@ -213,6 +213,158 @@ static void cnp_format(void)
 	}
 }
 
+/* UC (class 0x20): the RC SEND/WRITE operations with ROCE_F_UC. */
+static void uc_opcodes(void)
+{
+	for (unsigned int op = 0x20; op < 0x40; op++) {
+		uint32_t rc = snic_roce_opflags(op & 0x1f);
+
+		if (op <= 0x2b) {
+			CHECK(rc & (ROCE_F_SEND | ROCE_F_WRITE));
+			CHECK_EQ(snic_roce_opflags(op), rc | ROCE_F_UC);
+		} else {
+			CHECK_EQ(snic_roce_opflags(op), 0);
+		}
+	}
+}
+
+/*
+ * ICRC of a RoCEv2 frame over IPv6 (@len bytes, ICRC included), computed
+ * here: 8 bytes of ones, the IPv6 header with traffic class, flow label
+ * and hop limit set to ones (the version nibble kept), the UDP header
+ * with its checksum set to ones, the BTH with resv8a set to ones, the rest.
+ */
+static uint32_t ref_icrc6(const uint8_t *f, size_t len)
+{
+	uint8_t m[4096 + 256], ones[8];
+	size_t n = len - 14 - 4;
+
+	memcpy(m, f + 14, n);
+	m[0] |= 0x0f;			/* traffic class, high nibble */
+	m[1] = m[2] = m[3] = 0xff;	/* traffic class low nibble, flow label */
+	m[7] = 0xff;			/* hop limit */
+	m[46] = m[47] = 0xff;		/* UDP checksum */
+	m[52] = 0xff;			/* BTH resv8a */
+	memset(ones, 0xff, 8);
+	return ~crc_raw(crc_raw(0xffffffffu, ones, 8), m, n);
+}
+
+/* A RoCEv2 SEND ONLY over IPv6 written byte by byte: @paylen bytes. */
+static size_t mk6_raw(uint8_t *f, size_t paylen)
+{
+	static const uint8_t sip[16] = { 0xfe, 0x80, [8] = 0x50, 0x54, 0, 0xff,
+					 0xfe, 0, 0, 1 };
+	static const uint8_t dip[16] = { 0x20, 0x01, 0x0d, 0xb8, [15] = 2 };
+	size_t udp_len = 8 + 12 + paylen + (4 - paylen % 4) % 4 + 4, i;
+	uint32_t icrc;
+
+	memset(f, 0, 14 + 40 + udp_len);
+	memcpy(f, (uint8_t[]){ 0x52, 0x54, 0, 0, 0, 2 }, 6);
+	memcpy(f + 6, (uint8_t[]){ 0x52, 0x54, 0, 0, 0, 1 }, 6);
+	f[12] = 0x86;
+	f[13] = 0xdd;
+	f[14] = 0x61;			/* version 6, traffic class 0x12 */
+	f[15] = 0x2a;			/* flow label 0xa5678 */
+	f[16] = 0x56;
+	f[17] = 0x78;
+	d2d_wr16(f + 18, udp_len);
+	f[20] = 17;			/* UDP */
+	f[21] = 64;
+	memcpy(f + 22, sip, 16);
+	memcpy(f + 38, dip, 16);
+	d2d_wr16(f + 54, 0xc001);
+	d2d_wr16(f + 56, 4791);
+	d2d_wr16(f + 58, udp_len);
+	f[62] = ROCE_SEND_ONLY;
+	f[63] = ((4 - paylen % 4) % 4) << 4;
+	f[64] = f[65] = 0xff;
+	d2d_wr32(f + 66, 0x34);
+	d2d_wr32(f + 70, 0x80000000u | 0x123456);
+	for (i = 0; i < paylen; i++)
+		f[74 + i] = i * 3;
+	icrc = ref_icrc6(f, 14 + 40 + udp_len);
+	memcpy(f + 14 + 40 + udp_len - 4,
+	       (uint8_t[]){ icrc, icrc >> 8, icrc >> 16, icrc >> 24 }, 4);
+	return 14 + 40 + udp_len;
+}
+
+/* RoCEv2 over IPv6: parse a frame written here, ICRC included. */
+static void ipv6_parse(void)
+{
+	uint8_t f[600], g[600];
+	size_t len = mk6_raw(f, 33), l;
+	SnicRoceHdr h;
+
+	CHECK_EQ(snic_roce_parse(f, len, &h), ROCE_OK);
+	CHECK(h.v6);
+	CHECK(!memcmp(h.sip6, f + 22, 16));
+	CHECK(!memcmp(h.dip6, f + 38, 16));
+	CHECK_EQ(h.tos, 0x12);
+	CHECK_EQ(h.ttl, 64);
+	CHECK_EQ(h.sport, 0xc001);
+	CHECK_EQ(h.opcode, ROCE_SEND_ONLY);
+	CHECK_EQ(h.dqpn, 0x34);
+	CHECK_EQ(h.psn, 0x123456);
+	CHECK_EQ(h.paylen, 33);
+	CHECK_EQ(h.payload[4], 12);
+	CHECK(h.ip == f + 14);
+	/* traffic class, flow label, hop limit, UDP checksum: masked */
+	memcpy(g, f, len);
+	g[14] = 0x6f;
+	g[15] = g[16] = g[17] = 0x33;
+	g[21] = 1;
+	g[60] = 0x12;
+	CHECK_EQ(snic_roce_parse(g, len, &h), ROCE_OK);
+	/* addresses and payload length are not */
+	memcpy(g, f, len);
+	g[53] ^= 1;
+	CHECK_EQ(snic_roce_parse(g, len, &h), ROCE_BAD_ICRC);
+	memcpy(g, f, len);
+	g[20] = 6;			/* TCP: not RoCE */
+	CHECK_EQ(snic_roce_parse(g, len, &h), ROCE_NOT_ROCE);
+	memcpy(g, f, len);
+	g[19] += 4;			/* payload length beyond the frame */
+	CHECK_EQ(snic_roce_parse(g, len, &h), ROCE_MALFORMED);
+	for (l = 0; l < len; l++)
+		CHECK(snic_roce_parse(f, l, &h) != ROCE_OK);
+}
+
+/* Frames the builder makes over IPv6 parse back, with the ICRC of here. */
+static void ipv6_build(void)
+{
+	uint8_t f[4400];
+	SnicRoceHdr h = {
+		.dmac = { 0x52, 0x54, 0, 0, 0, 2 },
+		.smac = { 0x52, 0x54, 0, 0, 0, 1 },
+		.v6 = true, .sip6 = { 0xfe, 0x80, [15] = 1 },
+		.dip6 = { 0xfe, 0x80, [15] = 2 }, .flow = 0x12345,
+		.ttl = 9, .tos = 0x4a, .sport = 0xc777,
+		.opcode = ROCE_WRITE_ONLY_IMM, .dqpn = 0x99, .psn = 0x10,
+		.va = 0x1000, .rkey = 0x77, .dlen = 1500, .imm = 0x11223344,
+	};
+	SnicRoceHdr r;
+	size_t off = snic_roce_build(f, &h, 1500), len;
+
+	CHECK_EQ(off, 14 + 40 + 8 + 12 + 16 + 4);
+	memset(f + off, 0x5a, 1500);
+	len = snic_roce_finish(f, &h, 1500);
+	CHECK_EQ(len, off + 1500 + 4);
+	CHECK_EQ(f[12] << 8 | f[13], 0x86dd);
+	CHECK_EQ(f[14], 0x64);			/* version 6, TC 0x4a */
+	CHECK_EQ(f[15], 0xa1);			/* TC low, flow label */
+	CHECK_EQ(f[16] << 8 | f[17], 0x2345);
+	CHECK_EQ(f[18] << 8 | f[19], len - 14 - 40);
+	CHECK_EQ(f[20], 17);
+	CHECK_EQ(f[21], 9);
+	CHECK_EQ(f[56] << 8 | f[57], 4791);
+	CHECK_EQ(wire_icrc(f, len), ref_icrc6(f, len));
+	CHECK_EQ(snic_roce_parse(f, len, &r), ROCE_OK);
+	CHECK(r.v6);
+	CHECK(!memcmp(r.dip6, h.dip6, 16));
+	CHECK_EQ(r.imm, 0x11223344);
+	CHECK_EQ(r.paylen, 1500);
+}
+
 int main(void)
 {
 	RUN("unit/snic_roce", icrc_matches_reference);
@@ -220,5 +372,8 @@ int main(void)
 	RUN("unit/snic_roce", parse_round_trip);
 	RUN("unit/snic_roce", malformed_rejected);
 	RUN("unit/snic_roce", cnp_format);
+	RUN("unit/snic_roce", uc_opcodes);
+	RUN("unit/snic_roce", ipv6_parse);
+	RUN("unit/snic_roce", ipv6_build);
 	return check_failures ? 1 : 0;
 }

@@ -76,7 +76,8 @@ struct ibv_qp *snic_create_qp_mode(struct ibv_pd *pd,
 	void *map;
 	int ret;
 
-	if (attr->qp_type != IBV_QPT_RC && attr->qp_type != IBV_QPT_UD) {
+	if (attr->qp_type != IBV_QPT_RC && attr->qp_type != IBV_QPT_UC &&
+	    attr->qp_type != IBV_QPT_UD) {
 		errno = EOPNOTSUPP;
 		return NULL;
 	}

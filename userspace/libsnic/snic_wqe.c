@@ -31,6 +31,7 @@ struct snic_op_desc {
 	bool inline_ok;		/* data may be inline */
 	bool ud_ok;		/* allowed on UD QPs */
 	bool imm;		/* ctrl.imm carries wr->imm_data */
+	bool uc_ok;		/* allowed on UC QPs (SEND, RDMA WRITE) */
 };
 
 static int snic_op_lookup(enum ibv_wr_opcode op, struct snic_op_desc *d)
@@ -39,39 +40,39 @@ static int snic_op_lookup(enum ibv_wr_opcode op, struct snic_op_desc *d)
 	switch (op) {
 	case IBV_WR_SEND:
 		*d = (struct snic_op_desc){ SNIC_WQE_SEND, IBV_WC_SEND,
-			false, false, true, true, false };
+			false, false, true, true, false, true };
 		return 0;
 	case IBV_WR_SEND_WITH_IMM:
 		*d = (struct snic_op_desc){ SNIC_WQE_SEND_IMM, IBV_WC_SEND,
-			false, false, true, true, true };
+			false, false, true, true, true, true };
 		return 0;
 	case IBV_WR_SEND_WITH_INV:
 		*d = (struct snic_op_desc){ SNIC_WQE_SEND_INV, IBV_WC_SEND,
-			false, false, true, false, false };
+			false, false, true, false, false, false };
 		return 0;
 	case IBV_WR_RDMA_WRITE:
 		*d = (struct snic_op_desc){ SNIC_WQE_RDMA_WRITE,
-			IBV_WC_RDMA_WRITE, true, false, true, false, false };
+			IBV_WC_RDMA_WRITE, true, false, true, false, false, true };
 		return 0;
 	case IBV_WR_RDMA_WRITE_WITH_IMM:
 		*d = (struct snic_op_desc){ SNIC_WQE_RDMA_WRITE_IMM,
-			IBV_WC_RDMA_WRITE, true, false, true, false, true };
+			IBV_WC_RDMA_WRITE, true, false, true, false, true, true };
 		return 0;
 	case IBV_WR_RDMA_READ:
 		*d = (struct snic_op_desc){ SNIC_WQE_RDMA_READ,
-			IBV_WC_RDMA_READ, true, false, false, false, false };
+			IBV_WC_RDMA_READ, true, false, false, false, false, false };
 		return 0;
 	case IBV_WR_ATOMIC_CMP_AND_SWP:
 		*d = (struct snic_op_desc){ SNIC_WQE_ATOMIC_CS,
-			IBV_WC_COMP_SWAP, true, true, false, false, false };
+			IBV_WC_COMP_SWAP, true, true, false, false, false, false };
 		return 0;
 	case IBV_WR_ATOMIC_FETCH_AND_ADD:
 		*d = (struct snic_op_desc){ SNIC_WQE_ATOMIC_FA,
-			IBV_WC_FETCH_ADD, true, true, false, false, false };
+			IBV_WC_FETCH_ADD, true, true, false, false, false, false };
 		return 0;
 	case IBV_WR_DRIVER1:	/* custom opcode: snic_put_custom() */
 		*d = (struct snic_op_desc){ SNIC_WQE_CUSTOM,
-			IBV_WC_DRIVER1, true, false, false, false, false };
+			IBV_WC_DRIVER1, true, false, false, false, false, false };
 		return 0;
 	default:
 		return EINVAL;
@@ -147,7 +148,7 @@ int snic_build_send_wqe(const struct snic_sq_params *p,
 	memset(buf, 0, SNIC_WQE_MAX_BYTES);
 	if (snic_op_lookup(wr->opcode, &d))
 		return EINVAL;
-	if (ud && !d.ud_ok)
+	if ((ud && !d.ud_ok) || (p->qp_type == IBV_QPT_UC && !d.uc_ok))
 		return EINVAL;
 	if (wr->num_sge < 0 || (unsigned int)wr->num_sge > p->max_sge)
 		return EINVAL;

@@ -142,6 +142,7 @@ enum snic_qp_type {
 	SNIC_QPT_RC		= 0,
 	SNIC_QPT_UD		= 1,
 	SNIC_QPT_GSI		= 2,	/* UD on qpn 1: RoCE CM MADs */
+	SNIC_QPT_UC		= 3,	/* unreliable connected */
 };
 
 #define SNIC_QP_F_PRIV		(1u << 0)	/* kernel QP: lkey 0 allowed */
@@ -238,7 +239,17 @@ struct snic_qp_attr {
 	__le32 sq_outstanding;	/* WQEs sent and not yet acknowledged */
 	__le32 cc_rate_mbps;	/* DCQCN: current rate, Mbit/s (0: AIMD) */
 	__u8 rsvd[8];
+	/* with SNIC_QP_ATTR_AV and av.flags SNIC_AV_F_IPV6: the IPv6 path */
+	__u8 sip6[16];
+	__u8 dip6[16];
 };
+
+/*
+ * struct snic_av flags.  IPV6: RoCEv2 over IPv6; the addresses are
+ * snic_qp_attr's sip6/dip6 (the AV's sip/dip are unused).  RC and UC QPs
+ * only: a UD WQE whose AV has it fails with SNIC_RST_LOC_QP_OP.
+ */
+#define SNIC_AV_F_IPV6		(1u << 0)
 
 /*
  * CREATE_SRQ (inline).  2^log_size receive WQEs of 2^log_stride bytes;
@@ -501,7 +512,8 @@ enum snic_eqe_rdma_type {
 	X(SNIC_RDMA_STAT_CNP_SENT, cnp_sent)		/* CNPs sent (notification point) */ \
 	X(SNIC_RDMA_STAT_CNP_RCVD, cnp_rcvd)		/* CNPs taken (reaction point) */ \
 	X(SNIC_RDMA_STAT_CC_RATE_DECREASES, cc_rate_decreases)	/* DCQCN rate cuts */ \
-	X(SNIC_RDMA_STAT_CC_RATE_INCREASES, cc_rate_increases)	/* DCQCN rate increase steps */
+	X(SNIC_RDMA_STAT_CC_RATE_INCREASES, cc_rate_increases)	/* DCQCN rate increase steps */ \
+	X(SNIC_RDMA_STAT_UC_DROPPED, uc_dropped)	/* UC messages the responder dropped */
 
 /* The list helpers SNIC_STAT_ENUM, _NAME and _LE64: snic_ifc.h. */
 enum snic_rdma_stat {

@@ -31,7 +31,8 @@ struct snic_av {
 	__u8 tos;		/* traffic class */
 	__le16 udp_sport;	/* RoCEv2 source port (flow entropy) */
 	__u8 sgid_index;	/* user UD QPs: source address table entry */
-	__u8 rsvd[7];
+	__u8 flags;		/* SNIC_AV_F_* (<d2d/snic_rdma_ifc.h>) */
+	__u8 rsvd[6];
 };
 
 struct snic_alloc_ucontext_resp {

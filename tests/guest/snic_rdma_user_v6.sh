@@ -1,0 +1,65 @@
+# RoCEv2 over IPv6 between two guests (one snic port each): ib_core
+# publishes the port's fe80 link-local address as a RoCE v2 GID, and the
+# global address this test adds (fd00::N/64) as another.  With those GID
+# indexes the stock tools run RC and UC QPs over IPv6: ibv_rc_pingpong
+# (with --chk) over the link-local and the global GID, ibv_uc_pingpong,
+# and perftest ib_send_bw over the link-local GID.  Each guest checks that
+# its port took RoCE packets and dropped none as not from a QP's path.
+# rdma_cm (rping, ucmatose) over IPv6 is not run: its MADs go through the
+# GSI QP, and datagram QPs are IPv4 only (docs/snic-ib.md).
+# vm-args: --guests 2
+# timeout: 420
+. /opt/d2d/tests/lib.sh
+. /opt/d2d/tests/snic_eth.inc
+. /opt/d2d/tests/snic_rdma_user.inc
+
+# roce_v2_gid6 IBDEV PREFIX: index of its RoCE v2 GID that starts with
+# PREFIX (the first group of the IPv6 address; waits 10 s).
+roce_v2_gid6() {
+	local f i n
+	for n in $(seq 1 50); do
+		for f in /sys/class/infiniband/"$1"/ports/1/gids/*; do
+			i=${f##*/}
+			case "$(cat "$f" 2>/dev/null)" in
+			"$2":*)
+				[ "$(gid_type "$1" "$i")" = "RoCE v2" ] &&
+					{ echo "$i"; return 0; } ;;
+			esac
+		done
+		sleep 0.2
+	done
+	return 1
+}
+
+rdma_user_two_guests
+check ping wait_ping "$peer" 60
+ip -6 addr add "fd00::$me/64" dev "$if" nodad
+if ll=$(roce_v2_gid6 "$dev" fe80) && gl=$(roce_v2_gid6 "$dev" fd00); then
+	pass ipv6_gids
+else
+	fail ipv6_gids "no RoCE v2 IPv6 GIDs: $(cat /sys/class/infiniband/$dev/ports/1/gids/* | sort -u | tr '\n' ' ')"
+	finish
+fi
+hc=/sys/class/infiniband/$dev/ports/1/hw_counters
+hw() { cat "$hc/$1"; }
+pk0=$(hw rx_pkts) bad0=$(hw rx_bad_src)
+
+b=1
+p=18790
+for t in rc_pingpong_ll rc_pingpong_global uc_pingpong_ll send_bw_ll; do
+	case $t in
+	rc_pingpong_ll) cmd="ibv_rc_pingpong -d $dev -g $ll -p $p -s 4096 -n 50 -c" ;;
+	rc_pingpong_global) cmd="ibv_rc_pingpong -d $dev -g $gl -p $p -s 4096 -n 50 -c" ;;
+	uc_pingpong_ll) cmd="ibv_uc_pingpong -d $dev -g $ll -p $p -s 4096 -n 50 -c" ;;
+	send_bw_ll) cmd="ib_send_bw -d $dev -x $ll -p $p -s 4096 -n 200 -F" ;;
+	esac
+	check "barrier_$b" barrier "$b"
+	b=$((b + 1))
+	xpair "ipv6_$t" "$p" 1 "$cmd" "$cmd 10.0.0.1"
+	p=$((p + 1))
+done
+check "barrier_$b" barrier "$b"
+check ipv6_traffic test "$(hw rx_pkts)" -gt "$pk0"
+check ipv6_from_path test "$(hw rx_bad_src)" = "$bad0"
+check dmesg_clean dmesg_clean
+finish
