@@ -205,6 +205,38 @@ static void cqe_timestamp_completion(void)
 	CHECK_EQ(e.timestamp, t0 + t);
 }
 
+/*
+ * The device clock in the doorbell pages (SNIC_DB_CLOCK_LO, then HI) is
+ * the virtual clock, the time base of the CQE timestamps; reading LO
+ * latches HI per page.
+ */
+static void db_clock(void)
+{
+	uint64_t page = A->bar2 + 3 * SNIC_DB_PAGE_SIZE, t0, t;
+	struct snic_cqe e;
+	uint32_t lo, hi;
+
+	CHECK(env_start_opts(",timing=on"));
+	CHECK(pair_up(&conn_4k));
+	/* past 2^32 ns: the high half counts */
+	qt_clock_step(qt, 5000000000ull);
+	t0 = qt_clock_now(qt);
+	lo = qt_readl(qt, page + SNIC_DB_CLOCK_LO);
+	hi = qt_readl(qt, page + SNIC_DB_CLOCK_HI);
+	CHECK_EQ((uint64_t)hi << 32 | lo, t0);
+	CHECK(hi > 0);
+	/* a CQE's timestamp on the same clock: after t0, at most now */
+	CHECK(timed_write(&e) > 0);
+	lo = qt_readl(qt, page + SNIC_DB_CLOCK_LO);
+	hi = qt_readl(qt, page + SNIC_DB_CLOCK_HI);
+	t = (uint64_t)hi << 32 | lo;
+	CHECK(e.timestamp > t0);
+	CHECK(e.timestamp <= t);
+	CHECK_EQ(t, qt_clock_now(qt));
+	/* other offsets still read 0 */
+	CHECK_EQ(qt_readl(qt, page + SNIC_DB_CLOCK_HI + 4), 0);
+}
+
 static void bad_params_refused(void)
 {
 	CHECK(!env_start_opts(",timing=on,timing-pcie-lanes=3"));
@@ -225,6 +257,7 @@ int main(void)
 	RUN("device/snic_timing", timing_off_immediate);
 	RUN("device/snic_timing", switch_queue_drops);
 	RUN("device/snic_timing", cqe_timestamp_completion);
+	RUN("device/snic_timing", db_clock);
 	RUN("device/snic_timing", bad_params_refused);
 	qt_quit(qt);
 	return check_failures ? 1 : 0;
