@@ -41,7 +41,9 @@ int snic_ib_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	u8 log;
 	int ret;
 
-	if (attr->flags || attr->comp_vector ||
+	/* every CQE carries its completion time: the flag asks for nothing */
+	if ((attr->flags & ~IB_UVERBS_CQ_FLAGS_TIMESTAMP_COMPLETION) ||
+	    attr->comp_vector ||
 	    attr->cqe < 1 || attr->cqe > SNIC_IB_MAX_CQE)
 		return -EINVAL;
 	if (udata)

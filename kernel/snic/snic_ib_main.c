@@ -68,6 +68,9 @@ static int snic_ib_query_device(struct ib_device *ibdev,
 	a->max_qp_init_rd_atom = SNIC_MAX_RD_ATOMIC;
 	a->max_res_rd_atom = SNIC_MAX_RD_ATOMIC * a->max_qp;
 	a->atomic_cap = IB_ATOMIC_HCA;
+	/* CQE time stamps: ns of the device clock (docs/snic-rdma.md) */
+	a->hca_core_clock = SNIC_CLOCK_KHZ;
+	a->timestamp_mask = U64_MAX;
 	a->max_ah = 1 << 20;	/* host state only */
 	a->max_mcast_grp = SNIC_MAX_MCAST_GRPS;
 	a->max_mcast_qp_attach = SNIC_MAX_MCAST_QP_ATTACH;

@@ -222,12 +222,27 @@ static void snic_db_write(void *opaque, hwaddr addr, uint64_t val,
     }
 }
 
+/*
+ * Reads: the device clock (ns of QEMU's virtual clock, the time base of
+ * CQE timestamps) at SNIC_DB_CLOCK_LO/HI of every page, 0 elsewhere.
+ */
 static uint64_t snic_db_read(void *opaque, hwaddr addr, unsigned size)
 {
     SnicState *s = opaque;
+    SnicMmioWqe *p = &s->mmio_wqe[addr / SNIC_DB_PAGE_SIZE];
+    uint64_t now;
 
     d2d_mmio_account(&s->pcie, false, addr, size);
-    return 0;
+    switch (addr % SNIC_DB_PAGE_SIZE) {
+    case SNIC_DB_CLOCK_LO:
+        now = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
+        p->clock_hi = now >> 32;
+        return (uint32_t)now;
+    case SNIC_DB_CLOCK_HI:
+        return p->clock_hi;
+    default:
+        return 0;
+    }
 }
 
 const MemoryRegionOps snic_db_ops = {

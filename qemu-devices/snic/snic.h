@@ -213,10 +213,14 @@ typedef struct SnicRq {
     SnicQueueStats st;
 } SnicRq;
 
-/* A doorbell page's WQE-by-MMIO line as its 32-bit stores arrive. */
+/*
+ * A doorbell page's WQE-by-MMIO line as its 32-bit stores arrive, and
+ * the clock bits its last SNIC_DB_CLOCK_LO read latched.
+ */
 typedef struct SnicMmioWqe {
     uint8_t line[SNIC_DB_SQ_WQE_SIZE];
     uint16_t mask;          /* dwords written so far */
+    uint32_t clock_hi;      /* SNIC_DB_CLOCK_HI */
 } SnicMmioWqe;
 
 typedef struct SnicRss {

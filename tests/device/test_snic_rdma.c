@@ -1113,6 +1113,79 @@ static void loss_every_13_big_write(void)
 		(unsigned long long)st.loss_injected);
 }
 
+/*
+ * An RC READ under deterministic loss of every @every-th frame each
+ * device sends: the requester re-READs the missing range (go-back-N from
+ * the first missing response PSN) until the READ completes with every
+ * byte, as IB specifies.  A re-READ of the whole rest whose length is a
+ * multiple of @every loses its first response again on every retry
+ * (before the fix: RETRY_EXC_ERR on the second READ); after a timeout the
+ * requester asks for the first missing response alone.  Three READs of
+ * 64 KiB at MTU 1024 and 4096, with the transport timeout below the loss
+ * probe's 2 ms (timeout 8) and above it (14).
+ */
+static void read_loss_every(uint32_t every)
+{
+	static uint8_t src[64 * 1024], dst[64 * 1024];
+	static const uint8_t mtus[] = { SNIC_MTU_1024, SNIC_MTU_4096 };
+	static const uint8_t timeouts[] = { 8, 14 };
+	struct conn c = conn_default;
+	struct snic_rdma_stats st;
+	struct snic_cqe e;
+	char opts[32];
+	struct wqe w;
+	uint16_t idx;
+	unsigned int run, k, i;
+	bool got;
+
+	snprintf(opts, sizeof(opts), ",loss-every=%u", every);
+	for (run = 0; run < 4; run++) {
+		CHECK(env_start_opts(opts));
+		c.mtu = mtus[run / 2];
+		c.timeout = timeouts[run % 2];
+		c.retry = 7;
+		CHECK(pair_up(&c));
+		for (k = 0; k < 3; k++) {
+			fill(src, sizeof(src), 40 + k + 3 * run + every);
+			mr_write(&sb.mr, 0, src, sizeof(src));
+			memset(dst, 0, sizeof(dst));
+			mr_write(&sa.mr, 0, dst, sizeof(dst));
+			w_init(&w, SNIC_WQE_RDMA_READ, SNIC_WQE_F_SIGNAL, 0);
+			w_raddr(&w, sb.mr.iova, sb.mr.key);
+			w_data(&w, sizeof(dst), sa.mr.key, sa.mr.iova);
+			idx = qp_post(&sa.qp, &w);
+			for (i = 0, got = false; i < 100 && !got; i++)
+				got = cq_wait(&sa.scq, &e, 500000);
+			CHECK(got);
+			CHECK_EQ(e.wqe_counter, idx);
+			CHECK_EQ(e.syndrome, SNIC_RST_OK);
+			CHECK_EQ(e.byte_cnt, sizeof(dst));
+			mr_read(&sa.mr, 0, dst, sizeof(dst));
+			CHECK(!memcmp(dst, src, sizeof(dst)));
+		}
+		CHECK_EQ(qp_query_state(&sa.qp), SNIC_QPS_RTS);
+		CHECK(rstats(B, &st));
+		CHECK(st.loss_injected > 0);
+		CHECK(rstats(A, &st));
+		CHECK(st.retransmits > 0);
+		fprintf(stderr, "read loss-every=%u mtu %u timeout %u: A "
+			"retransmits %llu timeouts %llu\n", every,
+			128u << c.mtu, c.timeout,
+			(unsigned long long)st.retransmits,
+			(unsigned long long)st.timeouts);
+	}
+}
+
+static void read_loss_every_3(void)
+{
+	read_loss_every(3);
+}
+
+static void read_loss_every_4(void)
+{
+	read_loss_every(4);
+}
+
 /* RESIZE_CQ of @c to 2^@log entries at a new ring; the status. */
 static int cq_resize_to(struct snic_cq *c, uint64_t ring, uint64_t dbr, int log,
 			uint64_t *moved)
@@ -2299,6 +2372,8 @@ int main(void)
 	RUN("device/snic_rdma", local_errors);
 	RUN("device/snic_rdma", loss_injection);
 	RUN("device/snic_rdma", loss_every_13_big_write);
+	RUN("device/snic_rdma", read_loss_every_3);
+	RUN("device/snic_rdma", read_loss_every_4);
 	RUN("device/snic_rdma", loss_ppm_atomics);
 	RUN("device/snic_rdma", rnr_retry);
 	RUN("device/snic_rdma", retry_exceeded);

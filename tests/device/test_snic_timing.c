@@ -186,6 +186,144 @@ static void cqe_timestamp_completion(void)
 	CHECK_EQ(e.timestamp, t0 + t);
 }
 
+/*
+ * The device clock in the doorbell pages (SNIC_DB_CLOCK_LO, then HI) is
+ * the virtual clock, the time base of the CQE timestamps; reading LO
+ * latches HI per page.
+ */
+static void db_clock(void)
+{
+	uint64_t page = A->bar2 + 3 * SNIC_DB_PAGE_SIZE, t0, t;
+	struct snic_cqe e;
+	uint32_t lo, hi;
+
+	CHECK(env_start_opts(",timing=on"));
+	CHECK(pair_up(&conn_4k));
+	/* past 2^32 ns: the high half counts */
+	qt_clock_step(qt, 5000000000ull);
+	t0 = qt_clock_now(qt);
+	lo = qt_readl(qt, page + SNIC_DB_CLOCK_LO);
+	hi = qt_readl(qt, page + SNIC_DB_CLOCK_HI);
+	CHECK_EQ((uint64_t)hi << 32 | lo, t0);
+	CHECK(hi > 0);
+	/* a CQE's timestamp on the same clock: after t0, at most now */
+	CHECK(timed_write(&e) > 0);
+	lo = qt_readl(qt, page + SNIC_DB_CLOCK_LO);
+	hi = qt_readl(qt, page + SNIC_DB_CLOCK_HI);
+	t = (uint64_t)hi << 32 | lo;
+	CHECK(e.timestamp > t0);
+	CHECK(e.timestamp <= t);
+	CHECK_EQ(t, qt_clock_now(qt));
+	/* other offsets still read 0 */
+	CHECK_EQ(qt_readl(qt, page + SNIC_DB_CLOCK_HI + 4), 0);
+}
+
+/* A region the device had, "freed": filled with a pattern to watch. */
+struct watched {
+	uint64_t addr;
+	size_t len;
+};
+
+static void watch_fill(const struct watched *w, int n)
+{
+	static uint8_t pat[BUF_LEN + 8192];
+	int i;
+
+	memset(pat, 0xa5, sizeof(pat));
+	for (i = 0; i < n; i++)
+		mwrite(w[i].addr, pat, w[i].len);
+}
+
+/* Bytes of the watched regions that are no longer the pattern. */
+static size_t watch_changed(const struct watched *w, int n)
+{
+	static uint8_t buf[BUF_LEN + 8192];
+	size_t bad = 0, j;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		mread(w[i].addr, buf, w[i].len);
+		for (j = 0; j < w[i].len; j++)
+			bad += buf[j] != 0xa5;
+	}
+	return bad;
+}
+
+/*
+ * Teardown with work in flight (timing mode): WRITEs and READs of 64 KiB
+ * both ways are posted and the clock is stopped part-way, with their data
+ * on the wire and DMA writes queued for their modeled time.  Both sides
+ * then destroy their QPs, MRs and CQs as a driver does; when a DESTROY
+ * has completed, the memory of the object is the host's again: it is
+ * refilled (freed and reused) and the clock runs on for 100 ms.  No byte
+ * of it may change: every effect the device queued for the object landed
+ * before its DESTROY completed, none comes after.  Repeated at 16 points
+ * of the transfer.
+ */
+static void teardown_in_flight(void)
+{
+	static uint8_t src[MSG];
+	struct watched w[12];
+	struct wqe wq;
+	uint64_t t0;
+	size_t bad = 0;
+	int cut, i, n;
+
+	for (cut = 0; cut < 16; cut++) {
+		CHECK(env_start_opts(",timing=on"));
+		CHECK(pair_up(&conn_4k));
+		fill(src, sizeof(src), 20 + cut);
+		mr_write(&sa.mr, 0, src, sizeof(src));
+		mr_write(&sb.mr, 0, src, sizeof(src));
+		for (i = 0; i < 2; i++) {
+			struct side *me = i ? &sb : &sa, *peer = i ? &sa : &sb;
+
+			w_init(&wq, SNIC_WQE_RDMA_WRITE, SNIC_WQE_F_SIGNAL, 0);
+			w_raddr(&wq, peer->mr.iova + MSG, peer->mr.key);
+			w_data(&wq, MSG, me->mr.key, me->mr.iova);
+			qp_put(&me->qp, &wq);
+			w_init(&wq, SNIC_WQE_RDMA_READ, SNIC_WQE_F_SIGNAL, 0);
+			w_raddr(&wq, peer->mr.iova, peer->mr.key);
+			w_data(&wq, MSG, me->mr.key, me->mr.iova + 2 * MSG);
+			qp_put(&me->qp, &wq);
+			qp_ring(&me->qp);
+		}
+		/* stop the clock part-way through the transfers */
+		t0 = qt_clock_now(qt);
+		while (qt_clock_now(qt) - t0 < 1000ull * (cut + 1))
+			qt_clock_step_next(qt);
+		n = 0;
+		for (i = 0; i < 2; i++) {
+			struct side *me = i ? &sb : &sa;
+
+			CHECK_EQ(snic_aq_obj(me->d, SNIC_AQ_DESTROY_QP,
+					     me->qp.qpn), OK);
+			CHECK_EQ(snic_aq_obj(me->d, SNIC_AQ_DESTROY_MR,
+					     SNIC_KEY_INDEX(me->mr.key)), OK);
+			CHECK_EQ(snic_aq_obj(me->d, SNIC_AQ_DESTROY_CQ,
+					     me->scq.n), OK);
+			CHECK_EQ(snic_aq_obj(me->d, SNIC_AQ_DESTROY_CQ,
+					     me->rcq.n), OK);
+			w[n++] = (struct watched){ me->mr.bus, BUF_LEN + 4096 };
+			w[n++] = (struct watched){ me->scq.ring, 64 * me->scq.size };
+			w[n++] = (struct watched){ me->rcq.ring, 64 * me->rcq.size };
+			w[n++] = (struct watched){ me->scq.dbr, 4 };
+			w[n++] = (struct watched){ me->qp.sq, 64 * me->qp.sq_size };
+			w[n++] = (struct watched){ me->qp.dbr, 8 };
+		}
+		watch_fill(w, n);
+		t0 = qt_clock_now(qt);
+		for (i = 0; i < 10000 && qt_clock_now(qt) - t0 < 100000000ull;
+		     i++)
+			qt_clock_step_next(qt);
+		qt_clock_step(qt, 100000000ull);
+		pump(64);
+		bad += watch_changed(w, n);
+		CHECK(qt_alive(qt));
+	}
+	CHECK_EQ(bad, 0);
+}
+
 static void bad_params_refused(void)
 {
 	CHECK(!env_start_opts(",timing=on,timing-pcie-lanes=3"));
@@ -206,6 +344,8 @@ int main(void)
 	RUN("device/snic_timing", timing_off_immediate);
 	RUN("device/snic_timing", switch_queue_drops);
 	RUN("device/snic_timing", cqe_timestamp_completion);
+	RUN("device/snic_timing", db_clock);
+	RUN("device/snic_timing", teardown_in_flight);
 	RUN("device/snic_timing", bad_params_refused);
 	qt_quit(qt);
 	return check_failures ? 1 : 0;

@@ -58,6 +58,10 @@ struct snic_cq {
 	uint32_t cqn;
 	uint32_t log_size;
 	uint32_t cons;			/* free running; device sees 16 bits */
+	/* extended CQ (ibv_create_cq_ex): the completion being read */
+	struct ibv_wc wc;
+	uint64_t wc_ts;			/* its CQE's timestamp */
+	uint32_t poll_start;		/* cons at ibv_start_poll */
 };
 
 /* Send queue: 64-byte basic blocks; per-BB bookkeeping of posted WQEs. */
@@ -161,6 +165,8 @@ static inline void snic_publish(struct snic_context *ctx,
 struct ibv_cq *snic_create_cq(struct ibv_context *context, int cqe,
 			      struct ibv_comp_channel *channel,
 			      int comp_vector);
+struct ibv_cq_ex *snic_create_cq_ex(struct ibv_context *context,
+				    struct ibv_cq_init_attr_ex *attr);
 int snic_destroy_cq(struct ibv_cq *cq);
 int snic_resize_cq(struct ibv_cq *cq, int cqe);
 int snic_modify_cq(struct ibv_cq *cq, struct ibv_modify_cq_attr *attr);

@@ -39,6 +39,7 @@ _Static_assert(offsetof(struct snic_create_qp_cmd_full, drv) ==
 SNIC_DRV_RESP(get_context, ib_uverbs_get_context_resp,
 	      snic_alloc_ucontext_resp);
 SNIC_DRV_RESP(create_cq, ib_uverbs_create_cq_resp, snic_create_cq_resp);
+SNIC_DRV_RESP(create_cq_ex, ib_uverbs_ex_create_cq_resp, snic_create_cq_resp);
 /* resize_cq answers with the same driver data as create_cq */
 SNIC_DRV_RESP(resize_cq, ib_uverbs_resize_cq_resp, snic_create_cq_resp);
 SNIC_DRV_RESP(create_qp, ib_uverbs_create_qp_resp, snic_create_qp_resp);

@@ -63,6 +63,31 @@ static int snic_query_device(struct ibv_context *context,
 	return 0;
 }
 
+/*
+ * ibv_query_rt_values_ex: the device clock, in ns (hca_core_clock is
+ * SNIC_CLOCK_KHZ), read from the context's doorbell page.  Reading
+ * SNIC_DB_CLOCK_LO latches the high half for SNIC_DB_CLOCK_HI.
+ */
+static int snic_query_rt_values(struct ibv_context *context,
+				struct ibv_values_ex *values)
+{
+	struct snic_context *ctx = to_sctx(context);
+	volatile uint32_t *lo, *hi;
+	uint64_t ns;
+
+	if (values->comp_mask & ~(uint32_t)IBV_VALUES_MASK_RAW_CLOCK)
+		return EINVAL;
+	if (!values->comp_mask)
+		return 0;
+	lo = (volatile uint32_t *)(ctx->db + SNIC_DB_CLOCK_LO);
+	hi = (volatile uint32_t *)(ctx->db + SNIC_DB_CLOCK_HI);
+	ns = le32toh(*lo);
+	ns |= (uint64_t)le32toh(*hi) << 32;
+	values->raw_clock.tv_sec = ns / 1000000000;
+	values->raw_clock.tv_nsec = ns % 1000000000;
+	return 0;
+}
+
 static int snic_query_port(struct ibv_context *context, uint8_t port,
 			   struct ibv_port_attr *attr)
 {
@@ -179,6 +204,7 @@ static const struct verbs_context_ops snic_ctx_ops = {
 	.attach_mcast = ibv_cmd_attach_mcast,
 	.create_ah = snic_create_ah,
 	.create_cq = snic_create_cq,
+	.create_cq_ex = snic_create_cq_ex,
 	.create_qp = snic_create_qp,
 	.create_srq = snic_create_srq,
 	.dealloc_pd = snic_dealloc_pd,
@@ -200,6 +226,7 @@ static const struct verbs_context_ops snic_ctx_ops = {
 	.query_device_ex = snic_query_device,
 	.query_port = snic_query_port,
 	.query_qp = snic_query_qp,
+	.query_rt_values = snic_query_rt_values,
 	.query_srq = snic_query_srq,
 	.reg_mr = snic_reg_mr,
 	.req_notify_cq = snic_req_notify_cq,

@@ -153,7 +153,8 @@ struct verbs_context_ops {
 	struct ibv_cq *(*create_cq)(struct ibv_context *context, int cqe,
 				    struct ibv_comp_channel *channel,
 				    int comp_vector);
-	verbs_op_unused create_cq_ex;
+	struct ibv_cq_ex *(*create_cq_ex)(struct ibv_context *context,
+					  struct ibv_cq_init_attr_ex *attr);
 	verbs_op_unused create_flow;
 	verbs_op_unused create_flow_action_esp;
 	struct ibv_qp *(*create_qp)(struct ibv_pd *pd,
@@ -213,7 +214,8 @@ struct verbs_context_ops {
 	int (*query_qp)(struct ibv_qp *qp, struct ibv_qp_attr *attr,
 			int attr_mask, struct ibv_qp_init_attr *init_attr);
 	verbs_op_unused query_qp_data_in_order;
-	verbs_op_unused query_rt_values;
+	int (*query_rt_values)(struct ibv_context *context,
+			       struct ibv_values_ex *values);
 	int (*query_srq)(struct ibv_srq *srq, struct ibv_srq_attr *attr);
 	verbs_op_unused read_counters;
 	verbs_op_unused reg_dm_mr;
@@ -268,6 +270,7 @@ VERBS_ABI_CMD(verbs_cmd_query_srq, ib_uverbs_query_srq);
 	}
 
 VERBS_ABI_CMD_EX(verbs_cmd_modify_cq, ib_uverbs_ex_modify_cq);
+VERBS_ABI_CMD_EX(verbs_cmd_create_cq_ex, ib_uverbs_ex_create_cq);
 
 /* Library entry points (all versioned IBVERBS_PRIVATE_34). */
 void verbs_register_driver_34(const struct verbs_device_ops *ops);
@@ -309,6 +312,12 @@ int ibv_cmd_create_cq(struct ibv_context *context, int cqe,
 		      struct ibv_cq *cq, struct verbs_cmd_create_cq *cmd,
 		      size_t cmd_size, struct ib_uverbs_create_cq_resp *resp,
 		      size_t resp_size);
+int ibv_cmd_create_cq_ex(struct ibv_context *context,
+			 const struct ibv_cq_init_attr_ex *cq_attr,
+			 struct verbs_cq *cq,
+			 struct verbs_cmd_create_cq_ex *cmd, size_t cmd_size,
+			 struct ib_uverbs_ex_create_cq_resp *resp,
+			 size_t resp_size, uint32_t cmd_flags);
 int ibv_cmd_resize_cq(struct ibv_cq *cq, int cqe,
 		      struct verbs_cmd_resize_cq *cmd, size_t cmd_size,
 		      struct ib_uverbs_resize_cq_resp *resp, size_t resp_size);

@@ -442,6 +442,13 @@ enum snic_rdma_status {
 #define SNIC_DB_QP_SQ		0x1c	/* send producer, in basic blocks */
 #define SNIC_DB_QP_RQ		0x20	/* receive producer, in WQEs */
 #define SNIC_DB_SRQ		0x24	/* SRQ producer */
+/*
+ * Read-only in every doorbell page: the device clock, the time base of
+ * the CQE timestamps, in ns (SNIC_CLOCK_KHZ).  Reading LO latches HI.
+ */
+#define SNIC_DB_CLOCK_LO	0x28
+#define SNIC_DB_CLOCK_HI	0x2c
+#define SNIC_CLOCK_KHZ		1000000	/* 1 ns per tick */
 
 /* ---- Async events on the port's async EQ ---- */
 enum snic_eqe_rdma_type {
