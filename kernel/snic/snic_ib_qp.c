@@ -148,7 +148,8 @@ static u32 snic_ib_wqe_bbs(struct snic_ib_qp *qp)
 /*
  * The QP mode libsnic asks for in create_qp's driver words (none: a
  * doorbell QP).  Pipe QPs are user RC/UD QPs with their own receive ring;
- * kernel QPs are always doorbell QPs.
+ * SSQ QPs are pipe QPs that send through the context's shared send
+ * queues (snic_ib_ssq.c); kernel QPs are always doorbell QPs.
  */
 static int snic_ib_qp_mode(struct snic_ib_qp *qp, struct ib_qp_init_attr *init,
 			   struct ib_udata *udata)
@@ -161,12 +162,17 @@ static int snic_ib_qp_mode(struct snic_ib_qp *qp, struct ib_qp_init_attr *init,
 	ret = ib_copy_from_udata(&cmd, udata, sizeof(cmd));
 	if (ret)
 		return ret;
-	if (cmd.flags & ~SNIC_CREATE_QP_PIPE)
+	if (cmd.flags & ~(SNIC_CREATE_QP_PIPE | SNIC_CREATE_QP_SSQ))
 		return -EINVAL;
 	if (!(cmd.flags & SNIC_CREATE_QP_PIPE))
-		return 0;
+		return cmd.flags ? -EINVAL : 0;	/* SSQ needs PIPE */
 	if (init->srq || cmd.ci_every < 1 || cmd.ci_every > 255)
 		return -EINVAL;
+	/* an SSQ QP's response names its SSQ: a provider that reads it */
+	if ((cmd.flags & SNIC_CREATE_QP_SSQ) &&
+	    udata->outlen < sizeof(struct snic_create_qp_resp))
+		return -EINVAL;
+	qp->ssq = cmd.flags & SNIC_CREATE_QP_SSQ;
 	qp->pipe = true;
 	qp->ci_every = cmd.ci_every;
 	return 0;
@@ -242,7 +248,8 @@ static int snic_ib_qp_cmd(struct snic_ib_dev *ibd, struct snic_ib_qp *qp,
 	c.type = qp->type;
 	c.flags = (qp->user ? 0 : SNIC_QP_F_PRIV) |
 		  (qp->sig_all ? SNIC_QP_F_SIG_ALL : 0) |
-		  (qp->pipe ? SNIC_QP_F_PIPE : 0);
+		  (qp->pipe ? SNIC_QP_F_PIPE : 0) |
+		  (qp->ssq ? SNIC_QP_F_SSQ : 0);
 	if (qp->pipe) {
 		c.ci_every = qp->ci_every;
 		c.ci_addr = cpu_to_le64(qp->buf.dma + qp->ci_off);
@@ -263,6 +270,7 @@ static int snic_ib_qp_cmd(struct snic_ib_dev *ibd, struct snic_ib_qp *qp,
 	if (ret)
 		return ret;
 	qp->qpn = qpn;
+	qp->ssq_core = (qpn >> 32) & 0xff;	/* SNIC_QP_F_SSQ: its SSQ */
 	return 0;
 }
 
@@ -348,6 +356,11 @@ int snic_ib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		if (!qp->swqe)
 			return -ENOMEM;
 	}
+	if (qp->ssq) {
+		ret = snic_ib_ssq_setup(ibd, uc);
+		if (ret)
+			goto err_swqe;
+	}
 	ret = snic_ib_buf_alloc(ibd, &qp->buf, qp->dbr_off + SNIC_RING_ALIGN,
 				qp->user);
 	if (ret)
@@ -379,8 +392,14 @@ int snic_ib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		resp.sq_log = qp->sq_log;
 		resp.rq_log = qp->rq_log;
 		resp.rq_log_stride = qp->rq_log_stride;
-		resp.flags = qp->pipe ? SNIC_CREATE_QP_PIPE : 0;
+		resp.flags = (qp->pipe ? SNIC_CREATE_QP_PIPE : 0) |
+			     (qp->ssq ? SNIC_CREATE_QP_SSQ : 0);
 		resp.ci_offset = qp->pipe ? qp->ci_off : 0;
+		if (qp->ssq) {
+			ret = snic_ib_ssq_resp(uc, qp->ssq_core, &resp);
+			if (ret)
+				goto err_xa;
+		}
 		resp.mmap_key = key;
 		resp.mmap_len = qp->buf.size;
 		resp.sq_offset = qp->sq_off;

@@ -19,6 +19,10 @@ rdma_user_two_guests
 check ping wait_ping "$peer" 60
 hc=/sys/class/infiniband/$dev/ports/1/hw_counters
 hw() { cat "$hc/$1"; }
+# is NAME GOT WANT: PASS if GOT = WANT, else FAIL saying both.
+is() {
+	if [ "$2" = "$3" ]; then pass "$1"; else fail "$1" "got ${2:-nothing}, want $3"; fi
+}
 db0=$(hw mmio_doorbells) ps0=$(hw pipe_sqes) ss0=$(hw ssq_sqes)
 
 export SNIC_QP_MODE=pipe
@@ -29,6 +33,7 @@ b=$((b + 1))
 cmd="ibv_rc_pingpong -d $dev -g $gid -p $p -s 4096 -n 100 -c"
 xpair ssq_rc_pingpong "$p" 1 "$cmd" "$cmd 10.0.0.1"
 p=$((p + 1))
+# 100 SENDs each way (the client also sends its first one)
 check ssq_pingpong_sqes test "$(hw ssq_sqes)" -ge $((ss0 + 100))
 
 for q in 1 16 256; do
@@ -40,16 +45,16 @@ for q in 1 16 256; do
 	cmd="ib_write_bw -d $dev -x $gid -p $p -s 1024 -q $q -n $n -F"
 	xpair "ssq_write_bw_${q}qp" "$p" 1 "$cmd" "$cmd 10.0.0.1"
 	if [ "$me" = 2 ]; then
-		got=$(($(hw ssq_sqes) - s0))
-		check "ssq_write_bw_${q}qp_sqes" test "$got" = $((q * n))
-		# perftest's result line: #bytes #iterations BW...
-		it=$(awk '$1 == 1024 && NF >= 5 {print $2}' "/tmp/xpair.ssq_write_bw_${q}qp" | tail -1)
-		check "ssq_write_bw_${q}qp_iters" test "${it:-0}" = "$n"
+		is "ssq_write_bw_${q}qp_sqes" $(($(hw ssq_sqes) - s0)) $((q * n))
+		# perftest's result line: #bytes #iterations (all QPs) BW...
+		r=$(awk '$1 == 1024 && NF >= 5' "/tmp/xpair.ssq_write_bw_${q}qp" | tail -1)
+		echo "  result: $r"
+		is "ssq_write_bw_${q}qp_iters" "$(echo "$r" | awk '{print $2}')" $((q * n))
 	fi
 	p=$((p + 1))
 done
 check "barrier_$b" barrier "$b"
-check ssq_no_doorbells test "$(hw mmio_doorbells)" = "$db0"
-check ssq_no_qp_send_pipes test "$(hw pipe_sqes)" = "$ps0"
+is ssq_no_doorbells "$(hw mmio_doorbells)" "$db0"
+is ssq_no_qp_send_pipes "$(hw pipe_sqes)" "$ps0"
 check dmesg_clean dmesg_clean
 finish

@@ -16,7 +16,8 @@ extern "C" {
 
 enum snicdv_qp_mode {
 	SNICDV_QP_MODE_DOORBELL = 0,	/* rings + MMIO doorbells */
-	SNICDV_QP_MODE_PIPE = 1,	/* DMA-only notification pipes */
+	SNICDV_QP_MODE_PIPE = 1,	/* pipes; sends through shared send queues */
+	SNICDV_QP_MODE_PIPE_QP = 2,	/* pipes; a send pipe of the QP's own */
 };
 
 struct snicdv_qp_attr {

@@ -58,8 +58,13 @@ struct snic_create_cq_resp {
  * SNIC_CREATE_QP_PIPE: a DMA-only notification pipe QP (no doorbell;
  * docs/snic-rdma.md "DMA-only notification pipes"), whose device writes
  * its consumer record every ci_every (1..255) elements.
+ * SNIC_CREATE_QP_SSQ (with PIPE): the QP sends through its context's
+ * shared send queues ("Scalable shared send queues"): the kernel creates
+ * one SSQ per NIC core for the context on its first such QP, the device
+ * places the QP on the least-loaded one and the response names it.
  */
 #define SNIC_CREATE_QP_PIPE	(1u << 0)
+#define SNIC_CREATE_QP_SSQ	(1u << 1)
 
 struct snic_create_qp_cmd {
 	__u32 flags;		/* SNIC_CREATE_QP_* */
@@ -69,7 +74,11 @@ struct snic_create_qp_cmd {
 /*
  * One mapping: send ring, receive ring, doorbell record (rq +0, sq +4);
  * a pipe QP: 16-byte RQEs (rq_log_stride 4) and the consumer record at
- * ci_offset (rq +0, sq +4).
+ * ci_offset (rq +0, sq +4).  SNIC_CREATE_QP_SSQ: the send ring is not
+ * used; the QP's SSQ is ssq_index (its NIC core) of the context, one
+ * mapping of its own (ssq_mmap_key, ssq_mmap_len): 2^ssq_log 64-byte
+ * basic blocks at 0, the le32 SSQ consumer record at ssq_ci_offset.
+ * Every QP on that SSQ gets the same key.
  */
 struct snic_create_qp_resp {
 	__u32 qpn;
@@ -86,6 +95,14 @@ struct snic_create_qp_resp {
 	__u32 dbr_offset;
 	__u32 ci_offset;	/* SNIC_CREATE_QP_PIPE */
 	__u32 rsvd2;
+	/* SNIC_CREATE_QP_SSQ */
+	__u8 ssq_index;		/* the context's SSQ (= NIC core) */
+	__u8 ssq_log;		/* basic blocks */
+	__u8 rsvd3[2];
+	__u32 ssq_ci_offset;
+	__aligned_u64 ssq_mmap_key;
+	__u32 ssq_mmap_len;
+	__u32 rsvd4;
 };
 
 struct snic_create_srq_resp {
