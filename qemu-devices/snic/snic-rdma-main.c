@@ -148,6 +148,8 @@ uint16_t snic_rdma_admin(SnicState *s, const struct snic_aq_cmd *c,
         return snic_ssq_create(s, c, res);
     case SNIC_AQ_DESTROY_SSQ:
         return snic_ssq_destroy(s, id);
+    case SNIC_AQ_SET_LLQ:
+        return snic_llq_set(s, c);
     default:
         qemu_log_mask(LOG_GUEST_ERROR, "snic: unknown RDMA opcode 0x%x\n",
                       c->opcode);
