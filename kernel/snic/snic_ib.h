@@ -176,6 +176,11 @@ struct snic_ib_qp {
 	bool pipe;			/* DMA-only notification pipe QP */
 	bool ssq;			/* pipe: sends through the context's SSQs */
 	u8 ssq_core;			/* ssq: the SSQ the device placed it on */
+	/* low-latency receive ring (snic_ib_llq.c); llq_log 0: none */
+	u8 llq_log, llq_slot_log, llq_ci_every;
+	u32 llq_ci_off;
+	struct snic_ib_buf llq_buf;
+	struct snic_ib_mmap *llq_mmap;
 	u8 ci_every;			/* pipe: consumer record every n */
 	u16 db_page;
 	u32 sq_size;			/* basic blocks */
@@ -274,6 +279,12 @@ int snic_ib_ssq_setup(struct snic_ib_dev *ibd, struct snic_ib_ucontext *uc);
 void snic_ib_ssq_teardown(struct snic_ib_dev *ibd, struct snic_ib_ucontext *uc);
 int snic_ib_ssq_resp(struct snic_ib_ucontext *uc, u8 core,
 		     struct snic_create_qp_resp *resp);
+
+/* snic_ib_llq.c: low-latency QPs' receive rings */
+int snic_ib_llq_setup(struct snic_ib_dev *ibd, struct snic_ib_qp *qp);
+int snic_ib_llq_map(struct snic_ib_ucontext *uc, struct snic_ib_qp *qp,
+		    struct snic_create_qp_resp *resp);
+void snic_ib_llq_release(struct snic_ib_dev *ibd, struct snic_ib_qp *qp);
 
 /* snic_ib_mr.c */
 int snic_ib_alloc_pd(struct ib_pd *pd, struct ib_udata *udata);

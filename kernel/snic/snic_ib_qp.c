@@ -157,15 +157,31 @@ static int snic_ib_qp_mode(struct snic_ib_qp *qp, struct ib_qp_init_attr *init,
 	struct snic_create_qp_cmd cmd = {};
 	int ret;
 
-	if (!udata || udata->inlen < sizeof(cmd))
+	if (!udata || udata->inlen < offsetofend(typeof(cmd), ci_every))
 		return 0;
-	ret = ib_copy_from_udata(&cmd, udata, sizeof(cmd));
+	ret = ib_copy_from_udata(&cmd, udata, min(sizeof(cmd), udata->inlen));
 	if (ret)
 		return ret;
-	if (cmd.flags & ~(SNIC_CREATE_QP_PIPE | SNIC_CREATE_QP_SSQ))
+	if (cmd.flags & ~(SNIC_CREATE_QP_PIPE | SNIC_CREATE_QP_SSQ |
+			  SNIC_CREATE_QP_LLQ))
 		return -EINVAL;
-	if (!(cmd.flags & SNIC_CREATE_QP_PIPE))
-		return cmd.flags ? -EINVAL : 0;	/* SSQ needs PIPE */
+	if (cmd.flags & SNIC_CREATE_QP_LLQ) {
+		/* the response names the ring: a provider that reads it */
+		if (init->qp_type != IB_QPT_RC ||
+		    udata->inlen < sizeof(cmd) ||
+		    udata->outlen < sizeof(struct snic_create_qp_resp) ||
+		    cmd.llq_log_slots < SNIC_MIN_LOG_SIZE ||
+		    cmd.llq_log_slots > SNIC_MAX_LOG_SIZE ||
+		    cmd.llq_slot_log < SNIC_LLQ_MIN_SLOT_LOG ||
+		    cmd.llq_slot_log > SNIC_LLQ_MAX_SLOT_LOG ||
+		    !cmd.llq_ci_every)
+			return -EINVAL;
+		qp->llq_log = cmd.llq_log_slots;
+		qp->llq_slot_log = cmd.llq_slot_log;
+		qp->llq_ci_every = cmd.llq_ci_every;
+	}
+	if (!(cmd.flags & SNIC_CREATE_QP_PIPE))	/* SSQ needs PIPE */
+		return cmd.flags & SNIC_CREATE_QP_SSQ ? -EINVAL : 0;
 	if (init->srq || cmd.ci_every < 1 || cmd.ci_every > 255)
 		return -EINVAL;
 	/* an SSQ QP's response names its SSQ: a provider that reads it */
@@ -373,6 +389,11 @@ int snic_ib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		ret = -EIO;
 		goto err_destroy;
 	}
+	if (qp->llq_log) {
+		ret = snic_ib_llq_setup(ibd, qp);
+		if (ret)
+			goto err_destroy;
+	}
 	ibqp->qp_num = qp->qpn;
 	ret = snic_ib_xa_publish(&ibd->qps, qp->qpn, qp);
 	if (ret)
@@ -400,6 +421,12 @@ int snic_ib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 			if (ret)
 				goto err_xa;
 		}
+		if (qp->llq_log) {
+			resp.flags |= SNIC_CREATE_QP_LLQ;
+			ret = snic_ib_llq_map(uc, qp, &resp);
+			if (ret)
+				goto err_xa;
+		}
 		resp.mmap_key = key;
 		resp.mmap_len = qp->buf.size;
 		resp.sq_offset = qp->sq_off;
@@ -421,6 +448,7 @@ err_destroy:
 	if (snic_cmd_destroy(ibd->sd, SNIC_AQ_DESTROY_QP, qp->qpn))
 		goto err_swqe;	/* the device may still use the ring: leak it */
 err_buf:
+	snic_ib_llq_release(ibd, qp);
 	snic_ib_buf_release(ibd, &qp->buf, qp->mmap);
 err_swqe:
 	kvfree(qp->swqe);
@@ -434,12 +462,14 @@ int snic_ib_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	int ret;
 
 	ret = snic_ib_qp_unlist(ibd, qp);
-	if (ret)
+	if (ret) {
 		dev_warn(&ibd->sd->pdev->dev,
 			 "DESTROY_QP %u failed: %d, keeping its rings\n",
 			 qp->qpn, ret);
-	else
+	} else {
+		snic_ib_llq_release(ibd, qp);
 		snic_ib_buf_release(ibd, &qp->buf, qp->mmap);
+	}
 	kvfree(qp->swqe);
 	qp->swqe = NULL;
 	put_pid(qp->owner);

@@ -6,7 +6,8 @@
 # client port's counters around it (ethtool: pcie_mmio_writes, pcie_tlps;
 # hw_counters: mmio_doorbells, pipe_sqes, ssq_sqes, pipe_polls); then ib_read_lat at 64 bytes on
 # one QP (READ: only the client polls, so the one vCPU is not shared by
-# two busy-polling programs, as in tests/bench/rdma-timed-guest.sh).
+# two busy-polling programs, as in tests/bench/rdma-timed-guest.sh); then
+# snic-llq-test's SEND ping-pong with a low-latency ring vs CQ polling.
 # Prints BENCH lines; every time is virtual (instruction-counted) time.
 . /opt/d2d/tests/lib.sh
 . /opt/d2d/tests/snic_eth.inc
@@ -46,6 +47,16 @@ for mode in $MODES; do
 		"ib_read_lat -d $dev1 -x $gid1 -p $p -s 64 -n $LAT_ITERS -F 10.0.0.1"
 	us=$(awk '$1 == 64 && NF >= 6 {print $6}' "/tmp/pair.$mode-lat.c" | tail -1)
 	echo "BENCH mode=$mode lat_us=${us:-0}"
+	p=$((p + 1))
+done
+# Low-latency QPs: snic-llq-test's 32-byte SEND ping-pong, the receiver
+# polling its slot ring (llq) or its CQ with posted receives (cq).
+for m in llq cq; do
+	pair "llq-$m" $p \
+		"snic-llq-test -d $dev0 -p $p -m $m -n ${LLQ_ITERS:-300}" \
+		"snic-llq-test -d $dev1 -p $p -m $m -n ${LLQ_ITERS:-300} 10.0.0.1"
+	ns=$(sed -n 's/^LAT .*avg_ns=\([0-9]*\).*/\1/p' "/tmp/pair.llq-$m.c" | tail -1)
+	echo "BENCH mode=$m lat_ns=${ns:-0}"
 	p=$((p + 1))
 done
 exit 0

@@ -11,7 +11,9 @@
 # at 64 bytes on one QP (the paper's figure is for sends; with one vCPU a
 # send ping-pong measures its scheduling, so READ: only the client polls).  A snic has at most
 # SNIC_MAX_QPS (1024) QPs, so 1000 QPs per port (2000 in the system) is the
-# largest point.  Prints "bench: flexins-{ssq,pipe-qp}-<name>: MODE X vs
+# largest point.  Then a 32-byte SEND ping-pong (snic-llq-test) with the
+# receivers polling low-latency rings vs posting receives and polling
+# CQs.  Prints "bench: flexins-{ssq,pipe-qp}-<name>: MODE X vs
 # doorbell Y = R (paper: ...)".  A benchmark, not a test.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -28,7 +30,7 @@ get() {
 # PIPE_QPS="1 16", PIPE_WQES=N, LAT_ITERS=N, PIPE_MODES="doorbell pipe":
 # a shorter run
 envs=()
-for v in PIPE_QPS PIPE_WQES LAT_ITERS PIPE_MODES; do
+for v in PIPE_QPS PIPE_WQES LAT_ITERS PIPE_MODES LLQ_ITERS; do
 	[ -n "${!v:-}" ] && envs+=(--env "$v=${!v}")
 done
 out=$(mktemp -d /tmp/d2d-bench-flexins-pipe.XXXXXX)
@@ -67,4 +69,6 @@ for m in pipe pipe-qp; do
 	pl=$(get "$m" - lat_us)
 	[ -n "$pl" ] && echo "bench: flexins-$l-read-lat-64B-us: $m $pl vs doorbell $dl = $(ratio "$pl" "$dl") (modeled time, lower is better; paper, send latency: 2.6x lower)"
 done
+ll=$(get llq - lat_ns) cl=$(get cq - lat_ns)
+[ -n "$ll" ] && echo "bench: flexins-llq-send-pingpong-32B-ns: llq $ll vs send/recv+CQ $cl = $(ratio "$ll" "$cl") (modeled time, round trip, lower is better; both ends poll on one guest's vCPUs; paper: 2.6x lower latency)"
 exit 0

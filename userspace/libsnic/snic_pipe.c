@@ -139,7 +139,7 @@ struct ibv_qp *snicdv_create_qp(struct ibv_pd *pd,
 		errno = EINVAL;
 		return NULL;
 	}
-	return snic_create_qp_mode(pd, attr, dv);
+	return snic_create_qp_mode(pd, attr, dv, NULL);
 }
 
 __attribute__((visibility("default")))

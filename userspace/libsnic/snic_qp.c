@@ -28,6 +28,7 @@ static void snic_qp_reset_rings(struct snic_qp *qp)
 	snic_set_record(&qp->dbr[0], 0);
 	if (qp->pipe)
 		snic_pipe_reset(qp);
+	snic_llq_reset(qp);
 	pthread_spin_unlock(&qp->rq_lock);
 }
 
@@ -35,6 +36,7 @@ static void snic_qp_free(struct snic_qp *qp)
 {
 	if (qp->map)
 		munmap(qp->map, qp->map_len);
+	snic_llq_free(qp);
 	free(qp->sq.wr_id);
 	free(qp->sq.nbb);
 	free(qp->sq.wc_op);
@@ -53,12 +55,13 @@ struct ibv_qp *snic_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
 		errno = ret;
 		return NULL;
 	}
-	return snic_create_qp_mode(pd, attr, &dv);
+	return snic_create_qp_mode(pd, attr, &dv, NULL);
 }
 
 struct ibv_qp *snic_create_qp_mode(struct ibv_pd *pd,
 				   struct ibv_qp_init_attr *attr,
-				   const struct snicdv_qp_attr *dv)
+				   const struct snicdv_qp_attr *dv,
+				   const struct snicdv_llq_attr *llq)
 {
 	struct snic_context *ctx = to_sctx(pd->context);
 	struct snic_create_qp_cmd_full cmd;
@@ -85,6 +88,16 @@ struct ibv_qp *snic_create_qp_mode(struct ibv_pd *pd,
 	cmd.drv.flags = (pipe ? SNIC_CREATE_QP_PIPE : 0) |
 			(ssq ? SNIC_CREATE_QP_SSQ : 0);
 	cmd.drv.ci_every = pipe ? dv->ci_every : 0;
+	if (llq) {
+		ret = snic_llq_cmd(llq, &cmd.drv);
+		if (ret || attr->qp_type != IBV_QPT_RC) {
+			pthread_spin_destroy(&qp->sq_lock);
+			pthread_spin_destroy(&qp->rq_lock);
+			free(qp);
+			errno = EINVAL;
+			return NULL;
+		}
+	}
 	ret = ibv_cmd_create_qp(pd, &qp->vqp.qp, attr, &cmd.ibv, sizeof(cmd),
 				&resp.ibv, sizeof(resp));
 	if (ret) {
@@ -105,6 +118,7 @@ struct ibv_qp *snic_create_qp_mode(struct ibv_pd *pd,
 		goto err_destroy;
 	if (pipe != !!(r->flags & SNIC_CREATE_QP_PIPE) ||
 	    ssq != !!(r->flags & SNIC_CREATE_QP_SSQ) ||
+	    !!llq != !!(r->flags & SNIC_CREATE_QP_LLQ) ||
 	    (pipe && (r->rq_log < SNIC_PIPE_MIN_RQ_LOG ||
 		      r->rq_log > SNIC_MAX_LOG_SIZE ||
 		      r->rq_log_stride != 4 || (r->ci_offset & 3) ||
@@ -146,6 +160,11 @@ struct ibv_qp *snic_create_qp_mode(struct ibv_pd *pd,
 		qp->rq.ring = (uint8_t *)map + r->rq_offset;
 		qp->rq.log_size = r->rq_log;
 		qp->rq.log_stride = r->rq_log_stride;
+	}
+	if (llq) {
+		ret = snic_llq_map(qp, pd->context->cmd_fd, r, &cmd.drv);
+		if (ret)
+			goto err_destroy;
 	}
 	qp->pipe = pipe;
 	if (pipe)

@@ -65,10 +65,22 @@ struct snic_create_cq_resp {
  */
 #define SNIC_CREATE_QP_PIPE	(1u << 0)
 #define SNIC_CREATE_QP_SSQ	(1u << 1)
+/*
+ * SNIC_CREATE_QP_LLQ (RC): a low-latency QP ("Low-latency QPs"): the
+ * kernel gives it a ring of 2^llq_log_slots slots of 2^llq_slot_log
+ * bytes that small SENDs are placed into; the response maps it.  The
+ * llq_* words are read only with this flag (an older provider's 8-byte
+ * command is still accepted).
+ */
+#define SNIC_CREATE_QP_LLQ	(1u << 2)
 
 struct snic_create_qp_cmd {
 	__u32 flags;		/* SNIC_CREATE_QP_* */
 	__u32 ci_every;
+	__u8 llq_log_slots;	/* SNIC_CREATE_QP_LLQ: 1..15 */
+	__u8 llq_slot_log;	/* 6..12 */
+	__u8 llq_ci_every;	/* 1..255 */
+	__u8 rsvd[5];
 };
 
 /*
@@ -103,6 +115,10 @@ struct snic_create_qp_resp {
 	__aligned_u64 ssq_mmap_key;
 	__u32 ssq_mmap_len;
 	__u32 rsvd4;
+	/* SNIC_CREATE_QP_LLQ: the slots at 0, le32 consumer at llq_ci_offset */
+	__aligned_u64 llq_mmap_key;
+	__u32 llq_mmap_len;
+	__u32 llq_ci_offset;
 };
 
 struct snic_create_srq_resp {
