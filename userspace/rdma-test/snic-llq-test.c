@@ -6,7 +6,7 @@
  * polling its CQ (-m cq, plain verbs).
  *
  *   snic-llq-test [-d DEV] [-p PORT] [-m llq|cq] [-n ITERS] [-s SIZE]
- *		   [-P PREFIX] [HOST]
+ *		   [-y] [-P PREFIX] [HOST]
  *
  * Without HOST it serves: it answers each message with one of the same
  * size.  With HOST the client sends ITERS messages of SIZE bytes (inline,
@@ -16,10 +16,13 @@
  * timing mode) and "N passed, N failed".  In llq mode the client also
  * checks that no receive CQE came, and ends with a message one byte
  * larger than a slot's payload, which takes the server's receive queue
- * (fallback): the server answers 1 if it arrived there intact.
+ * (fallback): the server answers 1 if it arrived there intact.  -y: an
+ * empty poll yields the CPU (sched_yield), so that client and server can
+ * share one vCPU without each waiting out the other's time slice.
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,6 +40,13 @@
 
 static int passed, failed;
 static const char *prefix = "llq";
+static bool yield;		/* -y: an empty poll yields the CPU */
+
+static void idle(void)
+{
+	if (yield)
+		sched_yield();
+}
 
 static void check(const char *name, int ok, const char *why)
 {
@@ -114,13 +124,13 @@ static uint32_t recv_msg(struct ep *e, uint8_t *out, bool fallback)
 
 	if (e->llq && !fallback) {
 		while (snicdv_llq_poll(e->qp, &p, &len) != 1)
-			;
+			idle();
 		memcpy(out, p, len);
 		snicdv_llq_release(e->qp);
 		return len;
 	}
 	while (ibv_poll_cq(e->rcq, 1, &wc) != 1)
-		;
+		idle();
 	if (wc.status)
 		die("receive completion");
 	memcpy(out, e->buf + BUF, wc.byte_len);
@@ -188,13 +198,14 @@ int main(int argc, char **argv)
 	int port = 18700, fd, opt, cqes;
 	double ns;
 
-	while ((opt = getopt(argc, argv, "d:p:m:n:s:P:")) != -1) {
+	while ((opt = getopt(argc, argv, "d:p:m:n:s:yP:")) != -1) {
 		switch (opt) {
 		case 'd': dev = optarg; break;
 		case 'p': port = atoi(optarg); break;
 		case 'm': mode = optarg; break;
 		case 'n': iters = atoi(optarg); break;
 		case 's': size = atoi(optarg); break;
+		case 'y': yield = true; break;
 		case 'P': prefix = optarg; break;
 		default: return 2;
 		}
