@@ -90,10 +90,26 @@ struct snic_ib_dev {
 	struct ida counter_ida;		/* device counter sets in use */
 };
 
+/* SSQs of a context (snic_ib_ssq.c): one per NIC core, made on first use */
+#define SNIC_IB_MAX_SSQS	64	/* the device has at most 64 NIC cores */
+#define SNIC_IB_SSQ_LOG		12	/* 2^n basic blocks per SSQ */
+#define SNIC_IB_SSQ_CI_EVERY	16	/* consumer record every n blocks */
+
+struct snic_ib_ssq {
+	struct snic_ib_buf buf;		/* ring, then the consumer record */
+	struct snic_ib_mmap *mmap;	/* owns buf */
+	u64 key;			/* its mmap offset */
+	u32 ssqn;
+	u32 ci_off;			/* consumer record, in buf */
+};
+
 struct snic_ib_ucontext {
 	struct ib_ucontext ibuc;
 	int db_page;
 	struct rdma_user_mmap_entry *db_entry;
+	struct mutex ssq_lock;		/* creation of the SSQs */
+	u32 nssq;			/* SSQs made (0 until the first SSQ QP) */
+	struct snic_ib_ssq ssq[SNIC_IB_MAX_SSQS];
 };
 
 struct snic_ib_pd {
@@ -160,6 +176,13 @@ struct snic_ib_qp {
 	struct pid *owner;		/* user QP: the creating process */
 	bool sig_all;
 	bool pipe;			/* DMA-only notification pipe QP */
+	bool ssq;			/* pipe: sends through the context's SSQs */
+	u8 ssq_core;			/* ssq: the SSQ the device placed it on */
+	/* low-latency receive ring (snic_ib_llq.c); llq_log 0: none */
+	u8 llq_log, llq_slot_log, llq_ci_every;
+	u32 llq_ci_off;
+	struct snic_ib_buf llq_buf;
+	struct snic_ib_mmap *llq_mmap;
 	u8 ci_every;			/* pipe: consumer record every n */
 	u16 db_page;
 	u32 sq_size;			/* basic blocks */
@@ -262,6 +285,18 @@ struct snic_ib_mmap *snic_ib_mmap_buf(struct snic_ib_ucontext *uc,
 void snic_ib_buf_release(struct snic_ib_dev *ibd, struct snic_ib_buf *b,
 			 struct snic_ib_mmap *m);
 u16 snic_ib_db_page(struct snic_ib_dev *ibd, struct ib_udata *udata);
+
+/* snic_ib_ssq.c: a context's shared send queues */
+int snic_ib_ssq_setup(struct snic_ib_dev *ibd, struct snic_ib_ucontext *uc);
+void snic_ib_ssq_teardown(struct snic_ib_dev *ibd, struct snic_ib_ucontext *uc);
+int snic_ib_ssq_resp(struct snic_ib_ucontext *uc, u8 core,
+		     struct snic_create_qp_resp *resp);
+
+/* snic_ib_llq.c: low-latency QPs' receive rings */
+int snic_ib_llq_setup(struct snic_ib_dev *ibd, struct snic_ib_qp *qp);
+int snic_ib_llq_map(struct snic_ib_ucontext *uc, struct snic_ib_qp *qp,
+		    struct snic_create_qp_resp *resp);
+void snic_ib_llq_release(struct snic_ib_dev *ibd, struct snic_ib_qp *qp);
 
 /* snic_ib_mr.c */
 int snic_ib_alloc_pd(struct ib_pd *pd, struct ib_udata *udata);

@@ -130,6 +130,7 @@ int snic_ib_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata)
 	u64 key;
 	int ret;
 
+	mutex_init(&uc->ssq_lock);
 	uc->db_page = snic_db_page_alloc_user(ibd->sd);
 	if (uc->db_page < 0)
 		return uc->db_page;
@@ -165,7 +166,11 @@ int snic_ib_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata)
 
 void snic_ib_dealloc_ucontext(struct ib_ucontext *ibuc)
 {
-	rdma_user_mmap_entry_remove(to_sibuc(ibuc)->db_entry);
+	struct snic_ib_ucontext *uc = to_sibuc(ibuc);
+
+	/* its QPs are gone: the SSQs have none left */
+	snic_ib_ssq_teardown(to_sibdev(ibuc->device), uc);
+	rdma_user_mmap_entry_remove(uc->db_entry);
 }
 
 static int snic_ib_mmap_pages(struct vm_area_struct *vma,

@@ -174,7 +174,8 @@ static u32 snic_ib_wqe_bbs(struct snic_ib_qp *qp)
 /*
  * The QP mode libsnic asks for in create_qp's driver words (none: a
  * doorbell QP).  Pipe QPs are user RC/UD QPs with their own receive ring;
- * kernel QPs are always doorbell QPs.
+ * SSQ QPs are pipe QPs that send through the context's shared send
+ * queues (snic_ib_ssq.c); kernel QPs are always doorbell QPs.
  */
 static int snic_ib_qp_mode(struct snic_ib_qp *qp, struct ib_qp_init_attr *init,
 			   struct ib_udata *udata)
@@ -182,17 +183,38 @@ static int snic_ib_qp_mode(struct snic_ib_qp *qp, struct ib_qp_init_attr *init,
 	struct snic_create_qp_cmd cmd = {};
 	int ret;
 
-	if (!udata || udata->inlen < sizeof(cmd))
+	if (!udata || udata->inlen < offsetofend(typeof(cmd), ci_every))
 		return 0;
-	ret = ib_copy_from_udata(&cmd, udata, sizeof(cmd));
+	ret = ib_copy_from_udata(&cmd, udata, min(sizeof(cmd), udata->inlen));
 	if (ret)
 		return ret;
-	if (cmd.flags & ~SNIC_CREATE_QP_PIPE)
+	if (cmd.flags & ~(SNIC_CREATE_QP_PIPE | SNIC_CREATE_QP_SSQ |
+			  SNIC_CREATE_QP_LLQ))
 		return -EINVAL;
-	if (!(cmd.flags & SNIC_CREATE_QP_PIPE))
-		return 0;
+	if (cmd.flags & SNIC_CREATE_QP_LLQ) {
+		/* the response names the ring: a provider that reads it */
+		if (init->qp_type != IB_QPT_RC ||
+		    udata->inlen < sizeof(cmd) ||
+		    udata->outlen < sizeof(struct snic_create_qp_resp) ||
+		    cmd.llq_log_slots < SNIC_MIN_LOG_SIZE ||
+		    cmd.llq_log_slots > SNIC_MAX_LOG_SIZE ||
+		    cmd.llq_slot_log < SNIC_LLQ_MIN_SLOT_LOG ||
+		    cmd.llq_slot_log > SNIC_LLQ_MAX_SLOT_LOG ||
+		    !cmd.llq_ci_every)
+			return -EINVAL;
+		qp->llq_log = cmd.llq_log_slots;
+		qp->llq_slot_log = cmd.llq_slot_log;
+		qp->llq_ci_every = cmd.llq_ci_every;
+	}
+	if (!(cmd.flags & SNIC_CREATE_QP_PIPE))	/* SSQ needs PIPE */
+		return cmd.flags & SNIC_CREATE_QP_SSQ ? -EINVAL : 0;
 	if (init->srq || cmd.ci_every < 1 || cmd.ci_every > 255)
 		return -EINVAL;
+	/* an SSQ QP's response names its SSQ: a provider that reads it */
+	if ((cmd.flags & SNIC_CREATE_QP_SSQ) &&
+	    udata->outlen < sizeof(struct snic_create_qp_resp))
+		return -EINVAL;
+	qp->ssq = cmd.flags & SNIC_CREATE_QP_SSQ;
 	qp->pipe = true;
 	qp->ci_every = cmd.ci_every;
 	return 0;
@@ -268,7 +290,8 @@ static int snic_ib_qp_cmd(struct snic_ib_dev *ibd, struct snic_ib_qp *qp,
 	c.type = qp->type;
 	c.flags = (qp->user ? 0 : SNIC_QP_F_PRIV) |
 		  (qp->sig_all ? SNIC_QP_F_SIG_ALL : 0) |
-		  (qp->pipe ? SNIC_QP_F_PIPE : 0);
+		  (qp->pipe ? SNIC_QP_F_PIPE : 0) |
+		  (qp->ssq ? SNIC_QP_F_SSQ : 0);
 	if (qp->pipe) {
 		c.ci_every = qp->ci_every;
 		c.ci_addr = cpu_to_le64(qp->buf.dma + qp->ci_off);
@@ -289,6 +312,7 @@ static int snic_ib_qp_cmd(struct snic_ib_dev *ibd, struct snic_ib_qp *qp,
 	if (ret)
 		return ret;
 	qp->qpn = qpn;
+	qp->ssq_core = (qpn >> 32) & 0xff;	/* SNIC_QP_F_SSQ: its SSQ */
 	return 0;
 }
 
@@ -374,6 +398,11 @@ int snic_ib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		if (!qp->swqe)
 			return -ENOMEM;
 	}
+	if (qp->ssq) {
+		ret = snic_ib_ssq_setup(ibd, uc);
+		if (ret)
+			goto err_swqe;
+	}
 	ret = snic_ib_buf_alloc(ibd, &qp->buf, qp->dbr_off + SNIC_RING_ALIGN,
 				qp->user);
 	if (ret)
@@ -385,6 +414,11 @@ int snic_ib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		dev_err(&ibd->sd->pdev->dev, "GSI QP got qpn %u\n", qp->qpn);
 		ret = -EIO;
 		goto err_destroy;
+	}
+	if (qp->llq_log) {
+		ret = snic_ib_llq_setup(ibd, qp);
+		if (ret)
+			goto err_destroy;
 	}
 	ibqp->qp_num = qp->qpn;
 	ret = snic_ib_xa_publish(&ibd->qps, qp->qpn, qp);
@@ -405,8 +439,20 @@ int snic_ib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		resp.sq_log = qp->sq_log;
 		resp.rq_log = qp->rq_log;
 		resp.rq_log_stride = qp->rq_log_stride;
-		resp.flags = qp->pipe ? SNIC_CREATE_QP_PIPE : 0;
+		resp.flags = (qp->pipe ? SNIC_CREATE_QP_PIPE : 0) |
+			     (qp->ssq ? SNIC_CREATE_QP_SSQ : 0);
 		resp.ci_offset = qp->pipe ? qp->ci_off : 0;
+		if (qp->ssq) {
+			ret = snic_ib_ssq_resp(uc, qp->ssq_core, &resp);
+			if (ret)
+				goto err_xa;
+		}
+		if (qp->llq_log) {
+			resp.flags |= SNIC_CREATE_QP_LLQ;
+			ret = snic_ib_llq_map(uc, qp, &resp);
+			if (ret)
+				goto err_xa;
+		}
 		resp.mmap_key = key;
 		resp.mmap_len = qp->buf.size;
 		resp.sq_offset = qp->sq_off;
@@ -428,6 +474,7 @@ err_destroy:
 	if (snic_cmd_destroy(ibd->sd, SNIC_AQ_DESTROY_QP, qp->qpn))
 		goto err_swqe;	/* the device may still use the ring: leak it */
 err_buf:
+	snic_ib_llq_release(ibd, qp);
 	snic_ib_buf_release(ibd, &qp->buf, qp->mmap);
 err_swqe:
 	kvfree(qp->swqe);
@@ -441,12 +488,14 @@ int snic_ib_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	int ret;
 
 	ret = snic_ib_qp_unlist(ibd, qp);
-	if (ret)
+	if (ret) {
 		dev_warn(&ibd->sd->pdev->dev,
 			 "DESTROY_QP %u failed: %d, keeping its rings\n",
 			 qp->qpn, ret);
-	else
+	} else {
+		snic_ib_llq_release(ibd, qp);
 		snic_ib_buf_release(ibd, &qp->buf, qp->mmap);
+	}
 	kvfree(qp->swqe);
 	qp->swqe = NULL;
 	put_pid(qp->owner);

@@ -170,6 +170,8 @@ uint16_t snic_rdma_admin(SnicState *s, const struct snic_aq_cmd *c,
     case SNIC_AQ_ATTACH_MCAST:
     case SNIC_AQ_DETACH_MCAST:
         return snic_rdma_mcast_admin(s, c);
+    case SNIC_AQ_SET_LLQ:
+        return snic_llq_set(s, c);
     default:
         qemu_log_mask(LOG_GUEST_ERROR, "snic: unknown RDMA opcode 0x%x\n",
                       c->opcode);

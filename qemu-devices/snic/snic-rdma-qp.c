@@ -207,6 +207,7 @@ static void snic_qp_reset(SnicQp *qp)
     qp->msn = 0;
     memset(&qp->cnt, 0, sizeof(qp->cnt));
     snic_pipe_qp_reset(qp);
+    snic_llq_qp_reset(qp);
 }
 
 static void snic_qp_set_psn(SnicQp *qp, uint32_t psn)

@@ -580,6 +580,24 @@ static void snic_resp_rc(SnicState *s, SnicQp *qp, const SnicRoceHdr *h)
         return;
     }
 
+    /* low-latency QP: a small SEND goes into its ring, with no CQE */
+    if (qp->llq_log && !qp->have_rwqe && !qp->spin_ctx) {
+        switch (snic_llq_rx(s, qp, h, fl)) {
+        case SNIC_LLQ_PLACED:
+            qp->resp_psn = (qp->resp_psn + 1) & ROCE_PSN_MASK;
+            qp->msn = (qp->msn + 1) & ROCE_PSN_MASK;
+            if (h->ackreq) {
+                snic_resp_ack(s, qp, AETH_ACK | AETH_ACK_UNLIMITED, h->psn);
+            }
+            return;
+        case SNIC_LLQ_FULL:
+            snic_resp_rnr(s, qp, h);
+            return;
+        case SNIC_LLQ_FAULT:
+            snic_resp_fail(s, qp, h, AETH_NAK_REM_OP, SNIC_RST_LOC_PROT);
+            return;
+        }
+    }
     /* a receive WQE: SEND at its first packet, WRITE_IMM at its last */
     if (!qp->have_rwqe &&
         (((fl & ROCE_F_SEND) && (fl & ROCE_F_FIRST)) ||

@@ -14,6 +14,7 @@
  *   snic-rdma-comp.c   completer: responses in, in-order completion, timers
  *   snic-rdma-flush.c  the error state, flush, send CQEs
  *   snic-rdma-srq.c    SRQ admin and doorbells, receive WQE fetch
+ *   snic-rdma-llq.c    low-latency QPs: small SENDs placed in a polled ring
  *   snic-rdma-pipe.c   DMA-only notification pipes: phase-bit elements,
  *                      the consumer record, the NIC cores' poll lists
  *   snic-rdma-mr.c     PD/MR admin, MR keys and translation, DMA through
@@ -321,6 +322,15 @@ typedef struct SnicQp {
     uint8_t rql[64];
     SnicCc cc;                  /* congestion control (RC) */
 
+    /* low-latency receive ring (SNIC_AQ_SET_LLQ, snic-rdma-llq.c) */
+    uint8_t llq_log;            /* 2^n slots; 0: none */
+    uint8_t llq_slot_log;       /* 2^n bytes per slot */
+    uint8_t llq_ci_every;       /* consumer record every n slots */
+    uint64_t llq_ring, llq_ci_addr;
+    uint32_t llq_pi;            /* slots filled */
+    uint32_t llq_ci;            /* slots the host returned, as last read */
+    uint32_t llq_ci_read_at;    /* llq_pi at that read */
+
     SnicRdmaCounters cnt;
     uint32_t cnt_set;           /* counter set, 0: none (snic-rdma-counter.c) */
     D2DPcieCounters pcie;
@@ -465,6 +475,18 @@ bool snic_ssq_place(SnicState *s, SnicQp *qp);
 void snic_ssq_unplace(SnicState *s, SnicQp *qp);
 void snic_ssq_wake(SnicState *s);
 void snic_ssq_format(SnicState *s, GString *out);
+
+/* snic-rdma-llq.c: below the QP admin and the responder */
+uint16_t snic_llq_set(SnicState *s, const struct snic_aq_cmd *c);
+/*
+ * SEND_ONLY @h for LLQ QP @qp: SNIC_LLQ_PLACED (in the ring, no CQE),
+ * SNIC_LLQ_FULL (RNR NAK it), SNIC_LLQ_FAULT (the ring is unwritable:
+ * fail the QP) or SNIC_LLQ_PASS (not for the ring: the receive queue).
+ */
+enum { SNIC_LLQ_PLACED, SNIC_LLQ_FULL, SNIC_LLQ_FAULT, SNIC_LLQ_PASS };
+int snic_llq_rx(SnicState *s, SnicQp *qp, const SnicRoceHdr *h,
+                uint32_t fl);
+void snic_llq_qp_reset(SnicQp *qp);
 
 /* snic-rdma-pipe.c: below the requester, flush and receive fetch */
 void snic_pipe_init(SnicState *s);

@@ -1,7 +1,8 @@
 # DMA-only notification pipes between two guests (one snic port each):
 # stock ibv_rc_pingpong (with --chk: the received data is verified),
 # perftest ib_write_bw, ib_send_lat and ib_read_lat with
-# SNIC_QP_MODE=pipe, then ib_send_lat in doorbell mode.  The port's
+# SNIC_QP_MODE=pipe-qp (each QP polls a send pipe of its own; plain
+# "pipe" sends through shared send queues: snic_ssq.sh), then ib_send_lat in doorbell mode.  The port's
 # hw_counters show that the pipe runs rang no QP doorbell at all
 # (mmio_doorbells) while the device took SQEs and RQEs from the pipes,
 # and that the doorbell run did ring.  Guest 1 serves, guest 2 is the
@@ -22,7 +23,7 @@ hc=/sys/class/infiniband/$dev/ports/1/hw_counters
 hw() { cat "$hc/$1"; }
 db0=$(hw mmio_doorbells) sq0=$(hw pipe_sqes) rq0=$(hw pipe_rqes)
 
-export SNIC_QP_MODE=pipe
+export SNIC_QP_MODE=pipe-qp
 b=1
 p=18760
 for t in rc_pingpong write_bw send_lat read_lat; do

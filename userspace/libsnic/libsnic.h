@@ -30,9 +30,19 @@
 struct snic_qp;
 struct snic_srq;
 struct snicdv_qp_attr;
+struct snicdv_llq_attr;
 
 /* Pipe QPs: consumer record every this many elements (SNIC_PIPE_CI_EVERY). */
 #define SNIC_PIPE_DEF_CI_EVERY	16
+
+/* SSQs a context may map: one per NIC core, the device has at most 64. */
+#define SNIC_CTX_MAX_SSQS	64
+
+/* [off, off + len) lies inside a mapping of map_len bytes. */
+static inline bool snic_fits(uint64_t off, uint64_t len, uint64_t map_len)
+{
+	return off <= map_len && len <= map_len - off;
+}
 
 struct snic_device {
 	struct verbs_device vdev;
@@ -44,8 +54,9 @@ struct snic_context {
 	uint32_t db_page;
 	uint32_t max_inline;
 	uint32_t max_sge;
-	pthread_mutex_t table_lock;	/* qp_table writers */
+	pthread_mutex_t table_lock;	/* qp_table writers, ssq[] */
 	struct snic_qp *qp_table[SNIC_MAX_QPS];
+	struct snic_ssq *ssq[SNIC_CTX_MAX_SSQS];	/* mapped on first use */
 };
 
 struct snic_cq {
@@ -82,6 +93,30 @@ struct snic_rq {
 	uint32_t prod, cons;		/* in WQEs */
 };
 
+/*
+ * A shared send queue of the context (snic_ssq.c): ring.prod is the SSQ
+ * producer in basic blocks (16 bits, as the device counts).
+ */
+struct snic_ssq {
+	pthread_spinlock_t lock;	/* ring.prod, the ring */
+	struct snic_sq ring;		/* ring, log_bbs, prod */
+	volatile uint32_t *ci;		/* le32 consumer record */
+	void *map;
+	size_t map_len;
+	uint64_t key;			/* mmap offset: the kernel's SSQ */
+};
+
+/* A low-latency QP's ring of slots (snic_llq.c). */
+struct snic_llq {
+	uint8_t *ring;
+	volatile uint32_t *ci;		/* le32 slots returned */
+	void *map;
+	size_t map_len;
+	uint32_t log_slots, slot_log;
+	uint32_t head;			/* next slot to poll */
+	uint32_t cons;			/* slots returned */
+};
+
 struct snic_srq {
 	struct verbs_srq vsrq;
 	pthread_spinlock_t lock;
@@ -109,6 +144,8 @@ struct snic_qp {
 	bool pipe;
 	volatile uint32_t *ci;		/* consumer record: [0] RQ, [1] SQ */
 	uint64_t *rq_wr_id;		/* by RQE slot (RQEs carry none) */
+	struct snic_ssq *ssq;		/* pipe QP sending through an SSQ */
+	struct snic_llq *llq;		/* low-latency receive ring */
 };
 
 static inline struct snic_context *to_sctx(struct ibv_context *c)
@@ -179,7 +216,8 @@ struct ibv_qp *snic_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr);
 /* create_qp in the mode @dv names (snicdv_create_qp, SNIC_QP_MODE). */
 struct ibv_qp *snic_create_qp_mode(struct ibv_pd *pd,
 				   struct ibv_qp_init_attr *attr,
-				   const struct snicdv_qp_attr *dv);
+				   const struct snicdv_qp_attr *dv,
+				   const struct snicdv_llq_attr *llq);
 int snic_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask,
 		  struct ibv_qp_init_attr *init_attr);
 int snic_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask);
@@ -210,5 +248,22 @@ int snic_pipe_post_recv(struct snic_qp *qp, struct ibv_recv_wr *wr,
 			struct ibv_recv_wr **bad_wr);
 uint64_t snic_pipe_recv_wr_id(struct snic_qp *qp, uint32_t counter);
 void snic_pipe_reset(struct snic_qp *qp);
+
+/* snic_llq.c */
+/* The create_qp words of @llq; EINVAL if out of range. */
+int snic_llq_cmd(const struct snicdv_llq_attr *llq,
+		 struct snic_create_qp_cmd *cmd);
+/* Map the ring the response names; an errno value. */
+int snic_llq_map(struct snic_qp *qp, int cmd_fd,
+		 const struct snic_create_qp_resp *r,
+		 const struct snic_create_qp_cmd *cmd);
+void snic_llq_free(struct snic_qp *qp);
+void snic_llq_reset(struct snic_qp *qp);
+
+/* snic_ssq.c */
+struct snic_ssq *snic_ssq_get(struct snic_context *ctx,
+			      const struct snic_create_qp_resp *r);
+void snic_ssq_free_all(struct snic_context *ctx);
+int snic_ssq_put_wqe(struct snic_qp *qp, uint8_t *wqe, unsigned int nbb);
 
 #endif /* LIBSNIC_LIBSNIC_H */

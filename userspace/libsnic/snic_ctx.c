@@ -194,6 +194,7 @@ static void snic_free_context(struct ibv_context *ibctx)
 
 	if (ctx->db)
 		munmap(ctx->db, SNIC_DB_PAGE_SIZE);
+	snic_ssq_free_all(ctx);
 	pthread_mutex_destroy(&ctx->table_lock);
 	verbs_uninit_context(&ctx->vctx);
 	free(ctx);
@@ -299,6 +300,7 @@ static struct verbs_context *snic_alloc_context(struct ibv_device *ibdev,
 err:
 	if (ctx->db)
 		munmap(ctx->db, SNIC_DB_PAGE_SIZE);
+	snic_ssq_free_all(ctx);
 	pthread_mutex_destroy(&ctx->table_lock);
 	verbs_uninit_context(&ctx->vctx);
 	free(ctx);

@@ -6,7 +6,9 @@
  * goes into the receive pipe as a 16-byte RQE whose owner bit (in its
  * byte count) is written last.  The device polls (docs/snic-rdma.md "DMA-
  * only notification pipes").  The mode comes from SNIC_QP_MODE
- * (pipe|doorbell, default doorbell) or from snicdv_create_qp().
+ * (pipe|pipe-qp|doorbell, default doorbell) or from snicdv_create_qp():
+ * pipe sends through the context's shared send queues (snic_ssq.c),
+ * pipe-qp through a send pipe of the QP's own.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -32,9 +34,12 @@ int snic_pipe_env(struct snicdv_qp_attr *dv)
 	dv->ci_every = SNIC_PIPE_DEF_CI_EVERY;
 	if (!m || !*m || !strcmp(m, "doorbell"))
 		return 0;
-	if (strcmp(m, "pipe"))
+	if (!strcmp(m, "pipe"))
+		dv->mode = SNICDV_QP_MODE_PIPE;
+	else if (!strcmp(m, "pipe-qp"))
+		dv->mode = SNICDV_QP_MODE_PIPE_QP;
+	else
 		return EINVAL;
-	dv->mode = SNICDV_QP_MODE_PIPE;
 	if (n && *n) {
 		v = strtol(n, &end, 0);
 		if (*end || v < 1 || v > 255)
@@ -128,13 +133,13 @@ struct ibv_qp *snicdv_create_qp(struct ibv_pd *pd,
 		errno = EOPNOTSUPP;
 		return NULL;
 	}
-	if (!dv || dv->mode > SNICDV_QP_MODE_PIPE ||
-	    (dv->mode == SNICDV_QP_MODE_PIPE &&
+	if (!dv || dv->mode > SNICDV_QP_MODE_PIPE_QP ||
+	    (dv->mode != SNICDV_QP_MODE_DOORBELL &&
 	     (dv->ci_every < 1 || dv->ci_every > 255))) {
 		errno = EINVAL;
 		return NULL;
 	}
-	return snic_create_qp_mode(pd, attr, dv);
+	return snic_create_qp_mode(pd, attr, dv, NULL);
 }
 
 __attribute__((visibility("default")))
@@ -142,5 +147,8 @@ int snicdv_qp_mode(struct ibv_qp *qp)
 {
 	if (qp->context->ops.post_send != snic_post_send)
 		return -1;
-	return to_sqp(qp)->pipe ? SNICDV_QP_MODE_PIPE : SNICDV_QP_MODE_DOORBELL;
+	if (to_sqp(qp)->ssq)
+		return SNICDV_QP_MODE_PIPE;
+	return to_sqp(qp)->pipe ? SNICDV_QP_MODE_PIPE_QP :
+				  SNICDV_QP_MODE_DOORBELL;
 }

@@ -15,12 +15,6 @@
 #include "libsnic.h"
 #include "snicdv.h"
 
-/* [off, off + len) lies inside a mapping of map_len bytes. */
-static bool snic_fits(uint64_t off, uint64_t len, uint64_t map_len)
-{
-	return off <= map_len && len <= map_len - off;
-}
-
 static void snic_qp_reset_rings(struct snic_qp *qp)
 {
 	pthread_spin_lock(&qp->sq_lock);
@@ -34,6 +28,7 @@ static void snic_qp_reset_rings(struct snic_qp *qp)
 	snic_set_record(&qp->dbr[0], 0);
 	if (qp->pipe)
 		snic_pipe_reset(qp);
+	snic_llq_reset(qp);
 	pthread_spin_unlock(&qp->rq_lock);
 }
 
@@ -41,6 +36,7 @@ static void snic_qp_free(struct snic_qp *qp)
 {
 	if (qp->map)
 		munmap(qp->map, qp->map_len);
+	snic_llq_free(qp);
 	free(qp->sq.wr_id);
 	free(qp->sq.nbb);
 	free(qp->sq.wc_op);
@@ -59,17 +55,19 @@ struct ibv_qp *snic_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
 		errno = ret;
 		return NULL;
 	}
-	return snic_create_qp_mode(pd, attr, &dv);
+	return snic_create_qp_mode(pd, attr, &dv, NULL);
 }
 
 struct ibv_qp *snic_create_qp_mode(struct ibv_pd *pd,
 				   struct ibv_qp_init_attr *attr,
-				   const struct snicdv_qp_attr *dv)
+				   const struct snicdv_qp_attr *dv,
+				   const struct snicdv_llq_attr *llq)
 {
 	struct snic_context *ctx = to_sctx(pd->context);
 	struct snic_create_qp_cmd_full cmd;
 	struct snic_create_qp_resp_full resp;
-	bool pipe = dv->mode == SNICDV_QP_MODE_PIPE;
+	bool ssq = dv->mode == SNICDV_QP_MODE_PIPE;
+	bool pipe = ssq || dv->mode == SNICDV_QP_MODE_PIPE_QP;
 	const struct snic_create_qp_resp *r = &resp.drv;
 	struct snic_qp *qp;
 	uint32_t nbbs;
@@ -88,8 +86,19 @@ struct ibv_qp *snic_create_qp_mode(struct ibv_pd *pd,
 	pthread_spin_init(&qp->rq_lock, PTHREAD_PROCESS_PRIVATE);
 	memset(&resp, 0, sizeof(resp));
 	memset(&cmd, 0, sizeof(cmd));
-	cmd.drv.flags = pipe ? SNIC_CREATE_QP_PIPE : 0;
+	cmd.drv.flags = (pipe ? SNIC_CREATE_QP_PIPE : 0) |
+			(ssq ? SNIC_CREATE_QP_SSQ : 0);
 	cmd.drv.ci_every = pipe ? dv->ci_every : 0;
+	if (llq) {
+		ret = snic_llq_cmd(llq, &cmd.drv);
+		if (ret || attr->qp_type != IBV_QPT_RC) {
+			pthread_spin_destroy(&qp->sq_lock);
+			pthread_spin_destroy(&qp->rq_lock);
+			free(qp);
+			errno = EINVAL;
+			return NULL;
+		}
+	}
 	ret = ibv_cmd_create_qp(pd, &qp->vqp.qp, attr, &cmd.ibv, sizeof(cmd),
 				&resp.ibv, sizeof(resp));
 	if (ret) {
@@ -109,6 +118,8 @@ struct ibv_qp *snic_create_qp_mode(struct ibv_pd *pd,
 	    !snic_fits(r->dbr_offset, 8, r->mmap_len) || (r->dbr_offset & 3))
 		goto err_destroy;
 	if (pipe != !!(r->flags & SNIC_CREATE_QP_PIPE) ||
+	    ssq != !!(r->flags & SNIC_CREATE_QP_SSQ) ||
+	    !!llq != !!(r->flags & SNIC_CREATE_QP_LLQ) ||
 	    (pipe && (r->rq_log < SNIC_PIPE_MIN_RQ_LOG ||
 		      r->rq_log > SNIC_MAX_LOG_SIZE ||
 		      r->rq_log_stride != 4 || (r->ci_offset & 3) ||
@@ -151,6 +162,11 @@ struct ibv_qp *snic_create_qp_mode(struct ibv_pd *pd,
 		qp->rq.log_size = r->rq_log;
 		qp->rq.log_stride = r->rq_log_stride;
 	}
+	if (llq) {
+		ret = snic_llq_map(qp, pd->context->cmd_fd, r, &cmd.drv);
+		if (ret)
+			goto err_destroy;
+	}
 	qp->pipe = pipe;
 	if (pipe)
 		qp->ci = (volatile uint32_t *)((uint8_t *)map + r->ci_offset);
@@ -167,6 +183,14 @@ struct ibv_qp *snic_create_qp_mode(struct ibv_pd *pd,
 		pthread_mutex_unlock(&ctx->table_lock);
 		ret = EPROTO;
 		goto err_destroy;
+	}
+	if (ssq) {
+		qp->ssq = snic_ssq_get(ctx, r);
+		if (!qp->ssq) {
+			ret = errno;
+			pthread_mutex_unlock(&ctx->table_lock);
+			goto err_destroy;
+		}
 	}
 	__atomic_store_n(&ctx->qp_table[qp->qpn], qp, __ATOMIC_RELEASE);
 	pthread_mutex_unlock(&ctx->table_lock);
@@ -273,10 +297,15 @@ int snic_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 			ret = ENOMEM;
 			break;
 		}
-		if (qp->pipe)
+		if (qp->ssq) {
+			ret = snic_ssq_put_wqe(qp, wqe, info.nbb);
+			if (ret)
+				break;
+		} else if (qp->pipe) {
 			snic_pipe_put_wqe(sq, sq->prod, wqe, info.nbb);
-		else
+		} else {
 			snic_sq_copy(sq, sq->prod, wqe, info.nbb);
+		}
 		slot = sq->prod & (size - 1);
 		sq->wr_id[slot] = wr->wr_id;
 		sq->nbb[slot] = info.nbb;

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
 /*
  * snic-dv-test -d DEV [-P PREFIX]: libsnic's direct verbs (snicdv.h),
- * linked as an application links them: snicdv_create_qp makes a pipe QP and a doorbell
- * QP whatever SNIC_QP_MODE says, snicdv_qp_mode tells them apart, bad
+ * linked as an application links them: snicdv_create_qp makes a pipe QP
+ * (over shared send queues), a pipe QP with its own send pipe and a
+ * doorbell QP whatever SNIC_QP_MODE says, snicdv_qp_mode tells them apart, bad
  * attributes (mode, ci_every, a pipe QP with an SRQ or two receive
  * scatter entries) fail with EINVAL, and a pipe QP refuses a receive with
  * two entries.  Prints PASS/FAIL lines (PREFIX/name, default dv/name) and
@@ -95,6 +96,11 @@ int main(int argc, char **argv)
 	d = dv_qp(pd, cq, NULL, 1, SNICDV_QP_MODE_DOORBELL, 0);
 	check("create_doorbell",
 	      d && snicdv_qp_mode(d) == SNICDV_QP_MODE_DOORBELL, strerror(errno));
+	q = dv_qp(pd, cq, NULL, 1, SNICDV_QP_MODE_PIPE_QP, 8);
+	check("create_pipe_qp",
+	      q && snicdv_qp_mode(q) == SNICDV_QP_MODE_PIPE_QP, strerror(errno));
+	if (q)
+		ibv_destroy_qp(q);
 	q = dv_qp(pd, cq, NULL, 1, 7, 8);
 	check("bad_mode", !q && errno == EINVAL, "not EINVAL");
 	q = dv_qp(pd, cq, NULL, 1, SNICDV_QP_MODE_PIPE, 0);

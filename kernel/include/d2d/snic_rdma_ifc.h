@@ -37,6 +37,7 @@ enum snic_aq_rdma_opcode {
 	SNIC_AQ_DETACH_MCAST	= 0x47,	/* mcast: it leaves the group */
 	SNIC_AQ_CREATE_SSQ	= 0x48,	/* create_ssq; result: ssqn | cores << 16 */
 	SNIC_AQ_DESTROY_SSQ	= 0x49,	/* obj: ssqn */
+	SNIC_AQ_SET_LLQ		= 0x4a,	/* set_llq */
 };
 
 /*
@@ -395,6 +396,35 @@ struct snic_aq_create_ssq {
 	__u8 rsvd1[32];
 };
 
+/*
+ * Low-latency QP receive ring (LLQ): SET_LLQ (inline, 56 bytes) gives an
+ * RC QP in RESET or INIT a ring of 2^log_slots slots of 2^slot_log bytes.
+ * A SEND_ONLY (no immediate, no invalidate) whose payload fits a slot is
+ * placed in the next slot instead of a receive WQE, with no CQE: payload
+ * at +0, then the 8-byte trailer at the slot's end, written after the
+ * payload: le32 length, 3 bytes 0, the valid byte last (bit 0 the owner
+ * phase of the slot counter, 1 on the first pass).  The host returns
+ * slots by writing the le32 count it consumed at ci_addr; the device
+ * re-reads it every ci_every slots and whenever the ring looks full.  A
+ * full ring answers RNR NAK; a larger message takes the receive queue.
+ * log_slots 0 removes the ring.
+ */
+#define SNIC_LLQ_TRAILER	8
+#define SNIC_LLQ_VALID		(1u << 0)	/* owner phase in the valid byte */
+#define SNIC_LLQ_MIN_SLOT_LOG	6		/* 64-byte slots: 56 bytes payload */
+#define SNIC_LLQ_MAX_SLOT_LOG	12
+
+struct snic_aq_set_llq {
+	__le32 qpn;
+	__u8 log_slots;		/* 2^n slots, SNIC_MIN..MAX_LOG_SIZE; 0: none */
+	__u8 slot_log;		/* SNIC_LLQ_MIN..MAX_SLOT_LOG */
+	__u8 ci_every;		/* re-read the consumer record every n, 1..255 */
+	__u8 rsvd0;
+	__le64 ring_addr;	/* 64-byte aligned */
+	__le64 ci_addr;		/* 4-byte aligned le32: slots consumed */
+	__u8 rsvd1[32];
+};
+
 struct snic_pipe_rqe {
 	__le64 addr;		/* one scatter entry; byte count 0: none */
 	__le32 lkey;
@@ -520,7 +550,10 @@ enum snic_eqe_rdma_type {
 	X(SNIC_RDMA_STAT_CNP_RCVD, cnp_rcvd)		/* CNPs taken (reaction point) */ \
 	X(SNIC_RDMA_STAT_CC_RATE_DECREASES, cc_rate_decreases)	/* DCQCN rate cuts */ \
 	X(SNIC_RDMA_STAT_CC_RATE_INCREASES, cc_rate_increases)	/* DCQCN rate increase steps */ \
-	X(SNIC_RDMA_STAT_UC_DROPPED, uc_dropped)	/* UC messages the responder dropped */
+	X(SNIC_RDMA_STAT_UC_DROPPED, uc_dropped)	/* UC messages the responder dropped */ \
+	X(SNIC_RDMA_STAT_LLQ_MSGS, llq_msgs)		/* SENDs placed in low-latency rings */ \
+	X(SNIC_RDMA_STAT_LLQ_FULL, llq_full)		/* SENDs RNR-NAKed: low-latency ring full */ \
+	X(SNIC_RDMA_STAT_LLQ_CI_READS, llq_ci_reads)	/* consumer record reads */
 
 /* The list helpers SNIC_STAT_ENUM, _NAME and _LE64: snic_ifc.h. */
 enum snic_rdma_stat {

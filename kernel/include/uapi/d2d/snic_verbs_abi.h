@@ -59,18 +59,39 @@ struct snic_create_cq_resp {
  * SNIC_CREATE_QP_PIPE: a DMA-only notification pipe QP (no doorbell;
  * docs/snic-rdma.md "DMA-only notification pipes"), whose device writes
  * its consumer record every ci_every (1..255) elements.
+ * SNIC_CREATE_QP_SSQ (with PIPE): the QP sends through its context's
+ * shared send queues ("Scalable shared send queues"): the kernel creates
+ * one SSQ per NIC core for the context on its first such QP, the device
+ * places the QP on the least-loaded one and the response names it.
  */
 #define SNIC_CREATE_QP_PIPE	(1u << 0)
+#define SNIC_CREATE_QP_SSQ	(1u << 1)
+/*
+ * SNIC_CREATE_QP_LLQ (RC): a low-latency QP ("Low-latency QPs"): the
+ * kernel gives it a ring of 2^llq_log_slots slots of 2^llq_slot_log
+ * bytes that small SENDs are placed into; the response maps it.  The
+ * llq_* words are read only with this flag (an older provider's 8-byte
+ * command is still accepted).
+ */
+#define SNIC_CREATE_QP_LLQ	(1u << 2)
 
 struct snic_create_qp_cmd {
 	__u32 flags;		/* SNIC_CREATE_QP_* */
 	__u32 ci_every;
+	__u8 llq_log_slots;	/* SNIC_CREATE_QP_LLQ: 1..15 */
+	__u8 llq_slot_log;	/* 6..12 */
+	__u8 llq_ci_every;	/* 1..255 */
+	__u8 rsvd[5];
 };
 
 /*
  * One mapping: send ring, receive ring, doorbell record (rq +0, sq +4);
  * a pipe QP: 16-byte RQEs (rq_log_stride 4) and the consumer record at
- * ci_offset (rq +0, sq +4).
+ * ci_offset (rq +0, sq +4).  SNIC_CREATE_QP_SSQ: the send ring is not
+ * used; the QP's SSQ is ssq_index (its NIC core) of the context, one
+ * mapping of its own (ssq_mmap_key, ssq_mmap_len): 2^ssq_log 64-byte
+ * basic blocks at 0, the le32 SSQ consumer record at ssq_ci_offset.
+ * Every QP on that SSQ gets the same key.
  */
 struct snic_create_qp_resp {
 	__u32 qpn;
@@ -87,6 +108,18 @@ struct snic_create_qp_resp {
 	__u32 dbr_offset;
 	__u32 ci_offset;	/* SNIC_CREATE_QP_PIPE */
 	__u32 rsvd2;
+	/* SNIC_CREATE_QP_SSQ */
+	__u8 ssq_index;		/* the context's SSQ (= NIC core) */
+	__u8 ssq_log;		/* basic blocks */
+	__u8 rsvd3[2];
+	__u32 ssq_ci_offset;
+	__aligned_u64 ssq_mmap_key;
+	__u32 ssq_mmap_len;
+	__u32 rsvd4;
+	/* SNIC_CREATE_QP_LLQ: the slots at 0, le32 consumer at llq_ci_offset */
+	__aligned_u64 llq_mmap_key;
+	__u32 llq_mmap_len;
+	__u32 llq_ci_offset;
 };
 
 struct snic_create_srq_resp {
