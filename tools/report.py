@@ -202,6 +202,21 @@ def figures(runs):
                  '(paper: Figure 7a)',
                  ('frame size (B)', 'Gbit/s'), s, 'line'))
 
+    # FLD-R latency against load in timing mode (closed loop, 1..16 in
+    # flight), FLD-R vs the host CPU as an RDMA server (paper: Figure 7c).
+    s = {}
+    for name, rest, p in runs:
+        m = re.match(r'^fld-timed-fldr-latency-k([0-9]+)-us$', name)
+        ld = re.search(r'load fld-r ([0-9.]+) vs cpu-rdma ([0-9.]+)', rest)
+        if m and p and ld:
+            s.setdefault('fld-r', []).append((float(ld.group(1)), p['av']))
+            s.setdefault('cpu rdma server', []).append(
+                (float(ld.group(2)), p['bv']))
+    figs.append(('fld-timed-fldr-latency',
+                 'FLD-R latency vs load, modeled time (paper: Figure 7c)',
+                 ('requests/s (closed loop, 1..16 in flight)', 'us'), s,
+                 'line'))
+
     # HDC local functions in timing mode: MB/s, engine vs CPU.
     s = {}
     for name, _, p in runs:
