@@ -44,7 +44,7 @@ typedef struct D2DDelayState {
     uint64_t read_fs, write_fs;     /* femtoseconds per byte */
     int64_t busy;                   /* the media is busy until */
     unsigned draining;
-    GSList *sleepers;               /* QemuCoSleep of delayed requests */
+    GSList *sleepers;               /* D2DDelaySleep of delayed requests */
     uint64_t delayed;               /* requests delayed */
     QEMUTimerListGroup hold;        /* icount: holds, never run */
     GSList *holds;                  /* D2DDelayHold not yet released */
@@ -56,6 +56,18 @@ typedef struct D2DDelayHold {
     QEMUTimer hold;                 /* on s->hold: bounds the clock */
     QEMUTimer release;              /* the main loop's: deletes the hold */
 } D2DDelayHold;
+
+/*
+ * A request sleeping until its modeled completion, on a virtual timer of
+ * the main loop: under icount the vCPU thread runs those at their exact
+ * deadline (an AioContext's virtual timer waits for the main loop to be
+ * woken for it, which under icount can be missed while the clock is held).
+ */
+typedef struct D2DDelaySleep {
+    Coroutine *co;
+    QEMUTimer timer;
+    bool woken;
+} D2DDelaySleep;
 
 /* One request in flight: when the media is done, the clock's hold. */
 typedef struct D2DDelayReq {
@@ -211,6 +223,21 @@ static void d2d_delay_begin(BlockDriverState *bs, D2DDelayReq *r,
     timer_mod(&r->h->hold, MAX(r->done, now));
 }
 
+/* Wake a sleeping request (its time has come, or the node is drained). */
+static void d2d_delay_wake(D2DDelaySleep *w)
+{
+    timer_del(&w->timer);
+    if (!w->woken) {
+        w->woken = true;
+        aio_co_wake(w->co);
+    }
+}
+
+static void d2d_delay_wake_cb(void *opaque)
+{
+    d2d_delay_wake(opaque);
+}
+
 /*
  * The host's I/O of @r is done: sleep until the media is (not while
  * drained), then release the hold.  Not at once: the caller's completion
@@ -225,11 +252,15 @@ static void coroutine_fn d2d_delay_end(BlockDriverState *bs, D2DDelayReq *r)
 {
     D2DDelayState *s = bs->opaque;
     int64_t now = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
-    QemuCoSleep w = { 0 };
 
     if (!s->draining && r->done > now) {
+        D2DDelaySleep w = { .co = qemu_coroutine_self() };
+
+        timer_init_full(&w.timer, NULL, QEMU_CLOCK_VIRTUAL, SCALE_NS, 0,
+                        d2d_delay_wake_cb, &w);
         s->sleepers = g_slist_prepend(s->sleepers, &w);
-        qemu_co_sleep_ns_wakeable(&w, QEMU_CLOCK_VIRTUAL, r->done - now);
+        timer_mod(&w.timer, r->done);
+        qemu_coroutine_yield();
         s->sleepers = g_slist_remove(s->sleepers, &w);
     }
     if (r->h) {
@@ -317,7 +348,7 @@ static void coroutine_fn d2d_delay_co_drain_begin(BlockDriverState *bs)
         return;
     }
     for (l = s->sleepers; l; l = l->next) {
-        qemu_co_sleep_wake(l->data);
+        d2d_delay_wake(l->data);
     }
 }
 

@@ -10,7 +10,11 @@
 #    reads by its own controller), within 1%;
 #  - the host reading 32 MiB with O_DIRECT through its NVMe driver, within
 #    5%: QEMU's NVMe controller takes a doorbell from a bottom half, and a
-#    vCPU that runs on meanwhile moves each request's arrival by a few us.
+#    vCPU that runs on meanwhile moves each request's arrival by a few us;
+#  - writes: the engine copying the file (its controller reads and writes
+#    the SSD), then the CPU copying it (cp, the page cache written back by
+#    sync), each within 5%.  With the clock held, a completion whose
+#    wake-up is lost would stop the guest for good: these must finish.
 # One warm-up run of each first (page cache of the tools, the file's
 # extents), then two measured runs.
 # vm-args: --timing --hdc @DISK@ --ssd-delay read-latency-ns=0,write-latency-ns=0,read-mbps=1000000,write-mbps=1000000
@@ -58,5 +62,7 @@ same() {
 
 same engine_digest_repeats 1 "d2d digest --md5 big"
 same host_read_repeats 5 "dd if=big of=/dev/null bs=1048576 count=32 iflag=direct"
+same engine_copy_repeats 5 "rm -f $OUT/c; sync; d2d copy big $OUT/c; sync"
+same cpu_copy_repeats 5 "rm -f $OUT/p; sync; cp big $OUT/p; sync"
 check dmesg_clean dmesg_clean
 finish
