@@ -134,6 +134,10 @@ def figures(runs):
                     else 'latency (emulated)')
             s.setdefault('d2d / sw-p2p, ' + what, []).append(
                 (int(m.group(1)), float(r.group(1))))
+        m = re.match(r'^hdc-net-timed-([0-9]+)-latency-us$', name)
+        if m and r:
+            s.setdefault('d2d / sw-p2p, latency (modeled time)', []).append(
+                (int(m.group(1)), float(r.group(1))))
     if s:
         xs = sorted({x for v in s.values() for x, _ in v})
         s['paper: CPU 0.48'] = [(x, 0.48) for x in xs]
