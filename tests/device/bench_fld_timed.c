@@ -71,8 +71,10 @@ static int64_t burst(size_t frame, int n, int *got)
 	return *got > 1 ? (int64_t)(last - first) : -1;
 }
 
-/* Gbit/s of @frame-byte frames through a link of @fs femtoseconds/byte
- * that carries @extra more bytes per frame: 8 x 10^6 / fs is Gbit/s. */
+/*
+ * Gbit/s of @frame-byte frames through a link of @fs femtoseconds/byte
+ * that carries @extra more bytes per frame: 8 x 10^6 / fs is Gbit/s.
+ */
 static double gbps(size_t frame, double extra, uint64_t fs)
 {
 	return 8e6 / fs * frame / (frame + extra);
