@@ -62,7 +62,9 @@ same() {
 
 same engine_digest_repeats 1 "d2d digest --md5 big"
 same host_read_repeats 5 "dd if=big of=/dev/null bs=1048576 count=32 iflag=direct"
-same engine_copy_repeats 5 "rm -f $OUT/c; sync; d2d copy big $OUT/c; sync"
-same cpu_copy_repeats 5 "rm -f $OUT/p; sync; cp big $OUT/p; sync"
+same engine_copy_repeats 5 "rm -f $OUT/c && sync && d2d copy big $OUT/c && sync"
+check engine_copy_intact cmp big "$OUT/c"
+same cpu_copy_repeats 5 "rm -f $OUT/p && sync && cp big $OUT/p && sync"
+check cpu_copy_intact cmp big "$OUT/p"
 check dmesg_clean dmesg_clean
 finish
