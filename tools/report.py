@@ -134,6 +134,10 @@ def figures(runs):
                     else 'latency (emulated)')
             s.setdefault('d2d / sw-p2p, ' + what, []).append(
                 (int(m.group(1)), float(r.group(1))))
+        m = re.match(r'^hdc-net-timed-([0-9]+)-latency-us$', name)
+        if m and r:
+            s.setdefault('d2d / sw-p2p, latency (modeled time)', []).append(
+                (int(m.group(1)), float(r.group(1))))
     if s:
         xs = sorted({x for v in s.values() for x, _ in v})
         s['paper: CPU 0.48'] = [(x, 0.48) for x in xs]
@@ -183,10 +187,55 @@ def figures(runs):
     figs.append(('fld-pcie', 'FLD: NIC<->FLD PCIe bytes per echoed packet',
                  ('frame size (B)', 'bytes per packet'), s, 'line'))
 
+    # FLD-E echo throughput vs frame size in timing mode (device harness),
+    # beside the paper's PCIe model on FLD's link (Figure 7a).
+    s = {}
+    for name, rest, p in runs:
+        m = re.match(r'^fld-timed-tput-([0-9]+)B-Gbps$', name)
+        w = re.search(r'wire allows ([0-9.]+)', rest)
+        if m and p:
+            x = int(m.group(1))
+            s.setdefault('fld-e (modeled time)', []).append((x, p['av']))
+            s.setdefault('paper: PCIe model (Figure 7a)', []).append(
+                (x, p['bv']))
+            if w:
+                s.setdefault('100 Gbit/s line rate', []).append(
+                    (x, float(w.group(1))))
+    figs.append(('fld-timed-tput',
+                 'FLD-E echo throughput vs frame size, modeled time '
+                 '(paper: Figure 7a)',
+                 ('frame size (B)', 'Gbit/s'), s, 'line'))
+
+    # FLD-R latency against load in timing mode (closed loop, 1..16 in
+    # flight), FLD-R vs the host CPU as an RDMA server (paper: Figure 7c).
+    s = {}
+    for name, rest, p in runs:
+        m = re.match(r'^fld-timed-fldr-latency-k([0-9]+)-us$', name)
+        ld = re.search(r'load fld-r ([0-9.]+) vs cpu-rdma ([0-9.]+)', rest)
+        if m and p and ld:
+            s.setdefault('fld-r', []).append((float(ld.group(1)), p['av']))
+            s.setdefault('cpu rdma server', []).append(
+                (float(ld.group(2)), p['bv']))
+    figs.append(('fld-timed-fldr-latency',
+                 'FLD-R latency vs load, modeled time (paper: Figure 7c)',
+                 ('requests/s (closed loop, 1..16 in flight)', 'us'), s,
+                 'line'))
+
+    # HDC local functions in timing mode: MB/s, engine vs CPU.
+    s = {}
+    for name, _, p in runs:
+        m = re.match(r'^hdc-timed-([a-z0-9-]+)-MBps$', name)
+        if m and p:
+            cat = '%s\nvs %s' % (m.group(1), p['b'])
+            s.setdefault('d2d engine', []).append((cat, p['av']))
+            s.setdefault('CPU baseline (1 GIPS)', []).append((cat, p['bv']))
+    figs.append(('hdc-timed-MBps', 'HDC: MB/s in modeled time',
+                 ('function', 'MB/s (modeled time)'), s, 'bars'))
+
     # HDC: guest instructions per MiB per function, engine vs CPU.
     s = {}
     for name, _, p in runs:
-        m = re.match(r'^hdc-([a-z0-9-]+)-insns-per-MiB$', name)
+        m = re.match(r'^hdc-(?!timed-)([a-z0-9-]+)-insns-per-MiB$', name)
         if m and p:
             cat = '%s\nvs %s' % (m.group(1), p['b'])
             s.setdefault('d2d engine', []).append((cat, p['av']))

@@ -15,7 +15,7 @@ if [ -n "${D2D_REPORT_LOGS:-}" ]; then
 fi
 dir="$D2D_CACHE/report/$(date +%Y%m%d-%H%M%S)"
 mkdir -p "$dir"
-benches=${D2D_BENCHES:-rdma rdma-timed eth spin spin-timed fld fld-timed hdc hdc-net}
+benches=${D2D_BENCHES:-rdma rdma-timed eth spin spin-timed fld fld-timed hdc hdc-timed hdc-net hdc-net-timed}
 set -- $benches
 n=$# k=0 start=$(date +%s) failed=0
 for b in $benches; do

@@ -20,7 +20,12 @@
 # time with the sender's snic port in a network namespace: FLD-E echo
 # against the host CPU echo, round trip (mean and 99.9th percentile, one
 # datagram in flight) and packet rate (16 in flight) of 64-byte frames,
-# in modeled time beside the FlexDriver paper's Table 6.
+# in modeled time beside the FlexDriver paper's Table 6; in a second boot
+# (accel=zuc) zuc over UDP and FLD-R's latency against load over RDMA
+# (Figure 7c).  First, on the
+# device harness (tests/device/bench_fld_timed.c, no guest): FLD-E echo
+# throughput against frame size, 64 frames back to back at the port,
+# beside the paper's PCIe model of Figure 7a and the line rate.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 timed() {
@@ -28,6 +33,7 @@ timed() {
 	out=$(mktemp -d /tmp/d2d-bench-fld-timed.XXXXXX)
 	echo "[bench] logs in $out"
 	echo "[bench] timing mode (icount shift=0: one instruction per ns)"
+	tput "$out"
 	tools/vm --quiet --timing --timeout 1800 --log-dir "$out" \
 		--qemu-arg -device --qemu-arg fld,id=fld0 \
 		tests/bench/fld-timed-guest.sh
@@ -66,7 +72,30 @@ timed() {
 	f=$(awk -v p="${f:-0}" 'BEGIN {printf "%.3f", p * 4096 / 1e9}')
 	c=$(awk -v p="${c:-0}" 'BEGIN {printf "%.3f", p * 4096 / 1e9}')
 	echo "bench: fld-timed-zuc-512B-Gbps: fld-e $f vs cpu-zuc $c = $(r "$f" "$c") (modeled time, UDP, 8 in flight, one sender on the guest's one vCPU; paper Figure 8: the FLD's ZUC at line rate, 25 Gbit/s)"
+	# FLD-R latency against load (closed loop: latency = in flight / rate)
+	for k in 1 2 4 8 16; do
+		f=$(v "fldr-k$k" rps) c=$(v "cpur-k$k" rps)
+		fl=$(awk -v k=$k -v p="${f:-0}" 'BEGIN {if (p > 0) printf "%.1f", k * 1e6 / p; else print 0}')
+		cl=$(awk -v k=$k -v p="${c:-0}" 'BEGIN {if (p > 0) printf "%.1f", k * 1e6 / p; else print 0}')
+		echo "bench: fld-timed-fldr-latency-k$k-us: fld-r $fl vs cpu-rdma $cl = $(r "$fl" "$cl") (modeled time, lower is better; 512 B ZUC requests over RDMA, $k in flight, closed loop: latency = $k / rate; load fld-r ${f:-0} vs cpu-rdma ${c:-0} requests/s; one sender on the guest's one vCPU; paper Figure 7c: FLD-R latency against load)"
+	done
 	exit 0
+}
+# tput DIR: FLD-E echo throughput against frame size (device harness).
+tput() {
+	local l
+	if ! make -s -C tests build/device/bench_fld_timed > "$1/tput.build" 2>&1; then
+		echo "bench: fld-timed-tput: tests/build/device/bench_fld_timed did not build (see $1/tput.build)"
+		return
+	fi
+	tests/build/device/bench_fld_timed > "$1/tput.log" 2> "$1/tput.err"
+	grep '^BENCH-ERROR' "$1/tput.log"
+	grep -q '^BENCH-DONE' "$1/tput.log" ||
+		echo "bench: fld-timed-tput: run failed (see $1/tput.log, $1/tput.err)"
+	sed -n 's/^BENCH fld-tput //p' "$1/tput.log" | while read -r l; do
+		eval "$(echo "$l" | tr ' ' '\n' | sed 's/^/t_/')"
+		echo "bench: fld-timed-tput-${t_size}B-Gbps: fld-e $t_gbps vs pcie-model $t_model = $(awk -v a="$t_gbps" -v b="$t_model" 'BEGIN {printf "%.3f", a / b}') (modeled time, device harness: $t_answered of $t_frames frames back to back at the port echoed; FLD on PCIe Gen4 x8, the paper's PCIe model of Figure 7a on that link; the 100 Gbit/s wire allows $t_wire)"
+	done
 }
 [ "${TIMING:-0}" = 1 ] && timed
 out=$(mktemp -d /tmp/d2d-bench-fld.XXXXXX)

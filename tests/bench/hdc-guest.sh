@@ -1,30 +1,36 @@
 # Guest half of tests/bench/hdc.sh: the same work done by the HDC engine
 # (d2d) and by the CPU (coreutils-like tools, copy_file_range, sendfile),
 # each from a cold page cache and followed by sync, between insn-mark
-# points.  Prints one "BENCH name=... mark=... secs=..." line per run.
+# points.  Prints one "BENCH name=... mark=... secs=... ns=..." line per
+# run: secs from /proc/uptime, ns from the guest's monotonic clock (in
+# timing mode, tools/vm --timing, both are virtual, modeled time).
 . /opt/d2d/tests/lib.sh
 . /opt/d2d/tests/hdc.inc
 
 hdc_setup > /tmp/setup.log 2>&1 || { echo "BENCH-ERROR setup: $(cat /tmp/setup.log)"; exit 1; }
 cd "$T_DIR" || exit 1
 now() { cut -d' ' -f1 /proc/uptime; }
+# ns of the guest's monotonic clock (busybox date has no %N)
+now_ns() { sed -n 's/^now at \([0-9]*\) nsecs.*/\1/p' /proc/timer_list | head -1; }
 
 # run NAME MARK CMD: one measurement between marks MARK and MARK+1.
 run() {
-	local name=$1 mark=$2 t0 t1 rc
+	local name=$1 mark=$2 t0 t1 n0 n1 rc
 	shift 2
 	rm -f "$OUT"/b.*
 	sync
 	echo 3 > /proc/sys/vm/drop_caches
 	t0=$(now)
+	n0=$(now_ns)
 	insn-mark "$mark"
 	sh -c "$1" > /dev/null 2>/tmp/bench.err
 	rc=$?
 	sync
 	insn-mark $((mark + 1))
+	n1=$(now_ns)
 	t1=$(now)
 	[ $rc = 0 ] || echo "BENCH-ERROR $name: status $rc: $(tail -1 /tmp/bench.err)"
-	echo "BENCH name=$name mark=$mark secs=$(echo "$t1 $t0" | awk '{printf "%.2f", $1 - $2}') rc=$rc"
+	echo "BENCH name=$name mark=$mark secs=$(echo "$t1 $t0" | awk '{printf "%.2f", $1 - $2}') ns=$((n1 - n0)) rc=$rc"
 }
 
 F=big
