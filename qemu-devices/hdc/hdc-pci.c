@@ -38,6 +38,7 @@ static void hdc_engine_bh(void *opaque)
         s->rerun = false;
         hdc_nvme_process(s);
         hdc_nic_process(s);
+        hdc_tcp_process(s);
         hdc_cmdq_fetch(s);
         hdc_sb_run(s);
         hdc_nvme_flush(s);
@@ -108,6 +109,7 @@ static void hdc_realize(PCIDevice *pdev, Error **errp)
     s->nv.done = hdc_sb_nvme_done;
     s->nic.done = hdc_sb_nic_done;
     hdc_nic_init(s);
+    hdc_tcp_init(s);
     hdc_nvme_init(s);
     memory_region_init_io(&s->nvmeq, OBJECT(s), &hdc_nvmeq_ops, s,
                           "hdc-nvmeq", HDC_NVMEQ_SIZE);
@@ -128,6 +130,7 @@ static void hdc_exit(PCIDevice *pdev)
 
     hdc_reset_state(s, true);
     hdc_sb_free(s);
+    hdc_tcp_fini(s);
     hdc_nvme_exit(s);
     d2d_timing_unrealize(&s->timing);
     qemu_bh_delete(s->bh);

@@ -90,6 +90,7 @@ struct hdc_wait {
 #define HDC_CAP_CRC32		(1u << 7)
 #define HDC_CAP_GZIP		(1u << 8)
 #define HDC_CAP_NIC		(1u << 16)	/* HDC_EP_NIC destinations */
+#define HDC_CAP_TCP		(1u << 17)	/* ... of TCP flows (HDC_NET_TCP) */
 
 struct hdc_caps {
 	__u32 version;		/* HDC_VERSION */
