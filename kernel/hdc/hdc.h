@@ -74,6 +74,11 @@ struct hdc_nic {
 	struct list_head node;	/* in hdc_nic.c's engines, while sd is set */
 	struct snic_peer_queue sq;
 	struct snic_peer_queue cq;
+	struct snic_peer_queue rq;	/* TCP: ACKs to the engine (hdc_tcp.c) */
+	struct snic_peer_queue rcq;
+	bool rx;			/* rq and rcq exist */
+	bool rule;			/* a TCP transfer's steering rule is in */
+	u32 rule_id;
 	char ifname[IFNAMSIZ];
 	struct mutex sw_lock;	/* one HDC_REQ_SW_P2P transfer at a time */
 };
@@ -163,7 +168,8 @@ struct hdc_request {
 	struct hdc_fdep src;
 	struct hdc_fdep dst;
 	bool dst_nic;			/* dst.file is a socket: the NIC */
-	u64 sw_sent;			/* HDC_REQ_SW_P2P: bytes the driver sent */
+	bool dst_tcp;			/* ... a TCP one (hdc_tcp.c) */
+	u64 sw_sent;			/* HDC_REQ_SW_P2P, TCP: bytes the driver sent */
 	struct hdc_net_flow flow;	/* its header template */
 	u64 length;
 	u64 dst_cap;			/* bytes of blocks prepared */
@@ -173,6 +179,10 @@ struct hdc_request {
 	bool dst_resize;		/* set i_size after completion (deflate) */
 	bool dst_frozen;		/* holds the destination's sb_start_write */
 	bool internal;			/* the driver's own, not counted */
+	/* dbuf bytes [keep_off, + keep_len) copied to keep at the end */
+	u32 keep_off;
+	u32 keep_len;
+	u8 keep[32];
 
 	/*
 	 * Set by the request's builder; the queue calls it once when the
@@ -237,6 +247,8 @@ int hdc_req_alloc_dbuf(struct hdc_request *req, size_t len);
 int hdc_req_bounce(struct hdc_request *req, bool dst, size_t len);
 int hdc_req_submit(struct hdc_request *req);
 int hdc_req_exec_sync(struct hdc_request *req);
+/* The same with a timeout of @ms instead of HDC_EXEC_TIMEOUT_MS. */
+int hdc_req_exec_timeout(struct hdc_request *req, unsigned int ms);
 int hdc_req_status(struct hdc_request *req);
 void hdc_req_end(struct hdc_request *req, int err);
 void hdc_req_put(struct hdc_request *req);
@@ -263,5 +275,21 @@ int hdc_nic_flow(struct hdc_dev *hd, struct file *file,
 		 struct hdc_net_flow *f);
 s64 hdc_nic_sw_p2p(struct hdc_dev *hd, const struct hdc_extent *x, u32 n,
 		   u64 len, struct hdc_net_flow *flow);
+struct sock;
+int hdc_nic_l3(struct hdc_dev *hd, struct sock *sk, u8 proto,
+	       struct hdc_net_flow *f, u32 *mtu);
+int hdc_nic_step(struct hdc_dev *hd, size_t dlen,
+		 void (*fill)(struct hdc_request *r, const void *arg),
+		 void (*done)(struct hdc_request *r, void *arg), void *arg,
+		 unsigned int ms);
+
+/* hdc_tcp.c: TCP sockets as destinations, the state handover */
+int hdc_tcp_queues_up(struct hdc_dev *hd, struct snic_dev *sd);
+void hdc_tcp_queues_down(struct hdc_dev *hd);
+bool hdc_tcp_is_tcp(struct file *file);
+int hdc_tcp_check(struct hdc_dev *hd, struct file *file, u32 flags,
+		  u32 nfuncs, u32 src_type);
+s64 hdc_tcp_send(struct hdc_dev *hd, struct file *file,
+		 const struct hdc_extent *x, u32 n, u64 len);
 
 #endif /* _HDC_H */

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * hdc: the engine's NIC side (docs/hdc.md, "NIC queues").  All use of
- * snic's peer-queue API is in this file: the engine's send queue and its
+ * snic's peer-queue API is in this file and hdc_tcp.c (the receive queue
+ * and steering rule of TCP transfers): the engine's send queue and its
  * completion queue have their rings and doorbell records in the engine's
  * BAR4 (HDC_NVMEQ_NIC_*); this file creates them on the snic port the
  * first socket's route leaves by, names them to the engine
@@ -24,6 +25,7 @@
 #include <linux/file.h>
 #include <linux/ip.h>
 #include <linux/net.h>
+#include <linux/tcp.h>
 #include <linux/udp.h>
 #include <net/arp.h>
 #include <net/inet_sock.h>
@@ -79,16 +81,19 @@ static int hdc_nic_up(struct hdc_dev *hd, struct snic_dev *sd,
 		snic_peer_destroy_cq(sd, nic->cq.qn);
 		return ret;
 	}
+	nic->sd = sd;
+	hdc_tcp_queues_up(hd, sd);
 	hdc_wr(hd, HDC_REG_NIC_SQN, nic->sq.qn);
 	hdc_wr(hd, HDC_REG_NIC_DB_LO, lower_32_bits(nic->sq.db_bus));
 	hdc_wr(hd, HDC_REG_NIC_DB_HI, upper_32_bits(nic->sq.db_bus));
 	hdc_wr(hd, HDC_REG_NIC_CTRL, HDC_NIC_ENABLE);
 	if (!(hdc_rd(hd, HDC_REG_NIC_STATUS) & 1)) {
+		hdc_tcp_queues_down(hd);
 		snic_peer_destroy_sq(sd, nic->sq.qn);
 		snic_peer_destroy_cq(sd, nic->cq.qn);
+		nic->sd = NULL;
 		return -EIO;
 	}
-	nic->sd = sd;
 	list_add(&nic->node, &hdc_nic_engines);
 	strscpy(nic->ifname, ifname, sizeof(nic->ifname));
 	dev_info(&hd->pdev->dev, "NIC queues on %s: snic sq %u cq %u\n",
@@ -112,6 +117,7 @@ static void hdc_nic_down(struct hdc_nic *nic)
 	if (!nic->sd)
 		return;
 	hdc_wr(hd, HDC_REG_NIC_CTRL, HDC_NIC_DISABLE);
+	hdc_tcp_queues_down(hd);
 	snic_peer_destroy_sq(nic->sd, nic->sq.qn);
 	snic_peer_destroy_cq(nic->sd, nic->cq.qn);
 	list_del(&nic->node);
@@ -204,41 +210,26 @@ static int hdc_nic_neigh(struct hdc_dev *hd, struct net_device *dev,
 }
 
 /*
- * @file as a destination: a connected UDP/IPv4 socket whose route leaves
- * by a snic port.  Fills @f with the flow's header template.
+ * The Ethernet and IPv4 headers of connected socket @sk's flow (@proto)
+ * into @f->hdr: its addresses, TOS and TTL, routed as the socket would
+ * be, with the next hop's MAC; the engine's queues are set up on the
+ * route's snic port.  f->l3_off and l4_off are set, *mtu is the route's.
  */
-int hdc_nic_flow(struct hdc_dev *hd, struct file *file,
-		 struct hdc_net_flow *f)
+int hdc_nic_l3(struct hdc_dev *hd, struct sock *sk, u8 proto,
+	       struct hdc_net_flow *f, u32 *mtu)
 {
-	struct socket *sock = sock_from_file(file);
 	struct ethhdr *eth = (struct ethhdr *)f->hdr;
 	struct iphdr *iph = (struct iphdr *)(f->hdr + ETH_HLEN);
-	struct udphdr *uh = (struct udphdr *)(iph + 1);
 	__be32 daddr, saddr, nexthop;
 	__be16 sport, dport;
 	struct inet_sock *inet;
 	struct net_device *dev;
 	struct flowi4 fl4;
 	struct rtable *rt;
-	struct sock *sk;
 	u8 ha[ETH_ALEN];
 	int ttl, ret;
 	u8 tos;
-	u32 mtu;
 
-	if (!sock)
-		return -EINVAL;
-	/* Like a raw socket: the datagrams pass no netfilter, tc or BPF. */
-	if (!capable(CAP_NET_RAW)) {
-		hdc_uerr(hd, "socket destinations need CAP_NET_RAW\n");
-		return -EPERM;
-	}
-	sk = sock->sk;
-	if (sk->sk_family != AF_INET || sk->sk_type != SOCK_DGRAM ||
-	    sk->sk_protocol != IPPROTO_UDP) {
-		hdc_uerr(hd, "socket destination is not UDP over IPv4\n");
-		return -EPROTONOSUPPORT;
-	}
 	lock_sock(sk);
 	inet = inet_sk(sk);
 	daddr = inet->inet_daddr;
@@ -254,7 +245,7 @@ int hdc_nic_flow(struct hdc_dev *hd, struct file *file,
 		return ret;
 	}
 	rt = ip_route_output_ports(sock_net(sk), &fl4, sk, daddr, saddr, dport,
-				   sport, IPPROTO_UDP, RT_TOS(tos),
+				   sport, proto, RT_TOS(tos),
 				   sk->sk_bound_dev_if);
 	if (IS_ERR(rt)) {
 		hdc_uerr(hd, "no route to %pI4\n", &daddr);
@@ -262,7 +253,7 @@ int hdc_nic_flow(struct hdc_dev *hd, struct file *file,
 	}
 	dev = rt->dst.dev;
 	nexthop = rt_nexthop(rt, daddr);
-	mtu = dst_mtu(&rt->dst);
+	*mtu = dst_mtu(&rt->dst);
 	if (ttl < 0)
 		ttl = ip4_dst_hoplimit(&rt->dst);
 	if (!saddr)
@@ -272,8 +263,8 @@ int hdc_nic_flow(struct hdc_dev *hd, struct file *file,
 	ret = hdc_nic_bind(hd, dev);
 	if (!ret)
 		ret = hdc_nic_neigh(hd, dev, nexthop, ha);
-	if (!ret && mtu <= sizeof(*iph) + sizeof(*uh)) {
-		hdc_uerr(hd, "MTU %u of %s too small\n", mtu, dev->name);
+	if (!ret && *mtu <= sizeof(*iph) + sizeof(struct tcphdr)) {
+		hdc_uerr(hd, "MTU %u of %s too small\n", *mtu, dev->name);
 		ret = -EMSGSIZE;
 	}
 	if (ret) {
@@ -282,12 +273,8 @@ int hdc_nic_flow(struct hdc_dev *hd, struct file *file,
 	}
 
 	memset(f, 0, sizeof(*f));
-	f->proto = HDC_NET_UDP;
 	f->l3_off = ETH_HLEN;
 	f->l4_off = ETH_HLEN + sizeof(*iph);
-	f->hdr_len = f->l4_off + sizeof(*uh);
-	f->mss = cpu_to_le16(min_t(u32, mtu - sizeof(*iph) - sizeof(*uh),
-				   HDC_NET_MSS_MAX));
 	ether_addr_copy(eth->h_dest, ha);
 	ether_addr_copy(eth->h_source, dev->dev_addr);
 	eth->h_proto = htons(ETH_P_IP);
@@ -298,11 +285,46 @@ int hdc_nic_flow(struct hdc_dev *hd, struct file *file,
 	iph->id = htons(get_random_u16());
 	iph->frag_off = htons(IP_DF);
 	iph->ttl = ttl;
-	iph->protocol = IPPROTO_UDP;
+	iph->protocol = proto;
 	iph->saddr = saddr;
 	iph->daddr = daddr;
-	uh->source = sport;
-	uh->dest = dport;
+	((__be16 *)(f->hdr + f->l4_off))[0] = sport;
+	((__be16 *)(f->hdr + f->l4_off))[1] = dport;
+	return 0;
+}
+
+/*
+ * @file as a destination: a connected UDP/IPv4 socket whose route leaves
+ * by a snic port.  Fills @f with the flow's header template.
+ */
+int hdc_nic_flow(struct hdc_dev *hd, struct file *file,
+		 struct hdc_net_flow *f)
+{
+	struct socket *sock = sock_from_file(file);
+	struct sock *sk;
+	u32 mtu;
+	int ret;
+
+	if (!sock)
+		return -EINVAL;
+	/* Like a raw socket: the datagrams pass no netfilter, tc or BPF. */
+	if (!capable(CAP_NET_RAW)) {
+		hdc_uerr(hd, "socket destinations need CAP_NET_RAW\n");
+		return -EPERM;
+	}
+	sk = sock->sk;
+	if (sk->sk_family != AF_INET || sk->sk_type != SOCK_DGRAM ||
+	    sk->sk_protocol != IPPROTO_UDP) {
+		hdc_uerr(hd, "socket destination is not UDP or TCP over IPv4\n");
+		return -EPROTONOSUPPORT;
+	}
+	ret = hdc_nic_l3(hd, sk, IPPROTO_UDP, f, &mtu);
+	if (ret)
+		return ret;
+	f->proto = HDC_NET_UDP;
+	f->hdr_len = f->l4_off + sizeof(struct udphdr);
+	f->mss = cpu_to_le16(min_t(u32, mtu - sizeof(struct iphdr) -
+				   sizeof(struct udphdr), HDC_NET_MSS_MAX));
 	return 0;
 }
 
@@ -341,10 +363,15 @@ static int hdc_ext_slice(const struct hdc_extent *x, u32 n, u32 shift,
 	return k;
 }
 
-/* One internal command of the baseline, built by @fill, run to the end. */
-static int hdc_nic_step(struct hdc_dev *hd, size_t dlen,
-			void (*fill)(struct hdc_request *r, const void *arg),
-			const void *arg)
+/*
+ * One internal command with @dlen bytes of coherent buffer, built by
+ * @fill, run to the end (at most @ms); @done (if any) sees it after,
+ * if it completed.
+ */
+int hdc_nic_step(struct hdc_dev *hd, size_t dlen,
+		 void (*fill)(struct hdc_request *r, const void *arg),
+		 void (*done)(struct hdc_request *r, void *arg), void *arg,
+		 unsigned int ms)
 {
 	struct hdc_request *r = hdc_req_alloc(hd);
 	int ret;
@@ -354,7 +381,9 @@ static int hdc_nic_step(struct hdc_dev *hd, size_t dlen,
 	ret = hdc_req_alloc_dbuf(r, dlen);
 	if (!ret) {
 		fill(r, arg);
-		ret = hdc_req_exec_sync(r);
+		ret = hdc_req_exec_timeout(r, ms);
+		if (done && completion_done(&r->done))
+			done(r, arg);
 	}
 	hdc_req_put(r);
 	return ret;
@@ -428,9 +457,11 @@ s64 hdc_nic_sw_p2p(struct hdc_dev *hd, const struct hdc_extent *x, u32 n,
 		if (ret < 0)
 			break;
 		c.n = ret;
-		ret = hdc_nic_step(hd, c.n * sizeof(*sub), hdc_sw_read, &c);
+		ret = hdc_nic_step(hd, c.n * sizeof(*sub), hdc_sw_read, NULL,
+				   &c, HDC_EXEC_TIMEOUT_MS);
 		if (!ret)
-			ret = hdc_nic_step(hd, sizeof(*flow), hdc_sw_send, &c);
+			ret = hdc_nic_step(hd, sizeof(*flow), hdc_sw_send, NULL,
+					   &c, HDC_EXEC_TIMEOUT_MS);
 		off += c.len;
 		iph->id = htons(ntohs(iph->id) + DIV_ROUND_UP(c.len, mss));
 	}

@@ -51,6 +51,10 @@ static void usage(FILE *f)
 "        (HOST: an IPv4 address) through its own queues on the snic port\n"
 "        the route leaves by; digests printed as for copy.  --sw-p2p: the\n"
 "        software-controlled P2P baseline (the driver runs each 64 KiB)\n"
+"  d2d send --tcp [--then MSG] FILE HOST:PORT\n"
+"        the same over a TCP connection to HOST:PORT, handed over to the\n"
+"        engine for the transfer; --then: write MSG on the connection\n"
+"        after it, shut down writing, print what the peer sends back\n"
 "  d2d stat\n"
 "        the engine's capabilities, its SSD and statistics\n"
 "  d2d raw [--func ID]... [--offset N] [--length N] [--src-mode r|w|rw]\n"
@@ -349,7 +353,33 @@ static int split_host_port(const char *arg, char *buf, size_t size,
 	return 0;
 }
 
-/* d2d send FILE HOST:PORT [FUNCTION]...: the engine sends, UDP. */
+/*
+ * The socket after the transfer, both ways: @msg out, our side shut
+ * down, then what the peer sends until it closes to standard output.
+ */
+static int then_exchange(int sock, const char *msg)
+{
+	size_t len = strlen(msg), done = 0;
+	char buf[4096];
+	ssize_t n;
+
+	while (done < len) {
+		n = write(sock, msg + done, len - done);
+		if (n < 0)
+			return -1;
+		done += n;
+	}
+	if (shutdown(sock, SHUT_WR))
+		return -1;
+	while ((n = read(sock, buf, sizeof(buf))) > 0) {
+		if (fwrite(buf, 1, n, stdout) != (size_t)n)
+			return -1;
+	}
+	fflush(stdout);
+	return n < 0 ? -1 : 0;
+}
+
+/* d2d send FILE HOST:PORT [FUNCTION]...: the engine sends, UDP or TCP. */
 static int cmd_send(int argc, char **argv)
 {
 	struct d2d_chain chain = { 0 };
@@ -357,7 +387,8 @@ static int cmd_send(int argc, char **argv)
 	struct d2d_result res;
 	char hp[300];
 	struct stat st;
-	int i, r, hdc, fd, sock, ret;
+	int i, r, hdc, fd, sock, ret, tcp = 0;
+	const char *then = NULL;
 	uint32_t flags = 0;
 
 	for (i = 1; i < argc; i++) {
@@ -368,6 +399,14 @@ static int cmd_send(int argc, char **argv)
 			continue;
 		if (!strcmp(argv[i], "--sw-p2p")) {
 			flags |= HDC_REQ_SW_P2P;
+			continue;
+		}
+		if (!strcmp(argv[i], "--tcp")) {
+			tcp = 1;
+			continue;
+		}
+		if (!strcmp(argv[i], "--then") && i + 1 < argc) {
+			then = argv[++i];
 			continue;
 		}
 		if (argv[i][0] == '-' && argv[i][1])
@@ -385,6 +424,8 @@ static int cmd_send(int argc, char **argv)
 		return usage_error("send: '%s' is not HOST:PORT", to);
 	if ((flags & HDC_REQ_SW_P2P) && chain.n)
 		return usage_error("send: --sw-p2p takes no functions");
+	if (then && !tcp)
+		return usage_error("send: --then needs --tcp");
 	hdc = open_engine();
 	if (hdc < 0)
 		return 1;
@@ -393,14 +434,17 @@ static int cmd_send(int argc, char **argv)
 		return fail(errno, "cannot open '%s'", file);
 	if (fstat(fd, &st))
 		return fail(errno, "'%s'", file);
-	sock = d2d_udp_connect(host, port);
+	sock = tcp ? d2d_tcp_connect(host, port) : d2d_udp_connect(host, port);
 	if (sock < 0)
-		return fail(-sock, "cannot connect a UDP socket to %s", to);
+		return fail(-sock, "cannot connect a %s socket to %s",
+			    tcp ? "TCP" : "UDP", to);
 	ret = d2d_send(hdc, fd, 0, S_ISREG(st.st_mode) ? (uint64_t)st.st_size : 0,
 		       sock, &chain, flags, &res);
 	if (ret)
 		return fail(-ret, "send '%s' -> %s", file, to);
 	print_digests(&chain, res.digest, file, to);
+	if (then && then_exchange(sock, then))
+		return fail(errno, "the connection after the transfer");
 	close(sock);
 	if (fd)
 		close(fd);
@@ -615,7 +659,7 @@ static void print_caps(uint32_t caps)
 {
 	static const char *const names[32] = {
 		"nvme", "crc32c", "md5", "sha256", "aes256-ctr", "deflate",
-		"sha1", "crc32", "gzip", [16] = "nic",
+		"sha1", "crc32", "gzip", [16] = "nic", "tcp",
 	};
 	unsigned int i;
 

@@ -100,7 +100,7 @@ int d2d_copy(int hdc, int src_fd, uint64_t src_off, int dst_fd,
 	return 0;
 }
 
-int d2d_udp_connect(const char *host, const char *port)
+static int d2d_connect(const char *host, const char *port, int type)
 {
 	struct sockaddr_in sa = { .sin_family = AF_INET };
 	char *end;
@@ -113,7 +113,7 @@ int d2d_udp_connect(const char *host, const char *port)
 		return -EINVAL;
 	}
 	sa.sin_port = htons(p);
-	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	fd = socket(AF_INET, type | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return -errno;
 	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
@@ -123,6 +123,16 @@ int d2d_udp_connect(const char *host, const char *port)
 		return -e;
 	}
 	return fd;
+}
+
+int d2d_udp_connect(const char *host, const char *port)
+{
+	return d2d_connect(host, port, SOCK_DGRAM);
+}
+
+int d2d_tcp_connect(const char *host, const char *port)
+{
+	return d2d_connect(host, port, SOCK_STREAM);
 }
 
 int d2d_send(int hdc, int fd, uint64_t off, uint64_t len, int sock,

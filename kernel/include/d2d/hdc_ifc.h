@@ -269,8 +269,8 @@ struct hdc_cpl {
 #define HDC_NVMEQ_PRP_SLOT	256
 #define HDC_NVMEQ_NIC_SQ	0x10000	/* NIC SQ, 1024 x 64-byte basic blocks */
 #define HDC_NVMEQ_NIC_CQ	0x20000	/* NIC CQ, 1024 x 64-byte CQEs */
-#define HDC_NVMEQ_NIC_DBR	0x30000	/* le32 SQ producer, +4 CQ consumer,
-					 * +8 RQ producer, +12 RX CQ consumer */
+/* le32 SQ producer, +4 CQ consumer, +8 RQ producer, +12 RX CQ consumer */
+#define HDC_NVMEQ_NIC_DBR	0x30000
 #define HDC_NVMEQ_NIC_RQ	0x31000	/* NIC RQ, 16 x 16-byte descriptors */
 #define HDC_NVMEQ_NIC_RCQ	0x32000	/* its CQ, 16 x 64-byte CQEs */
 #define HDC_NVMEQ_NIC_RXBUF	0x34000	/* 16 receive buffers of 2 KiB */
