@@ -347,10 +347,21 @@ static void hdc_tcp_done(struct hdc_request *r, void *arg)
 	struct hdc_tcp_xfer *c = arg;
 	struct hdc_net_flow out;
 
+	u32 seq = le32_to_cpu(c->flow.snd_una), una, max;
+
 	memcpy((u8 *)&out + offsetof(struct hdc_net_flow, snd_wnd), r->keep,
 	       HDC_TCP_OUT_LEN);
 	if (!(le16_to_cpu(out.out_flags) & HDC_NET_OUT_STATE))
 		return;
+	/* snd_nxt <= snd_una <= snd_max <= snd_nxt + len, or no state */
+	una = le32_to_cpu(out.snd_una) - seq;
+	max = le32_to_cpu(out.snd_max) - seq;
+	if (una > max || max > c->len) {
+		dev_err_ratelimited(&r->hd->pdev->dev,
+				    "engine returned TCP state out of range (una +%u max +%u of %llu)\n",
+				    una, max, c->len);
+		return;
+	}
 	c->flow.snd_wnd = out.snd_wnd;
 	c->flow.snd_una = out.snd_una;
 	c->flow.snd_max = out.snd_max;

@@ -29,6 +29,7 @@
 #define HDC_RQ_SIZE (1u << HDC_NIC_RQ_LOG)
 #define HDC_TCP_RTO_MIN_NS (10 * SCALE_MS)
 #define HDC_TCP_RTO_MAX_NS (60 * NANOSECONDS_PER_SECOND)
+#define HDC_TCP_CWND_MAX (1u << 30)
 #define TCPF_FIN 0x01
 #define TCPF_SYN 0x02
 #define TCPF_RST 0x04
@@ -441,6 +442,7 @@ static void hdc_tcp_input(HdcState *s, const uint8_t *p, uint32_t len)
         } else {
             t->cwnd += MAX(1u, mss * mss / t->cwnd);
         }
+        t->cwnd = MIN(t->cwnd, HDC_TCP_CWND_MAX);
         t->dupacks = 0;
         if (t->una < t->max) {
             hdc_tcp_arm(s);
@@ -458,7 +460,7 @@ static void hdc_tcp_input(HdcState *s, const uint8_t *p, uint32_t len)
             t->recovery = true;
             hdc_tcp_rexmit(s);
         } else if (t->recovery) {
-            t->cwnd += mss;
+            t->cwnd = MIN(t->cwnd + mss, HDC_TCP_CWND_MAX);
         }
     } else if (acked == 0) {
         t->wnd = win;                       /* a window update */
