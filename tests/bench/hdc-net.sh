@@ -72,9 +72,9 @@ tcp() {
 		echo "bench: hdc-tcp-$size-cpu-vs-read-send: d2d $i_d2d_tcp vs read+send $i_read_send_tcp insns = $(ratio "$i_d2d_tcp" "$i_read_send_tcp")"
 		echo "bench: hdc-tcp-$size-latency-vs-sendfile: d2d $t_d2d_tcp vs sendfile $t_sendfile_tcp s, modeled = $(ratio "$t_d2d_tcp" "$t_sendfile_tcp") (DCS-ctrl: -42% latency against software-controlled P2P; none for TCP)"
 	done
-	reps=$(field nginx-d2d 1048576 reps)
+	reps=$(field nginx-d2d 1048577 reps)
 	for m in nginx-d2d nginx-stock; do
-		i=$(insns "$m" 1048576) t=$(field "$m" 1048576 secs)
+		i=$(insns "$m" 1048577) t=$(field "$m" 1048577 secs)
 		eval "i_${m//-/_}=$i r_${m//-/_}=$(awk -v t="$t" -v n="$reps" 'BEGIN {if (t > 0) printf "%.1f", n / t; else print 0}')"
 	done
 	echo "bench: hdc-tcp-nginx-1MiB-requests-per-s: preload $r_nginx_d2d vs stock $r_nginx_stock = $(ratio "$r_nginx_d2d" "$r_nginx_stock") (modeled)"

@@ -2,12 +2,13 @@
 # timing mode (tools/vm --timing --hdc: one clock, docs/timing.md), its
 # two snic ports on one hub, the first 10.0.0.1 (the HDC engine's side),
 # the second 10.0.0.2 in network namespace p (the peer: stock Linux TCP).
-# Files of SIZE bytes on the SSD are sent REPS times per method, each run
+# The first SIZE bytes of the SSD's 100 MiB file go REPS times per method, each run
 # between insn-mark points: 'd2d send --tcp' (the engine sends on the
 # handed-over connection), 'udpsend --tcp --sendfile' (the kernel's
 # sendfile) and 'udpsend --tcp' (read + send), the CPU baselines from a
 # warm page cache; then nginx serving a 1 MiB file to wget in p, through
-# libd2d-sendfile.so and stock (sendfile on).  Prints one "BENCH name=...
+# libd2d-sendfile.so and stock (sendfile on).  Nothing is written to
+# the SSD.  Prints one "BENCH name=...
 # size=... reps=... mark=... secs=..." line per run; secs is modeled
 # (virtual, instruction-counted) time.
 . /opt/d2d/tests/lib.sh
@@ -20,20 +21,14 @@ LIB=/usr/lib/x86_64-linux-gnu/libd2d-sendfile.so
 snic_pair_netns > /tmp/setup.log 2>&1
 grep -q '^FAIL' /tmp/setup.log && { echo "BENCH-ERROR snic: $(cat /tmp/setup.log)"; exit 1; }
 hdc_setup > /tmp/setup.log 2>&1 || { echo "BENCH-ERROR setup: $(cat /tmp/setup.log)"; exit 1; }
-# Modeled seconds, to the microsecond where date has %N.
+# Modeled seconds, to the nanosecond (the kernel's clock: /proc/timer_list).
 now() {
-	local t
-	t=$(date +%s.%N)
-	case $t in
-	*N*) cut -d' ' -f1 /proc/uptime ;;
-	*) echo "$t" ;;
-	esac
+	awk '/^now at/ { printf "%.9f\n", $3 / 1e9; exit }' /proc/timer_list
 }
-for size in 65536 1048576 4194304; do
-	head -c $size $T_DIR/big > $OUT/b$size
-done
-sync
-cat $OUT/b* > /dev/null	# warm page cache for the CPU baselines
+# Nothing is written to the SSD (timing mode models its writes too): the
+# first SIZE bytes of the 100 MiB file.
+F=$T_DIR/big
+head -c 4194304 $F > /dev/null	# warm page cache for the CPU baselines
 ip netns exec p socat -u TCP-LISTEN:$PORT,reuseaddr,fork OPEN:/dev/null &
 sleep 1
 
@@ -56,9 +51,9 @@ run() {
 mark=180
 for size in 65536 1048576 4194304; do
 	reps=$((size >= 4194304 ? 2 : size >= 1048576 ? 4 : 8))
-	run d2d-tcp "$size" $reps $mark "d2d send --tcp $OUT/b$size 10.0.0.2:$PORT"
-	run sendfile-tcp "$size" $reps $((mark + 2)) "udpsend --tcp --sendfile $OUT/b$size 10.0.0.2 $PORT"
-	run read-send-tcp "$size" $reps $((mark + 4)) "udpsend --tcp $OUT/b$size 10.0.0.2 $PORT"
+	run d2d-tcp "$size" $reps $mark "d2d send --tcp --length $size $F 10.0.0.2:$PORT"
+	run sendfile-tcp "$size" $reps $((mark + 2)) "udpsend --tcp --sendfile --length $size $F 10.0.0.2 $PORT"
+	run read-send-tcp "$size" $reps $((mark + 4)) "udpsend --tcp --length $size $F 10.0.0.2 $PORT"
 	mark=$((mark + 10))
 done
 
@@ -80,7 +75,7 @@ http {
 	uwsgi_temp_path $2/uwsgi;
 	scgi_temp_path $2/scgi;
 	default_type application/octet-stream;
-	server { listen 10.0.0.1:$1; root $OUT; }
+	server { listen 10.0.0.1:$1; root $T_DIR; }
 }
 EOF
 }
@@ -92,7 +87,7 @@ LD_PRELOAD=$LIB D2D_SENDFILE_LOG=$NGX-d2d/sendfile.log \
 nginx -e $NGX-stock/error.log -p $NGX-stock -c $NGX-stock/nginx.conf ||
 	echo "BENCH-ERROR nginx (stock)"
 sleep 1
-run nginx-d2d 1048576 8 220 "ip netns exec p wget -q -O /dev/null http://10.0.0.1:8080/b1048576"
-run nginx-stock 1048576 8 222 "ip netns exec p wget -q -O /dev/null http://10.0.0.1:8081/b1048576"
+run nginx-d2d 1048577 8 220 "ip netns exec p wget -q -O /dev/null http://10.0.0.1:8080/1m1"
+run nginx-stock 1048577 8 222 "ip netns exec p wget -q -O /dev/null http://10.0.0.1:8081/1m1"
 echo "BENCH-INFO nginx-d2d sendfile calls by d2d: $(grep -c '^d2d ' $NGX-d2d/sendfile.log 2>/dev/null), fallbacks: $(grep -c '^fallback' $NGX-d2d/sendfile.log 2>/dev/null)"
 echo "BENCH-DONE"

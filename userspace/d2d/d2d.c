@@ -55,6 +55,7 @@ static void usage(FILE *f)
 "        the same over a TCP connection to HOST:PORT, handed over to the\n"
 "        engine for the transfer; --then: write MSG on the connection\n"
 "        after it, shut down writing, print what the peer sends back\n"
+"        (either form: --length N sends only FILE's first N bytes)\n"
 "  d2d stat\n"
 "        the engine's capabilities, its SSD and statistics\n"
 "  d2d raw [--func ID]... [--offset N] [--length N] [--src-mode r|w|rw]\n"
@@ -391,6 +392,7 @@ static int cmd_send(int argc, char **argv)
 	struct stat st;
 	int i, r, hdc, fd, sock, ret, tcp = 0;
 	const char *then = NULL;
+	uint64_t length = UINT64_MAX;
 	uint32_t flags = 0;
 
 	for (i = 1; i < argc; i++) {
@@ -409,6 +411,10 @@ static int cmd_send(int argc, char **argv)
 		}
 		if (!strcmp(argv[i], "--then") && i + 1 < argc) {
 			then = argv[++i];
+			continue;
+		}
+		if (!strcmp(argv[i], "--length") && i + 1 < argc) {
+			length = strtoull(argv[++i], NULL, 0);
 			continue;
 		}
 		if (argv[i][0] == '-' && argv[i][1])
@@ -440,8 +446,11 @@ static int cmd_send(int argc, char **argv)
 	if (sock < 0)
 		return fail(-sock, "cannot connect a %s socket to %s",
 			    tcp ? "TCP" : "UDP", to);
-	ret = d2d_send(hdc, fd, 0, S_ISREG(st.st_mode) ? (uint64_t)st.st_size : 0,
-		       sock, &chain, flags, &res);
+	if (!S_ISREG(st.st_mode))
+		length = 0;
+	else if (length > (uint64_t)st.st_size)
+		length = st.st_size;
+	ret = d2d_send(hdc, fd, 0, length, sock, &chain, flags, &res);
 	if (ret)
 		return fail(-ret, "send '%s' -> %s", file, to);
 	print_digests(&chain, res.digest, file, to);
