@@ -283,9 +283,10 @@ int hdc_nic_step(struct hdc_dev *hd, size_t dlen,
 		 void (*done)(struct hdc_request *r, void *arg), void *arg,
 		 unsigned int ms);
 
+int hdc_nic_steer_tcp(struct hdc_dev *hd, const struct hdc_net_flow *f);
+void hdc_nic_unsteer(struct hdc_dev *hd);
+
 /* hdc_tcp.c: TCP sockets as destinations, the state handover */
-int hdc_tcp_queues_up(struct hdc_dev *hd, struct snic_dev *sd);
-void hdc_tcp_queues_down(struct hdc_dev *hd);
 bool hdc_tcp_is_tcp(struct file *file);
 int hdc_tcp_check(struct hdc_dev *hd, struct file *file, u32 flags,
 		  u32 nfuncs, u32 src_type);

@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * hdc: the engine's NIC side (docs/hdc.md, "NIC queues").  All use of
- * snic's peer-queue API is in this file and hdc_tcp.c (the receive queue
- * and steering rule of TCP transfers): the engine's send queue and its
+ * snic's peer-queue API is in this file: the engine's send queue and its
  * completion queue have their rings and doorbell records in the engine's
  * BAR4 (HDC_NVMEQ_NIC_*); this file creates them on the snic port the
  * first socket's route leaves by, names them to the engine
@@ -18,6 +17,9 @@
  * (struct hdc_net_flow); the engine sends the data in datagrams headed
  * by it, with no per-datagram host work.  The socket's own queues are not
  * used: nothing of the data passes the host's network stack.
+ *
+ * With the send queue comes a receive queue (and its CQ) in BAR4, for the
+ * ACKs of TCP transfers (hdc_tcp.c), which steer their flow to it.
  */
 #include <linux/auxiliary_bus.h>
 #include <linux/delay.h>
@@ -37,6 +39,7 @@
 #include "hdc.h"
 
 #define HDC_NEIGH_WAIT_MS	3000
+#define HDC_NIC_TCP_RULE_PRIO	0x40	/* before fld's rules and ethtool's */
 
 /* A snic bound to hdc's snic.peer_hdc driver. */
 struct hdc_nic_snic {
@@ -51,6 +54,116 @@ struct hdc_nic_snic {
 static DEFINE_MUTEX(hdc_nic_mutex);
 static LIST_HEAD(hdc_nic_snics);	/* struct hdc_nic_snic */
 static LIST_HEAD(hdc_nic_engines);	/* struct hdc_nic, queues up */
+
+/*
+ * The receive queue (TCP ACKs) and its CQ, with the engine's NIC queues;
+ * nic.lock.
+ */
+static int hdc_nic_rx_up(struct hdc_dev *hd, struct snic_dev *sd)
+{
+	struct hdc_nic *nic = &hd->nic;
+	u64 bar4 = pci_bus_address(hd->pdev, HDC_BAR_NVMEQ);
+	struct snic_peer_cq_attr ca = {
+		.ring_bus = bar4 + HDC_NVMEQ_NIC_RCQ,
+		.dbr_bus = bar4 + HDC_NVMEQ_NIC_DBR + 12,
+		.log_size = HDC_NIC_RQ_LOG,
+	};
+	struct snic_peer_rq_attr ra = {
+		.ring_bus = bar4 + HDC_NVMEQ_NIC_RQ,
+		.dbr_bus = bar4 + HDC_NVMEQ_NIC_DBR + 8,
+		.log_size = HDC_NIC_RQ_LOG,
+		.type = SNIC_RQ_PLAIN,
+	};
+	int ret;
+
+	lockdep_assert_held(&nic->lock);
+	nic->rx = false;
+	nic->rule = false;
+	if (!(hd->caps & HDC_CAP_TCP))
+		return 0;
+	ret = snic_peer_create_cq(sd, &ca, &nic->rcq);
+	if (ret)
+		goto fail;
+	ra.cqn = nic->rcq.qn;
+	ret = snic_peer_create_rq(sd, &ra, &nic->rq);
+	if (ret) {
+		snic_peer_destroy_cq(sd, nic->rcq.qn);
+		goto fail;
+	}
+	hdc_wr(hd, HDC_REG_NIC_RQN, nic->rq.qn);
+	hdc_wr(hd, HDC_REG_NIC_RQ_DB_LO, lower_32_bits(nic->rq.db_bus));
+	hdc_wr(hd, HDC_REG_NIC_RQ_DB_HI, upper_32_bits(nic->rq.db_bus));
+	nic->rx = true;
+	return 0;
+fail:
+	/* UDP still works; TCP destinations get ENODEV. */
+	dev_warn(&hd->pdev->dev, "no NIC receive queue for TCP: %d\n", ret);
+	hdc_wr(hd, HDC_REG_NIC_RQ_DB_LO, 0);
+	hdc_wr(hd, HDC_REG_NIC_RQ_DB_HI, 0);
+	return ret;
+}
+
+/* After HDC_NIC_DISABLE: the rule of a TCP transfer, the RQ, its CQ. */
+static void hdc_nic_rx_down(struct hdc_dev *hd)
+{
+	struct hdc_nic *nic = &hd->nic;
+
+	lockdep_assert_held(&nic->lock);
+	if (nic->rule)
+		snic_peer_del_rule(nic->sd, nic->rule_id);
+	nic->rule = false;
+	if (!nic->rx)
+		return;
+	snic_peer_destroy_rq(nic->sd, nic->rq.qn);
+	snic_peer_destroy_cq(nic->sd, nic->rcq.qn);
+	nic->rx = false;
+}
+
+/* Steer a TCP flow's segments (peer -> us) to the engine's RQ. */
+int hdc_nic_steer_tcp(struct hdc_dev *hd, const struct hdc_net_flow *f)
+{
+	const struct iphdr *iph = (const void *)(f->hdr + f->l3_off);
+	const struct tcphdr *th = (const void *)(f->hdr + f->l4_off);
+	struct hdc_nic *nic = &hd->nic;
+	struct snic_steer_rule r = {
+		.match = cpu_to_le32(SNIC_MATCH_IP_PROTO | SNIC_MATCH_SRC_IP |
+				     SNIC_MATCH_DST_IP | SNIC_MATCH_SRC_PORT |
+				     SNIC_MATCH_DST_PORT),
+		.priority = cpu_to_le16(HDC_NIC_TCP_RULE_PRIO),
+		.dest = SNIC_DEST_RQ,
+		.src_ip = iph->daddr,
+		.src_ip_mask = htonl(0xffffffff),
+		.dst_ip = iph->saddr,
+		.dst_ip_mask = htonl(0xffffffff),
+		.src_port = th->dest,
+		.dst_port = th->source,
+		.ip_proto = IPPROTO_TCP,
+	};
+	int ret = -ENODEV;
+
+	mutex_lock(&nic->lock);
+	if (nic->sd && nic->rx && !nic->rule) {
+		r.dest_id = cpu_to_le32(nic->rq.qn);
+		ret = snic_peer_add_rule(nic->sd, &r, &nic->rule_id);
+		nic->rule = !ret;
+	}
+	mutex_unlock(&nic->lock);
+	if (ret)
+		hdc_uerr(hd, "cannot steer the TCP flow to the engine: %d\n",
+			 ret);
+	return ret;
+}
+
+void hdc_nic_unsteer(struct hdc_dev *hd)
+{
+	struct hdc_nic *nic = &hd->nic;
+
+	mutex_lock(&nic->lock);
+	if (nic->sd && nic->rule)
+		snic_peer_del_rule(nic->sd, nic->rule_id);
+	nic->rule = false;
+	mutex_unlock(&nic->lock);
+}
 
 /* Bring the engine's NIC queues up on @sd; nic.lock held. */
 static int hdc_nic_up(struct hdc_dev *hd, struct snic_dev *sd,
@@ -82,13 +195,13 @@ static int hdc_nic_up(struct hdc_dev *hd, struct snic_dev *sd,
 		return ret;
 	}
 	nic->sd = sd;
-	hdc_tcp_queues_up(hd, sd);
+	hdc_nic_rx_up(hd, sd);
 	hdc_wr(hd, HDC_REG_NIC_SQN, nic->sq.qn);
 	hdc_wr(hd, HDC_REG_NIC_DB_LO, lower_32_bits(nic->sq.db_bus));
 	hdc_wr(hd, HDC_REG_NIC_DB_HI, upper_32_bits(nic->sq.db_bus));
 	hdc_wr(hd, HDC_REG_NIC_CTRL, HDC_NIC_ENABLE);
 	if (!(hdc_rd(hd, HDC_REG_NIC_STATUS) & 1)) {
-		hdc_tcp_queues_down(hd);
+		hdc_nic_rx_down(hd);
 		snic_peer_destroy_sq(sd, nic->sq.qn);
 		snic_peer_destroy_cq(sd, nic->cq.qn);
 		nic->sd = NULL;
@@ -117,7 +230,7 @@ static void hdc_nic_down(struct hdc_nic *nic)
 	if (!nic->sd)
 		return;
 	hdc_wr(hd, HDC_REG_NIC_CTRL, HDC_NIC_DISABLE);
-	hdc_tcp_queues_down(hd);
+	hdc_nic_rx_down(hd);
 	snic_peer_destroy_sq(nic->sd, nic->sq.qn);
 	snic_peer_destroy_cq(nic->sd, nic->cq.qn);
 	list_del(&nic->node);

@@ -30,122 +30,13 @@
 #include <net/inet_connection_sock.h>
 #include <net/sock.h>
 #include <net/tcp.h>
-#include <d2d/snic_peer.h>
 #include "hdc.h"
 
 #define HDC_TCP_DRAIN_MS	5000	/* wait for the send queue to empty */
 #define HDC_TCP_EXEC_MS		120000	/* one transfer, at most */
-#define HDC_TCP_RULE_PRIO	0x40	/* before fld's rules and ethtool's */
 /* The flow's bytes the engine writes back: snd_wnd .. ts_recent. */
 #define HDC_TCP_OUT_LEN		(offsetof(struct hdc_net_flow, hdr) - \
 				 offsetof(struct hdc_net_flow, snd_wnd))
-
-/* The receive queue and its CQ, with the engine's NIC queues; nic.lock. */
-int hdc_tcp_queues_up(struct hdc_dev *hd, struct snic_dev *sd)
-{
-	struct hdc_nic *nic = &hd->nic;
-	u64 bar4 = pci_bus_address(hd->pdev, HDC_BAR_NVMEQ);
-	struct snic_peer_cq_attr ca = {
-		.ring_bus = bar4 + HDC_NVMEQ_NIC_RCQ,
-		.dbr_bus = bar4 + HDC_NVMEQ_NIC_DBR + 12,
-		.log_size = HDC_NIC_RQ_LOG,
-	};
-	struct snic_peer_rq_attr ra = {
-		.ring_bus = bar4 + HDC_NVMEQ_NIC_RQ,
-		.dbr_bus = bar4 + HDC_NVMEQ_NIC_DBR + 8,
-		.log_size = HDC_NIC_RQ_LOG,
-		.type = SNIC_RQ_PLAIN,
-	};
-	int ret;
-
-	lockdep_assert_held(&nic->lock);
-	nic->rx = false;
-	nic->rule = false;
-	if (!(hd->caps & HDC_CAP_TCP))
-		return 0;
-	ret = snic_peer_create_cq(sd, &ca, &nic->rcq);
-	if (ret)
-		goto fail;
-	ra.cqn = nic->rcq.qn;
-	ret = snic_peer_create_rq(sd, &ra, &nic->rq);
-	if (ret) {
-		snic_peer_destroy_cq(sd, nic->rcq.qn);
-		goto fail;
-	}
-	hdc_wr(hd, HDC_REG_NIC_RQN, nic->rq.qn);
-	hdc_wr(hd, HDC_REG_NIC_RQ_DB_LO, lower_32_bits(nic->rq.db_bus));
-	hdc_wr(hd, HDC_REG_NIC_RQ_DB_HI, upper_32_bits(nic->rq.db_bus));
-	nic->rx = true;
-	return 0;
-fail:
-	/* UDP still works; TCP destinations get ENODEV. */
-	dev_warn(&hd->pdev->dev, "no NIC receive queue for TCP: %d\n", ret);
-	hdc_wr(hd, HDC_REG_NIC_RQ_DB_LO, 0);
-	hdc_wr(hd, HDC_REG_NIC_RQ_DB_HI, 0);
-	return ret;
-}
-
-/* After HDC_NIC_DISABLE: the rule of a transfer, the RQ, its CQ. */
-void hdc_tcp_queues_down(struct hdc_dev *hd)
-{
-	struct hdc_nic *nic = &hd->nic;
-
-	lockdep_assert_held(&nic->lock);
-	if (nic->rule)
-		snic_peer_del_rule(nic->sd, nic->rule_id);
-	nic->rule = false;
-	if (!nic->rx)
-		return;
-	snic_peer_destroy_rq(nic->sd, nic->rq.qn);
-	snic_peer_destroy_cq(nic->sd, nic->rcq.qn);
-	nic->rx = false;
-}
-
-/* Steer the flow's segments (peer -> us) to the engine's RQ. */
-static int hdc_tcp_rule_add(struct hdc_dev *hd, const struct hdc_net_flow *f)
-{
-	const struct iphdr *iph = (const void *)(f->hdr + f->l3_off);
-	const struct tcphdr *th = (const void *)(f->hdr + f->l4_off);
-	struct hdc_nic *nic = &hd->nic;
-	struct snic_steer_rule r = {
-		.match = cpu_to_le32(SNIC_MATCH_IP_PROTO | SNIC_MATCH_SRC_IP |
-				     SNIC_MATCH_DST_IP | SNIC_MATCH_SRC_PORT |
-				     SNIC_MATCH_DST_PORT),
-		.priority = cpu_to_le16(HDC_TCP_RULE_PRIO),
-		.dest = SNIC_DEST_RQ,
-		.src_ip = iph->daddr,
-		.src_ip_mask = htonl(0xffffffff),
-		.dst_ip = iph->saddr,
-		.dst_ip_mask = htonl(0xffffffff),
-		.src_port = th->dest,
-		.dst_port = th->source,
-		.ip_proto = IPPROTO_TCP,
-	};
-	int ret = -ENODEV;
-
-	mutex_lock(&nic->lock);
-	if (nic->sd && nic->rx && !nic->rule) {
-		r.dest_id = cpu_to_le32(nic->rq.qn);
-		ret = snic_peer_add_rule(nic->sd, &r, &nic->rule_id);
-		nic->rule = !ret;
-	}
-	mutex_unlock(&nic->lock);
-	if (ret)
-		hdc_uerr(hd, "cannot steer the TCP flow to the engine: %d\n",
-			 ret);
-	return ret;
-}
-
-static void hdc_tcp_rule_del(struct hdc_dev *hd)
-{
-	struct hdc_nic *nic = &hd->nic;
-
-	mutex_lock(&nic->lock);
-	if (nic->sd && nic->rule)
-		snic_peer_del_rule(nic->sd, nic->rule_id);
-	nic->rule = false;
-	mutex_unlock(&nic->lock);
-}
 
 bool hdc_tcp_is_tcp(struct file *file)
 {
@@ -399,12 +290,12 @@ s64 hdc_tcp_send(struct hdc_dev *hd, struct file *file,
 	if (ret)
 		goto out;
 	hdc_tcp_state(sk, &c->flow, mtu);
-	ret = hdc_tcp_rule_add(hd, &c->flow);
+	ret = hdc_nic_steer_tcp(hd, &c->flow);
 	if (!ret) {
 		ret = hdc_nic_step(hd, n * sizeof(*x) + sizeof(c->flow),
 				   hdc_tcp_fill, hdc_tcp_done, c,
 				   HDC_TCP_EXEC_MS);
-		hdc_tcp_rule_del(hd);
+		hdc_nic_unsteer(hd);
 		hdc_tcp_handback(sk, &c->flow, c->state, ret);
 	}
 	release_sock(sk);
