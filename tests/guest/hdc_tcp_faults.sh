@@ -41,9 +41,13 @@ if [ "$D2D_GUEST" = 1 ]; then
 
 	# truncated during the transfer
 	check barrier_trunc barrier 5
+	p0=$(ethstat "$if" port_tx_packets)
 	d2d send --tcp $OUT/trunc $peer:$((PORT + 3)) > $OUT/trunc.out 2>&1 &
 	pid=$!
-	sleep 1
+	for i in $(seq 1 1200); do
+		[ $(($(ethstat "$if" port_tx_packets) - p0)) -gt 200 ] && break
+		sleep 0.1
+	done
 	truncate -s 4096 $OUT/trunc
 	wait $pid
 	echo "# truncate: d2d send exit $?: $(cat $OUT/trunc.out)"
@@ -53,9 +57,14 @@ if [ "$D2D_GUEST" = 1 ]; then
 	# the snic goes during a transfer (last: the network goes with it)
 	check barrier_unbind barrier 7
 	bdf=$(basename "$(readlink -f /sys/class/net/$if/device)")
+	p0=$(ethstat "$if" port_tx_packets)
 	d2d send --tcp $T_DIR/big $peer:$((PORT + 4)) > $OUT/unbind.out 2>&1 &
 	pid=$!
-	sleep 1
+	# unbind once the engine's segments flow (the port counts them)
+	for i in $(seq 1 1200); do
+		[ $(($(ethstat "$if" port_tx_packets) - p0)) -gt 200 ] && break
+		sleep 0.1
+	done
 	echo "$bdf" > /sys/bus/pci/drivers/snic/unbind
 	wait $pid
 	rc=$?
