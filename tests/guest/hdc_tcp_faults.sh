@@ -109,10 +109,13 @@ else
 	check barrier_trunc_served barrier 6
 	timeout 60 nc -l -p 7300 < /tmp/recv
 
-	# unbind: sink
+	# unbind: sink, and stay up until guest 1's transfer took it (its
+	# network goes with the snic, so no barrier after this one)
 	timeout 120 socat -u TCP-LISTEN:$((PORT + 4)),reuseaddr OPEN:/dev/null &
+	sink=$!
 	sleep 0.5
 	check barrier_unbind barrier 7
+	wait $sink
 	kill $stall 2>/dev/null
 fi
 check dmesg_clean dmesg_clean
