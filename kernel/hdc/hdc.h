@@ -82,7 +82,7 @@ struct hdc_nic {
 	u32 ack_rule_id;
 	char ifname[IFNAMSIZ];
 	struct mutex sw_lock;	/* one HDC_REQ_SW_P2P transfer at a time */
-	/* the receive queues (hdc_nic_rx.c), up and down with the above */
+	/* the receive queues (sockets as sources), up and down with the above */
 	bool rx_up;
 	struct snic_peer_queue rq;
 	struct snic_peer_queue rcq;
@@ -320,11 +320,13 @@ int hdc_nic_step(struct hdc_dev *hd, size_t dlen,
 int hdc_nic_steer_tcp(struct hdc_dev *hd, const struct hdc_net_flow *f);
 void hdc_nic_unsteer(struct hdc_dev *hd);
 
-/* hdc_nic_rx.c: the engine's receive queues, sockets as sources */
-int hdc_nic_rx_up(struct hdc_dev *hd, struct snic_dev *sd);
-void hdc_nic_rx_down(struct hdc_dev *hd);
+/* ... and its receive queues: sockets as sources, their steering rule */
 int hdc_nic_rx_src(struct hdc_dev *hd, struct file *file,
 		   struct hdc_net_rx *rx);
+int hdc_nic_rx_steer(struct hdc_dev *hd, const struct hdc_net_rx *rx);
+void hdc_nic_rx_unsteer(struct hdc_dev *hd);
+
+/* hdc_nic_rx.c: a receive run to its end */
 int hdc_nic_rx_exec(struct hdc_request *req, u32 timeout_ms);
 
 /* hdc_tcp.c: TCP sockets as destinations, the state handover */

@@ -18,15 +18,17 @@
  * by it, with no per-datagram host work.  The socket's own queues are not
  * used: nothing of the data passes the host's network stack.
  *
- * With the send queue comes the ACK queue (a plain RQ and its CQ) in
+ * With the send queue come the ACK queue (a plain RQ and its CQ) in
  * BAR4, for the ACKs of TCP transfers (hdc_tcp.c), which steer their
- * flow to it; the striding receive queues of sockets as sources are
- * hdc_nic_rx.c's.
+ * flow to it, and the striding receive queues of sockets as sources
+ * (HDC_NVMEQ_NIC_RQ / _RCQ, buffers in BAR2), whose receives hdc_nic_rx.c
+ * runs with the steering rule made here.
  */
 #include <linux/auxiliary_bus.h>
 #include <linux/delay.h>
 #include <linux/etherdevice.h>
 #include <linux/file.h>
+#include <linux/inetdevice.h>
 #include <linux/ip.h>
 #include <linux/net.h>
 #include <linux/tcp.h>
@@ -41,7 +43,8 @@
 #include "hdc.h"
 
 #define HDC_NEIGH_WAIT_MS	3000
-#define HDC_NIC_TCP_RULE_PRIO	0x40	/* before fld's rules and ethtool's */
+/* Steering rules to the engine: before fld's, ethtool's, the catch-all */
+#define HDC_NIC_RULE_PRIO	0x40
 
 /* A snic bound to hdc's snic.peer_hdc driver. */
 struct hdc_nic_snic {
@@ -131,7 +134,7 @@ int hdc_nic_steer_tcp(struct hdc_dev *hd, const struct hdc_net_flow *f)
 		.match = cpu_to_le32(SNIC_MATCH_IP_PROTO | SNIC_MATCH_SRC_IP |
 				     SNIC_MATCH_DST_IP | SNIC_MATCH_SRC_PORT |
 				     SNIC_MATCH_DST_PORT),
-		.priority = cpu_to_le16(HDC_NIC_TCP_RULE_PRIO),
+		.priority = cpu_to_le16(HDC_NIC_RULE_PRIO),
 		.dest = SNIC_DEST_RQ,
 		.src_ip = iph->daddr,
 		.src_ip_mask = htonl(0xffffffff),
@@ -165,6 +168,70 @@ void hdc_nic_unsteer(struct hdc_dev *hd)
 		snic_peer_del_rule(nic->sd, nic->ack_rule_id);
 	nic->ack_rule = false;
 	mutex_unlock(&nic->lock);
+}
+
+/* The receive queues on @sd, after the send queues; nic.lock held. */
+static int hdc_nic_rx_up(struct hdc_dev *hd, struct snic_dev *sd)
+{
+	struct hdc_nic *nic = &hd->nic;
+	u64 bar4 = pci_bus_address(hd->pdev, HDC_BAR_NVMEQ);
+	struct snic_peer_cq_attr ca = {
+		.ring_bus = bar4 + HDC_NVMEQ_NIC_RCQ,
+		.dbr_bus = bar4 + HDC_NVMEQ_NIC_DBR + 12,
+		.log_size = HDC_NIC_RCQ_LOG,
+	};
+	struct snic_peer_rq_attr ra = {
+		.ring_bus = bar4 + HDC_NVMEQ_NIC_RQ,
+		.dbr_bus = bar4 + HDC_NVMEQ_NIC_DBR + 8,
+		.log_size = HDC_NIC_RQ_LOG,
+		.type = SNIC_RQ_STRIDING,
+		.log_stride_size = HDC_NIC_RX_LOG_STRIDE,
+		.log_num_strides = HDC_NIC_RX_LOG_NSTR,
+	};
+	int ret;
+
+	lockdep_assert_held(&nic->lock);
+	if (!(hd->caps & HDC_CAP_NIC_RX))
+		return -EOPNOTSUPP;
+	/* The buffers and the RQ's producer record first. */
+	hdc_wr(hd, HDC_REG_NIC_RX_CTRL, HDC_NIC_RX_ENABLE);
+	if (!(hdc_rd(hd, HDC_REG_NIC_RX_STATUS) & 1))
+		return -ENOMEM;
+	ret = snic_peer_create_cq(sd, &ca, &nic->rcq);
+	if (ret)
+		goto disable;
+	ra.cqn = nic->rcq.qn;
+	ret = snic_peer_create_rq(sd, &ra, &nic->rq);
+	if (ret) {
+		snic_peer_destroy_cq(sd, nic->rcq.qn);
+		goto disable;
+	}
+	nic->rx_up = true;
+	return 0;
+disable:
+	hdc_wr(hd, HDC_REG_NIC_RX_CTRL, HDC_NIC_RX_DISABLE);
+	return ret;
+}
+
+/*
+ * Take the receive queues down (the rule first, so nothing more lands);
+ * a receive in flight fails with HDC_ST_ENET.  nic.lock held.
+ */
+static void hdc_nic_rx_down(struct hdc_dev *hd)
+{
+	struct hdc_nic *nic = &hd->nic;
+
+	lockdep_assert_held(&nic->lock);
+	if (nic->have_rule)
+		snic_peer_del_rule(nic->sd, nic->rule_id);
+	nic->have_rule = false;
+	nic->rx_port = 0;
+	if (!nic->rx_up)
+		return;
+	hdc_wr(hd, HDC_REG_NIC_RX_CTRL, HDC_NIC_RX_DISABLE);
+	snic_peer_destroy_rq(nic->sd, nic->rq.qn);
+	snic_peer_destroy_cq(nic->sd, nic->rcq.qn);
+	nic->rx_up = false;
 }
 
 /* Bring the engine's NIC queues up on @sd; nic.lock held. */
@@ -447,6 +514,123 @@ int hdc_nic_flow(struct hdc_dev *hd, struct file *file,
 	f->mss = cpu_to_le16(min_t(u32, mtu - sizeof(struct iphdr) -
 				   sizeof(struct udphdr), HDC_NET_MSS_MAX));
 	return 0;
+}
+
+/*
+ * @file as a source: a UDP/IPv4 socket bound to an address and port of a
+ * snic port (connected: only its peer's datagrams).  Other sockets are
+ * no sources (-EINVAL, as any file that is not regular; other IPv4
+ * protocols -EPROTONOSUPPORT).  Fills @rx and brings
+ * the engine's queues up on that port.
+ */
+int hdc_nic_rx_src(struct hdc_dev *hd, struct file *file,
+		   struct hdc_net_rx *rx)
+{
+	struct socket *sock = sock_from_file(file);
+	struct net_device *dev;
+	struct inet_sock *inet;
+	struct sock *sk;
+	int ret;
+
+	if (!sock)
+		return -EINVAL;
+	sk = sock->sk;
+	if (sk->sk_family != AF_INET) {
+		hdc_uerr(hd, "socket source is not an IPv4 socket\n");
+		return -EINVAL;
+	}
+	/* Like a raw socket: the datagrams pass no netfilter, tc or BPF. */
+	if (!capable(CAP_NET_RAW)) {
+		hdc_uerr(hd, "socket sources need CAP_NET_RAW\n");
+		return -EPERM;
+	}
+	if (sk->sk_type != SOCK_DGRAM || sk->sk_protocol != IPPROTO_UDP) {
+		hdc_uerr(hd, "socket source is not UDP over IPv4\n");
+		return -EPROTONOSUPPORT;
+	}
+	memset(rx, 0, sizeof(*rx));
+	lock_sock(sk);
+	inet = inet_sk(sk);
+	rx->proto = HDC_NET_UDP;
+	rx->dst_ip = inet->inet_rcv_saddr;
+	rx->dst_port = inet->inet_sport;
+	if (sk->sk_state == TCP_ESTABLISHED) {
+		rx->src_ip = inet->inet_daddr;
+		rx->src_port = inet->inet_dport;
+	}
+	release_sock(sk);
+	if (!rx->dst_port || !rx->dst_ip) {
+		hdc_uerr(hd, "socket source is not bound to an address and port\n");
+		return -EDESTADDRREQ;
+	}
+	dev = ip_dev_find(sock_net(sk), rx->dst_ip);
+	if (!dev) {
+		hdc_uerr(hd, "%pI4 is no local address\n", &rx->dst_ip);
+		return -EADDRNOTAVAIL;
+	}
+	ret = hdc_nic_bind(hd, dev);
+	dev_put(dev);
+	if (!ret && !READ_ONCE(hd->nic.rx_up)) {
+		hdc_uerr(hd, "the engine has no receive queues\n");
+		ret = -EOPNOTSUPP;
+	}
+	return ret;
+}
+
+/* Steer a receive's flow (@rx) to the engine's striding RQ; nic.lock held. */
+static int hdc_nic_rx_rule(struct hdc_dev *hd, const struct hdc_net_rx *rx)
+{
+	struct hdc_nic *nic = &hd->nic;
+	struct snic_steer_rule r = {};
+	u32 match = SNIC_MATCH_IP_PROTO | SNIC_MATCH_DST_IP |
+		    SNIC_MATCH_DST_PORT;
+	int ret;
+
+	lockdep_assert_held(&nic->lock);
+	if (!nic->rx_up)
+		return -ENETDOWN;
+	if (rx->src_ip)
+		match |= SNIC_MATCH_SRC_IP | SNIC_MATCH_SRC_PORT;
+	r.match = cpu_to_le32(match);
+	r.priority = cpu_to_le16(HDC_NIC_RULE_PRIO);
+	r.dest = SNIC_DEST_RQ;
+	r.actions = SNIC_ACT_COUNT;
+	r.dest_id = cpu_to_le32(nic->rq.qn);
+	r.ip_proto = IPPROTO_UDP;
+	r.dst_ip = rx->dst_ip;
+	r.dst_ip_mask = htonl(0xffffffff);
+	r.dst_port = rx->dst_port;
+	r.src_ip = rx->src_ip;
+	r.src_ip_mask = rx->src_ip ? htonl(0xffffffff) : 0;
+	r.src_port = rx->src_port;
+	ret = snic_peer_add_rule(nic->sd, &r, &nic->rule_id);
+	if (!ret) {
+		nic->have_rule = true;
+		nic->rx_port = ntohs(rx->dst_port);
+	}
+	return ret;
+}
+
+void hdc_nic_rx_unsteer(struct hdc_dev *hd)
+{
+	struct hdc_nic *nic = &hd->nic;
+
+	mutex_lock(&nic->lock);
+	if (nic->have_rule)
+		snic_peer_del_rule(nic->sd, nic->rule_id);
+	nic->have_rule = false;
+	nic->rx_port = 0;
+	mutex_unlock(&nic->lock);
+}
+
+int hdc_nic_rx_steer(struct hdc_dev *hd, const struct hdc_net_rx *rx)
+{
+	int ret;
+
+	mutex_lock(&hd->nic.lock);
+	ret = hdc_nic_rx_rule(hd, rx);
+	mutex_unlock(&hd->nic.lock);
+	return ret;
 }
 
 /*
