@@ -1544,6 +1544,81 @@ static void tcp_sender_as_seen_by_the_nic(void)
 	wr(HDC_REG_NIC_CTRL, HDC_NIC_DISABLE);
 }
 
+/* The ACK queue's record and its 16 descriptors, as HDC_NIC_ENABLE posts them. */
+static void check_ack_queue(void)
+{
+	uint8_t rqd[16];
+	uint32_t i;
+
+	CHECK_EQ(qt_readl(qt, BAR4_BASE + HDC_NVMEQ_NIC_DBR + 16),
+		 1u << HDC_NIC_ARQ_LOG);
+	for (i = 0; i < 1u << HDC_NIC_ARQ_LOG; i++) {
+		qt_memread(qt, BAR4_BASE + HDC_NVMEQ_NIC_ARQ + i * 16, rqd, 16);
+		CHECK_EQ(ldl_le(rqd), HDC_NIC_ARXBUF_SIZE);
+		CHECK_EQ(ldq_le(rqd + 8), BAR4_BASE + HDC_NVMEQ_NIC_ARXBUF +
+			 i * HDC_NIC_ARXBUF_SIZE);
+	}
+}
+
+/* The receive queues' record and descriptors, descriptor i on chunk @buf[i]. */
+static void check_rx_queues(const uint64_t *buf)
+{
+	uint32_t i;
+
+	CHECK_EQ(rd(HDC_REG_NIC_RX_STATUS), 1);
+	CHECK_EQ(qt_readl(qt, BAR4_BASE + HDC_NVMEQ_NIC_DBR + 8),
+		 1u << HDC_NIC_RQ_LOG);
+	for (i = 0; i < 1u << HDC_NIC_RQ_LOG; i++) {
+		CHECK_EQ(qt_readl(qt, BAR4_BASE + HDC_NVMEQ_NIC_RQ + i * 16),
+			 HDC_CHUNK_SIZE);
+		CHECK_EQ(rx_buf(i), buf[i]);
+	}
+}
+
+/*
+ * Both of the engine's receive paths at once: the TCP sender's ACK queue
+ * and the striding receive queues have their own registers, records,
+ * rings and buffers; enabling either leaves the other's as it was.
+ */
+static void ack_queue_beside_rx_queues(void)
+{
+	uint64_t buf[1u << HDC_NIC_RQ_LOG];
+	uint32_t i, bad0;
+
+	CHECK(setup());
+	bad0 = rd(HDC_REG_STAT_BAD_REG);
+	wr(HDC_REG_NIC_RX_CTRL, HDC_NIC_RX_ENABLE);
+	for (i = 0; i < 1u << HDC_NIC_RQ_LOG; i++)
+		buf[i] = rx_buf(i);
+	check_rx_queues(buf);
+
+	wr(HDC_REG_NIC_SQN, NIC_SQN);
+	wr(HDC_REG_NIC_DB_LO, NIC_DB);
+	wr(HDC_REG_NIC_DB_HI, 0);
+	wr(HDC_REG_NIC_ARQN, NIC_RQN);
+	wr(HDC_REG_NIC_ARQ_DB_LO, NIC_RQDB);
+	wr(HDC_REG_NIC_ARQ_DB_HI, 0);
+	CHECK_EQ(rd(HDC_REG_NIC_ARQN), NIC_RQN);
+	CHECK_EQ(rd(HDC_REG_NIC_ARQ_DB_LO), NIC_RQDB);
+	wr(HDC_REG_NIC_CTRL, HDC_NIC_ENABLE);
+	CHECK_EQ(rd(HDC_REG_NIC_STATUS), 1);
+	CHECK_EQ(qt_readl(qt, NIC_RQDB), (uint32_t)NIC_RQN << 16 | 16);
+	check_ack_queue();
+	check_rx_queues(buf);
+
+	/* The receive queues again, under the ACK queue in use. */
+	wr(HDC_REG_NIC_RX_CTRL, HDC_NIC_RX_DISABLE);
+	CHECK_EQ(rd(HDC_REG_NIC_RX_STATUS), 0);
+	wr(HDC_REG_NIC_RX_CTRL, HDC_NIC_RX_ENABLE);
+	for (i = 0; i < 1u << HDC_NIC_RQ_LOG; i++)
+		buf[i] = rx_buf(i);
+	check_rx_queues(buf);
+	check_ack_queue();
+	wr(HDC_REG_NIC_CTRL, HDC_NIC_DISABLE);
+	wr(HDC_REG_NIC_RX_CTRL, HDC_NIC_RX_DISABLE);
+	CHECK_EQ(rd(HDC_REG_STAT_BAD_REG), bad0);
+}
+
 /* The scoreboard's count of commands that waited for an older one. */
 static bool hazard_waits(unsigned int *n)
 {
@@ -2527,6 +2602,7 @@ int main(void)
 	RUN("device/hdc", nic_queues_as_seen_by_the_nic);
 	RUN("device/hdc", nic_rx_as_seen_by_the_nic);
 	RUN("device/hdc", tcp_sender_as_seen_by_the_nic);
+	RUN("device/hdc", ack_queue_beside_rx_queues);
 	RUN("device/hdc", devbuf_round_trip);
 	RUN("device/hdc", bad_commands);
 	RUN("device/hdc", reset_drops_in_flight);
