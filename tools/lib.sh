@@ -139,6 +139,23 @@ d2d_guest_kernel_fetch() {
 	touch "$dir/.done"
 }
 
+# d2d_deb_root PKG: PKG's Debian package (this system's version), fetched
+# with 'apt-get download' into $D2D_CACHE/apt/debs once and unpacked
+# there; prints the directory it is unpacked in.  For guest programs the
+# host does not have installed (nginx).
+d2d_deb_root() {
+	local pkg=$1 dir="$D2D_CACHE/apt/debs/$1"
+	if [ ! -f "$dir/.done" ]; then
+		rm -rf "$dir"
+		mkdir -p "$dir/root"
+		(cd "$dir" && apt-get download -q "$pkg" >/dev/null 2>&1) ||
+			die "apt-get download $pkg failed"
+		dpkg-deb -x "$dir"/"$pkg"_*.deb "$dir/root"
+		touch "$dir/.done"
+	fi
+	echo "$dir/root"
+}
+
 # apt-get with a private configuration that adds deb-src entries mirroring the
 # system's binary sources.  The system's apt sources are read, never edited.
 d2d_apt_src() {

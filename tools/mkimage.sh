@@ -42,20 +42,36 @@ base_key=$( (cat "$0" "$D2D_ROOT/tools/lib.sh"; find "$D2D_ROOT/tools/guest" -ty
 	sha256sum | cut -c1-12)
 BASE="$IMG/base-$base_key.cpio"
 
+copy_libs() {	# copy_libs ROOT FILE: the host's shared libraries FILE needs
+	local root=$1 f=$2 lib
+	{ ldd "$f" 2>/dev/null || true; } | awk '/=> \//{print $3} /^\t\/lib/{print $1}' |
+	while read -r lib; do
+		[ -e "$root$lib" ] && continue
+		mkdir -p "$root$(dirname "$lib")"
+		cp -L "$lib" "$root$lib"
+	done
+}
+
 copy_with_libs() {	# copy_with_libs ROOT FILE...
-	local root=$1 f lib
+	local root=$1 f
 	shift
 	for f in "$@"; do
 		[ -e "$f" ] || die "mkimage: $f missing (run tools/deps.sh)"
 		mkdir -p "$root$(dirname "$f")"
 		cp -L "$f" "$root$f"
-		{ ldd "$f" 2>/dev/null || true; } | awk '/=> \//{print $3} /^\t\/lib/{print $1}' |
-		while read -r lib; do
-			[ -e "$root$lib" ] && continue
-			mkdir -p "$root$(dirname "$lib")"
-			cp -L "$lib" "$root$lib"
-		done
+		copy_libs "$root" "$f"
 	done
+}
+
+# copy_from_deb ROOT PKG FILE: FILE of Debian package PKG (not installed on
+# the host: d2d_deb_root fetches it), with the host libraries it needs.
+copy_from_deb() {
+	local root=$1 src
+	src=$(d2d_deb_root "$2")/$3
+	[ -e "$src" ] || die "mkimage: $3 not in package $2"
+	mkdir -p "$root$(dirname "$3")"
+	cp -L "$src" "$root$3"
+	copy_libs "$root" "$src"
 }
 
 build_base() {
@@ -73,6 +89,9 @@ build_base() {
 	done
 
 	copy_with_libs "$root" "${GUEST_BINS[@]}"
+	# Stock nginx (Debian's, run by tests/guest/hdc_nginx.sh with its own
+	# configuration) for the sendfile(2) preload library.
+	copy_from_deb "$root" nginx /usr/sbin/nginx
 	# The real tools win over busybox applets of the same name (setpriv).
 	for f in "${GUEST_BINS[@]}"; do
 		[ "$(readlink "$root/bin/${f##*/}")" = busybox ] && rm -f "$root/bin/${f##*/}"

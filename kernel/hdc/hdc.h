@@ -75,9 +75,14 @@ struct hdc_nic {
 	struct list_head node;	/* in hdc_nic.c's engines, while sd is set */
 	struct snic_peer_queue sq;
 	struct snic_peer_queue cq;
+	struct snic_peer_queue ack_rq;	/* TCP: ACKs to the engine (hdc_tcp.c) */
+	struct snic_peer_queue ack_rcq;
+	bool ack_up;			/* ack_rq and ack_rcq exist */
+	bool ack_rule;			/* a TCP transfer's steering rule is in */
+	u32 ack_rule_id;
 	char ifname[IFNAMSIZ];
 	struct mutex sw_lock;	/* one HDC_REQ_SW_P2P transfer at a time */
-	/* the receive queues (hdc_nic_rx.c), up and down with the above */
+	/* the receive queues (sockets as sources), up and down with the above */
 	bool rx_up;
 	struct snic_peer_queue rq;
 	struct snic_peer_queue rcq;
@@ -191,11 +196,12 @@ struct hdc_request {
 	struct hdc_fdep src;
 	struct hdc_fdep dst;
 	bool dst_nic;			/* dst.file is a socket: the NIC */
+	bool dst_tcp;			/* ... a TCP one (hdc_tcp.c) */
 	bool src_nic;			/* src.file is a socket: a receive */
 	struct hdc_net_rx rx;		/* its filter */
 	struct hdc_net_rx *rx_dev;	/* in dbuf: what the engine reads/writes */
 	struct hdc_net_rx rx_report;	/* the engine's report, at completion */
-	u64 sw_sent;			/* HDC_REQ_SW_P2P: bytes the driver sent */
+	u64 sw_sent;			/* HDC_REQ_SW_P2P, TCP: bytes the driver sent */
 	struct hdc_net_flow flow;	/* its header template */
 	u64 length;
 	u64 dst_cap;			/* bytes of blocks prepared */
@@ -205,6 +211,10 @@ struct hdc_request {
 	bool dst_resize;		/* set i_size after completion (deflate) */
 	bool dst_frozen;		/* holds the destination's sb_start_write */
 	bool internal;			/* the driver's own, not counted */
+	/* dbuf bytes [keep_off, + keep_len) copied to keep at the end */
+	u32 keep_off;
+	u32 keep_len;
+	u8 keep[32];
 
 	/*
 	 * Set by the request's builder; the queue calls it once when the
@@ -270,6 +280,8 @@ int hdc_req_alloc_dbuf(struct hdc_request *req, size_t len);
 int hdc_req_bounce(struct hdc_request *req, bool dst, size_t len);
 int hdc_req_submit(struct hdc_request *req);
 int hdc_req_exec_sync(struct hdc_request *req);
+/* The same with a timeout of @ms instead of HDC_EXEC_TIMEOUT_MS. */
+int hdc_req_exec_timeout(struct hdc_request *req, unsigned int ms);
 int hdc_req_status(struct hdc_request *req);
 void hdc_req_end(struct hdc_request *req, int err);
 void hdc_req_put(struct hdc_request *req);
@@ -297,13 +309,32 @@ int hdc_nic_flow(struct hdc_dev *hd, struct file *file,
 s64 hdc_nic_sw_p2p(struct hdc_dev *hd, const struct hdc_extent *x, u32 n,
 		   u64 len, struct hdc_net_flow *flow);
 int hdc_nic_bind(struct hdc_dev *hd, struct net_device *dev);
+struct sock;
+int hdc_nic_l3(struct hdc_dev *hd, struct sock *sk, u8 proto,
+	       struct hdc_net_flow *f, u32 *mtu);
+int hdc_nic_step(struct hdc_dev *hd, size_t dlen,
+		 void (*fill)(struct hdc_request *r, const void *arg),
+		 void (*done)(struct hdc_request *r, void *arg), void *arg,
+		 unsigned int ms);
 
-/* hdc_nic_rx.c: the engine's receive queues, sockets as sources */
-int hdc_nic_rx_up(struct hdc_dev *hd, struct snic_dev *sd);
-void hdc_nic_rx_down(struct hdc_dev *hd);
+int hdc_nic_steer_tcp(struct hdc_dev *hd, const struct hdc_net_flow *f);
+void hdc_nic_unsteer(struct hdc_dev *hd);
+
+/* ... and its receive queues: sockets as sources, their steering rule */
 int hdc_nic_rx_src(struct hdc_dev *hd, struct file *file,
 		   struct hdc_net_rx *rx);
+int hdc_nic_rx_steer(struct hdc_dev *hd, const struct hdc_net_rx *rx);
+void hdc_nic_rx_unsteer(struct hdc_dev *hd);
+
+/* hdc_nic_rx.c: a receive run to its end */
 int hdc_nic_rx_exec(struct hdc_request *req, u32 timeout_ms);
+
+/* hdc_tcp.c: TCP sockets as destinations, the state handover */
+bool hdc_tcp_is_tcp(struct file *file);
+int hdc_tcp_check(struct hdc_dev *hd, struct file *file, u32 flags,
+		  u32 nfuncs, u32 src_type);
+s64 hdc_tcp_send(struct hdc_dev *hd, struct file *file,
+		 const struct hdc_extent *x, u32 n, u64 len);
 
 #if IS_ENABLED(CONFIG_KUNIT)
 /* helpers under test (hdc_kunit.c) */

@@ -166,6 +166,10 @@ dst:
 				return -EINVAL;
 			}
 			req->dst_nic = true;
+			req->dst_tcp = hdc_tcp_is_tcp(req->dst.file);
+			if (req->dst_tcp)
+				return hdc_tcp_check(hd, req->dst.file, r->flags,
+						     r->nfuncs, r->src.type);
 			return hdc_nic_flow(hd, req->dst.file, &req->flow);
 		}
 		req->dst.off = r->dst.offset;
@@ -353,7 +357,17 @@ int hdc_build_req(struct hdc_dev *hd, const struct hdc_req *r,
 	}
 	if (!ret)
 		ret = hdc_build_map(hd, req, &b);
-	if (!ret && (r->flags & HDC_REQ_SW_P2P)) {
+	if (!ret && req->dst_tcp) {
+		/* The transfer runs now, the socket handed over; a NOP. */
+		s64 sent = hdc_tcp_send(hd, req->dst.file, b.sx.ext, b.sx.n,
+					r->length);
+
+		if (sent < 0)
+			ret = sent;
+		else
+			req->sw_sent = sent;
+		req->cmd.opcode = HDC_OP_NOP;
+	} else if (!ret && (r->flags & HDC_REQ_SW_P2P)) {
 		/* The transfer runs now; the request itself is a NOP. */
 		s64 sent = hdc_nic_sw_p2p(hd, b.sx.ext, b.sx.n, r->length,
 					  &req->flow);

@@ -17,13 +17,21 @@
  * (struct hdc_net_flow); the engine sends the data in datagrams headed
  * by it, with no per-datagram host work.  The socket's own queues are not
  * used: nothing of the data passes the host's network stack.
+ *
+ * With the send queue come the ACK queue (a plain RQ and its CQ) in
+ * BAR4, for the ACKs of TCP transfers (hdc_tcp.c), which steer their
+ * flow to it, and the striding receive queues of sockets as sources
+ * (HDC_NVMEQ_NIC_RQ / _RCQ, buffers in BAR2), whose receives hdc_nic_rx.c
+ * runs with the steering rule made here.
  */
 #include <linux/auxiliary_bus.h>
 #include <linux/delay.h>
 #include <linux/etherdevice.h>
 #include <linux/file.h>
+#include <linux/inetdevice.h>
 #include <linux/ip.h>
 #include <linux/net.h>
+#include <linux/tcp.h>
 #include <linux/udp.h>
 #include <net/arp.h>
 #include <net/inet_sock.h>
@@ -35,6 +43,8 @@
 #include "hdc.h"
 
 #define HDC_NEIGH_WAIT_MS	3000
+/* Steering rules to the engine: before fld's, ethtool's, the catch-all */
+#define HDC_NIC_RULE_PRIO	0x40
 
 /* A snic bound to hdc's snic.peer_hdc driver. */
 struct hdc_nic_snic {
@@ -49,6 +59,180 @@ struct hdc_nic_snic {
 static DEFINE_MUTEX(hdc_nic_mutex);
 static LIST_HEAD(hdc_nic_snics);	/* struct hdc_nic_snic */
 static LIST_HEAD(hdc_nic_engines);	/* struct hdc_nic, queues up */
+
+/*
+ * The ACK queue (TCP ACKs to the engine) and its CQ, with the engine's
+ * NIC queues; nic.lock.
+ */
+static int hdc_nic_ack_up(struct hdc_dev *hd, struct snic_dev *sd)
+{
+	struct hdc_nic *nic = &hd->nic;
+	u64 bar4 = pci_bus_address(hd->pdev, HDC_BAR_NVMEQ);
+	struct snic_peer_cq_attr ca = {
+		.ring_bus = bar4 + HDC_NVMEQ_NIC_ARCQ,
+		.dbr_bus = bar4 + HDC_NVMEQ_NIC_DBR + 20,
+		.log_size = HDC_NIC_ARQ_LOG,
+	};
+	struct snic_peer_rq_attr ra = {
+		.ring_bus = bar4 + HDC_NVMEQ_NIC_ARQ,
+		.dbr_bus = bar4 + HDC_NVMEQ_NIC_DBR + 16,
+		.log_size = HDC_NIC_ARQ_LOG,
+		.type = SNIC_RQ_PLAIN,
+	};
+	int ret;
+
+	lockdep_assert_held(&nic->lock);
+	nic->ack_up = false;
+	nic->ack_rule = false;
+	if (!(hd->caps & HDC_CAP_TCP))
+		return 0;
+	ret = snic_peer_create_cq(sd, &ca, &nic->ack_rcq);
+	if (ret)
+		goto fail;
+	ra.cqn = nic->ack_rcq.qn;
+	ret = snic_peer_create_rq(sd, &ra, &nic->ack_rq);
+	if (ret) {
+		snic_peer_destroy_cq(sd, nic->ack_rcq.qn);
+		goto fail;
+	}
+	hdc_wr(hd, HDC_REG_NIC_ARQN, nic->ack_rq.qn);
+	hdc_wr(hd, HDC_REG_NIC_ARQ_DB_LO, lower_32_bits(nic->ack_rq.db_bus));
+	hdc_wr(hd, HDC_REG_NIC_ARQ_DB_HI, upper_32_bits(nic->ack_rq.db_bus));
+	nic->ack_up = true;
+	return 0;
+fail:
+	/* UDP still works; TCP destinations get ENODEV. */
+	dev_warn(&hd->pdev->dev, "no NIC ACK queue for TCP: %d\n", ret);
+	hdc_wr(hd, HDC_REG_NIC_ARQ_DB_LO, 0);
+	hdc_wr(hd, HDC_REG_NIC_ARQ_DB_HI, 0);
+	return ret;
+}
+
+/* After HDC_NIC_DISABLE: the rule of a TCP transfer, the ACK RQ, its CQ. */
+static void hdc_nic_ack_down(struct hdc_dev *hd)
+{
+	struct hdc_nic *nic = &hd->nic;
+
+	lockdep_assert_held(&nic->lock);
+	if (nic->ack_rule)
+		snic_peer_del_rule(nic->sd, nic->ack_rule_id);
+	nic->ack_rule = false;
+	if (!nic->ack_up)
+		return;
+	snic_peer_destroy_rq(nic->sd, nic->ack_rq.qn);
+	snic_peer_destroy_cq(nic->sd, nic->ack_rcq.qn);
+	nic->ack_up = false;
+}
+
+/* Steer a TCP flow's segments (peer -> us) to the engine's ACK RQ. */
+int hdc_nic_steer_tcp(struct hdc_dev *hd, const struct hdc_net_flow *f)
+{
+	const struct iphdr *iph = (const void *)(f->hdr + f->l3_off);
+	const struct tcphdr *th = (const void *)(f->hdr + f->l4_off);
+	struct hdc_nic *nic = &hd->nic;
+	struct snic_steer_rule r = {
+		.match = cpu_to_le32(SNIC_MATCH_IP_PROTO | SNIC_MATCH_SRC_IP |
+				     SNIC_MATCH_DST_IP | SNIC_MATCH_SRC_PORT |
+				     SNIC_MATCH_DST_PORT),
+		.priority = cpu_to_le16(HDC_NIC_RULE_PRIO),
+		.dest = SNIC_DEST_RQ,
+		.src_ip = iph->daddr,
+		.src_ip_mask = htonl(0xffffffff),
+		.dst_ip = iph->saddr,
+		.dst_ip_mask = htonl(0xffffffff),
+		.src_port = th->dest,
+		.dst_port = th->source,
+		.ip_proto = IPPROTO_TCP,
+	};
+	int ret = -ENODEV;
+
+	mutex_lock(&nic->lock);
+	if (nic->sd && nic->ack_up && !nic->ack_rule) {
+		r.dest_id = cpu_to_le32(nic->ack_rq.qn);
+		ret = snic_peer_add_rule(nic->sd, &r, &nic->ack_rule_id);
+		nic->ack_rule = !ret;
+	}
+	mutex_unlock(&nic->lock);
+	if (ret)
+		hdc_uerr(hd, "cannot steer the TCP flow to the engine: %d\n",
+			 ret);
+	return ret;
+}
+
+void hdc_nic_unsteer(struct hdc_dev *hd)
+{
+	struct hdc_nic *nic = &hd->nic;
+
+	mutex_lock(&nic->lock);
+	if (nic->sd && nic->ack_rule)
+		snic_peer_del_rule(nic->sd, nic->ack_rule_id);
+	nic->ack_rule = false;
+	mutex_unlock(&nic->lock);
+}
+
+/* The receive queues on @sd, after the send queues; nic.lock held. */
+static int hdc_nic_rx_up(struct hdc_dev *hd, struct snic_dev *sd)
+{
+	struct hdc_nic *nic = &hd->nic;
+	u64 bar4 = pci_bus_address(hd->pdev, HDC_BAR_NVMEQ);
+	struct snic_peer_cq_attr ca = {
+		.ring_bus = bar4 + HDC_NVMEQ_NIC_RCQ,
+		.dbr_bus = bar4 + HDC_NVMEQ_NIC_DBR + 12,
+		.log_size = HDC_NIC_RCQ_LOG,
+	};
+	struct snic_peer_rq_attr ra = {
+		.ring_bus = bar4 + HDC_NVMEQ_NIC_RQ,
+		.dbr_bus = bar4 + HDC_NVMEQ_NIC_DBR + 8,
+		.log_size = HDC_NIC_RQ_LOG,
+		.type = SNIC_RQ_STRIDING,
+		.log_stride_size = HDC_NIC_RX_LOG_STRIDE,
+		.log_num_strides = HDC_NIC_RX_LOG_NSTR,
+	};
+	int ret;
+
+	lockdep_assert_held(&nic->lock);
+	if (!(hd->caps & HDC_CAP_NIC_RX))
+		return -EOPNOTSUPP;
+	/* The buffers and the RQ's producer record first. */
+	hdc_wr(hd, HDC_REG_NIC_RX_CTRL, HDC_NIC_RX_ENABLE);
+	if (!(hdc_rd(hd, HDC_REG_NIC_RX_STATUS) & 1))
+		return -ENOMEM;
+	ret = snic_peer_create_cq(sd, &ca, &nic->rcq);
+	if (ret)
+		goto disable;
+	ra.cqn = nic->rcq.qn;
+	ret = snic_peer_create_rq(sd, &ra, &nic->rq);
+	if (ret) {
+		snic_peer_destroy_cq(sd, nic->rcq.qn);
+		goto disable;
+	}
+	nic->rx_up = true;
+	return 0;
+disable:
+	hdc_wr(hd, HDC_REG_NIC_RX_CTRL, HDC_NIC_RX_DISABLE);
+	return ret;
+}
+
+/*
+ * Take the receive queues down (the rule first, so nothing more lands);
+ * a receive in flight fails with HDC_ST_ENET.  nic.lock held.
+ */
+static void hdc_nic_rx_down(struct hdc_dev *hd)
+{
+	struct hdc_nic *nic = &hd->nic;
+
+	lockdep_assert_held(&nic->lock);
+	if (nic->have_rule)
+		snic_peer_del_rule(nic->sd, nic->rule_id);
+	nic->have_rule = false;
+	nic->rx_port = 0;
+	if (!nic->rx_up)
+		return;
+	hdc_wr(hd, HDC_REG_NIC_RX_CTRL, HDC_NIC_RX_DISABLE);
+	snic_peer_destroy_rq(nic->sd, nic->rq.qn);
+	snic_peer_destroy_cq(nic->sd, nic->rcq.qn);
+	nic->rx_up = false;
+}
 
 /* Bring the engine's NIC queues up on @sd; nic.lock held. */
 static int hdc_nic_up(struct hdc_dev *hd, struct snic_dev *sd,
@@ -79,16 +263,19 @@ static int hdc_nic_up(struct hdc_dev *hd, struct snic_dev *sd,
 		snic_peer_destroy_cq(sd, nic->cq.qn);
 		return ret;
 	}
+	nic->sd = sd;
+	hdc_nic_ack_up(hd, sd);
 	hdc_wr(hd, HDC_REG_NIC_SQN, nic->sq.qn);
 	hdc_wr(hd, HDC_REG_NIC_DB_LO, lower_32_bits(nic->sq.db_bus));
 	hdc_wr(hd, HDC_REG_NIC_DB_HI, upper_32_bits(nic->sq.db_bus));
 	hdc_wr(hd, HDC_REG_NIC_CTRL, HDC_NIC_ENABLE);
 	if (!(hdc_rd(hd, HDC_REG_NIC_STATUS) & 1)) {
+		hdc_nic_ack_down(hd);
 		snic_peer_destroy_sq(sd, nic->sq.qn);
 		snic_peer_destroy_cq(sd, nic->cq.qn);
+		nic->sd = NULL;
 		return -EIO;
 	}
-	nic->sd = sd;
 	ret = hdc_nic_rx_up(hd, sd);
 	if (ret && ret != -EOPNOTSUPP)
 		dev_warn(&hd->pdev->dev, "no receive queues on %s: %d\n",
@@ -118,6 +305,7 @@ static void hdc_nic_down(struct hdc_nic *nic)
 		return;
 	hdc_nic_rx_down(hd);
 	hdc_wr(hd, HDC_REG_NIC_CTRL, HDC_NIC_DISABLE);
+	hdc_nic_ack_down(hd);
 	snic_peer_destroy_sq(nic->sd, nic->sq.qn);
 	snic_peer_destroy_cq(nic->sd, nic->cq.qn);
 	list_del(&nic->node);
@@ -210,41 +398,26 @@ static int hdc_nic_neigh(struct hdc_dev *hd, struct net_device *dev,
 }
 
 /*
- * @file as a destination: a connected UDP/IPv4 socket whose route leaves
- * by a snic port.  Fills @f with the flow's header template.
+ * The Ethernet and IPv4 headers of connected socket @sk's flow (@proto)
+ * into @f->hdr: its addresses, TOS and TTL, routed as the socket would
+ * be, with the next hop's MAC; the engine's queues are set up on the
+ * route's snic port.  f->l3_off and l4_off are set, *mtu is the route's.
  */
-int hdc_nic_flow(struct hdc_dev *hd, struct file *file,
-		 struct hdc_net_flow *f)
+int hdc_nic_l3(struct hdc_dev *hd, struct sock *sk, u8 proto,
+	       struct hdc_net_flow *f, u32 *mtu)
 {
-	struct socket *sock = sock_from_file(file);
 	struct ethhdr *eth = (struct ethhdr *)f->hdr;
 	struct iphdr *iph = (struct iphdr *)(f->hdr + ETH_HLEN);
-	struct udphdr *uh = (struct udphdr *)(iph + 1);
 	__be32 daddr, saddr, nexthop;
 	__be16 sport, dport;
 	struct inet_sock *inet;
 	struct net_device *dev;
 	struct flowi4 fl4;
 	struct rtable *rt;
-	struct sock *sk;
 	u8 ha[ETH_ALEN];
 	int ttl, ret;
 	u8 tos;
-	u32 mtu;
 
-	if (!sock)
-		return -EINVAL;
-	/* Like a raw socket: the datagrams pass no netfilter, tc or BPF. */
-	if (!capable(CAP_NET_RAW)) {
-		hdc_uerr(hd, "socket destinations need CAP_NET_RAW\n");
-		return -EPERM;
-	}
-	sk = sock->sk;
-	if (sk->sk_family != AF_INET || sk->sk_type != SOCK_DGRAM ||
-	    sk->sk_protocol != IPPROTO_UDP) {
-		hdc_uerr(hd, "socket destination is not UDP over IPv4\n");
-		return -EPROTONOSUPPORT;
-	}
 	lock_sock(sk);
 	inet = inet_sk(sk);
 	daddr = inet->inet_daddr;
@@ -260,7 +433,7 @@ int hdc_nic_flow(struct hdc_dev *hd, struct file *file,
 		return ret;
 	}
 	rt = ip_route_output_ports(sock_net(sk), &fl4, sk, daddr, saddr, dport,
-				   sport, IPPROTO_UDP, RT_TOS(tos),
+				   sport, proto, RT_TOS(tos),
 				   sk->sk_bound_dev_if);
 	if (IS_ERR(rt)) {
 		hdc_uerr(hd, "no route to %pI4\n", &daddr);
@@ -268,7 +441,7 @@ int hdc_nic_flow(struct hdc_dev *hd, struct file *file,
 	}
 	dev = rt->dst.dev;
 	nexthop = rt_nexthop(rt, daddr);
-	mtu = dst_mtu(&rt->dst);
+	*mtu = dst_mtu(&rt->dst);
 	if (ttl < 0)
 		ttl = ip4_dst_hoplimit(&rt->dst);
 	if (!saddr)
@@ -278,8 +451,8 @@ int hdc_nic_flow(struct hdc_dev *hd, struct file *file,
 	ret = hdc_nic_bind(hd, dev);
 	if (!ret)
 		ret = hdc_nic_neigh(hd, dev, nexthop, ha);
-	if (!ret && mtu <= sizeof(*iph) + sizeof(*uh)) {
-		hdc_uerr(hd, "MTU %u of %s too small\n", mtu, dev->name);
+	if (!ret && *mtu <= sizeof(*iph) + sizeof(struct tcphdr)) {
+		hdc_uerr(hd, "MTU %u of %s too small\n", *mtu, dev->name);
 		ret = -EMSGSIZE;
 	}
 	if (ret) {
@@ -288,12 +461,8 @@ int hdc_nic_flow(struct hdc_dev *hd, struct file *file,
 	}
 
 	memset(f, 0, sizeof(*f));
-	f->proto = HDC_NET_UDP;
 	f->l3_off = ETH_HLEN;
 	f->l4_off = ETH_HLEN + sizeof(*iph);
-	f->hdr_len = f->l4_off + sizeof(*uh);
-	f->mss = cpu_to_le16(min_t(u32, mtu - sizeof(*iph) - sizeof(*uh),
-				   HDC_NET_MSS_MAX));
 	ether_addr_copy(eth->h_dest, ha);
 	ether_addr_copy(eth->h_source, dev->dev_addr);
 	eth->h_proto = htons(ETH_P_IP);
@@ -304,12 +473,164 @@ int hdc_nic_flow(struct hdc_dev *hd, struct file *file,
 	iph->id = htons(get_random_u16());
 	iph->frag_off = htons(IP_DF);
 	iph->ttl = ttl;
-	iph->protocol = IPPROTO_UDP;
+	iph->protocol = proto;
 	iph->saddr = saddr;
 	iph->daddr = daddr;
-	uh->source = sport;
-	uh->dest = dport;
+	((__be16 *)(f->hdr + f->l4_off))[0] = sport;
+	((__be16 *)(f->hdr + f->l4_off))[1] = dport;
 	return 0;
+}
+
+/*
+ * @file as a destination: a connected UDP/IPv4 socket whose route leaves
+ * by a snic port.  Fills @f with the flow's header template.
+ */
+int hdc_nic_flow(struct hdc_dev *hd, struct file *file,
+		 struct hdc_net_flow *f)
+{
+	struct socket *sock = sock_from_file(file);
+	struct sock *sk;
+	u32 mtu;
+	int ret;
+
+	if (!sock)
+		return -EINVAL;
+	/* Like a raw socket: the datagrams pass no netfilter, tc or BPF. */
+	if (!capable(CAP_NET_RAW)) {
+		hdc_uerr(hd, "socket destinations need CAP_NET_RAW\n");
+		return -EPERM;
+	}
+	sk = sock->sk;
+	if (sk->sk_family != AF_INET || sk->sk_type != SOCK_DGRAM ||
+	    sk->sk_protocol != IPPROTO_UDP) {
+		hdc_uerr(hd, "socket destination is not UDP or TCP over IPv4\n");
+		return -EPROTONOSUPPORT;
+	}
+	ret = hdc_nic_l3(hd, sk, IPPROTO_UDP, f, &mtu);
+	if (ret)
+		return ret;
+	f->proto = HDC_NET_UDP;
+	f->hdr_len = f->l4_off + sizeof(struct udphdr);
+	f->mss = cpu_to_le16(min_t(u32, mtu - sizeof(struct iphdr) -
+				   sizeof(struct udphdr), HDC_NET_MSS_MAX));
+	return 0;
+}
+
+/*
+ * @file as a source: a UDP/IPv4 socket bound to an address and port of a
+ * snic port (connected: only its peer's datagrams).  Other sockets are
+ * no sources (-EINVAL, as any file that is not regular; other IPv4
+ * protocols -EPROTONOSUPPORT).  Fills @rx and brings
+ * the engine's queues up on that port.
+ */
+int hdc_nic_rx_src(struct hdc_dev *hd, struct file *file,
+		   struct hdc_net_rx *rx)
+{
+	struct socket *sock = sock_from_file(file);
+	struct net_device *dev;
+	struct inet_sock *inet;
+	struct sock *sk;
+	int ret;
+
+	if (!sock)
+		return -EINVAL;
+	sk = sock->sk;
+	if (sk->sk_family != AF_INET) {
+		hdc_uerr(hd, "socket source is not an IPv4 socket\n");
+		return -EINVAL;
+	}
+	/* Like a raw socket: the datagrams pass no netfilter, tc or BPF. */
+	if (!capable(CAP_NET_RAW)) {
+		hdc_uerr(hd, "socket sources need CAP_NET_RAW\n");
+		return -EPERM;
+	}
+	if (sk->sk_type != SOCK_DGRAM || sk->sk_protocol != IPPROTO_UDP) {
+		hdc_uerr(hd, "socket source is not UDP over IPv4\n");
+		return -EPROTONOSUPPORT;
+	}
+	memset(rx, 0, sizeof(*rx));
+	lock_sock(sk);
+	inet = inet_sk(sk);
+	rx->proto = HDC_NET_UDP;
+	rx->dst_ip = inet->inet_rcv_saddr;
+	rx->dst_port = inet->inet_sport;
+	if (sk->sk_state == TCP_ESTABLISHED) {
+		rx->src_ip = inet->inet_daddr;
+		rx->src_port = inet->inet_dport;
+	}
+	release_sock(sk);
+	if (!rx->dst_port || !rx->dst_ip) {
+		hdc_uerr(hd, "socket source is not bound to an address and port\n");
+		return -EDESTADDRREQ;
+	}
+	dev = ip_dev_find(sock_net(sk), rx->dst_ip);
+	if (!dev) {
+		hdc_uerr(hd, "%pI4 is no local address\n", &rx->dst_ip);
+		return -EADDRNOTAVAIL;
+	}
+	ret = hdc_nic_bind(hd, dev);
+	dev_put(dev);
+	if (!ret && !READ_ONCE(hd->nic.rx_up)) {
+		hdc_uerr(hd, "the engine has no receive queues\n");
+		ret = -EOPNOTSUPP;
+	}
+	return ret;
+}
+
+/* Steer a receive's flow (@rx) to the engine's striding RQ; nic.lock held. */
+static int hdc_nic_rx_rule(struct hdc_dev *hd, const struct hdc_net_rx *rx)
+{
+	struct hdc_nic *nic = &hd->nic;
+	struct snic_steer_rule r = {};
+	u32 match = SNIC_MATCH_IP_PROTO | SNIC_MATCH_DST_IP |
+		    SNIC_MATCH_DST_PORT;
+	int ret;
+
+	lockdep_assert_held(&nic->lock);
+	if (!nic->rx_up)
+		return -ENETDOWN;
+	if (rx->src_ip)
+		match |= SNIC_MATCH_SRC_IP | SNIC_MATCH_SRC_PORT;
+	r.match = cpu_to_le32(match);
+	r.priority = cpu_to_le16(HDC_NIC_RULE_PRIO);
+	r.dest = SNIC_DEST_RQ;
+	r.actions = SNIC_ACT_COUNT;
+	r.dest_id = cpu_to_le32(nic->rq.qn);
+	r.ip_proto = IPPROTO_UDP;
+	r.dst_ip = rx->dst_ip;
+	r.dst_ip_mask = htonl(0xffffffff);
+	r.dst_port = rx->dst_port;
+	r.src_ip = rx->src_ip;
+	r.src_ip_mask = rx->src_ip ? htonl(0xffffffff) : 0;
+	r.src_port = rx->src_port;
+	ret = snic_peer_add_rule(nic->sd, &r, &nic->rule_id);
+	if (!ret) {
+		nic->have_rule = true;
+		nic->rx_port = ntohs(rx->dst_port);
+	}
+	return ret;
+}
+
+void hdc_nic_rx_unsteer(struct hdc_dev *hd)
+{
+	struct hdc_nic *nic = &hd->nic;
+
+	mutex_lock(&nic->lock);
+	if (nic->have_rule)
+		snic_peer_del_rule(nic->sd, nic->rule_id);
+	nic->have_rule = false;
+	nic->rx_port = 0;
+	mutex_unlock(&nic->lock);
+}
+
+int hdc_nic_rx_steer(struct hdc_dev *hd, const struct hdc_net_rx *rx)
+{
+	int ret;
+
+	mutex_lock(&hd->nic.lock);
+	ret = hdc_nic_rx_rule(hd, rx);
+	mutex_unlock(&hd->nic.lock);
+	return ret;
 }
 
 /*
@@ -348,10 +669,15 @@ D2D_VISIBLE_IF_KUNIT int hdc_ext_slice(const struct hdc_extent *x, u32 n,
 	return k;
 }
 
-/* One internal command of the baseline, built by @fill, run to the end. */
-static int hdc_nic_step(struct hdc_dev *hd, size_t dlen,
-			void (*fill)(struct hdc_request *r, const void *arg),
-			const void *arg)
+/*
+ * One internal command with @dlen bytes of coherent buffer, built by
+ * @fill, run to the end (at most @ms); @done (if any) sees it after,
+ * if it completed.
+ */
+int hdc_nic_step(struct hdc_dev *hd, size_t dlen,
+		 void (*fill)(struct hdc_request *r, const void *arg),
+		 void (*done)(struct hdc_request *r, void *arg), void *arg,
+		 unsigned int ms)
 {
 	struct hdc_request *r = hdc_req_alloc(hd);
 	int ret;
@@ -361,7 +687,9 @@ static int hdc_nic_step(struct hdc_dev *hd, size_t dlen,
 	ret = hdc_req_alloc_dbuf(r, dlen);
 	if (!ret) {
 		fill(r, arg);
-		ret = hdc_req_exec_sync(r);
+		ret = hdc_req_exec_timeout(r, ms);
+		if (done && completion_done(&r->done))
+			done(r, arg);
 	}
 	hdc_req_put(r);
 	return ret;
@@ -435,9 +763,11 @@ s64 hdc_nic_sw_p2p(struct hdc_dev *hd, const struct hdc_extent *x, u32 n,
 		if (ret < 0)
 			break;
 		c.n = ret;
-		ret = hdc_nic_step(hd, c.n * sizeof(*sub), hdc_sw_read, &c);
+		ret = hdc_nic_step(hd, c.n * sizeof(*sub), hdc_sw_read, NULL,
+				   &c, HDC_EXEC_TIMEOUT_MS);
 		if (!ret)
-			ret = hdc_nic_step(hd, sizeof(*flow), hdc_sw_send, &c);
+			ret = hdc_nic_step(hd, sizeof(*flow), hdc_sw_send, NULL,
+					   &c, HDC_EXEC_TIMEOUT_MS);
 		off += c.len;
 		iph->id = htons(ntohs(iph->id) + DIV_ROUND_UP(c.len, mss));
 	}

@@ -49,6 +49,8 @@ static const char *hdc_status_str(u16 status)
 	case HDC_ST_ENET:	return "NIC refused a datagram or went away";
 	case HDC_ST_EGAP:	return "received datagrams skipped bytes";
 	case HDC_ST_EABORT:	return "receive stopped";
+	case HDC_ST_ETIMEDOUT:	return "TCP peer acked nothing";
+	case HDC_ST_ECONNRESET:	return "TCP peer reset the connection";
 	default:		return "unknown status";
 	}
 }
@@ -64,6 +66,8 @@ static int hdc_status_errno(u16 status)
 	case HDC_ST_ENET:	return -ENETDOWN;
 	case HDC_ST_EGAP:	return -EREMOTEIO;
 	case HDC_ST_EABORT:	return -ETIMEDOUT;
+	case HDC_ST_ETIMEDOUT:	return -ETIMEDOUT;
+	case HDC_ST_ECONNRESET:	return -ECONNRESET;
 	default:		return -EIO;
 	}
 }
@@ -255,6 +259,9 @@ void hdc_req_end(struct hdc_request *req, int err)
 	struct hdc_dev *hd = req->hd;
 	unsigned long flags;
 
+	if (req->dbuf && req->keep_len <= sizeof(req->keep) &&
+	    req->keep_off + req->keep_len <= req->dbuf_len)
+		memcpy(req->keep, req->dbuf + req->keep_off, req->keep_len);
 	hdc_req_free_dma(req, false);
 	if (!req->internal) {
 		spin_lock_irqsave(&hd->stat_lock, flags);
@@ -303,6 +310,11 @@ static void hdc_req_sync_end_io(struct hdc_request *req)
 /* Run a driver-internal command and wait for it. */
 int hdc_req_exec_sync(struct hdc_request *req)
 {
+	return hdc_req_exec_timeout(req, HDC_EXEC_TIMEOUT_MS);
+}
+
+int hdc_req_exec_timeout(struct hdc_request *req, unsigned int ms)
+{
 	int ret;
 
 	req->internal = true;
@@ -312,7 +324,7 @@ int hdc_req_exec_sync(struct hdc_request *req)
 	if (ret)
 		return ret;
 	if (!wait_for_completion_timeout(&req->done,
-					 msecs_to_jiffies(HDC_EXEC_TIMEOUT_MS))) {
+					 msecs_to_jiffies(ms))) {
 		dev_err(&req->hd->pdev->dev, "internal command timed out\n");
 		return -ETIMEDOUT;
 	}

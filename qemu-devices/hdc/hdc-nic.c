@@ -100,17 +100,67 @@ void hdc_nic_ctrl_write(HdcState *s, uint32_t val)
     }
 }
 
-/* Is @addr (in BAR4) in the NIC's CQ ring? Then the engine has work. */
+/* Is @addr (in BAR4) in one of the NIC's CQ rings? Then there is work. */
 bool hdc_nic_is_cq(hwaddr addr)
 {
-    return addr >= HDC_NVMEQ_NIC_CQ &&
-           addr < HDC_NVMEQ_NIC_CQ + HDC_NIC_CQ_SIZE * 64;
+    return (addr >= HDC_NVMEQ_NIC_CQ &&
+            addr < HDC_NVMEQ_NIC_CQ + HDC_NIC_CQ_SIZE * 64) ||
+           (addr >= HDC_NVMEQ_NIC_ARCQ &&
+            addr < HDC_NVMEQ_NIC_ARCQ + (64 << HDC_NIC_ARQ_LOG));
 }
 
 /* The datagrams of WRITE @w: its len bytes in mss pieces. */
 static uint32_t hdc_nic_ndgrams(const HdcJob *job, const HdcEntry *w)
 {
     return DIV_ROUND_UP(w->len, job->flow.mss);
+}
+
+bool hdc_nic_post(HdcState *s, const uint8_t *hdr, unsigned hl,
+                  uint64_t bus, uint32_t plen, HdcEntry *e)
+{
+    HdcNic *n = &s->nic;
+    /* ctrl + eth (10 inline bytes) + the rest of the header + data */
+    unsigned nds = 2 + DIV_ROUND_UP(hl > 10 ? hl - 10 : 0, 16) + !!plen;
+    unsigned nbb = DIV_ROUND_UP(nds, 4), k;
+    uint8_t wqe[4 * 64] = { 0 };
+    struct snic_wqe_ctrl *c = (void *)wqe;
+    struct snic_wqe_eth *eth = (void *)(wqe + 16);
+    struct snic_wqe_data *d = (void *)(wqe + 16 * (nds - 1));
+    uint16_t idx = n->sq_pi;
+    HdcNicSlot *slot = &n->slots[idx & (HDC_NIC_SQ_BBS - 1)];
+
+    if ((uint16_t)(n->sq_pi - n->sq_ci) + nbb > HDC_NIC_SQ_BBS) {
+        return false;
+    }
+    c->opcode = SNIC_WQE_ETH_SEND;
+    c->flags = SNIC_WQE_F_SIGNAL;
+    c->wqe_idx = cpu_to_le16(idx);
+    c->ds_cnt = nds;
+    eth->cs_flags = SNIC_ETH_CS_L3 | SNIC_ETH_CS_L4;
+    eth->inline_hdr_sz = cpu_to_le16(hl);
+    memcpy(eth->inline_hdr, hdr, MIN(hl, 10));
+    if (hl > 10) {
+        memcpy(wqe + 32, hdr + 10, hl - 10);
+    }
+    if (plen) {
+        d->byte_count = cpu_to_le32(plen);
+        d->lkey = 0;
+        d->addr = cpu_to_le64(bus);
+    }
+    for (k = 0; k < nbb; k++) {
+        memcpy(s->nv.q + HDC_NVMEQ_NIC_SQ +
+               ((idx + k) & (HDC_NIC_SQ_BBS - 1)) * 64, wqe + k * 64, 64);
+    }
+    slot->entry = e;
+    slot->chunk = e ? e->chunk : -1;
+    slot->nbb = nbb;
+    n->sq_pi += nbb;
+    n->db_pending = true;
+    if (e) {
+        e->pending++;
+    }
+    s->stats.dev_cmds++;
+    return true;
 }
 
 /*
@@ -125,60 +175,28 @@ int hdc_nic_submit(HdcState *s, HdcEntry *w)
     const HdcFlow *f = &job->flow;
     uint32_t mss = f->mss, nd = hdc_nic_ndgrams(job, w);
     uint64_t chunk_bus = s->nv.bar2 + (uint64_t)w->chunk * HDC_CHUNK_SIZE;
-    unsigned hl = f->hdr_len, nds, nbb;
+    unsigned hl = f->hdr_len;
     bool progress = false;
 
     if (!n->enabled) {
         return -1;
     }
-    /* ctrl + eth (10 inline bytes) + the rest of the header + data */
-    nds = 2 + DIV_ROUND_UP(hl > 10 ? hl - 10 : 0, 16) + 1;
-    nbb = DIV_ROUND_UP(nds, 4);
     while (w->next_run < nd) {
         uint32_t i = w->next_run, off = i * mss;
         uint32_t plen = MIN(mss, w->len - off);
-        uint8_t hdr[HDC_NET_HDR_MAX], wqe[4 * 64] = { 0 };
-        struct snic_wqe_ctrl *c = (void *)wqe;
-        struct snic_wqe_eth *e = (void *)(wqe + 16);
-        struct snic_wqe_data *d = (void *)(wqe + 16 * (nds - 1));
+        uint8_t hdr[HDC_NET_HDR_MAX];
         uint64_t dgram = w->pos / mss + i;
-        uint16_t idx = n->sq_pi;
-        unsigned k;
 
-        if ((uint16_t)(n->sq_pi - n->sq_ci) + nbb > HDC_NIC_SQ_BBS) {
-            break;
-        }
         memcpy(hdr, f->hdr, hl);
         stw_be_p(hdr + f->l3_off + 2, hl - f->l3_off + plen);
         stw_be_p(hdr + f->l3_off + 4,
                  lduw_be_p(f->hdr + f->l3_off + 4) + (uint16_t)dgram);
         stw_be_p(hdr + f->l4_off + 4, hl - f->l4_off + plen);
         stw_be_p(hdr + f->l4_off + 6, 0);
-        c->opcode = SNIC_WQE_ETH_SEND;
-        c->flags = SNIC_WQE_F_SIGNAL;
-        c->wqe_idx = cpu_to_le16(idx);
-        c->ds_cnt = nds;
-        e->cs_flags = SNIC_ETH_CS_L3 | SNIC_ETH_CS_L4;
-        e->inline_hdr_sz = cpu_to_le16(hl);
-        memcpy(e->inline_hdr, hdr, MIN(hl, 10));
-        if (hl > 10) {
-            memcpy(wqe + 32, hdr + 10, hl - 10);
+        if (!hdc_nic_post(s, hdr, hl, chunk_bus + off, plen, w)) {
+            break;
         }
-        d->byte_count = cpu_to_le32(plen);
-        d->lkey = 0;
-        d->addr = cpu_to_le64(chunk_bus + off);
-        for (k = 0; k < nbb; k++) {
-            memcpy(s->nv.q + HDC_NVMEQ_NIC_SQ +
-                   ((idx + k) & (HDC_NIC_SQ_BBS - 1)) * 64, wqe + k * 64, 64);
-        }
-        n->slots[idx & (HDC_NIC_SQ_BBS - 1)].entry = w;
-        n->slots[idx & (HDC_NIC_SQ_BBS - 1)].chunk = w->chunk;
-        n->slots[idx & (HDC_NIC_SQ_BBS - 1)].nbb = nbb;
-        n->sq_pi += nbb;
-        n->db_pending = true;
         w->next_run++;
-        w->pending++;
-        s->stats.dev_cmds++;
         progress = true;
     }
     return progress;
@@ -237,7 +255,9 @@ void hdc_nic_process(HdcState *s)
         e = slot->entry;
         slot->entry = NULL;
         if (!e) {
-            hdc_chunk_orphan_put(s, slot->chunk);
+            if (slot->chunk >= 0) {
+                hdc_chunk_orphan_put(s, slot->chunk);
+            }
             slot->chunk = -1;
             continue;
         }

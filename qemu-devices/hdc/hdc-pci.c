@@ -38,6 +38,7 @@ static void hdc_engine_bh(void *opaque)
         s->rerun = false;
         hdc_nvme_process(s);
         hdc_nic_process(s);
+        hdc_tcp_process(s);
         hdc_cmdq_fetch(s);
         /* after the fetch: an abort also fails a receive just fetched */
         hdc_nic_rx_process(s);
@@ -113,6 +114,7 @@ static void hdc_realize(PCIDevice *pdev, Error **errp)
     s->nicrx.deliver = hdc_sb_rx_deliver;
     s->nicrx.fail_all = hdc_sb_rx_fail;
     hdc_nic_rx_init(s);
+    hdc_tcp_init(s);
     hdc_nvme_init(s);
     memory_region_init_io(&s->nvmeq, OBJECT(s), &hdc_nvmeq_ops, s,
                           "hdc-nvmeq", HDC_NVMEQ_SIZE);
@@ -133,6 +135,7 @@ static void hdc_exit(PCIDevice *pdev)
 
     hdc_reset_state(s, true);
     hdc_sb_free(s);
+    hdc_tcp_fini(s);
     hdc_nvme_exit(s);
     d2d_timing_unrealize(&s->timing);
     qemu_bh_delete(s->bh);

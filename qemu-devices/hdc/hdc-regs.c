@@ -23,6 +23,7 @@ void hdc_reset_state(HdcState *s, bool hard)
     hdc_nic_reset(s);
     hdc_nic_rx_reset(s);
     s->nicrx.fail = 0;
+    hdc_tcp_reset(s);
     memset(&s->q, 0, sizeof(s->q));
     memset(&s->stats, 0, sizeof(s->stats));
     s->error = HDC_ERR_NONE;
@@ -152,6 +153,18 @@ static uint64_t hdc_regs_read(void *opaque, hwaddr addr, unsigned size)
         return s->stats.nic_tx;
     case HDC_REG_STAT_NIC_ERRS:
         return s->stats.nic_errs;
+    case HDC_REG_STAT_TCP_ACKS:
+        return s->stats.tcp_acks;
+    case HDC_REG_STAT_TCP_REXMIT:
+        return s->stats.tcp_rexmit;
+    case HDC_REG_STAT_TCP_RTO:
+        return s->stats.tcp_rto;
+    case HDC_REG_NIC_ARQN:
+        return s->tcp.rqn;
+    case HDC_REG_NIC_ARQ_DB_LO:
+        return (uint32_t)s->tcp.rq_db;
+    case HDC_REG_NIC_ARQ_DB_HI:
+        return s->tcp.rq_db >> 32;
     case HDC_REG_NIC_SQN:
         return s->nic.sqn;
     case HDC_REG_NIC_DB_LO:
@@ -297,8 +310,22 @@ static void hdc_regs_write(void *opaque, hwaddr addr, uint64_t val,
             s->nic.db = deposit64(s->nic.db, 32, 32, val);
         }
         break;
+    case HDC_REG_NIC_ARQN:
+    case HDC_REG_NIC_ARQ_DB_LO:
+    case HDC_REG_NIC_ARQ_DB_HI:
+        if (s->nic.enabled) {
+            hdc_bad_reg(s, "NIC queue changed while in use");
+        } else if (addr == HDC_REG_NIC_ARQN) {
+            s->tcp.rqn = val;
+        } else if (addr == HDC_REG_NIC_ARQ_DB_LO) {
+            s->tcp.rq_db = deposit64(s->tcp.rq_db, 0, 32, val);
+        } else {
+            s->tcp.rq_db = deposit64(s->tcp.rq_db, 32, 32, val);
+        }
+        break;
     case HDC_REG_NIC_CTRL:
         hdc_nic_ctrl_write(s, val);
+        hdc_tcp_ctrl(s, val);
         break;
     case HDC_REG_NIC_RX_CTRL:
         hdc_nic_rx_ctrl_write(s, val);

@@ -233,12 +233,16 @@ static uint16_t hdc_flow_setup(HdcState *s, HdcJob *job)
         s->stats.dma_errs++;
         return HDC_ST_EDMA;
     }
+    fl->proto = f.proto;
     fl->hdr_len = f.hdr_len;
     fl->l3_off = f.l3_off;
     fl->l4_off = f.l4_off;
     fl->mss = le16_to_cpu(f.mss);
+    if (f.proto == HDC_NET_TCP) {
+        return hdc_tcp_flow_setup(s, job, &f);
+    }
     if (f.proto != HDC_NET_UDP) {
-        why = "protocol not UDP";
+        why = "protocol not UDP or TCP";
     } else if (le32_to_cpu(f.flags)) {
         why = "flags not 0";
     } else if (fl->l3_off < 14 || fl->l4_off < fl->l3_off + 20 ||
@@ -532,6 +536,9 @@ void hdc_job_free(HdcState *s, HdcJob *job)
 {
     HdcEntry *e, *next;
 
+    if (s->tcp.job == job) {
+        s->tcp.job = NULL;      /* dropped by a reset */
+    }
     QTAILQ_FOREACH_SAFE(e, &job->entries, link, next) {
         hdc_entry_free(s, e);
     }
@@ -697,7 +704,9 @@ static bool hdc_entry_submit(HdcState *s, HdcEntry *e)
     bool progress = false;
 
     if (e->dev == HDC_DEV_NIC) {
-        int r = job->status == HDC_ST_OK ? hdc_nic_submit(s, e) : 0;
+        int r = job->status != HDC_ST_OK ? 0 :
+                job->flow.proto == HDC_NET_TCP ? hdc_tcp_submit(s, e) :
+                hdc_nic_submit(s, e);
 
         if (r < 0) {
             hdc_job_fail(job, HDC_ST_ENET);
@@ -706,7 +715,8 @@ static bool hdc_entry_submit(HdcState *s, HdcEntry *e)
         if (job->status != HDC_ST_OK) {
             e->next_run = e->nruns;
         }
-        if (e->next_run == e->nruns && !e->pending) {
+        if (e->next_run == e->nruns && !e->pending &&
+            hdc_tcp_acked(s, e)) {
             hdc_entry_complete(s, e);
             progress = true;
         }
@@ -766,7 +776,8 @@ void hdc_sb_nic_done(HdcState *s, HdcEntry *e, bool ok)
         hdc_job_fail(e->job, HDC_ST_ENET);
         e->next_run = e->nruns;
     }
-    if (!e->pending && e->next_run == e->nruns) {
+    if (!e->pending && e->next_run == e->nruns &&
+        (e->job->status != HDC_ST_OK || hdc_tcp_acked(s, e))) {
         hdc_entry_complete(s, e);
     }
 }
@@ -1125,6 +1136,7 @@ again:
             hdc_rx_report(s, job);
         }
         job->done = true;
+        hdc_tcp_job_end(s, job);
         progress = true;
     }
     return progress;

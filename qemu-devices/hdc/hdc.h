@@ -34,7 +34,7 @@ OBJECT_DECLARE_SIMPLE_TYPE(HdcState, HDC)
 #define HDC_CAPS (HDC_CAP_NVME | HDC_CAP_CRC32C | HDC_CAP_MD5 | \
                   HDC_CAP_SHA256 | HDC_CAP_AES256_CTR | HDC_CAP_DEFLATE | \
                   HDC_CAP_SHA1 | HDC_CAP_CRC32 | HDC_CAP_GZIP | \
-                  HDC_CAP_NIC | HDC_CAP_NIC_RX)
+                  HDC_CAP_NIC | HDC_CAP_NIC_RX | HDC_CAP_TCP)
 /* BAR0: registers up to the MSI-X table. */
 #define HDC_REGS_MMIO_SIZE HDC_MSIX_OFFSET
 /* Chunks one D2D command may hold between READ and FUNC. */
@@ -67,6 +67,9 @@ typedef struct HdcStats {
     uint64_t nic_errs;
     uint64_t nic_rx;
     uint64_t nic_rx_drop;
+    uint64_t tcp_acks;      /* TCP segments received and used */
+    uint64_t tcp_rexmit;    /* TCP segments sent again */
+    uint64_t tcp_rto;       /* retransmission timeouts */
 } HdcStats;
 
 /* Host command queue: command ring and completion ring in host memory. */
@@ -135,6 +138,7 @@ typedef struct HdcJob HdcJob;
 
 /* An HDC_EP_NIC destination's flow, checked (struct hdc_net_flow). */
 typedef struct HdcFlow {
+    uint8_t proto;          /* HDC_NET_UDP, HDC_NET_TCP */
     uint8_t hdr_len;
     uint8_t l3_off;
     uint8_t l4_off;
@@ -347,6 +351,41 @@ typedef struct HdcNicRx {
     void (*fail_all)(struct HdcState *s, uint16_t status);
 } HdcNicRx;
 
+/*
+ * The engine's TCP sender (hdc-tcp.c): one transfer at a time.  Stream
+ * offsets count the command's output bytes; sequence numbers are
+ * iss + offset.
+ */
+typedef struct HdcTcp {
+    HdcJob *job;            /* the transfer, NULL: none */
+    QEMUTimer *timer;       /* retransmission and persist timer */
+    uint32_t rqn;
+    uint64_t rq_db;         /* bus address of the snic RQ doorbell, 0: none */
+    bool rx_on;             /* descriptors posted */
+    uint16_t rq_pi;         /* RQ producer counter */
+    uint16_t rcq_ci;        /* RX CQ consumer counter */
+    uint32_t iss;
+    uint64_t una;           /* first byte not acked */
+    uint64_t nxt;           /* next byte to send */
+    uint64_t max;           /* bytes sent at least once */
+    uint64_t recover;       /* NewReno: max when loss was detected */
+    uint32_t wnd;           /* peer's window, bytes */
+    uint32_t cwnd;
+    uint32_t ssthresh;
+    uint32_t dupacks;
+    uint32_t retries;       /* timeouts since the last new ack */
+    uint32_t max_retries;
+    uint32_t ts_recent;     /* peer's last TSval: our TSecr */
+    uint16_t ip_id;         /* IPv4 id of the next segment */
+    uint8_t wscale;
+    bool ts;                /* the header carries the timestamp option */
+    bool recovery;
+    bool fired;             /* the timer expired: handled in the pass */
+    bool reset;             /* the peer reset the connection */
+    int64_t rto_ns;
+    int64_t rto_first_ns;
+} HdcTcp;
+
 struct HdcState {
     PCIDevice parent_obj;
 
@@ -370,6 +409,7 @@ struct HdcState {
     HdcNvme nv;
     HdcNic nic;
     HdcNicRx nicrx;
+    HdcTcp tcp;
 
     /* scoreboard */
     QTAILQ_HEAD(, HdcJob) jobs;
@@ -440,6 +480,25 @@ int hdc_nic_submit(HdcState *s, HdcEntry *w);
 void hdc_nic_orphan(HdcState *s, HdcEntry *e);
 void hdc_nic_process(HdcState *s);
 void hdc_nic_flush(HdcState *s);
+/*
+ * One frame on the SQ: @hl header bytes (inlined), then @plen payload
+ * bytes at bus address @bus; @e (or NULL) learns of its completion.
+ * false if the ring is full.
+ */
+bool hdc_nic_post(HdcState *s, const uint8_t *hdr, unsigned hl,
+                  uint64_t bus, uint32_t plen, HdcEntry *e);
+
+/* hdc-tcp.c */
+void hdc_tcp_init(HdcState *s);
+void hdc_tcp_fini(HdcState *s);
+void hdc_tcp_reset(HdcState *s);
+void hdc_tcp_ctrl(HdcState *s, uint32_t val);
+uint16_t hdc_tcp_flow_setup(HdcState *s, HdcJob *job,
+                            const struct hdc_net_flow *f);
+int hdc_tcp_submit(HdcState *s, HdcEntry *w);
+bool hdc_tcp_acked(HdcState *s, const HdcEntry *e);
+void hdc_tcp_process(HdcState *s);
+void hdc_tcp_job_end(HdcState *s, HdcJob *job);
 
 /* hdc-nic-rx.c */
 void hdc_nic_rx_init(HdcState *s);

@@ -28,6 +28,18 @@ bool snic_dma_probe(SnicState *s, uint64_t addr)
            MEMTX_OK;
 }
 
+uint16_t snic_ring_record_check(SnicState *s, uint64_t ring, uint64_t record)
+{
+    if (ring % SNIC_RING_ALIGN || record % 4) {
+        return SNIC_AQ_EINVAL_PARAM;
+    }
+    if (!snic_dma_probe(s, ring) || !snic_dma_probe(s, record)) {
+        s->stats.dma_errs++;
+        return SNIC_AQ_EDMA;
+    }
+    return SNIC_AQ_OK;
+}
+
 uint16_t snic_aq_read_buf(SnicState *s, const struct snic_aq_cmd *c,
                           void *out, size_t len)
 {

@@ -19,6 +19,7 @@
 uint16_t snic_llq_set(SnicState *s, const struct snic_aq_cmd *c)
 {
     struct snic_aq_set_llq a;
+    uint16_t st;
     SnicQp *qp;
 
     memcpy(&a, c->raw, sizeof(a));
@@ -38,15 +39,13 @@ uint16_t snic_llq_set(SnicState *s, const struct snic_aq_cmd *c)
     }
     if (a.log_slots < SNIC_MIN_LOG_SIZE || a.log_slots > SNIC_MAX_LOG_SIZE ||
         a.slot_log < SNIC_LLQ_MIN_SLOT_LOG ||
-        a.slot_log > SNIC_LLQ_MAX_SLOT_LOG || !a.ci_every ||
-        le64_to_cpu(a.ring_addr) % SNIC_RING_ALIGN ||
-        le64_to_cpu(a.ci_addr) % 4) {
+        a.slot_log > SNIC_LLQ_MAX_SLOT_LOG || !a.ci_every) {
         return SNIC_AQ_EINVAL_PARAM;
     }
-    if (!snic_dma_probe(s, le64_to_cpu(a.ring_addr)) ||
-        !snic_dma_probe(s, le64_to_cpu(a.ci_addr))) {
-        s->stats.dma_errs++;
-        return SNIC_AQ_EDMA;
+    st = snic_ring_record_check(s, le64_to_cpu(a.ring_addr),
+                                le64_to_cpu(a.ci_addr));
+    if (st != SNIC_AQ_OK) {
+        return st;
     }
     qp->llq_log = a.log_slots;
     qp->llq_slot_log = a.slot_log;

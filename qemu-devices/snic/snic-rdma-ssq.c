@@ -174,21 +174,20 @@ uint16_t snic_ssq_create(SnicState *s, const struct snic_aq_cmd *c,
                          uint64_t *res)
 {
     struct snic_aq_create_ssq a;
+    uint16_t st;
     uint32_t n;
     SnicSsq *q;
 
     memcpy(&a, c->raw, sizeof(a));
     if (a.log_size < SNIC_MIN_LOG_SIZE || a.log_size > SNIC_MAX_LOG_SIZE ||
         !a.ci_every || le16_to_cpu(a.db_page) >= SNIC_DB_PAGES ||
-        a.core >= s->rdma.pipe.ncores ||
-        le64_to_cpu(a.ring_addr) % SNIC_RING_ALIGN ||
-        le64_to_cpu(a.ci_addr) % 4) {
+        a.core >= s->rdma.pipe.ncores) {
         return SNIC_AQ_EINVAL_PARAM;
     }
-    if (!snic_dma_probe(s, le64_to_cpu(a.ring_addr)) ||
-        !snic_dma_probe(s, le64_to_cpu(a.ci_addr))) {
-        s->stats.dma_errs++;
-        return SNIC_AQ_EDMA;
+    st = snic_ring_record_check(s, le64_to_cpu(a.ring_addr),
+                                le64_to_cpu(a.ci_addr));
+    if (st != SNIC_AQ_OK) {
+        return st;
     }
     for (n = 0; n < SNIC_MAX_SSQS; n++) {
         q = &s->rdma.ssqs[n];

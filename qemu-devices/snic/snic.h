@@ -324,6 +324,12 @@ struct SnicState {
 /* snic-core.c: the bottom layer */
 void snic_raise_error(SnicState *s, enum snic_err err, const char *why);
 bool snic_dma_probe(SnicState *s, uint64_t addr);
+/*
+ * A ring at @ring (SNIC_RING_ALIGN) with a 4-byte record at @record, both
+ * answering DMA: SNIC_AQ_OK, SNIC_AQ_EINVAL_PARAM (alignment) or
+ * SNIC_AQ_EDMA (counted in dma_errs).
+ */
+uint16_t snic_ring_record_check(SnicState *s, uint64_t ring, uint64_t record);
 /* Read / write @len bytes of an admin command's buffer (struct snic_aq_buf). */
 uint16_t snic_aq_read_buf(SnicState *s, const struct snic_aq_cmd *c,
                           void *out, size_t len);

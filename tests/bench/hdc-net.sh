@@ -28,6 +28,16 @@
 # from the receiver being ready to its exit, side by side, and whether
 # each CRC matched the CPU's CRC32C of the file written.  DCS-ctrl: -52%
 # CPU.  No time is printed for these (the bench is not in timing mode).
+#
+# TCP (tests/bench/hdc-tcp-guest.sh), a second run in timing mode (one
+# guest, its two snic ports on a hub, the peer in a network namespace;
+# every time is modeled): d2d send --tcp vs the kernel's sendfile(2) vs
+# read + send on a TCP connection, guest instructions per MiB and modeled
+# microseconds per request; nginx through libd2d-sendfile.so vs stock
+# nginx (sendfile on), requests/s (modeled) and guest instructions per
+# request (wget, the client, runs in the same guest and is counted too).
+# HDC_NET_PART=udp or tcp runs one part; with TIMING=1 the UDP part is
+# the timed run above.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 timed() {
@@ -45,36 +55,41 @@ timed() {
 		echo "bench: hdc-net-timed: run failed (status $rc, see $out)"
 		exit 1
 	fi
-	us() {	# us NAME SIZE: modeled us per request
+	tus() {	# tus NAME SIZE: modeled us per request
 		sed -n "s/^BENCH name=$1 size=$2 reps=\([0-9]*\) ns=\([0-9]*\).*/\2 \1/p" "$out/results" |
 			awk '{if ($2 > 0) printf "%.1f", $1 / $2 / 1000; else print 0}'
 	}
 	r() { awk -v a="$1" -v b="$2" 'BEGIN {if (b > 0) printf "%.3f", a / b; else print "n/a"}'; }
-	st=$(us start 0)
+	st=$(tus start 0)
 	echo "bench: hdc-net-timed-tool-start-us: d2d stat $st (modeled time of the d2d tool's start and one engine query, on the modeled 1 GIPS CPU; subtracted below)"
 	for size in 65536 1048576 4194304; do
-		d=$(us d2d "$size") s=$(us sw-p2p "$size") m=$(us d2d-md5 "$size")
+		d=$(tus d2d "$size") s=$(tus sw-p2p "$size") m=$(tus d2d-md5 "$size")
 		d=$(awk -v a="${d:-0}" -v b="${st:-0}" 'BEGIN {printf "%.1f", a - b}')
 		s=$(awk -v a="${s:-0}" -v b="${st:-0}" 'BEGIN {printf "%.1f", a - b}')
 		m=$(awk -v a="${m:-0}" -v b="${st:-0}" 'BEGIN {printf "%.1f", a - b}')
 		echo "bench: hdc-net-timed-$size-latency-us: d2d ${d:-0} vs sw-p2p ${s:-0} = $(r "${d:-0}" "${s:-0}") (modeled time per request, the tool's start subtracted; DCS-ctrl: 0.58)"
 		echo "bench: hdc-net-timed-$size-md5-latency-us: d2d-md5 ${m:-0} vs sw-p2p ${s:-0} = $(r "${m:-0}" "${s:-0}") (modeled time; DCS-ctrl with MD5: 0.28 against sw-p2p with MD5, which is not built: here sw-p2p without it)"
 	done
-	exit 0
+	return 0
 }
-[ "${TIMING:-0}" = 1 ] && timed
-out=$(mktemp -d /tmp/d2d-bench-hdc-net.XXXXXX)
-echo "[bench] logs in $out"
+part=${HDC_NET_PART:-all}
 disk=$(tools/mkdisk.sh) || { echo "bench: hdc-net: tools/mkdisk.sh failed"; exit 1; }
-tools/vm --quiet --guests 2 --timeout 1200 --log-dir "$out" --hdc "$disk" \
-	--insn-count "$out/insn" tests/bench/hdc-net-guest.sh
-rc=$?
-tr -d '\r' < "$out/guest1.log" | grep '^BENCH' > "$out/results"
-grep '^BENCH-ERROR' "$out/results"
-if [ $rc -ne 0 ] || ! grep -q '^BENCH-DONE' "$out/results"; then
-	echo "bench: hdc-net: run failed (status $rc, see $out)"
-	exit 1
-fi
+# boot NAME VM-OPTIONS... SCRIPT: the run's logs in a new $out, guest 1's
+# BENCH lines in $out/results; a failed run ends the bench.
+boot() {
+	local name=$1 rc
+	shift
+	out=$(mktemp -d "/tmp/d2d-bench-$name.XXXXXX")
+	echo "[bench] logs in $out"
+	tools/vm --quiet --log-dir "$out" --hdc "$disk" --insn-count "$out/insn" "$@"
+	rc=$?
+	tr -d '\r' < "$out/guest1.log" | grep '^BENCH' > "$out/results"
+	grep '^BENCH-ERROR' "$out/results"
+	if [ $rc -ne 0 ] || ! grep -q '^BENCH-DONE' "$out/results"; then
+		echo "bench: $name: run failed (status $rc, see $out)"
+		exit 1
+	fi
+}
 field() {	# field NAME SIZE KEY
 	sed -n "s/^BENCH name=$1 size=$2 .*$3=\([0-9.]*\).*/\1/p" "$out/results"
 }
@@ -88,6 +103,41 @@ insns() {	# guest instructions of guest 1 between the run's marks
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN {if (b > 0) printf "%.3f", a / b; else print "n/a"}'; }
 us() { awk -v s="$1" -v n="$2" 'BEGIN {if (n > 0) printf "%.0f", s * 1e6 / n; else print 0}'; }
 per() { awk -v a="$1" -v n="$2" 'BEGIN {if (n > 0) printf "%.0f", a / n; else print 0}'; }
+tcp() {
+	local size reps mib m i t
+	boot hdc-tcp --timing --timeout 2400 tests/bench/hdc-tcp-guest.sh
+	for size in 65536 1048576 4194304; do
+		reps=$(field d2d-tcp "$size" reps)
+		mib=$(awk -v s="$size" -v r="$reps" 'BEGIN {print s * r / 1048576}')
+		for m in d2d-tcp sendfile-tcp read-send-tcp; do
+			i=$(insns "$m" "$size") t=$(field "$m" "$size" secs)
+			eval "i_${m//-/_}=$i t_${m//-/_}=$t"
+			echo "bench: hdc-tcp-$size-$m: $(per "$i" "$reps") insns/request, $(per "$i" "$mib") insns/MiB, $(us "$t" "$reps") us/request (modeled)"
+		done
+		echo "bench: hdc-tcp-$size-cpu-vs-sendfile: d2d $i_d2d_tcp vs sendfile $i_sendfile_tcp insns = $(ratio "$i_d2d_tcp" "$i_sendfile_tcp") (DCS-ctrl: -52% CPU against software-controlled P2P; none for TCP)"
+		echo "bench: hdc-tcp-$size-cpu-vs-read-send: d2d $i_d2d_tcp vs read+send $i_read_send_tcp insns = $(ratio "$i_d2d_tcp" "$i_read_send_tcp")"
+		echo "bench: hdc-tcp-$size-latency-vs-sendfile: d2d $t_d2d_tcp vs sendfile $t_sendfile_tcp s, modeled = $(ratio "$t_d2d_tcp" "$t_sendfile_tcp") (DCS-ctrl: -42% latency against software-controlled P2P; none for TCP)"
+	done
+	reps=$(field nginx-d2d 1048577 reps)
+	for m in nginx-d2d nginx-stock; do
+		i=$(insns "$m" 1048577) t=$(field "$m" 1048577 secs)
+		eval "i_${m//-/_}=$i r_${m//-/_}=$(awk -v t="$t" -v n="$reps" 'BEGIN {if (t > 0) printf "%.1f", n / t; else print 0}')"
+	done
+	echo "bench: hdc-tcp-nginx-1MiB-requests-per-s: preload $r_nginx_d2d vs stock $r_nginx_stock = $(ratio "$r_nginx_d2d" "$r_nginx_stock") (modeled)"
+	echo "bench: hdc-tcp-nginx-1MiB-insns-per-request: preload $(per "$i_nginx_d2d" "$reps") vs stock $(per "$i_nginx_stock" "$reps") = $(ratio "$i_nginx_d2d" "$i_nginx_stock") (server and wget in one guest)"
+	grep '^BENCH-INFO' "$out/results" | sed 's/^BENCH-INFO /bench: hdc-tcp-/'
+}
+if [ "$part" = tcp ]; then
+	tcp
+	exit 0
+fi
+if [ "${TIMING:-0}" = 1 ]; then
+	timed
+	[ "$part" = udp ] || tcp
+	exit 0
+fi
+
+boot hdc-net --guests 2 --timeout 1200 tests/bench/hdc-net-guest.sh
 for size in 4096 65536 1048576 4194304; do
 	reps=$(field d2d "$size" reps)
 	mib=$(awk -v s="$size" -v r="$reps" 'BEGIN {print s * r / 1048576}')
@@ -112,3 +162,4 @@ for size in 4096 65536 1048576 4194304; do
 	echo "bench: hdc-net-recv-$size: d2d recv --crc32c $(per "$i_d" 1) insns ($(per "$i_d" "$mib") insns/MiB, crc $(crc recv-d2d "$size")), CPU recv+write+crc32c $(per "$i_c" 1) insns ($(per "$i_c" "$mib") insns/MiB, crc $(crc recv-cpu "$size"))"
 	echo "bench: hdc-net-recv-$size-cpu: d2d recv $(per "$i_d" "$mib") vs CPU recv+write+crc32c $(per "$i_c" "$mib") insns/MiB = $(ratio "$i_d" "$i_c") (DCS-ctrl NIC->CRC32C->SSD: 0.48)"
 done
+[ "$part" = udp ] || tcp

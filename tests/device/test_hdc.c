@@ -33,7 +33,7 @@
 
 #define BAR2_BASE	0xc0000000ull	/* 64 MiB buffer */
 #define BAR0_BASE	0xe0000000ull
-#define BAR4_BASE	0xe0040000ull
+#define BAR4_BASE	0xe0080000ull	/* 512 KiB, naturally aligned */
 #define NVME_BASE	0xe0100000ull
 
 /* Guest RAM the test uses (256 MiB machine). */
@@ -446,7 +446,7 @@ static void identity_registers(void)
 	CHECK_EQ(rd(HDC_REG_CAPS), HDC_CAP_NVME | HDC_CAP_CRC32C |
 		 HDC_CAP_MD5 | HDC_CAP_SHA256 | HDC_CAP_AES256_CTR |
 		 HDC_CAP_DEFLATE | HDC_CAP_SHA1 | HDC_CAP_CRC32 |
-		 HDC_CAP_GZIP | HDC_CAP_NIC | HDC_CAP_NIC_RX);
+		 HDC_CAP_GZIP | HDC_CAP_NIC | HDC_CAP_NIC_RX | HDC_CAP_TCP);
 	CHECK_EQ(rd(HDC_REG_STATUS), HDC_STATUS_READY);
 	CHECK_EQ(rd(HDC_REG_QUEUE_DEPTH), HDC_QUEUE_DEPTH);
 	CHECK_EQ(rd(HDC_REG_BUF_SIZE), HDC_BUF_SIZE_DEFAULT);
@@ -1277,6 +1277,346 @@ static void nic_rx_as_seen_by_the_nic(void)
 	put_rx(0);
 	CHECK_EQ(run(&c, NULL), HDC_ST_EINVAL);
 	wr(HDC_REG_NIC_RX_CTRL, HDC_NIC_RX_DISABLE);
+}
+
+/* ---- the engine's TCP sender, the test playing the snic and the peer ---- */
+
+#define NIC_RQDB	0x106100ull	/* where the engine's RQ doorbell lands */
+#define NIC_RQN		7
+#define TCP_ISS		0x10000000u
+#define TCP_ACK		0x20000000u
+#define TCP_TSVAL	0xaaaa0001u
+#define TCP_HL		66		/* Ethernet, IPv4, TCP, NOP NOP TS */
+
+static void stl_be(uint8_t *p, uint32_t v)
+{
+	p[0] = v >> 24;
+	p[1] = v >> 16;
+	p[2] = v >> 8;
+	p[3] = v;
+}
+
+static uint32_t ldl_le(const uint8_t *p)
+{
+	return p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static uint64_t ldq_le(const uint8_t *p)
+{
+	return ldl_le(p) | (uint64_t)ldl_le(p + 4) << 32;
+}
+
+static uint16_t tcp_cqe_n;		/* TX CQEs written */
+static uint16_t tcp_bb;			/* basic blocks completed */
+static uint16_t tcp_rx_n;		/* RX CQEs written */
+
+/* A TCP flow at mss 1000: the peer's window @wnd, first RTO 200 ms. */
+static void put_tcp_flow(uint32_t wnd, uint8_t retries)
+{
+	struct hdc_net_flow f = { .proto = HDC_NET_TCP, .hdr_len = TCP_HL,
+				  .l3_off = 14, .l4_off = 34, .mss = 1000,
+				  .rto_ms = 200, .flags = HDC_NET_F_TS,
+				  .snd_wnd = wnd, .max_retries = retries };
+	static const uint8_t h[TCP_HL] = {
+		2, 0, 0, 0, 0, 2, 2, 0, 0, 0, 0, 1, 0x08, 0x00,
+		0x45, 0, 0, 0, 0x12, 0x34, 0x40, 0, 64, 6, 0, 0,
+		10, 0, 0, 1, 10, 0, 0, 2,
+		0x11, 0x11, 0x22, 0x22, 0x10, 0, 0, 0, 0x20, 0, 0, 0,
+		0x80, 0x18, 0x04, 0x00, 0, 0, 0, 0,
+		1, 1, 8, 10, 0xaa, 0xaa, 0, 1, 0xbb, 0xbb, 0, 1,
+	};
+
+	memcpy(f.hdr, h, sizeof(h));
+	qt_memwrite(qt, NIC_FLOW, &f, sizeof(f));
+}
+
+/* The segment at basic block @bb: its sequence number, flags, payload. */
+static void tcp_seg(uint16_t bb, uint32_t *seq, uint8_t *flags,
+		    uint32_t *plen, uint64_t *addr)
+{
+	uint8_t wqe[128], hdr[TCP_HL];
+	struct snic_wqe_ctrl *wc = (void *)wqe;
+	struct snic_wqe_data *wd = (void *)(wqe + 16 * 6);
+
+	qt_memread(qt, BAR4_BASE + HDC_NVMEQ_NIC_SQ + (uint64_t)bb * 64, wqe,
+		   128);
+	memcpy(hdr, wqe + 22, 10);
+	memcpy(hdr + 10, wqe + 32, TCP_HL - 10);
+	*seq = (uint32_t)hdr[38] << 24 | hdr[39] << 16 | hdr[40] << 8 | hdr[41];
+	*flags = hdr[47];
+	*plen = wc->ds_cnt == 7 ? wd->byte_count : 0;
+	*addr = wd->addr;
+}
+
+/* The NIC sent every WQE up to producer counter @pi. */
+static void tcp_tx_done(uint16_t pi)
+{
+	while (tcp_bb != pi) {
+		nic_cqe(tcp_cqe_n++, tcp_bb, SNIC_CQE_TX);
+		tcp_bb += 2;
+	}
+}
+
+/* The peer's segment to the engine's RQ: ack @ack, window @wnd, @flags. */
+static void tcp_rx(uint32_t seq, uint32_t ack, uint16_t wnd, uint8_t flags,
+		   uint32_t tsval)
+{
+	uint8_t f[66] = {
+		2, 0, 0, 0, 0, 1, 2, 0, 0, 0, 0, 2, 0x08, 0x00,
+		0x45, 0, 0, 52, 0, 0, 0x40, 0, 64, 6, 0, 0,
+		10, 0, 0, 2, 10, 0, 0, 1,
+		0x22, 0x22, 0x11, 0x11, 0, 0, 0, 0, 0, 0, 0, 0,
+		0x80, 0, 0, 0, 0, 0, 0, 0,
+		1, 1, 8, 10, 0, 0, 0, 0, 0xaa, 0xaa, 0, 1,
+	};
+	struct snic_cqe q = { .wqe_counter = tcp_rx_n, .qn = NIC_RQN,
+			      .opcode = SNIC_CQE_RX, .byte_cnt = sizeof(f) };
+	unsigned int i = tcp_rx_n % (1u << HDC_NIC_ARQ_LOG);
+
+	stl_be(f + 38, seq);
+	stl_be(f + 42, ack);
+	f[47] = flags;
+	f[48] = wnd >> 8;
+	f[49] = wnd & 0xff;
+	stl_be(f + 58, tsval);
+	qt_memwrite(qt, BAR4_BASE + HDC_NVMEQ_NIC_ARXBUF +
+		    (uint64_t)i * HDC_NIC_ARXBUF_SIZE, f, sizeof(f));
+	q.op_own = !((tcp_rx_n >> HDC_NIC_ARQ_LOG) & 1);
+	qt_memwrite(qt, BAR4_BASE + HDC_NVMEQ_NIC_ARCQ + (uint64_t)i * 64, &q,
+		    sizeof(q));
+	tcp_rx_n++;
+}
+
+/* Until the RX CQ's consumer record says @n. */
+static bool tcp_rx_consumed(uint16_t n)
+{
+	int i;
+
+	for (i = 0; i < 100000; i++) {
+		if (qt_readl(qt, BAR4_BASE + HDC_NVMEQ_NIC_DBR + 20) == n)
+			return true;
+		if (i % 256 == 255 && !qt_alive(qt))
+			return false;
+	}
+	return false;
+}
+
+/*
+ * The TCP sender: segments with the sequence numbers, ack, window and
+ * timestamps of the template, as many as the peer's window allows; no
+ * completion before the last byte is acked; an ACK opens the window,
+ * three duplicate ACKs retransmit the first unacked segment; the state
+ * goes back into the flow.  The retransmission timer resends, then
+ * fails the command with ETIMEDOUT and an RST; a peer RST is ECONNRESET.
+ * No receive queue: ENODEV.
+ */
+static void tcp_sender_as_seen_by_the_nic(void)
+{
+	struct hdc_net_flow out;
+	struct hdc_cmd c;
+	struct hdc_cpl cpl;
+	uint32_t i, seq, plen, ack;
+	uint64_t addr;
+	uint8_t fl;
+	uint8_t rqd[16];
+
+	CHECK(setup());
+	tcp_cqe_n = tcp_bb = tcp_rx_n = 0;
+	fill_random(bufa, 5000);
+	mem_write(HSRC, bufa, 5000);
+	CHECK(rd(HDC_REG_CAPS) & HDC_CAP_TCP);
+	wr(HDC_REG_NIC_SQN, NIC_SQN);
+	wr(HDC_REG_NIC_DB_LO, NIC_DB);
+	wr(HDC_REG_NIC_DB_HI, 0);
+	wr(HDC_REG_NIC_CTRL, HDC_NIC_ENABLE);
+	put_tcp_flow(3000, 2);
+	c = xfer(5000, ep_host(HSRC, 5000), ep_nic(NIC_FLOW));
+	CHECK_EQ(run(&c, NULL), HDC_ST_ENODEV);	/* no receive queue */
+	wr(HDC_REG_NIC_CTRL, HDC_NIC_DISABLE);
+	CHECK_EQ(run(&c, NULL), HDC_ST_ENODEV);
+
+	wr(HDC_REG_NIC_SQN, NIC_SQN);		/* the disable forgot them */
+	wr(HDC_REG_NIC_DB_LO, NIC_DB);
+	wr(HDC_REG_NIC_ARQN, NIC_RQN);
+	wr(HDC_REG_NIC_ARQ_DB_LO, NIC_RQDB);
+	wr(HDC_REG_NIC_ARQ_DB_HI, 0);
+	wr(HDC_REG_NIC_CTRL, HDC_NIC_ENABLE);
+	CHECK_EQ(qt_readl(qt, NIC_RQDB), (uint32_t)NIC_RQN << 16 | 16);
+	qt_memread(qt, BAR4_BASE + HDC_NVMEQ_NIC_ARQ + 5 * 16, rqd, 16);
+	CHECK_EQ(ldl_le(rqd), HDC_NIC_ARXBUF_SIZE);
+	CHECK_EQ(ldq_le(rqd + 8), BAR4_BASE + HDC_NVMEQ_NIC_ARXBUF + 5 * 2048);
+
+	/* Three segments fit the window of 3000 bytes. */
+	post(&c);
+	CHECK(nic_db_is(6));
+	for (i = 0; i < 3; i++) {
+		tcp_seg(2 * i, &seq, &fl, &plen, &addr);
+		CHECK_EQ(seq, TCP_ISS + 1000 * i);
+		CHECK_EQ(fl, 0x18);
+		CHECK_EQ(plen, 1000);
+		mem_read(addr, bufb, 1000);
+		CHECK(!memcmp(bufb, bufa + i * 1000, 1000));
+	}
+	tcp_tx_done(6);
+	CHECK(!peek_cpl(&cpl));		/* sent is not acked */
+
+	/* An ACK of two segments: two more go. */
+	tcp_rx(TCP_ACK, TCP_ISS + 2000, 3000, 0x10, 0xcc000001);
+	CHECK(nic_db_is(10));
+	tcp_seg(6, &seq, &fl, &plen, &addr);
+	CHECK_EQ(seq, TCP_ISS + 3000);
+	tcp_seg(8, &seq, &fl, &plen, &addr);
+	CHECK_EQ(seq, TCP_ISS + 4000);
+	tcp_tx_done(10);
+
+	/* Three duplicate ACKs: the segment at 2000 again. */
+	for (i = 0; i < 3; i++)
+		tcp_rx(TCP_ACK, TCP_ISS + 2000, 3000, 0x10, 0xcc000002);
+	CHECK(nic_db_is(12));
+	tcp_seg(10, &seq, &fl, &plen, &addr);
+	CHECK_EQ(seq, TCP_ISS + 2000);
+	CHECK_EQ(plen, 1000);
+	CHECK_EQ(rd(HDC_REG_STAT_TCP_REXMIT), 1);
+	tcp_tx_done(12);
+	CHECK(!peek_cpl(&cpl));
+
+	/* All acked: done, the state back in the flow. */
+	tcp_rx(TCP_ACK, TCP_ISS + 5000, 2000, 0x10, 0xcc000003);
+	CHECK(wait_cpl(&cpl));
+	CHECK_EQ(cpl.status, HDC_ST_OK);
+	CHECK_EQ(cpl.result, 5000);
+	qt_memread(qt, NIC_FLOW, &out, sizeof(out));
+	CHECK_EQ(out.snd_una, TCP_ISS + 5000);
+	CHECK_EQ(out.snd_max, TCP_ISS + 5000);
+	CHECK_EQ(out.snd_wnd, 2000);
+	CHECK_EQ(out.ts_recent, 0xcc000003);
+	CHECK(out.out_flags & HDC_NET_OUT_STATE);
+	CHECK_EQ(rd(HDC_REG_STAT_TCP_ACKS), 5);
+	CHECK(tcp_rx_consumed(5));
+
+	/* An ACK of bytes never sent is ignored. */
+	put_tcp_flow(3000, 2);
+	c = xfer(1000, ep_host(HSRC, 1000), ep_nic(NIC_FLOW));
+	post(&c);
+	CHECK(nic_db_is(14));
+	tcp_tx_done(14);
+	tcp_rx(TCP_ACK, TCP_ISS + 9000, 3000, 0x10, 0xcc000004);
+	CHECK(tcp_rx_consumed(6));
+	CHECK(!peek_cpl(&cpl));
+
+	/* No ACK: the timer resends, then gives up with an RST. */
+	qt_clock_step(qt, 200 * 1000 * 1000);
+	CHECK(nic_db_is(16));
+	tcp_seg(14, &seq, &fl, &plen, &addr);
+	CHECK_EQ(seq, TCP_ISS);
+	CHECK_EQ(plen, 1000);
+	CHECK_EQ(rd(HDC_REG_STAT_TCP_RTO), 1);
+	tcp_tx_done(16);
+	qt_clock_step(qt, 400 * 1000 * 1000);
+	CHECK(nic_db_is(18));
+	tcp_tx_done(18);
+	qt_clock_step(qt, 800 * 1000 * 1000);
+	CHECK(wait_cpl(&cpl));
+	CHECK_EQ(cpl.status, HDC_ST_ETIMEDOUT);
+	CHECK(nic_db_is(20));
+	tcp_seg(18, &seq, &fl, &plen, &addr);
+	CHECK_EQ(fl, 0x14);			/* RST ACK */
+	CHECK_EQ(seq, TCP_ISS + 1000);
+	CHECK_EQ(plen, 0);
+	tcp_tx_done(20);
+	qt_memread(qt, NIC_FLOW, &out, sizeof(out));
+	CHECK_EQ(out.snd_una, TCP_ISS);
+	CHECK_EQ(out.snd_max, TCP_ISS + 1000);
+
+	/* The peer resets: ECONNRESET, no RST of ours. */
+	put_tcp_flow(3000, 2);
+	post(&c);
+	CHECK(nic_db_is(22));
+	tcp_tx_done(22);
+	ack = TCP_ISS;
+	tcp_rx(TCP_ACK + 1, ack, 0, 0x04, 0);	/* not at rcv_nxt: ignored */
+	CHECK(tcp_rx_consumed(7));
+	CHECK(!peek_cpl(&cpl));
+	tcp_rx(TCP_ACK, ack, 0, 0x04, 0);
+	CHECK(wait_cpl(&cpl));
+	CHECK_EQ(cpl.status, HDC_ST_ECONNRESET);
+	CHECK_EQ(qt_readl(qt, BAR4_BASE + HDC_NVMEQ_NIC_DBR), 22);
+	wr(HDC_REG_NIC_CTRL, HDC_NIC_DISABLE);
+}
+
+/* The ACK queue's record and its 16 descriptors, as HDC_NIC_ENABLE posts them. */
+static void check_ack_queue(void)
+{
+	uint8_t rqd[16];
+	uint32_t i;
+
+	CHECK_EQ(qt_readl(qt, BAR4_BASE + HDC_NVMEQ_NIC_DBR + 16),
+		 1u << HDC_NIC_ARQ_LOG);
+	for (i = 0; i < 1u << HDC_NIC_ARQ_LOG; i++) {
+		qt_memread(qt, BAR4_BASE + HDC_NVMEQ_NIC_ARQ + i * 16, rqd, 16);
+		CHECK_EQ(ldl_le(rqd), HDC_NIC_ARXBUF_SIZE);
+		CHECK_EQ(ldq_le(rqd + 8), BAR4_BASE + HDC_NVMEQ_NIC_ARXBUF +
+			 i * HDC_NIC_ARXBUF_SIZE);
+	}
+}
+
+/* The receive queues' record and descriptors, descriptor i on chunk @buf[i]. */
+static void check_rx_queues(const uint64_t *buf)
+{
+	uint32_t i;
+
+	CHECK_EQ(rd(HDC_REG_NIC_RX_STATUS), 1);
+	CHECK_EQ(qt_readl(qt, BAR4_BASE + HDC_NVMEQ_NIC_DBR + 8),
+		 1u << HDC_NIC_RQ_LOG);
+	for (i = 0; i < 1u << HDC_NIC_RQ_LOG; i++) {
+		CHECK_EQ(qt_readl(qt, BAR4_BASE + HDC_NVMEQ_NIC_RQ + i * 16),
+			 HDC_CHUNK_SIZE);
+		CHECK_EQ(rx_buf(i), buf[i]);
+	}
+}
+
+/*
+ * Both of the engine's receive paths at once: the TCP sender's ACK queue
+ * and the striding receive queues have their own registers, records,
+ * rings and buffers; enabling either leaves the other's as it was.
+ */
+static void ack_queue_beside_rx_queues(void)
+{
+	uint64_t buf[1u << HDC_NIC_RQ_LOG];
+	uint32_t i, bad0;
+
+	CHECK(setup());
+	bad0 = rd(HDC_REG_STAT_BAD_REG);
+	wr(HDC_REG_NIC_RX_CTRL, HDC_NIC_RX_ENABLE);
+	for (i = 0; i < 1u << HDC_NIC_RQ_LOG; i++)
+		buf[i] = rx_buf(i);
+	check_rx_queues(buf);
+
+	wr(HDC_REG_NIC_SQN, NIC_SQN);
+	wr(HDC_REG_NIC_DB_LO, NIC_DB);
+	wr(HDC_REG_NIC_DB_HI, 0);
+	wr(HDC_REG_NIC_ARQN, NIC_RQN);
+	wr(HDC_REG_NIC_ARQ_DB_LO, NIC_RQDB);
+	wr(HDC_REG_NIC_ARQ_DB_HI, 0);
+	CHECK_EQ(rd(HDC_REG_NIC_ARQN), NIC_RQN);
+	CHECK_EQ(rd(HDC_REG_NIC_ARQ_DB_LO), NIC_RQDB);
+	wr(HDC_REG_NIC_CTRL, HDC_NIC_ENABLE);
+	CHECK_EQ(rd(HDC_REG_NIC_STATUS), 1);
+	CHECK_EQ(qt_readl(qt, NIC_RQDB), (uint32_t)NIC_RQN << 16 | 16);
+	check_ack_queue();
+	check_rx_queues(buf);
+
+	/* The receive queues again, under the ACK queue in use. */
+	wr(HDC_REG_NIC_RX_CTRL, HDC_NIC_RX_DISABLE);
+	CHECK_EQ(rd(HDC_REG_NIC_RX_STATUS), 0);
+	wr(HDC_REG_NIC_RX_CTRL, HDC_NIC_RX_ENABLE);
+	for (i = 0; i < 1u << HDC_NIC_RQ_LOG; i++)
+		buf[i] = rx_buf(i);
+	check_rx_queues(buf);
+	check_ack_queue();
+	wr(HDC_REG_NIC_CTRL, HDC_NIC_DISABLE);
+	wr(HDC_REG_NIC_RX_CTRL, HDC_NIC_RX_DISABLE);
+	CHECK_EQ(rd(HDC_REG_STAT_BAD_REG), bad0);
 }
 
 /* The scoreboard's count of commands that waited for an older one. */
@@ -2259,6 +2599,8 @@ int main(void)
 	RUN("device/hdc", hazards_keep_order);
 	RUN("device/hdc", nic_queues_as_seen_by_the_nic);
 	RUN("device/hdc", nic_rx_as_seen_by_the_nic);
+	RUN("device/hdc", tcp_sender_as_seen_by_the_nic);
+	RUN("device/hdc", ack_queue_beside_rx_queues);
 	RUN("device/hdc", devbuf_round_trip);
 	RUN("device/hdc", bad_commands);
 	RUN("device/hdc", reset_drops_in_flight);

@@ -5,8 +5,9 @@
 # digest 'd2d send --sha256' prints is sha256sum's.  The host is off the
 # data path: guest 1's netdev counts no transmitted datagrams (its UDP
 # OutDatagrams do not move) while its snic port does.  A socket that is
-# not connected, or not UDP, is refused with ENOTCONN / EPROTONOSUPPORT,
-# a caller without CAP_NET_RAW with EPERM.
+# not connected is refused with ENOTCONN,
+# a caller without CAP_NET_RAW with EPERM (an unconnected TCP socket:
+# ENOTCONN; TCP is hdc_tcp.sh).
 # 'd2d send --sw-p2p' (the software-controlled P2P baseline: the driver
 # runs each 64 KiB chunk, SSD to device buffer, then device buffer to
 # NIC) moves the same bytes.
@@ -63,7 +64,7 @@ if [ "$D2D_GUEST" = 1 ]; then
 	check sw_p2p_no_functions sh -c "d2d send --sw-p2p $T_DIR/4k $peer:$PORT --md5; [ \$? = 2 ]"
 	check sw_p2p_needs_socket expect_errno EINVAL d2d raw --dst $OUT/x $T_DIR/4k --sw-p2p
 	check not_connected expect_errno ENOTCONN d2d raw --dst-udp-unconnected $T_DIR/4k
-	check not_udp expect_errno EPROTONOSUPPORT d2d raw --dst-tcp $T_DIR/4k
+	check tcp_not_connected expect_errno ENOTCONN d2d raw --dst-tcp $T_DIR/4k
 	check bad_host sh -c "d2d send $T_DIR/4k nohost:1; [ \$? = 1 ]"
 	check usage_host_port sh -c "d2d send $T_DIR/4k 10.0.0.2; [ \$? = 2 ]"
 	check nic_queues_logged sh -c "dmesg | grep -q 'hdc 0000:00:11.0: NIC queues on $if'"

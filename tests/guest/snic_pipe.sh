@@ -19,8 +19,6 @@ check ping wait_ping "$peer" 60
 # the direct verbs, in each guest on its own device
 snic-dv-test -d "$dev" -P "guest/$T/dv" > /tmp/dv 2>&1
 tool_lines dv /tmp/dv
-hc=/sys/class/infiniband/$dev/ports/1/hw_counters
-hw() { cat "$hc/$1"; }
 db0=$(hw mmio_doorbells) sq0=$(hw pipe_sqes) rq0=$(hw pipe_rqes)
 
 export SNIC_QP_MODE=pipe-qp

@@ -13,21 +13,21 @@
 . /opt/d2d/tests/snic_rdma_user.inc
 
 rdma_user_one_guest
-hw() { cat "/sys/class/infiniband/$1/ports/1/hw_counters/$2"; }
+port_hw() { cat "/sys/class/infiniband/$1/ports/1/hw_counters/$2"; }
 
 # counted_once NAME PORT: a 4 KiB ping-pong of 200 iterations; port 0's
 # tx_pkts grow by what port 1 accepted (rx_pkts), its rx_pkts by what
 # port 1 sent.
 counted_once() {
 	local t0 r0 t1 r1
-	t0=$(hw "$dev0" tx_pkts) r1=$(hw "$dev1" rx_pkts)
-	r0=$(hw "$dev0" rx_pkts) t1=$(hw "$dev1" tx_pkts)
+	t0=$(port_hw "$dev0" tx_pkts) r1=$(port_hw "$dev1" rx_pkts)
+	r0=$(port_hw "$dev0" rx_pkts) t1=$(port_hw "$dev1" tx_pkts)
 	pair "$1_pingpong" "$2" \
 		"ibv_rc_pingpong -d $dev0 -g $gid0 -p $2 -s 4096 -n 200" \
 		"ibv_rc_pingpong -d $dev1 -g $gid1 -p $2 -s 4096 -n 200 127.0.0.1"
 	sleep 1
-	t0=$(( $(hw "$dev0" tx_pkts) - t0 )) r1=$(( $(hw "$dev1" rx_pkts) - r1 ))
-	r0=$(( $(hw "$dev0" rx_pkts) - r0 )) t1=$(( $(hw "$dev1" tx_pkts) - t1 ))
+	t0=$(( $(port_hw "$dev0" tx_pkts) - t0 )) r1=$(( $(port_hw "$dev1" rx_pkts) - r1 ))
+	r0=$(( $(port_hw "$dev0" rx_pkts) - r0 )) t1=$(( $(port_hw "$dev1" tx_pkts) - t1 ))
 	check "$1_counted_once" sh -c "[ $t0 -gt 0 ] && [ $t0 = $r1 ] && [ $r0 = $t1 ] ||
 		{ echo 'port 0 sent $t0, port 1 took $r1; port 1 sent $t1, port 0 took $r0'; false; }"
 }

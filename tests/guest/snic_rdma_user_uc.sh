@@ -14,8 +14,6 @@
 
 rdma_user_two_guests
 check ping wait_ping "$peer" 60
-hc=/sys/class/infiniband/$dev/ports/1/hw_counters
-hw() { cat "$hc/$1"; }
 tx0=$(hw tx_acks) rx0=$(hw rx_acks) pk0=$(hw rx_pkts)
 
 b=1

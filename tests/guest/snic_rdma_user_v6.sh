@@ -40,8 +40,6 @@ else
 	fail ipv6_gids "no RoCE v2 IPv6 GIDs: $(cat /sys/class/infiniband/$dev/ports/1/gids/* | sort -u | tr '\n' ' ')"
 	finish
 fi
-hc=/sys/class/infiniband/$dev/ports/1/hw_counters
-hw() { cat "$hc/$1"; }
 pk0=$(hw rx_pkts) bad0=$(hw rx_bad_src)
 
 b=1

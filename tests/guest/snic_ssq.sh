@@ -17,12 +17,6 @@
 
 rdma_user_two_guests
 check ping wait_ping "$peer" 60
-hc=/sys/class/infiniband/$dev/ports/1/hw_counters
-hw() { cat "$hc/$1"; }
-# is NAME GOT WANT: PASS if GOT = WANT, else FAIL saying both.
-is() {
-	if [ "$2" = "$3" ]; then pass "$1"; else fail "$1" "got ${2:-nothing}, want $3"; fi
-}
 db0=$(hw mmio_doorbells) ps0=$(hw pipe_sqes) ss0=$(hw ssq_sqes)
 
 export SNIC_QP_MODE=pipe

@@ -53,6 +53,11 @@ static void usage(FILE *f)
 "        (HOST: an IPv4 address) through its own queues on the snic port\n"
 "        the route leaves by; digests printed as for copy.  --sw-p2p: the\n"
 "        software-controlled P2P baseline (the driver runs each 64 KiB)\n"
+"  d2d send --tcp [--then MSG] FILE HOST:PORT\n"
+"        the same over a TCP connection to HOST:PORT, handed over to the\n"
+"        engine for the transfer; --then: write MSG on the connection\n"
+"        after it, shut down writing, print what the peer sends back\n"
+"        (either form: --length N sends only FILE's first N bytes)\n"
 "  d2d recv HOST:PORT FILE [--bytes N] [--timeout S] [--from HOST:PORT]\n"
 "           [FUNCTION...]\n"
 "        the engine receives N bytes (default: FILE's size; FILE is then\n"
@@ -112,7 +117,8 @@ static const char *errno_name(int e)
 		{ EHOSTUNREACH, "EHOSTUNREACH" }, { EMSGSIZE, "EMSGSIZE" },
 		{ EREMOTEIO, "EREMOTEIO" }, { ENETDOWN, "ENETDOWN" },
 		{ EDESTADDRREQ, "EDESTADDRREQ" },
-		{ EADDRNOTAVAIL, "EADDRNOTAVAIL" },
+		{ EADDRNOTAVAIL, "EADDRNOTAVAIL" }, { ECONNRESET, "ECONNRESET" },
+		{ EPIPE, "EPIPE" }, { ECONNREFUSED, "ECONNREFUSED" },
 	};
 	size_t i;
 
@@ -364,42 +370,112 @@ static int split_host_port(const char *arg, char *buf, size_t size,
 	return 0;
 }
 
-/* d2d send FILE HOST:PORT [FUNCTION]...: the engine sends, UDP. */
-static int cmd_send(int argc, char **argv)
+/* An option of send or recv: a flag (val NULL) or one with a value. */
+struct net_opt {
+	const char *name;
+	int *flag;		/* set to 1 if given */
+	const char **val;	/* its value, if it takes one */
+};
+
+/*
+ * The arguments of d2d @cmd (send, recv): functions, the options of
+ * @opts, and two operands into @pos.  0, or usage_error()'s status.
+ */
+static int net_args(const char *cmd, int argc, char **argv,
+		    struct d2d_chain *chain, const struct net_opt *opts,
+		    const char *pos[2])
 {
-	struct d2d_chain chain = { 0 };
-	const char *file = NULL, *to = NULL, *host, *port;
-	struct d2d_result res;
-	char hp[300];
-	struct stat st;
-	int i, r, hdc, fd, sock, ret;
-	uint32_t flags = 0;
+	const struct net_opt *o;
+	int i, r, n = 0;
 
 	for (i = 1; i < argc; i++) {
-		r = chain_option(argc, argv, &i, &chain);
+		r = chain_option(argc, argv, &i, chain);
 		if (r < 0)
 			return 2;
 		if (r)
 			continue;
-		if (!strcmp(argv[i], "--sw-p2p")) {
-			flags |= HDC_REQ_SW_P2P;
-			continue;
+		for (o = opts; o->name && strcmp(argv[i], o->name); o++)
+			;
+		if (o->name && o->val) {
+			if (i + 1 >= argc)
+				return usage_error("%s: %s needs a value", cmd,
+						   argv[i]);
+			*o->val = argv[++i];
+		} else if (o->name) {
+			*o->flag = 1;
+		} else if (argv[i][0] == '-' && argv[i][1]) {
+			return usage_error("%s: unknown option '%s'", cmd,
+					   argv[i]);
+		} else if (n < 2) {
+			pos[n++] = argv[i];
+		} else {
+			return usage_error("%s: too many arguments", cmd);
 		}
-		if (argv[i][0] == '-' && argv[i][1])
-			return usage_error("send: unknown option '%s'", argv[i]);
-		if (!file)
-			file = argv[i];
-		else if (!to)
-			to = argv[i];
-		else
-			return usage_error("send: too many arguments");
 	}
+	return 0;
+}
+
+/*
+ * The socket after the transfer, both ways: @msg out, our side shut
+ * down, then what the peer sends until it closes to standard output.
+ */
+static int then_exchange(int sock, const char *msg)
+{
+	size_t len = strlen(msg), done = 0;
+	char buf[4096];
+	ssize_t n;
+
+	while (done < len) {
+		n = write(sock, msg + done, len - done);
+		if (n < 0)
+			return -1;
+		done += n;
+	}
+	if (shutdown(sock, SHUT_WR))
+		return -1;
+	while ((n = read(sock, buf, sizeof(buf))) > 0) {
+		if (fwrite(buf, 1, n, stdout) != (size_t)n)
+			return -1;
+	}
+	fflush(stdout);
+	return n < 0 ? -1 : 0;
+}
+
+/* d2d send FILE HOST:PORT [FUNCTION]...: the engine sends, UDP or TCP. */
+static int cmd_send(int argc, char **argv)
+{
+	struct d2d_chain chain = { 0 };
+	const char *pos[2] = { NULL, NULL }, *host, *port;
+	const char *then = NULL, *len_arg = NULL;
+	int hdc, fd, sock, ret, tcp = 0, sw = 0;
+	const struct net_opt opts[] = {
+		{ "--sw-p2p", &sw, NULL }, { "--tcp", &tcp, NULL },
+		{ "--then", NULL, &then }, { "--length", NULL, &len_arg },
+		{ NULL, NULL, NULL },
+	};
+	const char *file, *to;
+	struct d2d_result res;
+	char hp[300];
+	struct stat st;
+	uint64_t length = UINT64_MAX;
+	uint32_t flags;
+
+	ret = net_args("send", argc, argv, &chain, opts, pos);
+	if (ret)
+		return ret;
+	file = pos[0];
+	to = pos[1];
 	if (!to)
 		return usage_error("send: needs FILE and HOST:PORT");
+	flags = sw ? HDC_REQ_SW_P2P : 0;
+	if (len_arg)
+		length = strtoull(len_arg, NULL, 0);
 	if (split_host_port(to, hp, sizeof(hp), &host, &port))
 		return usage_error("send: '%s' is not HOST:PORT", to);
 	if ((flags & HDC_REQ_SW_P2P) && chain.n)
 		return usage_error("send: --sw-p2p takes no functions");
+	if (then && !tcp)
+		return usage_error("send: --then needs --tcp");
 	hdc = open_engine();
 	if (hdc < 0)
 		return 1;
@@ -408,14 +484,20 @@ static int cmd_send(int argc, char **argv)
 		return fail(errno, "cannot open '%s'", file);
 	if (fstat(fd, &st))
 		return fail(errno, "'%s'", file);
-	sock = d2d_udp_connect(host, port);
+	sock = tcp ? d2d_tcp_connect(host, port) : d2d_udp_connect(host, port);
 	if (sock < 0)
-		return fail(-sock, "cannot connect a UDP socket to %s", to);
-	ret = d2d_send(hdc, fd, 0, S_ISREG(st.st_mode) ? (uint64_t)st.st_size : 0,
-		       sock, &chain, flags, &res);
+		return fail(-sock, "cannot connect a %s socket to %s",
+			    tcp ? "TCP" : "UDP", to);
+	if (!S_ISREG(st.st_mode))
+		length = 0;
+	else if (length > (uint64_t)st.st_size)
+		length = st.st_size;
+	ret = d2d_send(hdc, fd, 0, length, sock, &chain, flags, &res);
 	if (ret)
 		return fail(-ret, "send '%s' -> %s", file, to);
 	print_digests(&chain, res.digest, file, to);
+	if (then && then_exchange(sock, then))
+		return fail(errno, "the connection after the transfer");
 	close(sock);
 	if (fd)
 		close(fd);
@@ -445,45 +527,31 @@ static long long parse_size(const char *s)
 static int cmd_recv(int argc, char **argv)
 {
 	struct d2d_chain chain = { 0 };
-	const char *at = NULL, *file = NULL, *from = NULL, *v;
+	const char *pos[2] = { NULL, NULL }, *at, *file, *from = NULL;
+	const char *bytes_arg = NULL, *tmo_arg = NULL;
 	const char *host, *port, *phost = NULL, *pport = NULL;
+	const struct net_opt opts[] = {
+		{ "--bytes", NULL, &bytes_arg }, { "--timeout", NULL, &tmo_arg },
+		{ "--from", NULL, &from }, { NULL, NULL, NULL },
+	};
 	long long bytes = -1, tmo = 0;
 	struct hdc_rx_report rep = { 0 };
 	struct d2d_result res;
 	char hp[300], pp[300];
 	struct stat st;
-	int i, r, hdc, fd, sock, ret;
+	int hdc, fd, sock, ret;
 
-	for (i = 1; i < argc; i++) {
-		r = chain_option(argc, argv, &i, &chain);
-		if (r < 0)
-			return 2;
-		if (r)
-			continue;
-		if (!strcmp(argv[i], "--bytes") || !strcmp(argv[i], "--timeout") ||
-		    !strcmp(argv[i], "--from")) {
-			if (i + 1 >= argc)
-				return usage_error("recv: %s needs a value", argv[i]);
-			v = argv[i + 1];
-			if (argv[i][2] == 'f')
-				from = v;
-			else if ((argv[i][2] == 'b' ? (bytes = parse_size(v)) :
-				  (tmo = parse_size(v))) < 0 || tmo > 4000000)
-				return usage_error("recv: bad %s '%s'", argv[i], v);
-			i++;
-			continue;
-		}
-		if (argv[i][0] == '-' && argv[i][1])
-			return usage_error("recv: unknown option '%s'", argv[i]);
-		if (!at)
-			at = argv[i];
-		else if (!file)
-			file = argv[i];
-		else
-			return usage_error("recv: too many arguments");
-	}
+	ret = net_args("recv", argc, argv, &chain, opts, pos);
+	if (ret)
+		return ret;
+	at = pos[0];
+	file = pos[1];
 	if (!file)
 		return usage_error("recv: needs HOST:PORT and FILE");
+	if (bytes_arg && (bytes = parse_size(bytes_arg)) < 0)
+		return usage_error("recv: bad --bytes '%s'", bytes_arg);
+	if (tmo_arg && ((tmo = parse_size(tmo_arg)) < 0 || tmo > 4000000))
+		return usage_error("recv: bad --timeout '%s'", tmo_arg);
 	if (split_host_port(at, hp, sizeof(hp), &host, &port))
 		return usage_error("recv: '%s' is not HOST:PORT", at);
 	if (from && split_host_port(from, pp, sizeof(pp), &phost, &pport))
@@ -733,6 +801,7 @@ static void print_caps(uint32_t caps)
 	static const char *const names[32] = {
 		"nvme", "crc32c", "md5", "sha256", "aes256-ctr", "deflate",
 		"sha1", "crc32", "gzip", [16] = "nic", [17] = "nic-rx",
+		[18] = "tcp",
 	};
 	unsigned int i;
 

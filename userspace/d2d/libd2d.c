@@ -118,13 +118,16 @@ static int d2d_inet_addr(const char *host, const char *port,
 	return 0;
 }
 
-/* A UDP socket, bound to @local if given, connected to @peer if given. */
-static int d2d_udp_socket(const struct sockaddr_in *local,
-			  const struct sockaddr_in *peer)
+/*
+ * An IPv4 socket of @type (SOCK_DGRAM: UDP, SOCK_STREAM: TCP), bound to
+ * @local if given, connected to @peer if given.
+ */
+static int d2d_inet_socket(int type, const struct sockaddr_in *local,
+			   const struct sockaddr_in *peer)
 {
 	int fd, e;
 
-	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	fd = socket(AF_INET, type | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return -errno;
 	if ((local && bind(fd, (const struct sockaddr *)local,
@@ -144,7 +147,15 @@ int d2d_udp_connect(const char *host, const char *port)
 	struct sockaddr_in sa;
 	int ret = d2d_inet_addr(host, port, &sa);
 
-	return ret ? ret : d2d_udp_socket(NULL, &sa);
+	return ret ? ret : d2d_inet_socket(SOCK_DGRAM, NULL, &sa);
+}
+
+int d2d_tcp_connect(const char *host, const char *port)
+{
+	struct sockaddr_in sa;
+	int ret = d2d_inet_addr(host, port, &sa);
+
+	return ret ? ret : d2d_inet_socket(SOCK_STREAM, NULL, &sa);
 }
 
 int d2d_udp_bind(const char *host, const char *port, const char *peer_host,
@@ -155,7 +166,7 @@ int d2d_udp_bind(const char *host, const char *port, const char *peer_host,
 
 	if (!ret && peer_host)
 		ret = d2d_inet_addr(peer_host, peer_port, &pa);
-	return ret ? ret : d2d_udp_socket(&sa, peer_host ? &pa : NULL);
+	return ret ? ret : d2d_inet_socket(SOCK_DGRAM, &sa, peer_host ? &pa : NULL);
 }
 
 int d2d_recv(int hdc, int sock, int fd, uint64_t off, uint64_t len,

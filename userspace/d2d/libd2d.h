@@ -54,7 +54,10 @@ int d2d_copy(int hdc, int src_fd, uint64_t src_off, int dst_fd,
  * by the engine on its own queues of the snic port the socket's route
  * leaves by (docs/hdc.md, "NIC queues").  res->len: payload bytes sent.
  * flags: 0, or HDC_REQ_SW_P2P (the software-controlled P2P baseline: the
- * driver runs it chunk by chunk; no functions).
+ * driver runs it chunk by chunk; no functions).  sock may instead be a
+ * connected TCP/IPv4 socket (no functions, flags 0): the engine sends the
+ * bytes as that connection's segments and the socket carries on after
+ * (docs/hdc.md, "TCP").
  */
 int d2d_send(int hdc, int fd, uint64_t off, uint64_t len, int sock,
 	     const struct d2d_chain *chain, uint32_t flags,
@@ -64,6 +67,8 @@ int d2d_send(int hdc, int fd, uint64_t off, uint64_t len, int sock,
  * the descriptor or -errno (EINVAL: malformed).
  */
 int d2d_udp_connect(const char *host, const char *port);
+/* The same for a TCP connection. */
+int d2d_tcp_connect(const char *host, const char *port);
 
 /*
  * A UDP socket bound to host:port (an address of a snic port), connected

@@ -3,8 +3,8 @@
  * udpsend - send a file as UDP datagrams with the host CPU: the baselines
  * of 'make bench-hdc-net' beside 'd2d send', and the sender of
  * 'd2d recv'.
- *   udpsend [--sendfile] [--length N] [--d2d [--skip I]... [--loss PCT]
- *           [--hostile]] FILE HOST PORT
+ *   udpsend [--tcp] [--sendfile] [--length N] [--d2d [--skip I]...
+ *           [--loss PCT] [--hostile]] FILE HOST PORT
  * Datagrams of 1472 payload bytes (MTU 1500), each read(2) + send(2), or
  * sendfile(2) into the connected socket.  --d2d: each datagram starts
  * with d2d's application header (struct hdc_rx_hdr: magic, length,
@@ -13,7 +13,9 @@
  * ones every run); --hostile first sends datagrams a receiver must drop
  * (bad magic, bad length, an offset past the end, a header cut short)
  * and repeats the first datagram after the second.  Exit status 0 ok,
- * 1 failure, 2 usage.
+ * 1 failure, 2 usage.  --tcp (not with --d2d): a TCP connection instead,
+ * 64 KiB per read(2) + send(2), or sendfile(2) of the whole rest per
+ * call.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -34,6 +36,7 @@
 #define HDR 16			/* struct hdc_rx_hdr */
 #define MAGIC 0x44324455	/* HDC_RX_MAGIC, "D2DU" */
 #define MAX_SKIP 16
+#define TCP_CHUNK 65536
 
 /* d2d's application header, network byte order, before the payload. */
 static void put_hdr(uint8_t *b, uint32_t magic, uint32_t len, uint64_t off)
@@ -84,15 +87,17 @@ static int lost(long long i, int pct)
 int main(int argc, char **argv)
 {
 	struct sockaddr_in sa = { .sin_family = AF_INET };
-	int use_sendfile = 0, d2d = 0, hostile = 0, loss = 0, i = 1, fd, sock;
-	long long len = -1, off = 0, dg = 0, skip[MAX_SKIP];
-	int nskip = 0, k;
-	uint8_t buf[MSS];
+	int use_sendfile = 0, d2d = 0, hostile = 0, loss = 0, tcp = 0, i = 1;
+	long long len = -1, off = 0, dg = 0, skip[MAX_SKIP], room = MSS;
+	int nskip = 0, k, fd, sock;
+	static uint8_t buf[TCP_CHUNK];
 	struct stat st;
 
 	for (; i < argc && argv[i][0] == '-'; i++) {
 		if (!strcmp(argv[i], "--sendfile"))
 			use_sendfile = 1;
+		else if (!strcmp(argv[i], "--tcp"))
+			tcp = 1;
 		else if (!strcmp(argv[i], "--d2d"))
 			d2d = 1;
 		else if (!strcmp(argv[i], "--hostile"))
@@ -109,13 +114,13 @@ int main(int argc, char **argv)
 	}
 	if (argc - i != 3 || inet_pton(AF_INET, argv[i + 1], &sa.sin_addr) != 1 ||
 	    (use_sendfile && d2d) || ((nskip || loss || hostile) && !d2d) ||
-	    loss < 0 || loss > 100) {
-		fprintf(stderr, "usage: udpsend [--sendfile] [--length N] [--d2d [--skip I]... [--loss PCT] [--hostile]] FILE HOST PORT\n");
+	    (tcp && d2d) || loss < 0 || loss > 100) {
+		fprintf(stderr, "usage: udpsend [--tcp] [--sendfile] [--length N] [--d2d [--skip I]... [--loss PCT] [--hostile]] FILE HOST PORT\n");
 		return 2;
 	}
 	sa.sin_port = htons(atoi(argv[i + 2]));
 	fd = open(argv[i], O_RDONLY);
-	sock = socket(AF_INET, SOCK_DGRAM, 0);
+	sock = socket(AF_INET, tcp ? SOCK_STREAM : SOCK_DGRAM, 0);
 	if (fd < 0 || fstat(fd, &st) || sock < 0 ||
 	    connect(sock, (struct sockaddr *)&sa, sizeof(sa))) {
 		perror("udpsend");
@@ -123,13 +128,16 @@ int main(int argc, char **argv)
 	}
 	if (len < 0 || len > st.st_size)
 		len = st.st_size;
+	if (tcp)
+		room = use_sendfile ? len : TCP_CHUNK;
+	else if (d2d)
+		room = MSS - HDR;
 	if (hostile && send_hostile(sock, len)) {
 		perror("udpsend");
 		return 1;
 	}
 	while (off < len) {
-		size_t room = d2d ? MSS - HDR : MSS;
-		size_t n = len - off < (long long)room ? (size_t)(len - off) : room;
+		size_t n = len - off < room ? (size_t)(len - off) : (size_t)room;
 		ssize_t r;
 		int drop = lost(dg, loss);
 

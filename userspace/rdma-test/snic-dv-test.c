@@ -18,19 +18,9 @@
 
 #include "snicdv.h"
 
-static int passed, failed;
-static const char *prefix = "dv";	/* -P: test names are PREFIX/name */
+#define TEST_LINES_PREFIX "dv"	/* -P: test names are PREFIX/name */
+#include "test_lines.h"
 
-static void check(const char *name, int ok, const char *why)
-{
-	if (ok) {
-		printf("PASS %s/%s\n", prefix, name);
-		passed++;
-	} else {
-		printf("FAIL %s/%s: %s\n", prefix, name, why);
-		failed++;
-	}
-}
 
 static struct ibv_qp *dv_qp(struct ibv_pd *pd, struct ibv_cq *cq,
 			    struct ibv_srq *srq, uint32_t recv_sge,

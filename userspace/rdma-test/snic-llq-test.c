@@ -38,8 +38,8 @@
 #define DEPTH		64
 #define BUF		4096
 
-static int passed, failed;
-static const char *prefix = "llq";
+#define TEST_LINES_PREFIX "llq"	/* -P: test names are PREFIX/name */
+#include "test_lines.h"
 static bool yield;		/* -y: an empty poll yields the CPU */
 
 static void idle(void)
@@ -48,16 +48,6 @@ static void idle(void)
 		sched_yield();
 }
 
-static void check(const char *name, int ok, const char *why)
-{
-	if (ok) {
-		printf("PASS %s/%s\n", prefix, name);
-		passed++;
-	} else {
-		printf("FAIL %s/%s: %s\n", prefix, name, why);
-		failed++;
-	}
-}
 
 struct ep {
 	struct vu_dev d;

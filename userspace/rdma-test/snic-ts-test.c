@@ -27,19 +27,9 @@
 #define NWRITE	8
 #define NSTREAM	40
 
-static int passed, failed;
-static const char *prefix = "ts";
+#define TEST_LINES_PREFIX "ts"	/* -P: test names are PREFIX/name */
+#include "test_lines.h"
 
-static void check(const char *name, int ok, const char *why)
-{
-	if (ok) {
-		printf("PASS %s/%s\n", prefix, name);
-		passed++;
-	} else {
-		printf("FAIL %s/%s: %s\n", prefix, name, why);
-		failed++;
-	}
-}
 
 /* The device clock in ns (ibv_query_rt_values_ex), 0 on failure. */
 static uint64_t dev_clock(struct ibv_context *ctx)

@@ -25,7 +25,7 @@
 #define HDC_NUM_MSIX		4
 #define HDC_BUF_SIZE_DEFAULT	(64u << 20)
 #define HDC_CHUNK_SIZE		(64u << 10)
-#define HDC_NVMEQ_SIZE		0x40000	/* 256 KiB */
+#define HDC_NVMEQ_SIZE		0x80000	/* 512 KiB */
 
 #define HDC_ID_MAGIC		0x30434448	/* "HDC0" */
 
@@ -73,6 +73,15 @@
  */
 #define HDC_REG_NIC_RX_CTRL	0x0d4	/* WO: HDC_NIC_RX_* */
 #define HDC_REG_NIC_RX_STATUS	0x0d8	/* RO: 1 = the receive queues are in use */
+/*
+ * The engine's ACK queue (TCP sender, docs/hdc.md "TCP"): a plain snic
+ * RQ whose ring, doorbell record and buffers are in BAR4
+ * (HDC_NVMEQ_NIC_ARQ, _ARXBUF) and its CQ (HDC_NVMEQ_NIC_ARCQ).  Written
+ * before HDC_NIC_ENABLE; an ARQ doorbell of 0 means no ACK queue.
+ */
+#define HDC_REG_NIC_ARQN	0x0dc	/* the snic RQ number */
+#define HDC_REG_NIC_ARQ_DB_LO	0x0e0	/* bus address of its RQ doorbell */
+#define HDC_REG_NIC_ARQ_DB_HI	0x0e4
 /* Statistics, RO, 32 bit (low halves of 64-bit counters) */
 #define HDC_REG_STAT_CMDS	0x100	/* D2D commands completed */
 #define HDC_REG_STAT_ERRS	0x104	/* ... with an error status */
@@ -91,6 +100,9 @@
 #define HDC_REG_STAT_NIC_ERRS	0x138	/* NIC error completions */
 #define HDC_REG_STAT_NIC_RX	0x13c	/* datagrams placed into a receive */
 #define HDC_REG_STAT_NIC_RX_DROP 0x140	/* datagrams dropped (bad, outside, no receive) */
+#define HDC_REG_STAT_TCP_ACKS	0x144	/* TCP segments received and used */
+#define HDC_REG_STAT_TCP_REXMIT	0x148	/* TCP segments sent again */
+#define HDC_REG_STAT_TCP_RTO	0x14c	/* TCP retransmission timeouts */
 
 #define HDC_NIC_ENABLE		1	/* start using the NIC queues */
 #define HDC_NIC_DISABLE		2	/* stop (the driver destroys them after) */
@@ -156,6 +168,9 @@ enum hdc_ep_type {
  */
 #define HDC_NET_HDR_MAX		128
 #define HDC_NET_UDP		17	/* proto: IPv4/UDP */
+#define HDC_NET_TCP		6	/* proto: IPv4/TCP, state below */
+#define HDC_NET_F_TS		(1u << 0)	/* TCP: hdr has NOP NOP TS */
+#define HDC_NET_OUT_STATE	(1u << 0)	/* the engine wrote the state */
 #define HDC_NET_MSS_MAX		9000	/* payload bytes per datagram, at most */
 
 struct hdc_net_flow {
@@ -163,10 +178,24 @@ struct hdc_net_flow {
 	__u8 hdr_len;		/* Ethernet + IPv4 + L4 header bytes */
 	__u8 l3_off;		/* IPv4 header offset in hdr (14) */
 	__u8 l4_off;		/* UDP header offset in hdr */
-	__le16 mss;		/* payload bytes per datagram */
-	__le16 rsvd0;
-	__le32 flags;		/* 0 */
-	__le32 rsvd1[5];	/* TCP state (sequence numbers, window) */
+	__le16 mss;		/* payload bytes per datagram (segment) */
+	__le16 rto_ms;		/* TCP: first retransmission timeout */
+	__le32 flags;		/* UDP: 0; TCP: HDC_NET_F_* */
+	/*
+	 * TCP state.  In: the sequence number of the first byte, the ack
+	 * number, the window and the timestamps are in hdr's TCP header;
+	 * snd_wnd is the peer's window in bytes, snd_wscale its scale.
+	 * Out (written by the engine before it completes the command):
+	 * snd_una and snd_max (sequence numbers acked / sent), snd_wnd and
+	 * ts_recent (the peer's last TSval) as the engine left them.
+	 */
+	__le32 snd_wnd;
+	__le32 snd_una;
+	__le32 snd_max;
+	__u8 snd_wscale;
+	__u8 max_retries;	/* timeouts in a row before HDC_ST_ETIMEDOUT */
+	__le16 out_flags;	/* out: HDC_NET_OUT_STATE */
+	__le32 ts_recent;
 	__u8 hdr[HDC_NET_HDR_MAX];
 };
 
@@ -258,6 +287,8 @@ enum hdc_status {
 	HDC_ST_ENET		= 7,	/* the NIC refused a datagram or went away */
 	HDC_ST_EGAP		= 8,	/* a received datagram skipped bytes */
 	HDC_ST_EABORT		= 9,	/* HDC_NIC_RX_ABORT stopped the receive */
+	HDC_ST_ETIMEDOUT	= 10,	/* TCP: the peer acked nothing for max_retries timeouts */
+	HDC_ST_ECONNRESET	= 11,	/* TCP: the peer reset the connection */
 };
 
 #define HDC_CPL_PHASE		(1u << 0)
@@ -286,14 +317,22 @@ struct hdc_cpl {
 #define HDC_NVMEQ_PRP_SLOT	256
 #define HDC_NVMEQ_NIC_SQ	0x10000	/* NIC SQ, 1024 x 64-byte basic blocks */
 #define HDC_NVMEQ_NIC_CQ	0x20000	/* NIC CQ, 1024 x 64-byte CQEs */
-#define HDC_NVMEQ_NIC_DBR	0x30000	/* le32 SQ producer, +4 CQ consumer */
-/* +8: le32 RQ producer, +12: le32 receive CQ consumer */
+/*
+ * Doorbell records, le32: SQ producer, +4 CQ consumer, +8 RQ producer,
+ * +12 receive CQ consumer, +16 ARQ producer, +20 ACK CQ consumer.
+ */
+#define HDC_NVMEQ_NIC_DBR	0x30000
 #define HDC_NVMEQ_NIC_RQ	0x30100	/* RQ, 2^HDC_NIC_RQ_LOG 16-byte descriptors */
 #define HDC_NVMEQ_NIC_RCQ	0x38000	/* receive CQ, 2^HDC_NIC_RCQ_LOG CQEs */
 #define HDC_NIC_RQ_LOG		3
 #define HDC_NIC_RCQ_LOG		9
 #define HDC_NIC_RX_LOG_STRIDE	11	/* 2 KiB strides ... */
 #define HDC_NIC_RX_LOG_NSTR	5	/* ... 32 per descriptor: one BAR2 chunk */
+#define HDC_NVMEQ_NIC_ARQ	0x40000	/* ACK RQ, 16 x 16-byte descriptors */
+#define HDC_NVMEQ_NIC_ARCQ	0x41000	/* its CQ, 16 x 64-byte CQEs */
+#define HDC_NVMEQ_NIC_ARXBUF	0x44000	/* 16 receive buffers of 2 KiB */
+#define HDC_NIC_ARQ_LOG		4
+#define HDC_NIC_ARXBUF_SIZE	2048
 #define HDC_NIC_SQ_LOG		10
 #define HDC_NIC_CQ_LOG		10
 #define HDC_NVME_ADMIN_DEPTH	32

@@ -98,6 +98,7 @@ struct hdc_wait {
 #define HDC_CAP_GZIP		(1u << 8)
 #define HDC_CAP_NIC		(1u << 16)	/* HDC_EP_NIC destinations */
 #define HDC_CAP_NIC_RX		(1u << 17)	/* HDC_EP_NIC sources */
+#define HDC_CAP_TCP		(1u << 18)	/* HDC_EP_NIC destinations of TCP flows */
 
 struct hdc_caps {
 	__u32 version;		/* HDC_VERSION */
