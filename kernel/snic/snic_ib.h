@@ -272,19 +272,24 @@ void snic_ib_sync_events(struct snic_ib_dev *ibd);
 int snic_ib_xa_publish(struct xarray *xa, u32 n, void *obj);
 void snic_ib_xa_drop(struct xarray *xa, u32 n, void *obj);
 
-/* snic_ib_ctx.c: ucontext, mmap, shared ring buffers */
+/* snic_ib_ctx.c: ucontext, mmap */
 int snic_ib_alloc_ucontext(struct ib_ucontext *uc, struct ib_udata *udata);
 void snic_ib_dealloc_ucontext(struct ib_ucontext *uc);
 int snic_ib_mmap(struct ib_ucontext *uc, struct vm_area_struct *vma);
 void snic_ib_mmap_free(struct rdma_user_mmap_entry *entry);
+u16 snic_ib_db_page(struct snic_ib_dev *ibd, struct ib_udata *udata);
+
+/* snic_ib_buf.c: ring buffers and their mmap entries */
 int snic_ib_buf_alloc(struct snic_ib_dev *ibd, struct snic_ib_buf *b,
 		      size_t size, bool user);
 void snic_ib_buf_free(struct snic_ib_dev *ibd, struct snic_ib_buf *b);
+struct snic_ib_mmap *snic_ib_mmap_insert(struct snic_ib_ucontext *uc,
+					 struct snic_ib_mmap *m, size_t len,
+					 u64 *key);
 struct snic_ib_mmap *snic_ib_mmap_buf(struct snic_ib_ucontext *uc,
 				      struct snic_ib_buf *b, u64 *key);
 void snic_ib_buf_release(struct snic_ib_dev *ibd, struct snic_ib_buf *b,
 			 struct snic_ib_mmap *m);
-u16 snic_ib_db_page(struct snic_ib_dev *ibd, struct ib_udata *udata);
 
 /* snic_ib_ssq.c: a context's shared send queues */
 int snic_ib_ssq_setup(struct snic_ib_dev *ibd, struct snic_ib_ucontext *uc);

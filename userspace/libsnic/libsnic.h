@@ -234,7 +234,8 @@ int snic_query_srq(struct ibv_srq *srq, struct ibv_srq_attr *attr);
 int snic_destroy_srq(struct ibv_srq *srq);
 int snic_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr,
 		       struct ibv_recv_wr **bad_wr);
-/* Called by the CQ poller: account one completion of @qp's WQE. */
+
+/* snic_wq.c: called by the CQ poller, one completion of @qp's WQE */
 uint64_t snic_sq_retire(struct snic_qp *qp, uint32_t wqe_counter,
 			enum ibv_wc_opcode *op);
 void snic_rq_retire(struct snic_qp *qp);
@@ -259,6 +260,9 @@ int snic_llq_map(struct snic_qp *qp, int cmd_fd,
 		 const struct snic_create_qp_cmd *cmd);
 void snic_llq_free(struct snic_qp *qp);
 void snic_llq_reset(struct snic_qp *qp);
+/* The next filled slot (1), none (0); give it back with snic_llq_release. */
+int snic_llq_poll(struct snic_llq *l, const void **data, uint32_t *len);
+void snic_llq_release(struct snic_llq *l);
 
 /* snic_ssq.c */
 struct snic_ssq *snic_ssq_get(struct snic_context *ctx,

@@ -88,38 +88,11 @@ void snic_llq_reset(struct snic_qp *qp)
 	*l->ci = 0;
 }
 
-__attribute__((visibility("default")))
-struct ibv_qp *snicdv_create_llq_qp(struct ibv_pd *pd,
-				    struct ibv_qp_init_attr *attr,
-				    const struct snicdv_llq_attr *llq)
+int snic_llq_poll(struct snic_llq *l, const void **data, uint32_t *len)
 {
-	struct snicdv_qp_attr dv;
-	int ret;
-
-	if (pd->context->ops.post_send != snic_post_send) {
-		errno = EOPNOTSUPP;
-		return NULL;
-	}
-	ret = snic_pipe_env(&dv);
-	if (!llq || ret) {
-		errno = EINVAL;
-		return NULL;
-	}
-	return snic_create_qp_mode(pd, attr, &dv, llq);
-}
-
-__attribute__((visibility("default")))
-int snicdv_llq_poll(struct ibv_qp *ibqp, const void **data, uint32_t *len)
-{
-	struct snic_llq *l;
-	uint32_t slot, n;
+	uint32_t slot = 1u << l->slot_log, n;
 	uint8_t *s;
 
-	if (ibqp->context->ops.post_send != snic_post_send ||
-	    !to_sqp(ibqp)->llq)
-		return -1;
-	l = to_sqp(ibqp)->llq;
-	slot = 1u << l->slot_log;
 	s = l->ring + (size_t)(l->head & ((1u << l->log_slots) - 1)) * slot;
 	if (__atomic_load_n(s + slot - 1, __ATOMIC_ACQUIRE) !=
 	    (((l->head >> l->log_slots) & 1) ^ 1))
@@ -132,15 +105,8 @@ int snicdv_llq_poll(struct ibv_qp *ibqp, const void **data, uint32_t *len)
 	return 1;
 }
 
-__attribute__((visibility("default")))
-void snicdv_llq_release(struct ibv_qp *ibqp)
+void snic_llq_release(struct snic_llq *l)
 {
-	struct snic_llq *l;
-
-	if (ibqp->context->ops.post_send != snic_post_send ||
-	    !to_sqp(ibqp)->llq)
-		return;
-	l = to_sqp(ibqp)->llq;
 	if (l->cons == l->head)
 		return;
 	l->cons++;

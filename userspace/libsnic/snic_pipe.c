@@ -124,31 +124,3 @@ void snic_pipe_reset(struct snic_qp *qp)
 	memset(qp->rq.ring, 0, (size_t)SNIC_PIPE_RQE_SIZE << qp->rq.log_size);
 }
 
-__attribute__((visibility("default")))
-struct ibv_qp *snicdv_create_qp(struct ibv_pd *pd,
-				struct ibv_qp_init_attr *attr,
-				const struct snicdv_qp_attr *dv)
-{
-	if (pd->context->ops.post_send != snic_post_send) {
-		errno = EOPNOTSUPP;
-		return NULL;
-	}
-	if (!dv || dv->mode > SNICDV_QP_MODE_PIPE_QP ||
-	    (dv->mode != SNICDV_QP_MODE_DOORBELL &&
-	     (dv->ci_every < 1 || dv->ci_every > 255))) {
-		errno = EINVAL;
-		return NULL;
-	}
-	return snic_create_qp_mode(pd, attr, dv, NULL);
-}
-
-__attribute__((visibility("default")))
-int snicdv_qp_mode(struct ibv_qp *qp)
-{
-	if (qp->context->ops.post_send != snic_post_send)
-		return -1;
-	if (to_sqp(qp)->ssq)
-		return SNICDV_QP_MODE_PIPE;
-	return to_sqp(qp)->pipe ? SNICDV_QP_MODE_PIPE_QP :
-				  SNICDV_QP_MODE_DOORBELL;
-}

@@ -323,48 +323,6 @@ int snic_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 	return ret;
 }
 
-uint64_t snic_sq_retire(struct snic_qp *qp, uint32_t wqe_counter,
-			enum ibv_wc_opcode *op)
-{
-	struct snic_sq *sq = &qp->sq;
-	uint32_t mask = (1u << sq->log_bbs) - 1;
-	uint32_t slot = wqe_counter & mask;
-	uint32_t dist, outstanding, nbb;
-	uint64_t wr_id;
-
-	pthread_spin_lock(&qp->sq_lock);
-	wr_id = sq->wr_id[slot];
-	*op = sq->wc_op[slot];
-	/* The device counts in 16 bits; ignore a counter we never posted. */
-	dist = (uint16_t)(wqe_counter - sq->cons);
-	outstanding = sq->prod - sq->cons;
-	if (dist < outstanding) {
-		nbb = sq->nbb[slot] ? sq->nbb[slot] : 1;
-		if (dist + nbb > outstanding)
-			nbb = outstanding - dist;
-		sq->cons += dist + nbb;
-	}
-	pthread_spin_unlock(&qp->sq_lock);
-	return wr_id;
-}
-
-void snic_rq_retire(struct snic_qp *qp)
-{
-	struct snic_srq *srq = qp->srq;
-
-	if (srq) {
-		pthread_spin_lock(&srq->lock);
-		if (srq->rq.cons != srq->rq.prod)
-			srq->rq.cons++;
-		pthread_spin_unlock(&srq->lock);
-		return;
-	}
-	pthread_spin_lock(&qp->rq_lock);
-	if (qp->rq.cons != qp->rq.prod)
-		qp->rq.cons++;
-	pthread_spin_unlock(&qp->rq_lock);
-}
-
 /* Write receive WQEs into @rq; returns the error of the first bad one. */
 static int snic_rq_post(struct snic_rq *rq, struct ibv_recv_wr *wr,
 			struct ibv_recv_wr **bad_wr)
