@@ -15,7 +15,7 @@ check fail_page_alloc test -d /sys/kernel/debug/fail_page_alloc
 check panic_on_warn test "$(cat /proc/sys/kernel/panic_on_warn)" = 1
 check modprobe_snic modprobe snic
 check modprobe_hdc modprobe hdc
-check rmmod rmmod hdc snic
+check rmmod snic_rmmod
 # A line that looks like a kernel report, for tools/vm to catch.
 echo "BUG: d2d-selftest report" > /dev/kmsg
 finish
