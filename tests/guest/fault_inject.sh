@@ -69,8 +69,9 @@ check hdc_after sh -c "[ \"\$(d2d digest --md5 65549)\" = \"\$(md5sum 65549)\" ]
 cd /
 umount /mnt
 check rmmod_hdc rmmod hdc
-check rmmod_verbs rmmod rdma_ucm ib_uverbs
+# snic_ib uses ib_uverbs: our modules go first
 check rmmod_snic snic_rmmod
+check rmmod_verbs rmmod rdma_ucm ib_uverbs
 if [ -w $DBG/kmemleak ]; then
 	echo scan > $DBG/kmemleak
 	check no_leak_of_ours sh -c "! grep -A20 unreferenced $DBG/kmemleak | grep -E '\\[(snic|hdc)\\]'"
