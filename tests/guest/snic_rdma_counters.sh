@@ -32,14 +32,19 @@ counted_once() {
 		{ echo 'port 0 sent $t0, port 1 took $r1; port 1 sent $t1, port 0 took $r0'; false; }"
 }
 
-# bw_bg PORT: ib_write_bw between the ports for 4 s, in the background.
+# bw_bg PORT: ib_write_bw between the ports for 8 s, in the background.
 bw_bg() {
-	ib_write_bw -d "$dev1" -x "$gid1" -p "$1" -s 4096 -D 4 > /tmp/bw.s 2>&1 &
+	ib_write_bw -d "$dev1" -x "$gid1" -p "$1" -s 4096 -D 8 > /tmp/bw.s 2>&1 &
 	bws=$!
 	wait_listen "$1"
-	ib_write_bw -d "$dev0" -x "$gid0" -p "$1" -s 4096 -D 4 127.0.0.1 > /tmp/bw.c 2>&1 &
+	ib_write_bw -d "$dev0" -x "$gid0" -p "$1" -s 4096 -D 8 127.0.0.1 > /tmp/bw.c 2>&1 &
 	bwc=$!
-	sleep 2
+	# until the client's RC QP exists (a debug kernel takes its time)
+	for i in $(seq 1 120); do
+		rdma resource show qp link "$dev0/1" | grep 'type RC' | grep -q ib_write_bw && break
+		sleep 0.5
+	done
+	sleep 1
 }
 
 # counter_tx: tx_pkts of the first counter of port 0, empty if none.
