@@ -40,6 +40,11 @@ else
 	fail ipv6_gids "no RoCE v2 IPv6 GIDs: $(cat /sys/class/infiniband/$dev/ports/1/gids/* | sort -u | tr '\n' ' ')"
 	finish
 fi
+# ib_core takes a user QP's destination MAC from the neighbour table: the
+# peer's link-local and global addresses are resolved before the first QP
+# needs them (a first ND under load outlasted its address resolution).
+check ping6_global wait_ping "fd00::$((3 - me))" 30
+ping -6 -c 3 -W 5 -I "$if" ff02::1 > /dev/null 2>&1	# link-local neighbours
 pk0=$(hw rx_pkts) bad0=$(hw rx_bad_src)
 
 b=1
