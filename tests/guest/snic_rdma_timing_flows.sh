@@ -11,13 +11,9 @@
 . /opt/d2d/tests/lib.sh
 . /opt/d2d/tests/snic_eth.inc
 . /opt/d2d/tests/snic_rdma_user.inc
+. /opt/d2d/tests/timing.inc
 
-if [ "${D2D_TIMING:-0}" = 1 ]; then
-	pass timing_env
-else
-	fail timing_env "the guest was not booted with tools/vm --timing"
-	finish
-fi
+timing_env
 rdma_user_one_guest
 # the clients busy-poll on the one vCPU: a waker lets the scheduler
 # switch between them within a flow
