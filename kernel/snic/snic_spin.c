@@ -273,10 +273,7 @@ static void snic_spin_info_fill(struct snic_spin *sp, struct snic_spin_info *i)
  */
 static int snic_spin_stats(struct snic_spin *sp, struct snic_spin_stats *s)
 {
-	union {
-		struct snic_spin_ctx_stats ctx;
-		struct snic_spin_dev_stats dev;
-	} *buf;
+	void *buf;
 	u32 kind = s->ctx == SNIC_SPIN_CTX_DEV ? SNIC_STATS_SPIN_DEV :
 						   SNIC_STATS_SPIN;
 	size_t size = kind == SNIC_STATS_SPIN_DEV ?
@@ -288,7 +285,7 @@ static int snic_spin_stats(struct snic_spin *sp, struct snic_spin_stats *s)
 		return -EINVAL;
 	if (kind == SNIC_STATS_SPIN && s->ctx >= SNIC_SPIN_MAX_CTXS)
 		return -EINVAL;
-	buf = kzalloc(sizeof(*buf), GFP_KERNEL);
+	buf = kzalloc(size, GFP_KERNEL);
 	if (!buf)
 		return -ENOMEM;
 	ret = snic_spin_lock_live(sp);
@@ -367,12 +364,12 @@ union snic_spin_ioc_arg {
 	struct snic_spin_info info;
 	struct snic_spin_mem_alloc alloc;
 	struct snic_spin_mem_rw rw;
-	struct snic_spin_ctx_create create;
+	struct snic_spin_ctx_create ctx_create;
 	struct snic_spin_ctx_ref ref;
-	struct snic_spin_attach att;
+	struct snic_spin_attach attach;
 	struct snic_spin_reg_opcode op;
 	struct snic_spin_region_add reg;
-	struct snic_spin_events ev;
+	struct snic_spin_events events;
 	struct snic_spin_stats stats;
 };
 
@@ -399,16 +396,16 @@ static long snic_spin_ioctl_locked(struct snic_spin_file *f, unsigned int cmd,
 			snic_spin_alloc_free(sp, a);
 		return ret;
 	case SNIC_SPIN_IOC_CTX_CREATE:
-		return snic_spin_ctx_create(f, &u->create);
+		return snic_spin_ctx_create(f, &u->ctx_create);
 	case SNIC_SPIN_IOC_CTX_DESTROY:
 		c = snic_spin_ctx_find(f, u->ref.ctx, &ret);
 		if (c)
 			snic_spin_ctx_destroy(sp, c);
 		return ret;
 	case SNIC_SPIN_IOC_ATTACH:
-		return snic_spin_attach(f, &u->att);
+		return snic_spin_attach(f, &u->attach);
 	case SNIC_SPIN_IOC_DETACH:
-		return snic_spin_detach(f, &u->att);
+		return snic_spin_detach(f, &u->attach);
 	case SNIC_SPIN_IOC_REGION_ADD:
 		return snic_spin_region_add(f, &u->reg);
 	case SNIC_SPIN_IOC_REG_OPCODE:
@@ -446,7 +443,7 @@ static long snic_spin_ioctl(struct file *file, unsigned int cmd,
 		ret = snic_spin_mem_rw(f, cmd, &u.rw);
 		break;
 	case SNIC_SPIN_IOC_EVENTS:
-		ret = snic_spin_events(f, &u.ev);
+		ret = snic_spin_events(f, &u.events);
 		break;
 	case SNIC_SPIN_IOC_STATS:
 		ret = snic_spin_stats(sp, &u.stats);
