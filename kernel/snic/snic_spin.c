@@ -19,7 +19,7 @@
 #include <linux/poll.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
-#include "snic_spin_priv.h"
+#include "snic_spin_state.h"
 
 #define SNIC_SPIN_XFER_CHUNK	SZ_64K	/* bytes per WRITE_MEM/READ_MEM */
 #define SNIC_SPIN_MAX_ALLOCS	256	/* per file */

@@ -19,7 +19,7 @@
 #include <net/net_namespace.h>
 #include <linux/uaccess.h>
 #include <d2d/snic_rdma_ifc.h>
-#include "snic_spin_priv.h"
+#include "snic_spin_state.h"
 
 /* 0 with sp->lock held, or -ENODEV (not held) once the function is gone. */
 int snic_spin_lock_live(struct snic_spin *sp)

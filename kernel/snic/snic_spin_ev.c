@@ -14,7 +14,7 @@
  * readers, who then empty the whole ring.
  */
 #include <linux/interrupt.h>
-#include "snic_spin_priv.h"
+#include "snic_spin_state.h"
 
 #define SNIC_SPIN_EQ_LOG	8
 

@@ -7,8 +7,8 @@
  *                 host regions, the event ring
  * snic_spin_ev.c  the sPIN EQ: its interrupt wakes the owner's poll()
  */
-#ifndef _SNIC_SPIN_PRIV_H
-#define _SNIC_SPIN_PRIV_H
+#ifndef _SNIC_SPIN_STATE_H
+#define _SNIC_SPIN_STATE_H
 
 #include <linux/miscdevice.h>
 #include <linux/kref.h>
@@ -142,4 +142,4 @@ void snic_spin_eq_cleanup(struct snic_spin *sp);
 void snic_spin_ev_owner(struct snic_spin *sp, struct snic_spin_ctx *c,
 			bool set);
 
-#endif /* _SNIC_SPIN_PRIV_H */
+#endif /* _SNIC_SPIN_STATE_H */
