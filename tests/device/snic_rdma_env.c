@@ -517,16 +517,22 @@ void qp_recv(struct qp *q, uint64_t cookie, uint32_t len, uint32_t lkey,
 
 struct side sa, sb;
 
-bool side_make(struct side *s, struct snic_dev *d, uint8_t type)
+bool side_make_eq(struct side *s, struct snic_dev *d, uint8_t type,
+		  uint32_t rcq_eqn)
 {
 	memset(s, 0, sizeof(*s));
 	s->d = d;
 	s->pdn = pd_create(d);
 	return s->pdn != ~0u &&
 	       snic_cq_create(&s->scq, d, 8, SNIC_EQN_NONE, 4) == OK &&
-	       snic_cq_create(&s->rcq, d, 8, SNIC_EQN_NONE, 4) == OK &&
+	       snic_cq_create(&s->rcq, d, 8, rcq_eqn, 4) == OK &&
 	       mr_create(&s->mr, d, s->pdn, BUF_LEN, ALL_ACCESS, 0x80) == OK &&
 	       qp_create(&s->qp, d, type, s->pdn, &s->scq, &s->rcq, -1) == OK;
+}
+
+bool side_make(struct side *s, struct snic_dev *d, uint8_t type)
+{
+	return side_make_eq(s, d, type, SNIC_EQN_NONE);
 }
 
 int64_t cq_wait_timed(struct snic_cq *c, uint16_t idx, uint64_t t0,

@@ -140,6 +140,9 @@ uint16_t qp_post(struct qp *q, struct wqe *w);
 void qp_recv(struct qp *q, uint64_t cookie, uint32_t len, uint32_t lkey,
 	     uint64_t addr);
 bool side_make(struct side *s, struct snic_dev *d, uint8_t type);
+/* side_make whose receive CQ raises its events on @rcq_eqn */
+bool side_make_eq(struct side *s, struct snic_dev *d, uint8_t type,
+		  uint32_t rcq_eqn);
 bool pair_up(const struct conn *c);
 /*
  * Step the virtual clock deadline by deadline until the CQE of send WQE

@@ -1343,22 +1343,13 @@ static bool send_one(void)
 static void cq_moderation(void)
 {
 	struct snic_eq eb;
-	struct snic_cq rc;
 	struct snic_eqe q;
 	int i;
 
 	CHECK(env_start());
 	CHECK_EQ(eq_create(&eb, B, 5), OK);
 	CHECK(side_make(&sa, A, SNIC_QPT_RC));
-	memset(&sb, 0, sizeof(sb));
-	sb.d = B;
-	sb.pdn = pd_create(B);
-	CHECK_EQ(snic_cq_create(&sb.scq, B, 8, SNIC_EQN_NONE, 4), OK);
-	CHECK_EQ(snic_cq_create(&rc, B, 8, eb.n, 4), OK);
-	sb.rcq = rc;
-	CHECK_EQ(mr_create(&sb.mr, B, sb.pdn, BUF_LEN, ALL_ACCESS, 0), OK);
-	CHECK_EQ(qp_create(&sb.qp, B, SNIC_QPT_RC, sb.pdn, &sb.scq, &sb.rcq,
-			   -1), OK);
+	CHECK(side_make_eq(&sb, B, SNIC_QPT_RC, eb.n));
 	CHECK(qp_connect(&sa.qp, &sb.qp, &conn_default, 1, 2));
 	CHECK(qp_connect(&sb.qp, &sa.qp, &conn_default, 2, 1));
 
@@ -1366,62 +1357,62 @@ static void cq_moderation(void)
 	CHECK_EQ(cq_moderate(B, 999, 4, 0), SNIC_AQ_ENOENT);
 	CHECK_EQ(cq_moderate(B, SNIC_MAX_CQS + 5, 4, 0), SNIC_AQ_ENOENT);
 	CHECK_EQ(cq_moderate(B, ~0u, 4, 0), SNIC_AQ_ENOENT);
-	CHECK_EQ(cq_moderate(B, 0x10000 + rc.n, 4, 0), SNIC_AQ_ENOENT);
-	CHECK_EQ(cq_moderate(B, rc.n, SNIC_CQ_MAX_MOD_COUNT + 1, 0),
+	CHECK_EQ(cq_moderate(B, 0x10000 + sb.rcq.n, 4, 0), SNIC_AQ_ENOENT);
+	CHECK_EQ(cq_moderate(B, sb.rcq.n, SNIC_CQ_MAX_MOD_COUNT + 1, 0),
 		 SNIC_AQ_EINVAL_PARAM);
-	CHECK_EQ(cq_moderate(B, rc.n, 4, SNIC_CQ_MAX_MOD_PERIOD + 1),
+	CHECK_EQ(cq_moderate(B, sb.rcq.n, 4, SNIC_CQ_MAX_MOD_PERIOD + 1),
 		 SNIC_AQ_EINVAL_PARAM);
-	CHECK_EQ(cq_moderate(B, rc.n, ~0u, ~0u), SNIC_AQ_EINVAL_PARAM);
+	CHECK_EQ(cq_moderate(B, sb.rcq.n, ~0u, ~0u), SNIC_AQ_EINVAL_PARAM);
 
 	/* default: every CQE of an armed CQ raises at once */
-	snic_db(B, 4, SNIC_DB_CQ_ARM, rc.n, sb.rcq.cons);
+	snic_db(B, 4, SNIC_DB_CQ_ARM, sb.rcq.n, sb.rcq.cons);
 	CHECK(send_one());
 	CHECK(eq_find(&eb, SNIC_EQE_COMPLETION, &q));
-	CHECK_EQ(q.obj, rc.n);
+	CHECK_EQ(q.obj, sb.rcq.n);
 
 	/* count 4, long period: 3 CQEs raise nothing, the 4th does */
-	CHECK_EQ(cq_moderate(B, rc.n, 4, SNIC_CQ_MAX_MOD_PERIOD), OK);
-	snic_db(B, 4, SNIC_DB_CQ_ARM, rc.n, sb.rcq.cons);
+	CHECK_EQ(cq_moderate(B, sb.rcq.n, 4, SNIC_CQ_MAX_MOD_PERIOD), OK);
+	snic_db(B, 4, SNIC_DB_CQ_ARM, sb.rcq.n, sb.rcq.cons);
 	for (i = 0; i < 3; i++)
 		CHECK(send_one());
 	qt_clock_step(qt, 10000000);
 	CHECK(!eq_find(&eb, SNIC_EQE_COMPLETION, &q));
 	CHECK(send_one());
 	CHECK(eq_find(&eb, SNIC_EQE_COMPLETION, &q));
-	CHECK_EQ(q.obj, rc.n);
+	CHECK_EQ(q.obj, sb.rcq.n);
 	/* one event per arming: not armed, nothing more */
 	CHECK(send_one());
 	qt_clock_step(qt, 100000000);
 	CHECK(!eq_find(&eb, SNIC_EQE_COMPLETION, &q));
 
 	/* count 100, period 50 ms: one CQE raises after the period */
-	CHECK_EQ(cq_moderate(B, rc.n, 100, 50000), OK);
-	snic_db(B, 4, SNIC_DB_CQ_ARM, rc.n, sb.rcq.cons);
+	CHECK_EQ(cq_moderate(B, sb.rcq.n, 100, 50000), OK);
+	snic_db(B, 4, SNIC_DB_CQ_ARM, sb.rcq.n, sb.rcq.cons);
 	CHECK(send_one());
 	qt_clock_step(qt, 40000000);
 	CHECK(!eq_find(&eb, SNIC_EQE_COMPLETION, &q));
 	qt_clock_step(qt, 11000000);
 	CHECK(eq_find(&eb, SNIC_EQE_COMPLETION, &q));
-	CHECK_EQ(q.obj, rc.n);
+	CHECK_EQ(q.obj, sb.rcq.n);
 
 	/* lowering the count below what is pending raises at once */
-	CHECK_EQ(cq_moderate(B, rc.n, 100, 0), OK);
-	snic_db(B, 4, SNIC_DB_CQ_ARM, rc.n, sb.rcq.cons);
+	CHECK_EQ(cq_moderate(B, sb.rcq.n, 100, 0), OK);
+	snic_db(B, 4, SNIC_DB_CQ_ARM, sb.rcq.n, sb.rcq.cons);
 	CHECK(send_one());
 	CHECK(send_one());
 	CHECK(!eq_find(&eb, SNIC_EQE_COMPLETION, &q));
-	CHECK_EQ(cq_moderate(B, rc.n, 2, 0), OK);
+	CHECK_EQ(cq_moderate(B, sb.rcq.n, 2, 0), OK);
 	CHECK(eq_find(&eb, SNIC_EQE_COMPLETION, &q));
 
 	/* a running period dies with the CQ: destroy, then time passes */
-	CHECK_EQ(cq_moderate(B, rc.n, 0, 1000), OK);
-	snic_db(B, 4, SNIC_DB_CQ_ARM, rc.n, sb.rcq.cons);
+	CHECK_EQ(cq_moderate(B, sb.rcq.n, 0, 1000), OK);
+	snic_db(B, 4, SNIC_DB_CQ_ARM, sb.rcq.n, sb.rcq.cons);
 	CHECK(send_one());
 	CHECK_EQ(snic_aq_obj(B, SNIC_AQ_DESTROY_QP, sb.qp.qpn), OK);
-	CHECK_EQ(snic_aq_obj(B, SNIC_AQ_DESTROY_CQ, rc.n), OK);
+	CHECK_EQ(snic_aq_obj(B, SNIC_AQ_DESTROY_CQ, sb.rcq.n), OK);
 	qt_clock_step(qt, 5000000);
 	CHECK(!eq_find(&eb, SNIC_EQE_COMPLETION, &q));
-	CHECK_EQ(cq_moderate(B, rc.n, 4, 0), SNIC_AQ_ENOENT);
+	CHECK_EQ(cq_moderate(B, sb.rcq.n, 4, 0), SNIC_AQ_ENOENT);
 	CHECK(qt_alive(qt));
 }
 
@@ -1956,7 +1947,6 @@ static void sqd_and_solicited_events(void)
 {
 	struct snic_qp_attr a;
 	struct snic_eq ea, eb;
-	struct snic_cq rc;
 	struct snic_eqe q;
 	struct snic_cqe e;
 	struct wqe w;
@@ -1966,19 +1956,11 @@ static void sqd_and_solicited_events(void)
 	CHECK_EQ(eq_create(&eb, B, 5), OK);
 	CHECK_EQ(port_up(A, ea.n), OK);
 	CHECK(side_make(&sa, A, SNIC_QPT_RC));
-	memset(&sb, 0, sizeof(sb));
-	sb.d = B;
-	sb.pdn = pd_create(B);
-	CHECK_EQ(snic_cq_create(&sb.scq, B, 8, SNIC_EQN_NONE, 4), OK);
-	CHECK_EQ(snic_cq_create(&rc, B, 8, eb.n, 4), OK);
-	sb.rcq = rc;
-	CHECK_EQ(mr_create(&sb.mr, B, sb.pdn, BUF_LEN, ALL_ACCESS, 0), OK);
-	CHECK_EQ(qp_create(&sb.qp, B, SNIC_QPT_RC, sb.pdn, &sb.scq, &sb.rcq,
-			   -1), OK);
+	CHECK(side_make_eq(&sb, B, SNIC_QPT_RC, eb.n));
 	CHECK(qp_connect(&sa.qp, &sb.qp, &conn_default, 1, 2));
 	CHECK(qp_connect(&sb.qp, &sa.qp, &conn_default, 2, 1));
 	/* armed for solicited only: a plain SEND raises nothing */
-	snic_db(B, 4, SNIC_DB_CQ_ARM_SE, rc.n, 0);
+	snic_db(B, 4, SNIC_DB_CQ_ARM_SE, sb.rcq.n, 0);
 	qp_recv(&sb.qp, 1, 100, sb.mr.key, sb.mr.iova);
 	qp_recv(&sb.qp, 2, 100, sb.mr.key, sb.mr.iova);
 	w_init(&w, SNIC_WQE_SEND, 0, 0);
@@ -1992,7 +1974,7 @@ static void sqd_and_solicited_events(void)
 	CHECK(cq_wait(&sb.rcq, &e, 0));
 	CHECK_EQ(e.rdma_flags, SNIC_CQE_RF_SOLICITED);
 	CHECK(eq_find(&eb, SNIC_EQE_COMPLETION, &q));
-	CHECK_EQ(q.obj, rc.n);
+	CHECK_EQ(q.obj, sb.rcq.n);
 	/* RTS -> SQD with notify: drained event once the SQ is idle */
 	memset(&a, 0, sizeof(a));
 	a.sqd_notify = 1;
