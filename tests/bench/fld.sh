@@ -22,7 +22,8 @@
 # datagram in flight) and packet rate (16 in flight) of 64-byte frames,
 # in modeled time beside the FlexDriver paper's Table 6; in a second boot
 # (accel=zuc) zuc over UDP and FLD-R's latency against load over RDMA
-# (Figure 7c).  First, on the
+# (Figure 7c); in a third (accel=defrag) VXLAN-carried IPv4 fragments
+# reassembled by the FLD against the guest's own stack.  First, on the
 # device harness (tests/device/bench_fld_timed.c, no guest): FLD-E echo
 # throughput against frame size, 64 frames back to back at the port,
 # beside the paper's PCIe model of Figure 7a and the line rate.
@@ -79,7 +80,38 @@ timed() {
 		cl=$(awk -v k=$k -v p="${c:-0}" 'BEGIN {if (p > 0) printf "%.1f", k * 1e6 / p; else print 0}')
 		echo "bench: fld-timed-fldr-latency-k$k-us: fld-r $fl vs cpu-rdma $cl = $(r "$fl" "$cl") (modeled time, lower is better; 512 B ZUC requests over RDMA, $k in flight, closed loop: latency = $k / rate; load fld-r ${f:-0} vs cpu-rdma ${c:-0} requests/s; one sender on the guest's one vCPU; paper Figure 7c: FLD-R latency against load)"
 	done
+	defrag_timed "$out/defrag"
 	exit 0
+}
+# defrag_timed DIR: third boot, accel=defrag: VXLAN-carried IPv4 fragments
+# reassembled by the FLD against this guest's own stack (vxlan + ip_defrag).
+defrag_timed() {
+	local out=$1 rc n s f c fo co fr cr
+	mkdir -p "$out"
+	tools/vm --quiet --timing --timeout 1800 --log-dir "$out" \
+		--qemu-arg -device --qemu-arg fld,id=fld0,accel=defrag --env FLD_BENCH=defrag \
+		tests/bench/fld-timed-guest.sh
+	rc=$?
+	tr -d '\r' < "$out/guest1.log" | grep '^BENCH' > "$out/results"
+	grep '^BENCH-ERROR' "$out/results"
+	if [ $rc -ne 0 ] || ! grep -q '^BENCH-DONE' "$out/results"; then
+		echo "bench: fld-timed-defrag: run failed (status $rc, see $out)"
+		return
+	fi
+	# ns from the sender's start to the receiver's last datagram (the
+	# sender-only run: to the sender's end)
+	el() { awk -v r="run=$1" '$2 == r { for (i = 3; i < NF; i++) { if ($i == "start_ns") a = $(i + 1); if ($i == "end_ns" || $i == "last_ns") b = $(i + 1) } } END { if (b > a) print b - a; else print 0 }' "$out/results"; }
+	n=$(sed -n 's/^BENCH run=df-cpu .* ok \([0-9]*\).*/\1/p' "$out/results")
+	fo=$(sed -n 's/^BENCH run=df-fld .* ok \([0-9]*\).*/\1/p' "$out/results")
+	fr=$(sed -n 's/^BENCH run=df-fld .* reasm \([0-9]*\).*/\1/p' "$out/results")
+	cr=$(sed -n 's/^BENCH run=df-cpu .* reasm \([0-9]*\).*/\1/p' "$out/results")
+	s=$(el df-send-only) c=$(el df-cpu) f=$(el df-fld)
+	# datagrams per second of modeled time, sender and receiver together
+	dps() { awk -v k="${1:-0}" -v t="$2" 'BEGIN {if (t > 0) printf "%.0f", k * 1e9 / t; else print 0}'; }
+	echo "bench: fld-timed-defrag-3000B-datagrams-per-s: fld ${fo:-0} in $(dps "$fo" "$f") vs cpu ${n:-0} in $(dps "$n" "$c") = $(r "$(dps "$fo" "$f")" "$(dps "$n" "$c")") (modeled time, higher is better; 3000-byte UDP datagrams as four IPv4 fragments of at most 1000 bytes in VXLAN frames, sent back to back from the other port, every byte checked by the receiver; the sender shares the guest's one vCPU, so its cost, the same in both, is in both figures; the stack's IP reassembly requests: fld ${fr:-?} vs cpu ${cr:-?}; paper: 7x with the FLD)"
+	# the receive side alone: minus the sender-only run (fragments dropped in the NIC)
+	rx() { awk -v t="$1" -v s="$s" -v k="${2:-0}" 'BEGIN {if (k > 0 && t > s) printf "%.0f", (t - s) / k; else print 0}'; }
+	echo "bench: fld-timed-defrag-rx-ns-per-datagram: fld $(rx "$f" "$fo") vs cpu $(rx "$c" "$n") = $(r "$(rx "$f" "$fo")" "$(rx "$c" "$n")") (modeled time, lower is better: each run's time less the sender-only run's $s ns, per datagram delivered; paper: 7x with the FLD)"
 }
 # tput DIR: FLD-E echo throughput against frame size (device harness).
 tput() {

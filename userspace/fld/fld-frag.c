@@ -1,14 +1,16 @@
 /*
  * fld-frag: traffic for the defrag accelerator's guest test.
  *
- *   fld-frag send OUTER_IP VNI INNER_DMAC INNER_DST PORT COUNT SIZE MTU MODE
+ *   fld-frag send OUTER_IP VNI INNER_DMAC INNER_DST PORT COUNT SIZE MTU MODE [GAP_US]
  *       COUNT UDP datagrams of SIZE payload bytes from 10.9.0.1:40000 to
  *       INNER_DST:PORT (Ethernet to INNER_DMAC), each cut into IPv4
  *       fragments of at most MTU bytes, every fragment carried as a VXLAN
  *       (VNI) frame over UDP to OUTER_IP:4789.  Odd datagrams go last
  *       fragment first.  MODE: normal; dup (the first fragment sent twice);
  *       overlap (the second fragment starts 8 bytes early); incomplete (the
- *       last fragment never sent).
+ *       last fragment never sent).  GAP_US microseconds between
+ *       datagrams (default 3000: a steady flow, not one burst; 0: as fast
+ *       as the sender can).
  *   fld-frag sock IP PORT COUNT SIZE GAP_US
  *       COUNT datagrams of SIZE bytes with the same payload through an
  *       ordinary UDP socket to IP:PORT, GAP_US microseconds apart: the
@@ -16,7 +18,9 @@
  *       fragmenting and encapsulation.
  *   fld-frag recv IP PORT COUNT SIZE SECONDS
  *       receives on IP:PORT until COUNT datagrams or SECONDS pass; checks
- *       each datagram's length and content; prints "received N ok M".
+ *       each datagram's length and content; prints "received N ok M" and
+ *       "last_ns T", T the CLOCK_REALTIME of the last datagram received
+ *       (as date +%s%N prints it; for a benchmark's end time).
  *       Exit 0 if M == COUNT.
  *
  * The payload of datagram seq is: seq (4 bytes, host order), then
@@ -114,14 +118,16 @@ static int do_send(char **a)
 	size_t size = strtoul(a[6], NULL, 0), mtu = strtoul(a[7], NULL, 0);
 	size_t piece = (mtu - 20) & ~(size_t)7, tot = 8 + size, nf, k;
 	const char *mode = a[8];
+	long gap = a[9] ? atol(a[9]) : 3000;
 	uint16_t port = atoi(a[4]), c;
+	struct timespec t0, t1;
 	uint8_t dmac[6];
 	int fd;
 
 	to.sin_port = htons(VXLAN_PORT);
 	if (parse_mac(a[2], dmac) || !inet_aton(a[0], &to.sin_addr) ||
 	    size > MAX_SIZE || mtu < 68 || mtu > 9000 ||
-	    dst == INADDR_NONE) {
+	    dst == INADDR_NONE || gap < 0) {
 		fprintf(stderr, "fld-frag: bad arguments\n");
 		return 2;
 	}
@@ -131,6 +137,7 @@ static int do_send(char **a)
 		return 1;
 	}
 	nf = (tot + piece - 1) / piece;
+	clock_gettime(CLOCK_REALTIME, &t0);
 	for (seq = 0; seq < count; seq++) {
 		/* UDP header and payload; checksum over the pseudo header */
 		ipl[0] = 40000 >> 8;
@@ -168,9 +175,14 @@ static int do_send(char **a)
 					return 1;
 				}
 		}
-		usleep(3000);	/* a steady flow, not one burst */
+		if (gap)
+			usleep(gap);
 	}
+	clock_gettime(CLOCK_REALTIME, &t1);
 	close(fd);
+	printf("start_ns %lld end_ns %lld\n",
+	       (long long)t0.tv_sec * 1000000000 + t0.tv_nsec,
+	       (long long)t1.tv_sec * 1000000000 + t1.tv_nsec);
 	return 0;
 }
 
@@ -215,6 +227,7 @@ static int do_recv(char **a)
 	unsigned count = strtoul(a[2], NULL, 0), got = 0, ok = 0;
 	size_t size = strtoul(a[3], NULL, 0);
 	time_t end = time(NULL) + atoi(a[4]);
+	struct timespec last = { 0, 0 };
 	int fd, big = 4 << 20;
 
 	me.sin_port = htons(atoi(a[1]));
@@ -239,6 +252,7 @@ static int do_recv(char **a)
 		if (r < 0)
 			break;
 		got++;
+		clock_gettime(CLOCK_REALTIME, &last);
 		if ((size_t)r != size || size < 4)
 			continue;
 		memcpy(&seq, b, 4);
@@ -246,19 +260,21 @@ static int do_recv(char **a)
 		ok += !memcmp(b, want, size);
 	}
 	printf("received %u ok %u\n", got, ok);
+	printf("last_ns %lld\n",
+	       (long long)last.tv_sec * 1000000000 + last.tv_nsec);
 	return ok == count ? 0 : 1;
 }
 
 int main(int argc, char **argv)
 {
-	if (argc == 11 && !strcmp(argv[1], "send"))
+	if ((argc == 11 || argc == 12) && !strcmp(argv[1], "send"))
 		return do_send(argv + 2);
 	if (argc == 7 && !strcmp(argv[1], "recv"))
 		return do_recv(argv + 2);
 	if (argc == 7 && !strcmp(argv[1], "sock"))
 		return do_sock(argv + 2);
 	fprintf(stderr,
-		"usage: fld-frag send OUTER_IP VNI INNER_DMAC INNER_DST PORT COUNT SIZE MTU normal|dup|overlap|incomplete\n"
+		"usage: fld-frag send OUTER_IP VNI INNER_DMAC INNER_DST PORT COUNT SIZE MTU normal|dup|overlap|incomplete [GAP_US]\n"
 		"       fld-frag recv IP PORT COUNT SIZE SECONDS\n"
 		"       fld-frag sock IP PORT COUNT SIZE GAP_US\n");
 	return 2;
