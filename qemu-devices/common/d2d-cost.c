@@ -110,6 +110,11 @@ void d2d_tl_until(D2DTimeline *tl, int64_t when)
     tl->pkt = max64(tl->pkt, when);
 }
 
+void d2d_tl_ready(D2DTimeline *tl, int64_t when)
+{
+    tl->ready = max64(tl->ready, when);
+}
+
 void d2d_tl_sync(D2DTimeline *tl, int64_t now)
 {
     tl->issue = max64(max64(now, tl->issue), tl->ready);

@@ -116,6 +116,8 @@ void d2d_tl_packet(D2DTimeline *tl, int64_t now, int64_t occ_ns,
 void d2d_tl_latency(D2DTimeline *tl, int64_t now, int64_t ns);
 /* The packet in hand is not through before @when. */
 void d2d_tl_until(D2DTimeline *tl, int64_t when);
+/* Data the engine waits for is not there before @when (the next packets). */
+void d2d_tl_ready(D2DTimeline *tl, int64_t when);
 /* The engine waits for everything read so far. */
 void d2d_tl_sync(D2DTimeline *tl, int64_t now);
 /*

@@ -417,6 +417,13 @@ void d2d_timing_until(D2DTiming *t, int64_t when)
     }
 }
 
+void d2d_timing_ready(D2DTiming *t, int64_t when)
+{
+    if (t->p.on) {
+        d2d_tl_ready(&t->tl, when);
+    }
+}
+
 void d2d_timing_sync(D2DTiming *t)
 {
     if (t->p.on) {

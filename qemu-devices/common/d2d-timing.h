@@ -131,6 +131,12 @@ int64_t d2d_timing_through(D2DTiming *t);
  * start no earlier.
  */
 void d2d_timing_until(D2DTiming *t, int64_t when);
+/*
+ * What the device sends next waits for data ready at virtual time @when
+ * (e.g. a response an engine with its own clock finishes then, sent by a
+ * later packet of the device): like a DMA read completing then.
+ */
+void d2d_timing_ready(D2DTiming *t, int64_t when);
 /* The engine waits for what it has read (e.g. a fetched descriptor). */
 void d2d_timing_sync(D2DTiming *t);
 /*

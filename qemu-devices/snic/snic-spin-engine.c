@@ -1321,7 +1321,8 @@ static int snic_spin_rdma_in(SnicState *s, SnicQp *qp, const SnicRoceHdr *h,
  * A custom-opcode request (docs/snic-spin.md "Offload engine"): the
  * handler registered for its opcode on the QP's context runs at once, in
  * the receive path like the QP's other handlers, on the request as a
- * one-packet message (msg_id: the MSN), and fills @resp.
+ * one-packet message (msg_id: the MSN), and fills @resp; in timing mode
+ * what the responder does next waits for the handler's end.
  */
 static int snic_spin_custom_in(SnicState *s, SnicQp *qp, const SnicRoceHdr *h,
                                uint8_t *resp)
@@ -1352,6 +1353,8 @@ static int snic_spin_custom_in(SnicState *s, SnicQp *qp, const SnicRoceHdr *h,
     snic_spin_invoke_start(s, m, p, SPIN_HANDLER_PAYLOAD, p->arrival, &run);
     snic_spin_offload_prepare(&run, qp, h, entry, &r);
     ret = snic_spin_invoke_run(s, &run, 0, &end, &insns);
+    /* timing mode: the answer (or the NAK) leaves when the handler ended */
+    d2d_timing_ready(&s->timing, snic_spin_cycle_ns(sp, end));
     if (ret >= 0 && r.sent) {
         ctx->pass++;
     } else {
