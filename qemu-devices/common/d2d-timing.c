@@ -76,13 +76,12 @@ static void d2d_defer_run_one(D2DTiming *t, D2DDeferEntry *e)
     }
 }
 
-static void d2d_defer_timer(void *opaque)
+/* Run the entries due by @until in order; the timer for the next one. */
+static void d2d_defer_run_until(D2DDefer *d, int64_t until)
 {
-    D2DDefer *d = opaque;
-    int64_t now = d2d_now();
     D2DDeferEntry *e;
 
-    while ((e = QSIMPLEQ_FIRST(&d->q)) && e->when <= now) {
+    while ((e = QSIMPLEQ_FIRST(&d->q)) && e->when <= until) {
         QSIMPLEQ_REMOVE_HEAD(&d->q, next);
         d->len--;
         d2d_defer_run_one(d->t, e);
@@ -91,7 +90,16 @@ static void d2d_defer_timer(void *opaque)
     e = QSIMPLEQ_FIRST(&d->q);
     if (e) {
         timer_mod(d->timer, e->when);
+    } else {
+        timer_del(d->timer);
     }
+}
+
+static void d2d_defer_timer(void *opaque)
+{
+    D2DDefer *d = opaque;
+
+    d2d_defer_run_until(d, d2d_now());
 }
 
 static void d2d_defer_init(D2DDefer *d, D2DTiming *t)
@@ -253,6 +261,13 @@ void d2d_timing_reset(D2DTiming *t)
         if (t->bhs[i].timer) {
             timer_del(t->bhs[i].timer);
         }
+    }
+}
+
+void d2d_timing_flush(D2DTiming *t)
+{
+    if (t->p.on) {
+        d2d_defer_run_until(&t->fx, INT64_MAX);
     }
 }
 

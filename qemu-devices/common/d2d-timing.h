@@ -65,6 +65,12 @@ void d2d_timing_unrealize(D2DTiming *t);
 /* Device reset: pending effects are dropped, the timeline starts over. */
 void d2d_timing_reset(D2DTiming *t);
 /*
+ * The device stops (e.g. its queue is turned off): every DMA write and
+ * MSI-X message it has queued is performed now, in order, so that none
+ * lands after the register write that stopped it returns.
+ */
+void d2d_timing_flush(D2DTiming *t);
+/*
  * From the device's instance_init: the defaults, the "timing" property and
  * every cost parameter as a property "timing-<name>" (settable until the
  * device is realized, e.g. with -global), the counters as read-only ones.

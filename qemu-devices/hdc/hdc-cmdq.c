@@ -81,12 +81,24 @@ void hdc_cmdq_doorbell(HdcState *s, uint32_t tail)
     hdc_kick(s);
 }
 
+/*
+ * The queue turned off with the engine running (CTRL.ENABLE cleared, a
+ * ring out of reach): its commands are dropped, and in timing mode what
+ * the engine already wrote lands now, not later into buffers the driver
+ * has taken back (docs/timing.md).
+ */
+void hdc_cmdq_stop(HdcState *s)
+{
+    hdc_cmdq_disable(s);
+    d2d_timing_flush(&s->timing);
+}
+
 /* A ring could not be reached: the queue stops until re-enabled. */
 static void hdc_cmdq_fatal(HdcState *s, const char *why)
 {
     s->stats.dma_errs++;
     hdc_raise_error(s, HDC_ERR_DMA, why);
-    hdc_cmdq_disable(s);
+    hdc_cmdq_stop(s);
 }
 
 void hdc_cmdq_fetch(HdcState *s)

@@ -55,7 +55,7 @@ static void hdc_write_ctrl(HdcState *s, uint32_t val)
     if ((val & HDC_CTRL_ENABLE) && !(s->status & HDC_STATUS_ENABLED)) {
         hdc_cmdq_enable(s);
     } else if (!(val & HDC_CTRL_ENABLE)) {
-        hdc_cmdq_disable(s);
+        hdc_cmdq_stop(s);
     }
 }
 

@@ -453,6 +453,7 @@ void hdc_reset_state(HdcState *s, bool hard);
 /* hdc-cmdq.c */
 void hdc_cmdq_enable(HdcState *s);
 void hdc_cmdq_disable(HdcState *s);
+void hdc_cmdq_stop(HdcState *s);
 void hdc_cmdq_doorbell(HdcState *s, uint32_t tail);
 void hdc_cmdq_fetch(HdcState *s);
 void hdc_cmdq_post(HdcState *s);

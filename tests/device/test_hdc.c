@@ -2528,6 +2528,166 @@ static void ndp_timed(void)
 	CHECK(slow >= fast + 786432 * 95 / 100);
 }
 
+/*
+ * Timing mode (docs/timing.md, "Effects happen at their time"): the
+ * engine's writes into host memory are deferred to their modeled time.
+ * Once a command's completion is in the ring, or the queue has been
+ * turned off or the engine reset with the command in flight, nothing may
+ * land in its buffers any more: the driver frees or reuses them then.
+ * Each check scribbles a pattern over the buffers at that moment, runs
+ * the virtual clock 100 ms on and counts the bytes that changed.
+ */
+#define LATE_N		16		/* commands of late_after_completion */
+#define LATE_LEN	(128u << 10)	/* bytes each */
+#define LATE_AUX	0x3900000ull	/* their struct hdc_aux, one each */
+#define LATE_STEP_NS	100000000ull	/* the clock run on afterwards */
+
+/* Bytes of [addr, addr + len) that are not @pat. */
+static size_t late_changed(uint64_t addr, size_t len, uint8_t pat)
+{
+	size_t i, n = 0;
+
+	mem_read(addr, bufc, len);
+	for (i = 0; i < len; i++)
+		n += bufc[i] != pat;
+	return n;
+}
+
+/* A fresh QEMU, hdc in timing mode with @opts, the controller up. */
+static bool late_start(const char *opts)
+{
+	char hdc_opts[128];
+
+	ready = false;
+	snprintf(hdc_opts, sizeof(hdc_opts), ",timing=on%s", opts);
+	return start("", "", hdc_opts) &&
+	       bringup_at(NVME_BASE) == HDC_NVME_RUNNING && q_enable();
+}
+
+/*
+ * 16 commands in flight, SSD to host and host to host through crc32c
+ * with digests: as each completion appears its buffer and digest are
+ * scribbled over; none changes afterwards.
+ */
+static void late_after_completion(void)
+{
+	static const uint8_t f[] = { HDC_FN_CRC32C };
+	struct hdc_extent x = { .lba = 0, .nlb = LATE_LEN >> 9 };
+	uint16_t first;
+	size_t bad = 0;
+	int done = 0, i;
+
+	CHECK(late_start(""));
+	x.nlb = LATE_LEN >> lba_shift;
+	put_extents(EXT_SRC, &x, 1);
+	fill_random(bufa, LATE_LEN);
+	mem_write(HSRC, bufa, LATE_LEN);
+	first = next_id;
+	for (i = 0; i < LATE_N; i++) {
+		uint64_t dst = HMANY + (uint64_t)i * LATE_LEN;
+		struct hdc_cmd c;
+
+		if (i & 1) {
+			c = xfer(LATE_LEN, ep_host(HSRC, LATE_LEN),
+				 ep_host(dst, LATE_LEN));
+			with_funcs(&c, f, 1);
+			c.aux_addr = LATE_AUX + i * sizeof(struct hdc_aux);
+		} else {
+			c = xfer(LATE_LEN, ep_nvme(EXT_SRC, 1),
+				 ep_host(dst, LATE_LEN));
+		}
+		post_nodb(&c);
+	}
+	wr(HDC_REG_CMDQ_TAIL, sq_tail);
+	for (i = 0; done < LATE_N && i < 4000000; i++) {
+		struct hdc_cpl cpl;
+		unsigned int k;
+
+		if (!peek_cpl(&cpl)) {
+			if (i % 64 == 63)
+				qt_clock_step(qt, 1000);
+			continue;
+		}
+		consume_cpl();
+		CHECK_EQ(cpl.status, HDC_ST_OK);
+		k = (uint16_t)(cpl.cmd_id - first);
+		CHECK(k < LATE_N);
+		if (k >= LATE_N)
+			break;
+		qt_memset(qt, HMANY + (uint64_t)k * LATE_LEN, 0xa0 + k,
+			  LATE_LEN);
+		qt_memset(qt, LATE_AUX + k * sizeof(struct hdc_aux), 0xa0 + k,
+			  sizeof(struct hdc_aux));
+		done++;
+	}
+	CHECK_EQ(done, LATE_N);
+	qt_clock_step(qt, LATE_STEP_NS);
+	for (i = 0; i < done; i++) {
+		bad += late_changed(HMANY + (uint64_t)i * LATE_LEN, LATE_LEN,
+				    0xa0 + i);
+		bad += late_changed(LATE_AUX + i * sizeof(struct hdc_aux),
+				    sizeof(struct hdc_aux), 0xa0 + i);
+	}
+	if (bad)
+		fprintf(stderr, "hdc: %zu bytes written after their completion\n",
+			bad);
+	CHECK_EQ(bad, 0);
+	ready = false;
+}
+
+/*
+ * 4 MiB in flight, host to host through crc32c with the near-data unit
+ * at 100 MB/s: the engine has made its writes, to land over 40 ms.  Then
+ * @ctrl is written (0: the queue off; HDC_CTRL_RESET), the destination
+ * and the completion ring are scribbled over; none of them changes and
+ * no MSI-X message arrives.
+ */
+static void late_after_ctrl(uint32_t ctrl)
+{
+	static const uint8_t f[] = { HDC_FN_CRC32C };
+	uint64_t deferred = 0;
+	struct hdc_cmd c;
+	size_t bad;
+	int i;
+
+	CHECK(late_start(",timing-ndp-mbps=100"));
+	fill_random(bufa, 4 << 20);
+	mem_write(HSRC, bufa, 4 << 20);
+	c = xfer(4 << 20, ep_host(HSRC, 4 << 20), ep_host(HDST, 4 << 20));
+	with_funcs(&c, f, 1);
+	post(&c);
+	for (i = 0; i < 1000 && !deferred; i++) {
+		qt_clock_step(qt, 1000);
+		CHECK(qom_u64("timing-deferred", &deferred));
+	}
+	CHECK(deferred > 0);
+	wr(HDC_REG_CTRL, ctrl);
+	qt_memset(qt, HDST, 0x5a, 4 << 20);
+	qt_memset(qt, CPLQ, 0x5a, HDC_QUEUE_DEPTH * sizeof(struct hdc_cpl));
+	qt_memset(qt, MSI_ADDR, 0x5a, 4);
+	qt_clock_step(qt, LATE_STEP_NS);
+	bad = late_changed(HDST, 4 << 20, 0x5a) +
+	      late_changed(CPLQ, HDC_QUEUE_DEPTH * sizeof(struct hdc_cpl),
+			   0x5a) +
+	      late_changed(MSI_ADDR, 4, 0x5a);
+	if (bad)
+		fprintf(stderr, "hdc: %zu bytes written after CTRL=%u\n", bad,
+			ctrl);
+	CHECK(qt_alive(qt));
+	ready = false;
+	CHECK_EQ(bad, 0);
+}
+
+static void late_after_disable(void)
+{
+	late_after_ctrl(0);
+}
+
+static void late_after_reset(void)
+{
+	late_after_ctrl(HDC_CTRL_RESET);
+}
+
 /* timed_nvme_read behind d2d-delay with @opts; 0 if QEMU did not start. */
 static uint64_t delayed_read(const char *opts)
 {
@@ -2613,6 +2773,9 @@ int main(void)
 	RUN("device/hdc", lba4k_small_mdts);
 	RUN("device/hdc", nvme_delay_filter);
 	RUN("device/hdc", ndp_timed);
+	RUN("device/hdc", late_after_completion);
+	RUN("device/hdc", late_after_disable);
+	RUN("device/hdc", late_after_reset);
 	RUN("device/hdc", small_buffer_pool);
 	RUN("device/hdc", hostile_register_fuzz);
 	RUN("device/hdc", trace_events_logged);

@@ -324,6 +324,102 @@ static void teardown_in_flight(void)
 	CHECK_EQ(bad, 0);
 }
 
+/* The MR range a CQE completes, page by page (MR pages are scattered). */
+#define LATE_PAGES	(MSG / 4096 + 1)
+struct late_cq {
+	struct snic_cq *cq;
+	const struct mr *mr;
+	uint64_t off;
+	struct watched w[LATE_PAGES];
+	int n;
+	bool seen;
+};
+
+static void late_watch(struct late_cq *l)
+{
+	uint64_t o = l->off, end = l->off + MSG;
+
+	for (l->n = 0; o < end; l->n++) {
+		size_t len = 4096 - ((l->mr->iova + o) & 4095);
+
+		len = len < end - o ? len : end - o;
+		l->w[l->n] = (struct watched){ mr_pa(l->mr, o), len };
+		o += len;
+	}
+}
+
+/*
+ * Nothing lands after its completion (timing mode): READs both ways and
+ * a SEND, 64 KiB each, in flight at once.  As each CQE appears, the
+ * memory it completes (the READ's destination, the receive buffer) is
+ * scribbled over, as an application reusing it would; the clock then
+ * runs 100 ms on and no byte of it changes.
+ */
+static void rdma_nothing_after_completion(void)
+{
+	static uint8_t src[MSG];
+	struct late_cq l[3] = {
+		{ .cq = &sa.scq, .mr = &sa.mr, .off = MSG },
+		{ .cq = &sb.scq, .mr = &sb.mr, .off = MSG },
+		{ .cq = &sb.rcq, .mr = &sb.mr, .off = 2 * MSG },
+	};
+	struct snic_cqe e;
+	struct wqe wq;
+	uint64_t t0;
+	int i, left = 3, steps;
+
+	CHECK(env_start_opts(",timing=on"));
+	CHECK(pair_up(&conn_4k));
+	fill(src, sizeof(src), 77);
+	mr_write(&sa.mr, 0, src, sizeof(src));
+	mr_write(&sb.mr, 0, src, sizeof(src));
+	for (i = 0; i < 3; i++)
+		late_watch(&l[i]);
+	qp_recv(&sb.qp, 1, MSG, sb.mr.key, sb.mr.iova + 2 * MSG);
+	for (i = 0; i < 2; i++) {
+		struct side *me = i ? &sb : &sa, *peer = i ? &sa : &sb;
+
+		w_init(&wq, SNIC_WQE_RDMA_READ, SNIC_WQE_F_SIGNAL, 0);
+		w_raddr(&wq, peer->mr.iova, peer->mr.key);
+		w_data(&wq, MSG, me->mr.key, me->mr.iova + MSG);
+		qp_put(&me->qp, &wq);
+	}
+	/* the SEND unsignaled: sa's send CQE is the READ's */
+	w_init(&wq, SNIC_WQE_SEND, 0, 0);
+	w_data(&wq, MSG, sa.mr.key, sa.mr.iova);
+	qp_put(&sa.qp, &wq);
+	qp_ring(&sa.qp);
+	qp_ring(&sb.qp);
+	t0 = qt_clock_now(qt);
+	for (steps = 0; left && steps < 100000; steps++) {
+		for (i = 0; i < 3; i++) {
+			if (l[i].seen || !snic_cq_peek(l[i].cq, &e, 1))
+				continue;
+			snic_cq_consume(l[i].cq);
+			CHECK_EQ(e.syndrome, SNIC_RST_OK);
+			CHECK_EQ(e.byte_cnt, MSG);
+			watch_fill(l[i].w, l[i].n);
+			l[i].seen = true;
+			left--;
+		}
+		if (left)
+			qt_clock_step_next(qt);
+	}
+	CHECK_EQ(left, 0);
+	while (qt_clock_now(qt) - t0 < 100000000ull && steps++ < 200000)
+		qt_clock_step_next(qt);
+	qt_clock_step(qt, 100000000ull);
+	pump(64);
+	for (i = 0; i < 3; i++) {
+		size_t bad = watch_changed(l[i].w, l[i].n);
+
+		if (bad)
+			fprintf(stderr, "snic_timing: %zu bytes written after "
+				"CQE %d\n", bad, i);
+		CHECK_EQ(bad, 0);
+	}
+}
+
 static void bad_params_refused(void)
 {
 	CHECK(!env_start_opts(",timing=on,timing-pcie-lanes=3"));
@@ -346,6 +442,7 @@ int main(void)
 	RUN("device/snic_timing", cqe_timestamp_completion);
 	RUN("device/snic_timing", db_clock);
 	RUN("device/snic_timing", teardown_in_flight);
+	RUN("device/snic_timing", rdma_nothing_after_completion);
 	RUN("device/snic_timing", bad_params_refused);
 	qt_quit(qt);
 	return check_failures ? 1 : 0;
