@@ -274,8 +274,9 @@ static uint16_t hdc_rx_setup(HdcState *s, HdcJob *job)
     }
     if (r.proto != HDC_NET_UDP && r.proto != HDC_NET_TCP) {
         why = "protocol not UDP or TCP";
-    } else if (le32_to_cpu(r.flags)) {
-        why = "flags not 0";
+    } else if (le32_to_cpu(r.flags) &
+               ~(r.proto == HDC_NET_TCP ? HDC_NET_RX_F_FIN : 0)) {
+        why = "unknown flags";
     } else if (!r.dst_port) {
         why = "no destination port";
     } else if (r.proto == HDC_NET_TCP &&
@@ -292,6 +293,10 @@ static uint16_t hdc_rx_setup(HdcState *s, HdcJob *job)
     rx->src_port = be16_to_cpu(r.src_port);
     rx->tcp = r.proto == HDC_NET_TCP;
     if (rx->tcp) {
+        rx->fin = le32_to_cpu(r.flags) & HDC_NET_RX_F_FIN;
+        rx->prefix_addr = le32_to_cpu(r.prefix_lo) |
+                          (uint64_t)le32_to_cpu(r.prefix_hi) << 32;
+        rx->prefix_len = MIN(le32_to_cpu(r.prefix_len), job->length);
         return hdc_tcp_rx_setup(s, job, job->src.addr + sizeof(r));
     }
     return HDC_ST_OK;
@@ -1062,6 +1067,9 @@ static int hdc_rx_deliver_tcp(HdcState *s, HdcJob *job, const HdcRxDgram *d)
     HdcTcpSeg g;
     int r = HDC_RX_PLACED;
 
+    if (job->rx.next < job->rx.prefix_len) {
+        return HDC_RX_WAIT;     /* the prefix goes first */
+    }
     switch (hdc_tcp_rx_seg(s, job, d, &g)) {
     case HDC_TCP_SEG_RESET:
         hdc_job_fail(job, HDC_ST_ECONNRESET);
@@ -1076,6 +1084,7 @@ static int hdc_rx_deliver_tcp(HdcState *s, HdcJob *job, const HdcRxDgram *d)
         if (r == HDC_RX_WAIT) {
             return r;
         }
+        job->rx.dgrams++;
     }
     if (hdc_tcp_rx_took(s, job, d) && !job->all_read_rx) {
         hdc_rx_end_at(s, job);
@@ -1119,7 +1128,40 @@ int hdc_sb_rx_deliver(HdcState *s, const HdcRxDgram *d)
         hdc_kick(s);
         return HDC_RX_DROPPED;
     }
-    return hdc_rx_place(s, job, d->off, d->data, d->len);
+    if (hdc_rx_place(s, job, d->off, d->data, d->len) == HDC_RX_WAIT) {
+        return HDC_RX_WAIT;
+    }
+    rx->dgrams++;
+    return HDC_RX_PLACED;
+}
+
+/*
+ * A TCP receive's prefix (bytes the socket had taken in) from host memory
+ * into the stream, as far as its READ entries are open; with
+ * HDC_NET_RX_F_FIN the stream ends after it.
+ */
+static void hdc_rx_prefix(HdcState *s, HdcJob *job)
+{
+    HdcRx *rx = &job->rx;
+    uint8_t buf[4096];
+
+    while (rx->next < rx->prefix_len && job->status == HDC_ST_OK) {
+        uint32_t n = MIN(sizeof(buf), rx->prefix_len - rx->next);
+
+        if (d2d_dma_read(&s->parent_obj, &s->pcie, NULL,
+                         rx->prefix_addr + rx->next, buf, n) != MEMTX_OK) {
+            s->stats.dma_errs++;
+            hdc_job_fail(job, HDC_ST_EDMA);
+            return;
+        }
+        if (hdc_rx_place(s, job, rx->next, buf, n) == HDC_RX_WAIT) {
+            return;
+        }
+    }
+    if (rx->next == rx->prefix_len && rx->fin && !job->all_read_rx) {
+        hdc_tcp_rx_fin(s, job);
+        hdc_rx_end_at(s, job);
+    }
 }
 
 /*
@@ -1161,7 +1203,6 @@ static int hdc_rx_place(HdcState *s, HdcJob *job, uint64_t off,
         }
     }
     rx->next = end;
-    rx->dgrams++;
     if (end == job->length) {
         job->all_read_rx = true;
     }
@@ -1236,6 +1277,13 @@ again:
             }
             break;
         }
+    }
+    if (job->src.type == HDC_EP_NIC && job->rx.tcp && !job->all_read_rx &&
+        job->rx.next <= job->rx.prefix_len && job->status == HDC_ST_OK) {
+        uint64_t before = job->rx.next;
+
+        hdc_rx_prefix(s, job);
+        progress |= job->rx.next != before || job->all_read_rx;
     }
     /* Output beyond the per-chunk WRITEs: drain it with extra WRITEs. */
     while (job->status == HDC_ST_OK && job->funcs_done && job->fifo->len &&

@@ -4,7 +4,9 @@
  * source is a struct hdc_net_rx of proto HDC_NET_TCP followed by a
  * struct hdc_net_flow, the template of the ACKs (Ethernet, IPv4 and TCP
  * header from us to the peer, its ack number the sequence number of the
- * stream's byte 0), the window the socket offered and its scale.  The
+ * stream's byte after the prefix), the window the socket offered and
+ * its scale, and the prefix: bytes the socket had received and not
+ * passed on, which the scoreboard places first from host memory.  The
  * segments arrive on the striding receive queue (hdc-nic-rx.c parses
  * them) and the scoreboard places their bytes in order; this file
  * decides which bytes of a segment are new, drops out-of-order segments
@@ -24,8 +26,6 @@
 #include "hdc.h"
 #include "hw/d2d/trace.h"
 
-/* The window the engine offers beyond the next byte (fits the RQ). */
-#define HDC_TCP_RX_WND (256u << 10)
 /* Duplicate ACKs sent in one pass, at most. */
 #define HDC_TCP_RX_DUP_MAX 3
 #define TCPF_FIN 0x01
@@ -85,8 +85,11 @@ uint16_t hdc_tcp_rx_setup(HdcState *s, HdcJob *job, uint64_t addr)
     memcpy(fl->hdr, f.hdr, fl->hdr_len);
     memset(t, 0, sizeof(*t));
     t->job = job;
-    t->irs = ldl_be_p(fl->hdr + fl->l4_off + 8);
-    t->edge = le32_to_cpu(f.snd_wnd);
+    /* The template acks up to the prefix: byte 0 is prefix_len before. */
+    t->irs = ldl_be_p(fl->hdr + fl->l4_off + 8) - job->rx.prefix_len;
+    t->wnd = le32_to_cpu(f.snd_wnd);
+    t->edge = job->rx.prefix_len + t->wnd;
+    t->acked = job->rx.prefix_len;
     t->wscale = f.snd_wscale;
     t->ts = opt;
     t->ts_recent = opt ? ldl_be_p(fl->hdr + fl->l4_off + 28) : 0;
@@ -164,13 +167,20 @@ bool hdc_tcp_rx_took(HdcState *s, HdcJob *job, const HdcRxDgram *d)
     return t->fin;
 }
 
+void hdc_tcp_rx_fin(HdcState *s, HdcJob *job)
+{
+    if (s->tcprx.job == job) {
+        s->tcprx.fin = true;
+    }
+}
+
 /* One ACK of every byte placed, offering the window. */
 static bool hdc_tcp_rx_ack(HdcState *s)
 {
     HdcTcpRx *t = &s->tcprx;
     const HdcFlow *f = &t->job->flow;
     uint64_t next = t->job->rx.next;
-    uint64_t want = MAX(t->edge, next + HDC_TCP_RX_WND);
+    uint64_t want = MAX(t->edge, next + t->wnd);
     uint32_t field = MIN(DIV_ROUND_UP(want - next, 1u << t->wscale),
                          UINT16_MAX);
     unsigned hl = f->hdr_len;

@@ -161,6 +161,9 @@ typedef struct HdcRx {
     uint32_t dgrams;
     uint32_t dropped;
     bool tcp;               /* a TCP receive (hdc-tcp-rx.c) */
+    bool fin;               /* TCP: the stream ends after the prefix */
+    uint64_t prefix_addr;   /* TCP: the stream's first bytes in host memory */
+    uint32_t prefix_len;
 } HdcRx;
 
 /*
@@ -406,6 +409,7 @@ typedef struct HdcTcpRx {
     uint32_t irs;           /* sequence number of stream byte 0 */
     uint64_t edge;          /* right edge of the window offered, offset */
     uint64_t acked;         /* the ack number last sent, offset */
+    uint32_t wnd;           /* the window offered beyond each ACK */
     uint32_t ts_recent;     /* the peer's last TSval: our TSecr */
     uint32_t dup_due;       /* duplicate ACKs to send this pass */
     uint16_t ip_id;         /* IPv4 id of the next ACK */
@@ -537,6 +541,8 @@ int hdc_tcp_rx_seg(HdcState *s, HdcJob *job, const HdcRxDgram *d,
                    HdcTcpSeg *g);
 /* A segment's new bytes are placed; true if it also ends the stream (FIN). */
 bool hdc_tcp_rx_took(HdcState *s, HdcJob *job, const HdcRxDgram *d);
+/* The stream ends at the next byte (the FIN came with the prefix). */
+void hdc_tcp_rx_fin(HdcState *s, HdcJob *job);
 void hdc_tcp_rx_flush(HdcState *s);
 void hdc_tcp_rx_job_end(HdcState *s, HdcJob *job);
 

@@ -1593,11 +1593,15 @@ static uint32_t ldl_be(const uint8_t *p)
 
 /*
  * A TCP receive of the flow of put_tcp_flow_at() at NIC_RX + 64 (ack
- * number TCP_ACK: the stream's byte 0), offering @wnd bytes.
+ * number TCP_ACK: the stream's byte @prefix), offering @wnd bytes; its
+ * first @prefix bytes at HSRC, @flags.
  */
-static void put_tcp_rx(uint32_t wnd)
+static void put_tcp_rx(uint32_t wnd, uint32_t prefix, uint32_t flags)
 {
-	struct hdc_net_rx r = { .proto = HDC_NET_TCP,
+	struct hdc_net_rx r = { .proto = HDC_NET_TCP, .flags = flags,
+				.prefix_lo = (uint32_t)HSRC,
+				.prefix_hi = HSRC >> 32,
+				.prefix_len = prefix,
 				.dst_ip = htonl(RX_IP),
 				.src_ip = htonl(RX_IP + 1),
 				.dst_port = htons(0x1111),
@@ -1670,7 +1674,7 @@ static struct hdc_net_flow tcp_rx_out(void)
  * (TSecr the peer's TSval, a window offered); an out-of-order segment is
  * dropped and answered by a duplicate ACK, as is one of old bytes; an
  * overlapping one gives its new bytes only, bytes past the length are
- * not taken.  The state goes back into the flow.  A FIN after the last
+ * not taken.  Bytes the socket had taken in (the prefix) come first.  The state goes back into the flow.  A FIN after the last
  * byte ends the stream short (the FIN not acked); an RST at the next
  * byte fails with ECONNRESET (elsewhere it is ignored); a bad template
  * or a receive without the peer's address is EINVAL.
@@ -1696,7 +1700,7 @@ static void tcp_receiver_as_seen_by_the_nic(void)
 	ooo0 = rd(HDC_REG_STAT_TCP_RX_OOO);
 	ack0 = rd(HDC_REG_STAT_TCP_RX_ACK);
 
-	put_tcp_rx(5000);
+	put_tcp_rx(5000, 0, 0);
 	c = xfer(3000, ep_nic(NIC_RX), ep_host(HDST, 3000));
 	with_funcs(&c, crc, 1);
 	post(&c);
@@ -1741,8 +1745,33 @@ static void tcp_receiver_as_seen_by_the_nic(void)
 	CHECK_EQ(rd(HDC_REG_STAT_TCP_RX_OOO) - ooo0, 2);
 	CHECK(rd(HDC_REG_STAT_TCP_RX_ACK) - ack0 >= 4);
 
+	/* The socket's unread 700 bytes first, then the segments. */
+	mem_write(HSRC, bufa, 700);
+	put_tcp_rx(5000, 700, 0);
+	c = xfer(2000, ep_nic(NIC_RX), ep_host(HDST, 2000));
+	with_funcs(&c, crc, 1);
+	post(&c);
+	tcp_data(TCP_ACK, 0x18, bufa + 700, 1000, 0xcc000009);
+	tcp_data(TCP_ACK + 1000, 0x18, bufa + 1700, 300, 0xcc00000a);
+	CHECK(wait_cpl(&cpl));
+	CHECK_EQ(cpl.status, HDC_ST_OK);
+	CHECK_EQ(cpl.result, 2000);
+	mem_read(HDST, bufb, 2000);
+	CHECK(!memcmp(bufa, bufb, 2000));
+	CHECK_EQ(qt_readl(qt, AUX + 48), crc32c_ref(bufa, 2000));
+	CHECK_EQ(tcp_last_ack(), TCP_ACK + 1300);
+	CHECK_EQ(tcp_rx_out().snd_una, TCP_ACK + 1300);
+	/* Only a prefix, the FIN already taken by the socket. */
+	put_tcp_rx(5000, 500, HDC_NET_RX_F_FIN);
+	c = xfer(3000, ep_nic(NIC_RX), ep_host(HDST, 3000));
+	CHECK_EQ(run(&c, &cpl), HDC_ST_OK);
+	CHECK_EQ(cpl.result, 500);
+	mem_read(HDST, bufb, 500);
+	CHECK(!memcmp(bufa, bufb, 500));
+	CHECK_EQ(tcp_rx_out().out_flags, HDC_NET_OUT_STATE | HDC_NET_OUT_FIN);
+
 	/* The peer's FIN after 1500 bytes of 5000: the stream ends there. */
-	put_tcp_rx(5000);
+	put_tcp_rx(5000, 0, 0);
 	c = xfer(5000, ep_nic(NIC_RX), ep_host(HDST, 5000));
 	with_funcs(&c, crc, 1);
 	post(&c);
@@ -1759,7 +1788,7 @@ static void tcp_receiver_as_seen_by_the_nic(void)
 	CHECK_EQ(out.snd_una, TCP_ACK + 1500);
 
 	/* A FIN on a chunk boundary: 65536 of 70000 bytes. */
-	put_tcp_rx(1u << 20);
+	put_tcp_rx(1u << 20, 0, 0);
 	c = xfer(70000, ep_nic(NIC_RX), ep_host(HDST, 70000));
 	post(&c);
 	for (ack = 0; ack < 65536; ack += 1024)
@@ -1771,7 +1800,7 @@ static void tcp_receiver_as_seen_by_the_nic(void)
 	CHECK_EQ(tcp_rx_out().out_flags, HDC_NET_OUT_STATE | HDC_NET_OUT_FIN);
 
 	/* RST: only at the next byte. */
-	put_tcp_rx(5000);
+	put_tcp_rx(5000, 0, 0);
 	c = xfer(3000, ep_nic(NIC_RX), ep_host(HDST, 3000));
 	post(&c);
 	tcp_data(TCP_ACK, 0x10, bufa, 1000, 0xcc000008);
@@ -1782,10 +1811,10 @@ static void tcp_receiver_as_seen_by_the_nic(void)
 	CHECK_EQ(rx_report().received, 1000);
 
 	/* Bad: a UDP template, no peer address. */
-	put_tcp_rx(5000);
+	put_tcp_rx(5000, 0, 0);
 	qt_memwrite(qt, NIC_RX + sizeof(r), &(uint8_t){ HDC_NET_UDP }, 1);
 	CHECK_EQ(run(&c, NULL), HDC_ST_EINVAL);
-	put_tcp_rx(5000);
+	put_tcp_rx(5000, 0, 0);
 	qt_memwrite(qt, NIC_RX + 8 + 4, &(uint32_t){ 0 }, 4);	/* src_ip */
 	CHECK_EQ(run(&c, NULL), HDC_ST_EINVAL);
 	wr(HDC_REG_NIC_RX_CTRL, HDC_NIC_RX_DISABLE);

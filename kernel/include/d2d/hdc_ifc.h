@@ -175,6 +175,7 @@ enum hdc_ep_type {
 #define HDC_NET_F_TS		(1u << 0)	/* TCP: hdr has NOP NOP TS */
 #define HDC_NET_OUT_STATE	(1u << 0)	/* the engine wrote the state */
 #define HDC_NET_OUT_FIN		(1u << 1)	/* TCP receive: the peer's FIN came */
+#define HDC_NET_RX_F_FIN	(1u << 0)	/* TCP receive: the stream ends after the prefix */
 #define HDC_NET_MSS_MAX		9000	/* payload bytes per datagram, at most */
 
 struct hdc_net_flow {
@@ -211,20 +212,27 @@ struct hdc_net_flow {
  * bytes.  TCP (proto HDC_NET_TCP, all four addresses and ports set): a
  * struct hdc_net_flow follows at addr + 64, the template of the ACKs the
  * engine sends (its hdr's ack number is the sequence number of the
- * stream's byte 0; snd_wnd is the receive window the socket offered in
- * bytes, snd_wscale its receive scale); out: snd_wnd the window last
+ * stream's byte prefix_len; snd_wnd is the receive window the socket
+ * offered in bytes, which the engine offers beyond every ACK, snd_wscale
+ * its receive scale); out: snd_wnd the window last
  * offered, snd_una the ack number last sent (rcv_nxt), ts_recent the
  * peer's last TSval, out_flags HDC_NET_OUT_STATE and HDC_NET_OUT_FIN.
  */
 struct hdc_net_rx {
 	__u8 proto;		/* HDC_NET_UDP or HDC_NET_TCP */
 	__u8 rsvd0[3];
-	__le32 flags;		/* 0 */
+	__le32 flags;		/* 0; TCP: HDC_NET_RX_F_FIN */
 	__be32 dst_ip;		/* 0: any */
 	__be32 src_ip;		/* 0: any */
 	__be16 dst_port;	/* not 0 */
 	__be16 src_port;	/* 0: any */
-	__u8 rsvd1[12];
+	/*
+	 * TCP: bytes the socket had received and not passed on, in host
+	 * memory: the stream's first prefix_len bytes (0: none).
+	 */
+	__le32 prefix_lo;
+	__le32 prefix_hi;
+	__le32 prefix_len;
 	/* out */
 	__le64 received;	/* bytes received in order from offset 0 */
 	__le64 gap_lo;		/* HDC_ST_EGAP: the first missing bytes ... */
