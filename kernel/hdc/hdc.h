@@ -198,6 +198,8 @@ struct hdc_request {
 	bool dst_nic;			/* dst.file is a socket: the NIC */
 	bool dst_tcp;			/* ... a TCP one (hdc_tcp.c) */
 	bool src_nic;			/* src.file is a socket: a receive */
+	bool src_tcp;			/* ... a TCP one (hdc_tcp_rx.c) */
+	u32 rx_prefix_max;		/* TCP: room for the unread bytes */
 	struct hdc_net_rx rx;		/* its filter */
 	struct hdc_net_rx *rx_dev;	/* in dbuf: what the engine reads/writes */
 	struct hdc_net_rx rx_report;	/* the engine's report, at completion */
@@ -335,6 +337,16 @@ int hdc_tcp_check(struct hdc_dev *hd, struct file *file, u32 flags,
 		  u32 nfuncs, u32 src_type);
 s64 hdc_tcp_send(struct hdc_dev *hd, struct file *file,
 		 const struct hdc_extent *x, u32 n, u64 len);
+int hdc_tcp_hold(struct hdc_dev *hd, struct sock *sk, bool rx);
+void hdc_tcp_state(struct sock *sk, struct hdc_net_flow *f, u32 mtu);
+
+/* hdc_tcp_rx.c: TCP sockets as sources, the receive side's handover */
+int hdc_tcp_rx_src(struct hdc_dev *hd, struct file *file,
+		   struct hdc_request *req);
+size_t hdc_tcp_rx_dlen(const struct hdc_request *req);
+void hdc_tcp_rx_encode(struct hdc_request *req);
+int hdc_tcp_rx_take(struct hdc_request *req);
+void hdc_tcp_rx_give(struct hdc_request *req, int err, bool ran);
 
 #if IS_ENABLED(CONFIG_KUNIT)
 /* helpers under test (hdc_kunit.c) */

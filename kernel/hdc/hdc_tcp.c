@@ -85,11 +85,22 @@ static bool hdc_tcp_md5(struct tcp_sock *tp)
 #endif
 }
 
+/* A sender: ESTABLISHED, not shut down; a receiver also CLOSE_WAIT. */
+static bool hdc_tcp_state_ok(struct sock *sk, bool rx)
+{
+	if (rx)
+		return sk->sk_state == TCP_ESTABLISHED ||
+		       sk->sk_state == TCP_CLOSE_WAIT;
+	return sk->sk_state == TCP_ESTABLISHED &&
+	       !(sk->sk_shutdown & SEND_SHUTDOWN);
+}
+
 /*
  * lock_sock(@sk) with nothing of it in flight (everything sent acked),
- * or an error and the socket not held.
+ * or an error and the socket not held.  @rx: for a receive, which may
+ * also start after the peer's FIN (CLOSE_WAIT) or our shutdown.
  */
-static int hdc_tcp_hold(struct hdc_dev *hd, struct sock *sk)
+int hdc_tcp_hold(struct hdc_dev *hd, struct sock *sk, bool rx)
 {
 	struct tcp_sock *tp = tcp_sk(sk);
 	int i, ret;
@@ -100,8 +111,7 @@ static int hdc_tcp_hold(struct hdc_dev *hd, struct sock *sk)
 			ret = -sk->sk_err;
 			break;
 		}
-		if (sk->sk_state != TCP_ESTABLISHED ||
-		    (sk->sk_shutdown & SEND_SHUTDOWN)) {
+		if (!hdc_tcp_state_ok(sk, rx)) {
 			ret = -EPIPE;
 			break;
 		}
@@ -130,7 +140,7 @@ static int hdc_tcp_hold(struct hdc_dev *hd, struct sock *sk)
 }
 
 /* The TCP header template and state from the held socket. */
-static void hdc_tcp_state(struct sock *sk, struct hdc_net_flow *f, u32 mtu)
+void hdc_tcp_state(struct sock *sk, struct hdc_net_flow *f, u32 mtu)
 {
 	struct tcp_sock *tp = tcp_sk(sk);
 	struct tcphdr *th = (struct tcphdr *)(f->hdr + f->l4_off);
@@ -286,7 +296,7 @@ s64 hdc_tcp_send(struct hdc_dev *hd, struct file *file,
 		ret = -ENODEV;
 	}
 	if (!ret)
-		ret = hdc_tcp_hold(hd, sk);
+		ret = hdc_tcp_hold(hd, sk, false);
 	if (ret)
 		goto out;
 	hdc_tcp_state(sk, &c->flow, mtu);

@@ -115,7 +115,14 @@ int hdc_tcp_rx_seg(HdcState *s, HdcJob *job, const HdcRxDgram *d,
         return HDC_TCP_SEG_DROP;
     }
     if (d->tcp_flags & TCPF_RST) {
-        /* RFC 5961: only exactly at the next expected byte. */
+        /*
+         * RFC 5961: only exactly at the next expected byte; elsewhere in
+         * the window a challenge ACK (a peer that lost the connection
+         * answers it with an RST there).
+         */
+        if (rel > 0 && start < (int64_t)t->edge) {
+            t->dup_due++;
+        }
         if (rel) {
             return HDC_TCP_SEG_DROP;
         }
@@ -174,23 +181,22 @@ void hdc_tcp_rx_fin(HdcState *s, HdcJob *job)
     }
 }
 
-/* One ACK of every byte placed, offering the window. */
-static bool hdc_tcp_rx_ack(HdcState *s)
+/*
+ * A segment without payload from the template: @flags, the ack number
+ * of the next expected byte, window field @field.
+ */
+static bool hdc_tcp_rx_send(HdcState *s, uint8_t flags, uint16_t field)
 {
     HdcTcpRx *t = &s->tcprx;
     const HdcFlow *f = &t->job->flow;
-    uint64_t next = t->job->rx.next;
-    uint64_t want = MAX(t->edge, next + t->wnd);
-    uint32_t field = MIN(DIV_ROUND_UP(want - next, 1u << t->wscale),
-                         UINT16_MAX);
     unsigned hl = f->hdr_len;
     uint8_t hdr[HDC_NET_HDR_MAX];
 
     memcpy(hdr, f->hdr, hl);
     stw_be_p(hdr + f->l3_off + 2, hl - f->l3_off);
     stw_be_p(hdr + f->l3_off + 4, t->ip_id);
-    stl_be_p(hdr + f->l4_off + 8, t->irs + (uint32_t)next);
-    hdr[f->l4_off + 13] = TCPF_ACK;
+    stl_be_p(hdr + f->l4_off + 8, t->irs + (uint32_t)t->job->rx.next);
+    hdr[f->l4_off + 13] = flags;
     stw_be_p(hdr + f->l4_off + 14, field);
     stw_be_p(hdr + f->l4_off + 16, 0);      /* checksum: the NIC's */
     if (t->ts) {
@@ -200,6 +206,21 @@ static bool hdc_tcp_rx_ack(HdcState *s)
         return false;
     }
     t->ip_id++;
+    return true;
+}
+
+/* One ACK of every byte placed, offering the window. */
+static bool hdc_tcp_rx_ack(HdcState *s)
+{
+    HdcTcpRx *t = &s->tcprx;
+    uint64_t next = t->job->rx.next;
+    uint64_t want = MAX(t->edge, next + t->wnd);
+    uint32_t field = MIN(DIV_ROUND_UP(want - next, 1u << t->wscale),
+                         UINT16_MAX);
+
+    if (!hdc_tcp_rx_send(s, TCPF_ACK, field)) {
+        return false;
+    }
     t->acked = next;
     t->edge = MAX(t->edge, next + ((uint64_t)field << t->wscale));
     s->stats.tcp_rx_ack++;
@@ -235,8 +256,12 @@ void hdc_tcp_rx_job_end(HdcState *s, HdcJob *job)
     if (t->job != job) {
         return;
     }
-    if (t->acked != job->rx.next) {
+    if (job->status == HDC_ST_OK && t->acked != job->rx.next) {
         hdc_tcp_rx_ack(s);
+    } else if (job->status != HDC_ST_OK && job->status != HDC_ST_ECONNRESET &&
+               t->acked && s->nic.enabled) {
+        /* Bytes the socket had or we acked are not all kept: reset. */
+        hdc_tcp_rx_send(s, TCPF_RST | TCPF_ACK, 0);
     }
     stl_le_p(out, t->edge - t->acked);
     stl_le_p(out + 4, t->irs + (uint32_t)t->acked);

@@ -1676,7 +1676,8 @@ static struct hdc_net_flow tcp_rx_out(void)
  * overlapping one gives its new bytes only, bytes past the length are
  * not taken.  Bytes the socket had taken in (the prefix) come first.  The state goes back into the flow.  A FIN after the last
  * byte ends the stream short (the FIN not acked); an RST at the next
- * byte fails with ECONNRESET (elsewhere it is ignored); a bad template
+ * byte fails with ECONNRESET (further in the window it gets a challenge
+ * ACK, before it is ignored); a bad template
  * or a receive without the peer's address is EINVAL.
  */
 static void tcp_receiver_as_seen_by_the_nic(void)
@@ -1803,8 +1804,14 @@ static void tcp_receiver_as_seen_by_the_nic(void)
 	put_tcp_rx(5000, 0, 0);
 	c = xfer(3000, ep_nic(NIC_RX), ep_host(HDST, 3000));
 	post(&c);
+	ack = qt_readl(qt, BAR4_BASE + HDC_NVMEQ_NIC_DBR);
 	tcp_data(TCP_ACK, 0x10, bufa, 1000, 0xcc000008);
-	tcp_data(TCP_ACK + 999, 0x04, NULL, 0, 0);
+	CHECK(nic_db_is(ack + 2));
+	tcp_data(TCP_ACK + 999, 0x04, NULL, 0, 0);	/* old: ignored */
+	tcp_data(TCP_ACK + 1500, 0x04, NULL, 0, 0);	/* a challenge ACK */
+	CHECK(nic_db_is(ack + 4));
+	CHECK_EQ(tcp_last_ack(), TCP_ACK + 1000);
+	CHECK(!peek_cpl(&cpl));
 	tcp_data(TCP_ACK + 1000, 0x04, NULL, 0, 0);
 	CHECK(wait_cpl(&cpl));
 	CHECK_EQ(cpl.status, HDC_ST_ECONNRESET);

@@ -4,8 +4,8 @@
  *
  *   d2d copy SRC DST [FUNCTION]...   SSD -> engine -> SSD
  *   d2d digest FUNCTION FILE...      prints "<hex>  FILE" like sha256sum
- *   d2d send FILE HOST:PORT          SSD -> engine -> NIC (UDP)
- *   d2d recv HOST:PORT FILE          NIC -> engine -> SSD (UDP)
+ *   d2d send FILE HOST:PORT          SSD -> engine -> NIC (UDP, TCP)
+ *   d2d recv HOST:PORT FILE          NIC -> engine -> SSD (UDP, TCP)
  *   d2d stat                         what the engine offers, statistics
  *   d2d raw [OPTIONS] [SRC]          one raw request (debugging, tests)
  *
@@ -68,6 +68,11 @@ static void usage(FILE *f)
 "        sender's datagrams; --timeout gives up after S seconds (default:\n"
 "        never).  A lost datagram ends it with EREMOTEIO and the missing\n"
 "        bytes named; FILE keeps its old size.  Needs CAP_NET_RAW\n"
+"  d2d recv --tcp [--then MSG] HOST:PORT FILE --bytes N [FUNCTION...]\n"
+"        connects a TCP socket to HOST:PORT and has the engine receive\n"
+"        the next N bytes of the connection (fewer if the peer closes\n"
+"        first) into FILE, the socket handed over for the transfer;\n"
+"        --then as for send --tcp\n"
 "  d2d stat\n"
 "        the engine's capabilities, its SSD and statistics\n"
 "  d2d raw [--func ID]... [--offset N] [--length N] [--src-mode r|w|rw]\n"
@@ -523,16 +528,21 @@ static long long parse_size(const char *s)
 	return *end ? -1 : v;
 }
 
-/* d2d recv HOST:PORT FILE [--bytes N] [--timeout S] [--from HOST:PORT] */
+/*
+ * d2d recv HOST:PORT FILE [--bytes N] [--timeout S] [--from HOST:PORT]
+ * d2d recv --tcp [--then MSG] HOST:PORT FILE --bytes N
+ */
 static int cmd_recv(int argc, char **argv)
 {
 	struct d2d_chain chain = { 0 };
 	const char *pos[2] = { NULL, NULL }, *at, *file, *from = NULL;
-	const char *bytes_arg = NULL, *tmo_arg = NULL;
+	const char *bytes_arg = NULL, *tmo_arg = NULL, *then = NULL;
 	const char *host, *port, *phost = NULL, *pport = NULL;
+	int tcp = 0;
 	const struct net_opt opts[] = {
 		{ "--bytes", NULL, &bytes_arg }, { "--timeout", NULL, &tmo_arg },
-		{ "--from", NULL, &from }, { NULL, NULL, NULL },
+		{ "--from", NULL, &from }, { "--tcp", &tcp, NULL },
+		{ "--then", NULL, &then }, { NULL, NULL, NULL },
 	};
 	long long bytes = -1, tmo = 0;
 	struct hdc_rx_report rep = { 0 };
@@ -558,6 +568,10 @@ static int cmd_recv(int argc, char **argv)
 		return usage_error("recv: --from '%s' is not HOST:PORT", from);
 	if (chain_has(&chain, 0, 1))
 		return usage_error("recv: no deflate or gzip on receive");
+	if (tcp && (!bytes_arg || from))
+		return usage_error("recv: --tcp needs --bytes and takes no --from");
+	if (then && !tcp)
+		return usage_error("recv: --then needs --tcp");
 	hdc = open_engine();
 	if (hdc < 0)
 		return 1;
@@ -569,9 +583,11 @@ static int cmd_recv(int argc, char **argv)
 		return fail(errno, "'%s'", file);
 	if (bytes < 0)
 		bytes = st.st_size;
-	sock = d2d_udp_bind(host, port, phost, pport);
+	sock = tcp ? d2d_tcp_connect(host, port) :
+	       d2d_udp_bind(host, port, phost, pport);
 	if (sock < 0)
-		return fail(-sock, "cannot bind a UDP socket to %s", at);
+		return fail(-sock, tcp ? "cannot connect a TCP socket to %s" :
+			    "cannot bind a UDP socket to %s", at);
 	ret = d2d_recv(hdc, sock, fd, 0, bytes, &chain, tmo * 1000, &res,
 		       &rep);
 	if (ret == -EREMOTEIO)
@@ -581,12 +597,15 @@ static int cmd_recv(int argc, char **argv)
 			(unsigned long long)rep.gap_hi,
 			(unsigned long long)rep.received);
 	if (ret)
-		return fail(-ret, "recv %s -> '%s' (%llu of %lld bytes received, %u datagrams dropped)",
+		return fail(-ret, "recv %s -> '%s' (%llu of %lld bytes received, %u %s dropped)",
 			    at, file, (unsigned long long)rep.received, bytes,
-			    rep.dropped);
-	fprintf(stderr, "%s: received %llu bytes in %u datagrams, %u dropped\n",
-		prog, (unsigned long long)res.len, rep.datagrams, rep.dropped);
+			    rep.dropped, tcp ? "segments" : "datagrams");
+	fprintf(stderr, "%s: received %llu bytes in %u %s, %u dropped\n",
+		prog, (unsigned long long)res.len, rep.datagrams,
+		tcp ? "segments" : "datagrams", rep.dropped);
 	print_digests(&chain, res.digest, file, file);
+	if (then && then_exchange(sock, then))
+		return fail(errno, "the connection after the transfer");
 	close(sock);
 	close(fd);
 	close(hdc);
