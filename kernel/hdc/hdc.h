@@ -126,6 +126,9 @@ struct hdc_dev {
 	u32 raw_dev_cmds;
 	u32 raw_nvme_cmds;
 	u64 mem_refused;	/* requests refused for pinned memory */
+	u64 tcp_sends;		/* TCP sockets handed over to send */
+	u64 tcp_recvs;		/* ... to receive */
+	u64 tcp_resets;		/* ... reset at the hand-back */
 	atomic_t inflight;
 	atomic_long_t user_pages;	/* coherent pages of unprivileged requests */
 };
@@ -200,6 +203,7 @@ struct hdc_request {
 	bool src_nic;			/* src.file is a socket: a receive */
 	bool src_tcp;			/* ... a TCP one (hdc_tcp_rx.c) */
 	u32 rx_prefix_max;		/* TCP: room for the unread bytes */
+	struct sock *tcp_sk;		/* TCP: the socket held (a reference) */
 	struct hdc_net_rx rx;		/* its filter */
 	struct hdc_net_rx *rx_dev;	/* in dbuf: what the engine reads/writes */
 	struct hdc_net_rx rx_report;	/* the engine's report, at completion */
@@ -258,6 +262,7 @@ void hdc_chardev_unregister(struct hdc_dev *hd);
 
 /* hdc_sysfs.c: attributes of /dev/hdc */
 extern const struct attribute_group *hdc_misc_groups[];
+void hdc_sysfs_init(void);
 
 /* hdc_build.c: a request from struct hdc_req (validate, map, encode) */
 int hdc_build_req(struct hdc_dev *hd, const struct hdc_req *r,
@@ -295,6 +300,7 @@ irqreturn_t hdc_queue_irq(int irq, void *data);
 int hdc_queue_submit(struct hdc_dev *hd, struct hdc_request *req);
 void hdc_queue_stop(struct hdc_dev *hd);
 void hdc_stats_sync(struct hdc_dev *hd);
+void hdc_stat_inc(struct hdc_dev *hd, u64 *counter);
 
 /* hdc_nvme.c: the engine's NVMe controller */
 int hdc_nvme_attach(struct hdc_dev *hd);

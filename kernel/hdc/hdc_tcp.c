@@ -182,8 +182,8 @@ void hdc_tcp_state(struct sock *sk, struct hdc_net_flow *f, u32 mtu)
  * are not all acked (or whose state the engine never wrote after it may
  * have sent) cannot go on: it is reset with @err.
  */
-static void hdc_tcp_handback(struct sock *sk, const struct hdc_net_flow *f,
-			     bool state, int err)
+static void hdc_tcp_handback(struct hdc_dev *hd, struct sock *sk,
+			     const struct hdc_net_flow *f, bool state, int err)
 {
 	struct tcp_sock *tp = tcp_sk(sk);
 	u32 una = le32_to_cpu(f->snd_una), max = le32_to_cpu(f->snd_max);
@@ -208,6 +208,7 @@ static void hdc_tcp_handback(struct sock *sk, const struct hdc_net_flow *f,
 	tp->lsndtime = tcp_jiffies32;
 	tp->tcp_mstamp = tcp_clock_us();
 	if ((err && !state) || una != max || err == -ECONNRESET) {
+		hdc_stat_inc(hd, &hd->tcp_resets);
 		sk->sk_err = err ? -err : EIO;
 		sk_error_report(sk);
 		tcp_done(sk);
@@ -300,13 +301,14 @@ s64 hdc_tcp_send(struct hdc_dev *hd, struct file *file,
 	if (ret)
 		goto out;
 	hdc_tcp_state(sk, &c->flow, mtu);
+	hdc_stat_inc(hd, &hd->tcp_sends);
 	ret = hdc_nic_steer_tcp(hd, &c->flow);
 	if (!ret) {
 		ret = hdc_nic_step(hd, n * sizeof(*x) + sizeof(c->flow),
 				   hdc_tcp_fill, hdc_tcp_done, c,
 				   HDC_TCP_EXEC_MS);
 		hdc_nic_unsteer(hd);
-		hdc_tcp_handback(sk, &c->flow, c->state, ret);
+		hdc_tcp_handback(hd, sk, &c->flow, c->state, ret);
 	}
 	release_sock(sk);
 	if (ret)

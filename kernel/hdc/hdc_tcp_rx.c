@@ -94,15 +94,24 @@ static struct hdc_net_flow *hdc_tcp_rx_flow(struct hdc_request *req)
 	return (struct hdc_net_flow *)(req->rx_dev + 1);
 }
 
+/* The flow's bytes the engine writes back: snd_wnd .. ts_recent. */
+#define HDC_TCP_RX_OUT		offsetof(struct hdc_net_flow, snd_wnd)
+#define HDC_TCP_RX_OUT_LEN	(offsetof(struct hdc_net_flow, hdr) - \
+				 HDC_TCP_RX_OUT)
+
 /* The ACK template (its headers so far) after req->rx_dev in dbuf. */
 void hdc_tcp_rx_encode(struct hdc_request *req)
 {
 	struct hdc_net_flow *f = hdc_tcp_rx_flow(req);
-	dma_addr_t prefix = req->dbuf_dma + ((u8 *)(f + 1) - (u8 *)req->dbuf);
+	size_t off = (u8 *)f - (u8 *)req->dbuf;
+	dma_addr_t prefix = req->dbuf_dma + off + sizeof(*f);
 
 	memcpy(f, &req->flow, sizeof(*f));
 	req->rx_dev->prefix_lo = cpu_to_le32(lower_32_bits(prefix));
 	req->rx_dev->prefix_hi = cpu_to_le32(upper_32_bits(prefix));
+	/* The state the engine writes back outlives the buffer. */
+	req->keep_off = off + HDC_TCP_RX_OUT;
+	req->keep_len = HDC_TCP_RX_OUT_LEN;
 }
 
 struct hdc_tcp_prefix {
@@ -143,11 +152,14 @@ int hdc_tcp_rx_take(struct hdc_request *req)
 	ret = hdc_tcp_hold(hd, sk, true);
 	if (ret)
 		return ret;
+	/* The request's files go when it completes: keep the socket. */
+	sock_hold(sk);
+	req->tcp_sk = sk;
 	unread = tcp_inq(sk);
 	if (unread > p.room) {
 		hdc_uerr(hd, "TCP source has %d bytes unread, more than %u\n",
 			 unread, p.room);
-		release_sock(sk);
+		hdc_tcp_rx_give(req, -EBUSY, false);
 		return -EBUSY;
 	}
 	if (unread) {
@@ -156,12 +168,14 @@ int hdc_tcp_rx_take(struct hdc_request *req)
 			/* Bytes may have left the socket: it cannot go on. */
 			hdc_uerr(hd, "TCP source: unread bytes not taken: %d\n",
 				 ret);
-			req->rx_dev->prefix_len = cpu_to_le32(desc.written);
+			req->rx.prefix_len = cpu_to_le32(desc.written);
 			hdc_tcp_rx_give(req, ret < 0 ? ret : -EIO, false);
 			return ret < 0 ? ret : -EIO;
 		}
 	}
 	req->rx_dev->prefix_len = cpu_to_le32(unread);
+	req->rx.prefix_len = req->rx_dev->prefix_len;
+	hdc_stat_inc(hd, &hd->tcp_recvs);
 	if (sk->sk_shutdown & RCV_SHUTDOWN)
 		req->rx_dev->flags = cpu_to_le32(HDC_NET_RX_F_FIN);
 	hdc_tcp_state(sk, f, mtu);
@@ -182,12 +196,22 @@ int hdc_tcp_rx_take(struct hdc_request *req)
  */
 void hdc_tcp_rx_give(struct hdc_request *req, int err, bool ran)
 {
-	struct sock *sk = sock_from_file(req->src.file)->sk;
+	struct sock *sk = req->tcp_sk;
 	struct tcp_sock *tp = tcp_sk(sk);
-	const struct hdc_net_flow *f = hdc_tcp_rx_flow(req);
-	u32 flags = le16_to_cpu(READ_ONCE(f->out_flags));
-	u32 nxt = le32_to_cpu(f->snd_una), got = nxt - tp->rcv_nxt;
-	bool lost = le32_to_cpu(req->rx_dev->prefix_len);
+	struct hdc_net_flow out = {}, *f = &out;
+	bool lost = le32_to_cpu(req->rx.prefix_len);
+	u32 flags, nxt, got;
+
+	/* After the completion the buffer is gone, its state kept. */
+	if (completion_done(&req->done))
+		memcpy((u8 *)f + HDC_TCP_RX_OUT, req->keep, HDC_TCP_RX_OUT_LEN);
+	else if (ran)
+		memcpy((u8 *)f + HDC_TCP_RX_OUT,
+		       (u8 *)hdc_tcp_rx_flow(req) + HDC_TCP_RX_OUT,
+		       HDC_TCP_RX_OUT_LEN);
+	flags = le16_to_cpu(f->out_flags);
+	nxt = le32_to_cpu(f->snd_una);
+	got = nxt - tp->rcv_nxt;
 
 	if ((flags & HDC_NET_OUT_STATE) && got <= req->length) {
 		tp->bytes_received += got;
@@ -212,9 +236,12 @@ void hdc_tcp_rx_give(struct hdc_request *req, int err, bool ran)
 		lost = true;	/* the engine may have acked bytes */
 	}
 	if (err && (lost || err == -ECONNRESET)) {
+		hdc_stat_inc(req->hd, &req->hd->tcp_resets);
 		sk->sk_err = -err;
 		sk_error_report(sk);
 		tcp_done(sk);
 	}
 	release_sock(sk);
+	req->tcp_sk = NULL;
+	sock_put(sk);
 }

@@ -160,6 +160,8 @@ static uint64_t hdc_regs_read(void *opaque, hwaddr addr, unsigned size)
         return s->stats.tcp_rexmit;
     case HDC_REG_STAT_TCP_RTO:
         return s->stats.tcp_rto;
+    case HDC_REG_STAT_TCP_DUPACK:
+        return s->stats.tcp_dupacks;
     case HDC_REG_STAT_TCP_RX:
         return s->stats.tcp_rx;
     case HDC_REG_STAT_TCP_RX_OOO:

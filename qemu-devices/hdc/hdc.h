@@ -70,6 +70,7 @@ typedef struct HdcStats {
     uint64_t tcp_acks;      /* TCP segments received and used */
     uint64_t tcp_rexmit;    /* TCP segments sent again */
     uint64_t tcp_rto;       /* retransmission timeouts */
+    uint64_t tcp_dupacks;   /* duplicate ACKs received */
     uint64_t tcp_rx;        /* TCP receive: segments placed */
     uint64_t tcp_rx_ooo;    /* ... dropped: out of order or old */
     uint64_t tcp_rx_ack;    /* ... ACKs sent */

@@ -106,6 +106,7 @@
 #define HDC_REG_STAT_TCP_RX	0x150	/* TCP receive: segments placed */
 #define HDC_REG_STAT_TCP_RX_OOO	0x154	/* ... dropped: out of order or old */
 #define HDC_REG_STAT_TCP_RX_ACK	0x158	/* ... ACKs the engine sent */
+#define HDC_REG_STAT_TCP_DUPACK	0x15c	/* TCP send: duplicate ACKs received */
 
 #define HDC_NIC_ENABLE		1	/* start using the NIC queues */
 #define HDC_NIC_DISABLE		2	/* stop (the driver destroys them after) */
