@@ -78,11 +78,12 @@ static void usage(FILE *f)
 "  d2d raw [--func ID]... [--offset N] [--length N] [--src-mode r|w|rw]\n"
 "          [--src-user N] [--src-socket] [--dst FILE] [--dst-offset N]\n"
 "          [--dst-udp HOST:PORT] [--dst-udp-unconnected] [--dst-tcp]\n"
-"          [--sw-p2p]\n"
+"          [--sw-p2p] [--time]\n"
 "          [--dst-mode r|w|rw] [--dst-user N] [--key KEY:IV] [--nowait N]\n"
 "          [--size N] [SRC]\n"
 "        one raw HDC_IOC_SUBMIT (for tests and debugging); prints\n"
-"        'ok result_len=N' and the digests, or 'error errno=NAME ...'\n"
+"        'ok result_len=N' and the digests, or 'error errno=NAME ...';\n"
+"        --time adds ns=T, the request's time in the ioctl (blocking)\n"
 "\n"
 "  --progress      show progress on standard error (default: if a terminal)\n"
 "  --no-progress   never show progress\n"
@@ -205,12 +206,18 @@ static int open_engine(void)
 	return fd;
 }
 
-static double now(void)
+/* The monotonic clock in ns (the modeled clock in timing mode). */
+static uint64_t now_ns(void)
 {
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
+	return (uint64_t)ts.tv_sec * 1000000000u + ts.tv_nsec;
+}
+
+static double now(void)
+{
+	return now_ns() / 1e9;
 }
 
 static void show_progress(const char *what, uint64_t done, uint64_t total,
@@ -902,8 +909,8 @@ static int cmd_raw(int argc, char **argv)
 	const char *src = NULL, *dst = NULL, *smode = "r", *dmode = "w";
 	const char *udp = NULL;
 	int dsock = 0;	/* 1: UDP, unconnected; 2: TCP */
-	int swp2p = 0;
-	uint64_t v, off = 0, doff = 0, len = 0, suser = 0, duser = 0;
+	int swp2p = 0, timed = 0;
+	uint64_t v, off = 0, doff = 0, len = 0, suser = 0, duser = 0, t0 = 0;
 	uint64_t nowait = 0, size = sizeof(struct hdc_req);
 	struct d2d_chain chain = { 0 };
 	int i, hdc, sfd = -1, dfd = -1, sock = 0, have_len = 0, ret = 0;
@@ -955,6 +962,8 @@ static int cmd_raw(int argc, char **argv)
 			dsock = 2;
 		} else if (!strcmp(a, "--sw-p2p")) {
 			swp2p = 1;
+		} else if (!strcmp(a, "--time")) {
+			timed = 1;
 		} else if (a[0] == '-' && a[1]) {
 			return usage_error("raw: bad option '%s'", a);
 		} else if (!src) {
@@ -1085,7 +1094,9 @@ static int cmd_raw(int argc, char **argv)
 		       same ? "yes" : "no");
 		free(ids);
 	} else {
+		t0 = now_ns();
 		ret = d2d_submit(hdc, &req);
+		t0 = now_ns() - t0;
 		if (ret) {
 			printf("error errno=%s: %s\n", errno_name(-ret),
 			       strerror(-ret));
@@ -1094,7 +1105,10 @@ static int cmd_raw(int argc, char **argv)
 			return 1;
 		}
 	}
-	printf("ok result_len=%" PRIu64 "\n", (uint64_t)req.result_len);
+	printf("ok result_len=%" PRIu64, (uint64_t)req.result_len);
+	if (timed && !nowait)
+		printf(" ns=%" PRIu64, t0);
+	printf("\n");
 	for (k = 0; k < chain.n; k++) {
 		char hex[65];
 
