@@ -126,6 +126,9 @@ struct hdc_dev {
 	u32 raw_dev_cmds;
 	u32 raw_nvme_cmds;
 	u64 mem_refused;	/* requests refused for pinned memory */
+	u64 tcp_sends;		/* TCP sockets handed over to send */
+	u64 tcp_recvs;		/* ... to receive */
+	u64 tcp_resets;		/* ... reset at the hand-back */
 	atomic_t inflight;
 	atomic_long_t user_pages;	/* coherent pages of unprivileged requests */
 };
@@ -198,6 +201,9 @@ struct hdc_request {
 	bool dst_nic;			/* dst.file is a socket: the NIC */
 	bool dst_tcp;			/* ... a TCP one (hdc_tcp.c) */
 	bool src_nic;			/* src.file is a socket: a receive */
+	bool src_tcp;			/* ... a TCP one (hdc_tcp_rx.c) */
+	u32 rx_prefix_max;		/* TCP: room for the unread bytes */
+	struct sock *tcp_sk;		/* TCP: the socket held (a reference) */
 	struct hdc_net_rx rx;		/* its filter */
 	struct hdc_net_rx *rx_dev;	/* in dbuf: what the engine reads/writes */
 	struct hdc_net_rx rx_report;	/* the engine's report, at completion */
@@ -256,6 +262,7 @@ void hdc_chardev_unregister(struct hdc_dev *hd);
 
 /* hdc_sysfs.c: attributes of /dev/hdc */
 extern const struct attribute_group *hdc_misc_groups[];
+void hdc_sysfs_init(void);
 
 /* hdc_build.c: a request from struct hdc_req (validate, map, encode) */
 int hdc_build_req(struct hdc_dev *hd, const struct hdc_req *r,
@@ -293,6 +300,7 @@ irqreturn_t hdc_queue_irq(int irq, void *data);
 int hdc_queue_submit(struct hdc_dev *hd, struct hdc_request *req);
 void hdc_queue_stop(struct hdc_dev *hd);
 void hdc_stats_sync(struct hdc_dev *hd);
+void hdc_stat_inc(struct hdc_dev *hd, u64 *counter);
 
 /* hdc_nvme.c: the engine's NVMe controller */
 int hdc_nvme_attach(struct hdc_dev *hd);
@@ -335,6 +343,16 @@ int hdc_tcp_check(struct hdc_dev *hd, struct file *file, u32 flags,
 		  u32 nfuncs, u32 src_type);
 s64 hdc_tcp_send(struct hdc_dev *hd, struct file *file,
 		 const struct hdc_extent *x, u32 n, u64 len);
+int hdc_tcp_hold(struct hdc_dev *hd, struct sock *sk, bool rx);
+void hdc_tcp_state(struct sock *sk, struct hdc_net_flow *f, u32 mtu);
+
+/* hdc_tcp_rx.c: TCP sockets as sources, the receive side's handover */
+int hdc_tcp_rx_src(struct hdc_dev *hd, struct file *file,
+		   struct hdc_request *req);
+size_t hdc_tcp_rx_dlen(const struct hdc_request *req);
+void hdc_tcp_rx_encode(struct hdc_request *req);
+int hdc_tcp_rx_take(struct hdc_request *req);
+void hdc_tcp_rx_give(struct hdc_request *req, int err, bool ran);
 
 #if IS_ENABLED(CONFIG_KUNIT)
 /* helpers under test (hdc_kunit.c) */

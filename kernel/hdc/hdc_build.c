@@ -127,7 +127,11 @@ static int hdc_build_endpoints(struct hdc_dev *hd, const struct hdc_req *r,
 				hdc_uerr(hd, "a socket source: blocking, offset 0\n");
 				return -EINVAL;
 			}
-			ret = hdc_nic_rx_src(hd, req->src.file, &req->rx);
+			req->src_tcp = hdc_tcp_is_tcp(req->src.file);
+			if (req->src_tcp)
+				ret = hdc_tcp_rx_src(hd, req->src.file, req);
+			else
+				ret = hdc_nic_rx_src(hd, req->src.file, &req->rx);
 			if (ret)
 				return ret;
 			goto dst;
@@ -221,6 +225,9 @@ static int hdc_build_map(struct hdc_dev *hd, struct hdc_request *req,
 				  same ? &b->sx : NULL);
 		if (ret)
 			return ret;
+		/* The peer's FIN may end a TCP stream short: size to it. */
+		if (req->src_tcp && req->dst_orig_size <= req->dst.off)
+			req->dst_resize = true;
 	}
 	return 0;
 }
@@ -244,7 +251,8 @@ static int hdc_build_encode(struct hdc_request *req, const struct hdc_req *r,
 
 	ret = hdc_req_alloc_dbuf(req, aux_len + slen + dlen +
 				 (req->dst_nic ? sizeof(req->flow) : 0) +
-				 (req->src_nic ? sizeof(req->rx) : 0));
+				 (req->src_nic ? sizeof(req->rx) : 0) +
+				 (req->src_tcp ? hdc_tcp_rx_dlen(req) : 0));
 	if (ret)
 		return ret;
 	req->aux = req->dbuf;
@@ -265,6 +273,8 @@ static int hdc_build_encode(struct hdc_request *req, const struct hdc_req *r,
 		memcpy(req->rx_dev, &req->rx, sizeof(req->rx));
 		hdc_set_ep(&req->cmd.src, HDC_EP_NIC, 0,
 			   req->dbuf_dma + aux_len + slen + dlen);
+		if (req->src_tcp)
+			hdc_tcp_rx_encode(req);
 	} else if (req->src.file)
 		hdc_set_ep(&req->cmd.src, HDC_EP_NVME, b->sx.n,
 			   req->dbuf_dma + aux_len);

@@ -195,8 +195,10 @@ static struct pci_driver hdc_pci_driver = {
 /* The PCI driver of the engine; the NIC side's driver of snic.peer_hdc. */
 static int __init hdc_init(void)
 {
-	int ret = hdc_nic_register();
+	int ret;
 
+	hdc_sysfs_init();
+	ret = hdc_nic_register();
 	if (ret)
 		return ret;
 	ret = pci_register_driver(&hdc_pci_driver);

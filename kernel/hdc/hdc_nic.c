@@ -426,7 +426,9 @@ int hdc_nic_l3(struct hdc_dev *hd, struct sock *sk, u8 proto,
 	dport = inet->inet_dport;
 	tos = inet->tos;
 	ttl = inet->uc_ttl;
-	ret = sk->sk_state == TCP_ESTABLISHED && daddr && dport ? 0 : -ENOTCONN;
+	ret = (sk->sk_state == TCP_ESTABLISHED ||
+	       (proto == IPPROTO_TCP && sk->sk_state == TCP_CLOSE_WAIT)) &&
+	      daddr && dport ? 0 : -ENOTCONN;
 	release_sock(sk);
 	if (ret) {
 		hdc_uerr(hd, "socket destination is not connected\n");
@@ -596,7 +598,7 @@ static int hdc_nic_rx_rule(struct hdc_dev *hd, const struct hdc_net_rx *rx)
 	r.dest = SNIC_DEST_RQ;
 	r.actions = SNIC_ACT_COUNT;
 	r.dest_id = cpu_to_le32(nic->rq.qn);
-	r.ip_proto = IPPROTO_UDP;
+	r.ip_proto = rx->proto;		/* HDC_NET_UDP/_TCP: IPPROTO_* */
 	r.dst_ip = rx->dst_ip;
 	r.dst_ip_mask = htonl(0xffffffff);
 	r.dst_port = rx->dst_port;

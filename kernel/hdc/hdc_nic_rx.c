@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * hdc: the engine's receive side (docs/hdc.md, "Receiving"): running a
- * receive, a request whose source is a bound UDP/IPv4 socket.  The
+ * receive, a request whose source is a bound UDP/IPv4 socket or a
+ * connected TCP/IPv4 one (hdc_tcp_rx.c hands it over and back).  The
  * engine's striding receive queue and its CQ (rings and records in BAR4,
  * buffers in BAR2), the socket's checks and the steering rule are
  * hdc_nic.c's (the one user of snic's peer-queue API); this file only
@@ -41,15 +42,25 @@ int hdc_nic_rx_exec(struct hdc_request *req, u32 timeout_ms)
 	long left, tmo = timeout_ms ? msecs_to_jiffies(timeout_ms) :
 			 MAX_SCHEDULE_TIMEOUT;
 	int ret, why = 0;
+	bool ran = false;
 
 	if (!mutex_trylock(&nic->rx_lock)) {
 		hdc_uerr(hd, "another receive is running\n");
 		hdc_build_cancel(req);
 		return -EBUSY;
 	}
+	if (req->src_tcp) {
+		/* The socket is held from here to the hand-back. */
+		ret = hdc_tcp_rx_take(req);
+		if (ret) {
+			hdc_build_cancel(req);
+			goto out;
+		}
+	}
 	ret = hdc_build_submit(req);
 	if (ret)
-		goto out;
+		goto give;
+	ran = true;
 	ret = hdc_nic_rx_steer(hd, &req->rx);
 	if (ret) {
 		hdc_uerr(hd, "cannot steer port %u to the engine: %d\n",
@@ -70,11 +81,14 @@ int hdc_nic_rx_exec(struct hdc_request *req, u32 timeout_ms)
 	if (!left) {
 		dev_err(&hd->pdev->dev, "receive did not stop\n");
 		ret = -EIO;
-		goto out;
+		goto give;
 	}
 	ret = req->err;
 	if (why && (!ret || ret == -ETIMEDOUT))
 		ret = why;
+give:
+	if (req->src_tcp)
+		hdc_tcp_rx_give(req, ret, ran);
 out:
 	mutex_unlock(&nic->rx_lock);
 	return ret;

@@ -258,6 +258,16 @@ void hdc_queue_stop(struct hdc_dev *hd)
 	}
 }
 
+/* One more in a driver counter of hd's statistics. */
+void hdc_stat_inc(struct hdc_dev *hd, u64 *counter)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&hd->stat_lock, flags);
+	(*counter)++;
+	spin_unlock_irqrestore(&hd->stat_lock, flags);
+}
+
 /*
  * Fold the device's 32-bit command counters into 64-bit ones (for
  * HDC_IOC_STATS and sysfs).

@@ -89,7 +89,6 @@ static int hdc_req_charge(struct hdc_request *req, size_t len)
 {
 	struct hdc_dev *hd = req->hd;
 	unsigned long pages = hdc_pages(len), limit, max;
-	unsigned long flags;
 	int ret;
 
 	if (!req->user || req->unlimited)
@@ -108,9 +107,7 @@ undo_all:
 	atomic_long_sub(pages, &hd->user_pages);
 undo_user:
 	atomic_long_sub(pages, &req->user->locked_vm);
-	spin_lock_irqsave(&hd->stat_lock, flags);
-	hd->mem_refused++;
-	spin_unlock_irqrestore(&hd->stat_lock, flags);
+	hdc_stat_inc(hd, &hd->mem_refused);
 	dev_info_ratelimited(&hd->pdev->dev,
 			     "%s[%d]: %zu bytes of DMA memory over the %s limit\n",
 			     current->comm, task_pid_nr(current), len,

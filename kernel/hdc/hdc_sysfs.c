@@ -122,7 +122,7 @@ static const struct attribute_group hdc_attr_group = {
 	.attrs = hdc_attrs,
 };
 
-/* Driver counters, 64 bit: the attribute's var is the field's offset. */
+/* A driver counter: the attribute's var is the field's offset. */
 static ssize_t hdc_stat_show(struct device *dev, struct device_attribute *attr,
 			     char *buf)
 {
@@ -139,17 +139,60 @@ static ssize_t hdc_stat_show(struct device *dev, struct device_attribute *attr,
 	return sysfs_emit(buf, "%llu\n", v);
 }
 
+/* A statistic register of the engine: the attribute's var is it. */
+static ssize_t hdc_reg_stat_show(struct device *dev,
+				 struct device_attribute *attr, char *buf)
+{
+	struct dev_ext_attribute *ea = container_of(attr, struct dev_ext_attribute,
+						    attr);
+
+	return sysfs_emit(buf, "%u\n",
+			  hdc_rd(to_hdc(dev), (unsigned long)ea->var));
+}
+
 #define HDC_STAT(_attr, _field)						\
 	{ __ATTR(_attr, 0444, hdc_stat_show, NULL),			\
 	  (void *)offsetof(struct hdc_dev, _field) }
+#define HDC_REG_STAT(_attr, _reg)					\
+	{ __ATTR(_attr, 0444, hdc_reg_stat_show, NULL),			\
+	  (void *)(unsigned long)(_reg) }
 
-static struct dev_ext_attribute hdc_stat_requests = HDC_STAT(requests, requests);
-static struct dev_ext_attribute hdc_stat_errors = HDC_STAT(errors, errors);
-static struct dev_ext_attribute hdc_stat_bytes_in = HDC_STAT(bytes_in, bytes_in);
-static struct dev_ext_attribute hdc_stat_bytes_out = HDC_STAT(bytes_out, bytes_out);
-static struct dev_ext_attribute hdc_stat_dev_cmds = HDC_STAT(dev_cmds, dev_cmds);
-static struct dev_ext_attribute hdc_stat_nvme_cmds = HDC_STAT(nvme_cmds, nvme_cmds);
-static struct dev_ext_attribute hdc_stat_mem_refused = HDC_STAT(mem_refused, mem_refused);
+/*
+ * stats/, one row per file: the driver's counters (64 bit, fields of
+ * struct hdc_dev), then the engine's statistic registers (32 bit).
+ */
+static struct dev_ext_attribute hdc_stats[] = {
+	HDC_STAT(requests, requests),
+	HDC_STAT(errors, errors),
+	HDC_STAT(bytes_in, bytes_in),
+	HDC_STAT(bytes_out, bytes_out),
+	HDC_STAT(dev_cmds, dev_cmds),
+	HDC_STAT(nvme_cmds, nvme_cmds),
+	HDC_STAT(mem_refused, mem_refused),
+	HDC_STAT(tcp_sends, tcp_sends),
+	HDC_STAT(tcp_recvs, tcp_recvs),
+	HDC_STAT(tcp_resets, tcp_resets),
+	HDC_REG_STAT(dev_errs, HDC_REG_STAT_ERRS),
+	HDC_REG_STAT(nvme_errs, HDC_REG_STAT_NVME_ERRS),
+	HDC_REG_STAT(rd_kib, HDC_REG_STAT_RD_KIB),
+	HDC_REG_STAT(wr_kib, HDC_REG_STAT_WR_KIB),
+	HDC_REG_STAT(fn_kib, HDC_REG_STAT_FN_KIB),
+	HDC_REG_STAT(dev_inflight, HDC_REG_STAT_INFLIGHT),
+	HDC_REG_STAT(bad_doorbells, HDC_REG_STAT_BAD_DB),
+	HDC_REG_STAT(dma_errs, HDC_REG_STAT_DMA_ERRS),
+	HDC_REG_STAT(bad_regs, HDC_REG_STAT_BAD_REG),
+	HDC_REG_STAT(nic_tx, HDC_REG_STAT_NIC_TX),
+	HDC_REG_STAT(nic_errs, HDC_REG_STAT_NIC_ERRS),
+	HDC_REG_STAT(nic_rx, HDC_REG_STAT_NIC_RX),
+	HDC_REG_STAT(nic_rx_drop, HDC_REG_STAT_NIC_RX_DROP),
+	HDC_REG_STAT(tcp_acks, HDC_REG_STAT_TCP_ACKS),
+	HDC_REG_STAT(tcp_rexmit, HDC_REG_STAT_TCP_REXMIT),
+	HDC_REG_STAT(tcp_rto, HDC_REG_STAT_TCP_RTO),
+	HDC_REG_STAT(tcp_dupacks, HDC_REG_STAT_TCP_DUPACK),
+	HDC_REG_STAT(tcp_rx_segs, HDC_REG_STAT_TCP_RX),
+	HDC_REG_STAT(tcp_rx_ooo, HDC_REG_STAT_TCP_RX_OOO),
+	HDC_REG_STAT(tcp_rx_acks, HDC_REG_STAT_TCP_RX_ACK),
+};
 
 static ssize_t user_mem_kib_show(struct device *dev,
 				 struct device_attribute *attr, char *buf)
@@ -167,50 +210,18 @@ static ssize_t inflight_show(struct device *dev, struct device_attribute *attr,
 }
 static DEVICE_ATTR_RO(inflight);
 
-/* Device registers, 32 bit, as the engine counts them. */
-#define HDC_REG_ATTR(_name, _reg)					\
-static ssize_t _name##_show(struct device *dev,				\
-			    struct device_attribute *attr, char *buf)	\
-{									\
-	return sysfs_emit(buf, "%u\n", hdc_rd(to_hdc(dev), _reg));	\
-}									\
-static DEVICE_ATTR_RO(_name)
+/* The table's rows, user_mem_kib, inflight, the end: hdc_sysfs_init(). */
+static struct attribute *hdc_stat_attrs[ARRAY_SIZE(hdc_stats) + 3];
 
-HDC_REG_ATTR(dev_errs, HDC_REG_STAT_ERRS);
-HDC_REG_ATTR(nvme_errs, HDC_REG_STAT_NVME_ERRS);
-HDC_REG_ATTR(rd_kib, HDC_REG_STAT_RD_KIB);
-HDC_REG_ATTR(wr_kib, HDC_REG_STAT_WR_KIB);
-HDC_REG_ATTR(fn_kib, HDC_REG_STAT_FN_KIB);
-HDC_REG_ATTR(dev_inflight, HDC_REG_STAT_INFLIGHT);
-HDC_REG_ATTR(bad_doorbells, HDC_REG_STAT_BAD_DB);
-HDC_REG_ATTR(dma_errs, HDC_REG_STAT_DMA_ERRS);
-HDC_REG_ATTR(bad_regs, HDC_REG_STAT_BAD_REG);
-HDC_REG_ATTR(nic_rx, HDC_REG_STAT_NIC_RX);
-HDC_REG_ATTR(nic_rx_drop, HDC_REG_STAT_NIC_RX_DROP);
+void hdc_sysfs_init(void)
+{
+	unsigned int i;
 
-static struct attribute *hdc_stat_attrs[] = {
-	&hdc_stat_requests.attr.attr,
-	&hdc_stat_errors.attr.attr,
-	&hdc_stat_bytes_in.attr.attr,
-	&hdc_stat_bytes_out.attr.attr,
-	&hdc_stat_dev_cmds.attr.attr,
-	&hdc_stat_nvme_cmds.attr.attr,
-	&hdc_stat_mem_refused.attr.attr,
-	&dev_attr_user_mem_kib.attr,
-	&dev_attr_inflight.attr,
-	&dev_attr_dev_errs.attr,
-	&dev_attr_nvme_errs.attr,
-	&dev_attr_rd_kib.attr,
-	&dev_attr_wr_kib.attr,
-	&dev_attr_fn_kib.attr,
-	&dev_attr_dev_inflight.attr,
-	&dev_attr_bad_doorbells.attr,
-	&dev_attr_dma_errs.attr,
-	&dev_attr_bad_regs.attr,
-	&dev_attr_nic_rx.attr,
-	&dev_attr_nic_rx_drop.attr,
-	NULL,
-};
+	for (i = 0; i < ARRAY_SIZE(hdc_stats); i++)
+		hdc_stat_attrs[i] = &hdc_stats[i].attr.attr;
+	hdc_stat_attrs[i++] = &dev_attr_user_mem_kib.attr;
+	hdc_stat_attrs[i] = &dev_attr_inflight.attr;
+}
 
 static const struct attribute_group hdc_stat_group = {
 	.name = "stats",

@@ -85,11 +85,22 @@ static bool hdc_tcp_md5(struct tcp_sock *tp)
 #endif
 }
 
+/* A sender: ESTABLISHED, not shut down; a receiver also CLOSE_WAIT. */
+static bool hdc_tcp_state_ok(struct sock *sk, bool rx)
+{
+	if (rx)
+		return sk->sk_state == TCP_ESTABLISHED ||
+		       sk->sk_state == TCP_CLOSE_WAIT;
+	return sk->sk_state == TCP_ESTABLISHED &&
+	       !(sk->sk_shutdown & SEND_SHUTDOWN);
+}
+
 /*
  * lock_sock(@sk) with nothing of it in flight (everything sent acked),
- * or an error and the socket not held.
+ * or an error and the socket not held.  @rx: for a receive, which may
+ * also start after the peer's FIN (CLOSE_WAIT) or our shutdown.
  */
-static int hdc_tcp_hold(struct hdc_dev *hd, struct sock *sk)
+int hdc_tcp_hold(struct hdc_dev *hd, struct sock *sk, bool rx)
 {
 	struct tcp_sock *tp = tcp_sk(sk);
 	int i, ret;
@@ -100,8 +111,7 @@ static int hdc_tcp_hold(struct hdc_dev *hd, struct sock *sk)
 			ret = -sk->sk_err;
 			break;
 		}
-		if (sk->sk_state != TCP_ESTABLISHED ||
-		    (sk->sk_shutdown & SEND_SHUTDOWN)) {
+		if (!hdc_tcp_state_ok(sk, rx)) {
 			ret = -EPIPE;
 			break;
 		}
@@ -130,7 +140,7 @@ static int hdc_tcp_hold(struct hdc_dev *hd, struct sock *sk)
 }
 
 /* The TCP header template and state from the held socket. */
-static void hdc_tcp_state(struct sock *sk, struct hdc_net_flow *f, u32 mtu)
+void hdc_tcp_state(struct sock *sk, struct hdc_net_flow *f, u32 mtu)
 {
 	struct tcp_sock *tp = tcp_sk(sk);
 	struct tcphdr *th = (struct tcphdr *)(f->hdr + f->l4_off);
@@ -172,8 +182,8 @@ static void hdc_tcp_state(struct sock *sk, struct hdc_net_flow *f, u32 mtu)
  * are not all acked (or whose state the engine never wrote after it may
  * have sent) cannot go on: it is reset with @err.
  */
-static void hdc_tcp_handback(struct sock *sk, const struct hdc_net_flow *f,
-			     bool state, int err)
+static void hdc_tcp_handback(struct hdc_dev *hd, struct sock *sk,
+			     const struct hdc_net_flow *f, bool state, int err)
 {
 	struct tcp_sock *tp = tcp_sk(sk);
 	u32 una = le32_to_cpu(f->snd_una), max = le32_to_cpu(f->snd_max);
@@ -198,6 +208,7 @@ static void hdc_tcp_handback(struct sock *sk, const struct hdc_net_flow *f,
 	tp->lsndtime = tcp_jiffies32;
 	tp->tcp_mstamp = tcp_clock_us();
 	if ((err && !state) || una != max || err == -ECONNRESET) {
+		hdc_stat_inc(hd, &hd->tcp_resets);
 		sk->sk_err = err ? -err : EIO;
 		sk_error_report(sk);
 		tcp_done(sk);
@@ -286,17 +297,18 @@ s64 hdc_tcp_send(struct hdc_dev *hd, struct file *file,
 		ret = -ENODEV;
 	}
 	if (!ret)
-		ret = hdc_tcp_hold(hd, sk);
+		ret = hdc_tcp_hold(hd, sk, false);
 	if (ret)
 		goto out;
 	hdc_tcp_state(sk, &c->flow, mtu);
+	hdc_stat_inc(hd, &hd->tcp_sends);
 	ret = hdc_nic_steer_tcp(hd, &c->flow);
 	if (!ret) {
 		ret = hdc_nic_step(hd, n * sizeof(*x) + sizeof(c->flow),
 				   hdc_tcp_fill, hdc_tcp_done, c,
 				   HDC_TCP_EXEC_MS);
 		hdc_nic_unsteer(hd);
-		hdc_tcp_handback(sk, &c->flow, c->state, ret);
+		hdc_tcp_handback(hd, sk, &c->flow, c->state, ret);
 	}
 	release_sock(sk);
 	if (ret)

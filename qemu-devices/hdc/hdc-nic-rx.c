@@ -8,7 +8,7 @@
  * 2^HDC_NIC_RX_LOG_NSTR strides of 2^HDC_NIC_RX_LOG_STRIDE bytes.
  *
  * The snic's CQE writes into BAR4 wake the engine; its pass parses each
- * frame (Ethernet, IPv4, UDP, struct hdc_rx_hdr) and hands the datagram
+ * frame (Ethernet, IPv4, UDP and struct hdc_rx_hdr, or TCP) and hands it
  * to the scoreboard through HdcNicRx.deliver, which copies the payload
  * into the receiving command's chunk or asks to wait (the CQE stays until
  * a later pass).  A descriptor whose last stride is consumed is posted
@@ -126,8 +126,54 @@ bool hdc_nic_rx_is_cq(hwaddr addr)
 }
 
 /*
+ * The TCP segment of IPv4 header @ip (@ihl bytes, @tot in all): its
+ * addresses, ports, sequence number, flags, TSval and payload (any length,
+ * also none).  NULL if it is good (@d filled), else why not.
+ */
+static const char *hdc_nic_rx_parse_tcp(const uint8_t *ip, uint32_t ihl,
+                                        uint32_t tot, HdcRxDgram *d)
+{
+    const uint8_t *th = ip + ihl;
+    uint32_t doff, i;
+
+    if (tot < ihl + 20) {
+        return "TCP header";
+    }
+    doff = (th[12] >> 4) * 4;
+    if (doff < 20 || ihl + doff > tot) {
+        return "TCP data offset";
+    }
+    memset(d, 0, sizeof(*d));
+    /* The timestamp option, if there is one (kind 8, length 10). */
+    for (i = 20; i < doff && th[i] != 0;) {
+        if (th[i] == 1) {
+            i++;
+            continue;
+        }
+        if (i + 1 >= doff || th[i + 1] < 2 || i + th[i + 1] > doff) {
+            break;
+        }
+        if (th[i] == 8 && th[i + 1] == 10) {
+            d->has_ts = true;
+            d->tsval = ldl_be_p(th + i + 2);
+        }
+        i += th[i + 1];
+    }
+    d->proto = HDC_NET_TCP;
+    d->src_ip = ldl_be_p(ip + 12);
+    d->dst_ip = ldl_be_p(ip + 16);
+    d->src_port = lduw_be_p(th);
+    d->dst_port = lduw_be_p(th + 2);
+    d->seq = ldl_be_p(th + 4);
+    d->tcp_flags = th[13];
+    d->len = tot - ihl - doff;
+    d->data = th + doff;
+    return NULL;
+}
+
+/*
  * The datagram in @f (@len frame bytes): Ethernet II, IPv4 without
- * fragments, UDP, struct hdc_rx_hdr, payload.  NULL if it is good (@d
+ * fragments, UDP, struct hdc_rx_hdr, payload; or a TCP segment.  NULL if it is good (@d
  * filled), else why not.
  */
 static const char *hdc_nic_rx_parse(uint8_t *f, uint32_t len,
@@ -150,8 +196,11 @@ static const char *hdc_nic_rx_parse(uint8_t *f, uint32_t len,
     if (lduw_be_p(ip + 6) & 0x3fff) {
         return "IPv4 fragment";
     }
-    if (ip[9] != 17 || tot < ihl + 8) {
-        return "not UDP";
+    if (ip[9] == HDC_NET_TCP) {
+        return hdc_nic_rx_parse_tcp(ip, ihl, tot, d);
+    }
+    if (ip[9] != HDC_NET_UDP || tot < ihl + 8) {
+        return "not UDP or TCP";
     }
     udp = ip + ihl;
     ulen = lduw_be_p(udp + 4);
@@ -176,6 +225,7 @@ static const char *hdc_nic_rx_parse(uint8_t *f, uint32_t len,
     d->off = ldq_be_p(h + 8);
     d->len = plen;
     d->data = h + sizeof(struct hdc_rx_hdr);
+    d->proto = HDC_NET_UDP;
     return NULL;
 }
 
@@ -208,7 +258,7 @@ void hdc_nic_rx_process(HdcState *s)
                                                   num_strides));
         int32_t chunk = x->chunk[desc & (HDC_RQ_SIZE - 1)];
         const char *why = NULL;
-        HdcRxDgram d;
+        HdcRxDgram d = { 0 };
 
         if ((cqe[63] & SNIC_CQE_OWNER) != phase) {
             break;

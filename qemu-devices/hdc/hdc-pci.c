@@ -43,6 +43,7 @@ static void hdc_engine_bh(void *opaque)
         /* after the fetch: an abort also fails a receive just fetched */
         hdc_nic_rx_process(s);
         hdc_sb_run(s);
+        hdc_tcp_rx_flush(s);
         hdc_nvme_flush(s);
         hdc_nic_flush(s);
         hdc_cmdq_post(s);

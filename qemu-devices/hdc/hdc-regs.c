@@ -24,6 +24,7 @@ void hdc_reset_state(HdcState *s, bool hard)
     hdc_nic_rx_reset(s);
     s->nicrx.fail = 0;
     hdc_tcp_reset(s);
+    hdc_tcp_rx_reset(s);
     memset(&s->q, 0, sizeof(s->q));
     memset(&s->stats, 0, sizeof(s->stats));
     s->error = HDC_ERR_NONE;
@@ -159,6 +160,14 @@ static uint64_t hdc_regs_read(void *opaque, hwaddr addr, unsigned size)
         return s->stats.tcp_rexmit;
     case HDC_REG_STAT_TCP_RTO:
         return s->stats.tcp_rto;
+    case HDC_REG_STAT_TCP_DUPACK:
+        return s->stats.tcp_dupacks;
+    case HDC_REG_STAT_TCP_RX:
+        return s->stats.tcp_rx;
+    case HDC_REG_STAT_TCP_RX_OOO:
+        return s->stats.tcp_rx_ooo;
+    case HDC_REG_STAT_TCP_RX_ACK:
+        return s->stats.tcp_rx_ack;
     case HDC_REG_NIC_ARQN:
         return s->tcp.rqn;
     case HDC_REG_NIC_ARQ_DB_LO:

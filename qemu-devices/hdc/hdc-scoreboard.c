@@ -272,12 +272,16 @@ static uint16_t hdc_rx_setup(HdcState *s, HdcJob *job)
         s->stats.dma_errs++;
         return HDC_ST_EDMA;
     }
-    if (r.proto != HDC_NET_UDP) {
-        why = "protocol not UDP";
-    } else if (le32_to_cpu(r.flags)) {
-        why = "flags not 0";
+    if (r.proto != HDC_NET_UDP && r.proto != HDC_NET_TCP) {
+        why = "protocol not UDP or TCP";
+    } else if (le32_to_cpu(r.flags) &
+               ~(r.proto == HDC_NET_TCP ? HDC_NET_RX_F_FIN : 0)) {
+        why = "unknown flags";
     } else if (!r.dst_port) {
         why = "no destination port";
+    } else if (r.proto == HDC_NET_TCP &&
+               (!r.dst_ip || !r.src_ip || !r.src_port)) {
+        why = "TCP receive without both addresses and ports";
     }
     if (why) {
         D2D_GUEST_ERR(hdc_bad_flow, "%s", why);
@@ -287,6 +291,14 @@ static uint16_t hdc_rx_setup(HdcState *s, HdcJob *job)
     rx->src_ip = be32_to_cpu(r.src_ip);
     rx->dst_port = be16_to_cpu(r.dst_port);
     rx->src_port = be16_to_cpu(r.src_port);
+    rx->tcp = r.proto == HDC_NET_TCP;
+    if (rx->tcp) {
+        rx->fin = le32_to_cpu(r.flags) & HDC_NET_RX_F_FIN;
+        rx->prefix_addr = le32_to_cpu(r.prefix_lo) |
+                          (uint64_t)le32_to_cpu(r.prefix_hi) << 32;
+        rx->prefix_len = MIN(le32_to_cpu(r.prefix_len), job->length);
+        return hdc_tcp_rx_setup(s, job, job->src.addr + sizeof(r));
+    }
     return HDC_ST_OK;
 }
 
@@ -538,6 +550,9 @@ void hdc_job_free(HdcState *s, HdcJob *job)
 
     if (s->tcp.job == job) {
         s->tcp.job = NULL;      /* dropped by a reset */
+    }
+    if (s->tcprx.job == job) {
+        s->tcprx.job = NULL;
     }
     QTAILQ_FOREACH_SAFE(e, &job->entries, link, next) {
         hdc_entry_free(s, e);
@@ -973,15 +988,115 @@ static HdcJob *hdc_rx_job(HdcState *s)
 /* Is @d of the receive's flow? */
 static bool hdc_rx_match(const HdcRx *rx, const HdcRxDgram *d)
 {
-    return d->dst_port == rx->dst_port &&
+    return d->proto == (rx->tcp ? HDC_NET_TCP : HDC_NET_UDP) &&
+           d->dst_port == rx->dst_port &&
            (!rx->dst_ip || d->dst_ip == rx->dst_ip) &&
            (!rx->src_ip || d->src_ip == rx->src_ip) &&
            (!rx->src_port || d->src_port == rx->src_port);
 }
 
+static int hdc_rx_place(HdcState *s, HdcJob *job, uint64_t off,
+                        const uint8_t *data, uint32_t len);
+
+/*
+ * The peer's FIN after byte @n (rx.next) of a TCP receive: the stream
+ * ends there.  READ entries past it go (with their FUNC and WRITE), the
+ * one holding byte n - 1 (or one opened at n, empty) becomes the last.
+ */
+static void hdc_rx_end_at(HdcState *s, HdcJob *job)
+{
+    uint64_t n = job->rx.next;
+    HdcEntry *e, *next, *last = NULL;
+
+    job->length = n;
+    job->all_read_rx = true;
+    QTAILQ_FOREACH(e, &job->entries, link) {
+        if (e->type == HDC_E_READ && e->pos <= n && e->pos + e->len > n) {
+            last = e;           /* holds byte n, or is at n */
+        }
+    }
+    if (!last) {
+        QTAILQ_FOREACH(e, &job->entries, link) {
+            if (e->type == HDC_E_READ && e->pos == n) {
+                last = e;
+            }
+        }
+    }
+again:
+    QTAILQ_FOREACH(e, &job->entries, link) {
+        if (e->type == HDC_E_FUNC && e->read != last && e->read->pos >= n) {
+            if (e->write) {
+                hdc_entry_free(s, e->write);
+            }
+            hdc_entry_free(s, e);
+            goto again;     /* the walk's next entry may have gone */
+        }
+    }
+    QTAILQ_FOREACH_SAFE(e, &job->entries, link, next) {
+        if (e->type == HDC_E_READ && e != last && e->pos >= n) {
+            hdc_entry_free(s, e);
+            job->reads_open--;
+        }
+    }
+    if (last) {
+        last->len = n - last->pos;
+        last->last = true;
+        if (last->state == HDC_ES_ISSUE) {
+            last->state = HDC_ES_DONE;
+        }
+        QTAILQ_FOREACH(e, &job->entries, link) {
+            if (e->type == HDC_E_FUNC && e->read == last) {
+                e->last = true;
+            }
+        }
+        job->all_read = true;
+    } else {
+        /* Nothing open at n: the next READ opened is empty and last. */
+        job->all_read = false;
+    }
+    job->rd_pos = n;
+}
+
+/*
+ * Segment @d of TCP receive @job: its new bytes placed in order, an
+ * out-of-order or old one dropped (the ACKs due are hdc-tcp-rx.c's), an
+ * RST failing the receive, a FIN ending the stream.
+ */
+static int hdc_rx_deliver_tcp(HdcState *s, HdcJob *job, const HdcRxDgram *d)
+{
+    HdcTcpSeg g;
+    int r = HDC_RX_PLACED;
+
+    if (job->rx.next < job->rx.prefix_len) {
+        return HDC_RX_WAIT;     /* the prefix goes first */
+    }
+    switch (hdc_tcp_rx_seg(s, job, d, &g)) {
+    case HDC_TCP_SEG_RESET:
+        hdc_job_fail(job, HDC_ST_ECONNRESET);
+        hdc_kick(s);
+        return HDC_RX_DROPPED;
+    case HDC_TCP_SEG_DROP:
+        job->rx.dropped++;
+        return HDC_RX_DROPPED;
+    }
+    if (g.len) {
+        r = hdc_rx_place(s, job, g.off, d->data + g.skip, g.len);
+        if (r == HDC_RX_WAIT) {
+            return r;
+        }
+        job->rx.dgrams++;
+    }
+    if (hdc_tcp_rx_took(s, job, d) && !job->all_read_rx) {
+        hdc_rx_end_at(s, job);
+        hdc_kick(s);
+    }
+    return r;
+}
+
 /*
  * Place datagram @d of the receiving command: its payload goes into the
- * chunks of the READ entries it covers, in offset order only.  A
+ * chunks of the READ entries it covers, in offset order only (a TCP
+ * receive's segments: hdc_rx_deliver_tcp).  A
  * datagram past the next expected byte ends the command with
  * HDC_ST_EGAP; one before it (a duplicate) or outside the command's
  * range is dropped and counted.  NULL: a bad frame, counted.
@@ -990,13 +1105,14 @@ int hdc_sb_rx_deliver(HdcState *s, const HdcRxDgram *d)
 {
     HdcJob *job = hdc_rx_job(s);
     HdcRx *rx;
-    HdcEntry *e;
-    uint64_t end;
 
     if (!job) {
         return HDC_RX_DROPPED;
     }
     rx = &job->rx;
+    if (d && rx->tcp && hdc_rx_match(rx, d)) {
+        return hdc_rx_deliver_tcp(s, job, d);
+    }
     if (!d || !hdc_rx_match(rx, d) || d->off >= job->length ||
         d->len > job->length - d->off || d->off < rx->next) {
         rx->dropped++;
@@ -1012,11 +1128,58 @@ int hdc_sb_rx_deliver(HdcState *s, const HdcRxDgram *d)
         hdc_kick(s);
         return HDC_RX_DROPPED;
     }
-    end = d->off + d->len;
+    if (hdc_rx_place(s, job, d->off, d->data, d->len) == HDC_RX_WAIT) {
+        return HDC_RX_WAIT;
+    }
+    rx->dgrams++;
+    return HDC_RX_PLACED;
+}
+
+/*
+ * A TCP receive's prefix (bytes the socket had taken in) from host memory
+ * into the stream, as far as its READ entries are open; with
+ * HDC_NET_RX_F_FIN the stream ends after it.
+ */
+static void hdc_rx_prefix(HdcState *s, HdcJob *job)
+{
+    HdcRx *rx = &job->rx;
+    uint8_t buf[4096];
+
+    while (rx->next < rx->prefix_len && job->status == HDC_ST_OK) {
+        uint32_t n = MIN(sizeof(buf), rx->prefix_len - rx->next);
+
+        if (d2d_dma_read(&s->parent_obj, &s->pcie, NULL,
+                         rx->prefix_addr + rx->next, buf, n) != MEMTX_OK) {
+            s->stats.dma_errs++;
+            hdc_job_fail(job, HDC_ST_EDMA);
+            return;
+        }
+        if (hdc_rx_place(s, job, rx->next, buf, n) == HDC_RX_WAIT) {
+            return;
+        }
+    }
+    if (rx->next == rx->prefix_len && rx->fin && !job->all_read_rx) {
+        hdc_tcp_rx_fin(s, job);
+        hdc_rx_end_at(s, job);
+    }
+}
+
+/*
+ * Copy @len received bytes at stream offset @off (the next expected byte)
+ * into the chunks of the READ entries they cover; HDC_RX_WAIT if one of
+ * those has no chunk yet.
+ */
+static int hdc_rx_place(HdcState *s, HdcJob *job, uint64_t off,
+                        const uint8_t *data, uint32_t len)
+{
+    HdcRx *rx = &job->rx;
+    HdcEntry *e;
+    uint64_t end = off + len;
+
     /* Every READ it covers must hold its chunk before any byte moves. */
     QTAILQ_FOREACH(e, &job->entries, link) {
         if (e->type == HDC_E_READ && e->pos < end &&
-            e->pos + e->len > d->off && e->state != HDC_ES_ISSUE) {
+            e->pos + e->len > off && e->state != HDC_ES_ISSUE) {
             return HDC_RX_WAIT;
         }
     }
@@ -1027,20 +1190,19 @@ int hdc_sb_rx_deliver(HdcState *s, const HdcRxDgram *d)
         uint64_t lo, hi;
 
         if (e->type != HDC_E_READ || e->pos >= end ||
-            e->pos + e->len <= d->off) {
+            e->pos + e->len <= off) {
             continue;
         }
-        lo = MAX(e->pos, d->off);
+        lo = MAX(e->pos, off);
         hi = MIN(e->pos + e->len, end);
         memcpy(hdc_chunk_ptr(s, e->chunk) + (lo - e->pos),
-               d->data + (lo - d->off), hi - lo);
+               data + (lo - off), hi - lo);
         s->budget -= hi - lo;
         if (hi == e->pos + e->len) {
             e->state = HDC_ES_DONE;
         }
     }
     rx->next = end;
-    rx->dgrams++;
     if (end == job->length) {
         job->all_read_rx = true;
     }
@@ -1116,6 +1278,13 @@ again:
             break;
         }
     }
+    if (job->src.type == HDC_EP_NIC && job->rx.tcp && !job->all_read_rx &&
+        job->rx.next <= job->rx.prefix_len && job->status == HDC_ST_OK) {
+        uint64_t before = job->rx.next;
+
+        hdc_rx_prefix(s, job);
+        progress |= job->rx.next != before || job->all_read_rx;
+    }
     /* Output beyond the per-chunk WRITEs: drain it with extra WRITEs. */
     while (job->status == HDC_ST_OK && job->funcs_done && job->fifo->len &&
            job->dst.type != HDC_EP_NONE && s->budget > 0) {
@@ -1133,6 +1302,7 @@ again:
         (job->status != HDC_ST_OK ||
          (job->funcs_done && !job->fifo->len))) {
         if (job->src.type == HDC_EP_NIC) {
+            hdc_tcp_rx_job_end(s, job);
             hdc_rx_report(s, job);
         }
         job->done = true;

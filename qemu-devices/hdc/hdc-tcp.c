@@ -460,6 +460,7 @@ static void hdc_tcp_input(HdcState *s, const uint8_t *p, uint32_t len)
         hdc_tcp_complete_acked(s);
     } else if (acked == 0 && t->una < t->max && !plen &&
                !(flags & TCPF_FIN) && win == t->wnd) {
+        s->stats.tcp_dupacks++;
         t->dupacks++;
         if (t->dupacks == 3 && !t->recovery) {
             t->ssthresh = MAX((uint32_t)(t->max - t->una) / 2, 2 * mss);

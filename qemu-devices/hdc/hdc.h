@@ -70,6 +70,10 @@ typedef struct HdcStats {
     uint64_t tcp_acks;      /* TCP segments received and used */
     uint64_t tcp_rexmit;    /* TCP segments sent again */
     uint64_t tcp_rto;       /* retransmission timeouts */
+    uint64_t tcp_dupacks;   /* duplicate ACKs received */
+    uint64_t tcp_rx;        /* TCP receive: segments placed */
+    uint64_t tcp_rx_ooo;    /* ... dropped: out of order or old */
+    uint64_t tcp_rx_ack;    /* ... ACKs sent */
 } HdcStats;
 
 /* Host command queue: command ring and completion ring in host memory. */
@@ -157,6 +161,10 @@ typedef struct HdcRx {
     uint64_t gap_hi;
     uint32_t dgrams;
     uint32_t dropped;
+    bool tcp;               /* a TCP receive (hdc-tcp-rx.c) */
+    bool fin;               /* TCP: the stream ends after the prefix */
+    uint64_t prefix_addr;   /* TCP: the stream's first bytes in host memory */
+    uint32_t prefix_len;
 } HdcRx;
 
 /*
@@ -325,6 +333,11 @@ typedef struct HdcRxDgram {
     uint64_t off;
     uint32_t len;
     const uint8_t *data;
+    uint8_t proto;          /* HDC_NET_UDP, HDC_NET_TCP */
+    uint8_t tcp_flags;      /* TCP: the header's flags */
+    bool has_ts;            /* TCP: a timestamp option, tsval its TSval */
+    uint32_t seq;           /* TCP: the sequence number */
+    uint32_t tsval;
 } HdcRxDgram;
 
 /* What HdcNicRx.deliver did with a datagram. */
@@ -386,6 +399,27 @@ typedef struct HdcTcp {
     int64_t rto_first_ns;
 } HdcTcp;
 
+/*
+ * The engine's TCP receiver (hdc-tcp-rx.c): one receive at a time.
+ * Stream offsets count the command's input bytes; sequence numbers are
+ * irs + offset.  Out-of-order segments are dropped (the peer sends them
+ * again), each answered by a duplicate ACK.
+ */
+typedef struct HdcTcpRx {
+    HdcJob *job;            /* the receive, NULL: none */
+    uint32_t irs;           /* sequence number of stream byte 0 */
+    uint64_t edge;          /* right edge of the window offered, offset */
+    uint64_t acked;         /* the ack number last sent, offset */
+    uint32_t wnd;           /* the window offered beyond each ACK */
+    uint32_t ts_recent;     /* the peer's last TSval: our TSecr */
+    uint32_t dup_due;       /* duplicate ACKs to send this pass */
+    uint16_t ip_id;         /* IPv4 id of the next ACK */
+    uint8_t wscale;         /* our receive window scale */
+    bool ts;                /* the template carries the timestamp option */
+    bool ack_due;           /* bytes placed: a cumulative ACK is due */
+    bool fin;               /* the peer's FIN came at the stream's end */
+} HdcTcpRx;
+
 struct HdcState {
     PCIDevice parent_obj;
 
@@ -410,6 +444,7 @@ struct HdcState {
     HdcNic nic;
     HdcNicRx nicrx;
     HdcTcp tcp;
+    HdcTcpRx tcprx;
 
     /* scoreboard */
     QTAILQ_HEAD(, HdcJob) jobs;
@@ -488,6 +523,30 @@ void hdc_nic_flush(HdcState *s);
  */
 bool hdc_nic_post(HdcState *s, const uint8_t *hdr, unsigned hl,
                   uint64_t bus, uint32_t plen, HdcEntry *e);
+
+/* hdc-tcp-rx.c */
+void hdc_tcp_rx_reset(HdcState *s);
+uint16_t hdc_tcp_rx_setup(HdcState *s, HdcJob *job, uint64_t addr);
+/* What hdc_tcp_rx_seg made of a segment. */
+enum {
+    HDC_TCP_SEG_DROP,       /* not for the stream (counted, ACK if due) */
+    HDC_TCP_SEG_DATA,       /* in order: place [*off, *off + len) */
+    HDC_TCP_SEG_RESET,      /* the peer reset the connection */
+};
+/* The new bytes of a segment: @len at stream offset @off, payload + @skip. */
+typedef struct HdcTcpSeg {
+    uint64_t off;
+    uint32_t skip;
+    uint32_t len;
+} HdcTcpSeg;
+int hdc_tcp_rx_seg(HdcState *s, HdcJob *job, const HdcRxDgram *d,
+                   HdcTcpSeg *g);
+/* A segment's new bytes are placed; true if it also ends the stream (FIN). */
+bool hdc_tcp_rx_took(HdcState *s, HdcJob *job, const HdcRxDgram *d);
+/* The stream ends at the next byte (the FIN came with the prefix). */
+void hdc_tcp_rx_fin(HdcState *s, HdcJob *job);
+void hdc_tcp_rx_flush(HdcState *s);
+void hdc_tcp_rx_job_end(HdcState *s, HdcJob *job);
 
 /* hdc-tcp.c */
 void hdc_tcp_init(HdcState *s);

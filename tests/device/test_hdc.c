@@ -1072,6 +1072,8 @@ static void nic_queues_as_seen_by_the_nic(void)
 
 /* ---- the engine's receive queues, the test playing the snic ---- */
 
+static void rx_put(const uint8_t *f, uint32_t len, uint16_t flags);
+
 #define NIC_RX		0x107000ull	/* struct hdc_net_rx */
 #define RX_PORT		9100
 #define RX_IP		0x0a000001	/* 10.0.0.1 */
@@ -1108,7 +1110,6 @@ static void rx_frame(uint16_t port, uint32_t magic, uint32_t hlen,
 	uint32_t hl = htonl(hlen), dip = htonl(RX_IP);
 	uint64_t o = htobe64(off);
 	uint16_t v;
-	struct snic_cqe q = { .opcode = SNIC_CQE_RX, .qn = 7 };
 
 	f[12] = 0x08;
 	f[14] = 0x45;
@@ -1126,13 +1127,21 @@ static void rx_frame(uint16_t port, uint32_t magic, uint32_t hlen,
 	memcpy(f + 46, &hl, 4);
 	memcpy(f + 50, &o, 8);
 	memcpy(f + 58, data, plen);
+	rx_put(f, len, SNIC_CQE_F_UDP | flags);
+}
+
+/* Frame @f of @len bytes into the next stride, then its CQE (@flags). */
+static void rx_put(const uint8_t *f, uint32_t len, uint16_t flags)
+{
+	struct snic_cqe q = { .opcode = SNIC_CQE_RX, .qn = 7 };
+
 	mem_write(rx_buf(rx_desc) + rx_stride * 2048u, f, len);
 	q.byte_cnt = len;
 	q.wqe_counter = rx_desc;
 	q.stride_idx = rx_stride;
 	q.num_strides = 1;
 	q.flags = SNIC_CQE_F_L3_OK | SNIC_CQE_F_L4_OK | SNIC_CQE_F_IPV4 |
-		  SNIC_CQE_F_UDP | flags;
+		  flags;
 	if (++rx_stride == 1u << HDC_NIC_RX_LOG_NSTR) {
 		q.flags |= SNIC_CQE_F_MPW_LAST;
 		rx_stride = 0;
@@ -1310,8 +1319,16 @@ static uint16_t tcp_cqe_n;		/* TX CQEs written */
 static uint16_t tcp_bb;			/* basic blocks completed */
 static uint16_t tcp_rx_n;		/* RX CQEs written */
 
+static void put_tcp_flow_at(uint64_t at, uint32_t wnd, uint8_t retries);
+
 /* A TCP flow at mss 1000: the peer's window @wnd, first RTO 200 ms. */
 static void put_tcp_flow(uint32_t wnd, uint8_t retries)
+{
+	put_tcp_flow_at(NIC_FLOW, wnd, retries);
+}
+
+/* The same flow at @at: 10.0.0.1:0x1111 to 10.0.0.2:0x2222. */
+static void put_tcp_flow_at(uint64_t at, uint32_t wnd, uint8_t retries)
 {
 	struct hdc_net_flow f = { .proto = HDC_NET_TCP, .hdr_len = TCP_HL,
 				  .l3_off = 14, .l4_off = 34, .mss = 1000,
@@ -1327,7 +1344,16 @@ static void put_tcp_flow(uint32_t wnd, uint8_t retries)
 	};
 
 	memcpy(f.hdr, h, sizeof(h));
-	qt_memwrite(qt, NIC_FLOW, &f, sizeof(f));
+	qt_memwrite(qt, at, &f, sizeof(f));
+}
+
+/* The header of the frame at basic block @bb (into @hdr); its WQE. */
+static void tcp_wqe(uint16_t bb, uint8_t *hdr, uint8_t *wqe)
+{
+	qt_memread(qt, BAR4_BASE + HDC_NVMEQ_NIC_SQ + (uint64_t)bb * 64, wqe,
+		   128);
+	memcpy(hdr, wqe + 22, 10);
+	memcpy(hdr + 10, wqe + 32, TCP_HL - 10);
 }
 
 /* The segment at basic block @bb: its sequence number, flags, payload. */
@@ -1338,10 +1364,7 @@ static void tcp_seg(uint16_t bb, uint32_t *seq, uint8_t *flags,
 	struct snic_wqe_ctrl *wc = (void *)wqe;
 	struct snic_wqe_data *wd = (void *)(wqe + 16 * 6);
 
-	qt_memread(qt, BAR4_BASE + HDC_NVMEQ_NIC_SQ + (uint64_t)bb * 64, wqe,
-		   128);
-	memcpy(hdr, wqe + 22, 10);
-	memcpy(hdr + 10, wqe + 32, TCP_HL - 10);
+	tcp_wqe(bb, hdr, wqe);
 	*seq = (uint32_t)hdr[38] << 24 | hdr[39] << 16 | hdr[40] << 8 | hdr[41];
 	*flags = hdr[47];
 	*plen = wc->ds_cnt == 7 ? wd->byte_count : 0;
@@ -1561,6 +1584,250 @@ static void check_ack_queue(void)
 }
 
 /* The receive queues' record and descriptors, descriptor i on chunk @buf[i]. */
+/* ---- the engine's TCP receiver, the test playing the snic and the peer ---- */
+
+static uint32_t ldl_be(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | p[1] << 16 | p[2] << 8 | p[3];
+}
+
+/*
+ * A TCP receive of the flow of put_tcp_flow_at() at NIC_RX + 64 (ack
+ * number TCP_ACK: the stream's byte @prefix), offering @wnd bytes; its
+ * first @prefix bytes at HSRC, @flags.
+ */
+static void put_tcp_rx(uint32_t wnd, uint32_t prefix, uint32_t flags)
+{
+	struct hdc_net_rx r = { .proto = HDC_NET_TCP, .flags = flags,
+				.prefix_lo = (uint32_t)HSRC,
+				.prefix_hi = HSRC >> 32,
+				.prefix_len = prefix,
+				.dst_ip = htonl(RX_IP),
+				.src_ip = htonl(RX_IP + 1),
+				.dst_port = htons(0x1111),
+				.src_port = htons(0x2222) };
+
+	qt_memwrite(qt, NIC_RX, &r, sizeof(r));
+	put_tcp_flow_at(NIC_RX + sizeof(r), wnd, 0);
+}
+
+/* The peer's segment @seq (@flags, TSval @tsval): @plen bytes of @data. */
+static void tcp_data(uint32_t seq, uint8_t flags, const uint8_t *data,
+		     uint32_t plen, uint32_t tsval)
+{
+	uint8_t f[2048] = {
+		2, 0, 0, 0, 0, 1, 2, 0, 0, 0, 0, 2, 0x08, 0x00,
+		0x45, 0, 0, 0, 0, 0, 0x40, 0, 64, 6, 0, 0,
+		10, 0, 0, 2, 10, 0, 0, 1,
+		0x22, 0x22, 0x11, 0x11, 0, 0, 0, 0, 0x10, 0, 0, 0,
+		0x80, 0, 0x10, 0, 0, 0, 0, 0,
+		1, 1, 8, 10, 0, 0, 0, 0, 0xaa, 0xaa, 0, 1,
+	};
+
+	f[16] = (52 + plen) >> 8;
+	f[17] = (52 + plen) & 0xff;
+	stl_be(f + 38, seq);
+	f[47] = flags;
+	stl_be(f + 58, tsval);
+	memcpy(f + 66, data, plen);
+	rx_put(f, 66 + plen, SNIC_CQE_F_TCP);
+}
+
+/* The ACK at basic block @bb: ack number, window field, TSecr. */
+static void tcp_ack(uint16_t bb, uint32_t *ack, uint16_t *wnd,
+		    uint32_t *tsecr)
+{
+	uint8_t wqe[128], hdr[TCP_HL];
+	struct snic_wqe_ctrl *wc = (void *)wqe;
+
+	tcp_wqe(bb, hdr, wqe);
+	CHECK_EQ(hdr[47], 0x10);		/* ACK only */
+	CHECK_EQ(wc->ds_cnt, 6);		/* no payload */
+	*ack = ldl_be(hdr + 42);
+	*wnd = hdr[48] << 8 | hdr[49];
+	*tsecr = ldl_be(hdr + 62);
+}
+
+/* The ack number of the engine's latest ACK. */
+static uint32_t tcp_last_ack(void)
+{
+	uint16_t pi = qt_readl(qt, BAR4_BASE + HDC_NVMEQ_NIC_DBR);
+	uint32_t ack, tsecr;
+	uint16_t wnd;
+
+	tcp_ack(pi - 2, &ack, &wnd, &tsecr);
+	return ack;
+}
+
+static struct hdc_net_flow tcp_rx_out(void)
+{
+	struct hdc_net_flow f;
+
+	qt_memread(qt, NIC_RX + sizeof(struct hdc_net_rx), &f, sizeof(f));
+	return f;
+}
+
+/*
+ * The TCP receiver: segments of the handed-over flow arrive on the
+ * striding RQ; in-order bytes are placed (here into host memory through
+ * crc32c), each pass ends with one cumulative ACK from the template
+ * (TSecr the peer's TSval, a window offered); an out-of-order segment is
+ * dropped and answered by a duplicate ACK, as is one of old bytes; an
+ * overlapping one gives its new bytes only, bytes past the length are
+ * not taken.  Bytes the socket had taken in (the prefix) come first.  The state goes back into the flow.  A FIN after the last
+ * byte ends the stream short (the FIN not acked); an RST at the next
+ * byte fails with ECONNRESET (further in the window it gets a challenge
+ * ACK, before it is ignored); a bad template
+ * or a receive without the peer's address is EINVAL.
+ */
+static void tcp_receiver_as_seen_by_the_nic(void)
+{
+	const uint8_t crc[] = { HDC_FN_CRC32C };
+	struct hdc_net_flow out;
+	struct hdc_net_rx r;
+	struct hdc_cmd c;
+	struct hdc_cpl cpl;
+	uint32_t ack, tsecr, ooo0, ack0;
+	uint16_t wnd;
+
+	CHECK(setup());
+	rx_cqe_n = rx_desc = rx_stride = 0;
+	fill_random(bufa, 8000);
+	wr(HDC_REG_NIC_SQN, NIC_SQN);
+	wr(HDC_REG_NIC_DB_LO, NIC_DB);
+	wr(HDC_REG_NIC_DB_HI, 0);
+	wr(HDC_REG_NIC_CTRL, HDC_NIC_ENABLE);
+	wr(HDC_REG_NIC_RX_CTRL, HDC_NIC_RX_ENABLE);
+	ooo0 = rd(HDC_REG_STAT_TCP_RX_OOO);
+	ack0 = rd(HDC_REG_STAT_TCP_RX_ACK);
+
+	put_tcp_rx(5000, 0, 0);
+	c = xfer(3000, ep_nic(NIC_RX), ep_host(HDST, 3000));
+	with_funcs(&c, crc, 1);
+	post(&c);
+	tcp_data(TCP_ACK, 0x18, bufa, 1000, 0xcc000001);
+	CHECK(nic_db_is(2));
+	tcp_ack(0, &ack, &wnd, &tsecr);
+	CHECK_EQ(ack, TCP_ACK + 1000);
+	CHECK_EQ(tsecr, 0xcc000001);
+	CHECK(wnd >= 5000 - 1000);		/* the offered edge kept */
+	/* Out of order: dropped, a duplicate ACK. */
+	tcp_data(TCP_ACK + 2000, 0x18, bufa + 2000, 1000, 0xcc000002);
+	CHECK(nic_db_is(4));
+	tcp_ack(2, &ack, &wnd, &tsecr);
+	CHECK_EQ(ack, TCP_ACK + 1000);
+	CHECK_EQ(tsecr, 0xcc000001);		/* not from out of order */
+	/* Old bytes again: acked again. */
+	tcp_data(TCP_ACK, 0x18, bufa, 1000, 0xcc000003);
+	CHECK(nic_db_is(6));
+	tcp_ack(4, &ack, &wnd, &tsecr);
+	CHECK_EQ(ack, TCP_ACK + 1000);
+	CHECK(!peek_cpl(&cpl));
+	/* Overlapping (500 old bytes), then past the length. */
+	tcp_data(TCP_ACK + 500, 0x18, bufa + 500, 1500, 0xcc000004);
+	tcp_data(TCP_ACK + 2000, 0x18, bufa + 2000, 1500, 0xcc000005);
+	CHECK(wait_cpl(&cpl));
+	CHECK_EQ(cpl.status, HDC_ST_OK);
+	CHECK_EQ(cpl.result, 3000);
+	mem_read(HDST, bufb, 3000);
+	CHECK(!memcmp(bufa, bufb, 3000));
+	CHECK_EQ(qt_readl(qt, AUX + 48), crc32c_ref(bufa, 3000));
+	CHECK_EQ(tcp_last_ack(), TCP_ACK + 3000);
+	r = rx_report();
+	CHECK_EQ(r.received, 3000);
+	CHECK_EQ(r.datagrams, 3);
+	CHECK_EQ(r.dropped, 2);
+	out = tcp_rx_out();
+	CHECK_EQ(out.snd_una, TCP_ACK + 3000);
+	CHECK_EQ(out.out_flags, HDC_NET_OUT_STATE);
+	CHECK_EQ(out.ts_recent, 0xcc000005);
+	CHECK(out.snd_wnd >= 2000);
+	CHECK_EQ(rd(HDC_REG_STAT_TCP_RX), 3);
+	CHECK_EQ(rd(HDC_REG_STAT_TCP_RX_OOO) - ooo0, 2);
+	CHECK(rd(HDC_REG_STAT_TCP_RX_ACK) - ack0 >= 4);
+
+	/* The socket's unread 700 bytes first, then the segments. */
+	mem_write(HSRC, bufa, 700);
+	put_tcp_rx(5000, 700, 0);
+	c = xfer(2000, ep_nic(NIC_RX), ep_host(HDST, 2000));
+	with_funcs(&c, crc, 1);
+	post(&c);
+	tcp_data(TCP_ACK, 0x18, bufa + 700, 1000, 0xcc000009);
+	tcp_data(TCP_ACK + 1000, 0x18, bufa + 1700, 300, 0xcc00000a);
+	CHECK(wait_cpl(&cpl));
+	CHECK_EQ(cpl.status, HDC_ST_OK);
+	CHECK_EQ(cpl.result, 2000);
+	mem_read(HDST, bufb, 2000);
+	CHECK(!memcmp(bufa, bufb, 2000));
+	CHECK_EQ(qt_readl(qt, AUX + 48), crc32c_ref(bufa, 2000));
+	CHECK_EQ(tcp_last_ack(), TCP_ACK + 1300);
+	CHECK_EQ(tcp_rx_out().snd_una, TCP_ACK + 1300);
+	/* Only a prefix, the FIN already taken by the socket. */
+	put_tcp_rx(5000, 500, HDC_NET_RX_F_FIN);
+	c = xfer(3000, ep_nic(NIC_RX), ep_host(HDST, 3000));
+	CHECK_EQ(run(&c, &cpl), HDC_ST_OK);
+	CHECK_EQ(cpl.result, 500);
+	mem_read(HDST, bufb, 500);
+	CHECK(!memcmp(bufa, bufb, 500));
+	CHECK_EQ(tcp_rx_out().out_flags, HDC_NET_OUT_STATE | HDC_NET_OUT_FIN);
+
+	/* The peer's FIN after 1500 bytes of 5000: the stream ends there. */
+	put_tcp_rx(5000, 0, 0);
+	c = xfer(5000, ep_nic(NIC_RX), ep_host(HDST, 5000));
+	with_funcs(&c, crc, 1);
+	post(&c);
+	tcp_data(TCP_ACK, 0x19, bufa + 4000, 1500, 0xcc000006);
+	CHECK(wait_cpl(&cpl));
+	CHECK_EQ(cpl.status, HDC_ST_OK);
+	CHECK_EQ(cpl.result, 1500);
+	mem_read(HDST, bufb, 1500);
+	CHECK(!memcmp(bufa + 4000, bufb, 1500));
+	CHECK_EQ(qt_readl(qt, AUX + 48), crc32c_ref(bufa + 4000, 1500));
+	CHECK_EQ(tcp_last_ack(), TCP_ACK + 1500);	/* not the FIN */
+	out = tcp_rx_out();
+	CHECK_EQ(out.out_flags, HDC_NET_OUT_STATE | HDC_NET_OUT_FIN);
+	CHECK_EQ(out.snd_una, TCP_ACK + 1500);
+
+	/* A FIN on a chunk boundary: 65536 of 70000 bytes. */
+	put_tcp_rx(1u << 20, 0, 0);
+	c = xfer(70000, ep_nic(NIC_RX), ep_host(HDST, 70000));
+	post(&c);
+	for (ack = 0; ack < 65536; ack += 1024)
+		tcp_data(TCP_ACK + ack, ack + 1024 == 65536 ? 0x19 : 0x10,
+			 bufa + (ack & 4095), 1024, 0xcc000007);
+	CHECK(wait_cpl(&cpl));
+	CHECK_EQ(cpl.status, HDC_ST_OK);
+	CHECK_EQ(cpl.result, 65536);
+	CHECK_EQ(tcp_rx_out().out_flags, HDC_NET_OUT_STATE | HDC_NET_OUT_FIN);
+
+	/* RST: only at the next byte. */
+	put_tcp_rx(5000, 0, 0);
+	c = xfer(3000, ep_nic(NIC_RX), ep_host(HDST, 3000));
+	post(&c);
+	ack = qt_readl(qt, BAR4_BASE + HDC_NVMEQ_NIC_DBR);
+	tcp_data(TCP_ACK, 0x10, bufa, 1000, 0xcc000008);
+	CHECK(nic_db_is(ack + 2));
+	tcp_data(TCP_ACK + 999, 0x04, NULL, 0, 0);	/* old: ignored */
+	tcp_data(TCP_ACK + 1500, 0x04, NULL, 0, 0);	/* a challenge ACK */
+	CHECK(nic_db_is(ack + 4));
+	CHECK_EQ(tcp_last_ack(), TCP_ACK + 1000);
+	CHECK(!peek_cpl(&cpl));
+	tcp_data(TCP_ACK + 1000, 0x04, NULL, 0, 0);
+	CHECK(wait_cpl(&cpl));
+	CHECK_EQ(cpl.status, HDC_ST_ECONNRESET);
+	CHECK_EQ(rx_report().received, 1000);
+
+	/* Bad: a UDP template, no peer address. */
+	put_tcp_rx(5000, 0, 0);
+	qt_memwrite(qt, NIC_RX + sizeof(r), &(uint8_t){ HDC_NET_UDP }, 1);
+	CHECK_EQ(run(&c, NULL), HDC_ST_EINVAL);
+	put_tcp_rx(5000, 0, 0);
+	qt_memwrite(qt, NIC_RX + 8 + 4, &(uint32_t){ 0 }, 4);	/* src_ip */
+	CHECK_EQ(run(&c, NULL), HDC_ST_EINVAL);
+	wr(HDC_REG_NIC_RX_CTRL, HDC_NIC_RX_DISABLE);
+	wr(HDC_REG_NIC_CTRL, HDC_NIC_DISABLE);
+}
+
 static void check_rx_queues(const uint64_t *buf)
 {
 	uint32_t i;
@@ -2760,6 +3027,7 @@ int main(void)
 	RUN("device/hdc", nic_queues_as_seen_by_the_nic);
 	RUN("device/hdc", nic_rx_as_seen_by_the_nic);
 	RUN("device/hdc", tcp_sender_as_seen_by_the_nic);
+	RUN("device/hdc", tcp_receiver_as_seen_by_the_nic);
 	RUN("device/hdc", ack_queue_beside_rx_queues);
 	RUN("device/hdc", devbuf_round_trip);
 	RUN("device/hdc", bad_commands);

@@ -4,8 +4,8 @@
  *
  *   d2d copy SRC DST [FUNCTION]...   SSD -> engine -> SSD
  *   d2d digest FUNCTION FILE...      prints "<hex>  FILE" like sha256sum
- *   d2d send FILE HOST:PORT          SSD -> engine -> NIC (UDP)
- *   d2d recv HOST:PORT FILE          NIC -> engine -> SSD (UDP)
+ *   d2d send FILE HOST:PORT          SSD -> engine -> NIC (UDP, TCP)
+ *   d2d recv HOST:PORT FILE          NIC -> engine -> SSD (UDP, TCP)
  *   d2d stat                         what the engine offers, statistics
  *   d2d raw [OPTIONS] [SRC]          one raw request (debugging, tests)
  *
@@ -68,16 +68,22 @@ static void usage(FILE *f)
 "        sender's datagrams; --timeout gives up after S seconds (default:\n"
 "        never).  A lost datagram ends it with EREMOTEIO and the missing\n"
 "        bytes named; FILE keeps its old size.  Needs CAP_NET_RAW\n"
+"  d2d recv --tcp [--then MSG] HOST:PORT FILE --bytes N [FUNCTION...]\n"
+"        connects a TCP socket to HOST:PORT and has the engine receive\n"
+"        the next N bytes of the connection (fewer if the peer closes\n"
+"        first) into FILE, the socket handed over for the transfer;\n"
+"        --then as for send --tcp\n"
 "  d2d stat\n"
 "        the engine's capabilities, its SSD and statistics\n"
 "  d2d raw [--func ID]... [--offset N] [--length N] [--src-mode r|w|rw]\n"
 "          [--src-user N] [--src-socket] [--dst FILE] [--dst-offset N]\n"
 "          [--dst-udp HOST:PORT] [--dst-udp-unconnected] [--dst-tcp]\n"
-"          [--sw-p2p]\n"
+"          [--sw-p2p] [--time]\n"
 "          [--dst-mode r|w|rw] [--dst-user N] [--key KEY:IV] [--nowait N]\n"
 "          [--size N] [SRC]\n"
 "        one raw HDC_IOC_SUBMIT (for tests and debugging); prints\n"
-"        'ok result_len=N' and the digests, or 'error errno=NAME ...'\n"
+"        'ok result_len=N' and the digests, or 'error errno=NAME ...';\n"
+"        --time adds ns=T, the request's time in the ioctl (blocking)\n"
 "\n"
 "  --progress      show progress on standard error (default: if a terminal)\n"
 "  --no-progress   never show progress\n"
@@ -200,12 +206,18 @@ static int open_engine(void)
 	return fd;
 }
 
-static double now(void)
+/* The monotonic clock in ns (the modeled clock in timing mode). */
+static uint64_t now_ns(void)
 {
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
+	return (uint64_t)ts.tv_sec * 1000000000u + ts.tv_nsec;
+}
+
+static double now(void)
+{
+	return now_ns() / 1e9;
 }
 
 static void show_progress(const char *what, uint64_t done, uint64_t total,
@@ -523,16 +535,21 @@ static long long parse_size(const char *s)
 	return *end ? -1 : v;
 }
 
-/* d2d recv HOST:PORT FILE [--bytes N] [--timeout S] [--from HOST:PORT] */
+/*
+ * d2d recv HOST:PORT FILE [--bytes N] [--timeout S] [--from HOST:PORT]
+ * d2d recv --tcp [--then MSG] HOST:PORT FILE --bytes N
+ */
 static int cmd_recv(int argc, char **argv)
 {
 	struct d2d_chain chain = { 0 };
 	const char *pos[2] = { NULL, NULL }, *at, *file, *from = NULL;
-	const char *bytes_arg = NULL, *tmo_arg = NULL;
+	const char *bytes_arg = NULL, *tmo_arg = NULL, *then = NULL;
 	const char *host, *port, *phost = NULL, *pport = NULL;
+	int tcp = 0;
 	const struct net_opt opts[] = {
 		{ "--bytes", NULL, &bytes_arg }, { "--timeout", NULL, &tmo_arg },
-		{ "--from", NULL, &from }, { NULL, NULL, NULL },
+		{ "--from", NULL, &from }, { "--tcp", &tcp, NULL },
+		{ "--then", NULL, &then }, { NULL, NULL, NULL },
 	};
 	long long bytes = -1, tmo = 0;
 	struct hdc_rx_report rep = { 0 };
@@ -558,6 +575,10 @@ static int cmd_recv(int argc, char **argv)
 		return usage_error("recv: --from '%s' is not HOST:PORT", from);
 	if (chain_has(&chain, 0, 1))
 		return usage_error("recv: no deflate or gzip on receive");
+	if (tcp && (!bytes_arg || from))
+		return usage_error("recv: --tcp needs --bytes and takes no --from");
+	if (then && !tcp)
+		return usage_error("recv: --then needs --tcp");
 	hdc = open_engine();
 	if (hdc < 0)
 		return 1;
@@ -569,9 +590,11 @@ static int cmd_recv(int argc, char **argv)
 		return fail(errno, "'%s'", file);
 	if (bytes < 0)
 		bytes = st.st_size;
-	sock = d2d_udp_bind(host, port, phost, pport);
+	sock = tcp ? d2d_tcp_connect(host, port) :
+	       d2d_udp_bind(host, port, phost, pport);
 	if (sock < 0)
-		return fail(-sock, "cannot bind a UDP socket to %s", at);
+		return fail(-sock, tcp ? "cannot connect a TCP socket to %s" :
+			    "cannot bind a UDP socket to %s", at);
 	ret = d2d_recv(hdc, sock, fd, 0, bytes, &chain, tmo * 1000, &res,
 		       &rep);
 	if (ret == -EREMOTEIO)
@@ -581,12 +604,15 @@ static int cmd_recv(int argc, char **argv)
 			(unsigned long long)rep.gap_hi,
 			(unsigned long long)rep.received);
 	if (ret)
-		return fail(-ret, "recv %s -> '%s' (%llu of %lld bytes received, %u datagrams dropped)",
+		return fail(-ret, "recv %s -> '%s' (%llu of %lld bytes received, %u %s dropped)",
 			    at, file, (unsigned long long)rep.received, bytes,
-			    rep.dropped);
-	fprintf(stderr, "%s: received %llu bytes in %u datagrams, %u dropped\n",
-		prog, (unsigned long long)res.len, rep.datagrams, rep.dropped);
+			    rep.dropped, tcp ? "segments" : "datagrams");
+	fprintf(stderr, "%s: received %llu bytes in %u %s, %u dropped\n",
+		prog, (unsigned long long)res.len, rep.datagrams,
+		tcp ? "segments" : "datagrams", rep.dropped);
 	print_digests(&chain, res.digest, file, file);
+	if (then && then_exchange(sock, then))
+		return fail(errno, "the connection after the transfer");
 	close(sock);
 	close(fd);
 	close(hdc);
@@ -883,8 +909,8 @@ static int cmd_raw(int argc, char **argv)
 	const char *src = NULL, *dst = NULL, *smode = "r", *dmode = "w";
 	const char *udp = NULL;
 	int dsock = 0;	/* 1: UDP, unconnected; 2: TCP */
-	int swp2p = 0;
-	uint64_t v, off = 0, doff = 0, len = 0, suser = 0, duser = 0;
+	int swp2p = 0, timed = 0;
+	uint64_t v, off = 0, doff = 0, len = 0, suser = 0, duser = 0, t0 = 0;
 	uint64_t nowait = 0, size = sizeof(struct hdc_req);
 	struct d2d_chain chain = { 0 };
 	int i, hdc, sfd = -1, dfd = -1, sock = 0, have_len = 0, ret = 0;
@@ -936,6 +962,8 @@ static int cmd_raw(int argc, char **argv)
 			dsock = 2;
 		} else if (!strcmp(a, "--sw-p2p")) {
 			swp2p = 1;
+		} else if (!strcmp(a, "--time")) {
+			timed = 1;
 		} else if (a[0] == '-' && a[1]) {
 			return usage_error("raw: bad option '%s'", a);
 		} else if (!src) {
@@ -1066,7 +1094,9 @@ static int cmd_raw(int argc, char **argv)
 		       same ? "yes" : "no");
 		free(ids);
 	} else {
+		t0 = now_ns();
 		ret = d2d_submit(hdc, &req);
+		t0 = now_ns() - t0;
 		if (ret) {
 			printf("error errno=%s: %s\n", errno_name(-ret),
 			       strerror(-ret));
@@ -1075,7 +1105,10 @@ static int cmd_raw(int argc, char **argv)
 			return 1;
 		}
 	}
-	printf("ok result_len=%" PRIu64 "\n", (uint64_t)req.result_len);
+	printf("ok result_len=%" PRIu64, (uint64_t)req.result_len);
+	if (timed && !nowait)
+		printf(" ns=%" PRIu64, t0);
+	printf("\n");
 	for (k = 0; k < chain.n; k++) {
 		char hex[65];
 

@@ -86,7 +86,11 @@ int d2d_udp_bind(const char *host, const char *port, const char *peer_host,
  * e.g. HDC_FN_CRC32C), giving up after timeout_ms (0: never).  Blocks.
  * rep (may be NULL) gets the engine's report also on failure: -EREMOTEIO
  * with rep->gap_lo..gap_hi the first missing bytes (docs/hdc.md,
- * "Receiving").  Needs CAP_NET_RAW.
+ * "Receiving").  Needs CAP_NET_RAW.  sock may also be a connected TCP
+ * socket (e.g. d2d_tcp_connect(), or accepted): the engine receives the
+ * connection's next len bytes, fewer if the peer's FIN comes first
+ * (res->len says how many), and the socket carries on after
+ * (docs/hdc.md, "TCP receive"); rep->datagrams counts segments.
  */
 int d2d_recv(int hdc, int sock, int fd, uint64_t off, uint64_t len,
 	     const struct d2d_chain *chain, uint32_t timeout_ms,

@@ -103,6 +103,10 @@
 #define HDC_REG_STAT_TCP_ACKS	0x144	/* TCP segments received and used */
 #define HDC_REG_STAT_TCP_REXMIT	0x148	/* TCP segments sent again */
 #define HDC_REG_STAT_TCP_RTO	0x14c	/* TCP retransmission timeouts */
+#define HDC_REG_STAT_TCP_RX	0x150	/* TCP receive: segments placed */
+#define HDC_REG_STAT_TCP_RX_OOO	0x154	/* ... dropped: out of order or old */
+#define HDC_REG_STAT_TCP_RX_ACK	0x158	/* ... ACKs the engine sent */
+#define HDC_REG_STAT_TCP_DUPACK	0x15c	/* TCP send: duplicate ACKs received */
 
 #define HDC_NIC_ENABLE		1	/* start using the NIC queues */
 #define HDC_NIC_DISABLE		2	/* stop (the driver destroys them after) */
@@ -171,6 +175,8 @@ enum hdc_ep_type {
 #define HDC_NET_TCP		6	/* proto: IPv4/TCP, state below */
 #define HDC_NET_F_TS		(1u << 0)	/* TCP: hdr has NOP NOP TS */
 #define HDC_NET_OUT_STATE	(1u << 0)	/* the engine wrote the state */
+#define HDC_NET_OUT_FIN		(1u << 1)	/* TCP receive: the peer's FIN came */
+#define HDC_NET_RX_F_FIN	(1u << 0)	/* TCP receive: the stream ends after the prefix */
 #define HDC_NET_MSS_MAX		9000	/* payload bytes per datagram, at most */
 
 struct hdc_net_flow {
@@ -201,20 +207,33 @@ struct hdc_net_flow {
 
 /*
  * An HDC_EP_NIC source's addr: what the engine accepts, and (out) its
- * report, written before the completion.  Datagrams carry a struct
+ * report, written before the completion.  UDP: datagrams carry a struct
  * hdc_rx_hdr after the UDP header; the engine places payloads in offset
  * order and ends the command with HDC_ST_EGAP at the first one that skips
- * bytes.
+ * bytes.  TCP (proto HDC_NET_TCP, all four addresses and ports set): a
+ * struct hdc_net_flow follows at addr + 64, the template of the ACKs the
+ * engine sends (its hdr's ack number is the sequence number of the
+ * stream's byte prefix_len; snd_wnd is the receive window the socket
+ * offered in bytes, which the engine offers beyond every ACK, snd_wscale
+ * its receive scale); out: snd_wnd the window last
+ * offered, snd_una the ack number last sent (rcv_nxt), ts_recent the
+ * peer's last TSval, out_flags HDC_NET_OUT_STATE and HDC_NET_OUT_FIN.
  */
 struct hdc_net_rx {
-	__u8 proto;		/* HDC_NET_UDP */
+	__u8 proto;		/* HDC_NET_UDP or HDC_NET_TCP */
 	__u8 rsvd0[3];
-	__le32 flags;		/* 0 */
+	__le32 flags;		/* 0; TCP: HDC_NET_RX_F_FIN */
 	__be32 dst_ip;		/* 0: any */
 	__be32 src_ip;		/* 0: any */
 	__be16 dst_port;	/* not 0 */
 	__be16 src_port;	/* 0: any */
-	__u8 rsvd1[12];
+	/*
+	 * TCP: bytes the socket had received and not passed on, in host
+	 * memory: the stream's first prefix_len bytes (0: none).
+	 */
+	__le32 prefix_lo;
+	__le32 prefix_hi;
+	__le32 prefix_len;
 	/* out */
 	__le64 received;	/* bytes received in order from offset 0 */
 	__le64 gap_lo;		/* HDC_ST_EGAP: the first missing bytes ... */
