@@ -150,33 +150,65 @@ uint16_t snic_src_addr_set(SnicState *s, const struct snic_aq_cmd *c)
     SnicSrcAddr *e;
 
     memcpy(&a, c->raw, sizeof(a));
-    if (a.index >= SNIC_SRC_ADDRS || a.valid > 1) {
+    if (a.index >= SNIC_SRC_ADDRS || a.valid > 1 ||
+        (a.flags & ~SNIC_SRC_F_IPV6)) {
         return SNIC_AQ_EINVAL_PARAM;
     }
     e = &s->rdma.src[a.index];
     e->valid = a.valid;
+    e->v6 = a.flags & SNIC_SRC_F_IPV6;
     memcpy(e->mac, a.mac, 6);
-    e->ip = a.ip;
+    e->ip = e->v6 ? 0 : a.ip;
+    memcpy(e->ip6, a.ip6, 16);
+    if (!e->v6) {
+        memset(e->ip6, 0, 16);
+    }
     return SNIC_AQ_OK;
 }
 
-uint8_t snic_rdma_src_fill(SnicState *s, SnicQp *qp, struct snic_av *av)
+/*
+ * A user UD WQE's source: smac and sip (@sip6 over IPv6) from the table
+ * entry its AV names, which must be of the AV's IP version.
+ */
+uint8_t snic_rdma_src_fill(SnicState *s, SnicQp *qp, struct snic_av *av,
+                           uint8_t *sip6)
 {
+    bool v6 = av->flags & SNIC_AV_F_IPV6;
     const SnicSrcAddr *e = av->sgid_index < SNIC_SRC_ADDRS ?
                            &s->rdma.src[av->sgid_index] : NULL;
 
     if (qp->flags & SNIC_QP_F_PRIV) {
         return SNIC_RST_OK;         /* the driver built the AV */
     }
-    if (!e || !e->valid) {
+    if (!e || !e->valid || e->v6 != v6) {
         s->rdma.st.tx_bad_src++;
         qemu_log_mask(LOG_GUEST_ERROR, "snic: qp %u: UD source address %u "
-                      "is not in the table\n", qp->qpn, av->sgid_index);
+                      "is not an IPv%d entry of the table\n", qp->qpn,
+                      av->sgid_index, v6 ? 6 : 4);
         return SNIC_RST_LOC_QP_OP;
     }
     memcpy(av->smac, e->mac, 6);
-    av->sip = e->ip;
+    if (v6) {
+        memcpy(sip6, e->ip6, 16);
+    } else {
+        av->sip = e->ip;
+    }
     return SNIC_RST_OK;
+}
+
+/* Is @ip6 one of the port's IPv6 addresses (a valid IPv6 table entry)? */
+bool snic_rdma_src_ours6(SnicState *s, const uint8_t *ip6)
+{
+    int i;
+
+    for (i = 0; i < SNIC_SRC_ADDRS; i++) {
+        const SnicSrcAddr *e = &s->rdma.src[i];
+
+        if (e->valid && e->v6 && !memcmp(e->ip6, ip6, 16)) {
+            return true;
+        }
+    }
+    return false;
 }
 
 /* ---- loss injection properties ---- */

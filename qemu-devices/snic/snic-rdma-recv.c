@@ -54,6 +54,23 @@ static bool snic_rdma_from_path(const SnicQp *qp, const SnicRoceHdr *h)
            h->dip == be32_to_cpu(qp->av.sip);
 }
 
+/*
+ * Is the IPv6 datagram @h addressed to this port (one of its IPv6 source
+ * table entries, i.e. a GID of the driver's) from a unicast source?  An
+ * unspecified, loopback, multicast or IPv4-mapped source is no sender's.
+ */
+static bool snic_rdma_dgram6_ok(SnicState *s, const SnicRoceHdr *h)
+{
+    static const uint8_t mapped[12] = { [10] = 0xff, [11] = 0xff };
+    static const uint8_t zero[15];
+
+    if (h->sip6[0] == 0xff || !memcmp(h->sip6, mapped, 12) ||
+        (!memcmp(h->sip6, zero, 15) && h->sip6[15] <= 1)) {
+        return false;
+    }
+    return snic_rdma_src_ours6(s, h->dip6);
+}
+
 /* A packet @h of @len bytes for @qp (in RTR or later, of its class). */
 static void snic_rdma_rx_qp(SnicState *s, SnicQp *qp, SnicRoceHdr *h,
                             uint32_t fl, size_t len)
@@ -71,10 +88,10 @@ static void snic_rdma_rx_qp(SnicState *s, SnicQp *qp, SnicRoceHdr *h,
                       qp->qpn, h->v6 ? 6 : 4, h->sip, h->dip);
         return;
     }
-    if (h->v6 && !snic_qp_connected(qp)) {
-        /* datagram QPs: IPv4 only (their GRH area holds an IPv4 header) */
-        st->rx_no_qp++;
-        qemu_log_mask(LOG_GUEST_ERROR, "snic: qp %u: IPv6 datagram: "
+    if (h->v6 && !snic_qp_connected(qp) && !snic_rdma_dgram6_ok(s, h)) {
+        st->rx_bad_src++;
+        qemu_log_mask(LOG_GUEST_ERROR, "snic: qp %u: IPv6 datagram not "
+                      "between a unicast source and a port address: "
                       "dropped\n", qp->qpn);
         return;
     }

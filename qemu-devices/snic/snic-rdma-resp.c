@@ -182,7 +182,16 @@ static void snic_resp_ud(SnicState *s, SnicQp *qp, const SnicRoceHdr *h)
         return;
     }
     snic_rdma_recv_consume(s, qp);
-    memcpy(grh + 20, h->ip, 20);
+    /*
+     * The GRH area (RoCEv2): the IPv6 header as received, or 20 zero
+     * bytes and the IPv4 header.
+     */
+    if (h->v6) {
+        memcpy(grh, h->ip, 40);
+        rf |= SNIC_CQE_RF_IPV6;
+    } else {
+        memcpy(grh + 20, h->ip, 20);
+    }
     st = snic_rdma_sg_copy(s, qp, w.sge, w.nsge, 0, grh, sizeof(grh), true);
     if (!st && h->paylen) {
         st = snic_rdma_sg_copy(s, qp, w.sge, w.nsge, sizeof(grh),

@@ -143,6 +143,7 @@ typedef struct SnicSwqe {
     uint32_t rkey;
     uint64_t swap_add, compare;
     struct snic_av av;          /* UD */
+    uint8_t sip6[16], dip6[16]; /* UD over IPv6 (av.flags SNIC_AV_F_IPV6) */
     uint32_t dest_qpn, qkey;    /* UD */
     uint32_t req_len;           /* CUSTOM: request bytes in inl_data */
     uint8_t nsge;
@@ -395,8 +396,10 @@ typedef struct SnicMcastGroup {
 /* A source address table entry (SNIC_AQ_SET_SRC_ADDR). */
 typedef struct SnicSrcAddr {
     bool valid;
+    bool v6;                    /* the address is ip6, not ip */
     uint8_t mac[6];
     __be32 ip;                  /* as struct snic_av's sip */
+    uint8_t ip6[16];
 } SnicSrcAddr;
 
 typedef struct SnicRdma {
@@ -634,7 +637,9 @@ void snic_rdma_hdr_init(SnicState *s, SnicQp *qp, SnicRoceHdr *h,
 void snic_rdma_loss_props(SnicState *s, Object *obj);
 uint16_t snic_src_addr_set(SnicState *s, const struct snic_aq_cmd *c);
 /* A user UD QP's source: @av's smac and sip from its sgid_index entry. */
-uint8_t snic_rdma_src_fill(SnicState *s, SnicQp *qp, struct snic_av *av);
+uint8_t snic_rdma_src_fill(SnicState *s, SnicQp *qp, struct snic_av *av,
+                           uint8_t *sip6);
+bool snic_rdma_src_ours6(SnicState *s, const uint8_t *ip6);
 uint32_t snic_rdma_ud_mtu(SnicState *s);
 
 /* snic-rdma-recv.c: above the responder and the completer */
