@@ -206,9 +206,10 @@ static const struct attribute_group snic_ib_attr_group = {
 
 /*
  * The device's source address table mirrors the GID table: a user UD QP
- * sends from the entry its AV names, whatever smac/sip the WQE carries.
- * Only RoCE v2 IPv4-mapped GIDs are addresses the device can send from;
- * other entries are cleared.
+ * sends from the entry its AV names, whatever smac/sip the WQE carries,
+ * and datagrams over IPv6 are taken only for the table's IPv6 addresses.
+ * RoCE v2 GIDs (IPv4-mapped or IPv6) are addresses the device sends
+ * from; other entries are cleared.
  */
 static int snic_ib_src_addr(const struct ib_gid_attr *attr, bool add)
 {
@@ -222,12 +223,16 @@ static int snic_ib_src_addr(const struct ib_gid_attr *attr, bool add)
 	if (attr->index >= SNIC_SRC_ADDRS)
 		return -EINVAL;
 	a.index = attr->index;
-	if (add && attr->gid_type == IB_GID_TYPE_ROCE_UDP_ENCAP &&
-	    snic_ib_gid_v4(&attr->gid)) {
+	if (add && attr->gid_type == IB_GID_TYPE_ROCE_UDP_ENCAP) {
 		ret = rdma_read_gid_l2_fields(attr, NULL, a.mac);
 		if (ret)
 			return ret;
-		memcpy(&a.ip, &attr->gid.raw[12], sizeof(a.ip));
+		if (snic_ib_gid_v4(&attr->gid)) {
+			memcpy(&a.ip, &attr->gid.raw[12], sizeof(a.ip));
+		} else {
+			a.flags = SNIC_SRC_F_IPV6;
+			memcpy(a.ip6, attr->gid.raw, sizeof(a.ip6));
+		}
 		a.valid = 1;
 	}
 	memcpy(cmd.raw, &a, sizeof(a));

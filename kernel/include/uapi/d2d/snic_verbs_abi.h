@@ -133,8 +133,14 @@ struct snic_create_srq_resp {
 };
 
 /* The resolved address vector the provider copies into UD WQEs. */
+/*
+ * With SNIC_AV_F_IPV6 in av.flags the datagram goes over IPv6 between
+ * sip6 and dip6: a UD WQE carries them after its ud segment.
+ */
 struct snic_create_ah_resp {
 	struct snic_av av;
+	__u8 sip6[16];
+	__u8 dip6[16];
 };
 
 #endif /* _UAPI_D2D_SNIC_VERBS_ABI_H */
