@@ -84,13 +84,23 @@ static bool snic_rdma_lose(SnicRdma *r)
     return false;
 }
 
-void snic_rdma_xmit(SnicState *s, SnicQp *qp, const uint8_t *f, size_t len)
+void snic_rdma_xmit(SnicState *s, SnicQp *qp, const SnicRoceHdr *h,
+                    const uint8_t *f, size_t len)
 {
     SnicRdma *r = &s->rdma;
 
     if (snic_rdma_lose(r)) {
         r->st.loss_injected++;
         return;
+    }
+    if (h->vlan) {
+        /* the 802.1Q tag between the MAC addresses and the EtherType */
+        memcpy(r->tx_vlan_frame, f, 12);
+        stw_be_p(r->tx_vlan_frame + 12, SNIC_ETH_P_8021Q);
+        stw_be_p(r->tx_vlan_frame + 14, h->vlan_tci);
+        memcpy(r->tx_vlan_frame + 16, f + 12, len - 12);
+        f = r->tx_vlan_frame;
+        len += 4;
     }
     d2d_timing_packet(&s->timing, s->timing.p.rdma_ns);
     snic_port_xmit(s, f, len, &r->st.tx_pkts, &r->st.tx_bytes);
@@ -110,6 +120,8 @@ void snic_rdma_hdr_init(SnicState *s, SnicQp *qp, SnicRoceHdr *h,
         h->sip = be32_to_cpu(qp->av.sip);
         h->dip = be32_to_cpu(qp->av.dip);
     }
+    h->vlan = qp->av.flags & SNIC_AV_F_VLAN;
+    h->vlan_tci = h->vlan ? le16_to_cpu(qp->av.vlan_tci) : 0;
     h->ttl = qp->av.ttl;
     /* ECN-capable (ECT(0)): a switch queue may mark it CE */
     h->tos = (qp->av.tos & ~D2D_ECN_MASK) | D2D_ECN_ECT0;
@@ -151,12 +163,15 @@ uint16_t snic_src_addr_set(SnicState *s, const struct snic_aq_cmd *c)
 
     memcpy(&a, c->raw, sizeof(a));
     if (a.index >= SNIC_SRC_ADDRS || a.valid > 1 ||
-        (a.flags & ~SNIC_SRC_F_IPV6)) {
+        (a.flags & ~(SNIC_SRC_F_IPV6 | SNIC_SRC_F_VLAN)) ||
+        ((a.flags & SNIC_SRC_F_VLAN) &&
+         (le16_to_cpu(a.vlan_id) < 1 || le16_to_cpu(a.vlan_id) > 4094))) {
         return SNIC_AQ_EINVAL_PARAM;
     }
     e = &s->rdma.src[a.index];
     e->valid = a.valid;
     e->v6 = a.flags & SNIC_SRC_F_IPV6;
+    e->vid = (a.flags & SNIC_SRC_F_VLAN) ? le16_to_cpu(a.vlan_id) : 0;
     memcpy(e->mac, a.mac, 6);
     e->ip = e->v6 ? 0 : a.ip;
     memcpy(e->ip6, a.ip6, 16);
@@ -167,8 +182,9 @@ uint16_t snic_src_addr_set(SnicState *s, const struct snic_aq_cmd *c)
 }
 
 /*
- * A user UD WQE's source: smac and sip (@sip6 over IPv6) from the table
- * entry its AV names, which must be of the AV's IP version.
+ * A user UD WQE's source: smac, sip (@sip6 over IPv6) and VLAN from the
+ * table entry its AV names, which must be of the AV's IP version (the
+ * AV's PCP is kept).
  */
 uint8_t snic_rdma_src_fill(SnicState *s, SnicQp *qp, struct snic_av *av,
                            uint8_t *sip6)
@@ -193,18 +209,43 @@ uint8_t snic_rdma_src_fill(SnicState *s, SnicQp *qp, struct snic_av *av,
     } else {
         av->sip = e->ip;
     }
+    av->flags &= ~SNIC_AV_F_VLAN;
+    if (e->vid) {
+        av->flags |= SNIC_AV_F_VLAN;
+        av->vlan_tci = cpu_to_le16((le16_to_cpu(av->vlan_tci) & 0xe000) |
+                                   e->vid);
+    }
     return SNIC_RST_OK;
 }
 
-/* Is @ip6 one of the port's IPv6 addresses (a valid IPv6 table entry)? */
-bool snic_rdma_src_ours6(SnicState *s, const uint8_t *ip6)
+uint16_t snic_rdma_av_vid(const struct snic_av *av)
 {
+    return (av->flags & SNIC_AV_F_VLAN) ? le16_to_cpu(av->vlan_tci) & 0xfff
+                                        : 0;
+}
+
+uint16_t snic_rdma_hdr_vid(const SnicRoceHdr *h)
+{
+    return h->vlan ? h->vlan_tci & 0xfff : 0;
+}
+
+/*
+ * Is the destination of received @h one of the port's addresses on the
+ * frame's VLAN (a valid table entry of that IP version and VLAN)?
+ */
+bool snic_rdma_src_ours(SnicState *s, const SnicRoceHdr *h)
+{
+    uint16_t vid = snic_rdma_hdr_vid(h);
     int i;
 
     for (i = 0; i < SNIC_SRC_ADDRS; i++) {
         const SnicSrcAddr *e = &s->rdma.src[i];
 
-        if (e->valid && e->v6 && !memcmp(e->ip6, ip6, 16)) {
+        if (!e->valid || e->v6 != h->v6 || e->vid != vid) {
+            continue;
+        }
+        if (h->v6 ? !memcmp(e->ip6, h->dip6, 16)
+                  : be32_to_cpu(e->ip) == h->dip) {
             return true;
         }
     }

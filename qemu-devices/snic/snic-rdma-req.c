@@ -165,7 +165,7 @@ static uint8_t snic_wqe_parse(SnicState *s, SnicQp *qp, SnicSwqe *w,
         memcpy(&ud, segs + 16, sizeof(ud));
         w->av = ud.av;
         seg = 4;
-        if (w->av.flags & ~SNIC_AV_F_IPV6) {
+        if ((w->av.flags & ~SNIC_AV_F_ALL) || snic_rdma_av_vid(&w->av) > 4094) {
             return SNIC_RST_LOC_QP_OP;
         }
         if (w->av.flags & SNIC_AV_F_IPV6) {
@@ -503,6 +503,8 @@ static bool snic_req_packet(SnicState *s, SnicQp *qp, SnicSwqe *w)
                 h.sip = be32_to_cpu(w->av.sip);
                 h.dip = be32_to_cpu(w->av.dip);
             }
+            h.vlan = w->av.flags & SNIC_AV_F_VLAN;
+            h.vlan_tci = h.vlan ? le16_to_cpu(w->av.vlan_tci) : 0;
             h.ttl = w->av.ttl;
             h.tos = w->av.tos;
             h.sport = le16_to_cpu(w->av.udp_sport);
@@ -543,7 +545,7 @@ static bool snic_req_packet(SnicState *s, SnicQp *qp, SnicSwqe *w)
         }
     }
     len = snic_roce_finish(f, &h, len);
-    snic_rdma_xmit(s, qp, f, len);
+    snic_rdma_xmit(s, qp, &h, f, len);
     snic_rdma_cc_sent(s, qp, len);
     return true;
 }

@@ -58,13 +58,18 @@ struct snic_aq_set_src_addr {
 	__u8 mac[6];
 	__be32 ip;		/* IPv4 (without SNIC_SRC_F_IPV6) */
 	__u8 flags;		/* SNIC_SRC_F_* */
-	__u8 rsvd0[3];
+	__u8 rsvd0;
+	__le16 vlan_id;		/* with SNIC_SRC_F_VLAN: 1..4094 */
 	__u8 ip6[16];		/* with SNIC_SRC_F_IPV6 */
 	__u8 rsvd[24];
 };
 
-/* set_src_addr.flags: the entry is the IPv6 address ip6 (ip unused) */
+/*
+ * set_src_addr.flags: IPV6: the entry is the IPv6 address ip6 (ip
+ * unused); VLAN: the address is on VLAN vlan_id (802.1Q-tagged frames).
+ */
 #define SNIC_SRC_F_IPV6		(1u << 0)
+#define SNIC_SRC_F_VLAN		(1u << 1)
 
 /*
  * Counter sets (per-QP statistics, docs/snic-rdma.md "Counter sets"):
@@ -261,6 +266,13 @@ struct snic_qp_attr {
  * segment right after its ud segment.
  */
 #define SNIC_AV_F_IPV6		(1u << 0)
+/*
+ * VLAN: the path's frames carry an 802.1Q tag, TCI = the AV's vlan_tci
+ * (PCP in bits 15:13, VID in 11:0); received frames must carry that VID.
+ * A user UD QP's VID is its source address table entry's (PCP the AV's).
+ */
+#define SNIC_AV_F_VLAN		(1u << 1)
+#define SNIC_AV_F_ALL		(SNIC_AV_F_IPV6 | SNIC_AV_F_VLAN)
 
 /*
  * CREATE_SRQ (inline).  2^log_size receive WQEs of 2^log_stride bytes;
@@ -474,6 +486,7 @@ enum snic_cqe_rdma_opcode {
 #define SNIC_CQE_RF_GRH		(1u << 2)	/* UD: 40-byte GRH area filled */
 #define SNIC_CQE_RF_SOLICITED	(1u << 3)
 #define SNIC_CQE_RF_IPV6	(1u << 4)	/* UD: the GRH area is an IPv6 header */
+#define SNIC_CQE_RF_VLAN	(1u << 5)	/* UD: vlan_tci is the frame's 802.1Q tag */
 
 enum snic_rdma_status {
 	SNIC_RST_OK		= 0,
@@ -577,7 +590,8 @@ enum snic_eqe_rdma_type {
 	X(SNIC_RDMA_STAT_UC_DROPPED, uc_dropped)	/* UC messages the responder dropped */ \
 	X(SNIC_RDMA_STAT_LLQ_MSGS, llq_msgs)		/* SENDs placed in low-latency rings */ \
 	X(SNIC_RDMA_STAT_LLQ_FULL, llq_full)		/* SENDs RNR-NAKed: low-latency ring full */ \
-	X(SNIC_RDMA_STAT_LLQ_CI_READS, llq_ci_reads)	/* consumer record reads */
+	X(SNIC_RDMA_STAT_LLQ_CI_READS, llq_ci_reads)	/* consumer record reads */ \
+	X(SNIC_RDMA_STAT_RX_VLAN_PKTS, rx_vlan_pkts)	/* of rx_pkts: 802.1Q-tagged */
 
 /* The list helpers SNIC_STAT_ENUM, _NAME and _LE64: snic_ifc.h. */
 enum snic_rdma_stat {

@@ -32,7 +32,8 @@ struct snic_av {
 	__le16 udp_sport;	/* RoCEv2 source port (flow entropy) */
 	__u8 sgid_index;	/* user UD QPs: source address table entry */
 	__u8 flags;		/* SNIC_AV_F_* (<d2d/snic_rdma_ifc.h>) */
-	__u8 rsvd[6];
+	__le16 vlan_tci;	/* with SNIC_AV_F_VLAN: 802.1Q PCP and VID */
+	__u8 rsvd[4];
 };
 
 struct snic_alloc_ucontext_resp {
