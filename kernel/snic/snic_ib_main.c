@@ -14,6 +14,7 @@
 #include <linux/interrupt.h>
 #include <linux/rtnetlink.h>
 #include <linux/slab.h>
+#include <linux/if_vlan.h>
 #include <net/addrconf.h>
 #include <rdma/ib_addr.h>
 #include <rdma/ib_cache.h>
@@ -224,13 +225,19 @@ static int snic_ib_src_addr(const struct ib_gid_attr *attr, bool add)
 		return -EINVAL;
 	a.index = attr->index;
 	if (add && attr->gid_type == IB_GID_TYPE_ROCE_UDP_ENCAP) {
-		ret = rdma_read_gid_l2_fields(attr, NULL, a.mac);
+		u16 vlan_id;
+
+		ret = rdma_read_gid_l2_fields(attr, &vlan_id, a.mac);
 		if (ret)
 			return ret;
+		if (vlan_id < VLAN_N_VID) {
+			a.flags |= SNIC_SRC_F_VLAN;
+			a.vlan_id = cpu_to_le16(vlan_id);
+		}
 		if (snic_ib_gid_v4(&attr->gid)) {
 			memcpy(&a.ip, &attr->gid.raw[12], sizeof(a.ip));
 		} else {
-			a.flags = SNIC_SRC_F_IPV6;
+			a.flags |= SNIC_SRC_F_IPV6;
 			memcpy(a.ip6, attr->gid.raw, sizeof(a.ip6));
 		}
 		a.valid = 1;

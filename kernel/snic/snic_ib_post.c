@@ -10,6 +10,7 @@
  * before the doorbell.  Send completions name the WQE's first basic block;
  * a completion also retires the unsignaled WQEs before it.
  */
+#include <linux/if_vlan.h>
 #include <rdma/ib_verbs.h>
 #include "snic_ib.h"
 
@@ -444,6 +445,13 @@ static void snic_ib_recv_wc(struct snic_ib_qp *qp, const struct snic_cqe *cqe,
 		memcpy(wc->smac, cqe->smac, ETH_ALEN);
 		wc->network_hdr_type = rf & SNIC_CQE_RF_IPV6 ?
 				       RDMA_NETWORK_IPV6 : RDMA_NETWORK_IPV4;
+		if (rf & SNIC_CQE_RF_VLAN) {
+			u16 tci = le16_to_cpu(cqe->vlan_tci);
+
+			wc->vlan_id = tci & VLAN_VID_MASK;
+			wc->sl = tci >> VLAN_PRIO_SHIFT;
+			wc->wc_flags |= IB_WC_WITH_VLAN;
+		}
 		wc->wc_flags |= IB_WC_WITH_SMAC | IB_WC_WITH_NETWORK_HDR_TYPE;
 	}
 }

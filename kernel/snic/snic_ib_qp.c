@@ -11,6 +11,7 @@
  * no GID table): MODIFY_QP carries it for RC/UC, AHs hold it for UD/GSI.
  */
 #include <linux/etherdevice.h>
+#include <linux/if_vlan.h>
 #include <net/ip.h>
 #include <net/ipv6.h>
 #include <rdma/ib_cache.h>
@@ -33,7 +34,9 @@ int snic_ib_resolve_av(struct snic_ib_dev *ibd,
 	const struct ib_global_route *grh;
 	const struct ib_gid_attr *sattr;
 	struct net_device *nd;
+	u16 vlan_id;
 	bool v4;
+	int ret;
 
 	if (ah->type != RDMA_AH_ATTR_TYPE_ROCE ||
 	    !(rdma_ah_get_ah_flags(ah) & IB_AH_GRH))
@@ -57,6 +60,18 @@ int snic_ib_resolve_av(struct snic_ib_dev *ibd,
 	ether_addr_copy(av->smac, nd->dev_addr);
 	rcu_read_unlock();
 	/*
+	 * A GID of a VLAN netdev: 802.1Q-tagged frames, PCP = the SL (which
+	 * rdma_cm maps from the ToS through the VLAN's egress priority map).
+	 */
+	ret = rdma_read_gid_l2_fields(sattr, &vlan_id, NULL);
+	if (ret)
+		return ret;
+	if (vlan_id < VLAN_N_VID) {
+		av->flags |= SNIC_AV_F_VLAN;
+		av->vlan_tci = cpu_to_le16(vlan_id | (rdma_ah_get_sl(ah) & 7) <<
+					   VLAN_PRIO_SHIFT);
+	}
+	/*
 	 * Kernel callers resolve the MAC (rdma_cm), ib_core does for users;
 	 * a multicast MAC only for a multicast group (the RFC 1112 mapping).
 	 */
@@ -76,7 +91,7 @@ int snic_ib_resolve_av(struct snic_ib_dev *ibd,
 		memcpy(&av->sip, &sattr->gid.raw[12], sizeof(av->sip));
 		memcpy(&av->dip, &grh->dgid.raw[12], sizeof(av->dip));
 	} else {
-		av->flags = SNIC_AV_F_IPV6;
+		av->flags |= SNIC_AV_F_IPV6;
 		memcpy(sip6, sattr->gid.raw, 16);
 		memcpy(dip6, grh->dgid.raw, 16);
 	}
