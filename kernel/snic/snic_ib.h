@@ -23,7 +23,7 @@
 #define SNIC_IB_CEQ_LOG		10	/* completion events in flight */
 #define SNIC_IB_GID_TBL_LEN	128
 #define SNIC_IB_MAX_SEND_SGE	(SNIC_WQE_MAX_DS - 2)	/* ctrl + raddr */
-#define SNIC_IB_MAX_UD_SGE	(SNIC_WQE_MAX_DS - 4)	/* ctrl + ud */
+#define SNIC_IB_MAX_UD_SGE	(SNIC_WQE_MAX_DS - 6)	/* ctrl + ud + ud6 */
 #define SNIC_IB_MAX_FRPL	1024	/* fast-registration pages per MR */
 #define SNIC_IB_RECV_MIN_LOG	5
 #define SNIC_IB_RECV_MAX_STRIDE	256	/* 16 * (1 + SNIC_MAX_SGE), rounded up */
@@ -204,6 +204,7 @@ struct snic_ib_qp {
 struct snic_ib_ah {
 	struct ib_ah ibah;
 	struct snic_av av;
+	struct snic_wqe_ud6 ud6;	/* with SNIC_AV_F_IPV6 in av.flags */
 	/* what query_ah gives back (the AV holds the resolved headers) */
 	union ib_gid dgid;
 	u32 flow_label;
@@ -359,7 +360,7 @@ int snic_ib_query_ah(struct ib_ah *ah, struct rdma_ah_attr *attr);
 int snic_ib_destroy_ah(struct ib_ah *ah, u32 flags);
 int snic_ib_resolve_av(struct snic_ib_dev *ibd,
 		       const struct rdma_ah_attr *ah, u32 lqpn, u32 rqpn,
-		       struct snic_av *av, struct snic_qp_attr *qa);
+		       struct snic_av *av, u8 *sip6, u8 *dip6);
 int snic_ib_modify_cmd(struct snic_ib_dev *ibd, u32 qpn,
 		       enum ib_qp_type type, enum ib_qp_state cur,
 		       const struct ib_qp_attr *a, int mask, u32 dqpn);

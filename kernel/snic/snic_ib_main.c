@@ -14,6 +14,7 @@
 #include <linux/interrupt.h>
 #include <linux/rtnetlink.h>
 #include <linux/slab.h>
+#include <linux/if_vlan.h>
 #include <net/addrconf.h>
 #include <rdma/ib_addr.h>
 #include <rdma/ib_cache.h>
@@ -206,9 +207,10 @@ static const struct attribute_group snic_ib_attr_group = {
 
 /*
  * The device's source address table mirrors the GID table: a user UD QP
- * sends from the entry its AV names, whatever smac/sip the WQE carries.
- * Only RoCE v2 IPv4-mapped GIDs are addresses the device can send from;
- * other entries are cleared.
+ * sends from the entry its AV names, whatever smac/sip the WQE carries,
+ * and datagrams over IPv6 are taken only for the table's IPv6 addresses.
+ * RoCE v2 GIDs (IPv4-mapped or IPv6) are addresses the device sends
+ * from; other entries are cleared.
  */
 static int snic_ib_src_addr(const struct ib_gid_attr *attr, bool add)
 {
@@ -222,12 +224,22 @@ static int snic_ib_src_addr(const struct ib_gid_attr *attr, bool add)
 	if (attr->index >= SNIC_SRC_ADDRS)
 		return -EINVAL;
 	a.index = attr->index;
-	if (add && attr->gid_type == IB_GID_TYPE_ROCE_UDP_ENCAP &&
-	    snic_ib_gid_v4(&attr->gid)) {
-		ret = rdma_read_gid_l2_fields(attr, NULL, a.mac);
+	if (add && attr->gid_type == IB_GID_TYPE_ROCE_UDP_ENCAP) {
+		u16 vlan_id;
+
+		ret = rdma_read_gid_l2_fields(attr, &vlan_id, a.mac);
 		if (ret)
 			return ret;
-		memcpy(&a.ip, &attr->gid.raw[12], sizeof(a.ip));
+		if (vlan_id < VLAN_N_VID) {
+			a.flags |= SNIC_SRC_F_VLAN;
+			a.vlan_id = cpu_to_le16(vlan_id);
+		}
+		if (snic_ib_gid_v4(&attr->gid)) {
+			memcpy(&a.ip, &attr->gid.raw[12], sizeof(a.ip));
+		} else {
+			a.flags |= SNIC_SRC_F_IPV6;
+			memcpy(a.ip6, attr->gid.raw, sizeof(a.ip6));
+		}
 		a.valid = 1;
 	}
 	memcpy(cmd.raw, &a, sizeof(a));

@@ -10,6 +10,7 @@
  * before the doorbell.  Send completions name the WQE's first basic block;
  * a completion also retires the unsignaled WQEs before it.
  */
+#include <linux/if_vlan.h>
 #include <rdma/ib_verbs.h>
 #include "snic_ib.h"
 
@@ -144,6 +145,11 @@ D2D_VISIBLE_IF_KUNIT int snic_ib_build_wqe(struct snic_ib_qp *qp,
 		u->qkey = cpu_to_le32(ud->remote_qkey & 0x80000000u ?
 				      qp->qkey : ud->remote_qkey);
 		seg += sizeof(*u);
+		if (u->av.flags & SNIC_AV_F_IPV6) {
+			memcpy(seg, &to_sibah(ud->ah)->ud6,
+			       sizeof(struct snic_wqe_ud6));
+			seg += sizeof(struct snic_wqe_ud6);
+		}
 	}
 
 	switch (op) {
@@ -437,7 +443,15 @@ static void snic_ib_recv_wc(struct snic_ib_qp *qp, const struct snic_cqe *cqe,
 			wc->wc_flags |= IB_WC_GRH;
 		wc->src_qp = le32_to_cpu(cqe->src_qpn);
 		memcpy(wc->smac, cqe->smac, ETH_ALEN);
-		wc->network_hdr_type = RDMA_NETWORK_IPV4;
+		wc->network_hdr_type = rf & SNIC_CQE_RF_IPV6 ?
+				       RDMA_NETWORK_IPV6 : RDMA_NETWORK_IPV4;
+		if (rf & SNIC_CQE_RF_VLAN) {
+			u16 tci = le16_to_cpu(cqe->vlan_tci);
+
+			wc->vlan_id = tci & VLAN_VID_MASK;
+			wc->sl = tci >> VLAN_PRIO_SHIFT;
+			wc->wc_flags |= IB_WC_WITH_VLAN;
+		}
 		wc->wc_flags |= IB_WC_WITH_SMAC | IB_WC_WITH_NETWORK_HDR_TYPE;
 	}
 }

@@ -11,6 +11,7 @@
  * no GID table): MODIFY_QP carries it for RC/UC, AHs hold it for UD/GSI.
  */
 #include <linux/etherdevice.h>
+#include <linux/if_vlan.h>
 #include <net/ip.h>
 #include <net/ipv6.h>
 #include <rdma/ib_cache.h>
@@ -23,17 +24,19 @@
  * Resolve a RoCE address into the headers the device builds: never
  * sleeps (kernel AHs may be created in atomic context).  Both GIDs
  * IPv4-mapped: RoCEv2 over IPv4.  Both IPv6 (link-local or global): over
- * IPv6, for a connected QP only (@qa, the MODIFY_QP buffer that carries
- * the IPv6 addresses); an AH (@qa NULL) gets -EAFNOSUPPORT.
+ * IPv6, the addresses in @sip6 / @dip6 (MODIFY_QP's buffer for RC/UC, the
+ * AH's struct snic_wqe_ud6 for UD/GSI); without them -EAFNOSUPPORT.
  */
 int snic_ib_resolve_av(struct snic_ib_dev *ibd,
 		       const struct rdma_ah_attr *ah, u32 lqpn, u32 rqpn,
-		       struct snic_av *av, struct snic_qp_attr *qa)
+		       struct snic_av *av, u8 *sip6, u8 *dip6)
 {
 	const struct ib_global_route *grh;
 	const struct ib_gid_attr *sattr;
 	struct net_device *nd;
+	u16 vlan_id;
 	bool v4;
+	int ret;
 
 	if (ah->type != RDMA_AH_ATTR_TYPE_ROCE ||
 	    !(rdma_ah_get_ah_flags(ah) & IB_AH_GRH))
@@ -45,8 +48,8 @@ int snic_ib_resolve_av(struct snic_ib_dev *ibd,
 	v4 = snic_ib_gid_v4(&sattr->gid);
 	if (v4 != snic_ib_gid_v4(&grh->dgid))
 		return -EINVAL;		/* one path, one IP version */
-	if (!v4 && !qa)
-		return -EAFNOSUPPORT;	/* datagrams: IPv4 only */
+	if (!v4 && (!sip6 || !dip6))
+		return -EAFNOSUPPORT;
 	memset(av, 0, sizeof(*av));
 	rcu_read_lock();
 	nd = rdma_read_gid_attr_ndev_rcu(sattr);
@@ -57,6 +60,18 @@ int snic_ib_resolve_av(struct snic_ib_dev *ibd,
 	ether_addr_copy(av->smac, nd->dev_addr);
 	rcu_read_unlock();
 	/*
+	 * A GID of a VLAN netdev: 802.1Q-tagged frames, PCP = the SL (which
+	 * rdma_cm maps from the ToS through the VLAN's egress priority map).
+	 */
+	ret = rdma_read_gid_l2_fields(sattr, &vlan_id, NULL);
+	if (ret)
+		return ret;
+	if (vlan_id < VLAN_N_VID) {
+		av->flags |= SNIC_AV_F_VLAN;
+		av->vlan_tci = cpu_to_le16(vlan_id | (rdma_ah_get_sl(ah) & 7) <<
+					   VLAN_PRIO_SHIFT);
+	}
+	/*
 	 * Kernel callers resolve the MAC (rdma_cm), ib_core does for users;
 	 * a multicast MAC only for a multicast group (the RFC 1112 mapping).
 	 */
@@ -65,7 +80,7 @@ int snic_ib_resolve_av(struct snic_ib_dev *ibd,
 	if (is_multicast_ether_addr(ah->roce.dmac)) {
 		u8 mc[ETH_ALEN];
 
-		if (!ipv4_is_multicast(*(__be32 *)&grh->dgid.raw[12]))
+		if (!v4 || !ipv4_is_multicast(*(__be32 *)&grh->dgid.raw[12]))
 			return -EINVAL;
 		ip_eth_mc_map(*(__be32 *)&grh->dgid.raw[12], mc);
 		if (!ether_addr_equal(mc, ah->roce.dmac))
@@ -76,9 +91,9 @@ int snic_ib_resolve_av(struct snic_ib_dev *ibd,
 		memcpy(&av->sip, &sattr->gid.raw[12], sizeof(av->sip));
 		memcpy(&av->dip, &grh->dgid.raw[12], sizeof(av->dip));
 	} else {
-		av->flags = SNIC_AV_F_IPV6;
-		memcpy(qa->sip6, sattr->gid.raw, sizeof(qa->sip6));
-		memcpy(qa->dip6, grh->dgid.raw, sizeof(qa->dip6));
+		av->flags |= SNIC_AV_F_IPV6;
+		memcpy(sip6, sattr->gid.raw, 16);
+		memcpy(dip6, grh->dgid.raw, 16);
 	}
 	/* What the device sends from for a user UD QP (smac, sip ignored). */
 	av->sgid_index = sattr->index;
@@ -99,7 +114,8 @@ int snic_ib_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
 	int ret;
 
 	/* Pure host state: the same with or without RDMA_CREATE_AH_SLEEPABLE. */
-	ret = snic_ib_resolve_av(ibd, init->ah_attr, 0, 0, &ah->av, NULL);
+	ret = snic_ib_resolve_av(ibd, init->ah_attr, 0, 0, &ah->av,
+				 ah->ud6.sip6, ah->ud6.dip6);
 	if (ret)
 		return ret;
 	grh = rdma_ah_read_grh(init->ah_attr);
@@ -112,6 +128,8 @@ int snic_ib_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
 	ah->port = rdma_ah_get_port_num(init->ah_attr);
 	if (udata) {
 		resp.av = ah->av;
+		memcpy(resp.sip6, ah->ud6.sip6, sizeof(resp.sip6));
+		memcpy(resp.dip6, ah->ud6.dip6, sizeof(resp.dip6));
 		ret = ib_copy_to_udata(udata, &resp,
 				       min(sizeof(resp), udata->outlen));
 	}
@@ -167,7 +185,7 @@ static u32 snic_ib_wqe_bbs(struct snic_ib_qp *qp)
 	inl = 1 + DIV_ROUND_UP(4 + qp->max_inline, 16);	/* raddr + inline */
 	body = max(body, inl);
 	if (snic_ib_qp_ud(qp))
-		body += 3;				/* ud segment */
+		body += 5;				/* ud + ud6 segments */
 	return DIV_ROUND_UP(1 + body, SNIC_WQEBB_SIZE / 16);
 }
 
@@ -223,12 +241,13 @@ static int snic_ib_qp_mode(struct snic_ib_qp *qp, struct ib_qp_init_attr *init,
 static int snic_ib_qp_caps(struct snic_ib_qp *qp, struct ib_qp_init_attr *init)
 {
 	struct ib_qp_cap *cap = &init->cap;
-	u32 max_sge = snic_ib_qp_ud(qp) ? SNIC_IB_MAX_UD_SGE :
-					  SNIC_IB_MAX_SEND_SGE;
+	bool ud = snic_ib_qp_ud(qp);
+	u32 max_sge = ud ? SNIC_IB_MAX_UD_SGE : SNIC_IB_MAX_SEND_SGE;
 	u32 bbs, n;
 
 	if (cap->max_send_sge > max_sge || cap->max_recv_sge > SNIC_MAX_SGE ||
-	    cap->max_inline_data > SNIC_MAX_RDMA_INLINE ||
+	    cap->max_inline_data > (ud ? SNIC_MAX_UD_INLINE :
+				    SNIC_MAX_RDMA_INLINE) ||
 	    cap->max_send_wr > SNIC_IB_MAX_QP_WR ||
 	    (!init->srq && cap->max_recv_wr > SNIC_IB_MAX_QP_WR))
 		return -EINVAL;
@@ -626,9 +645,11 @@ int snic_ib_modify_cmd(struct snic_ib_dev *ibd, u32 qpn,
 	s->qkey = cpu_to_le32(a->qkey);
 	s->access = cpu_to_le32(a->qp_access_flags);
 	if (mask & IB_QP_AV) {
+		bool conn = type == IB_QPT_RC || type == IB_QPT_UC;
+
 		ret = snic_ib_resolve_av(ibd, &a->ah_attr, qpn, dqpn, &s->av,
-					 type == IB_QPT_RC || type == IB_QPT_UC ?
-					 s : NULL);
+					 conn ? s->sip6 : NULL,
+					 conn ? s->dip6 : NULL);
 		if (ret)
 			goto out;
 	}

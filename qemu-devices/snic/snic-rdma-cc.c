@@ -334,6 +334,6 @@ void snic_rdma_cc_run(SnicState *s, SnicQp *qp)
     snic_rdma_hdr_init(s, qp, &h, ROCE_CNP, 0);
     h.tos &= ~D2D_ECN_MASK;     /* not ECN-capable: never marked */
     snic_roce_build(f, &h, 0);
-    snic_rdma_xmit(s, qp, f, snic_roce_finish(f, &h, 0));
+    snic_rdma_xmit(s, qp, &h, f, snic_roce_finish(f, &h, 0));
     s->rdma.st.cnp_sent++;
 }

@@ -21,6 +21,8 @@ void snic_rdma_init(SnicState *s)
     r->srqs = g_new0(SnicSrq, SNIC_MAX_SRQS);
     r->qps = g_new0(SnicQp, SNIC_MAX_QPS);
     r->frame = g_malloc0(SNIC_RDMA_MAX_FRAME);
+    r->tx_vlan_frame = g_malloc0(SNIC_RDMA_MAX_FRAME + 4);
+    r->rx_vlan_frame = g_malloc0(SNIC_RDMA_MAX_FRAME + 4);
     r->bh = d2d_bh_new_guarded(s, snic_rdma_bh, s);
     snic_pipe_init(s);
     snic_ssq_init(s);
@@ -61,6 +63,8 @@ void snic_rdma_free(SnicState *s)
     g_free(s->rdma.srqs);
     g_free(s->rdma.qps);
     g_free(s->rdma.frame);
+    g_free(s->rdma.tx_vlan_frame);
+    g_free(s->rdma.rx_vlan_frame);
 }
 
 /* Device reset: every RDMA object and counter is gone. */

@@ -84,13 +84,23 @@ static bool snic_rdma_lose(SnicRdma *r)
     return false;
 }
 
-void snic_rdma_xmit(SnicState *s, SnicQp *qp, const uint8_t *f, size_t len)
+void snic_rdma_xmit(SnicState *s, SnicQp *qp, const SnicRoceHdr *h,
+                    const uint8_t *f, size_t len)
 {
     SnicRdma *r = &s->rdma;
 
     if (snic_rdma_lose(r)) {
         r->st.loss_injected++;
         return;
+    }
+    if (h->vlan) {
+        /* the 802.1Q tag between the MAC addresses and the EtherType */
+        memcpy(r->tx_vlan_frame, f, 12);
+        stw_be_p(r->tx_vlan_frame + 12, SNIC_ETH_P_8021Q);
+        stw_be_p(r->tx_vlan_frame + 14, h->vlan_tci);
+        memcpy(r->tx_vlan_frame + 16, f + 12, len - 12);
+        f = r->tx_vlan_frame;
+        len += 4;
     }
     d2d_timing_packet(&s->timing, s->timing.p.rdma_ns);
     snic_port_xmit(s, f, len, &r->st.tx_pkts, &r->st.tx_bytes);
@@ -110,6 +120,8 @@ void snic_rdma_hdr_init(SnicState *s, SnicQp *qp, SnicRoceHdr *h,
         h->sip = be32_to_cpu(qp->av.sip);
         h->dip = be32_to_cpu(qp->av.dip);
     }
+    h->vlan = qp->av.flags & SNIC_AV_F_VLAN;
+    h->vlan_tci = h->vlan ? le16_to_cpu(qp->av.vlan_tci) : 0;
     h->ttl = qp->av.ttl;
     /* ECN-capable (ECT(0)): a switch queue may mark it CE */
     h->tos = (qp->av.tos & ~D2D_ECN_MASK) | D2D_ECN_ECT0;
@@ -150,33 +162,94 @@ uint16_t snic_src_addr_set(SnicState *s, const struct snic_aq_cmd *c)
     SnicSrcAddr *e;
 
     memcpy(&a, c->raw, sizeof(a));
-    if (a.index >= SNIC_SRC_ADDRS || a.valid > 1) {
+    if (a.index >= SNIC_SRC_ADDRS || a.valid > 1 ||
+        (a.flags & ~(SNIC_SRC_F_IPV6 | SNIC_SRC_F_VLAN)) ||
+        ((a.flags & SNIC_SRC_F_VLAN) &&
+         (le16_to_cpu(a.vlan_id) < 1 || le16_to_cpu(a.vlan_id) > 4094))) {
         return SNIC_AQ_EINVAL_PARAM;
     }
     e = &s->rdma.src[a.index];
     e->valid = a.valid;
+    e->v6 = a.flags & SNIC_SRC_F_IPV6;
+    e->vid = (a.flags & SNIC_SRC_F_VLAN) ? le16_to_cpu(a.vlan_id) : 0;
     memcpy(e->mac, a.mac, 6);
-    e->ip = a.ip;
+    e->ip = e->v6 ? 0 : a.ip;
+    memcpy(e->ip6, a.ip6, 16);
+    if (!e->v6) {
+        memset(e->ip6, 0, 16);
+    }
     return SNIC_AQ_OK;
 }
 
-uint8_t snic_rdma_src_fill(SnicState *s, SnicQp *qp, struct snic_av *av)
+/*
+ * A user UD WQE's source: smac, sip (@sip6 over IPv6) and VLAN from the
+ * table entry its AV names, which must be of the AV's IP version (the
+ * AV's PCP is kept).
+ */
+uint8_t snic_rdma_src_fill(SnicState *s, SnicQp *qp, struct snic_av *av,
+                           uint8_t *sip6)
 {
+    bool v6 = av->flags & SNIC_AV_F_IPV6;
     const SnicSrcAddr *e = av->sgid_index < SNIC_SRC_ADDRS ?
                            &s->rdma.src[av->sgid_index] : NULL;
 
     if (qp->flags & SNIC_QP_F_PRIV) {
         return SNIC_RST_OK;         /* the driver built the AV */
     }
-    if (!e || !e->valid) {
+    if (!e || !e->valid || e->v6 != v6) {
         s->rdma.st.tx_bad_src++;
         qemu_log_mask(LOG_GUEST_ERROR, "snic: qp %u: UD source address %u "
-                      "is not in the table\n", qp->qpn, av->sgid_index);
+                      "is not an IPv%d entry of the table\n", qp->qpn,
+                      av->sgid_index, v6 ? 6 : 4);
         return SNIC_RST_LOC_QP_OP;
     }
     memcpy(av->smac, e->mac, 6);
-    av->sip = e->ip;
+    if (v6) {
+        memcpy(sip6, e->ip6, 16);
+    } else {
+        av->sip = e->ip;
+    }
+    av->flags &= ~SNIC_AV_F_VLAN;
+    if (e->vid) {
+        av->flags |= SNIC_AV_F_VLAN;
+        av->vlan_tci = cpu_to_le16((le16_to_cpu(av->vlan_tci) & 0xe000) |
+                                   e->vid);
+    }
     return SNIC_RST_OK;
+}
+
+uint16_t snic_rdma_av_vid(const struct snic_av *av)
+{
+    return (av->flags & SNIC_AV_F_VLAN) ? le16_to_cpu(av->vlan_tci) & 0xfff
+                                        : 0;
+}
+
+uint16_t snic_rdma_hdr_vid(const SnicRoceHdr *h)
+{
+    return h->vlan ? h->vlan_tci & 0xfff : 0;
+}
+
+/*
+ * Is the destination of received @h one of the port's addresses on the
+ * frame's VLAN (a valid table entry of that IP version and VLAN)?
+ */
+bool snic_rdma_src_ours(SnicState *s, const SnicRoceHdr *h)
+{
+    uint16_t vid = snic_rdma_hdr_vid(h);
+    int i;
+
+    for (i = 0; i < SNIC_SRC_ADDRS; i++) {
+        const SnicSrcAddr *e = &s->rdma.src[i];
+
+        if (!e->valid || e->v6 != h->v6 || e->vid != vid) {
+            continue;
+        }
+        if (h->v6 ? !memcmp(e->ip6, h->dip6, 16)
+                  : be32_to_cpu(e->ip) == h->dip) {
+            return true;
+        }
+    }
+    return false;
 }
 
 /* ---- loss injection properties ---- */

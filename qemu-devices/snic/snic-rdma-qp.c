@@ -322,7 +322,8 @@ uint16_t snic_rdma_modify_qp(SnicState *s, const struct snic_aq_cmd *c)
          le32_to_cpu(a.sq_psn) > ROCE_PSN_MASK) ||
         ((mask & SNIC_QP_ATTR_DEST_QPN) &&
          le32_to_cpu(a.dest_qpn) > ROCE_PSN_MASK) ||
-        ((mask & SNIC_QP_ATTR_AV) && (a.av.flags & ~SNIC_AV_F_IPV6))) {
+        ((mask & SNIC_QP_ATTR_AV) && ((a.av.flags & ~SNIC_AV_F_ALL) ||
+                                      snic_rdma_av_vid(&a.av) > 4094))) {
         return SNIC_AQ_EINVAL_PARAM;
     }
 

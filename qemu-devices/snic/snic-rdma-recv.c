@@ -42,16 +42,41 @@ static bool snic_rdma_class_ok(const SnicQp *qp, uint32_t fl)
 
 /*
  * Is @h from the path of connected @qp, i.e. from its peer (as rxe's
- * check_addr): both addresses and the IP version match the AV's?
+ * check_addr): the VLAN, both addresses and the IP version match the AV's?
  */
 static bool snic_rdma_from_path(const SnicQp *qp, const SnicRoceHdr *h)
 {
+    if (snic_rdma_hdr_vid(h) != snic_rdma_av_vid(&qp->av)) {
+        return false;
+    }
     if (qp->av.flags & SNIC_AV_F_IPV6) {
         return h->v6 && !memcmp(h->sip6, qp->dip6, 16) &&
                !memcmp(h->dip6, qp->sip6, 16);
     }
     return !h->v6 && h->sip == be32_to_cpu(qp->av.dip) &&
            h->dip == be32_to_cpu(qp->av.sip);
+}
+
+/*
+ * May a datagram QP take @h?  Over IPv4 without a VLAN tag, yes (the
+ * qkey decides).  Over IPv6 or a VLAN it must be addressed to one of the
+ * port's addresses on that VLAN (the source table, i.e. the driver's
+ * GIDs), over IPv6 from a unicast source: an unspecified, loopback,
+ * multicast or IPv4-mapped source is no sender's.
+ */
+static bool snic_rdma_dgram_ok(SnicState *s, const SnicRoceHdr *h)
+{
+    static const uint8_t mapped[12] = { [10] = 0xff, [11] = 0xff };
+    static const uint8_t zero[15];
+
+    if (!h->v6 && !snic_rdma_hdr_vid(h)) {
+        return true;
+    }
+    if (h->v6 && (h->sip6[0] == 0xff || !memcmp(h->sip6, mapped, 12) ||
+                  (!memcmp(h->sip6, zero, 15) && h->sip6[15] <= 1))) {
+        return false;
+    }
+    return snic_rdma_src_ours(s, h);
 }
 
 /* A packet @h of @len bytes for @qp (in RTR or later, of its class). */
@@ -71,14 +96,18 @@ static void snic_rdma_rx_qp(SnicState *s, SnicQp *qp, SnicRoceHdr *h,
                       qp->qpn, h->v6 ? 6 : 4, h->sip, h->dip);
         return;
     }
-    if (h->v6 && !snic_qp_connected(qp)) {
-        /* datagram QPs: IPv4 only (their GRH area holds an IPv4 header) */
-        st->rx_no_qp++;
-        qemu_log_mask(LOG_GUEST_ERROR, "snic: qp %u: IPv6 datagram: "
-                      "dropped\n", qp->qpn);
+    if (!snic_qp_connected(qp) && !snic_rdma_dgram_ok(s, h)) {
+        st->rx_bad_src++;
+        qemu_log_mask(LOG_GUEST_ERROR, "snic: qp %u: IPv%d datagram (VLAN "
+                      "%u) not between a unicast source and a port address: "
+                      "dropped\n", qp->qpn, h->v6 ? 6 : 4,
+                      snic_rdma_hdr_vid(h));
         return;
     }
     st->rx_pkts++;
+    if (h->vlan) {
+        st->rx_vlan_pkts++;
+    }
     st->rx_bytes += len;
     d2d_timing_latency(&s->timing, s->timing.p.rdma_ns);
     if (fl & ROCE_F_CNP) {
@@ -121,7 +150,11 @@ static void snic_rdma_rx_mcast(SnicState *s, SnicRoceHdr *h, uint32_t fl,
     }
 }
 
-bool snic_rdma_rx(SnicState *s, const uint8_t *f, size_t len)
+/*
+ * A frame from the port: @vlan is the TCI of the 802.1Q tag the port
+ * stripped, or -1; a frame that still has its tag is untagged here.
+ */
+bool snic_rdma_rx(SnicState *s, const uint8_t *f, size_t len, int32_t vlan)
 {
     SnicRdmaStats *st = &s->rdma.st;
     SnicQpCountMark mark;
@@ -135,6 +168,15 @@ bool snic_rdma_rx(SnicState *s, const uint8_t *f, size_t len)
      */
     if (!s->rdma.nqps || len < SNIC_ETH_HLEN || !snic_rdma_for_us(s, f)) {
         return false;
+    }
+    if (vlan < 0 && len >= SNIC_ETH_HLEN + 4 &&
+        lduw_be_p(f + 12) == SNIC_ETH_P_8021Q &&
+        len - 4 <= SNIC_RDMA_MAX_FRAME) {
+        vlan = lduw_be_p(f + 14);
+        memcpy(s->rdma.rx_vlan_frame, f, 12);
+        memcpy(s->rdma.rx_vlan_frame + 12, f + 16, len - 16);
+        f = s->rdma.rx_vlan_frame;
+        len -= 4;
     }
     switch (snic_roce_parse(f, len, &h)) {
     case ROCE_NOT_ROCE:
@@ -150,6 +192,8 @@ bool snic_rdma_rx(SnicState *s, const uint8_t *f, size_t len)
     }
     h.frame = f;
     h.frame_len = len;
+    h.vlan = vlan >= 0;
+    h.vlan_tci = h.vlan ? vlan : 0;
     fl = snic_roce_opflags(h.opcode);
     if (h.dqpn == SNIC_MCAST_QPN) {
         snic_rdma_rx_mcast(s, &h, fl, len);

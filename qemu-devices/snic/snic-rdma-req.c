@@ -164,10 +164,20 @@ static uint8_t snic_wqe_parse(SnicState *s, SnicQp *qp, SnicSwqe *w,
         }
         memcpy(&ud, segs + 16, sizeof(ud));
         w->av = ud.av;
-        if (w->av.flags & SNIC_AV_F_IPV6) {
-            return SNIC_RST_LOC_QP_OP;  /* datagrams over IPv4 only */
+        seg = 4;
+        if ((w->av.flags & ~SNIC_AV_F_ALL) || snic_rdma_av_vid(&w->av) > 4094) {
+            return SNIC_RST_LOC_QP_OP;
         }
-        st = snic_rdma_src_fill(s, qp, &w->av);
+        if (w->av.flags & SNIC_AV_F_IPV6) {
+            /* the struct snic_wqe_ud6 segment with the addresses */
+            if (ds_cnt < 6) {
+                return SNIC_RST_LOC_QP_OP;
+            }
+            memcpy(w->sip6, segs + 64, 16);
+            memcpy(w->dip6, segs + 80, 16);
+            seg = 6;
+        }
+        st = snic_rdma_src_fill(s, qp, &w->av, w->sip6);
         if (st != SNIC_RST_OK) {
             return st;
         }
@@ -176,7 +186,6 @@ static uint8_t snic_wqe_parse(SnicState *s, SnicQp *qp, SnicSwqe *w,
         if (w->qkey & 0x80000000u) {
             w->qkey = qp->qkey;
         }
-        seg = 4;
     }
     if (w->opcode >= SNIC_WQE_RDMA_WRITE) {
         const struct snic_wqe_raddr *ra = (const void *)(segs + 16);
@@ -486,8 +495,16 @@ static bool snic_req_packet(SnicState *s, SnicQp *qp, SnicSwqe *w)
                        ROCE_UD_SEND_ONLY_IMM : ROCE_UD_SEND_ONLY;
             memcpy(h.dmac, w->av.dmac, 6);
             memcpy(h.smac, w->av.smac, 6);
-            h.sip = be32_to_cpu(w->av.sip);
-            h.dip = be32_to_cpu(w->av.dip);
+            if (w->av.flags & SNIC_AV_F_IPV6) {
+                h.v6 = true;
+                memcpy(h.sip6, w->sip6, 16);
+                memcpy(h.dip6, w->dip6, 16);
+            } else {
+                h.sip = be32_to_cpu(w->av.sip);
+                h.dip = be32_to_cpu(w->av.dip);
+            }
+            h.vlan = w->av.flags & SNIC_AV_F_VLAN;
+            h.vlan_tci = h.vlan ? le16_to_cpu(w->av.vlan_tci) : 0;
             h.ttl = w->av.ttl;
             h.tos = w->av.tos;
             h.sport = le16_to_cpu(w->av.udp_sport);
@@ -528,7 +545,7 @@ static bool snic_req_packet(SnicState *s, SnicQp *qp, SnicSwqe *w)
         }
     }
     len = snic_roce_finish(f, &h, len);
-    snic_rdma_xmit(s, qp, f, len);
+    snic_rdma_xmit(s, qp, &h, f, len);
     snic_rdma_cc_sent(s, qp, len);
     return true;
 }

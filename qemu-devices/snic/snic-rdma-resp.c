@@ -40,7 +40,7 @@ static void snic_resp_send_ack(SnicState *s, SnicQp *qp)
     h.syndrome = qp->ack_syn;
     h.msn = qp->msn;
     snic_roce_build(f, &h, 0);
-    snic_rdma_xmit(s, qp, f, snic_roce_finish(f, &h, 0));
+    snic_rdma_xmit(s, qp, &h, f, snic_roce_finish(f, &h, 0));
     qp->ack_pending = false;
     switch (qp->ack_syn & AETH_TYPE_MASK) {
     case AETH_ACK:
@@ -136,6 +136,10 @@ static void snic_resp_recv_cqe(SnicState *s, SnicQp *qp, const SnicRecvWqe *w,
     if (h && !snic_qp_connected(qp)) {
         cqe.src_qpn = cpu_to_le32(h->sqpn);
         memcpy(cqe.smac, h->smac, 6);
+        if (h->vlan) {
+            cqe.rdma_flags |= SNIC_CQE_RF_VLAN;
+            cqe.vlan_tci = cpu_to_le16(h->vlan_tci);
+        }
     }
     snic_cq_post(s, qp->rcqn, &cqe, &qp->pcie);
 }
@@ -182,7 +186,16 @@ static void snic_resp_ud(SnicState *s, SnicQp *qp, const SnicRoceHdr *h)
         return;
     }
     snic_rdma_recv_consume(s, qp);
-    memcpy(grh + 20, h->ip, 20);
+    /*
+     * The GRH area (RoCEv2): the IPv6 header as received, or 20 zero
+     * bytes and the IPv4 header.
+     */
+    if (h->v6) {
+        memcpy(grh, h->ip, 40);
+        rf |= SNIC_CQE_RF_IPV6;
+    } else {
+        memcpy(grh + 20, h->ip, 20);
+    }
     st = snic_rdma_sg_copy(s, qp, w.sge, w.nsge, 0, grh, sizeof(grh), true);
     if (!st && h->paylen) {
         st = snic_rdma_sg_copy(s, qp, w.sge, w.nsge, sizeof(grh),
@@ -781,7 +794,7 @@ bool snic_rdma_resp_run(SnicState *s, SnicQp *qp, int *budget)
         if (!j->atomic && !j->custom) {
             s->rdma.st.read_resps++;
         }
-        snic_rdma_xmit(s, qp, f, snic_roce_finish(f, &h, len));
+        snic_rdma_xmit(s, qp, &h, f, snic_roce_finish(f, &h, len));
         (*budget)--;
         if (++j->sent >= j->npkts) {
             qp->job_head++;

@@ -143,6 +143,7 @@ typedef struct SnicSwqe {
     uint32_t rkey;
     uint64_t swap_add, compare;
     struct snic_av av;          /* UD */
+    uint8_t sip6[16], dip6[16]; /* UD over IPv6 (av.flags SNIC_AV_F_IPV6) */
     uint32_t dest_qpn, qkey;    /* UD */
     uint32_t req_len;           /* CUSTOM: request bytes in inl_data */
     uint8_t nsge;
@@ -395,8 +396,11 @@ typedef struct SnicMcastGroup {
 /* A source address table entry (SNIC_AQ_SET_SRC_ADDR). */
 typedef struct SnicSrcAddr {
     bool valid;
+    bool v6;                    /* the address is ip6, not ip */
+    uint16_t vid;               /* its VLAN, 0 if none */
     uint8_t mac[6];
     __be32 ip;                  /* as struct snic_av's sip */
+    uint8_t ip6[16];
 } SnicSrcAddr;
 
 typedef struct SnicRdma {
@@ -414,6 +418,8 @@ typedef struct SnicRdma {
     SnicMcastGroup mcast[SNIC_MAX_MCAST_GRPS];
     QEMUBH *bh;
     uint8_t *frame;             /* SNIC_RDMA_MAX_FRAME */
+    uint8_t *tx_vlan_frame;     /* a frame with its 802.1Q tag inserted */
+    uint8_t *rx_vlan_frame;     /* a received frame without its tag */
     /* loss injection (QOM properties) */
     uint32_t loss_every, loss_ppm;
     uint64_t loss_seed, loss_seed_used, loss_rng;
@@ -627,19 +633,25 @@ bool snic_rdma_outstanding(SnicQp *qp);
 /* (Re)arm or stop the retransmit and loss probe timers of RC @qp. */
 void snic_rdma_timer_update(SnicState *s, SnicQp *qp);
 /* Put a finished frame on the wire (loss injection, counters). */
-void snic_rdma_xmit(SnicState *s, SnicQp *qp, const uint8_t *f, size_t len);
+void snic_rdma_xmit(SnicState *s, SnicQp *qp, const SnicRoceHdr *h,
+                    const uint8_t *f, size_t len);
 /* Headers every packet of @qp shares (addresses, BTH basics). */
 void snic_rdma_hdr_init(SnicState *s, SnicQp *qp, SnicRoceHdr *h,
                         uint8_t opcode, uint32_t psn);
 void snic_rdma_loss_props(SnicState *s, Object *obj);
 uint16_t snic_src_addr_set(SnicState *s, const struct snic_aq_cmd *c);
 /* A user UD QP's source: @av's smac and sip from its sgid_index entry. */
-uint8_t snic_rdma_src_fill(SnicState *s, SnicQp *qp, struct snic_av *av);
+uint8_t snic_rdma_src_fill(SnicState *s, SnicQp *qp, struct snic_av *av,
+                           uint8_t *sip6);
+bool snic_rdma_src_ours(SnicState *s, const SnicRoceHdr *h);
+/* The VLAN id of a path's AV, of a received frame (0: untagged). */
+uint16_t snic_rdma_av_vid(const struct snic_av *av);
+uint16_t snic_rdma_hdr_vid(const SnicRoceHdr *h);
 uint32_t snic_rdma_ud_mtu(SnicState *s);
 
 /* snic-rdma-recv.c: above the responder and the completer */
 /* A frame from the wire: true if the RDMA engine took it. */
-bool snic_rdma_rx(SnicState *s, const uint8_t *f, size_t len);
+bool snic_rdma_rx(SnicState *s, const uint8_t *f, size_t len, int32_t vlan);
 
 /* snic-rdma-resp.c */
 void snic_rdma_resp_rx(SnicState *s, SnicQp *qp, const SnicRoceHdr *h);

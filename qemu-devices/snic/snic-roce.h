@@ -132,6 +132,8 @@ typedef struct SnicRoceHdr {
     uint32_t flow;                  /* IPv6 flow label (20 bits) */
     uint8_t ttl, tos;               /* IPv6: hop limit, traffic class */
     uint16_t sport;
+    bool vlan;                      /* 802.1Q: sent or received tagged */
+    uint16_t vlan_tci;              /* its TCI (PCP, VID) */
     /* BTH */
     uint8_t opcode;
     bool se, mig, ackreq;

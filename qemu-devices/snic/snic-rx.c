@@ -373,7 +373,7 @@ ssize_t snic_rx_frame(SnicState *s, const uint8_t *buf, size_t size)
         }
     }
     /* RoCEv2 to our own address: the RDMA engine, before steering. */
-    if (snic_rdma_rx(s, buf, size)) {
+    if (snic_rdma_rx(s, buf, size, vlan)) {
         return consumed;
     }
     snic_rx_steer(s, buf, size, false, vlan);

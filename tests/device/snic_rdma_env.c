@@ -126,6 +126,20 @@ int src_addr_set(struct snic_dev *d, uint8_t index, bool valid,
 	return snic_aq_cmd(d, SNIC_AQ_SET_SRC_ADDR, &a, sizeof(a), NULL);
 }
 
+int src_addr_set6(struct snic_dev *d, uint8_t index, const uint8_t *mac,
+		  const uint8_t *ip6)
+{
+	struct snic_aq_set_src_addr a;
+
+	memset(&a, 0, sizeof(a));
+	a.index = index;
+	a.valid = 1;
+	a.flags = SNIC_SRC_F_IPV6;
+	memcpy(a.mac, mac, 6);
+	memcpy(a.ip6, ip6, 16);
+	return snic_aq_cmd(d, SNIC_AQ_SET_SRC_ADDR, &a, sizeof(a), NULL);
+}
+
 bool rstats(struct snic_dev *d, struct snic_rdma_stats *s)
 {
 	return snic_query_stats(d, SNIC_STATS_RDMA, 0, s, sizeof(*s)) == OK;

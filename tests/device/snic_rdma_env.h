@@ -98,6 +98,9 @@ bool rstats(struct snic_dev *d, struct snic_rdma_stats *s);
 /* SET_SRC_ADDR: entry @index of @d's source address table. */
 int src_addr_set(struct snic_dev *d, uint8_t index, bool valid,
 		 const uint8_t *mac, uint32_t ip);
+/* The same for an IPv6 entry (SNIC_SRC_F_IPV6). */
+int src_addr_set6(struct snic_dev *d, uint8_t index, const uint8_t *mac,
+		  const uint8_t *ip6);
 /* CQs, EQs, PDs, MRs */
 /* (snic_cq_create and snic_cq_peek of snic_q.h; these pump the main loop) */
 bool cq_wait(struct snic_cq *c, struct snic_cqe *q, uint64_t step_ns);

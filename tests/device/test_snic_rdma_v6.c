@@ -183,8 +183,6 @@ static void ipv6_source_check(void)
 	static const uint8_t other[16] = { 0xfe, 0x80, [15] = 0x66 };
 	struct snic_rdma_stats s0, s1;
 	struct snic_cqe e;
-	struct wqe w;
-	struct qp ud;
 	uint8_t f[256];
 	size_t len;
 
@@ -206,32 +204,6 @@ static void ipv6_source_check(void)
 	CHECK(rstats(B, &s1));
 	CHECK_EQ(s1.rx_bad_src - s0.rx_bad_src, 2);
 	CHECK_EQ(s1.rx_pkts - s0.rx_pkts, 1);
-	/* a UD QP takes no IPv6 datagram and sends none */
-	CHECK_EQ(qp_create(&ud, B, SNIC_QPT_UD, sb.pdn, &sb.scq, &sb.rcq, -1),
-		 OK);
-	CHECK(qp_ud_up(&ud, 0x1234));
-	len = mk_req6(f, ud.qpn, 0, ip6_a);
-	f[62] = 0x64;			/* UD SEND ONLY, no DETH: no QP first */
-	fix_icrc6(f, len);
-	CHECK(inj_send(f, len));
-	pump(50);
-	CHECK(rstats(B, &s0));
-	CHECK_EQ(s0.rx_no_qp - s1.rx_no_qp, 1);
-	{
-		struct snic_wqe_ud u;
-
-		memset(&u, 0, sizeof(u));
-		av_fill(&u.av, B);
-		u.av.flags = SNIC_AV_F_IPV6;
-		u.dest_qpn = sa.qp.qpn;
-		w_init(&w, SNIC_WQE_SEND, SNIC_WQE_F_SIGNAL, 0);
-		w_seg(&w, &u, sizeof(u));
-		w_data(&w, 8, sb.mr.key, sb.mr.iova);
-		qp_post(&ud, &w);
-		CHECK(cq_wait(&sb.scq, &e, 0));
-		CHECK_EQ(e.opcode, SNIC_CQE_REQ_ERR);
-		CHECK_EQ(e.syndrome, SNIC_RST_LOC_QP_OP);
-	}
 	/* an AV flag the device does not know */
 	{
 		struct snic_qp_attr a;
@@ -245,11 +217,187 @@ static void ipv6_source_check(void)
 	}
 }
 
+/*
+ * A UD datagram over IPv6 (SEND ONLY + DETH, no payload) from A's MAC to
+ * B's QP @dqpn, from @sip to @dip.
+ */
+static size_t mk_ud6(uint8_t *f, uint32_t dqpn, uint32_t qkey,
+		     const uint8_t *sip, const uint8_t *dip)
+{
+	size_t len = mk_req6(f, dqpn, 0, sip);
+
+	memcpy(f + 38, dip, 16);
+	f[62] = 0x64;			/* UD SEND ONLY */
+	*(uint32_t *)(f + 74) = htonl(qkey);
+	*(uint32_t *)(f + 78) = htonl(0x99);	/* source QP */
+	fix_icrc6(f, len);
+	return len;
+}
+
+/* A UD/GSI send WQE of @len bytes at @off of @m over IPv6 (ud + ud6). */
+static uint16_t post_ud6(struct qp *q, const struct mr *m, uint8_t sgid,
+			 uint32_t dqpn, uint32_t qkey, const uint8_t *sip6,
+			 uint32_t len)
+{
+	struct snic_wqe_ud u;
+	struct snic_wqe_ud6 u6;
+	struct wqe w;
+
+	memset(&u, 0, sizeof(u));
+	av_fill(&u.av, q->d);
+	u.av.sip = u.av.dip = 0;
+	u.av.sgid_index = sgid;
+	u.av.flags = SNIC_AV_F_IPV6;
+	u.dest_qpn = dqpn;
+	u.qkey = qkey;
+	memcpy(u6.sip6, sip6, 16);
+	memcpy(u6.dip6, q->d == A ? ip6_b : ip6_a, 16);
+	w_init(&w, SNIC_WQE_SEND_IMM, SNIC_WQE_F_SIGNAL, 0x66);
+	w_seg(&w, &u, sizeof(u));
+	w_seg(&w, &u6, sizeof(u6));
+	w_data(&w, len, m->key, m->iova);
+	return qp_post(q, &w);
+}
+
+/*
+ * UD over IPv6: a user UD QP sends from its IPv6 source table entry (a
+ * spoofed sip6 in the WQE is replaced), the frame is IPv6 with a valid
+ * ICRC, and the receiver's GRH area is the IPv6 header as received (CQE
+ * flag IPV6); a GSI QP likewise.  Refused: an IPv6 AV naming an IPv4
+ * entry (tx_bad_src), datagrams to an address that is not the port's or
+ * from a multicast, IPv4-mapped or unspecified source (rx_bad_src).
+ */
+static void ud_over_ipv6(void)
+{
+	static const uint8_t spoof[16] = { 0x20, 0x01, 0x0d, 0xb8, [15] = 0x99 };
+	static const uint8_t mcast[16] = { 0xff, 0x02, [15] = 0x01 };
+	static const uint8_t mapped[16] = { [10] = 0xff, [11] = 0xff, 10, 0, 0, 1 };
+	static const uint8_t unspec[16];
+	static uint8_t src[900], dst[1024];
+	struct snic_rdma_stats s0, s1;
+	struct side ua, ub;
+	struct snic_cqe e;
+	uint8_t f[2048], hdr[40];
+	int n, frames = 0;
+	uint16_t idx;
+	size_t len;
+
+	CHECK(env_start());
+	CHECK(side_make(&ua, A, SNIC_QPT_UD));
+	CHECK(side_make(&ub, B, SNIC_QPT_UD));
+	CHECK(qp_ud_up(&ua.qp, 0x1234));
+	CHECK(qp_ud_up(&ub.qp, 0x5678));
+	CHECK_EQ(src_addr_set6(A, 1, mac_a, ip6_a), OK);
+	CHECK_EQ(src_addr_set6(B, 1, mac_b, ip6_b), OK);
+	fill(src, sizeof(src), 64);
+	mr_write(&ua.mr, 0, src, sizeof(src));
+	qp_recv(&ub.qp, 0xa6, 2000, ub.mr.key, ub.mr.iova + 64);
+	cap_drain();
+	idx = post_ud6(&ua.qp, &ua.mr, 1, ub.qp.qpn, 0x5678, spoof,
+		       sizeof(src));
+	CHECK_REQ(&ua.scq, idx, SNIC_WQE_SEND_IMM, sizeof(src), &e);
+	while ((n = cap_recv(f, sizeof(f), 200)) > 0) {
+		uint32_t wire = f[n - 4] | f[n - 3] << 8 | f[n - 2] << 16 |
+				(uint32_t)f[n - 1] << 24;
+
+		frames++;
+		CHECK_EQ(f[12] << 8 | f[13], 0x86dd);
+		CHECK_EQ(f[14] >> 4, 6);
+		CHECK_EQ(f[20], 17);
+		CHECK_EQ(f[18] << 8 | f[19], n - 14 - 40);
+		CHECK(!memcmp(f + 22, ip6_a, 16));	/* from the table */
+		CHECK(!memcmp(f + 38, ip6_b, 16));
+		CHECK_EQ(f[62], 0x65);			/* UD SEND ONLY + imm */
+		CHECK_EQ(wire, icrc6_of(f, n));
+		memcpy(hdr, f + 14, 40);
+	}
+	CHECK_EQ(frames, 1);
+	CHECK(cq_wait(&ub.rcq, &e, 0));
+	CHECK_EQ(e.opcode, SNIC_CQE_RECV);
+	CHECK_EQ(e.cookie, 0xa6);
+	CHECK_EQ(e.byte_cnt, 40 + sizeof(src));
+	CHECK_EQ(e.rdma_flags, SNIC_CQE_RF_GRH | SNIC_CQE_RF_IMM |
+		 SNIC_CQE_RF_IPV6);
+	CHECK_EQ(e.src_qpn, ua.qp.qpn);
+	mr_read(&ub.mr, 64, dst, 40 + sizeof(src));
+	CHECK(!memcmp(dst, hdr, 40));		/* the GRH: the IPv6 header */
+	CHECK(!memcmp(dst + 40, src, sizeof(src)));
+	/* an IPv6 AV naming an IPv4 entry: no source */
+	CHECK(rstats(A, &s0));
+	idx = post_ud6(&ua.qp, &ua.mr, 0, ub.qp.qpn, 0x5678, ip6_a, 8);
+	CHECK(cq_wait(&ua.scq, &e, 0));
+	CHECK_EQ(e.opcode, SNIC_CQE_REQ_ERR);
+	CHECK_EQ(e.syndrome, SNIC_RST_LOC_QP_OP);
+	CHECK(rstats(A, &s1));
+	CHECK_EQ(s1.tx_bad_src - s0.tx_bad_src, 1);
+	/* received: only to a port address, only from a unicast source */
+	qp_recv(&ub.qp, 0xb6, 2000, ub.mr.key, ub.mr.iova + 4096);
+	CHECK(rstats(B, &s0));
+	len = mk_ud6(f, ub.qp.qpn, 0x5678, ip6_a, spoof);
+	CHECK(inj_send(f, len));
+	len = mk_ud6(f, ub.qp.qpn, 0x5678, mcast, ip6_b);
+	CHECK(inj_send(f, len));
+	len = mk_ud6(f, ub.qp.qpn, 0x5678, mapped, ip6_b);
+	CHECK(inj_send(f, len));
+	len = mk_ud6(f, ub.qp.qpn, 0x5678, unspec, ip6_b);
+	CHECK(inj_send(f, len));
+	len = mk_ud6(f, ub.qp.qpn, 0x5678, ip6_a, ip6_b);
+	CHECK(inj_send(f, len));
+	CHECK(cq_wait(&ub.rcq, &e, 0));
+	CHECK_EQ(e.cookie, 0xb6);
+	CHECK_EQ(e.byte_cnt, 40);
+	CHECK_EQ(e.src_qpn, 0x99);
+	CHECK(rstats(B, &s1));
+	CHECK_EQ(s1.rx_bad_src - s0.rx_bad_src, 4);
+	CHECK_EQ(s1.rx_pkts - s0.rx_pkts, 1);
+	CHECK(cq_empty(&ub.rcq));
+}
+
+/* The GSI QP (QP1, MADs) over IPv6: the driver's privileged WQE. */
+static void gsi_over_ipv6(void)
+{
+	struct snic_cq ca, cb;
+	struct qp ga, gb;
+	struct mr ma, mb;
+	struct snic_cqe e;
+	uint8_t buf[40];
+	uint32_t pa, pb;
+
+	CHECK(env_start());
+	CHECK_EQ(src_addr_set6(B, 1, mac_b, ip6_b), OK);
+	pa = pd_create(A);
+	pb = pd_create(B);
+	CHECK_EQ(snic_cq_create(&ca, A, 6, SNIC_EQN_NONE, 4), OK);
+	CHECK_EQ(snic_cq_create(&cb, B, 6, SNIC_EQN_NONE, 4), OK);
+	CHECK_EQ(mr_create(&ma, A, pa, 4096, ALL_ACCESS, 0), OK);
+	CHECK_EQ(mr_create(&mb, B, pb, 4096, ALL_ACCESS, 0), OK);
+	CHECK_EQ(qp_create_f(&ga, A, SNIC_QPT_GSI, pa, &ca, &ca, -1,
+			     SNIC_QP_F_PRIV), OK);
+	CHECK_EQ(qp_create(&gb, B, SNIC_QPT_GSI, pb, &cb, &cb, -1), OK);
+	CHECK(qp_ud_up(&ga, SNIC_GSI_QKEY));
+	CHECK(qp_ud_up(&gb, SNIC_GSI_QKEY));
+	qp_recv(&gb, 9, 300, mb.key, mb.iova);
+	post_ud6(&ga, &ma, 1, SNIC_GSI_QPN, SNIC_GSI_QKEY, ip6_a, 256);
+	CHECK(cq_wait(&ca, &e, 0));
+	CHECK_EQ(e.opcode, SNIC_CQE_REQ);
+	CHECK(cq_wait(&cb, &e, 0));
+	CHECK_EQ(e.opcode, SNIC_CQE_RECV);
+	CHECK_EQ(e.byte_cnt, 296);
+	CHECK_EQ(e.src_qpn, 1);
+	CHECK(e.rdma_flags & SNIC_CQE_RF_IPV6);
+	mr_read(&mb, 0, buf, 40);
+	CHECK_EQ(buf[0] >> 4, 6);
+	CHECK(!memcmp(buf + 8, ip6_a, 16));	/* the driver's source */
+	CHECK(!memcmp(buf + 24, ip6_b, 16));
+}
+
 int main(void)
 {
 	RUN("device/snic_rdma_v6", rc_over_ipv6);
 	RUN("device/snic_rdma_v6", uc_over_ipv6);
 	RUN("device/snic_rdma_v6", ipv6_source_check);
+	RUN("device/snic_rdma_v6", ud_over_ipv6);
+	RUN("device/snic_rdma_v6", gsi_over_ipv6);
 	qt_quit(qt);
 	inj_close();
 	return check_failures ? 1 : 0;

@@ -5,8 +5,7 @@
 # (with --chk) over the link-local and the global GID, ibv_uc_pingpong,
 # and perftest ib_send_bw over the link-local GID.  Each guest checks that
 # its port took RoCE packets and dropped none as not from a QP's path.
-# rdma_cm (rping, ucmatose) over IPv6 is not run: its MADs go through the
-# GSI QP, and datagram QPs are IPv4 only (docs/snic-ib.md).
+# UD and rdma_cm over IPv6: snic_rdma_user_ud6.
 # vm-args: --guests 2
 # timeout: 420
 . /opt/d2d/tests/lib.sh

@@ -202,6 +202,37 @@ static void ud_send(void)
 	CHECK_EQ(snic_build_send_wqe(&ud, &wr, 0, wqe, &info), EINVAL);
 }
 
+/*
+ * UD over IPv6: an AH with SNIC_AV_F_IPV6 puts its addresses in a ud6
+ * segment right after the ud segment, the data segments after that.
+ */
+static void ud_send_ipv6(void)
+{
+	struct snic_ah ah = { .av = { .dmac = { 2, 0, 0, 0, 0, 9 },
+				      .flags = SNIC_AV_F_IPV6 },
+			      .ud6 = { .sip6 = { 0xfd, [15] = 1 },
+				       .dip6 = { 0xfd, [15] = 2 } } };
+	struct ibv_sge s = { 0x1000, 256, 1 };
+	struct ibv_send_wr wr = { .sg_list = &s, .num_sge = 1,
+				  .opcode = IBV_WR_SEND };
+	struct snic_sq_params ud = rc;
+	const struct snic_wqe_ud *u = seg(1);
+	const struct snic_wqe_ud6 *u6 = seg(4);
+	const struct snic_wqe_data *d = seg(6);
+	struct snic_wqe_info info;
+
+	ud.qp_type = IBV_QPT_UD;
+	wr.wr.ud.ah = &ah.ibv_ah;
+	wr.wr.ud.remote_qpn = 0x12;
+	CHECK_EQ(snic_build_send_wqe(&ud, &wr, 0, wqe, &info), 0);
+	CHECK_EQ(ctrl()->ds_cnt, 7);	/* ctrl ud(3) ud6(2) data */
+	CHECK_EQ(info.nbb, 2);
+	CHECK_EQ(u->av.flags, SNIC_AV_F_IPV6);
+	CHECK(!memcmp(u6, &ah.ud6, sizeof(*u6)));
+	CHECK_EQ(le32toh(d->byte_count), 256);
+	CHECK_EQ(le64toh(d->addr), 0x1000);
+}
+
 /* UC: SEND and RDMA WRITE (+imm) as on RC, no ud segment; READ,
  * atomics, SEND with invalidate and custom requests refused. */
 static void uc_ops(void)
@@ -321,6 +352,7 @@ int main(void)
 	RUN("unit/libsnic_wqe", rc_atomics);
 	RUN("unit/libsnic_wqe", inline_and_limits);
 	RUN("unit/libsnic_wqe", ud_send);
+	RUN("unit/libsnic_wqe", ud_send_ipv6);
 	RUN("unit/libsnic_wqe", uc_ops);
 	RUN("unit/libsnic_wqe", recv_wqe);
 	RUN("unit/libsnic_wqe", cqe_owner_and_status);

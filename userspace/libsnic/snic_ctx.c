@@ -175,6 +175,8 @@ static struct ibv_ah *snic_create_ah(struct ibv_pd *pd,
 		return NULL;
 	}
 	ah->av = resp.drv.av;
+	memcpy(ah->ud6.sip6, resp.drv.sip6, sizeof(ah->ud6.sip6));
+	memcpy(ah->ud6.dip6, resp.drv.dip6, sizeof(ah->ud6.dip6));
 	return &ah->ibv_ah;
 }
 

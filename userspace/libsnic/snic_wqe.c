@@ -18,6 +18,7 @@ _Static_assert(sizeof(struct snic_wqe_raddr) == SEG, "raddr segment");
 _Static_assert(sizeof(struct snic_wqe_atomic) == SEG, "atomic segment");
 _Static_assert(sizeof(struct snic_wqe_data) == SEG, "data segment");
 _Static_assert(sizeof(struct snic_wqe_ud) == 3 * SEG, "ud segment");
+_Static_assert(sizeof(struct snic_wqe_ud6) == 2 * SEG, "ud6 segment");
 _Static_assert(sizeof(struct snic_recv_hdr) == SNIC_RECV_HDR_SIZE,
 	       "receive header");
 _Static_assert(sizeof(struct snic_cqe) == 64, "CQE");
@@ -170,6 +171,10 @@ int snic_build_send_wqe(const struct snic_sq_params *p,
 			qkey = p->qkey;
 		u->qkey = htole32(qkey);
 		ds += sizeof(*u) / SEG;
+		if (ah->av.flags & SNIC_AV_F_IPV6) {
+			memcpy(buf + ds * SEG, &ah->ud6, sizeof(ah->ud6));
+			ds += sizeof(ah->ud6) / SEG;
+		}
 	}
 	if (d.raddr) {
 		struct snic_wqe_raddr *r = (void *)(buf + ds * SEG);

@@ -20,6 +20,7 @@
 struct snic_ah {
 	struct ibv_ah ibv_ah;
 	struct snic_av av;
+	struct snic_wqe_ud6 ud6;	/* with SNIC_AV_F_IPV6 in av.flags */
 };
 
 /* What the send-WQE builder needs to know about the QP. */

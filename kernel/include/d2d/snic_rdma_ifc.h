@@ -44,8 +44,11 @@ enum snic_aq_rdma_opcode {
  * SET_SRC_ADDR: entry @index of the port's source address table (the
  * driver mirrors its GID table into it).  A user UD QP (no
  * SNIC_QP_F_PRIV) sends from the entry its WQE's AV names (sgid_index):
- * the AV's smac and sip are replaced, an invalid entry fails the WQE with
+ * the AV's smac and sip (sip6 over IPv6) are replaced; an invalid entry,
+ * or one of the other IP version than the AV's, fails the WQE with
  * SNIC_RST_LOC_QP_OP (counted in tx_bad_src).  valid 0 clears the entry.
+ * The IPv6 entries are also the addresses the port takes UD and GSI
+ * datagrams over IPv6 for (rx_bad_src otherwise).
  */
 #define SNIC_SRC_ADDRS		128
 
@@ -53,9 +56,20 @@ struct snic_aq_set_src_addr {
 	__u8 index;		/* < SNIC_SRC_ADDRS */
 	__u8 valid;		/* 0 or 1 */
 	__u8 mac[6];
-	__be32 ip;		/* IPv4 */
-	__u8 rsvd[44];
+	__be32 ip;		/* IPv4 (without SNIC_SRC_F_IPV6) */
+	__u8 flags;		/* SNIC_SRC_F_* */
+	__u8 rsvd0;
+	__le16 vlan_id;		/* with SNIC_SRC_F_VLAN: 1..4094 */
+	__u8 ip6[16];		/* with SNIC_SRC_F_IPV6 */
+	__u8 rsvd[24];
 };
+
+/*
+ * set_src_addr.flags: IPV6: the entry is the IPv6 address ip6 (ip
+ * unused); VLAN: the address is on VLAN vlan_id (802.1Q-tagged frames).
+ */
+#define SNIC_SRC_F_IPV6		(1u << 0)
+#define SNIC_SRC_F_VLAN		(1u << 1)
 
 /*
  * Counter sets (per-QP statistics, docs/snic-rdma.md "Counter sets"):
@@ -246,11 +260,19 @@ struct snic_qp_attr {
 };
 
 /*
- * struct snic_av flags.  IPV6: RoCEv2 over IPv6; the addresses are
- * snic_qp_attr's sip6/dip6 (the AV's sip/dip are unused).  RC and UC QPs
- * only: a UD WQE whose AV has it fails with SNIC_RST_LOC_QP_OP.
+ * struct snic_av flags.  IPV6: RoCEv2 over IPv6; the AV's sip/dip are
+ * unused.  RC and UC QPs take the addresses from snic_qp_attr's
+ * sip6/dip6; a UD or GSI WQE carries them in a struct snic_wqe_ud6
+ * segment right after its ud segment.
  */
 #define SNIC_AV_F_IPV6		(1u << 0)
+/*
+ * VLAN: the path's frames carry an 802.1Q tag, TCI = the AV's vlan_tci
+ * (PCP in bits 15:13, VID in 11:0); received frames must carry that VID.
+ * A user UD QP's VID is its source address table entry's (PCP the AV's).
+ */
+#define SNIC_AV_F_VLAN		(1u << 1)
+#define SNIC_AV_F_ALL		(SNIC_AV_F_IPV6 | SNIC_AV_F_VLAN)
 
 /*
  * CREATE_SRQ (inline).  2^log_size receive WQEs of 2^log_stride bytes;
@@ -331,6 +353,16 @@ struct snic_wqe_ud {
 	__u8 rsvd[8];
 };
 
+/*
+ * UD/GSI over IPv6 (av.flags SNIC_AV_F_IPV6): the addresses, 32 bytes,
+ * after the ud segment.  A user UD QP's sip6 is replaced by its source
+ * address table entry's, as its smac is.
+ */
+struct snic_wqe_ud6 {
+	__u8 sip6[16];
+	__u8 dip6[16];
+};
+
 /* Inline data: this 4-byte header, then the bytes, padded to 16 */
 #define SNIC_INLINE_SEG		(1u << 31)
 struct snic_wqe_inline {
@@ -339,6 +371,9 @@ struct snic_wqe_inline {
 
 #define SNIC_MAX_RDMA_INLINE	(SNIC_WQE_MAX_BBS * SNIC_WQEBB_SIZE - 16 - \
 				 sizeof(struct snic_wqe_ud) - 4)
+/* Inline data of a UD QP: room for the IPv6 addresses too */
+#define SNIC_MAX_UD_INLINE	(SNIC_MAX_RDMA_INLINE - \
+				 sizeof(struct snic_wqe_ud6))
 
 /* Fast registration of a SNIC_MR_F_FAST_REG MR, 48 bytes */
 struct snic_wqe_reg {
@@ -450,6 +485,8 @@ enum snic_cqe_rdma_opcode {
 #define SNIC_CQE_RF_INV		(1u << 1)	/* imm is the invalidated rkey */
 #define SNIC_CQE_RF_GRH		(1u << 2)	/* UD: 40-byte GRH area filled */
 #define SNIC_CQE_RF_SOLICITED	(1u << 3)
+#define SNIC_CQE_RF_IPV6	(1u << 4)	/* UD: the GRH area is an IPv6 header */
+#define SNIC_CQE_RF_VLAN	(1u << 5)	/* UD: vlan_tci is the frame's 802.1Q tag */
 
 enum snic_rdma_status {
 	SNIC_RST_OK		= 0,
@@ -553,7 +590,8 @@ enum snic_eqe_rdma_type {
 	X(SNIC_RDMA_STAT_UC_DROPPED, uc_dropped)	/* UC messages the responder dropped */ \
 	X(SNIC_RDMA_STAT_LLQ_MSGS, llq_msgs)		/* SENDs placed in low-latency rings */ \
 	X(SNIC_RDMA_STAT_LLQ_FULL, llq_full)		/* SENDs RNR-NAKed: low-latency ring full */ \
-	X(SNIC_RDMA_STAT_LLQ_CI_READS, llq_ci_reads)	/* consumer record reads */
+	X(SNIC_RDMA_STAT_LLQ_CI_READS, llq_ci_reads)	/* consumer record reads */ \
+	X(SNIC_RDMA_STAT_RX_VLAN_PKTS, rx_vlan_pkts)	/* of rx_pkts: 802.1Q-tagged */
 
 /* The list helpers SNIC_STAT_ENUM, _NAME and _LE64: snic_ifc.h. */
 enum snic_rdma_stat {

@@ -32,7 +32,8 @@ struct snic_av {
 	__le16 udp_sport;	/* RoCEv2 source port (flow entropy) */
 	__u8 sgid_index;	/* user UD QPs: source address table entry */
 	__u8 flags;		/* SNIC_AV_F_* (<d2d/snic_rdma_ifc.h>) */
-	__u8 rsvd[6];
+	__le16 vlan_tci;	/* with SNIC_AV_F_VLAN: 802.1Q PCP and VID */
+	__u8 rsvd[4];
 };
 
 struct snic_alloc_ucontext_resp {
@@ -133,8 +134,14 @@ struct snic_create_srq_resp {
 };
 
 /* The resolved address vector the provider copies into UD WQEs. */
+/*
+ * With SNIC_AV_F_IPV6 in av.flags the datagram goes over IPv6 between
+ * sip6 and dip6: a UD WQE carries them after its ud segment.
+ */
 struct snic_create_ah_resp {
 	struct snic_av av;
+	__u8 sip6[16];
+	__u8 dip6[16];
 };
 
 #endif /* _UAPI_D2D_SNIC_VERBS_ABI_H */
