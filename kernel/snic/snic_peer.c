@@ -133,7 +133,7 @@ static int snic_peer_create(struct snic_dev *sd, enum snic_peer_kind kind,
 	case SNIC_PEER_CQ:
 		db_off = SNIC_DB_CQ;
 		ret = snic_cmd_create_cq(sd, ca->ring_bus, ca->dbr_bus,
-					 ca->log_size, SNIC_EQN_NONE, o->page,
+					 ca->log_size, 0, SNIC_EQN_NONE, o->page,
 					 &o->id);
 		break;
 	case SNIC_PEER_SQ:
