@@ -78,7 +78,8 @@ static bool queue_bytes(uint32_t kind, uint32_t qn, uint64_t *b)
 static void ctrl_bytes_run(const char *opts, bool by_cmd)
 {
 	static const uint32_t sizes[] = { 64, 256, 1500, 4096, 9000 };
-	bool print = getenv("FLD_PCIE_PRINT") != NULL;
+	/* the bench reads the property run */
+	bool print = getenv("FLD_PCIE_PRINT") != NULL && !by_cmd;
 	uint32_t a[2] = { 16, FLD_PCIE_F_MMIO_WQE };
 	uint64_t s0, r0, s1, r1;
 	struct flde q;
