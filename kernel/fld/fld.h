@@ -48,8 +48,16 @@ struct fld_flde_q {
 	dma_addr_t rq_ring_dma;
 };
 
+/* FLD-E's PCIe knobs (module parameters; docs/fld.md "PCIe efficiency") */
+struct fld_pcie_knobs {
+	u32 tx_signal;		/* signal one Ethernet WQE in this many */
+	bool mmio_wqe;		/* WQE-by-MMIO lines instead of doorbells */
+	bool mini_cqe;		/* FLD-E CQs with mini-CQE lines */
+};
+
 struct fld_flde {
 	bool up;
+	struct fld_pcie_knobs knobs;	/* in effect */
 	struct snic_dev *sd;
 	unsigned int ntenants;
 	bool loopback;		/* SQs deliver to the snic's receive path */
@@ -116,7 +124,8 @@ void fld_sq_credits(struct fld_dev *fd, u32 slot, u32 *descs, u32 *bytes);
 int fld_cmd(struct fld_dev *fd, u32 op, const u32 *args, int n, u32 *result);
 
 int fld_flde_start(struct fld_dev *fd, u16 udp_port, u16 tenant,
-		   unsigned int ntenants, bool loopback);
+		   unsigned int ntenants, bool loopback,
+		   const struct fld_pcie_knobs *knobs);
 void fld_flde_stop(struct fld_dev *fd);
 int fld_flde_set_port(struct fld_dev *fd, u16 udp_port);
 int fld_flde_set_vni(struct fld_dev *fd, u32 vni);

@@ -190,6 +190,7 @@ static int fld_flde_queues(struct fld_dev *fd, unsigned int k)
 	ca.ring_bus = fd->win_bus + off;
 	ca.dbr_bus = fd->win_bus + FLD_WIN_DBR + FLD_DBR_CQ + 4 * k;
 	ca.log_size = FLDE_CQ_LOG;
+	ca.mini = e->knobs.mini_cqe;
 	ret = snic_peer_create_cq(e->sd, &ca, &q->cq);
 	if (ret)
 		return ret;
@@ -249,9 +250,37 @@ static int fld_flde_queues(struct fld_dev *fd, unsigned int k)
 	return fld_cmd(fd, FLD_CMD_RQ_ROUTE, a, 2, NULL);
 }
 
+/*
+ * The PCIe knobs @want, less what the snic cannot do, into e->knobs and
+ * the FLD (FLD_CMD_PCIE_SET: signalling and WQE-by-MMIO of its Ethernet
+ * SQs; the mini-CQE lines are the snic CQs' flag).
+ */
+static int fld_flde_knobs(struct fld_dev *fd, const struct fld_pcie_knobs *want)
+{
+	struct fld_flde *e = &fd->e;
+	u64 caps = snic_peer_caps(e->sd);
+	u32 a[2];
+
+	e->knobs = *want;
+	e->knobs.tx_signal = clamp_t(u32, want->tx_signal, 1,
+				     FLD_TX_SIGNAL_MAX);
+	if (e->knobs.mmio_wqe && !(caps & SNIC_CAP_MMIO_WQE)) {
+		dev_info(&fd->pdev->dev, "snic has no WQE-by-MMIO: doorbells\n");
+		e->knobs.mmio_wqe = false;
+	}
+	if (e->knobs.mini_cqe && !(caps & SNIC_CAP_MINI_CQE)) {
+		dev_info(&fd->pdev->dev, "snic has no mini-CQEs: full CQEs\n");
+		e->knobs.mini_cqe = false;
+	}
+	a[0] = e->knobs.tx_signal;
+	a[1] = e->knobs.mmio_wqe ? FLD_PCIE_F_MMIO_WQE : 0;
+	return fld_cmd(fd, FLD_CMD_PCIE_SET, a, 2, NULL);
+}
+
 /* FLD-E on fd->sd: @ntenants queue sets, UDP rules from @udp_port on. */
 int fld_flde_start(struct fld_dev *fd, u16 udp_port, u16 tenant,
-		   unsigned int ntenants, bool loopback)
+		   unsigned int ntenants, bool loopback,
+		   const struct fld_pcie_knobs *knobs)
 {
 	struct fld_flde *e = &fd->e;
 	unsigned int k;
@@ -273,6 +302,9 @@ int fld_flde_start(struct fld_dev *fd, u16 udp_port, u16 tenant,
 	e->sd = fd->sd;
 	if (!e->sd)
 		return -ENODEV;
+	ret = fld_flde_knobs(fd, knobs);
+	if (ret)
+		return ret;
 	for (k = 0; k < ntenants; k++) {
 		/* counted first: stop clears the FLD slots of tenants < ntenants */
 		e->ntenants = k + 1;

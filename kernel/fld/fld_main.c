@@ -35,6 +35,16 @@ static bool fld_loopback;
 module_param_named(loopback, fld_loopback, bool, 0444);
 MODULE_PARM_DESC(loopback, "FLD-E send queues loop back into the snic's own receive path (defrag re-injection) instead of the wire");
 MODULE_PARM_DESC(tenants, "FLD-E queue sets (1..4): tenant k gets UDP port udp_port + k, flow tag tenant + k, its own RQ, SQ and rate limit");
+/* PCIe knobs of FLD-E, on by default (docs/fld.md "PCIe efficiency") */
+static uint fld_tx_signal = 16;
+module_param_named(tx_signal, fld_tx_signal, uint, 0444);
+MODULE_PARM_DESC(tx_signal, "FLD-E asks for a TX CQE on one WQE in this many (1..256; 1: every WQE)");
+static bool fld_mmio_wqe = true;
+module_param_named(mmio_wqe, fld_mmio_wqe, bool, 0444);
+MODULE_PARM_DESC(mmio_wqe, "FLD-E rings the snic's SQs with WQE-by-MMIO lines (0: 4-byte doorbells, the NIC reads each WQE)");
+static bool fld_mini_cqe = true;
+module_param_named(mini_cqe, fld_mini_cqe, bool, 0444);
+MODULE_PARM_DESC(mini_cqe, "FLD-E's snic CQs write mini-CQE lines (0: a 64-byte CQE per packet)");
 
 /* Data-plane errors the device raises: report, count, clear. */
 static irqreturn_t fld_err_irq(int irq, void *data)
@@ -90,6 +100,11 @@ static bool fld_snic_wanted(struct snic_dev *sd)
 /* FLD-E and FLD-R of @fd on @sd. */
 static void fld_attach(struct fld_dev *fd, struct snic_dev *sd)
 {
+	struct fld_pcie_knobs knobs = {
+		.tx_signal = fld_tx_signal,
+		.mmio_wqe = fld_mmio_wqe,
+		.mini_cqe = fld_mini_cqe,
+	};
 	int ret;
 
 	lockdep_assert_held(&fld_bind_lock);
@@ -98,7 +113,7 @@ static void fld_attach(struct fld_dev *fd, struct snic_dev *sd)
 	dev_info(&fd->pdev->dev, "on snic %s\n",
 		 netdev_name(snic_peer_netdev(sd)));
 	ret = fld_flde_start(fd, fld_udp_port, fld_tenant & FLD_MAX_FLOW_TAG,
-			     fld_tenants, fld_loopback);
+			     fld_tenants, fld_loopback, &knobs);
 	if (ret)
 		dev_warn(&fd->pdev->dev, "FLD-E not started: %d\n", ret);
 	ret = fld_fldr_start(fd, fld_rdma_port);

@@ -92,6 +92,11 @@ static ssize_t queues_show(struct device *dev, struct device_attribute *attr,
 				   "flde_credits tenant %u descs %u bytes %u\n",
 				   k, descs, bytes);
 	}
+	if (e->up)
+		n += sysfs_emit_at(buf, n,
+				   "flde_pcie tx_signal %u mmio_wqe %d mini_cqe %d\n",
+				   e->knobs.tx_signal, e->knobs.mmio_wqe,
+				   e->knobs.mini_cqe);
 	if (!e->up)
 		n += sysfs_emit_at(buf, n, "flde down\n");
 	else if (e->loopback)

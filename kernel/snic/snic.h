@@ -46,6 +46,10 @@
 #define SNIC_TX_WAKE		(4 * SNIC_WQE_MAX_BBS)	/* free BBs to wake */
 #define SNIC_FRAME_OVERHEAD	18	/* device takes frames up to MTU + 18 */
 
+/* ethtool --set-priv-flags bits (names in snic_ethtool.c) */
+#define SNIC_PFLAG_RX_CQE_COMPRESS	BIT(0)	/* RX CQs with mini-CQE lines */
+#define SNIC_PFLAG_ALL			SNIC_PFLAG_RX_CQE_COMPRESS
+
 /*
  * One admin command in flight, on its caller's stack: found by the id
  * slot of its command id (snic_aq.inflight), never by its ring position,
@@ -100,6 +104,7 @@ struct snic_cq {
 	u16 cons;
 	u16 db_page;
 	u32 cqn;
+	u8 flags;		/* SNIC_CQ_F_* it was created with */
 	bool live;
 };
 
@@ -243,6 +248,8 @@ struct snic_rxq_stats {
 	u64 xdp_aborted;	/* XDP_ABORTED or an unknown verdict */
 	u64 xdp_tx_err;		/* XDP_TX frames the SQ refused (dropped) */
 	u64 xdp_redirect_err;	/* xdp_do_redirect() failed (dropped) */
+	u64 mini_cqes;		/* completions taken from mini-CQE lines */
+	u64 mini_lines;		/* mini-CQE lines taken */
 };
 
 struct snic_ch_stats {
@@ -289,6 +296,7 @@ struct snic_channel {
 	struct snic_wq rq;
 	struct snic_tx_buf *tx_buf;
 	struct snic_rx_buf *rx_buf;
+	u8 rx_mini_pos;		/* next entry of the mini-CQE line at rxcq.cons */
 	u16 tx_last;		/* first BB of the last skb WQE posted */
 	u16 tx_unsig;		/* skb WQEs posted since the last signaled */
 	struct netdev_queue *txq;
@@ -342,6 +350,7 @@ struct snic_priv {
 	u8 sq_log;		/* TX ring: basic blocks, log2 (ethtool -G) */
 	u8 rq_log;		/* RX ring: descriptors, log2 */
 	bool rss_l4;		/* RSS hashes TCP/UDP ports too */
+	u32 pflags;		/* SNIC_PFLAG_* (ethtool priv flags) */
 	struct snic_coal {	/* ethtool -C: CQ event moderation */
 		u32 usecs;
 		u32 frames;
@@ -412,8 +421,9 @@ void snic_db_write(struct snic_dev *sd, u16 page, u32 offset, u32 qn,
 int snic_cmd_create_eq(struct snic_dev *sd, u64 ring, u8 log_size, u16 msix,
 		       u16 db_page, u32 *eqn);
 int snic_cmd_modify_cq(struct snic_dev *sd, u32 cqn, u32 count, u32 period_us);
+/* @flags: SNIC_CQ_F_* */
 int snic_cmd_create_cq(struct snic_dev *sd, u64 ring, u64 dbr, u8 log_size,
-		       u16 eqn, u16 db_page, u32 *cqn);
+		       u8 flags, u16 eqn, u16 db_page, u32 *cqn);
 int snic_cmd_create_sq(struct snic_dev *sd, u64 ring, u64 dbr, u8 log_size,
 		       u16 cqn, u16 db_page, u32 *sqn);
 /* The same with SNIC_SQ_F_* @flags (peer SQs: SNIC_SQ_F_LOOPBACK). */
@@ -433,7 +443,7 @@ void snic_eq_destroy(struct snic_dev *sd, struct snic_eq *eq);
 struct snic_eqe *snic_eq_next(struct snic_eq *eq);
 void snic_eq_arm(struct snic_dev *sd, struct snic_eq *eq);
 int snic_cq_create(struct snic_dev *sd, struct snic_cq *cq, u8 log_size,
-		   u16 eqn, u16 db_page);
+		   u8 flags, u16 eqn, u16 db_page);
 void snic_cq_destroy(struct snic_dev *sd, struct snic_cq *cq);
 struct snic_cqe *snic_cq_next(struct snic_cq *cq);
 void snic_cq_update(struct snic_cq *cq);

@@ -195,12 +195,15 @@ static int snic_channel_open(struct snic_priv *priv, struct snic_channel *ch)
 	if (ret)
 		return ret;
 	/* A CQ as deep as its queue never overflows: one CQE per entry. */
-	ret = snic_cq_create(sd, &ch->txcq, priv->sq_log, ch->eq.eqn,
+	ret = snic_cq_create(sd, &ch->txcq, priv->sq_log, 0, ch->eq.eqn,
 			     ch->db_page);
 	if (ret)
 		return ret;
-	ret = snic_cq_create(sd, &ch->rxcq, priv->rq_log, ch->eq.eqn,
-			     ch->db_page);
+	/* rx_cqe_compress: mini-CQE lines, no RSS hash (snic_en_rx.c) */
+	ret = snic_cq_create(sd, &ch->rxcq, priv->rq_log,
+			     (priv->pflags & SNIC_PFLAG_RX_CQE_COMPRESS) ?
+			     SNIC_CQ_F_MINI | SNIC_CQ_F_NO_HASH : 0,
+			     ch->eq.eqn, ch->db_page);
 	if (ret)
 		return ret;
 	ret = snic_sq_create(sd, &ch->sq, priv->sq_log, ch->txcq.cqn,
@@ -593,6 +596,12 @@ static int snic_eth_ioctl(struct net_device *nd, struct ifreq *ifr, int cmd)
 			return -ERANGE;
 		if (cfg.rx_filter != HWTSTAMP_FILTER_NONE)
 			cfg.rx_filter = HWTSTAMP_FILTER_ALL;
+		/* mini-CQE lines carry no time stamp */
+		if (cfg.rx_filter != HWTSTAMP_FILTER_NONE &&
+		    (priv->pflags & SNIC_PFLAG_RX_CQE_COMPRESS)) {
+			netdev_info(nd, "hardware RX time stamps refused while rx_cqe_compress is on\n");
+			return -ERANGE;
+		}
 		WRITE_ONCE(priv->tstamp.rx_filter, cfg.rx_filter);
 		WRITE_ONCE(priv->tstamp.tx_type, cfg.tx_type);
 		break;

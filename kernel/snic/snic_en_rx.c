@@ -2,8 +2,9 @@
 /*
  * snic Ethernet receive: RQ refill with page fragments of MTU + 18 bytes,
  * RX completions in NAPI turned into skbs with build_skb, checksum and
- * RSS hash from the CQE.  With an XDP program its verdict comes first
- * (snic_en_xdp.c).
+ * RSS hash from the CQE.  With rx_cqe_compress the RX CQ also holds
+ * mini-CQE lines, each up to 7 completions.  With an XDP program its
+ * verdict comes first (snic_en_xdp.c).
  */
 #include <linux/etherdevice.h>
 #include "snic.h"
@@ -64,11 +65,119 @@ bool snic_rx_refill(struct snic_channel *ch, bool in_napi)
 	return ok;
 }
 
+/*
+ * One receive completion, from a whole CQE or from an entry of a mini-CQE
+ * line (docs/snic.md "Mini-CQE lines"; an entry has no hash, VLAN tag or
+ * time stamp: the CQ was made with SNIC_CQ_F_NO_HASH, and rx_cqe_compress
+ * is refused with hardware RX time stamps).
+ */
+struct snic_rx_comp {
+	u32 byte_cnt;
+	u32 rss_hash;
+	u32 flow_tag;
+	u64 timestamp;
+	u16 wqe_counter;
+	u16 stride_idx;		/* striding RQs only; the netdev's are plain */
+	u16 flags;		/* SNIC_CQE_F_* */
+	u16 vlan_tci;
+	u8 opcode;
+	u8 syndrome;
+};
+
+static void snic_rx_comp_cqe(struct snic_rx_comp *c, const struct snic_cqe *cqe)
+{
+	c->byte_cnt = le32_to_cpu(cqe->byte_cnt);
+	c->rss_hash = le32_to_cpu(cqe->rss_hash);
+	c->flow_tag = le32_to_cpu(cqe->flow_tag);
+	c->timestamp = le64_to_cpu(cqe->timestamp);
+	c->wqe_counter = le16_to_cpu(cqe->wqe_counter);
+	c->stride_idx = le16_to_cpu(cqe->stride_idx);
+	c->flags = le16_to_cpu(cqe->flags);
+	c->vlan_tci = le16_to_cpu(cqe->vlan_tci);
+	c->opcode = cqe->opcode;
+	c->syndrome = cqe->syndrome;
+}
+
+/* Entry @i of a mini-CQE line: an SNIC_CQE_RX completion, syndrome 0. */
+static void snic_rx_comp_mini(struct snic_rx_comp *c,
+			      const struct snic_cqe_line *l, unsigned int i)
+{
+	const struct snic_mini_cqe *m = &l->mini[i];
+
+	memset(c, 0, sizeof(*c));
+	c->byte_cnt = le16_to_cpu(m->byte_cnt);
+	c->wqe_counter = le16_to_cpu(m->wqe_counter);
+	c->stride_idx = le16_to_cpu(m->stride_idx);
+	c->flags = le16_to_cpu(m->flags);
+	if (c->flags & SNIC_CQE_F_TAG)
+		c->flow_tag = le16_to_cpu(l->flow_tag);
+	c->opcode = SNIC_CQE_RX;
+	c->syndrome = SNIC_SYND_OK;
+}
+
+/*
+ * A line the device should not have written: on a CQ made without
+ * SNIC_CQ_F_MINI, with a count outside 1..SNIC_MINI_PER_LINE or for
+ * another RQ.  The descriptors it stands for are unknown, so the channel
+ * is rebuilt.
+ */
+static bool snic_rx_line_bad(struct snic_channel *ch,
+			     const struct snic_cqe_line *l)
+{
+	if ((ch->rxcq.flags & SNIC_CQ_F_MINI) && l->count &&
+	    l->count <= SNIC_MINI_PER_LINE && le16_to_cpu(l->qn) == ch->rq.qn)
+		return false;
+	netdev_err_once(ch->priv->netdev,
+			"channel %d: bad mini-CQE line (count %u, rqn %u, CQ flags %#x), rebuilding\n",
+			ch->idx, l->count, le16_to_cpu(l->qn), ch->rxcq.flags);
+	schedule_work(&ch->priv->reset_work);
+	return true;
+}
+
+/*
+ * The next receive completion of the channel's RX CQ into @c.  A line is
+ * consumed (the CQ's consumer counter moves past it) with its last entry,
+ * so a NAPI budget may end in the middle of one.
+ */
+static bool snic_rx_next(struct snic_channel *ch, struct snic_rx_comp *c,
+			 struct snic_rxq_stats *st)
+{
+	struct snic_cq *cq = &ch->rxcq;
+	const struct snic_cqe_line *l;
+	struct snic_cqe *cqe;
+
+	while ((cqe = snic_cq_next(cq))) {
+		if (!(cqe->op_own & SNIC_CQE_MINI)) {
+			snic_rx_comp_cqe(c, cqe);
+			cq->cons++;
+			return true;
+		}
+		l = (const struct snic_cqe_line *)cqe;
+		if (!ch->rx_mini_pos) {
+			if (snic_rx_line_bad(ch, l)) {
+				st->errors++;
+				cq->cons++;
+				continue;
+			}
+			st->mini_lines++;
+		}
+		snic_rx_comp_mini(c, l, ch->rx_mini_pos++);
+		st->mini_cqes++;
+		if (ch->rx_mini_pos == l->count) {
+			ch->rx_mini_pos = 0;
+			cq->cons++;
+		}
+		return true;
+	}
+	return false;
+}
+
 static void snic_rx_csum_hash(struct snic_channel *ch, struct sk_buff *skb,
-			      struct snic_cqe *cqe, struct snic_rxq_stats *st)
+			      const struct snic_rx_comp *c,
+			      struct snic_rxq_stats *st)
 {
 	netdev_features_t features = ch->priv->netdev->features;
-	u16 flags = le16_to_cpu(cqe->flags);
+	u16 flags = c->flags;
 	bool l4 = flags & (SNIC_CQE_F_TCP | SNIC_CQE_F_UDP);
 
 	if (flags & (SNIC_CQE_F_L3_BAD | SNIC_CQE_F_L4_BAD)) {
@@ -81,17 +190,15 @@ static void snic_rx_csum_hash(struct snic_channel *ch, struct sk_buff *skb,
 		st->csum_none++;
 	}
 	if (flags & SNIC_CQE_F_VLAN)
-		__vlan_hwaccel_put_tag(skb, htons(ETH_P_8021Q),
-				       le16_to_cpu(cqe->vlan_tci));
+		__vlan_hwaccel_put_tag(skb, htons(ETH_P_8021Q), c->vlan_tci);
 	if ((features & NETIF_F_RXHASH) && (flags & SNIC_CQE_F_HASH)) {
-		skb_set_hash(skb, le32_to_cpu(cqe->rss_hash),
+		skb_set_hash(skb, c->rss_hash,
 			     l4 ? PKT_HASH_TYPE_L4 : PKT_HASH_TYPE_L3);
 		st->hash++;
 	}
 	/* hardware time stamp: the CQE's completion time (device ns) */
 	if (READ_ONCE(ch->priv->tstamp.rx_filter) == HWTSTAMP_FILTER_ALL)
-		skb_hwtstamps(skb)->hwtstamp =
-			ns_to_ktime(le64_to_cpu(cqe->timestamp));
+		skb_hwtstamps(skb)->hwtstamp = ns_to_ktime(c->timestamp);
 }
 
 int snic_rx_poll(struct snic_channel *ch, int budget)
@@ -99,36 +206,33 @@ int snic_rx_poll(struct snic_channel *ch, int budget)
 	struct net_device *nd = ch->priv->netdev;
 	struct device *dev = &ch->priv->sd->pdev->dev;
 	struct snic_rxq_stats *st = &ch->stats->rx;
-	struct snic_cq *cq = &ch->rxcq;
 	struct snic_wq *rq = &ch->rq;
+	struct snic_rx_comp c;
 	struct bpf_prog *prog;
-	struct snic_cqe *cqe;
 	int work = 0;
 
 	/* NAPI runs in an RCU read-side section: the program stays. */
 	prog = READ_ONCE(ch->priv->xdp_prog);
 	u64_stats_update_begin(&st->syncp);
-	while (work < budget && (cqe = snic_cq_next(cq))) {
+	while (work < budget && snic_rx_next(ch, &c, st)) {
 		struct snic_rx_buf *rb = &ch->rx_buf[rq->cons & (rq->size - 1)];
-		u32 len = le32_to_cpu(cqe->byte_cnt);
+		u32 len = c.byte_cnt;
 		u32 off = ch->rx_headroom;
 		struct sk_buff *skb;
 		void *data;
 
-		if (unlikely(le16_to_cpu(cqe->wqe_counter) != rq->cons))
+		if (unlikely(c.wqe_counter != rq->cons))
 			netdev_warn_once(nd, "RX CQE for descriptor %u, expected %u\n",
-					 le16_to_cpu(cqe->wqe_counter), rq->cons);
-		cq->cons++;
+					 c.wqe_counter, rq->cons);
 		rq->cons++;
 		work++;
 		/* Errors leave the buffer in its slot for the next refill. */
-		if (unlikely(cqe->opcode != SNIC_CQE_RX || len < ETH_HLEN ||
+		if (unlikely(c.opcode != SNIC_CQE_RX || len < ETH_HLEN ||
 			     len > ch->rx_buf_len || !rb->data)) {
 			st->errors++;
 			if (net_ratelimit())
 				netdev_warn(nd, "RX error on queue %d: opcode %#x syndrome %u, %u bytes\n",
-					    ch->idx, cqe->opcode, cqe->syndrome,
-					    len);
+					    ch->idx, c.opcode, c.syndrome, len);
 			continue;
 		}
 		if (prog) {
@@ -150,7 +254,7 @@ int snic_rx_poll(struct snic_channel *ch, int budget)
 		skb_reserve(skb, off);
 		skb_put(skb, len);
 		skb->protocol = eth_type_trans(skb, nd);
-		snic_rx_csum_hash(ch, skb, cqe, st);
+		snic_rx_csum_hash(ch, skb, &c, st);
 		skb_record_rx_queue(skb, ch->idx);
 		st->packets++;
 		st->bytes += len;
@@ -159,7 +263,7 @@ int snic_rx_poll(struct snic_channel *ch, int budget)
 	u64_stats_update_end(&st->syncp);
 	snic_xdp_rx_done(ch);
 	if (work)
-		snic_cq_update(cq);
+		snic_cq_update(&ch->rxcq);
 	return work;
 }
 

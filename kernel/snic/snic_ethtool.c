@@ -59,6 +59,8 @@ static const struct snic_stat_desc snic_rx_stats[] = {
 	SNIC_RX_STAT(xdp_aborted),
 	SNIC_RX_STAT(xdp_tx_err),
 	SNIC_RX_STAT(xdp_redirect_err),
+	SNIC_RX_STAT(mini_cqes),
+	SNIC_RX_STAT(mini_lines),
 };
 
 /* struct snic_port_stats: names and order from SNIC_PORT_STATS. */
@@ -83,10 +85,19 @@ static const char * const snic_queue_stat_names[] = {
 			 ARRAY_SIZE(snic_txc_stats) + \
 			 ARRAY_SIZE(snic_rx_stats) + 2 * SNIC_N_QUEUE)
 
+/* ethtool --show-priv-flags names, bit i = SNIC_PFLAG_* bit i */
+static const char snic_priv_flag_names[][ETH_GSTRING_LEN] = {
+	"rx_cqe_compress",
+};
+
 static int snic_get_sset_count(struct net_device *nd, int sset)
 {
 	struct snic_priv *priv = netdev_priv(nd);
 
+	/* every flag bit has a name */
+	BUILD_BUG_ON(SNIC_PFLAG_ALL >> ARRAY_SIZE(snic_priv_flag_names));
+	if (sset == ETH_SS_PRIV_FLAGS)
+		return ARRAY_SIZE(snic_priv_flag_names);
 	if (sset != ETH_SS_STATS)
 		return -EOPNOTSUPP;
 	return SNIC_N_PORT + SNIC_N_PCIE + priv->num_ch * SNIC_N_PER_CH;
@@ -109,6 +120,8 @@ static void snic_get_strings(struct net_device *nd, u32 sset, u8 *p)
 	struct snic_priv *priv = netdev_priv(nd);
 	int i, j;
 
+	if (sset == ETH_SS_PRIV_FLAGS)
+		memcpy(p, snic_priv_flag_names, sizeof(snic_priv_flag_names));
 	if (sset != ETH_SS_STATS)
 		return;
 	for (j = 0; j < SNIC_N_PORT; j++)
@@ -291,6 +304,51 @@ static int snic_set_ringparam(struct net_device *nd,
 	return ret;
 }
 
+/* ---- private flags ---- */
+
+static u32 snic_get_priv_flags(struct net_device *nd)
+{
+	struct snic_priv *priv = netdev_priv(nd);
+
+	return priv->pflags;
+}
+
+/*
+ * ethtool --set-priv-flags IF rx_cqe_compress on|off: the RX CQs are made
+ * with SNIC_CQ_F_MINI | SNIC_CQ_F_NO_HASH (mini-CQE lines, no RSS hash on
+ * the skbs), so a running port rebuilds its channels, as mlx5 does.  The
+ * lines carry no time stamp: refused while hardware RX stamps are on.
+ */
+static int snic_set_priv_flags(struct net_device *nd, u32 flags)
+{
+	struct snic_priv *priv = netdev_priv(nd);
+	u32 old = priv->pflags;
+	int ret;
+
+	ASSERT_RTNL();
+	if (flags & ~SNIC_PFLAG_ALL)
+		return -EINVAL;
+	if (flags == old)
+		return 0;
+	if (flags & ~old & SNIC_PFLAG_RX_CQE_COMPRESS) {
+		if (!snic_has(priv->sd, SNIC_CAP_MINI_CQE)) {
+			netdev_info(nd, "rx_cqe_compress: the device has no mini-CQEs\n");
+			return -EOPNOTSUPP;
+		}
+		if (READ_ONCE(priv->tstamp.rx_filter) != HWTSTAMP_FILTER_NONE) {
+			netdev_info(nd, "rx_cqe_compress: refused while hardware RX time stamps are on (mini-CQEs carry none)\n");
+			return -EINVAL;
+		}
+	}
+	priv->pflags = flags;
+	ret = snic_reconfigure(priv, priv->num_ch, nd->mtu);
+	if (ret) {
+		priv->pflags = old;
+		snic_reconfigure(priv, priv->num_ch, nd->mtu);
+	}
+	return ret;
+}
+
 /* ---- interrupt coalescing: CQ event moderation ---- */
 
 static int snic_get_coalesce(struct net_device *nd,
@@ -311,6 +369,8 @@ static int snic_get_coalesce(struct net_device *nd,
  * ethtool -C: a channel's completion queue raises its event after
  * *-frames completions or *-usecs after the first, whichever comes first
  * (the device's MODIFY_CQ); 0 and 0 (the default) raise at every one.
+ * With rx_cqe_compress a mini-CQE line (up to 7 frames) is one of the RX
+ * CQ's completions, and the reply says so.
  */
 static int snic_set_coalesce(struct net_device *nd,
 			     struct ethtool_coalesce *ec,
@@ -337,6 +397,10 @@ static int snic_set_coalesce(struct net_device *nd,
 		priv->rx_coal = rx;
 		priv->tx_coal = tx;
 		snic_coal_apply(priv);
+	} else if ((priv->pflags & SNIC_PFLAG_RX_CQE_COMPRESS) &&
+		   ec->rx_max_coalesced_frames > 1) {
+		NL_SET_ERR_MSG(extack,
+			       "rx_cqe_compress is on: rx-frames counts CQ entries, a mini-CQE line of up to 7 frames is one");
 	}
 	return ret;
 }
@@ -455,6 +519,8 @@ const struct ethtool_ops snic_ethtool_ops = {
 	.get_coalesce		= snic_get_coalesce,
 	.set_coalesce		= snic_set_coalesce,
 	.get_ts_info		= snic_get_ts_info,
+	.get_priv_flags		= snic_get_priv_flags,
+	.set_priv_flags		= snic_set_priv_flags,
 	.get_strings		= snic_get_strings,
 	.get_sset_count		= snic_get_sset_count,
 	.get_ethtool_stats	= snic_get_ethtool_stats,

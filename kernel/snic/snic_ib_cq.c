@@ -59,7 +59,7 @@ int snic_ib_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 		return ret;
 	snic_ib_cq_set_ring(cq, &cq->buf, log);
 
-	ret = snic_cmd_create_cq(ibd->sd, cq->cq.r.dma, cq->cq.r.dbr_dma, log,
+	ret = snic_cmd_create_cq(ibd->sd, cq->cq.r.dma, cq->cq.r.dbr_dma, log, 0,
 				 ibd->ceq.eqn, cq->cq.db_page, &cq->cq.cqn);
 	if (ret)
 		goto err_buf;

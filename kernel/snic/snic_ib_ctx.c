@@ -59,6 +59,8 @@ int snic_ib_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata)
 	resp.cqe_size = sizeof(struct snic_cqe);
 	resp.wqebb_size = SNIC_WQEBB_SIZE;
 	resp.max_sge = SNIC_MAX_SGE;
+	if (snic_has(ibd->sd, SNIC_CAP_RDMA_MMIO_WQE))
+		resp.flags |= SNIC_UCTX_F_MMIO_WQE;
 	ret = ib_copy_to_udata(udata, &resp, min(sizeof(resp), udata->outlen));
 	if (ret) {
 		/* mmap_free gives the page back. */

@@ -60,6 +60,12 @@ struct snic_dev *snic_peer_dev(struct auxiliary_device *adev)
 }
 EXPORT_SYMBOL_GPL(snic_peer_dev);
 
+u64 snic_peer_caps(struct snic_dev *sd)
+{
+	return sd->caps;
+}
+EXPORT_SYMBOL_GPL(snic_peer_caps);
+
 struct net_device *snic_peer_netdev(struct snic_dev *sd)
 {
 	return sd->netdev;
@@ -132,8 +138,13 @@ static int snic_peer_create(struct snic_dev *sd, enum snic_peer_kind kind,
 	switch (kind) {
 	case SNIC_PEER_CQ:
 		db_off = SNIC_DB_CQ;
+		ret = -EOPNOTSUPP;
+		if (ca->mini && !snic_has(sd, SNIC_CAP_MINI_CQE))
+			break;
 		ret = snic_cmd_create_cq(sd, ca->ring_bus, ca->dbr_bus,
-					 ca->log_size, SNIC_EQN_NONE, o->page,
+					 ca->log_size,
+					 ca->mini ? SNIC_CQ_F_MINI : 0,
+					 SNIC_EQN_NONE, o->page,
 					 &o->id);
 		break;
 	case SNIC_PEER_SQ:

@@ -168,13 +168,14 @@ int snic_cmd_modify_cq(struct snic_dev *sd, u32 cqn, u32 count, u32 period_us)
 EXPORT_SYMBOL_NS_GPL(snic_cmd_modify_cq, SNIC_CORE);
 
 int snic_cmd_create_cq(struct snic_dev *sd, u64 ring, u64 dbr, u8 log_size,
-		       u16 eqn, u16 db_page, u32 *cqn)
+		       u8 flags, u16 eqn, u16 db_page, u32 *cqn)
 {
 	struct snic_aq_cmd cmd = { .opcode = SNIC_AQ_CREATE_CQ };
 
 	cmd.create_cq.ring_addr = cpu_to_le64(ring);
 	cmd.create_cq.dbr_addr = cpu_to_le64(dbr);
 	cmd.create_cq.log_size = log_size;
+	cmd.create_cq.flags = flags;
 	cmd.create_cq.eqn = cpu_to_le16(eqn);
 	cmd.create_cq.db_page = cpu_to_le16(db_page);
 	return snic_cmd_create(sd, &cmd, cqn);
@@ -367,18 +368,19 @@ void snic_eq_arm(struct snic_dev *sd, struct snic_eq *eq)
 EXPORT_SYMBOL_NS_GPL(snic_eq_arm, SNIC_CORE);
 
 int snic_cq_create(struct snic_dev *sd, struct snic_cq *cq, u8 log_size,
-		   u16 eqn, u16 db_page)
+		   u8 flags, u16 eqn, u16 db_page)
 {
 	int ret;
 
 	cq->size = 1u << log_size;
 	cq->cons = 0;
 	cq->db_page = db_page;
+	cq->flags = flags;
 	ret = snic_ring_alloc(sd, &cq->r, cq->size * sizeof(struct snic_cqe));
 	if (ret)
 		return ret;
-	ret = snic_cmd_create_cq(sd, cq->r.dma, cq->r.dbr_dma, log_size, eqn,
-				 db_page, &cq->cqn);
+	ret = snic_cmd_create_cq(sd, cq->r.dma, cq->r.dbr_dma, log_size, flags,
+				 eqn, db_page, &cq->cqn);
 	if (ret) {
 		snic_ring_free(sd, &cq->r);
 		return ret;

@@ -193,8 +193,8 @@ static Property fld_properties[] = {
     DEFINE_PROP_STRING("accel", FldState, accel_name),
     DEFINE_PROP_UINT32("pool-descs", FldState, pool_descs, 2048),
     DEFINE_PROP_UINT32("pool-blocks", FldState, pool_blocks, 4096),
-    DEFINE_PROP_UINT32("tx-signal", FldState, tx_signal, 1),
-    DEFINE_PROP_BOOL("mmio-wqe", FldState, mmio_wqe, false),
+    DEFINE_PROP_UINT32("tx-signal", FldState, tx_signal_prop, 1),
+    DEFINE_PROP_BOOL("mmio-wqe", FldState, mmio_wqe_prop, false),
     DEFINE_PROP_END_OF_LIST(),
 };
 

@@ -24,6 +24,8 @@ static void fld_mem_update(FldState *s)
 
 void fld_reset_state(FldState *s)
 {
+    s->tx_signal = s->tx_signal_prop;
+    s->mmio_wqe = s->mmio_wqe_prop;
     fld_stream_reset(s);
     fld_rdma_reset(s);
     d2d_timing_reset(&s->timing);
@@ -291,6 +293,15 @@ static uint32_t fld_cmd(FldState *s, uint32_t op)
         return fld_cmd_qp_set(s);
     case FLD_CMD_QP_CLEAR:
         return fld_cmd_qp_clear(s, slot);
+    case FLD_CMD_PCIE_SET:
+        /* the next WQEs follow the new setting (docs/fld.md) */
+        if (!s->cmd_args[0] || s->cmd_args[0] > FLD_TX_SIGNAL_MAX ||
+            (s->cmd_args[1] & ~FLD_PCIE_F_MMIO_WQE)) {
+            return FLD_CMD_EINVAL;
+        }
+        s->tx_signal = s->cmd_args[0];
+        s->mmio_wqe = s->cmd_args[1] & FLD_PCIE_F_MMIO_WQE;
+        return FLD_CMD_OK;
     case FLD_CMD_KEY_SET: {
         uint32_t chunk = s->cmd_args[1] & 0xff, len = s->cmd_args[1] >> 8;
         uint32_t i;

@@ -212,6 +212,9 @@ struct FldState {
     /* PCIe knobs (docs/fld.md "PCIe efficiency") */
     uint32_t tx_signal;     /* signal one Ethernet WQE in this many */
     bool mmio_wqe;          /* ring Ethernet SQs with WQE-by-MMIO lines */
+    /* their values at reset: properties tx-signal, mmio-wqe */
+    uint32_t tx_signal_prop;
+    bool mmio_wqe_prop;
 
     const FldAccelOps *accel;
     uint32_t ctrl, status;

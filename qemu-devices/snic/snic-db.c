@@ -37,11 +37,18 @@ static bool snic_db_range(SnicState *s, uint16_t ahead, uint32_t size)
     return true;
 }
 
-/* A WQE-by-MMIO line refused: error register, counters, log. */
-static void snic_db_wqe_refuse(SnicState *s, const char *why)
+/*
+ * A WQE-by-MMIO line refused: error register, counters (an Ethernet SQ's
+ * line in the port's, an RDMA QP's, @qp, in the RDMA layer's), log.
+ */
+static void snic_db_wqe_refuse(SnicState *s, bool qp, const char *why)
 {
     s->stats.bad_db++;
-    s->ps.tx_mmio_wqe_errors++;
+    if (qp) {
+        s->rdma.st.mmio_wqe_errors++;
+    } else {
+        s->ps.tx_mmio_wqe_errors++;
+    }
     snic_raise_error(s, SNIC_ERR_MMIO_WQE, why);
 }
 
@@ -61,13 +68,14 @@ static void snic_db_sq_wqe(SnicState *s, uint16_t page, const uint8_t *line)
     unsigned slot;
 
     if (!sq || !sq->valid || sq->db_page != page) {
-        snic_db_wqe_refuse(s, "WQE-by-MMIO line for no SQ of this page");
+        snic_db_wqe_refuse(s, false, "WQE-by-MMIO line for no SQ of this page");
         return;
     }
     ahead = idx - sq->ci;
     if (ctrl->ds_cnt == 0 || nbb > SNIC_WQE_MAX_BBS ||
         ahead < (uint16_t)(sq->pi - sq->ci) || ahead + nbb > RING_SIZE(sq)) {
-        snic_db_wqe_refuse(s, "WQE-by-MMIO line disagrees with the ring");
+        snic_db_wqe_refuse(s, false,
+                           "WQE-by-MMIO line disagrees with the ring");
         return;
     }
     d2d_mmio_account(&sq->st.pcie, true, page * SNIC_DB_PAGE_SIZE +
@@ -83,17 +91,19 @@ static void snic_db_sq_wqe(SnicState *s, uint16_t page, const uint8_t *line)
 }
 
 /*
- * One 32-bit store into a page's WQE-by-MMIO line.  The line is one
- * posted write of 64 bytes (write combining) once every dword is in; a
- * dword written twice before that means a torn line: the stores so far
- * are counted as the writes they were and the line is refused.
+ * One 32-bit store into one of a page's WQE-by-MMIO lines: an Ethernet
+ * SQ's at SNIC_DB_SQ_WQE, an RDMA QP's at SNIC_DB_QP_SQ_WQE (@qp).  The
+ * line is one posted write of 64 bytes (write combining) once every dword
+ * is in; a dword written twice before that means a torn line: the stores
+ * so far are counted as the writes they were and the line is refused.
  */
-static void snic_db_wqe_store(SnicState *s, uint16_t page, unsigned off,
-                              uint32_t val)
+static void snic_db_wqe_store(SnicState *s, uint16_t page, bool qp,
+                              unsigned off, uint32_t val)
 {
-    SnicMmioWqe *w = &s->mmio_wqe[page];
+    SnicMmioLine *w = qp ? &s->mmio_wqe[page].qp : &s->mmio_wqe[page].sq;
     const struct snic_wqe_ctrl *ctrl = (const void *)w->line;
-    hwaddr base = page * SNIC_DB_PAGE_SIZE + SNIC_DB_SQ_WQE;
+    unsigned at = qp ? SNIC_DB_QP_SQ_WQE : SNIC_DB_SQ_WQE;
+    hwaddr base = page * SNIC_DB_PAGE_SIZE + at;
     unsigned dw = off / 4, i;
 
     if (w->mask & (1u << dw)) {
@@ -103,7 +113,7 @@ static void snic_db_wqe_store(SnicState *s, uint16_t page, unsigned off,
             }
         }
         w->mask = 0;
-        snic_db_wqe_refuse(s, "partial WQE-by-MMIO line");
+        snic_db_wqe_refuse(s, qp, "partial WQE-by-MMIO line");
     }
     stl_le_p(w->line + dw * 4, val);
     w->mask |= 1u << dw;
@@ -112,10 +122,14 @@ static void snic_db_wqe_store(SnicState *s, uint16_t page, unsigned off,
     }
     w->mask = 0;
     d2d_mmio_account(&s->pcie, true, base, SNIC_DB_SQ_WQE_SIZE);
-    trace_snic_doorbell(page, SNIC_DB_SQ_WQE, le16_to_cpu(ctrl->db_qn),
+    trace_snic_doorbell(page, at, le16_to_cpu(ctrl->db_qn),
                         le16_to_cpu(ctrl->wqe_idx));
     d2d_timing_engine(&s->timing, s->timing.p.db_ns);
-    snic_db_sq_wqe(s, page, w->line);
+    if (!qp) {
+        snic_db_sq_wqe(s, page, w->line);
+    } else if (!snic_rdma_db_wqe(s, page, w->line)) {
+        snic_db_wqe_refuse(s, true, "QP WQE-by-MMIO line refused");
+    }
 }
 
 static void snic_db_write(void *opaque, hwaddr addr, uint64_t val,
@@ -135,7 +149,12 @@ static void snic_db_write(void *opaque, hwaddr addr, uint64_t val,
     }
     if (off >= SNIC_DB_SQ_WQE && off < SNIC_DB_SQ_WQE + SNIC_DB_SQ_WQE_SIZE) {
         /* accounted as one write when the line is whole */
-        snic_db_wqe_store(s, page, off - SNIC_DB_SQ_WQE, val);
+        snic_db_wqe_store(s, page, false, off - SNIC_DB_SQ_WQE, val);
+        return;
+    }
+    if (off >= SNIC_DB_QP_SQ_WQE &&
+        off < SNIC_DB_QP_SQ_WQE + SNIC_DB_SQ_WQE_SIZE) {
+        snic_db_wqe_store(s, page, true, off - SNIC_DB_QP_SQ_WQE, val);
         return;
     }
     d2d_mmio_account(&s->pcie, true, addr, size);

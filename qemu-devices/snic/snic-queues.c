@@ -211,7 +211,7 @@ uint16_t snic_cmd_create_cq(SnicState *s, const struct snic_aq_cmd *c,
         (eqn >= SNIC_MAX_EQS || !s->eqs[eqn].valid)) {
         return SNIC_AQ_ENOENT;
     }
-    if (a->flags & ~SNIC_CQ_F_MINI) {
+    if (a->flags & ~(SNIC_CQ_F_MINI | SNIC_CQ_F_NO_HASH)) {
         return SNIC_AQ_EINVAL_PARAM;
     }
     st = snic_check_ring(s, le64_to_cpu(a->ring_addr),
@@ -712,6 +712,10 @@ bool snic_cq_post(SnicState *s, uint16_t cqn, struct snic_cqe *cqe,
         return false;
     }
     cq = &s->cqs[cqn];
+    if (cq->flags & SNIC_CQ_F_NO_HASH) {
+        cqe->flags &= ~cpu_to_le16(SNIC_CQE_F_HASH);
+        cqe->rss_hash = 0;
+    }
     if (cq->flags & SNIC_CQ_F_MINI) {
         if (snic_cq_line_add(s, cqn, cqe)) {
             return !cq->error;

@@ -186,6 +186,7 @@ static void snic_qp_reset(SnicQp *qp)
     timer_del(qp->probe_timer);
     qp->pto_shift = 0;
     qp->sq_pi = qp->sq_fetch = 0;
+    qp->mmio_valid = false;
     qp->win_head = qp->win_tail = qp->tx_wqe = 0;
     qp->rq_pi = qp->rq_ci = 0;
     qp->resp_op = 0;
@@ -443,6 +444,43 @@ uint16_t snic_rdma_query_qp(SnicState *s, const struct snic_aq_cmd *c)
 }
 
 /* ---- doorbells ---- */
+
+/*
+ * A WQE-by-MMIO line for the send queue of QP ctrl.db_qn: the first basic
+ * block of its WQE at ctrl.wqe_idx, and the doorbell making the producer
+ * wqe_idx + ceil(ds_cnt / 4).  Refused (false): no such QP on @page, a
+ * pipe or SSQ QP (no producer doorbell), ds_cnt 0 or over 16, a counter
+ * behind the producer the device has or a WQE past the ring.
+ */
+bool snic_rdma_db_wqe(SnicState *s, uint16_t page, const uint8_t *line)
+{
+    const struct snic_wqe_ctrl *ctrl = (const void *)line;
+    SnicQp *qp = snic_rdma_qp(s, le16_to_cpu(ctrl->db_qn));
+    uint16_t idx = le16_to_cpu(ctrl->wqe_idx);
+    unsigned nbb = DIV_ROUND_UP(ctrl->ds_cnt, 4);
+    uint16_t ahead;
+
+    if (!qp || qp->db_page != page ||
+        (qp->flags & (SNIC_QP_F_PIPE | SNIC_QP_F_SSQ))) {
+        return false;
+    }
+    ahead = idx - qp->sq_fetch;
+    if (ctrl->ds_cnt == 0 || nbb > SNIC_WQE_MAX_BBS ||
+        ahead < (uint16_t)(qp->sq_pi - qp->sq_fetch) ||
+        ahead + nbb > QP_SQ_SIZE(qp)) {
+        return false;
+    }
+    d2d_mmio_account(&qp->pcie, true,
+                     page * SNIC_DB_PAGE_SIZE + SNIC_DB_QP_SQ_WQE,
+                     SNIC_DB_SQ_WQE_SIZE);
+    s->rdma.st.mmio_wqe++;
+    memcpy(qp->mmio_bb, line, SNIC_WQEBB_SIZE);
+    qp->mmio_idx = idx;
+    qp->mmio_valid = true;
+    qp->sq_pi = idx + nbb;
+    snic_rdma_kick(s, qp);
+    return true;
+}
 
 bool snic_rdma_db(SnicState *s, uint16_t page, uint32_t off, uint32_t qn,
                   uint16_t ctr)

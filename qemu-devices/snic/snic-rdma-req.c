@@ -308,6 +308,17 @@ static bool snic_req_posted(SnicState *s, SnicQp *qp, uint8_t *segs,
     if (!(qp->flags & SNIC_QP_F_PIPE)) {
         *avail = qp->sq_pi - qp->sq_fetch;
         *first = 0;
+        if (*avail && qp->mmio_valid && qp->mmio_idx == qp->sq_fetch) {
+            /* WQE-by-MMIO: its first basic block came with the doorbell */
+            memcpy(segs, qp->mmio_bb, SNIC_WQEBB_SIZE);
+            qp->mmio_valid = false;
+            s->rdma.st.wqe_fetch_saved++;
+            *first = 1;
+        } else if (qp->mmio_valid &&
+                   (uint16_t)(qp->mmio_idx - qp->sq_fetch) >=
+                   QP_SQ_SIZE(qp)) {
+            qp->mmio_valid = false;     /* behind the fetch: stale */
+        }
         return *avail != 0;
     }
     r = snic_pipe_sq_peek(s, qp, segs, &st);

@@ -250,6 +250,10 @@ typedef struct SnicQp {
     /* send queue and requester */
     uint16_t sq_pi;             /* producer from doorbell / record */
     uint16_t sq_fetch;          /* next basic block to fetch */
+    /* the last WQE-by-MMIO line (SNIC_DB_QP_SQ_WQE): the BB at mmio_idx */
+    uint8_t mmio_bb[SNIC_WQEBB_SIZE];
+    uint16_t mmio_idx;
+    bool mmio_valid;
     SnicSwqe *win;              /* SNIC_RDMA_WIN entries */
     uint32_t win_head, win_tail;    /* counters into win */
     uint32_t tx_wqe;            /* window counter of the WQE at tx_psn */
@@ -576,6 +580,11 @@ uint16_t snic_rdma_query_qp(SnicState *s, const struct snic_aq_cmd *c);
 uint16_t snic_rdma_destroy_qp(SnicState *s, uint32_t qpn);
 void snic_rdma_qp_free(SnicState *s, SnicQp *qp);
 /* QP doorbells; false if @off is not an RDMA doorbell. */
+/*
+ * A whole WQE-by-MMIO line of a QP's send queue on @page (docs/snic-rdma.md);
+ * false: refused (the caller counts and reports it).
+ */
+bool snic_rdma_db_wqe(SnicState *s, uint16_t page, const uint8_t *line);
 bool snic_rdma_db(SnicState *s, uint16_t page, uint32_t off, uint32_t qn,
                   uint16_t ctr);
 

@@ -75,7 +75,8 @@ typedef struct SnicSpinHook {
                    SNIC_CAP_TSO | SNIC_CAP_RSS | SNIC_CAP_STEER | \
                    SNIC_CAP_VXLAN | SNIC_CAP_RATE | SNIC_CAP_STRIDING_RQ | \
                    SNIC_CAP_RDMA | SNIC_CAP_SPIN | SNIC_CAP_VLAN | \
-                   SNIC_CAP_MMIO_WQE | SNIC_CAP_MINI_CQE)
+                   SNIC_CAP_MMIO_WQE | SNIC_CAP_MINI_CQE | \
+                   SNIC_CAP_RDMA_MMIO_WQE)
 #define SNIC_SPEED_MBPS 100000
 /* Largest frame the send path assembles: TSO payload + headers. */
 #define SNIC_MAX_TX_FRAME (65536 + SNIC_MAX_INLINE + 64)
@@ -217,9 +218,14 @@ typedef struct SnicRq {
  * A doorbell page's WQE-by-MMIO line as its 32-bit stores arrive, and
  * the clock bits its last SNIC_DB_CLOCK_LO read latched.
  */
-typedef struct SnicMmioWqe {
+typedef struct SnicMmioLine {
     uint8_t line[SNIC_DB_SQ_WQE_SIZE];
     uint16_t mask;          /* dwords written so far */
+} SnicMmioLine;
+
+typedef struct SnicMmioWqe {
+    SnicMmioLine sq;        /* SNIC_DB_SQ_WQE: an Ethernet SQ's */
+    SnicMmioLine qp;        /* SNIC_DB_QP_SQ_WQE: an RDMA QP's */
     uint32_t clock_hi;      /* SNIC_DB_CLOCK_HI */
 } SnicMmioWqe;
 

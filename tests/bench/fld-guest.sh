@@ -54,25 +54,50 @@ if [ "${FLD_BENCH:-echo}" = zuc ]; then
 	exit 0
 fi
 
+# tlp_sizes KNOBS MARK (guest 1): snic's counters of FLD-E's queues around
+# guest 2's echoes of each size (barriers MARK, MARK + 1, ...): one "BENCH
+# tlp" line per size.
+tlp_sizes() {
+	local knobs=$1 mark=$2 s
+	for s in $SIZES; do
+		fldctl nic > /tmp/nic.0
+		barrier $mark; barrier $((mark + 1))
+		fldctl nic > /tmp/nic.1
+		awk -v s="$s" -v k="$knobs" '
+			FNR == NR { for (i = 2; i < NF; i += 2) a[$1 "." $i] = $(i + 1); next }
+			{ for (i = 2; i < NF; i += 2) d[$1 "." $i] = $(i + 1) - a[$1 "." $i] }
+			END { printf "BENCH tlp knobs=%s size=%d packets=%d sq_tlp_bytes=%d rq_tlp_bytes=%d sq_tlps=%d rq_tlps=%d\n",
+				k, s, d["rq.packets"], d["sq.tlp_bytes"], d["rq.tlp_bytes"], d["sq.tlps"], d["rq.tlps"] }' \
+			/tmp/nic.0 /tmp/nic.1
+		mark=$((mark + 2))
+	done
+}
+# size_pings KNOBS MARK (guest 2): 200 echoes of each size between the
+# barriers tlp_sizes waits at.
+size_pings() {
+	local knobs=$1 mark=$2 s r
+	for s in $SIZES; do
+		barrier $mark
+		r=$(fld-udp ping "$peer" 7 200 $((s - 42)) 8)
+		echo "BENCH run=size-$knobs-$s $r"
+		barrier $((mark + 1))
+		mark=$((mark + 2))
+	done
+}
+
 if [ "$D2D_GUEST" = 1 ]; then
 	modprobe fld snic="$if" udp_port=7 || { echo "BENCH-ERROR modprobe fld"; exit 1; }
 	fld-udp echo 9 &
 	barrier 1 || exit 1
 	insn-mark 10; barrier 2; barrier 3; insn-mark 11	# FLD-E echo
 	insn-mark 20; barrier 4; barrier 5; insn-mark 21	# CPU echo
-	mark=30
-	for s in $SIZES; do
-		fldctl nic > /tmp/nic.0
-		barrier $mark; barrier $((mark + 1))
-		fldctl nic > /tmp/nic.1
-		awk -v s="$s" '
-			FNR == NR { for (i = 2; i < NF; i += 2) a[$1 "." $i] = $(i + 1); next }
-			{ for (i = 2; i < NF; i += 2) d[$1 "." $i] = $(i + 1) - a[$1 "." $i] }
-			END { printf "BENCH tlp size=%d packets=%d sq_tlp_bytes=%d rq_tlp_bytes=%d sq_tlps=%d rq_tlps=%d\n",
-				s, d["rq.packets"], d["sq.tlp_bytes"], d["rq.tlp_bytes"], d["sq.tlps"], d["rq.tlps"] }' \
-			/tmp/nic.0 /tmp/nic.1
-		mark=$((mark + 2))
-	done
+	# PCIe bytes with fld.ko's knobs (its defaults), then without them
+	tlp_sizes on 30
+	fldctl show | grep '^flde_pcie' | sed 's/^/BENCH-KNOBS on /'
+	rmmod fld && modprobe fld snic="$if" udp_port=7 tx_signal=1 mmio_wqe=0 mini_cqe=0 ||
+		{ echo "BENCH-ERROR modprobe fld without the PCIe knobs"; exit 1; }
+	fldctl show | grep '^flde_pcie' | sed 's/^/BENCH-KNOBS off /'
+	tlp_sizes off 60
 	fldctl mem | sed 's/^/BENCH-MEM /'
 	echo "BENCH fld accel_tx=$(fldctl get accel_tx) errors=$(fldctl errors | cut -d' ' -f2)"
 	barrier 99
@@ -89,13 +114,7 @@ barrier 4
 r=$(fld-udp ping "$peer" 9 "$N" 64 16)
 echo "BENCH run=cpu-echo $r"
 barrier 5
-mark=30
-for s in $SIZES; do
-	barrier $mark
-	r=$(fld-udp ping "$peer" 7 200 $((s - 42)) 8)
-	echo "BENCH run=size-$s $r"
-	barrier $((mark + 1))
-	mark=$((mark + 2))
-done
+size_pings on 30
+size_pings off 60
 barrier 99
 echo BENCH-DONE

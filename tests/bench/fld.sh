@@ -6,7 +6,11 @@
 #    snic: packets per second seen by the sender, and guest instructions
 #    per packet on the echoing guest;
 #  - PCIe TLP bytes per packet between the NIC and the FLD (snic's
-#    counters of the FLD-E queues) for 64..9000-byte frames;
+#    counters of the FLD-E queues) for 64..9000-byte frames, and the
+#    control bytes per echoed packet (less the frame both ways) with
+#    fld.ko's PCIe knobs (its defaults) and without them (reloaded with
+#    tx_signal=1 mmio_wqe=0 mini_cqe=0), beside the FLD paper's PCIe model
+#    (§6, Figure 7a; tests/device/bench_pcie_model.c);
 #  - the memory table (FLD vs a conventional driver);
 #  - zuc: 512-byte 128-EEA3 requests answered by the FLD's zuc accelerator
 #    against the host CPU running the same ZUC code, in a second boot with
@@ -155,7 +159,7 @@ fp=$(pps fld-echo) cp=$(pps cpu-echo)
 echo "bench: fld-echo-pps: fld-e ${fp:-0} vs cpu-echo ${cp:-0} = $(ratio "${fp:-0}" "${cp:-0}") (higher is better)"
 fi=$(insns 10 "$(pkts fld-echo)") ci=$(insns 20 "$(pkts cpu-echo)")
 echo "bench: fld-echo-guest-insns-per-packet: fld-e $fi vs cpu-echo $ci = $(ratio "$fi" "$ci") (lower is better)"
-sed -n 's/^BENCH tlp //p' "$out/results" | while read -r l; do
+sed -n 's/^BENCH tlp knobs=on //p' "$out/results" | while read -r l; do
 	eval "$(echo "$l" | tr ' ' '\n' | sed 's/^/t_/')"
 	if [ "$t_packets" = 0 ]; then
 		# the FLD-E queues' snic counters did not move: a broken read-out
@@ -166,6 +170,25 @@ sed -n 's/^BENCH tlp //p' "$out/results" | while read -r l; do
 		'BEGIN {if (n > 0) printf "%.0f", (s + r) / n; else print 0}')
 	echo "bench: fld-pcie-tlp-bytes-per-packet-$t_size: nic<->fld $per vs frame $t_size = $(ratio "$per" "$t_size") (rx $t_rq_tlp_bytes + tx $t_sq_tlp_bytes bytes / $t_packets packets)"
 done
+# Control bytes per echoed packet (every NIC<->FLD TLP byte less the frame
+# both ways) with fld.ko's PCIe knobs and without, beside the FLD paper's
+# PCIe model (bench_pcie_model: pcie-tlp.c's d2d_pcie_fld_model_ctrl).
+sed -n 's/^BENCH-KNOBS //p' "$out/results" | sed 's/^/bench: fld-pcie-knobs: /'
+ctrl() {	# ctrl KNOBS SIZE: control bytes per packet of that run
+	sed -n "s/^BENCH tlp knobs=$1 size=$2 //p" "$out/results" | tr ' ' '\n' |
+		awk -F= -v f="$2" '{ v[$1] = $2 } END { if (v["packets"] > 0) printf "%.1f", (v["sq_tlp_bytes"] + v["rq_tlp_bytes"]) / v["packets"] - 2 * f; else print 0 }'
+}
+if make -s -C tests build/device/bench_pcie_model > "$out/model.build" 2>&1; then
+	tests/build/device/bench_pcie_model $(sed -n 's/^BENCH tlp knobs=on size=\([0-9]*\) .*/\1/p' "$out/results") > "$out/model"
+else
+	echo "bench: fld-pcie-ctrl: tests/build/device/bench_pcie_model did not build (see $out/model.build)"
+fi
+while read -r l; do
+	eval "$(echo "$l" | tr ' ' '\n' | sed 's/^/m_/')"
+	on=$(ctrl on "$m_size") off=$(ctrl off "$m_size")
+	echo "bench: fld-pcie-ctrl-bytes-per-packet-$m_size: knobs $on vs no-knobs $off = $(ratio "$on" "$off") (lower is better; WQE-by-MMIO, TX CQE 1/16, mini-CQE lines; paper PCIe model (§6, Fig 7a): $m_model)"
+done < "$out/model"
+
 sed -n 's/^BENCH-MEM //p' "$out/results" | sed 's/^/bench: fld-mem: /'
 ft=$(sed -n 's/^BENCH-MEM total *\([0-9.]*\) KiB.*/\1/p' "$out/results")
 ct=$(sed -n 's/^BENCH-MEM total *[0-9.]* KiB *\([0-9.]*\) MiB.*/\1/p' "$out/results")

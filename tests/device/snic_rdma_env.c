@@ -503,6 +503,32 @@ uint16_t qp_post(struct qp *q, struct wqe *w)
 	return idx;
 }
 
+void qp_line(struct qp *q, uint16_t page, const uint8_t *line,
+	     unsigned int from, unsigned int to)
+{
+	uint64_t at = q->d->bar2 + (uint64_t)page * SNIC_DB_PAGE_SIZE +
+		      SNIC_DB_QP_SQ_WQE;
+	uint32_t v;
+	unsigned int i;
+
+	for (i = from; i < to; i++) {
+		memcpy(&v, line + 4 * i, 4);
+		qt_writel(qt, at + 4 * i, v);
+	}
+}
+
+/* The ring and the record as for a doorbell, then the line. */
+uint16_t qp_post_mmio(struct qp *q, struct wqe *w)
+{
+	struct snic_wqe_ctrl *c = (void *)w->b;
+	uint16_t idx = qp_put(q, w);
+
+	c->db_qn = q->qpn;
+	qt_writel(qt, q->dbr + 4, q->sq_prod);
+	qp_line(q, q->page, w->b, 0, SNIC_DB_SQ_WQE_SIZE / 4);
+	return idx;
+}
+
 /* Receive WQE with one scatter entry (or none with @len 0). */
 void qp_recv(struct qp *q, uint64_t cookie, uint32_t len, uint32_t lkey,
 	     uint64_t addr)

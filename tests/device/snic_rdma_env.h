@@ -140,6 +140,11 @@ void w_inline(struct wqe *w, const void *p, uint32_t len);
 uint16_t qp_put(struct qp *q, struct wqe *w);
 void qp_ring(struct qp *q);
 uint16_t qp_post(struct qp *q, struct wqe *w);
+/* dwords @from..@to - 1 of @line as a WQE-by-MMIO line on @q's @page */
+void qp_line(struct qp *q, uint16_t page, const uint8_t *line,
+	     unsigned int from, unsigned int to);
+/* qp_post with the WQE's first basic block as a WQE-by-MMIO line */
+uint16_t qp_post_mmio(struct qp *q, struct wqe *w);
 void qp_recv(struct qp *q, uint64_t cookie, uint32_t len, uint32_t lkey,
 	     uint64_t addr);
 bool side_make(struct side *s, struct snic_dev *d, uint8_t type);

@@ -72,22 +72,27 @@ static bool queue_bytes(uint32_t kind, uint32_t qn, uint64_t *b)
 
 /*
  * Control bytes per echoed packet at each size must not exceed the
- * paper's model.
+ * paper's model, on an FLD started with @opts whose knobs are then set by
+ * FLD_CMD_PCIE_SET if @by_cmd.
  */
-static void ctrl_bytes_vs_paper_model(void)
+static void ctrl_bytes_run(const char *opts, bool by_cmd)
 {
 	static const uint32_t sizes[] = { 64, 256, 1500, 4096, 9000 };
-	bool print = getenv("FLD_PCIE_PRINT") != NULL;
+	/* the bench reads the property run */
+	bool print = getenv("FLD_PCIE_PRINT") != NULL && !by_cmd;
+	uint32_t a[2] = { 16, FLD_PCIE_F_MMIO_WQE };
 	uint64_t s0, r0, s1, r1;
 	struct flde q;
 	unsigned i, over = 0;
 	int k;
 
-	CHECK(env_start(FLD_PCIE_KNOBS));
+	CHECK(env_start(opts));
 	CHECK_EQ(snic_set_port(&nic, SNIC_PORT_F_UP, 9000, &mac_nic, 1,
 			       SNIC_EQN_NONE), OK);
 	flde_cfg = knobs;
 	CHECK(flde_setup(&q, 6, sq_db_addr(), 0));
+	if (by_cmd)
+		CHECK_EQ(fld_cmd(FLD_CMD_PCIE_SET, 2, a, NULL), FLD_CMD_OK);
 	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
 		uint32_t n = BATCH * ROUNDS;
 		double ctrl, model = d2d_pcie_fld_model_ctrl(sizes[i]);
@@ -118,9 +123,41 @@ static void ctrl_bytes_vs_paper_model(void)
 	CHECK_EQ(fld_rd(FLD_REG_ERROR_COUNT), 0);
 }
 
+static void ctrl_bytes_vs_paper_model(void)
+{
+	ctrl_bytes_run(FLD_PCIE_KNOBS, false);
+}
+
+/*
+ * The same knobs set at run time by FLD_CMD_PCIE_SET (what fld.ko does) on
+ * an FLD whose properties leave them off: the same bound holds.
+ */
+static void ctrl_bytes_knobs_by_command(void)
+{
+	ctrl_bytes_run("", true);
+}
+
+/* FLD_CMD_PCIE_SET refuses tx_signal 0 or above the maximum, unknown flags. */
+static void pcie_set_refused(void)
+{
+	static const uint32_t bad[][2] = {
+		{ 0, 0 }, { FLD_TX_SIGNAL_MAX + 1, 0 }, { 1, 0x2 },
+	};
+	uint32_t ok[2] = { FLD_TX_SIGNAL_MAX, FLD_PCIE_F_MMIO_WQE };
+	unsigned i;
+
+	CHECK(env_start(""));
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		CHECK_EQ(fld_cmd(FLD_CMD_PCIE_SET, 2, bad[i], NULL),
+			 FLD_CMD_EINVAL);
+	CHECK_EQ(fld_cmd(FLD_CMD_PCIE_SET, 2, ok, NULL), FLD_CMD_OK);
+}
+
 int main(void)
 {
 	RUN("device/fld_pcie", ctrl_bytes_vs_paper_model);
+	RUN("device/fld_pcie", ctrl_bytes_knobs_by_command);
+	RUN("device/fld_pcie", pcie_set_refused);
 	qt_quit(qt);
 	inj_close();
 	return check_failures ? 1 : 0;

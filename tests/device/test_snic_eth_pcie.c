@@ -352,12 +352,88 @@ static void mini_cqe_lines(void)
 	CHECK_EQ(s1.rx_packets - s0.rx_packets, 17);
 }
 
+/*
+ * SNIC_CQ_F_NO_HASH: frames an RSS group hashed come without the hash
+ * (no SNIC_CQE_F_HASH, rss_hash 0), whole on a CQ without SNIC_CQ_F_MINI
+ * and, with it, in mini-CQE lines (hashed frames otherwise stay whole).
+ */
+static void mini_cqe_no_hash(void)
+{
+	struct snic_cq tcq, hcq, ncq;
+	struct snic_sq sq;
+	struct snic_rq hrq, nrq;
+	struct snic_cqe e;
+	struct snic_cqe_line l;
+	struct snic_port_stats s0, s1;
+	uint32_t grp;
+	uint8_t f[8][300];
+	size_t len[8];
+	int k;
+
+	CHECK(env_start());
+	CHECK(tx_setup(A, &tcq, &sq, 6));
+	CHECK_EQ(snic_cq_create_flags(&hcq, B, 8, SNIC_EQN_NONE, 1,
+				      SNIC_CQ_F_NO_HASH), OK);
+	CHECK_EQ(snic_cq_create_flags(&ncq, B, 8, SNIC_EQN_NONE, 1,
+				      SNIC_CQ_F_MINI | SNIC_CQ_F_NO_HASH), OK);
+	CHECK_EQ(snic_rq_create(&hrq, B, 6, hcq.n, 1), OK);
+	CHECK_EQ(snic_rq_create(&nrq, B, 6, ncq.n, 1), OK);
+	snic_rq_post(&hrq, 60, true);
+	snic_rq_post(&nrq, 60, true);
+	/* RSS over the one RQ @nrq (after the first frame: @hrq) */
+	CHECK_EQ(rss_create(B, ms_key, SNIC_RSS_HASH_IPV4 | SNIC_RSS_HASH_L4,
+			    1, &hrq.n, &grp), OK);
+	{
+		struct snic_steer_rule r = { .priority = 1,
+					     .dest = SNIC_DEST_RSS,
+					     .dest_id = grp };
+
+		CHECK_EQ(rule_add(B, &r, NULL), OK);
+	}
+	len[0] = mk_udp(f[0], mac_b, 100, 40);
+	sq_send(&sq, f[0], len[0], true);
+	CHECK(cq_poll(&tcq, &e));
+	CHECK(cq_poll(&hcq, &e));
+	CHECK_EQ(e.opcode, SNIC_CQE_RX);
+	CHECK(!(e.op_own & SNIC_CQE_MINI));
+	CHECK(!(e.flags & SNIC_CQE_F_HASH));
+	CHECK_EQ(e.rss_hash, 0);
+	CHECK(buf_eq(&hrq, &e, f[0], len[0]));
+
+	CHECK_EQ(rss_create(B, ms_key, SNIC_RSS_HASH_IPV4 | SNIC_RSS_HASH_L4,
+			    1, &nrq.n, &grp), OK);
+	{
+		struct snic_steer_rule r = { .priority = 0,
+					     .dest = SNIC_DEST_RSS,
+					     .dest_id = grp };
+
+		CHECK_EQ(rule_add(B, &r, NULL), OK);
+	}
+	CHECK(pstats(B, &s0));
+	for (k = 0; k < 7; k++) {
+		len[k] = mk_udp(f[k], mac_b, 60 + 13 * k, 50 + k);
+		sq_send(&sq, f[k], len[k], true);
+		CHECK(cq_poll(&tcq, &e));
+	}
+	settle();
+	CHECK(line_poll(&ncq, &nrq, 7, &l));
+	for (k = 0; k < 7; k++) {
+		CHECK(mini_is(&nrq, &l.mini[k], k, f[k], len[k]));
+		CHECK(!(l.mini[k].flags & SNIC_CQE_F_HASH));
+	}
+	CHECK(cq_empty(&ncq));
+	CHECK(pstats(B, &s1));
+	CHECK_EQ(s1.rx_mini_cqes - s0.rx_mini_cqes, 7);
+	CHECK_EQ(s1.rx_mini_lines - s0.rx_mini_lines, 1);
+}
+
 int main(void)
 {
 	RUN("device/snic_eth", mmio_wqe_saves_fetch);
 	RUN("device/snic_eth", mmio_wqe_hostile);
 	RUN("device/snic_eth", selective_signalling);
 	RUN("device/snic_eth", mini_cqe_lines);
+	RUN("device/snic_eth", mini_cqe_no_hash);
 	qt_quit(qt);
 	inj_close();
 	return check_failures ? 1 : 0;

@@ -54,6 +54,8 @@ struct snic_context {
 	uint32_t db_page;
 	uint32_t max_inline;
 	uint32_t max_sge;
+	/* single small send WQEs go as WQE-by-MMIO lines (SNIC_MMIO_WQE) */
+	bool mmio_wqe;
 	pthread_mutex_t table_lock;	/* qp_table writers, ssq[] */
 	struct snic_qp *qp_table[SNIC_MAX_QPS];
 	struct snic_ssq *ssq[SNIC_CTX_MAX_SSQS];	/* mapped on first use */
@@ -177,6 +179,30 @@ static inline void snic_ring_db(struct snic_context *ctx, uint32_t offset,
 	*reg = htole32(SNIC_DB_VAL(qn, counter));
 	mmio_flush_writes();
 }
+
+/*
+ * WQE-by-MMIO (BlueFlame style): the first basic block of the WQE just
+ * put in the ring, with ctrl.db_qn = @qn, as 16 32-bit stores at @offset
+ * (SNIC_DB_QP_SQ_WQE) instead of a doorbell; the device takes the line
+ * when all of it has arrived.
+ */
+static inline void snic_ring_wqe_line(struct snic_context *ctx,
+				      uint32_t offset, uint32_t qn,
+				      const uint8_t *bb)
+{
+	volatile uint32_t *reg = (volatile uint32_t *)(ctx->db + offset);
+	uint32_t line[SNIC_WQEBB_SIZE / 4];
+	unsigned int i;
+
+	memcpy(line, bb, sizeof(line));
+	((struct snic_wqe_ctrl *)line)->db_qn = htole16(qn);
+	for (i = 0; i < SNIC_WQEBB_SIZE / 4; i++)
+		reg[i] = line[i];
+	mmio_flush_writes();
+}
+
+/* a single WQE of at most this many basic blocks goes by WQE-by-MMIO */
+#define SNIC_MMIO_WQE_MAX_BBS	2
 
 static inline void snic_set_record(volatile uint32_t *rec, uint32_t counter)
 {

@@ -240,6 +240,17 @@ static const struct verbs_context_ops snic_ctx_ops = {
  * ibv_context_ops, which applications call inline.  Seeing ours there
  * proves that our idea of verbs_context_ops matches the library's.
  */
+/*
+ * WQE-by-MMIO for single small send WQEs: when the device takes it
+ * (@dev), unless SNIC_MMIO_WQE=0 in the environment (docs/libsnic.md).
+ */
+static bool snic_mmio_wqe_env(bool dev)
+{
+	const char *e = getenv("SNIC_MMIO_WQE");
+
+	return dev && !(e && !strcmp(e, "0"));
+}
+
 static int snic_check_ops(struct snic_context *ctx)
 {
 	struct ibv_context_ops *ops = &ctx->vctx.context.ops;
@@ -287,6 +298,7 @@ static struct verbs_context *snic_alloc_context(struct ibv_device *ibdev,
 	ctx->db_page = resp.drv.db_page;
 	ctx->max_inline = resp.drv.max_inline;
 	ctx->max_sge = resp.drv.max_sge;
+	ctx->mmio_wqe = snic_mmio_wqe_env(resp.drv.flags & SNIC_UCTX_F_MMIO_WQE);
 	db = mmap(NULL, SNIC_DB_PAGE_SIZE, PROT_WRITE, MAP_SHARED, cmd_fd,
 		  resp.drv.db_mmap_key);
 	if (db == MAP_FAILED)

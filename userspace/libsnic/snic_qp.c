@@ -274,7 +274,7 @@ int snic_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 	uint32_t size = 1u << sq->log_bbs;
 	uint8_t wqe[SNIC_WQE_MAX_BYTES] __attribute__((aligned(16)));
 	enum ibv_qp_state state;
-	uint32_t start;
+	uint32_t start, nwqe = 0;
 	int ret = 0;
 
 	state = __atomic_load_n(&qp->state, __ATOMIC_ACQUIRE);
@@ -311,10 +311,18 @@ int snic_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 		sq->nbb[slot] = info.nbb;
 		sq->wc_op[slot] = info.wc_opcode;
 		sq->prod += info.nbb;
+		nwqe++;
 	}
 	if (ret)
 		*bad_wr = wr;
-	if (sq->prod != start && !qp->pipe) {
+	if (nwqe == 1 && sq->prod - start <= SNIC_MMIO_WQE_MAX_BBS &&
+	    ctx->mmio_wqe && !qp->pipe && !qp->ssq) {
+		/* one small WQE: WQE, record, its first BB as the doorbell */
+		udma_to_device_barrier();
+		snic_set_record(&qp->dbr[1], sq->prod);
+		udma_to_device_barrier();
+		snic_ring_wqe_line(ctx, SNIC_DB_QP_SQ_WQE, qp->qpn, wqe);
+	} else if (sq->prod != start && !qp->pipe) {
 		/* WQEs, then the record, then the doorbell. */
 		snic_publish(ctx, &qp->dbr[1], SNIC_DB_QP_SQ, qp->qpn,
 			     sq->prod);

@@ -111,7 +111,17 @@ enum fld_cmd {
 	FLD_CMD_BIND		= 0x0a,	/* kind, slot, NIC queue number, db lo, db hi */
 	FLD_CMD_QP_SET		= 0x0b,	/* slot, sq slot, log sq, log rq, cq slot, db page lo, hi, quota */
 	FLD_CMD_QP_CLEAR	= 0x0c,	/* slot (and its sq slot) */
+	FLD_CMD_PCIE_SET	= 0x0d,	/* tx_signal, flags (FLD_PCIE_F_*) */
 };
+
+/*
+ * FLD_CMD_PCIE_SET: the PCIe knobs of the Ethernet SQs (docs/fld.md "PCIe
+ * efficiency"): signal one WQE in tx_signal (1..FLD_TX_SIGNAL_MAX), and
+ * with FLD_PCIE_F_MMIO_WQE ring them with WQE-by-MMIO lines.  Until the
+ * next reset, which restores the QEMU properties tx-signal and mmio-wqe.
+ */
+#define FLD_PCIE_F_MMIO_WQE	(1u << 0)
+#define FLD_TX_SIGNAL_MAX	256
 
 /*
  * A slot is set before the NIC queue exists (the NIC probes its ring when

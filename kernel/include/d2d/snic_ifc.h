@@ -194,6 +194,12 @@ struct snic_aq_create_cq {
  * entry, a mini-CQE line (struct snic_cqe_line, SNIC_CQE_MINI in op_own).
  */
 #define SNIC_CQ_F_MINI		(1u << 0)
+/*
+ * SNIC_CQ_F_NO_HASH (SNIC_CAP_MINI_CQE): receive completions on this CQ
+ * carry no RSS hash (no SNIC_CQE_F_HASH; RSS still picks the RQ with it),
+ * so that with SNIC_CQ_F_MINI hashed frames go into lines too.
+ */
+#define SNIC_CQ_F_NO_HASH	(1u << 1)
 
 /*
  * RESIZE_CQ: the CQ moves to a new ring and doorbell record.  The device

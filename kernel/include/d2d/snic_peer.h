@@ -31,11 +31,14 @@ struct net_device;
 struct snic_dev *snic_peer_dev(struct auxiliary_device *adev);
 /* Its net_device (e.g. to pick a snic by interface name). */
 struct net_device *snic_peer_netdev(struct snic_dev *sd);
+/* The device's SNIC_CAP_* bits (IDENTIFY caps). */
+u64 snic_peer_caps(struct snic_dev *sd);
 
 struct snic_peer_cq_attr {
 	u64 ring_bus;		/* 2^log_size 64-byte CQEs */
 	u64 dbr_bus;		/* le32 consumer counter */
 	u8 log_size;
+	bool mini;		/* SNIC_CQ_F_MINI: mini-CQE lines (SNIC_CAP_MINI_CQE) */
 };
 
 struct snic_peer_sq_attr {

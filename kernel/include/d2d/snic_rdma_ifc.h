@@ -16,6 +16,8 @@
 #include <d2d/snic_verbs_abi.h>	/* struct snic_av */
 
 #define SNIC_CAP_RDMA		(1ull << 9)	/* RoCEv2 transport */
+/* WQE-by-MMIO on RDMA QP send queues (SNIC_DB_QP_SQ_WQE) */
+#define SNIC_CAP_RDMA_MMIO_WQE	(1ull << 15)
 
 /* Admin opcodes 0x30..0x4f */
 enum snic_aq_rdma_opcode {
@@ -510,6 +512,13 @@ enum snic_rdma_status {
 #define SNIC_DB_QP_RQ		0x20	/* receive producer, in WQEs */
 #define SNIC_DB_SRQ		0x24	/* SRQ producer */
 /*
+ * WQE-by-MMIO on a QP's send queue (SNIC_CAP_RDMA_MMIO_WQE, BlueFlame
+ * style): the first basic block of the send WQE just put in the ring,
+ * ctrl.db_qn = qpn, ctrl.wqe_idx = its counter, written here as 16
+ * dwords instead of the SNIC_DB_QP_SQ doorbell.  SNIC_DB_SQ_WQE_SIZE bytes.
+ */
+#define SNIC_DB_QP_SQ_WQE	0x840
+/*
  * Read-only in every doorbell page: the device clock, the time base of
  * the CQE timestamps, in ns (SNIC_CLOCK_KHZ).  Reading LO latches HI.
  */
@@ -591,7 +600,10 @@ enum snic_eqe_rdma_type {
 	X(SNIC_RDMA_STAT_LLQ_MSGS, llq_msgs)		/* SENDs placed in low-latency rings */ \
 	X(SNIC_RDMA_STAT_LLQ_FULL, llq_full)		/* SENDs RNR-NAKed: low-latency ring full */ \
 	X(SNIC_RDMA_STAT_LLQ_CI_READS, llq_ci_reads)	/* consumer record reads */ \
-	X(SNIC_RDMA_STAT_RX_VLAN_PKTS, rx_vlan_pkts)	/* of rx_pkts: 802.1Q-tagged */
+	X(SNIC_RDMA_STAT_RX_VLAN_PKTS, rx_vlan_pkts)	/* of rx_pkts: 802.1Q-tagged */ \
+	X(SNIC_RDMA_STAT_MMIO_WQE, mmio_wqe)		/* QP WQE-by-MMIO lines taken as doorbells */ \
+	X(SNIC_RDMA_STAT_WQE_FETCH_SAVED, wqe_fetch_saved)	/* QP WQEs run from a line */ \
+	X(SNIC_RDMA_STAT_MMIO_WQE_ERRORS, mmio_wqe_errors)	/* QP lines refused: torn, bad QP or index */
 
 /* The list helpers SNIC_STAT_ENUM, _NAME and _LE64: snic_ifc.h. */
 enum snic_rdma_stat {

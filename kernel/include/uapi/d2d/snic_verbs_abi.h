@@ -43,8 +43,11 @@ struct snic_alloc_ucontext_resp {
 	__u32 cqe_size;		/* sizeof(struct snic_cqe) */
 	__u32 wqebb_size;	/* SNIC_WQEBB_SIZE */
 	__u32 max_sge;
-	__u32 rsvd;
+	__u32 flags;		/* SNIC_UCTX_F_* */
 };
+
+/* The device takes WQE-by-MMIO lines on QP send queues (SNIC_DB_QP_SQ_WQE). */
+#define SNIC_UCTX_F_MMIO_WQE	(1u << 0)
 
 /* A ring mapping: ring bytes, then the doorbell record at dbr_offset. */
 struct snic_create_cq_resp {
