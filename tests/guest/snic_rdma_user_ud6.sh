@@ -11,24 +11,6 @@
 . /opt/d2d/tests/snic_eth.inc
 . /opt/d2d/tests/snic_rdma_user.inc
 
-# roce_v2_gid6 IBDEV PREFIX: index of its RoCE v2 GID that starts with
-# PREFIX (the first group of the IPv6 address; waits 10 s).
-roce_v2_gid6() {
-	local f i n
-	for n in $(seq 1 50); do
-		for f in /sys/class/infiniband/"$1"/ports/1/gids/*; do
-			i=${f##*/}
-			case "$(cat "$f" 2>/dev/null)" in
-			"$2":*)
-				[ "$(gid_type "$1" "$i")" = "RoCE v2" ] &&
-					{ echo "$i"; return 0; } ;;
-			esac
-		done
-		sleep 0.2
-	done
-	return 1
-}
-
 rdma_user_two_guests
 check ping wait_ping "$peer" 60
 ip -6 addr add "fd00::$me/64" dev "$if" nodad

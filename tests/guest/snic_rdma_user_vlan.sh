@@ -14,23 +14,6 @@
 . /opt/d2d/tests/snic_eth.inc
 . /opt/d2d/tests/snic_rdma_user.inc
 
-# roce_v2_gid_of IBDEV A.B.C.D: index of its RoCE v2 GID ::ffff:A.B.C.D
-# (waits 10 s).
-roce_v2_gid_of() {
-	local f i n want
-	want=$(echo "$2" | awk -F. '{ printf "0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x", $1, $2, $3, $4 }')
-	for n in $(seq 1 50); do
-		for f in /sys/class/infiniband/"$1"/ports/1/gids/*; do
-			i=${f##*/}
-			[ "$(cat "$f" 2>/dev/null)" = "$want" ] &&
-				[ "$(gid_type "$1" "$i")" = "RoCE v2" ] &&
-				{ echo "$i"; return 0; }
-		done
-		sleep 0.2
-	done
-	return 1
-}
-
 rdma_user_two_guests
 check ping wait_ping "$peer" 60
 check modprobe_8021q modprobe 8021q
