@@ -33,22 +33,32 @@
 # beside the paper's PCIe model of Figure 7a and the line rate.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
+# timed_boot DIR NAME [ACCEL]: one guest in timing mode with an fld (ACCEL,
+# default echo; FLD_BENCH=ACCEL to the guest) running fld-timed-guest.sh;
+# its BENCH lines in DIR/results.  A failed run prints "bench: NAME: run
+# failed" and returns 1.
+timed_boot() {
+	local rc
+
+	mkdir -p "$1"
+	tools/vm --quiet --timing --timeout 1800 --log-dir "$1" \
+		--qemu-arg -device --qemu-arg "fld,id=fld0${3:+,accel=$3}" \
+		${3:+--env FLD_BENCH=$3} tests/bench/fld-timed-guest.sh
+	rc=$?
+	tr -d '\r' < "$1/guest1.log" | grep '^BENCH' > "$1/results"
+	grep '^BENCH-ERROR' "$1/results"
+	if [ $rc -ne 0 ] || ! grep -q '^BENCH-DONE' "$1/results"; then
+		echo "bench: $2: run failed (status $rc, see $1)"
+		return 1
+	fi
+}
 timed() {
-	local out rc f c
+	local out f c
 	out=$(mktemp -d /tmp/d2d-bench-fld-timed.XXXXXX)
 	echo "[bench] logs in $out"
 	echo "[bench] timing mode (icount shift=0: one instruction per ns)"
 	tput "$out"
-	tools/vm --quiet --timing --timeout 1800 --log-dir "$out" \
-		--qemu-arg -device --qemu-arg fld,id=fld0 \
-		tests/bench/fld-timed-guest.sh
-	rc=$?
-	tr -d '\r' < "$out/guest1.log" | grep '^BENCH' > "$out/results"
-	grep '^BENCH-ERROR' "$out/results"
-	if [ $rc -ne 0 ] || ! grep -q '^BENCH-DONE' "$out/results"; then
-		echo "bench: fld-timed: run failed (status $rc, see $out)"
-		exit 1
-	fi
+	timed_boot "$out" fld-timed || exit 1
 	v() { sed -n "s/^BENCH run=$1 .* $2 \([0-9.]*\).*/\1/p" "$out/results"; }
 	r() { awk -v a="$1" -v b="$2" 'BEGIN {if (b > 0) printf "%.3f", a / b; else print "n/a"}'; }
 	f=$(v fld-rtt rtt_us_mean) c=$(v cpu-rtt rtt_us_mean)
@@ -61,17 +71,7 @@ timed() {
 	echo "bench: fld-timed-echo-Mpps: fld-e $f vs cpu-echo $c = $(r "$f" "$c") (modeled time, 16 in flight, one sender on the guest's one vCPU; paper: 12.7 vs 9.6 Mpps)"
 	# second boot: the FLD runs the zuc accelerator
 	out=$out/zuc
-	mkdir -p "$out"
-	tools/vm --quiet --timing --timeout 1800 --log-dir "$out" \
-		--qemu-arg -device --qemu-arg fld,id=fld0,accel=zuc --env FLD_BENCH=zuc \
-		tests/bench/fld-timed-guest.sh
-	rc=$?
-	tr -d '\r' < "$out/guest1.log" | grep '^BENCH' > "$out/results"
-	grep '^BENCH-ERROR' "$out/results"
-	if [ $rc -ne 0 ] || ! grep -q '^BENCH-DONE' "$out/results"; then
-		echo "bench: fld-timed-zuc: run failed (status $rc, see $out)"
-		exit 1
-	fi
+	timed_boot "$out" fld-timed-zuc zuc || exit 1
 	# 512-byte requests: rps x 4096 bits
 	f=$(v fld-zuc rps) c=$(v cpu-zuc rps)
 	f=$(awk -v p="${f:-0}" 'BEGIN {printf "%.3f", p * 4096 / 1e9}')
@@ -90,18 +90,8 @@ timed() {
 # defrag_timed DIR: third boot, accel=defrag: VXLAN-carried IPv4 fragments
 # reassembled by the FLD against this guest's own stack (vxlan + ip_defrag).
 defrag_timed() {
-	local out=$1 rc n s f c fo co fr cr
-	mkdir -p "$out"
-	tools/vm --quiet --timing --timeout 1800 --log-dir "$out" \
-		--qemu-arg -device --qemu-arg fld,id=fld0,accel=defrag --env FLD_BENCH=defrag \
-		tests/bench/fld-timed-guest.sh
-	rc=$?
-	tr -d '\r' < "$out/guest1.log" | grep '^BENCH' > "$out/results"
-	grep '^BENCH-ERROR' "$out/results"
-	if [ $rc -ne 0 ] || ! grep -q '^BENCH-DONE' "$out/results"; then
-		echo "bench: fld-timed-defrag: run failed (status $rc, see $out)"
-		return
-	fi
+	local out=$1 n s f c fo fr cr
+	timed_boot "$out" fld-timed-defrag defrag || return
 	# ns from the sender's start to the receiver's last datagram (the
 	# sender-only run: to the sender's end)
 	el() { awk -v r="run=$1" '$2 == r { for (i = 3; i < NF; i++) { if ($i == "start_ns") a = $(i + 1); if ($i == "end_ns" || $i == "last_ns") b = $(i + 1) } } END { if (b > a) print b - a; else print 0 }' "$out/results"; }
