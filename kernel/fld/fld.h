@@ -58,7 +58,7 @@ struct fld_pcie_knobs {
 struct fld_flde {
 	bool up;
 	struct fld_pcie_knobs knobs;	/* in effect */
-	struct snic_dev *sd;
+	struct snic_peer *snic;
 	unsigned int ntenants;
 	bool loopback;		/* SQs deliver to the snic's receive path */
 	u16 udp_port;		/* tenant k: udp_port + k (0: no rules) */
@@ -92,7 +92,7 @@ struct fld_fldr_conn {
 
 struct fld_fldr {
 	bool up;
-	struct snic_dev *sd;
+	struct snic_peer *snic;
 	struct rdma_cm_id *listen;
 	struct fld_fldr_conn lconn;	/* the listener's context */
 	u16 port;
@@ -105,7 +105,7 @@ struct fld_fldr {
 struct fld_dev {
 	struct pci_dev *pdev;
 	struct list_head node;	/* fld_main.c's FLDs, under fld_bind_lock */
-	struct snic_dev *sd;	/* the snic FLD-E/FLD-R use, NULL: none */
+	struct snic_peer *snic;	/* the snic FLD-E/FLD-R use, NULL: none */
 	void __iomem *regs;
 	u64 win_bus;		/* BAR2 bus address */
 	struct mutex lock;	/* commands, FLD-E state */

@@ -33,7 +33,7 @@ static void fld_flde_rules_del(struct fld_flde *e)
 
 	for (k = 0; k < e->ntenants; k++) {
 		if (e->q[k].have_rule)
-			snic_peer_del_rule(e->sd, e->q[k].rule_id);
+			snic_peer_del_rule(e->snic, e->q[k].rule_id);
 		e->q[k].have_rule = false;
 	}
 }
@@ -64,7 +64,7 @@ static int fld_flde_rules(struct fld_dev *fd, u16 port)
 		r.flow_tag = cpu_to_le32((e->tenant + k) & FLD_MAX_FLOW_TAG);
 		r.ip_proto = IPPROTO_UDP;
 		r.dst_port = cpu_to_be16(port + k);
-		ret = snic_peer_add_rule(e->sd, &r, &q->rule_id);
+		ret = snic_peer_add_rule(e->snic, &r, &q->rule_id);
 		if (!ret)
 			q->have_rule = true;
 	}
@@ -90,7 +90,7 @@ int fld_flde_set_rate(struct fld_dev *fd, unsigned int k, u64 rate_bps)
 		return -ENODEV;
 	if (k >= e->ntenants)
 		return -EINVAL;
-	ret = snic_peer_set_sq_rate(e->sd, e->q[k].sq.qn, rate_bps);
+	ret = snic_peer_set_sq_rate(e->snic, e->q[k].sq.qn, rate_bps);
 	if (!ret)
 		e->q[k].rate_bps = rate_bps;
 	return ret;
@@ -113,7 +113,7 @@ int fld_flde_set_vni(struct fld_dev *fd, u32 vni)
 	if (vni >= 1u << 24)
 		return -EINVAL;
 	if (e->have_vni_rule) {
-		snic_peer_del_rule(e->sd, e->vni_rule_id);
+		snic_peer_del_rule(e->snic, e->vni_rule_id);
 		e->have_vni_rule = false;
 	}
 	e->vni = vni;
@@ -126,7 +126,7 @@ int fld_flde_set_vni(struct fld_dev *fd, u32 vni)
 	r.dest_id = cpu_to_le32(e->q[0].rq.qn);
 	r.flow_tag = cpu_to_le32(e->tenant);
 	r.vni = cpu_to_le32(vni);
-	ret = snic_peer_add_rule(e->sd, &r, &e->vni_rule_id);
+	ret = snic_peer_add_rule(e->snic, &r, &e->vni_rule_id);
 	if (ret)
 		e->vni = 0;
 	else
@@ -141,11 +141,11 @@ void fld_flde_stop(struct fld_dev *fd)
 	int k;
 
 	lockdep_assert_held(&fd->lock);
-	if (!e->sd)
+	if (!e->snic)
 		return;
 	fld_flde_rules_del(e);
 	if (e->have_vni_rule)
-		snic_peer_del_rule(e->sd, e->vni_rule_id);
+		snic_peer_del_rule(e->snic, e->vni_rule_id);
 	e->have_vni_rule = false;
 	e->vni = 0;
 	for (k = FLDE_MAX_TENANTS - 1; k >= 0; k--) {
@@ -153,11 +153,11 @@ void fld_flde_stop(struct fld_dev *fd)
 		u32 slot = k;
 
 		if (q->rq.qn != FLD_QN_NONE)
-			snic_peer_destroy_rq(e->sd, q->rq.qn);
+			snic_peer_destroy_rq(e->snic, q->rq.qn);
 		if (q->sq.qn != FLD_QN_NONE)
-			snic_peer_destroy_sq(e->sd, q->sq.qn);
+			snic_peer_destroy_sq(e->snic, q->sq.qn);
 		if (q->cq.qn != FLD_QN_NONE)
-			snic_peer_destroy_cq(e->sd, q->cq.qn);
+			snic_peer_destroy_cq(e->snic, q->cq.qn);
 		if (k < e->ntenants) {
 			fld_cmd(fd, FLD_CMD_RQ_CLEAR, &slot, 1, NULL);
 			fld_cmd(fd, FLD_CMD_SQ_CLEAR, &slot, 1, NULL);
@@ -191,7 +191,7 @@ static int fld_flde_queues(struct fld_dev *fd, unsigned int k)
 	ca.dbr_bus = fd->win_bus + FLD_WIN_DBR + FLD_DBR_CQ + 4 * k;
 	ca.log_size = FLDE_CQ_LOG;
 	ca.mini = e->knobs.mini_cqe;
-	ret = snic_peer_create_cq(e->sd, &ca, &q->cq);
+	ret = snic_peer_create_cq(e->snic, &ca, &q->cq);
 	if (ret)
 		return ret;
 	ret = fld_bind(fd, FLD_BIND_CQ, k, &q->cq);
@@ -209,7 +209,7 @@ static int fld_flde_queues(struct fld_dev *fd, unsigned int k)
 	sa.cqn = q->cq.qn;
 	sa.rate_bps = q->rate_bps;
 	sa.loopback = e->loopback;
-	ret = snic_peer_create_sq(e->sd, &sa, &q->sq);
+	ret = snic_peer_create_sq(e->snic, &sa, &q->sq);
 	if (ret)
 		return ret;
 	ret = fld_bind(fd, FLD_BIND_SQ, k, &q->sq);
@@ -240,7 +240,7 @@ static int fld_flde_queues(struct fld_dev *fd, unsigned int k)
 	ra.type = SNIC_RQ_STRIDING;
 	ra.log_stride_size = FLDE_LOG_STRIDE;
 	ra.log_num_strides = FLDE_LOG_NSTR;
-	ret = snic_peer_create_rq(e->sd, &ra, &q->rq);
+	ret = snic_peer_create_rq(e->snic, &ra, &q->rq);
 	if (ret)
 		return ret;
 	ret = fld_bind(fd, FLD_BIND_RQ, k, &q->rq);
@@ -258,7 +258,7 @@ static int fld_flde_queues(struct fld_dev *fd, unsigned int k)
 static int fld_flde_knobs(struct fld_dev *fd, const struct fld_pcie_knobs *want)
 {
 	struct fld_flde *e = &fd->e;
-	u64 caps = snic_peer_caps(e->sd);
+	u64 caps = snic_peer_caps(e->snic);
 	u32 a[2];
 
 	e->knobs = *want;
@@ -277,7 +277,7 @@ static int fld_flde_knobs(struct fld_dev *fd, const struct fld_pcie_knobs *want)
 	return fld_cmd(fd, FLD_CMD_PCIE_SET, a, 2, NULL);
 }
 
-/* FLD-E on fd->sd: @ntenants queue sets, UDP rules from @udp_port on. */
+/* FLD-E on fd->snic: @ntenants queue sets, UDP rules from @udp_port on. */
 int fld_flde_start(struct fld_dev *fd, u16 udp_port, u16 tenant,
 		   unsigned int ntenants, bool loopback,
 		   const struct fld_pcie_knobs *knobs)
@@ -299,8 +299,8 @@ int fld_flde_start(struct fld_dev *fd, u16 udp_port, u16 tenant,
 	}
 	e->tenant = tenant;
 	e->loopback = loopback;
-	e->sd = fd->sd;
-	if (!e->sd)
+	e->snic = fd->snic;
+	if (!e->snic)
 		return -ENODEV;
 	ret = fld_flde_knobs(fd, knobs);
 	if (ret)

@@ -33,7 +33,7 @@ static void fldr_conn_free(struct fld_dev *fd, struct fld_fldr_conn *c)
 	u32 slot = c - r->conns;
 
 	if (c->have_qp) {
-		snic_peer_destroy_qp(r->sd, c->qpn);
+		snic_peer_destroy_qp(r->snic, c->qpn);
 		fld_cmd(fd, FLD_CMD_QP_CLEAR, &slot, 1, NULL);
 	}
 	c->have_qp = false;
@@ -56,7 +56,7 @@ static int fldr_qp_to(struct fld_fldr *r, struct fld_fldr_conn *c,
 		a.max_dest_rd_atomic = resp_res;
 	if (state == IB_QPS_RTS)
 		a.max_rd_atomic = 0;	/* FLD only SENDs */
-	return snic_peer_modify_qp(r->sd, c->qpn, &a, mask);
+	return snic_peer_modify_qp(r->snic, c->qpn, &a, mask);
 }
 
 /* A connection request on the listener: a QP slot, the QP, accept. */
@@ -73,7 +73,7 @@ static int fldr_connect(struct fld_dev *fd, struct rdma_cm_id *id,
 	int ret;
 
 	/* a non-zero return makes the CM reject and destroy the new id */
-	if (!r->up || id->device != snic_peer_ib_device(r->sd)) {
+	if (!r->up || id->device != snic_peer_ib_device(r->snic)) {
 		r->rejects++;
 		return -ECONNREFUSED;
 	}
@@ -105,7 +105,7 @@ static int fldr_connect(struct fld_dev *fd, struct rdma_cm_id *id,
 	qa.rq_log_stride = FLD_QP_RQ_LOG_STRIDE;
 	qa.send_cqn = r->cq.qn;
 	qa.recv_cqn = r->cq.qn;
-	ret = snic_peer_create_qp(r->sd, &qa, &qp);
+	ret = snic_peer_create_qp(r->snic, &qa, &qp);
 	if (ret) {
 		fld_cmd(fd, FLD_CMD_QP_CLEAR, &slot, 1, NULL);
 		goto err;
@@ -244,18 +244,18 @@ void fld_fldr_stop(struct fld_dev *fd)
 	mutex_lock(&fd->lock);
 	for (i = 0; i < FLDR_MAX_CONNS; i++)
 		fldr_conn_free(fd, &r->conns[i]);
-	if (r->sd && r->cq.qn != FLD_QN_NONE)
-		snic_peer_destroy_cq(r->sd, r->cq.qn);
+	if (r->snic && r->cq.qn != FLD_QN_NONE)
+		snic_peer_destroy_cq(r->snic, r->cq.qn);
 	r->cq.qn = FLD_QN_NONE;
 	if (r->have_cq_slot)
 		fld_cmd(fd, FLD_CMD_CQ_CLEAR, &slot, 1, NULL);
 	r->have_cq_slot = false;
 	r->port = 0;
-	r->sd = NULL;
+	r->snic = NULL;
 }
 
 /*
- * FLD-R on fd->sd, the snic FLD-E uses: one FLD CQ slot and its snic CQ
+ * FLD-R on fd->snic, the snic FLD-E uses: one FLD CQ slot and its snic CQ
  * for every QP, then the listener on @port (0: none).  Only the zuc
  * accelerator serves RDMA messages.
  */
@@ -274,10 +274,10 @@ int fld_fldr_start(struct fld_dev *fd, u16 port)
 	if (!port || fld_rd(fd, FLD_REG_ACCEL) != FLD_ACCEL_ZUC ||
 	    !(fld_rd(fd, FLD_REG_CAPS) & FLD_CAP_RDMA))
 		return 0;
-	r->sd = fd->sd;
-	if (!r->sd)
+	r->snic = fd->snic;
+	if (!r->snic)
 		return -ENODEV;
-	if (!snic_peer_ib_device(r->sd))
+	if (!snic_peer_ib_device(r->snic))
 		return -EOPNOTSUPP;
 	a[0] = FLDR_CQ_SLOT; a[1] = FLD_QN_NONE; a[2] = FLDR_CQ_LOG;
 	ret = fld_cmd(fd, FLD_CMD_CQ_SET, a, 3, &off);
@@ -287,7 +287,7 @@ int fld_fldr_start(struct fld_dev *fd, u16 port)
 	ca.ring_bus = fldr_win(fd, off);
 	ca.dbr_bus = fldr_win(fd, FLD_WIN_DBR + FLD_DBR_CQ + 4 * FLDR_CQ_SLOT);
 	ca.log_size = FLDR_CQ_LOG;
-	ret = snic_peer_create_cq(r->sd, &ca, &r->cq);
+	ret = snic_peer_create_cq(r->snic, &ca, &r->cq);
 	if (ret)
 		goto err;
 	a[0] = FLD_BIND_CQ; a[1] = FLDR_CQ_SLOT; a[2] = r->cq.qn;

@@ -88,17 +88,17 @@ static LIST_HEAD(fld_snics);
 
 struct fld_snic {
 	struct list_head node;
-	struct snic_dev *sd;
+	struct snic_peer *snic;
 };
 
-static bool fld_snic_wanted(struct snic_dev *sd)
+static bool fld_snic_wanted(struct snic_peer *snic)
 {
 	return !fld_snic_name || !*fld_snic_name ||
-	       !strcmp(netdev_name(snic_peer_netdev(sd)), fld_snic_name);
+	       !strcmp(netdev_name(snic_peer_netdev(snic)), fld_snic_name);
 }
 
-/* FLD-E and FLD-R of @fd on @sd. */
-static void fld_attach(struct fld_dev *fd, struct snic_dev *sd)
+/* FLD-E and FLD-R of @fd on @snic. */
+static void fld_attach(struct fld_dev *fd, struct snic_peer *snic)
 {
 	struct fld_pcie_knobs knobs = {
 		.tx_signal = fld_tx_signal,
@@ -109,9 +109,9 @@ static void fld_attach(struct fld_dev *fd, struct snic_dev *sd)
 
 	lockdep_assert_held(&fld_bind_lock);
 	mutex_lock(&fd->lock);
-	fd->sd = sd;
+	fd->snic = snic;
 	dev_info(&fd->pdev->dev, "on snic %s\n",
-		 netdev_name(snic_peer_netdev(sd)));
+		 netdev_name(snic_peer_netdev(snic)));
 	ret = fld_flde_start(fd, fld_udp_port, fld_tenant & FLD_MAX_FLOW_TAG,
 			     fld_tenants, fld_loopback, &knobs);
 	if (ret)
@@ -127,13 +127,13 @@ static void fld_detach(struct fld_dev *fd)
 {
 	lockdep_assert_held(&fld_bind_lock);
 	mutex_lock(&fd->lock);
-	if (fd->sd) {
+	if (fd->snic) {
 		fld_fldr_stop(fd);
 		fld_flde_stop(fd);
 		dev_info(&fd->pdev->dev, "off snic %s\n",
-			 netdev_name(snic_peer_netdev(fd->sd)));
+			 netdev_name(snic_peer_netdev(fd->snic)));
 	}
-	fd->sd = NULL;
+	fd->snic = NULL;
 	mutex_unlock(&fd->lock);
 }
 
@@ -143,8 +143,8 @@ static void fld_attach_snic(struct fld_dev *fd)
 	struct fld_snic *s;
 
 	list_for_each_entry(s, &fld_snics, node) {
-		if (fld_snic_wanted(s->sd)) {
-			fld_attach(fd, s->sd);
+		if (fld_snic_wanted(s->snic)) {
+			fld_attach(fd, s->snic);
 			return;
 		}
 	}
@@ -161,14 +161,14 @@ static int fld_snic_probe(struct auxiliary_device *adev,
 	s = kzalloc(sizeof(*s), GFP_KERNEL);
 	if (!s)
 		return -ENOMEM;
-	s->sd = snic_peer_dev(adev);
+	s->snic = snic_peer_dev(adev);
 	auxiliary_set_drvdata(adev, s);
 	mutex_lock(&fld_bind_lock);
 	list_add_tail(&s->node, &fld_snics);
-	if (fld_snic_wanted(s->sd))
+	if (fld_snic_wanted(s->snic))
 		list_for_each_entry(fd, &fld_devs, node)
-			if (!fd->sd)
-				fld_attach(fd, s->sd);
+			if (!fd->snic)
+				fld_attach(fd, s->snic);
 	mutex_unlock(&fld_bind_lock);
 	return 0;
 }
@@ -182,7 +182,7 @@ static void fld_snic_remove(struct auxiliary_device *adev)
 	mutex_lock(&fld_bind_lock);
 	list_del(&s->node);
 	list_for_each_entry(fd, &fld_devs, node)
-		if (fd->sd == s->sd)
+		if (fd->snic == s->snic)
 			fld_detach(fd);
 	mutex_unlock(&fld_bind_lock);
 	kfree(s);

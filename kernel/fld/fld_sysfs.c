@@ -189,13 +189,13 @@ static ssize_t nic_stats_show(struct device *dev,
 	for (k = 0; k < e->ntenants; k++) {
 		char name[8];
 
-		ret = snic_peer_query_stats(e->sd, SNIC_STATS_SQ,
+		ret = snic_peer_query_stats(e->snic, SNIC_STATS_SQ,
 					    e->q[k].sq.qn, &q);
 		if (ret)
 			goto out;
 		fld_tenant_qname(name, sizeof(name), "sq", k);
 		n += nic_line(buf, n, name, &q);
-		ret = snic_peer_query_stats(e->sd, SNIC_STATS_RQ,
+		ret = snic_peer_query_stats(e->snic, SNIC_STATS_RQ,
 					    e->q[k].rq.qn, &q);
 		if (ret)
 			goto out;
@@ -229,10 +229,10 @@ static ssize_t tenants_show(struct device *dev, struct device_attribute *attr,
 	for (k = 0; k < e->ntenants; k++) {
 		u32 r = FLD_REG_RQ_STATS + k * FLD_RQ_STATS_SIZE;
 
-		ret = snic_peer_query_stats(e->sd, SNIC_STATS_SQ,
+		ret = snic_peer_query_stats(e->snic, SNIC_STATS_SQ,
 					    e->q[k].sq.qn, &sq);
 		if (!ret)
-			ret = snic_peer_query_stats(e->sd, SNIC_STATS_RQ,
+			ret = snic_peer_query_stats(e->snic, SNIC_STATS_RQ,
 						    e->q[k].rq.qn, &rq);
 		if (ret)
 			goto out;

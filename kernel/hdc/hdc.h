@@ -71,8 +71,8 @@ struct hdc_nvme {
 /* The engine's NIC queues on a snic port (hdc_nic.c). */
 struct hdc_nic {
 	struct mutex lock;	/* everything below */
-	struct snic_dev *sd;	/* NULL: not set up */
-	struct list_head node;	/* in hdc_nic.c's engines, while sd is set */
+	struct snic_peer *snic;	/* NULL: not set up */
+	struct list_head node;	/* in hdc_nic.c's engines, while snic is set */
 	struct snic_peer_queue sq;
 	struct snic_peer_queue cq;
 	struct snic_peer_queue ack_rq;	/* TCP: ACKs to the engine (hdc_tcp.c) */

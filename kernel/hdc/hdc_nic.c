@@ -49,7 +49,7 @@
 /* A snic bound to hdc's snic.peer_hdc driver. */
 struct hdc_nic_snic {
 	struct list_head node;
-	struct snic_dev *sd;
+	struct snic_peer *snic;
 };
 
 /*
@@ -64,7 +64,7 @@ static LIST_HEAD(hdc_nic_engines);	/* struct hdc_nic, queues up */
  * The ACK queue (TCP ACKs to the engine) and its CQ, with the engine's
  * NIC queues; nic.lock.
  */
-static int hdc_nic_ack_up(struct hdc_dev *hd, struct snic_dev *sd)
+static int hdc_nic_ack_up(struct hdc_dev *hd, struct snic_peer *snic)
 {
 	struct hdc_nic *nic = &hd->nic;
 	u64 bar4 = pci_bus_address(hd->pdev, HDC_BAR_NVMEQ);
@@ -86,13 +86,13 @@ static int hdc_nic_ack_up(struct hdc_dev *hd, struct snic_dev *sd)
 	nic->ack_rule = false;
 	if (!(hd->caps & HDC_CAP_TCP))
 		return 0;
-	ret = snic_peer_create_cq(sd, &ca, &nic->ack_rcq);
+	ret = snic_peer_create_cq(snic, &ca, &nic->ack_rcq);
 	if (ret)
 		goto fail;
 	ra.cqn = nic->ack_rcq.qn;
-	ret = snic_peer_create_rq(sd, &ra, &nic->ack_rq);
+	ret = snic_peer_create_rq(snic, &ra, &nic->ack_rq);
 	if (ret) {
-		snic_peer_destroy_cq(sd, nic->ack_rcq.qn);
+		snic_peer_destroy_cq(snic, nic->ack_rcq.qn);
 		goto fail;
 	}
 	hdc_wr(hd, HDC_REG_NIC_ARQN, nic->ack_rq.qn);
@@ -115,12 +115,12 @@ static void hdc_nic_ack_down(struct hdc_dev *hd)
 
 	lockdep_assert_held(&nic->lock);
 	if (nic->ack_rule)
-		snic_peer_del_rule(nic->sd, nic->ack_rule_id);
+		snic_peer_del_rule(nic->snic, nic->ack_rule_id);
 	nic->ack_rule = false;
 	if (!nic->ack_up)
 		return;
-	snic_peer_destroy_rq(nic->sd, nic->ack_rq.qn);
-	snic_peer_destroy_cq(nic->sd, nic->ack_rcq.qn);
+	snic_peer_destroy_rq(nic->snic, nic->ack_rq.qn);
+	snic_peer_destroy_cq(nic->snic, nic->ack_rcq.qn);
 	nic->ack_up = false;
 }
 
@@ -147,9 +147,9 @@ int hdc_nic_steer_tcp(struct hdc_dev *hd, const struct hdc_net_flow *f)
 	int ret = -ENODEV;
 
 	mutex_lock(&nic->lock);
-	if (nic->sd && nic->ack_up && !nic->ack_rule) {
+	if (nic->snic && nic->ack_up && !nic->ack_rule) {
 		r.dest_id = cpu_to_le32(nic->ack_rq.qn);
-		ret = snic_peer_add_rule(nic->sd, &r, &nic->ack_rule_id);
+		ret = snic_peer_add_rule(nic->snic, &r, &nic->ack_rule_id);
 		nic->ack_rule = !ret;
 	}
 	mutex_unlock(&nic->lock);
@@ -164,14 +164,14 @@ void hdc_nic_unsteer(struct hdc_dev *hd)
 	struct hdc_nic *nic = &hd->nic;
 
 	mutex_lock(&nic->lock);
-	if (nic->sd && nic->ack_rule)
-		snic_peer_del_rule(nic->sd, nic->ack_rule_id);
+	if (nic->snic && nic->ack_rule)
+		snic_peer_del_rule(nic->snic, nic->ack_rule_id);
 	nic->ack_rule = false;
 	mutex_unlock(&nic->lock);
 }
 
-/* The receive queues on @sd, after the send queues; nic.lock held. */
-static int hdc_nic_rx_up(struct hdc_dev *hd, struct snic_dev *sd)
+/* The receive queues on @snic, after the send queues; nic.lock held. */
+static int hdc_nic_rx_up(struct hdc_dev *hd, struct snic_peer *snic)
 {
 	struct hdc_nic *nic = &hd->nic;
 	u64 bar4 = pci_bus_address(hd->pdev, HDC_BAR_NVMEQ);
@@ -197,13 +197,13 @@ static int hdc_nic_rx_up(struct hdc_dev *hd, struct snic_dev *sd)
 	hdc_wr(hd, HDC_REG_NIC_RX_CTRL, HDC_NIC_RX_ENABLE);
 	if (!(hdc_rd(hd, HDC_REG_NIC_RX_STATUS) & 1))
 		return -ENOMEM;
-	ret = snic_peer_create_cq(sd, &ca, &nic->rcq);
+	ret = snic_peer_create_cq(snic, &ca, &nic->rcq);
 	if (ret)
 		goto disable;
 	ra.cqn = nic->rcq.qn;
-	ret = snic_peer_create_rq(sd, &ra, &nic->rq);
+	ret = snic_peer_create_rq(snic, &ra, &nic->rq);
 	if (ret) {
-		snic_peer_destroy_cq(sd, nic->rcq.qn);
+		snic_peer_destroy_cq(snic, nic->rcq.qn);
 		goto disable;
 	}
 	nic->rx_up = true;
@@ -223,19 +223,19 @@ static void hdc_nic_rx_down(struct hdc_dev *hd)
 
 	lockdep_assert_held(&nic->lock);
 	if (nic->have_rule)
-		snic_peer_del_rule(nic->sd, nic->rule_id);
+		snic_peer_del_rule(nic->snic, nic->rule_id);
 	nic->have_rule = false;
 	nic->rx_port = 0;
 	if (!nic->rx_up)
 		return;
 	hdc_wr(hd, HDC_REG_NIC_RX_CTRL, HDC_NIC_RX_DISABLE);
-	snic_peer_destroy_rq(nic->sd, nic->rq.qn);
-	snic_peer_destroy_cq(nic->sd, nic->rcq.qn);
+	snic_peer_destroy_rq(nic->snic, nic->rq.qn);
+	snic_peer_destroy_cq(nic->snic, nic->rcq.qn);
 	nic->rx_up = false;
 }
 
-/* Bring the engine's NIC queues up on @sd; nic.lock held. */
-static int hdc_nic_up(struct hdc_dev *hd, struct snic_dev *sd,
+/* Bring the engine's NIC queues up on @snic; nic.lock held. */
+static int hdc_nic_up(struct hdc_dev *hd, struct snic_peer *snic,
 		      const char *ifname)
 {
 	struct hdc_nic *nic = &hd->nic;
@@ -254,29 +254,29 @@ static int hdc_nic_up(struct hdc_dev *hd, struct snic_dev *sd,
 
 	lockdep_assert_held(&hdc_nic_mutex);
 	lockdep_assert_held(&nic->lock);
-	ret = snic_peer_create_cq(sd, &ca, &nic->cq);
+	ret = snic_peer_create_cq(snic, &ca, &nic->cq);
 	if (ret)
 		return ret;
 	sa.cqn = nic->cq.qn;
-	ret = snic_peer_create_sq(sd, &sa, &nic->sq);
+	ret = snic_peer_create_sq(snic, &sa, &nic->sq);
 	if (ret) {
-		snic_peer_destroy_cq(sd, nic->cq.qn);
+		snic_peer_destroy_cq(snic, nic->cq.qn);
 		return ret;
 	}
-	nic->sd = sd;
-	hdc_nic_ack_up(hd, sd);
+	nic->snic = snic;
+	hdc_nic_ack_up(hd, snic);
 	hdc_wr(hd, HDC_REG_NIC_SQN, nic->sq.qn);
 	hdc_wr(hd, HDC_REG_NIC_DB_LO, lower_32_bits(nic->sq.db_bus));
 	hdc_wr(hd, HDC_REG_NIC_DB_HI, upper_32_bits(nic->sq.db_bus));
 	hdc_wr(hd, HDC_REG_NIC_CTRL, HDC_NIC_ENABLE);
 	if (!(hdc_rd(hd, HDC_REG_NIC_STATUS) & 1)) {
 		hdc_nic_ack_down(hd);
-		snic_peer_destroy_sq(sd, nic->sq.qn);
-		snic_peer_destroy_cq(sd, nic->cq.qn);
-		nic->sd = NULL;
+		snic_peer_destroy_sq(snic, nic->sq.qn);
+		snic_peer_destroy_cq(snic, nic->cq.qn);
+		nic->snic = NULL;
 		return -EIO;
 	}
-	ret = hdc_nic_rx_up(hd, sd);
+	ret = hdc_nic_rx_up(hd, snic);
 	if (ret && ret != -EOPNOTSUPP)
 		dev_warn(&hd->pdev->dev, "no receive queues on %s: %d\n",
 			 ifname, ret);
@@ -301,15 +301,15 @@ static void hdc_nic_down(struct hdc_nic *nic)
 
 	lockdep_assert_held(&hdc_nic_mutex);
 	lockdep_assert_held(&nic->lock);
-	if (!nic->sd)
+	if (!nic->snic)
 		return;
 	hdc_nic_rx_down(hd);
 	hdc_wr(hd, HDC_REG_NIC_CTRL, HDC_NIC_DISABLE);
 	hdc_nic_ack_down(hd);
-	snic_peer_destroy_sq(nic->sd, nic->sq.qn);
-	snic_peer_destroy_cq(nic->sd, nic->cq.qn);
+	snic_peer_destroy_sq(nic->snic, nic->sq.qn);
+	snic_peer_destroy_cq(nic->snic, nic->cq.qn);
 	list_del(&nic->node);
-	nic->sd = NULL;
+	nic->snic = NULL;
 }
 
 /* The engine goes away: its NIC queues first. */
@@ -327,7 +327,7 @@ int hdc_nic_bind(struct hdc_dev *hd, struct net_device *dev)
 {
 	struct hdc_nic *nic = &hd->nic;
 	struct hdc_nic_snic *p;
-	struct snic_dev *sd = NULL;
+	struct snic_peer *snic = NULL;
 	int ret = 0;
 
 	if (!(hd->caps & HDC_CAP_NIC)) {
@@ -336,7 +336,7 @@ int hdc_nic_bind(struct hdc_dev *hd, struct net_device *dev)
 	}
 	mutex_lock(&hdc_nic_mutex);
 	mutex_lock(&nic->lock);
-	if (nic->sd) {
+	if (nic->snic) {
 		if (strcmp(nic->ifname, dev->name)) {
 			hdc_uerr(hd, "socket routed via %s; engine NIC queues on %s\n",
 				 dev->name, nic->ifname);
@@ -345,18 +345,18 @@ int hdc_nic_bind(struct hdc_dev *hd, struct net_device *dev)
 		goto out;
 	}
 	list_for_each_entry(p, &hdc_nic_snics, node) {
-		if (snic_peer_netdev(p->sd) == dev) {
-			sd = p->sd;
+		if (snic_peer_netdev(p->snic) == dev) {
+			snic = p->snic;
 			break;
 		}
 	}
-	if (!sd) {
+	if (!snic) {
 		hdc_uerr(hd, "socket's route leaves by %s, not a snic port\n",
 			 dev->name);
 		ret = -EOPNOTSUPP;
 		goto out;
 	}
-	ret = hdc_nic_up(hd, sd, dev->name);
+	ret = hdc_nic_up(hd, snic, dev->name);
 	if (ret)
 		hdc_uerr(hd, "cannot create the NIC queues on %s: %d\n",
 			 dev->name, ret);
@@ -605,7 +605,7 @@ static int hdc_nic_rx_rule(struct hdc_dev *hd, const struct hdc_net_rx *rx)
 	r.src_ip = rx->src_ip;
 	r.src_ip_mask = rx->src_ip ? htonl(0xffffffff) : 0;
 	r.src_port = rx->src_port;
-	ret = snic_peer_add_rule(nic->sd, &r, &nic->rule_id);
+	ret = snic_peer_add_rule(nic->snic, &r, &nic->rule_id);
 	if (!ret) {
 		nic->have_rule = true;
 		nic->rx_port = ntohs(rx->dst_port);
@@ -619,7 +619,7 @@ void hdc_nic_rx_unsteer(struct hdc_dev *hd)
 
 	mutex_lock(&nic->lock);
 	if (nic->have_rule)
-		snic_peer_del_rule(nic->sd, nic->rule_id);
+		snic_peer_del_rule(nic->snic, nic->rule_id);
 	nic->have_rule = false;
 	nic->rx_port = 0;
 	mutex_unlock(&nic->lock);
@@ -785,7 +785,7 @@ static int hdc_nic_probe(struct auxiliary_device *adev,
 
 	if (!p)
 		return -ENOMEM;
-	p->sd = snic_peer_dev(adev);
+	p->snic = snic_peer_dev(adev);
 	auxiliary_set_drvdata(adev, p);
 	mutex_lock(&hdc_nic_mutex);
 	list_add(&p->node, &hdc_nic_snics);
@@ -802,7 +802,7 @@ static void hdc_nic_remove(struct auxiliary_device *adev)
 	mutex_lock(&hdc_nic_mutex);
 	list_del(&p->node);
 	list_for_each_entry_safe(nic, tmp, &hdc_nic_engines, node) {
-		if (nic->sd != p->sd)
+		if (nic->snic != p->snic)
 			continue;
 		mutex_lock(&nic->lock);
 		dev_info(&container_of(nic, struct hdc_dev, nic)->pdev->dev,

@@ -155,9 +155,21 @@ struct snic_rdma_ops {
 	int (*qp_owner)(struct snic_dev *sd, u32 qpn);
 };
 
+/*
+ * One user's handle on one snic (<d2d/snic_peer.h>): the peer device's
+ * driver gets it from snic_peer_dev().  It names only what this user
+ * created: another user's queue, rule or QP number is -ENOENT to it.
+ */
+struct snic_peer {
+	struct snic_dev *sd;		/* NULL: not a peer device */
+	struct list_head objs;		/* struct snic_peer_obj, peer_lock */
+	bool dead;			/* removed: calls fail, peer_lock */
+};
+
 struct snic_adev {
 	struct auxiliary_device adev;
 	struct snic_dev *sd;
+	struct snic_peer peer;		/* peer roles only */
 };
 
 struct snic_dev {
@@ -193,11 +205,9 @@ struct snic_dev {
 	struct rw_semaphore qpn_lock;
 	int rdma_vector;		/* 0: no vector, no ib_device */
 
-	/* lifetime; peer-queue API: objects of its users */
+	/* lifetime; peer-queue API: its users' objects (struct snic_peer) */
 	struct kref ref;
-	struct mutex peer_lock;		/* dead, peer_objs */
-	struct list_head peer_objs;
-	bool dead;
+	struct mutex peer_lock;
 
 	struct snic_spin *spin;		/* sPIN host interface, NULL: none */
 
@@ -489,17 +499,20 @@ struct snic_peer_obj {
 	u32 dest_qpn;
 };
 
-/* Around the peer devices' life: calls work, then fail with -ENODEV. */
-void snic_peer_open(struct snic_dev *sd);
-void snic_peer_close(struct snic_dev *sd);
-int snic_peer_enter(struct snic_dev *sd);
-void snic_peer_exit(struct snic_dev *sd);
-struct snic_peer_obj *snic_peer_obj_find(struct snic_dev *sd,
+/*
+ * Around a peer device's life: calls work from snic_peer_init() until
+ * snic_peer_release() (after the user's remove), then fail with -ENODEV.
+ */
+void snic_peer_init(struct snic_peer *peer, struct snic_dev *sd);
+void snic_peer_release(struct snic_peer *peer);
+int snic_peer_enter(struct snic_peer *peer);
+void snic_peer_exit(struct snic_peer *peer);
+struct snic_peer_obj *snic_peer_obj_find(struct snic_peer *peer,
 					 enum snic_peer_kind kind, u32 id);
 u64 snic_peer_db_bus(struct snic_dev *sd, int page, u32 offset);
 /* Destroys peer object @id of @kind with admin @opcode; -ENOENT if none. */
-int snic_peer_destroy(struct snic_dev *sd, enum snic_peer_kind kind, u8 opcode,
-		      u32 id);
+int snic_peer_destroy(struct snic_peer *peer, enum snic_peer_kind kind,
+		      u8 opcode, u32 id);
 
 /* snic_rdma.c: calls into the RDMA driver, if bound; -ENOENT if none */
 void snic_rdma_ops_set(struct snic_dev *sd, const struct snic_rdma_ops *ops);

@@ -18,9 +18,9 @@
 #include "snic_ib.h"
 #include <d2d/snic_peer.h>
 
-struct ib_device *snic_peer_ib_device(struct snic_dev *sd)
+struct ib_device *snic_peer_ib_device(struct snic_peer *peer)
 {
-	return sd->ib ? &sd->ib->ibdev : NULL;
+	return peer->sd->ib ? &peer->sd->ib->ibdev : NULL;
 }
 EXPORT_SYMBOL_GPL(snic_peer_ib_device);
 
@@ -36,12 +36,13 @@ static int snic_peer_pd(struct snic_dev *sd, u32 *pdn)
 	return ret;
 }
 
-int snic_peer_create_qp(struct snic_dev *sd,
+int snic_peer_create_qp(struct snic_peer *peer,
 			const struct snic_peer_qp_attr *attr,
 			struct snic_peer_qp *qp)
 {
 	struct snic_aq_cmd cmd = { .opcode = SNIC_AQ_CREATE_QP };
 	struct snic_aq_create_qp c = {};
+	struct snic_dev *sd = peer->sd;
 	struct snic_peer_obj *o;
 	u64 qpn;
 	int ret;
@@ -52,11 +53,17 @@ int snic_peer_create_qp(struct snic_dev *sd,
 	o = kzalloc(sizeof(*o), GFP_KERNEL);
 	if (!o)
 		return -ENOMEM;
-	ret = snic_peer_enter(sd);
+	ret = snic_peer_enter(peer);
 	if (ret)
 		goto err_free;
 	if (!sd->ib) {
 		ret = -EOPNOTSUPP;	/* no RDMA on this snic */
+		goto err_exit;
+	}
+	/* completions go to the caller's own CQs */
+	if (!snic_peer_obj_find(peer, SNIC_PEER_CQ, attr->send_cqn) ||
+	    !snic_peer_obj_find(peer, SNIC_PEER_CQ, attr->recv_cqn)) {
+		ret = -ENOENT;
 		goto err_exit;
 	}
 	o->kind = SNIC_PEER_QP;
@@ -87,10 +94,10 @@ int snic_peer_create_qp(struct snic_dev *sd,
 	if (ret)
 		goto err_pd;
 	o->id = qpn;
-	list_add_tail(&o->node, &sd->peer_objs);
+	list_add_tail(&o->node, &peer->objs);
 	qp->qpn = qpn;
 	qp->db_page_bus = snic_peer_db_bus(sd, o->page, 0);
-	snic_peer_exit(sd);
+	snic_peer_exit(peer);
 	return 0;
 
 err_pd:
@@ -98,25 +105,26 @@ err_pd:
 err_page:
 	snic_db_page_free(sd, o->page);
 err_exit:
-	snic_peer_exit(sd);
+	snic_peer_exit(peer);
 err_free:
 	kfree(o);
 	return ret;
 }
 EXPORT_SYMBOL_GPL(snic_peer_create_qp);
 
-int snic_peer_modify_qp(struct snic_dev *sd, u32 qpn,
+int snic_peer_modify_qp(struct snic_peer *peer, u32 qpn,
 			struct ib_qp_attr *attr, int mask)
 {
+	struct snic_dev *sd = peer->sd;
 	struct snic_peer_obj *o;
 	enum ib_qp_state cur;
 	u32 dqpn;
 	int ret;
 
-	ret = snic_peer_enter(sd);
+	ret = snic_peer_enter(peer);
 	if (ret)
 		return ret;
-	o = snic_peer_obj_find(sd, SNIC_PEER_QP, qpn);
+	o = snic_peer_obj_find(peer, SNIC_PEER_QP, qpn);
 	if (!o || !sd->ib) {
 		ret = -ENOENT;
 		goto out;
@@ -130,14 +138,14 @@ int snic_peer_modify_qp(struct snic_dev *sd, u32 qpn,
 		o->state = attr->qp_state;
 	o->dest_qpn = dqpn;
 out:
-	snic_peer_exit(sd);
+	snic_peer_exit(peer);
 	return ret;
 }
 EXPORT_SYMBOL_GPL(snic_peer_modify_qp);
 
-int snic_peer_destroy_qp(struct snic_dev *sd, u32 qpn)
+int snic_peer_destroy_qp(struct snic_peer *peer, u32 qpn)
 {
 	/* on failure the device may still use the rings: all is kept */
-	return snic_peer_destroy(sd, SNIC_PEER_QP, SNIC_AQ_DESTROY_QP, qpn);
+	return snic_peer_destroy(peer, SNIC_PEER_QP, SNIC_AQ_DESTROY_QP, qpn);
 }
 EXPORT_SYMBOL_GPL(snic_peer_destroy_qp);

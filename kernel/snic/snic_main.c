@@ -81,6 +81,8 @@ static int snic_adev_add(struct snic_dev *sd, enum snic_adev_role role)
 	if (!a)
 		return -ENOMEM;
 	a->sd = sd;
+	if (role >= SNIC_ADEV_PEER_FIRST && role <= SNIC_ADEV_PEER_LAST)
+		snic_peer_init(&a->peer, sd);
 	a->adev.name = snic_adev_names[role];
 	a->adev.id = sd->adev_id;
 	a->adev.dev.parent = &sd->pdev->dev;
@@ -99,7 +101,10 @@ static int snic_adev_add(struct snic_dev *sd, enum snic_adev_role role)
 	return 0;
 }
 
-/* Delete the auxiliary device of @role: its driver's remove runs first. */
+/*
+ * Delete the auxiliary device of @role: its driver's remove runs first;
+ * a peer user's remove has destroyed what it made, and what is left goes.
+ */
 static void snic_adev_del(struct snic_dev *sd, enum snic_adev_role role)
 {
 	struct snic_adev *a = sd->adev[role];
@@ -107,6 +112,8 @@ static void snic_adev_del(struct snic_dev *sd, enum snic_adev_role role)
 	if (!a)
 		return;
 	auxiliary_device_delete(&a->adev);
+	if (a->peer.sd)
+		snic_peer_release(&a->peer);
 	auxiliary_device_uninit(&a->adev);
 	sd->adev[role] = NULL;
 }
@@ -119,7 +126,6 @@ void snic_adevs_add(struct snic_dev *sd)
 {
 	int role, ret;
 
-	snic_peer_open(sd);
 	for (role = SNIC_ADEV_ETH + 1; role < SNIC_ADEV_NUM; role++) {
 		if (role == SNIC_ADEV_RDMA && !snic_has(sd, SNIC_CAP_RDMA))
 			continue;
@@ -133,19 +139,15 @@ void snic_adevs_add(struct snic_dev *sd)
 }
 
 /*
- * Their removal, in reverse, before the net_device goes.  The peer users'
- * remove callbacks have destroyed their objects when the last peer device
- * is gone; RDMA goes after them (their QPs and rdma_cm ids use it).
+ * Their removal, in reverse, before the net_device goes.  RDMA goes after
+ * the peer devices (their users' QPs and rdma_cm ids use it).
  */
 void snic_adevs_del(struct snic_dev *sd)
 {
 	int role;
 
-	for (role = SNIC_ADEV_NUM - 1; role > SNIC_ADEV_ETH; role--) {
+	for (role = SNIC_ADEV_NUM - 1; role > SNIC_ADEV_ETH; role--)
 		snic_adev_del(sd, role);
-		if (role == SNIC_ADEV_PEER_FIRST)
-			snic_peer_close(sd);
-	}
 }
 
 /*
@@ -192,7 +194,6 @@ static int snic_probe(struct pci_dev *pdev, const struct pci_device_id *ent)
 		return -ENOMEM;
 	sd->pdev = pdev;
 	kref_init(&sd->ref);
-	INIT_LIST_HEAD(&sd->peer_objs);
 	mutex_init(&sd->peer_lock);
 	init_rwsem(&sd->qpn_lock);
 	spin_lock_init(&sd->db_lock);

@@ -8,10 +8,18 @@
  * auxiliary device per user, snic.peer_<user>.N (snic.peer_fld.N for fld,
  * snic.peer_hdc.N for hdc, snic.peer_test.N for the test module), and the
  * user's auxiliary driver binds it ({ .name = "snic.peer_<user>" }).  Its
- * probe gets the snic with snic_peer_dev(); its remove callback runs while
- * the snic still works (before its net_device and ib_device go: unbind,
- * rmmod snic, the Ethernet device unbound) and must destroy everything
- * the user created on it; after remove the snic_dev is not to be used.
+ * probe gets its handle on the snic with snic_peer_dev(); its remove
+ * callback runs while the snic still works (before its net_device and
+ * ib_device go: unbind, rmmod snic, the Ethernet device unbound) and must
+ * destroy everything the user created on it; after remove the handle is
+ * not to be used.
+ *
+ * A handle names only what its user created: queues, rules and QPs of
+ * other users (or of snic's own net_device and ib_device) are -ENOENT to
+ * it, as a CQ for a new queue, a steering destination, a doorbell to
+ * ring, counters to read or an object to destroy.  A rule goes to one of
+ * the user's own RQs (SNIC_DEST_RQ) or drops (SNIC_DEST_DROP); any other
+ * destination is -EPERM.
  *
  * The caller owns the memory behind every bus address it passes (host RAM
  * it mapped for DMA, or a peer BAR) and formats WQEs, descriptors and CQEs
@@ -23,16 +31,19 @@
 #include <linux/types.h>
 #include <d2d/snic_ifc.h>
 
-struct snic_dev;
+struct snic_peer;
 struct auxiliary_device;
 struct net_device;
 
-/* The snic of a snic.peer_<user>.N device, from its driver's probe. */
-struct snic_dev *snic_peer_dev(struct auxiliary_device *adev);
+/*
+ * The user's handle on the snic of a snic.peer_<user>.N device, from its
+ * driver's probe; NULL for any other auxiliary device.
+ */
+struct snic_peer *snic_peer_dev(struct auxiliary_device *adev);
 /* Its net_device (e.g. to pick a snic by interface name). */
-struct net_device *snic_peer_netdev(struct snic_dev *sd);
+struct net_device *snic_peer_netdev(struct snic_peer *peer);
 /* The device's SNIC_CAP_* bits (IDENTIFY caps). */
-u64 snic_peer_caps(struct snic_dev *sd);
+u64 snic_peer_caps(struct snic_peer *peer);
 
 struct snic_peer_cq_attr {
 	u64 ring_bus;		/* 2^log_size 64-byte CQEs */
@@ -76,39 +87,39 @@ struct snic_peer_queue {
 };
 
 /* Polled CQ (no events). */
-int snic_peer_create_cq(struct snic_dev *sd,
+int snic_peer_create_cq(struct snic_peer *peer,
 			const struct snic_peer_cq_attr *attr,
 			struct snic_peer_queue *cq);
-int snic_peer_create_sq(struct snic_dev *sd,
+int snic_peer_create_sq(struct snic_peer *peer,
 			const struct snic_peer_sq_attr *attr,
 			struct snic_peer_queue *sq);
-int snic_peer_create_rq(struct snic_dev *sd,
+int snic_peer_create_rq(struct snic_peer *peer,
 			const struct snic_peer_rq_attr *attr,
 			struct snic_peer_queue *rq);
-int snic_peer_destroy_cq(struct snic_dev *sd, u32 cqn);
-int snic_peer_destroy_sq(struct snic_dev *sd, u32 sqn);
-int snic_peer_destroy_rq(struct snic_dev *sd, u32 rqn);
+int snic_peer_destroy_cq(struct snic_peer *peer, u32 cqn);
+int snic_peer_destroy_sq(struct snic_peer *peer, u32 sqn);
+int snic_peer_destroy_rq(struct snic_peer *peer, u32 rqn);
 
 /* Ring a doorbell from the CPU: SNIC_DB_SQ/RQ/CQ(_ARM) with @counter. */
-void snic_peer_ring(struct snic_dev *sd, const struct snic_peer_queue *q,
+void snic_peer_ring(struct snic_peer *peer, const struct snic_peer_queue *q,
 		    u32 db_offset, u16 counter);
 
 /*
  * Steering: @rule as the device takes it (dest SNIC_DEST_RQ with a peer
  * rqn, SNIC_DEST_DROP, ...).  Returns the rule id in @rule_id.
  */
-int snic_peer_add_rule(struct snic_dev *sd,
+int snic_peer_add_rule(struct snic_peer *peer,
 		       const struct snic_steer_rule *rule, u32 *rule_id);
-int snic_peer_del_rule(struct snic_dev *sd, u32 rule_id);
+int snic_peer_del_rule(struct snic_peer *peer, u32 rule_id);
 
 /*
  * Rate limit (token bucket, bits/s; 0: none) of an SQ this peer created,
  * as at creation with snic_peer_sq_attr.rate_bps; -ENOENT if not its own.
  */
-int snic_peer_set_sq_rate(struct snic_dev *sd, u32 sqn, u64 rate_bps);
+int snic_peer_set_sq_rate(struct snic_peer *peer, u32 sqn, u64 rate_bps);
 
 /* Counters of a queue (SNIC_STATS_SQ / SNIC_STATS_RQ). */
-int snic_peer_query_stats(struct snic_dev *sd, u32 kind, u32 id,
+int snic_peer_query_stats(struct snic_peer *peer, u32 kind, u32 id,
 			  struct snic_queue_stats *stats);
 
 /*
@@ -141,13 +152,13 @@ struct ib_device;
 struct ib_qp_attr;
 
 /* The ib_device on top of this snic (rdma_cm ids name it); NULL if none. */
-struct ib_device *snic_peer_ib_device(struct snic_dev *sd);
-int snic_peer_create_qp(struct snic_dev *sd,
+struct ib_device *snic_peer_ib_device(struct snic_peer *peer);
+int snic_peer_create_qp(struct snic_peer *peer,
 			const struct snic_peer_qp_attr *attr,
 			struct snic_peer_qp *qp);
 /* MODIFY_QP with verbs attributes, checked as ib_modify_qp() would. */
-int snic_peer_modify_qp(struct snic_dev *sd, u32 qpn,
+int snic_peer_modify_qp(struct snic_peer *peer, u32 qpn,
 			struct ib_qp_attr *attr, int mask);
-int snic_peer_destroy_qp(struct snic_dev *sd, u32 qpn);
+int snic_peer_destroy_qp(struct snic_peer *peer, u32 qpn);
 
 #endif /* _D2D_SNIC_PEER_H */

@@ -21,6 +21,13 @@
  * With hold=1 the queues stay until the snic's peer device goes (unbind,
  * rmmod) or the module is unloaded: its remove callback destroys them and
  * logs "snic_peer_test: REMOVE destroy_sq <errno>".
+ *
+ * With foreign_cq=, foreign_sq=, foreign_rq= and foreign_rule= (numbers of
+ * another user's objects on snic #0, e.g. fld's from `fldctl show`) the
+ * module only checks that its handle cannot reach them: not to destroy,
+ * ring, read, re-rate, build a queue on or steer to.  No ivshmem needed:
+ *   modprobe snic_peer_test if0=<snic #0 netdev> foreign_cq=C foreign_sq=S \
+ *	foreign_rq=R foreign_rule=U
  */
 #include <linux/module.h>
 #include <linux/auxiliary_bus.h>
@@ -72,13 +79,22 @@ MODULE_PARM_DESC(port, "UDP destination port steered to the peer RQ");
 static bool hold;
 module_param(hold, bool, 0444);
 MODULE_PARM_DESC(hold, "keep the queues until the snic or the module goes");
+static int foreign_cq = -1, foreign_sq = -1, foreign_rq = -1, foreign_rule = -1;
+module_param(foreign_cq, int, 0444);
+MODULE_PARM_DESC(foreign_cq, "another user's CQ on snic #0: only check it is out of reach");
+module_param(foreign_sq, int, 0444);
+MODULE_PARM_DESC(foreign_sq, "another user's SQ on snic #0");
+module_param(foreign_rq, int, 0444);
+MODULE_PARM_DESC(foreign_rq, "another user's RQ on snic #0");
+module_param(foreign_rule, int, 0444);
+MODULE_PARM_DESC(foreign_rule, "another user's steering rule on snic #0");
 
 struct peer_test {
 	struct pci_dev *ivpdev;
 	bool iv_enabled;
 	void *base;			/* the BAR, mapped */
 	u64 bus;			/* its bus address */
-	struct snic_dev *sd;		/* snic #0, from its peer device */
+	struct snic_peer *snic;		/* snic #0, from its peer device */
 	struct auxiliary_device *adev;
 	struct net_device *nd0, *nd1;
 	struct snic_peer_queue txcq, rxcq, sq, rq;
@@ -272,27 +288,27 @@ static int t_create_queues(struct peer_test *t)
 
 	ca.ring_bus = t_bus(t, OFF_TXCQ);
 	ca.dbr_bus = t_bus(t, OFF_DBR);
-	ret = snic_peer_create_cq(t->sd, &ca, &t->txcq);
+	ret = snic_peer_create_cq(t->snic, &ca, &t->txcq);
 	if (ret)
 		return ret;
 	t->have_txcq = true;
 	ca.ring_bus = t_bus(t, OFF_RXCQ);
 	ca.dbr_bus = t_bus(t, OFF_DBR + 64);
-	ret = snic_peer_create_cq(t->sd, &ca, &t->rxcq);
+	ret = snic_peer_create_cq(t->snic, &ca, &t->rxcq);
 	if (ret)
 		return ret;
 	t->have_rxcq = true;
 	sa.ring_bus = t_bus(t, OFF_SQ);
 	sa.dbr_bus = t_bus(t, OFF_DBR + 128);
 	sa.cqn = t->txcq.qn;
-	ret = snic_peer_create_sq(t->sd, &sa, &t->sq);
+	ret = snic_peer_create_sq(t->snic, &sa, &t->sq);
 	if (ret)
 		return ret;
 	t->have_sq = true;
 	ra.ring_bus = t_bus(t, OFF_RQ);
 	ra.dbr_bus = t_bus(t, OFF_DBR + 192);
 	ra.cqn = t->rxcq.qn;
-	ret = snic_peer_create_rq(t->sd, &ra, &t->rq);
+	ret = snic_peer_create_rq(t->snic, &ra, &t->rq);
 	if (ret)
 		return ret;
 	t->have_rq = true;
@@ -369,7 +385,7 @@ static void t_send(struct peer_test *t)
 	/* One doorbell for the batch: record first, then the register. */
 	wmb();
 	*t_dbr(t, 2) = cpu_to_le32(t->sq_pi);
-	snic_peer_ring(t->sd, &t->sq, SNIC_DB_SQ, t->sq_pi);
+	snic_peer_ring(t->snic, &t->sq, SNIC_DB_SQ, t->sq_pi);
 
 	for (i = 0; i < frames; i++) {
 		cqe = t_cq_wait(t, OFF_TXCQ, t->txcq_ci);
@@ -467,7 +483,7 @@ static void t_receive(struct peer_test *t)
 	/* Descriptors before the record that publishes them. */
 	wmb();
 	*t_dbr(t, 3) = cpu_to_le32(T_N);
-	snic_peer_ring(t->sd, &t->rq, SNIC_DB_RQ, T_N);
+	snic_peer_ring(t->snic, &t->rq, SNIC_DB_RQ, T_N);
 
 	rule.match = cpu_to_le32(SNIC_MATCH_IP_PROTO | SNIC_MATCH_DST_PORT);
 	rule.priority = cpu_to_le16(0x10);
@@ -476,7 +492,7 @@ static void t_receive(struct peer_test *t)
 	rule.actions = SNIC_ACT_COUNT;
 	rule.ip_proto = IPPROTO_UDP;
 	rule.dst_port = htons(port);
-	ret = snic_peer_add_rule(t->sd, &rule, &t->rule_id);
+	ret = snic_peer_add_rule(t->snic, &rule, &t->rule_id);
 	t_result(t, "add_rule", !ret, "snic_peer_add_rule: %d", ret);
 	if (ret)
 		return;
@@ -543,7 +559,7 @@ static void t_stats(struct peer_test *t)
 
 	for (i = 0; i < frames; i++)
 		bytes += frame_len(i);
-	ret = snic_peer_query_stats(t->sd, SNIC_STATS_SQ, t->sq.qn, &qs);
+	ret = snic_peer_query_stats(t->snic, SNIC_STATS_SQ, t->sq.qn, &qs);
 	t_result(t, "sq_stats",
 		 !ret && le64_to_cpu(qs.packets) == frames &&
 		 le64_to_cpu(qs.bytes) == bytes &&
@@ -551,7 +567,7 @@ static void t_stats(struct peer_test *t)
 		 "ret %d packets %llu bytes %llu (want %u, %llu) dma_reads %llu",
 		 ret, le64_to_cpu(qs.packets), le64_to_cpu(qs.bytes), frames,
 		 bytes, le64_to_cpu(qs.pcie.dma_reads));
-	ret = snic_peer_query_stats(t->sd, SNIC_STATS_RQ, t->rq.qn, &qs);
+	ret = snic_peer_query_stats(t->snic, SNIC_STATS_RQ, t->rq.qn, &qs);
 	t_result(t, "rq_stats",
 		 !ret && le64_to_cpu(qs.packets) == frames &&
 		 le64_to_cpu(qs.pcie.dma_writes) >= frames,
@@ -565,30 +581,95 @@ static void t_cleanup(struct peer_test *t)
 	int ret = 0, r;
 
 	if (t->have_rule) {
-		r = snic_peer_del_rule(t->sd, t->rule_id);
+		r = snic_peer_del_rule(t->snic, t->rule_id);
 		ret = ret ?: r;
 	}
 	if (t->have_sq) {
-		r = snic_peer_destroy_sq(t->sd, t->sq.qn);
+		r = snic_peer_destroy_sq(t->snic, t->sq.qn);
 		ret = ret ?: r;
 	}
 	if (t->have_rq) {
-		r = snic_peer_destroy_rq(t->sd, t->rq.qn);
+		r = snic_peer_destroy_rq(t->snic, t->rq.qn);
 		ret = ret ?: r;
 	}
 	if (t->have_txcq) {
-		r = snic_peer_destroy_cq(t->sd, t->txcq.qn);
+		r = snic_peer_destroy_cq(t->snic, t->txcq.qn);
 		ret = ret ?: r;
 	}
 	if (t->have_rxcq) {
-		r = snic_peer_destroy_cq(t->sd, t->rxcq.qn);
+		r = snic_peer_destroy_cq(t->snic, t->rxcq.qn);
 		ret = ret ?: r;
 	}
-	if (t->sd)
+	if (t->snic)
 		t_result(t, "destroy", !ret, "destroy failed: %d", ret);
 }
 
-/* On snic #0 (t->sd), from the probe of its peer device. */
+static bool t_foreign_mode(void)
+{
+	return foreign_cq >= 0 && foreign_sq >= 0 && foreign_rq >= 0 &&
+	       foreign_rule >= 0;
+}
+
+/*
+ * Another user's objects, through our handle: each call must be refused
+ * with -ENOENT before it reaches the device.  Should one get through (a
+ * queue or rule made), it is undone at once.
+ */
+static void t_run_foreign(struct peer_test *t)
+{
+	struct snic_peer_sq_attr sa = { .log_size = T_LOG, .cqn = foreign_cq };
+	struct snic_peer_queue fsq = { .qn = foreign_sq }, q;
+	struct snic_steer_rule rule = {};
+	struct snic_queue_stats qs;
+	u32 id;
+	int ret;
+
+	ret = snic_peer_query_stats(t->snic, SNIC_STATS_SQ, foreign_sq, &qs);
+	t_result(t, "foreign_stats_refused", ret == -ENOENT,
+		 "reading SQ %d's counters returned %d", foreign_sq, ret);
+	ret = snic_peer_set_sq_rate(t->snic, foreign_sq, 1000000);
+	t_result(t, "foreign_rate_refused", ret == -ENOENT,
+		 "rate-limiting SQ %d returned %d", foreign_sq, ret);
+	ret = snic_peer_create_sq(t->snic, &sa, &q);
+	t_result(t, "foreign_cq_refused", ret == -ENOENT,
+		 "an SQ on CQ %d: %d", foreign_cq, ret);
+	if (!ret)
+		snic_peer_destroy_sq(t->snic, q.qn);
+	rule.match = cpu_to_le32(SNIC_MATCH_IP_PROTO | SNIC_MATCH_DST_PORT);
+	rule.priority = cpu_to_le16(0x10);
+	rule.dest = SNIC_DEST_RQ;
+	rule.dest_id = cpu_to_le32(foreign_rq);
+	rule.ip_proto = IPPROTO_UDP;
+	rule.dst_port = htons(9);
+	ret = snic_peer_add_rule(t->snic, &rule, &id);
+	t_result(t, "foreign_rq_refused", ret == -ENOENT,
+		 "steering to RQ %d: %d", foreign_rq, ret);
+	if (!ret)
+		snic_peer_del_rule(t->snic, id);
+	rule.dest = SNIC_DEST_RSS;
+	rule.dest_id = 0;
+	ret = snic_peer_add_rule(t->snic, &rule, &id);
+	t_result(t, "rss_dest_refused", ret == -EPERM,
+		 "steering to the net_device's RSS: %d", ret);
+	if (!ret)
+		snic_peer_del_rule(t->snic, id);
+	/* a doorbell not ours is dropped with a warning; nothing to see */
+	snic_peer_ring(t->snic, &fsq, SNIC_DB_SQ, 0);
+	ret = snic_peer_del_rule(t->snic, foreign_rule);
+	t_result(t, "foreign_rule_kept", ret == -ENOENT,
+		 "deleting rule %d returned %d", foreign_rule, ret);
+	ret = snic_peer_destroy_sq(t->snic, foreign_sq);
+	t_result(t, "foreign_sq_kept", ret == -ENOENT,
+		 "destroying SQ %d returned %d", foreign_sq, ret);
+	ret = snic_peer_destroy_rq(t->snic, foreign_rq);
+	t_result(t, "foreign_rq_kept", ret == -ENOENT,
+		 "destroying RQ %d returned %d", foreign_rq, ret);
+	ret = snic_peer_destroy_cq(t->snic, foreign_cq);
+	t_result(t, "foreign_cq_kept", ret == -ENOENT,
+		 "destroying CQ %d returned %d", foreign_cq, ret);
+}
+
+/* On snic #0 (t->snic), from the probe of its peer device. */
 static void t_run(struct peer_test *t)
 {
 	int ret;
@@ -602,7 +683,7 @@ static void t_run(struct peer_test *t)
 
 	t->nd0 = dev_get_by_name(&init_net, if0);
 	t->nd1 = dev_get_by_name(&init_net, if1);
-	if (!t->sd || !t->nd0 || !t->nd1 || !netif_running(t->nd0) ||
+	if (!t->snic || !t->nd0 || !t->nd1 || !netif_running(t->nd0) ||
 	    !netif_running(t->nd1)) {
 		t_result(t, "interfaces_up", false, "%s and %s must be up",
 			 if0, if1);
@@ -615,7 +696,7 @@ static void t_run(struct peer_test *t)
 	pr_info("snic_peer_test: BAR %#llx: txcq %u rxcq %u sq %u rq %u, sq doorbell %#llx\n",
 		t->bus, t->txcq.qn, t->rxcq.qn, t->sq.qn, t->rq.qn,
 		t->sq.db_bus);
-	ret = snic_peer_destroy_cq(t->sd, 0xffff);
+	ret = snic_peer_destroy_cq(t->snic, 0xffff);
 	t_result(t, "foreign_destroy_refused", ret == -ENOENT,
 		 "destroying a queue not ours returned %d", ret);
 
@@ -640,13 +721,17 @@ static void t_release(struct peer_test *t)
 static int t_probe(struct auxiliary_device *adev,
 		   const struct auxiliary_device_id *id)
 {
-	struct snic_dev *sd = snic_peer_dev(adev);
+	struct snic_peer *snic = snic_peer_dev(adev);
 	struct peer_test *t = the_test;
 
-	if (t->sd || strcmp(netdev_name(snic_peer_netdev(sd)), if0))
+	if (t->snic || strcmp(netdev_name(snic_peer_netdev(snic)), if0))
 		return 0;
-	t->sd = sd;
+	t->snic = snic;
 	t->adev = adev;
+	if (t_foreign_mode()) {
+		t_run_foreign(t);
+		return 0;
+	}
 	t_run(t);
 	if (!hold)
 		t_cleanup(t);
@@ -669,14 +754,14 @@ static void t_remove(struct auxiliary_device *adev)
 	if (adev != t->adev)
 		return;
 	if (t->have_sq) {
-		ret = snic_peer_destroy_sq(t->sd, t->sq.qn);
+		ret = snic_peer_destroy_sq(t->snic, t->sq.qn);
 		t->have_sq = !!ret;
 	}
 	if (hold) {
 		pr_info("snic_peer_test: REMOVE destroy_sq %d\n", ret);
 		t_cleanup(t);
 	}
-	t->sd = NULL;
+	t->snic = NULL;
 	t->adev = NULL;
 }
 
@@ -695,6 +780,8 @@ static struct auxiliary_driver t_driver = {
 
 static bool t_params_ok(void)
 {
+	if (t_foreign_mode())
+		return if0;
 	return if0 && if1 && frames >= 1 && frames <= 32;
 }
 
@@ -708,7 +795,8 @@ static int __init snic_peer_test_init(void)
 		return -ENOMEM;
 	the_test = t;
 	if (!t_params_ok()) {
-		t_result(t, "params", false, "need if0=, if1= and frames 1..32");
+		t_result(t, "params", false,
+			 "need if0=, if1= and frames 1..32 (or if0= and all four foreign_*=)");
 	} else {
 		/* probes synchronously: the test runs in here */
 		ret = auxiliary_driver_register(&t_driver);
