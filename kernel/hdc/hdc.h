@@ -285,6 +285,8 @@ void hdc_dev_put(struct hdc_dev *hd);
 struct hdc_request *hdc_req_alloc(struct hdc_dev *hd);
 int hdc_req_alloc_dbuf(struct hdc_request *req, size_t len);
 int hdc_req_bounce(struct hdc_request *req, bool dst, size_t len);
+void hdc_req_nvme_src(struct hdc_request *req, const struct hdc_extent *x,
+		      u32 n, u64 len);
 int hdc_req_submit(struct hdc_request *req);
 int hdc_req_exec_sync(struct hdc_request *req);
 /* The same with a timeout of @ms instead of HDC_EXEC_TIMEOUT_MS. */

@@ -60,6 +60,78 @@ static DEFINE_MUTEX(hdc_nic_mutex);
 static LIST_HEAD(hdc_nic_snics);	/* struct hdc_nic_snic */
 static LIST_HEAD(hdc_nic_engines);	/* struct hdc_nic, queues up */
 
+/* A receive queue and its CQ in BAR4 (HDC_NVMEQ_NIC_*): where and how big. */
+struct hdc_nic_rq_layout {
+	u32 cq_ring, cq_dbr, rq_ring, rq_dbr;
+	u8 cq_log, rq_log, type, log_stride_size, log_num_strides;
+};
+
+/* TCP segments (ACKs, received data) for the engine */
+static const struct hdc_nic_rq_layout hdc_nic_ack_layout = {
+	.cq_ring = HDC_NVMEQ_NIC_ARCQ, .cq_dbr = HDC_NVMEQ_NIC_DBR + 20,
+	.rq_ring = HDC_NVMEQ_NIC_ARQ, .rq_dbr = HDC_NVMEQ_NIC_DBR + 16,
+	.cq_log = HDC_NIC_ARQ_LOG, .rq_log = HDC_NIC_ARQ_LOG,
+	.type = SNIC_RQ_PLAIN,
+};
+
+/* UDP datagrams for a receive request */
+static const struct hdc_nic_rq_layout hdc_nic_rx_layout = {
+	.cq_ring = HDC_NVMEQ_NIC_RCQ, .cq_dbr = HDC_NVMEQ_NIC_DBR + 12,
+	.rq_ring = HDC_NVMEQ_NIC_RQ, .rq_dbr = HDC_NVMEQ_NIC_DBR + 8,
+	.cq_log = HDC_NIC_RCQ_LOG, .rq_log = HDC_NIC_RQ_LOG,
+	.type = SNIC_RQ_STRIDING,
+	.log_stride_size = HDC_NIC_RX_LOG_STRIDE,
+	.log_num_strides = HDC_NIC_RX_LOG_NSTR,
+};
+
+/* The receive queue of @l on a CQ of its own, on @snic: both or neither. */
+static int hdc_nic_rq_pair_create(struct hdc_dev *hd, struct snic_peer *snic,
+				  const struct hdc_nic_rq_layout *l,
+				  struct snic_peer_queue *cq,
+				  struct snic_peer_queue *rq)
+{
+	u64 bar4 = pci_bus_address(hd->pdev, HDC_BAR_NVMEQ);
+	struct snic_peer_cq_attr ca = {
+		.ring_bus = bar4 + l->cq_ring,
+		.dbr_bus = bar4 + l->cq_dbr,
+		.log_size = l->cq_log,
+	};
+	struct snic_peer_rq_attr ra = {
+		.ring_bus = bar4 + l->rq_ring,
+		.dbr_bus = bar4 + l->rq_dbr,
+		.log_size = l->rq_log,
+		.type = l->type,
+		.log_stride_size = l->log_stride_size,
+		.log_num_strides = l->log_num_strides,
+	};
+	int ret;
+
+	ret = snic_peer_create_cq(snic, &ca, cq);
+	if (ret)
+		return ret;
+	ra.cqn = cq->qn;
+	ret = snic_peer_create_rq(snic, &ra, rq);
+	if (ret)
+		snic_peer_destroy_cq(snic, cq->qn);
+	return ret;
+}
+
+static void hdc_nic_rq_pair_destroy(struct snic_peer *snic,
+				    const struct snic_peer_queue *cq,
+				    const struct snic_peer_queue *rq)
+{
+	snic_peer_destroy_rq(snic, rq->qn);
+	snic_peer_destroy_cq(snic, cq->qn);
+}
+
+/* Delete the steering rule @id if @have says there is one. */
+static void hdc_nic_rule_del(struct hdc_nic *nic, bool *have, u32 id)
+{
+	if (*have)
+		snic_peer_del_rule(nic->snic, id);
+	*have = false;
+}
+
 /*
  * The ACK queue (TCP ACKs to the engine) and its CQ, with the engine's
  * NIC queues; nic.lock.
@@ -67,18 +139,6 @@ static LIST_HEAD(hdc_nic_engines);	/* struct hdc_nic, queues up */
 static int hdc_nic_ack_up(struct hdc_dev *hd, struct snic_peer *snic)
 {
 	struct hdc_nic *nic = &hd->nic;
-	u64 bar4 = pci_bus_address(hd->pdev, HDC_BAR_NVMEQ);
-	struct snic_peer_cq_attr ca = {
-		.ring_bus = bar4 + HDC_NVMEQ_NIC_ARCQ,
-		.dbr_bus = bar4 + HDC_NVMEQ_NIC_DBR + 20,
-		.log_size = HDC_NIC_ARQ_LOG,
-	};
-	struct snic_peer_rq_attr ra = {
-		.ring_bus = bar4 + HDC_NVMEQ_NIC_ARQ,
-		.dbr_bus = bar4 + HDC_NVMEQ_NIC_DBR + 16,
-		.log_size = HDC_NIC_ARQ_LOG,
-		.type = SNIC_RQ_PLAIN,
-	};
 	int ret;
 
 	lockdep_assert_held(&nic->lock);
@@ -86,15 +146,10 @@ static int hdc_nic_ack_up(struct hdc_dev *hd, struct snic_peer *snic)
 	nic->ack_rule = false;
 	if (!(hd->caps & HDC_CAP_TCP))
 		return 0;
-	ret = snic_peer_create_cq(snic, &ca, &nic->ack_rcq);
+	ret = hdc_nic_rq_pair_create(hd, snic, &hdc_nic_ack_layout,
+				     &nic->ack_rcq, &nic->ack_rq);
 	if (ret)
 		goto fail;
-	ra.cqn = nic->ack_rcq.qn;
-	ret = snic_peer_create_rq(snic, &ra, &nic->ack_rq);
-	if (ret) {
-		snic_peer_destroy_cq(snic, nic->ack_rcq.qn);
-		goto fail;
-	}
 	hdc_wr(hd, HDC_REG_NIC_ARQN, nic->ack_rq.qn);
 	hdc_wr(hd, HDC_REG_NIC_ARQ_DB_LO, lower_32_bits(nic->ack_rq.db_bus));
 	hdc_wr(hd, HDC_REG_NIC_ARQ_DB_HI, upper_32_bits(nic->ack_rq.db_bus));
@@ -114,13 +169,10 @@ static void hdc_nic_ack_down(struct hdc_dev *hd)
 	struct hdc_nic *nic = &hd->nic;
 
 	lockdep_assert_held(&nic->lock);
-	if (nic->ack_rule)
-		snic_peer_del_rule(nic->snic, nic->ack_rule_id);
-	nic->ack_rule = false;
+	hdc_nic_rule_del(nic, &nic->ack_rule, nic->ack_rule_id);
 	if (!nic->ack_up)
 		return;
-	snic_peer_destroy_rq(nic->snic, nic->ack_rq.qn);
-	snic_peer_destroy_cq(nic->snic, nic->ack_rcq.qn);
+	hdc_nic_rq_pair_destroy(nic->snic, &nic->ack_rcq, &nic->ack_rq);
 	nic->ack_up = false;
 }
 
@@ -164,9 +216,8 @@ void hdc_nic_unsteer(struct hdc_dev *hd)
 	struct hdc_nic *nic = &hd->nic;
 
 	mutex_lock(&nic->lock);
-	if (nic->snic && nic->ack_rule)
-		snic_peer_del_rule(nic->snic, nic->ack_rule_id);
-	nic->ack_rule = false;
+	if (nic->snic)
+		hdc_nic_rule_del(nic, &nic->ack_rule, nic->ack_rule_id);
 	mutex_unlock(&nic->lock);
 }
 
@@ -174,20 +225,6 @@ void hdc_nic_unsteer(struct hdc_dev *hd)
 static int hdc_nic_rx_up(struct hdc_dev *hd, struct snic_peer *snic)
 {
 	struct hdc_nic *nic = &hd->nic;
-	u64 bar4 = pci_bus_address(hd->pdev, HDC_BAR_NVMEQ);
-	struct snic_peer_cq_attr ca = {
-		.ring_bus = bar4 + HDC_NVMEQ_NIC_RCQ,
-		.dbr_bus = bar4 + HDC_NVMEQ_NIC_DBR + 12,
-		.log_size = HDC_NIC_RCQ_LOG,
-	};
-	struct snic_peer_rq_attr ra = {
-		.ring_bus = bar4 + HDC_NVMEQ_NIC_RQ,
-		.dbr_bus = bar4 + HDC_NVMEQ_NIC_DBR + 8,
-		.log_size = HDC_NIC_RQ_LOG,
-		.type = SNIC_RQ_STRIDING,
-		.log_stride_size = HDC_NIC_RX_LOG_STRIDE,
-		.log_num_strides = HDC_NIC_RX_LOG_NSTR,
-	};
 	int ret;
 
 	lockdep_assert_held(&nic->lock);
@@ -197,15 +234,10 @@ static int hdc_nic_rx_up(struct hdc_dev *hd, struct snic_peer *snic)
 	hdc_wr(hd, HDC_REG_NIC_RX_CTRL, HDC_NIC_RX_ENABLE);
 	if (!(hdc_rd(hd, HDC_REG_NIC_RX_STATUS) & 1))
 		return -ENOMEM;
-	ret = snic_peer_create_cq(snic, &ca, &nic->rcq);
+	ret = hdc_nic_rq_pair_create(hd, snic, &hdc_nic_rx_layout, &nic->rcq,
+				     &nic->rq);
 	if (ret)
 		goto disable;
-	ra.cqn = nic->rcq.qn;
-	ret = snic_peer_create_rq(snic, &ra, &nic->rq);
-	if (ret) {
-		snic_peer_destroy_cq(snic, nic->rcq.qn);
-		goto disable;
-	}
 	nic->rx_up = true;
 	return 0;
 disable:
@@ -222,15 +254,12 @@ static void hdc_nic_rx_down(struct hdc_dev *hd)
 	struct hdc_nic *nic = &hd->nic;
 
 	lockdep_assert_held(&nic->lock);
-	if (nic->have_rule)
-		snic_peer_del_rule(nic->snic, nic->rule_id);
-	nic->have_rule = false;
+	hdc_nic_rule_del(nic, &nic->have_rule, nic->rule_id);
 	nic->rx_port = 0;
 	if (!nic->rx_up)
 		return;
 	hdc_wr(hd, HDC_REG_NIC_RX_CTRL, HDC_NIC_RX_DISABLE);
-	snic_peer_destroy_rq(nic->snic, nic->rq.qn);
-	snic_peer_destroy_cq(nic->snic, nic->rcq.qn);
+	hdc_nic_rq_pair_destroy(nic->snic, &nic->rcq, &nic->rq);
 	nic->rx_up = false;
 }
 
@@ -618,9 +647,7 @@ void hdc_nic_rx_unsteer(struct hdc_dev *hd)
 	struct hdc_nic *nic = &hd->nic;
 
 	mutex_lock(&nic->lock);
-	if (nic->have_rule)
-		snic_peer_del_rule(nic->snic, nic->rule_id);
-	nic->have_rule = false;
+	hdc_nic_rule_del(nic, &nic->have_rule, nic->rule_id);
 	nic->rx_port = 0;
 	mutex_unlock(&nic->lock);
 }
@@ -709,13 +736,7 @@ static void hdc_sw_read(struct hdc_request *r, const void *arg)
 {
 	const struct hdc_sw_chunk *c = arg;
 
-	memcpy(r->dbuf, c->x, c->n * sizeof(*c->x));
-	r->length = c->len;
-	r->cmd.opcode = HDC_OP_TRANSFER;
-	r->cmd.length = cpu_to_le64(c->len);
-	r->cmd.src.type = HDC_EP_NVME;
-	r->cmd.src.count = cpu_to_le32(c->n);
-	r->cmd.src.addr = cpu_to_le64(r->dbuf_dma);
+	hdc_req_nvme_src(r, c->x, c->n, c->len);
 	r->cmd.dst.type = HDC_EP_DEVBUF;
 	r->cmd.dst.count = cpu_to_le32(HDC_CHUNK_SIZE);
 }

@@ -184,6 +184,22 @@ int hdc_req_bounce(struct hdc_request *req, bool dst, size_t len)
 	return 0;
 }
 
+/*
+ * An internal transfer's source: @n file extents copied to the start of
+ * @req's device buffer, @len bytes from the SSD; the caller sets the
+ * destination.
+ */
+void hdc_req_nvme_src(struct hdc_request *req, const struct hdc_extent *x,
+		      u32 n, u64 len)
+{
+	memcpy(req->dbuf, x, n * sizeof(*x));
+	req->length = len;
+	req->cmd.opcode = HDC_OP_TRANSFER;
+	req->cmd.length = cpu_to_le64(len);
+	req->cmd.src.type = HDC_EP_NVME;
+	req->cmd.src.count = cpu_to_le32(n);
+	req->cmd.src.addr = cpu_to_le64(req->dbuf_dma);
+}
 static void hdc_req_free_dma(struct hdc_request *req, bool dst_bounce)
 {
 	struct device *dev = &req->hd->pdev->dev;

@@ -229,14 +229,8 @@ static void hdc_tcp_fill(struct hdc_request *r, const void *arg)
 	const struct hdc_tcp_xfer *c = arg;
 	size_t xlen = c->n * sizeof(*c->x);
 
-	memcpy(r->dbuf, c->x, xlen);
+	hdc_req_nvme_src(r, c->x, c->n, c->len);
 	memcpy(r->dbuf + xlen, &c->flow, sizeof(c->flow));
-	r->length = c->len;
-	r->cmd.opcode = HDC_OP_TRANSFER;
-	r->cmd.length = cpu_to_le64(c->len);
-	r->cmd.src.type = HDC_EP_NVME;
-	r->cmd.src.count = cpu_to_le32(c->n);
-	r->cmd.src.addr = cpu_to_le64(r->dbuf_dma);
 	r->cmd.dst.type = HDC_EP_NIC;
 	r->cmd.dst.addr = cpu_to_le64(r->dbuf_dma + xlen);
 	/* The state the engine writes back outlives the buffer. */

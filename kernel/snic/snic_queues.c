@@ -342,22 +342,30 @@ void snic_eq_destroy(struct snic_dev *sd, struct snic_eq *eq)
 }
 EXPORT_SYMBOL_NS_GPL(snic_eq_destroy, SNIC_CORE);
 
-static u8 snic_phase(u16 cons, u32 size)
+/*
+ * Entry @cons of a ring of @size entries of @esize bytes whose owner bit
+ * (bit 0 of the byte at @own_off) flips on every pass, 1 on the first:
+ * the entry if the device has written it on this pass, else NULL.
+ */
+static void *snic_ring_next(void *buf, u16 cons, u32 size, size_t esize,
+			    size_t own_off)
 {
-	return ((cons / size) & 1) ^ 1;
+	u8 *e = buf + (size_t)(cons & (size - 1)) * esize;
+	u8 phase = ((cons / size) & 1) ^ 1;
+
+	if ((READ_ONCE(e[own_off]) & 1) != phase)
+		return NULL;
+	/* Read the entry only after its owner bit. */
+	dma_rmb();
+	return e;
 }
 
 struct snic_eqe *snic_eq_next(struct snic_eq *eq)
 {
-	struct snic_eqe *eqe = eq->r.buf;
-
-	eqe += eq->cons & (eq->size - 1);
-	if ((READ_ONCE(eqe->owner) & SNIC_EQE_OWNER) !=
-	    snic_phase(eq->cons, eq->size))
-		return NULL;
-	/* Read the entry only after its owner bit. */
-	dma_rmb();
-	return eqe;
+	BUILD_BUG_ON(SNIC_EQE_OWNER != 1);
+	return snic_ring_next(eq->r.buf, eq->cons, eq->size,
+			      sizeof(struct snic_eqe),
+			      offsetof(struct snic_eqe, owner));
 }
 EXPORT_SYMBOL_NS_GPL(snic_eq_next, SNIC_CORE);
 
@@ -396,14 +404,10 @@ void snic_cq_destroy(struct snic_dev *sd, struct snic_cq *cq)
 
 struct snic_cqe *snic_cq_next(struct snic_cq *cq)
 {
-	struct snic_cqe *cqe = cq->r.buf;
-
-	cqe += cq->cons & (cq->size - 1);
-	if ((READ_ONCE(cqe->op_own) & SNIC_CQE_OWNER) !=
-	    snic_phase(cq->cons, cq->size))
-		return NULL;
-	dma_rmb();
-	return cqe;
+	BUILD_BUG_ON(SNIC_CQE_OWNER != 1);
+	return snic_ring_next(cq->r.buf, cq->cons, cq->size,
+			      sizeof(struct snic_cqe),
+			      offsetof(struct snic_cqe, op_own));
 }
 EXPORT_SYMBOL_NS_GPL(snic_cq_next, SNIC_CORE);
 

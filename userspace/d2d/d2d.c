@@ -382,22 +382,23 @@ static int split_host_port(const char *arg, char *buf, size_t size,
 	return 0;
 }
 
-/* An option of send or recv: a flag (val NULL) or one with a value. */
-struct net_opt {
+/* An option of a command: a flag (val NULL) or one with a value. */
+struct cmd_opt {
 	const char *name;
 	int *flag;		/* set to 1 if given */
 	const char **val;	/* its value, if it takes one */
 };
 
 /*
- * The arguments of d2d @cmd (send, recv): functions, the options of
- * @opts, and two operands into @pos.  0, or usage_error()'s status.
+ * The arguments of d2d @cmd: functions, the options of @opts (ended by
+ * an entry without a name), and at most @max operands into @pos, their
+ * number into @npos.  0, or usage_error()'s status.
  */
-static int net_args(const char *cmd, int argc, char **argv,
-		    struct d2d_chain *chain, const struct net_opt *opts,
-		    const char *pos[2])
+static int cmd_args(const char *cmd, int argc, char **argv,
+		    struct d2d_chain *chain, const struct cmd_opt *opts,
+		    const char **pos, int max, int *npos)
 {
-	const struct net_opt *o;
+	const struct cmd_opt *o;
 	int i, r, n = 0;
 
 	for (i = 1; i < argc; i++) {
@@ -418,14 +419,17 @@ static int net_args(const char *cmd, int argc, char **argv,
 		} else if (argv[i][0] == '-' && argv[i][1]) {
 			return usage_error("%s: unknown option '%s'", cmd,
 					   argv[i]);
-		} else if (n < 2) {
+		} else if (n < max) {
 			pos[n++] = argv[i];
 		} else {
 			return usage_error("%s: too many arguments", cmd);
 		}
 	}
+	*npos = n;
 	return 0;
 }
+
+static const struct cmd_opt no_opts[] = { { NULL } };
 
 /*
  * The socket after the transfer, both ways: @msg out, our side shut
@@ -459,8 +463,8 @@ static int cmd_send(int argc, char **argv)
 	struct d2d_chain chain = { 0 };
 	const char *pos[2] = { NULL, NULL }, *host, *port;
 	const char *then = NULL, *len_arg = NULL;
-	int hdc, fd, sock, ret, tcp = 0, sw = 0;
-	const struct net_opt opts[] = {
+	int hdc, fd, sock, ret, n, tcp = 0, sw = 0;
+	const struct cmd_opt opts[] = {
 		{ "--sw-p2p", &sw, NULL }, { "--tcp", &tcp, NULL },
 		{ "--then", NULL, &then }, { "--length", NULL, &len_arg },
 		{ NULL, NULL, NULL },
@@ -472,7 +476,7 @@ static int cmd_send(int argc, char **argv)
 	uint64_t length = UINT64_MAX;
 	uint32_t flags;
 
-	ret = net_args("send", argc, argv, &chain, opts, pos);
+	ret = cmd_args("send", argc, argv, &chain, opts, pos, 2, &n);
 	if (ret)
 		return ret;
 	file = pos[0];
@@ -545,8 +549,8 @@ static int cmd_recv(int argc, char **argv)
 	const char *pos[2] = { NULL, NULL }, *at, *file, *from = NULL;
 	const char *bytes_arg = NULL, *tmo_arg = NULL, *then = NULL;
 	const char *host, *port, *phost = NULL, *pport = NULL;
-	int tcp = 0;
-	const struct net_opt opts[] = {
+	int tcp = 0, n;
+	const struct cmd_opt opts[] = {
 		{ "--bytes", NULL, &bytes_arg }, { "--timeout", NULL, &tmo_arg },
 		{ "--from", NULL, &from }, { "--tcp", &tcp, NULL },
 		{ "--then", NULL, &then }, { NULL, NULL, NULL },
@@ -558,7 +562,7 @@ static int cmd_recv(int argc, char **argv)
 	struct stat st;
 	int hdc, fd, sock, ret;
 
-	ret = net_args("recv", argc, argv, &chain, opts, pos);
+	ret = cmd_args("recv", argc, argv, &chain, opts, pos, 2, &n);
 	if (ret)
 		return ret;
 	at = pos[0];
@@ -622,29 +626,19 @@ static int cmd_recv(int argc, char **argv)
 static int cmd_copy(int argc, char **argv)
 {
 	struct d2d_chain chain = { 0 };
-	const char *src = NULL, *dst = NULL;
+	const char *pos[2], *src, *dst;
 	struct stat ss, ds;
 	struct hdc_req req;
 	uint64_t len, total = 0;
-	int i, r, hdc, sfd, dfd, created, ret = 0;
+	int n, hdc, sfd, dfd, created, ret = 0;
 
-	for (i = 1; i < argc; i++) {
-		r = chain_option(argc, argv, &i, &chain);
-		if (r < 0)
-			return 2;
-		if (r)
-			continue;
-		if (argv[i][0] == '-' && argv[i][1])
-			return usage_error("copy: unknown option '%s'", argv[i]);
-		if (!src)
-			src = argv[i];
-		else if (!dst)
-			dst = argv[i];
-		else
-			return usage_error("copy: too many files");
-	}
-	if (!dst)
+	ret = cmd_args("copy", argc, argv, &chain, no_opts, pos, 2, &n);
+	if (ret)
+		return ret;
+	if (n != 2)
 		return usage_error("copy: needs SRC and DST");
+	src = pos[0];
+	dst = pos[1];
 
 	hdc = open_engine();
 	if (hdc < 0)
@@ -762,21 +756,13 @@ static int cmd_digest(int argc, char **argv)
 {
 	struct d2d_chain chain = { 0 };
 	const char *files[256];
-	int nfiles = 0, i, r, hdc, rc = 0;
+	int nfiles, i, hdc, rc;
 	uint32_t func;
 
-	for (i = 1; i < argc; i++) {
-		r = chain_option(argc, argv, &i, &chain);
-		if (r < 0)
-			return 2;
-		if (r)
-			continue;
-		if (argv[i][0] == '-' && argv[i][1])
-			return usage_error("digest: unknown option '%s'", argv[i]);
-		if (nfiles == 256)
-			return usage_error("digest: too many files");
-		files[nfiles++] = argv[i];
-	}
+	rc = cmd_args("digest", argc, argv, &chain, no_opts, files, 256,
+		      &nfiles);
+	if (rc)
+		return rc;
 	if (chain.n != 1 || !d2d_func_is_digest(chain.funcs[0]))
 		return usage_error("digest: give one of --crc32c, --crc32, --md5, --sha1, --sha256");
 	if (!nfiles)

@@ -27,11 +27,8 @@ static int aggregate_payload(const struct spin_args *a)
 
 	if (!u)
 		return SPIN_DROP;
-	len = spin_udp_payload_len(u);
-	if (len > a->pkt_len - SPIN_UDP_HLEN)
-		len = a->pkt_len - SPIN_UDP_HLEN;
 	/* Misaligned (offset 42) word loads: the HPU does them. */
-	v = (const uint32_t *)((const uint8_t *)u + SPIN_UDP_HLEN);
+	v = (const uint32_t *)spin_udp_payload(u, a->pkt_len, &len);
 	n = len / 4;
 	for (i = 0; i < n; i++) {
 		lo += v[i];

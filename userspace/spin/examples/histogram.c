@@ -19,10 +19,7 @@ static int histogram_payload(const struct spin_args *a)
 
 	if (!u)
 		return SPIN_DROP;
-	len = spin_udp_payload_len(u);
-	if (len > a->pkt_len - SPIN_UDP_HLEN)
-		len = a->pkt_len - SPIN_UDP_HLEN;
-	v = (const uint32_t *)((const uint8_t *)u + SPIN_UDP_HLEN);
+	v = (const uint32_t *)spin_udp_payload(u, a->pkt_len, &len);
 	n = len / 4;
 	for (i = 0; i < n; i++)
 		spin_amo_add(&hist[v[i] % HIST_BINS], 1);

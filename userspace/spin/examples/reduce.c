@@ -43,10 +43,7 @@ static int reduce_payload(const struct spin_args *a)
 
 	if (!u)
 		return SPIN_DROP;
-	len = spin_udp_payload_len(u);
-	if (len > a->pkt_len - SPIN_UDP_HLEN)
-		len = a->pkt_len - SPIN_UDP_HLEN;	/* only what is in L1 */
-	v = (const uint32_t *)((const uint8_t *)u + SPIN_UDP_HLEN);
+	v = (const uint32_t *)spin_udp_payload(u, a->pkt_len, &len);
 	n = len / 4;
 	for (i = 1; i < n; i++)
 		sum += v[i];

@@ -87,6 +87,22 @@ static inline uint32_t spin_udp_payload_len(const struct spin_udp_pkt *u)
 }
 
 /*
+ * The payload of the UDP packet @u (from spin_udp_parse() on @pkt_len
+ * bytes): its start, and in @len what the header announces clipped to
+ * what the handler has of the packet.
+ */
+static inline const uint8_t *spin_udp_payload(const struct spin_udp_pkt *u,
+					      uint32_t pkt_len, uint32_t *len)
+{
+	uint32_t l = spin_udp_payload_len(u);
+
+	if (l > pkt_len - SPIN_UDP_HLEN)
+		l = pkt_len - SPIN_UDP_HLEN;
+	*len = l;
+	return (const uint8_t *)u + SPIN_UDP_HLEN;
+}
+
+/*
  * 32-bit load / store at any address.  The HPU does misaligned accesses in
  * one instruction (docs/snic-spin.md), which C cannot express without
  * undefined behaviour: hence the inline assembly.
