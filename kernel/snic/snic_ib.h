@@ -178,6 +178,7 @@ struct snic_ib_qp {
 	bool pipe;			/* DMA-only notification pipe QP */
 	bool ssq;			/* pipe: sends through the context's SSQs */
 	u8 ssq_core;			/* ssq: the SSQ the device placed it on */
+	u8 ssq_gen;			/* ssq: generation its SQEs carry */
 	/* low-latency receive ring (snic_ib_llq.c); llq_log 0: none */
 	u8 llq_log, llq_slot_log, llq_ci_every;
 	u32 llq_ci_off;
@@ -295,7 +296,7 @@ void snic_ib_buf_release(struct snic_ib_dev *ibd, struct snic_ib_buf *b,
 /* snic_ib_ssq.c: a context's shared send queues */
 int snic_ib_ssq_setup(struct snic_ib_dev *ibd, struct snic_ib_ucontext *uc);
 void snic_ib_ssq_teardown(struct snic_ib_dev *ibd, struct snic_ib_ucontext *uc);
-int snic_ib_ssq_resp(struct snic_ib_ucontext *uc, u8 core,
+int snic_ib_ssq_resp(struct snic_ib_ucontext *uc, u8 core, u8 gen,
 		     struct snic_create_qp_resp *resp);
 
 /* snic_ib_llq.c: low-latency QPs' receive rings */

@@ -332,6 +332,7 @@ static int snic_ib_qp_cmd(struct snic_ib_dev *ibd, struct snic_ib_qp *qp,
 		return ret;
 	qp->qpn = qpn;
 	qp->ssq_core = (qpn >> 32) & 0xff;	/* SNIC_QP_F_SSQ: its SSQ */
+	qp->ssq_gen = (qpn >> 40) & 0xff;	/* and its SQEs' generation */
 	return 0;
 }
 
@@ -462,7 +463,8 @@ int snic_ib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 			     (qp->ssq ? SNIC_CREATE_QP_SSQ : 0);
 		resp.ci_offset = qp->pipe ? qp->ci_off : 0;
 		if (qp->ssq) {
-			ret = snic_ib_ssq_resp(uc, qp->ssq_core, &resp);
+			ret = snic_ib_ssq_resp(uc, qp->ssq_core, qp->ssq_gen,
+					       &resp);
 			if (ret)
 				goto err_xa;
 		}

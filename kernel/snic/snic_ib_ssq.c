@@ -116,7 +116,7 @@ void snic_ib_ssq_teardown(struct snic_ib_dev *ibd, struct snic_ib_ucontext *uc)
 }
 
 /* The create_qp response words of SSQ QP @qp, on SSQ @core of @uc. */
-int snic_ib_ssq_resp(struct snic_ib_ucontext *uc, u8 core,
+int snic_ib_ssq_resp(struct snic_ib_ucontext *uc, u8 core, u8 gen,
 		     struct snic_create_qp_resp *resp)
 {
 	struct snic_ib_ssq *q;
@@ -125,6 +125,7 @@ int snic_ib_ssq_resp(struct snic_ib_ucontext *uc, u8 core,
 		return -EIO;	/* the device named an SSQ we did not make */
 	q = &uc->ssq[core];
 	resp->ssq_index = core;
+	resp->ssq_gen = gen;
 	resp->ssq_log = SNIC_IB_SSQ_LOG;
 	resp->ssq_ci_offset = q->ci_off;
 	resp->ssq_mmap_key = q->key;

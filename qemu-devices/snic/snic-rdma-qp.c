@@ -133,9 +133,10 @@ uint16_t snic_rdma_create_qp(SnicState *s, const struct snic_aq_cmd *c,
     if (pipe && !(a.flags & SNIC_QP_F_SSQ)) {
         snic_pipe_add(s, qp);
     }
-    /* an SSQ QP: which core's SSQ its SQEs go to */
+    /* an SSQ QP: which core's SSQ its SQEs go to, their generation */
     *res = qpn | ((a.flags & SNIC_QP_F_SSQ) ?
-                  (uint64_t)qp->pipe_core << 32 : 0);
+                  (uint64_t)qp->pipe_core << 32 |
+                  (uint64_t)s->rdma.ssq_gen[qpn] << 40 : 0);
     return SNIC_AQ_OK;
 }
 
@@ -146,6 +147,7 @@ void snic_rdma_qp_free(SnicState *s, SnicQp *qp)
     snic_rdma_mcast_qp_gone(s, qp->qpn);
     if (qp->flags & SNIC_QP_F_SSQ) {
         snic_ssq_unplace(s, qp);
+        s->rdma.ssq_gen[qp->qpn]++;
     } else if (qp->flags & SNIC_QP_F_PIPE) {
         snic_pipe_remove(s, qp);
     }

@@ -60,6 +60,7 @@ static bool snic_ssq_one(SnicState *s, uint32_t n, SnicSsq *q)
     const struct snic_wqe_ctrl *ctrl = (const void *)segs;
     uint32_t size = 1u << q->log_size, avail = MIN(SNIC_WQE_MAX_BBS, size);
     unsigned nbb, i, took;
+    uint32_t word, qpn;
     SnicQp *qp;
 
     d2d_timing_engine(&s->timing, s->rdma.pipe.poll_cost_ns);
@@ -77,18 +78,29 @@ static bool snic_ssq_one(SnicState *s, uint32_t n, SnicSsq *q)
         }
         return false;
     }
-    qp = snic_rdma_qp(s, ldl_le_p(segs + SNIC_SSQ_QPN_OFF) & ROCE_PSN_MASK);
+    word = ldl_le_p(segs + SNIC_SSQ_QPN_OFF);
+    qpn = word & ROCE_PSN_MASK;
+    qp = snic_rdma_qp(s, qpn);
+    nbb = DIV_ROUND_UP(ctrl->ds_cnt, 4);
+    nbb = nbb >= 1 && nbb <= avail ? nbb : 1;
     if ((ctrl->owner & ~SNIC_WQE_OWNER) || !qp ||
         !(qp->flags & SNIC_QP_F_SSQ) || qp->ssqn != n) {
-        /* no QP of this SSQ to fail: skip the block */
+        /* no QP of this SSQ to fail: skip the WQE (a bad owner: a block) */
         s->rdma.st.pipe_errors++;
         qemu_log_mask(LOG_GUEST_ERROR, "snic: ssq %u: element %u names no "
                       "QP of its own or has a bad owner byte\n", n, q->ci);
-        snic_ssq_advance(s, q, 1);
+        snic_ssq_advance(s, q, (ctrl->owner & ~SNIC_WQE_OWNER) ? 1 : nbb);
         return true;
     }
-    nbb = DIV_ROUND_UP(ctrl->ds_cnt, 4);
-    nbb = nbb >= 1 && nbb <= avail ? nbb : 1;
+    if (word >> 24 != s->rdma.ssq_gen[qpn]) {
+        /* left by an earlier QP of this number: not this QP's work */
+        s->rdma.st.pipe_errors++;
+        qemu_log_mask(LOG_GUEST_ERROR, "snic: ssq %u: element %u is of an "
+                      "earlier QP %u (generation %u, now %u)\n", n, q->ci,
+                      qpn, word >> 24, s->rdma.ssq_gen[qpn]);
+        snic_ssq_advance(s, q, nbb);
+        return true;
+    }
     if (qp->state == SNIC_QPS_ERR || qp->state == SNIC_QPS_SQE) {
         SnicSwqe w = { .opcode = ctrl->opcode, .idx = qp->sq_fetch,
                        .nbb = nbb };

@@ -430,6 +430,11 @@ typedef struct SnicRdma {
     uint64_t loss_count;
     SnicPipes pipe;
     SnicSsq *ssqs;              /* SNIC_MAX_SSQS */
+    /*
+     * Per QP number: bumped when an SSQ QP of that number goes, so that
+     * SQEs it left in its SSQ do not run on the next QP of the number.
+     */
+    uint8_t ssq_gen[SNIC_MAX_QPS];
     QEMUTimer *ssq_timer;
     uint32_t ssq_interval;
     SnicCcParams cc;            /* congestion control, multipath */

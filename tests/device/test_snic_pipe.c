@@ -540,7 +540,41 @@ static int ssq_create(struct ssq *q, struct snic_dev *d, uint16_t page,
 	return st;
 }
 
-/* WQE @w of QP @qpn into SSQ @q: later blocks first, the owner last. */
+/*
+ * An SSQ QP on A's context (page 4) with sa's PD and CQs; its result
+ * (qpn, core << 32, generation << 40) in @r.
+ */
+static int ssq_qp_create(struct pqp *p, uint64_t *r)
+{
+	struct snic_aq_create_qp a = { 0 };
+	int st;
+
+	a.type = SNIC_QPT_RC;
+	a.flags = SNIC_QP_F_PIPE | SNIC_QP_F_SSQ;
+	a.sq_log = 2;
+	a.rq_log = 2;
+	a.db_page = 4;
+	a.pdn = sa.pdn;
+	a.send_cqn = sa.scq.n;
+	a.recv_cqn = sa.rcq.n;
+	a.srqn = SNIC_SRQN_NONE;
+	a.sq_addr = a.rq_addr = sa.mr.bus;	/* unused, checked */
+	a.dbr_addr = galloc(64, 64);
+	a.ci_every = 1;
+	a.ci_addr = a.dbr_addr + 8;
+	memset(p, 0, sizeof(*p));
+	p->q.d = A;
+	p->q.pdn = sa.pdn;
+	*r = ~0ull;
+	st = snic_aq_cmd(A, SNIC_AQ_CREATE_QP, &a, sizeof(a), r);
+	p->q.qpn = *r & 0xffffffff;
+	return st;
+}
+
+/*
+ * WQE @w into SSQ @q for the QP of word @qpn (QPN, generation << 24):
+ * later blocks first, the owner last.
+ */
 static void ssq_put(struct ssq *q, uint32_t qpn, struct wqe *w)
 {
 	struct snic_wqe_ctrl *c = (void *)w->b;
@@ -605,29 +639,10 @@ static void ssq_scale(void)
 	CHECK_EQ(ssq_create(&spare, A, 4, 0, 6, NULL), SNIC_AQ_EBUSY);
 	CHECK_EQ(ssq_create(&spare, A, 5, 8, 6, NULL), SNIC_AQ_EINVAL_PARAM);
 	for (i = 0; i < SSQ_QPS; i++) {
-		struct snic_aq_create_qp a = { 0 };
-
-		a.type = SNIC_QPT_RC;
-		a.flags = SNIC_QP_F_PIPE | SNIC_QP_F_SSQ;
-		a.sq_log = 2;
-		a.rq_log = 2;
-		a.db_page = 4;
-		a.pdn = sa.pdn;
-		a.send_cqn = sa.scq.n;
-		a.recv_cqn = sa.rcq.n;
-		a.srqn = SNIC_SRQN_NONE;
-		a.sq_addr = a.rq_addr = sa.mr.bus;	/* unused, checked */
-		a.dbr_addr = galloc(64, 64);
-		a.ci_every = 1;
-		a.ci_addr = a.dbr_addr + 8;
-		memset(&qa[i], 0, sizeof(qa[i]));
-		qa[i].q.d = A;
-		qa[i].q.pdn = sa.pdn;
-		CHECK_EQ(snic_aq_cmd(A, SNIC_AQ_CREATE_QP, &a, sizeof(a), &r),
-			 OK);
-		qa[i].q.qpn = r & 0xffffffff;
-		CHECK((r >> 32) < 8);
-		core_n[r >> 32]++;
+		CHECK_EQ(ssq_qp_create(&qa[i], &r), OK);
+		CHECK_EQ(r >> 40, 0);	/* a fresh QP number: generation 0 */
+		CHECK(((r >> 32) & 0xff) < 8);
+		core_n[(r >> 32) & 0xff]++;
 	}
 	for (k = 0; k < 8; k++)		/* least-loaded placement */
 		CHECK_EQ(core_n[k], SSQ_QPS / 8);
@@ -690,6 +705,70 @@ static void ssq_scale(void)
 	CHECK_EQ(snic_aq_obj(A, SNIC_AQ_DESTROY_SSQ, sq[0].n), SNIC_AQ_EBUSY);
 }
 
+/*
+ * A QP number used again: an SQE that SSQ QP X left in its SSQ (posted
+ * while X was not yet in RTS) must not run as the work of QP Y, which gets
+ * X's number after X is destroyed.  Y's own SQEs, with the generation its
+ * CREATE_QP result gives, do run.
+ */
+static void ssq_qpn_reuse(void)
+{
+	static const uint8_t zero[64];
+	uint8_t got[64], pat[64];
+	struct snic_rdma_stats st0, st;
+	struct pqp x, y, pb;
+	struct ssq q;
+	struct snic_cqe e;
+	struct wqe w;
+	uint64_t r;
+	int i;
+
+	CHECK(env_start());
+	CHECK(side_make(&sa, A, SNIC_QPT_RC) && side_make(&sb, B, SNIC_QPT_RC));
+	CHECK_EQ(ssq_create(&q, A, 4, 0, 6, NULL), OK);
+	CHECK_EQ(ssq_qp_create(&x, &r), OK);
+	CHECK_EQ(r >> 40, 0);
+	memset(pat, 0xab, sizeof(pat));
+	mr_write(&sa.mr, 0, pat, sizeof(pat));
+	mr_write(&sb.mr, 0, zero, sizeof(zero));
+	/* X's WRITE waits at the SSQ head: X is not in RTS */
+	w_init(&w, SNIC_WQE_RDMA_WRITE, SNIC_WQE_F_SIGNAL, 0);
+	w_raddr(&w, sb.mr.iova, sb.mr.key);
+	w_data(&w, 64, sa.mr.key, sa.mr.iova);
+	ssq_put(&q, x.q.qpn, &w);
+	qt_clock_step(qt, 1000000);
+	pump(8);
+	CHECK(rstats(A, &st0));
+	CHECK_EQ(snic_aq_obj(A, SNIC_AQ_DESTROY_QP, x.q.qpn), OK);
+	CHECK_EQ(ssq_qp_create(&y, &r), OK);
+	CHECK_EQ(y.q.qpn, x.q.qpn);		/* the number comes back */
+	CHECK_EQ(pqp_create(&pb, B, SNIC_QPT_RC, sb.pdn, &sb.scq, &sb.rcq, 4,
+			    4, 1), OK);
+	CHECK(qp_connect(&y.q, &pb.q, &conn_default, 100, 5000));
+	CHECK(qp_connect(&pb.q, &y.q, &conn_default, 5000, 100));
+	for (i = 0; i < 4; i++) {
+		qt_clock_step(qt, 1000000);
+		pump(8);
+	}
+	CHECK(rstats(A, &st));
+	CHECK_EQ(st.ssq_sqes - st0.ssq_sqes, 0);
+	CHECK_EQ(st.pipe_errors - st0.pipe_errors, 1);
+	CHECK(cq_empty(&sa.scq));
+	mr_read(&sb.mr, 0, got, sizeof(got));
+	CHECK(!memcmp(got, zero, sizeof(got)));
+	CHECK_EQ(r >> 40, 1);			/* Y: the next generation */
+	/* Y's own WRITE, with its generation, runs */
+	ssq_put(&q, y.q.qpn | (uint32_t)(r >> 40) << 24, &w);
+	qt_clock_step(qt, 1000000);
+	pump(8);
+	CHECK(cq_wait(&sa.scq, &e, 1000000));
+	CHECK_EQ(e.opcode, SNIC_CQE_REQ);
+	CHECK_EQ(e.rdma_qpn, y.q.qpn);
+	CHECK_EQ(e.wqe_counter, 0);
+	mr_read(&sb.mr, 0, got, sizeof(got));
+	CHECK(!memcmp(got, pat, sizeof(got)));
+}
+
 int main(void)
 {
 	RUN("device/snic_pipe", pipe_admin);
@@ -700,6 +779,7 @@ int main(void)
 	RUN("device/snic_pipe", pipe_hostile);
 	RUN("device/snic_pipe", pipe_doorbell_counted);
 	RUN("device/snic_pipe", ssq_scale);
+	RUN("device/snic_pipe", ssq_qpn_reuse);
 	qt_quit(qt);
 	inj_close();
 	return check_failures ? 1 : 0;

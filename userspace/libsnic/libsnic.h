@@ -147,6 +147,7 @@ struct snic_qp {
 	volatile uint32_t *ci;		/* consumer record: [0] RQ, [1] SQ */
 	uint64_t *rq_wr_id;		/* by RQE slot (RQEs carry none) */
 	struct snic_ssq *ssq;		/* pipe QP sending through an SSQ */
+	uint8_t ssq_gen;		/* its SQEs' generation (create_qp) */
 	struct snic_llq *llq;		/* low-latency receive ring */
 };
 

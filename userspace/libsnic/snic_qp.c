@@ -186,6 +186,7 @@ struct ibv_qp *snic_create_qp_mode(struct ibv_pd *pd,
 	}
 	if (ssq) {
 		qp->ssq = snic_ssq_get(ctx, r);
+		qp->ssq_gen = r->ssq_gen;
 		if (!qp->ssq) {
 			ret = errno;
 			pthread_mutex_unlock(&ctx->table_lock);

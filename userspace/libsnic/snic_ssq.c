@@ -5,8 +5,9 @@
  * context one SSQ per NIC core, the device puts each SSQ QP on the least
  * loaded one, and the create_qp response names it; we map each SSQ once
  * per context.  A send WQE goes into the QP's SSQ with the owner bit of
- * the SSQ's counter and the QP's number at SNIC_SSQ_QPN_OFF, written as a
- * send pipe element is (snic_pipe_put_wqe); the device polls only the
+ * the SSQ's counter and the QP's number and generation at SNIC_SSQ_QPN_OFF
+ * (so that a destroyed QP's SQEs do not run on the next QP of its number),
+ * written as a send pipe element is (snic_pipe_put_wqe); the device polls only the
  * SSQs and kicks the QPs it finds work for (docs/snic-rdma.md "Scalable
  * shared send queues").  The QP keeps its own counter of basic blocks for
  * completions, as every QP does.
@@ -111,7 +112,7 @@ static bool snic_ssq_room(struct snic_ssq *q, unsigned int nbb)
 int snic_ssq_put_wqe(struct snic_qp *qp, uint8_t *wqe, unsigned int nbb)
 {
 	struct snic_ssq *q = qp->ssq;
-	uint32_t qpn = htole32(qp->qpn);
+	uint32_t qpn = htole32(qp->qpn | (uint32_t)qp->ssq_gen << 24);
 	int ret = 0;
 
 	memcpy(wqe + SNIC_SSQ_QPN_OFF, &qpn, sizeof(qpn));

@@ -95,7 +95,8 @@ struct snic_create_qp_cmd {
  * used; the QP's SSQ is ssq_index (its NIC core) of the context, one
  * mapping of its own (ssq_mmap_key, ssq_mmap_len): 2^ssq_log 64-byte
  * basic blocks at 0, the le32 SSQ consumer record at ssq_ci_offset.
- * Every QP on that SSQ gets the same key.
+ * Every QP on that SSQ gets the same key.  Its SQEs carry ssq_gen in
+ * bits 31:24 of the QPN word (docs/snic-rdma.md).
  */
 struct snic_create_qp_resp {
 	__u32 qpn;
@@ -115,7 +116,8 @@ struct snic_create_qp_resp {
 	/* SNIC_CREATE_QP_SSQ */
 	__u8 ssq_index;		/* the context's SSQ (= NIC core) */
 	__u8 ssq_log;		/* basic blocks */
-	__u8 rsvd3[2];
+	__u8 ssq_gen;		/* the QP's SSQ generation */
+	__u8 rsvd3;
 	__u32 ssq_ci_offset;
 	__aligned_u64 ssq_mmap_key;
 	__u32 ssq_mmap_len;
