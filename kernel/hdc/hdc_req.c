@@ -200,6 +200,7 @@ void hdc_req_nvme_src(struct hdc_request *req, const struct hdc_extent *x,
 	req->cmd.src.count = cpu_to_le32(n);
 	req->cmd.src.addr = cpu_to_le64(req->dbuf_dma);
 }
+
 static void hdc_req_free_dma(struct hdc_request *req, bool dst_bounce)
 {
 	struct device *dev = &req->hd->pdev->dev;

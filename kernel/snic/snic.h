@@ -207,7 +207,7 @@ struct snic_dev {
 
 	/* lifetime; peer-queue API: its users' objects (struct snic_peer) */
 	struct kref ref;
-	struct mutex peer_lock;
+	struct mutex peer_lock;		/* every snic_peer's objs and dead */
 
 	struct snic_spin *spin;		/* sPIN host interface, NULL: none */
 
