@@ -140,17 +140,23 @@ static bool xrc_up(void)
 	sb.pdn = pd_create(B);
 	x1 = xrcd_create(B);
 	x2 = xrcd_create(B);
-	return sa.pdn != ~0u && sb.pdn != ~0u && x1 != ~0u && x2 != ~0u &&
-	       snic_cq_create(&sa.scq, A, 8, SNIC_EQN_NONE, 4) == OK &&
-	       mr_create(&sa.mr, A, sa.pdn, BUF_LEN, ALL_ACCESS, 0x80) == OK &&
-	       mr_create(&sb.mr, B, sb.pdn, BUF_LEN, ALL_ACCESS, 0x80) == OK &&
-	       xsrq_create(&s1, B, sb.pdn, x1) == OK &&
-	       xsrq_create(&s2, B, sb.pdn, x1) == OK &&
-	       xsrq_create(&s3, B, sb.pdn, x2) == OK &&
-	       ini_create(&sa.qp, A, sa.pdn, &sa.scq) == OK &&
-	       tgt_create(&tgt, B, x1) == OK &&
-	       qp_connect(&sa.qp, &tgt, &conn_default, 100, 5000) &&
-	       qp_connect(&tgt, &sa.qp, &conn_default, 5000, 100);
+	if (sa.pdn == ~0u || sb.pdn == ~0u || x1 == ~0u || x2 == ~0u)
+		return check_fail(__FILE__, __LINE__, "PD or XRCD"), false;
+	if (snic_cq_create(&sa.scq, A, 8, SNIC_EQN_NONE, 4) != OK ||
+	    mr_create(&sa.mr, A, sa.pdn, BUF_LEN, ALL_ACCESS, 0x80) != OK ||
+	    mr_create(&sb.mr, B, sb.pdn, BUF_LEN, ALL_ACCESS, 0x80) != OK)
+		return check_fail(__FILE__, __LINE__, "CQ or MR"), false;
+	if (xsrq_create(&s1, B, sb.pdn, x1) != OK ||
+	    xsrq_create(&s2, B, sb.pdn, x1) != OK ||
+	    xsrq_create(&s3, B, sb.pdn, x2) != OK)
+		return check_fail(__FILE__, __LINE__, "XRC SRQ"), false;
+	if (ini_create(&sa.qp, A, sa.pdn, &sa.scq) != OK ||
+	    tgt_create(&tgt, B, x1) != OK)
+		return check_fail(__FILE__, __LINE__, "XRC QP"), false;
+	if (!qp_connect(&sa.qp, &tgt, &conn_default, 100, 5000) ||
+	    !qp_connect(&tgt, &sa.qp, &conn_default, 5000, 100))
+		return check_fail(__FILE__, __LINE__, "connect"), false;
+	return true;
 }
 
 /* A WQE of @op from A's MR at @off for XRC SRQ @srqn. */
