@@ -133,7 +133,11 @@ static void snic_resp_recv_cqe(SnicState *s, SnicQp *qp, const SnicRecvWqe *w,
     cqe.wqe_opcode = wqe_op;
     cqe.rdma_flags = rflags;
     cqe.imm = cpu_to_be32(imm);
-    if (h && !snic_qp_connected(qp)) {
+    if (qp->type == SNIC_QPT_XRC_TGT) {
+        /* the WQE's XRC SRQ: the host finds its receive queue by it */
+        cqe.rdma_flags |= SNIC_CQE_RF_XRC;
+        cqe.src_qpn = cpu_to_le32(qp->srqn);
+    } else if (h && !snic_qp_connected(qp)) {
         cqe.src_qpn = cpu_to_le32(h->sqpn);
         memcpy(cqe.smac, h->smac, 6);
         if (h->vlan) {

@@ -259,6 +259,8 @@ static void xrc_ops(void)
 	CHECK_EQ(e.cookie, 0x201);
 	CHECK_EQ(e.byte_cnt, 3000);
 	CHECK_EQ(e.rdma_qpn, tgt.qpn);
+	CHECK_EQ(e.rdma_flags, SNIC_CQE_RF_XRC);
+	CHECK_EQ(e.src_qpn, s2.n);
 	CHECK(cq_empty(&s1.cq));
 	mr_read(&sb.mr, 10000, dst, 3000);
 	CHECK(!memcmp(dst, src, 3000));
@@ -270,7 +272,8 @@ static void xrc_ops(void)
 	CHECK(cq_wait(&s1.cq, &e, 1000000));
 	CHECK_EQ(e.cookie, 0x101);
 	CHECK_EQ(e.byte_cnt, 10);
-	CHECK_EQ(e.rdma_flags, SNIC_CQE_RF_IMM);
+	CHECK_EQ(e.rdma_flags, SNIC_CQE_RF_IMM | SNIC_CQE_RF_XRC);
+	CHECK_EQ(e.src_qpn, s1.n);
 	CHECK_EQ(ntohl(e.imm), 0xabc);
 	CHECK(cq_empty(&s2.cq));
 	/* WRITE 2000 bytes to B's MR at 50000 */

@@ -503,6 +503,7 @@ enum snic_cqe_rdma_opcode {
 #define SNIC_CQE_RF_SOLICITED	(1u << 3)
 #define SNIC_CQE_RF_IPV6	(1u << 4)	/* UD: the GRH area is an IPv6 header */
 #define SNIC_CQE_RF_VLAN	(1u << 5)	/* UD: vlan_tci is the frame's 802.1Q tag */
+#define SNIC_CQE_RF_XRC		(1u << 6)	/* XRC_TGT: src_qpn is the XRC SRQ */
 
 enum snic_rdma_status {
 	SNIC_RST_OK		= 0,
