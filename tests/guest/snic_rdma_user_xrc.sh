@@ -21,12 +21,12 @@ check devinfo_xrc sh -c "ibv_devinfo -v -d $dev0 | grep -q -w XRC ||
 # with the server, all in one XRC domain per device), run by PREFIX.
 xsrq() {
 	local name=$1 p=$2 n=$3 pre=$4 out=/tmp/xsrq.$1 spid rc=0 i pids=""
-	timeout 150 $pre ibv_xsrq_pingpong -d "$dev0" -g "$gid0" -p "$p" \
+	$pre timeout 150 ibv_xsrq_pingpong -d "$dev0" -g "$gid0" -p "$p" \
 		-s 4096 -c "$n" -n 50 > "$out.s" 2>&1 &
 	spid=$!
 	wait_listen "$p"
 	for i in $(seq 1 "$n"); do
-		timeout 150 $pre ibv_xsrq_pingpong -d "$dev1" -g "$gid1" -p "$p" \
+		$pre timeout 150 ibv_xsrq_pingpong -d "$dev1" -g "$gid1" -p "$p" \
 			-s 4096 -n 50 127.0.0.1 > "$out.c$i" 2>&1 &
 		pids="$pids $!"
 	done
