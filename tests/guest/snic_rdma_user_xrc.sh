@@ -3,10 +3,11 @@
 # ibv_xsrq_pingpong (XRC domain, XRC SRQ, XRC_SEND and XRC_RECV QPs, one
 # pair per client) runs port to port with 1 and 3 client processes at
 # once (the clients share one XRC domain), as root and as nobody (an
-# unprivileged RDMA user: no capability, its own XRC domain file).  Every request is checked against its XRC SRQ's domain: nothing
+# unprivileged RDMA user: no capability, its own XRC domain file); perftest
+# ib_send_bw, ib_write_bw, ib_read_bw and ib_send_lat with -c XRC.  Every request is checked against its XRC SRQ's domain: nothing
 # is NAKed (xrc_bad_srqn 0).
 # vm-args: --guests 1
-# timeout: 240
+# timeout: 360
 . /opt/d2d/tests/lib.sh
 . /opt/d2d/tests/snic_eth.inc
 . /opt/d2d/tests/snic_rdma_user.inc
@@ -47,6 +48,14 @@ xsrq xsrq_pingpong_3_clients 18531 3
 # The XRC domain is the inode of /tmp/xrc_domain: nobody makes its own.
 rm -f /tmp/xrc_domain
 xsrq xsrq_pingpong_nobody 18532 2 "$NOBODY"
+# perftest over XRC QPs (-c XRC: its own XRC domain, SRQ and QP pairs)
+p=18540
+for t in send_bw write_bw read_bw send_lat; do
+	pair "perftest_xrc_$t" $p \
+		"ib_$t -c XRC -d $dev0 -x $gid0 -p $p -s 4096 -n 100 -F" \
+		"ib_$t -c XRC -d $dev1 -x $gid1 -p $p -s 4096 -n 100 -F 127.0.0.1"
+	p=$((p + 1))
+done
 # hwc IBDEV NAME: counter NAME of IBDEV's port
 hwc() { cat "/sys/class/infiniband/$1/ports/1/hw_counters/$2"; }
 check xsrq_nothing_naked test "$(hwc "$dev0" xrc_bad_srqn)$(hwc "$dev1" xrc_bad_srqn)" = 00
