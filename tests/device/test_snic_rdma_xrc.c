@@ -199,6 +199,22 @@ static void xrc_objects(void)
 	a.dbr_addr = galloc(64, 64);
 	CHECK_EQ(snic_aq_cmd(A, SNIC_AQ_CREATE_QP, &a, sizeof(a), &r),
 		 SNIC_AQ_EINVAL_PARAM);
+	/*
+	 * Doorbells for a queue an XRC QP does not have: none on a TGT QP,
+	 * no receive queue on an INI QP (a foreign page in between, so that
+	 * each refusal is seen)
+	 */
+	snic_db(B, 4, SNIC_DB_QP_SQ, tgt.qpn, 1);
+	CHECK_EQ(snic_rd(B, SNIC_REG_ERROR), SNIC_ERR_DB_QUEUE);
+	snic_db(B, 9, SNIC_DB_QP_SQ, tgt.qpn, 1);
+	CHECK_EQ(snic_rd(B, SNIC_REG_ERROR), SNIC_ERR_DB_PAGE);
+	snic_db(B, 4, SNIC_DB_QP_RQ, tgt.qpn, 1);
+	CHECK_EQ(snic_rd(B, SNIC_REG_ERROR), SNIC_ERR_DB_QUEUE);
+	snic_db(A, 9, SNIC_DB_QP_RQ, sa.qp.qpn, 1);
+	CHECK_EQ(snic_rd(A, SNIC_REG_ERROR), SNIC_ERR_DB_PAGE);
+	snic_db(A, 4, SNIC_DB_QP_RQ, sa.qp.qpn, 1);
+	CHECK_EQ(snic_rd(A, SNIC_REG_ERROR), SNIC_ERR_DB_QUEUE);
+	CHECK_EQ(qp_query_state(&tgt), SNIC_QPS_RTS);
 	/* in use: the XRCD by SRQs and the TGT QP, the CQ by its SRQ */
 	CHECK_EQ(snic_aq_obj(B, SNIC_AQ_DESTROY_XRCD, x2), SNIC_AQ_EBUSY);
 	CHECK_EQ(snic_aq_obj(B, SNIC_AQ_DESTROY_CQ, s3.cq.n), SNIC_AQ_EBUSY);
