@@ -117,6 +117,11 @@ struct snic_ib_pd {
 	u32 pdn;
 };
 
+struct snic_ib_xrcd {
+	struct ib_xrcd ibxrcd;
+	u32 xrcdn;
+};
+
 struct snic_ib_mr {
 	struct ib_mr ibmr;
 	struct ib_umem *umem;
@@ -215,8 +220,8 @@ struct snic_ib_ah {
 
 /*
  * Transport classes of a QP: UD and GSI QPs are datagram QPs (an AH in
- * every send WQE); RC and UC are connected, RC alone reliable (READ,
- * atomics, SEND with invalidate).
+ * every send WQE); RC, UC and XRC are connected, RC and XRC reliable
+ * (READ, atomics, SEND with invalidate).
  */
 static inline bool snic_ib_qp_ud(const struct snic_ib_qp *qp)
 {
@@ -242,6 +247,11 @@ static inline struct snic_ib_ucontext *to_sibuc(struct ib_ucontext *uc)
 static inline struct snic_ib_pd *to_sibpd(struct ib_pd *pd)
 {
 	return container_of(pd, struct snic_ib_pd, ibpd);
+}
+
+static inline struct snic_ib_xrcd *to_sibxrcd(struct ib_xrcd *xrcd)
+{
+	return container_of(xrcd, struct snic_ib_xrcd, ibxrcd);
 }
 
 static inline struct snic_ib_mr *to_sibmr(struct ib_mr *mr)
@@ -304,6 +314,14 @@ int snic_ib_llq_setup(struct snic_ib_dev *ibd, struct snic_ib_qp *qp);
 int snic_ib_llq_map(struct snic_ib_ucontext *uc, struct snic_ib_qp *qp,
 		    struct snic_create_qp_resp *resp);
 void snic_ib_llq_release(struct snic_ib_dev *ibd, struct snic_ib_qp *qp);
+
+/* snic_ib_xrc.c: XRC domains, XRC SRQs' fields, XRC_TGT QPs */
+int snic_ib_alloc_xrcd(struct ib_xrcd *xrcd, struct ib_udata *udata);
+int snic_ib_dealloc_xrcd(struct ib_xrcd *xrcd, struct ib_udata *udata);
+int snic_ib_xrc_srq_cmd(struct snic_aq_create_srq *c,
+			const struct ib_srq_init_attr *init);
+int snic_ib_create_tgt_qp(struct snic_ib_dev *ibd, struct snic_ib_qp *qp,
+			  const struct ib_qp_init_attr *init);
 
 /* snic_ib_mr.c */
 int snic_ib_alloc_pd(struct ib_pd *pd, struct ib_udata *udata);

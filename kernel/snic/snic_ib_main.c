@@ -54,7 +54,8 @@ static int snic_ib_query_device(struct ib_device *ibdev,
 	a->device_cap_flags = IB_DEVICE_MEM_MGT_EXTENSIONS |
 			      IB_DEVICE_RC_RNR_NAK_GEN |
 			      IB_DEVICE_SYS_IMAGE_GUID |
-			      IB_DEVICE_PORT_ACTIVE_EVENT;
+			      IB_DEVICE_PORT_ACTIVE_EVENT |
+			      IB_DEVICE_XRC;
 	a->kernel_cap_flags = IBK_LOCAL_DMA_LKEY;
 	a->max_send_sge = SNIC_IB_MAX_SEND_SGE;
 	a->max_recv_sge = SNIC_MAX_SGE;
@@ -288,6 +289,8 @@ static const struct ib_device_ops snic_ib_ops = {
 
 	.alloc_pd = snic_ib_alloc_pd,
 	.dealloc_pd = snic_ib_dealloc_pd,
+	.alloc_xrcd = snic_ib_alloc_xrcd,
+	.dealloc_xrcd = snic_ib_dealloc_xrcd,
 	.get_dma_mr = snic_ib_get_dma_mr,
 	.reg_user_mr = snic_ib_reg_user_mr,
 	.alloc_mr = snic_ib_alloc_mr,
@@ -324,6 +327,7 @@ static const struct ib_device_ops snic_ib_ops = {
 	INIT_RDMA_OBJ_SIZE(ib_qp, snic_ib_qp, ibqp),
 	INIT_RDMA_OBJ_SIZE(ib_srq, snic_ib_srq, ibsrq),
 	INIT_RDMA_OBJ_SIZE(ib_ucontext, snic_ib_ucontext, ibuc),
+	INIT_RDMA_OBJ_SIZE(ib_xrcd, snic_ib_xrcd, ibxrcd),
 };
 
 /* ---- completion EQ ---- */

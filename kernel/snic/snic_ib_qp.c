@@ -168,6 +168,10 @@ static int snic_ib_qp_type(enum ib_qp_type t)
 		return SNIC_QPT_UD;
 	case IB_QPT_GSI:
 		return SNIC_QPT_GSI;
+	case IB_QPT_XRC_INI:
+		return SNIC_QPT_XRC_INI;
+	case IB_QPT_XRC_TGT:
+		return SNIC_QPT_XRC_TGT;
 	default:
 		return -EOPNOTSUPP;
 	}
@@ -226,7 +230,8 @@ static int snic_ib_qp_mode(struct snic_ib_qp *qp, struct ib_qp_init_attr *init,
 	}
 	if (!(cmd.flags & SNIC_CREATE_QP_PIPE))	/* SSQ needs PIPE */
 		return cmd.flags & SNIC_CREATE_QP_SSQ ? -EINVAL : 0;
-	if (init->srq || cmd.ci_every < 1 || cmd.ci_every > 255)
+	if (init->srq || init->qp_type == IB_QPT_XRC_INI ||
+	    cmd.ci_every < 1 || cmd.ci_every > 255)
 		return -EINVAL;
 	/* an SSQ QP's response names its SSQ: a provider that reads it */
 	if ((cmd.flags & SNIC_CREATE_QP_SSQ) &&
@@ -242,6 +247,8 @@ static int snic_ib_qp_caps(struct snic_ib_qp *qp, struct ib_qp_init_attr *init)
 {
 	struct ib_qp_cap *cap = &init->cap;
 	bool ud = snic_ib_qp_ud(qp);
+	/* an XRC_INI QP has no receive queue, as a QP on an SRQ */
+	bool no_rq = init->srq || init->qp_type == IB_QPT_XRC_INI;
 	u32 max_sge = ud ? SNIC_IB_MAX_UD_SGE : SNIC_IB_MAX_SEND_SGE;
 	u32 bbs, n;
 
@@ -249,7 +256,7 @@ static int snic_ib_qp_caps(struct snic_ib_qp *qp, struct ib_qp_init_attr *init)
 	    cap->max_inline_data > (ud ? SNIC_MAX_UD_INLINE :
 				    SNIC_MAX_RDMA_INLINE) ||
 	    cap->max_send_wr > SNIC_IB_MAX_QP_WR ||
-	    (!init->srq && cap->max_recv_wr > SNIC_IB_MAX_QP_WR))
+	    (!no_rq && cap->max_recv_wr > SNIC_IB_MAX_QP_WR))
 		return -EINVAL;
 	qp->max_send_sge = max_t(u32, cap->max_send_sge, 1);
 	qp->max_recv_sge = max_t(u32, cap->max_recv_sge, 1);
@@ -261,7 +268,7 @@ static int snic_ib_qp_caps(struct snic_ib_qp *qp, struct ib_qp_init_attr *init)
 		return -EINVAL;
 	qp->sq_size = 1u << qp->sq_log;
 	qp->max_send_wr = qp->sq_size / bbs;
-	if (init->srq) {
+	if (no_rq) {
 		qp->rq_log = 0;
 		qp->rq_size = 0;
 		qp->rq_log_stride = SNIC_IB_RECV_MIN_LOG;
@@ -290,7 +297,7 @@ static int snic_ib_qp_caps(struct snic_ib_qp *qp, struct ib_qp_init_attr *init)
 	cap->max_send_wr = qp->max_send_wr;
 	cap->max_send_sge = qp->max_send_sge;
 	cap->max_inline_data = qp->max_inline;
-	if (!init->srq) {
+	if (!no_rq) {
 		cap->max_recv_wr = qp->rq_size;
 		cap->max_recv_sge = qp->max_recv_sge;
 	}
@@ -321,7 +328,8 @@ static int snic_ib_qp_cmd(struct snic_ib_dev *ibd, struct snic_ib_qp *qp,
 	c.db_page = cpu_to_le16(qp->db_page);
 	c.pdn = cpu_to_le32(pdn);
 	c.send_cqn = cpu_to_le16(to_sibcq(init->send_cq)->cq.cqn);
-	c.recv_cqn = cpu_to_le16(to_sibcq(init->recv_cq)->cq.cqn);
+	/* XRC_INI: no receive CQ, the device takes the send CQ's number */
+	c.recv_cqn = cpu_to_le16(to_sibcq(init->recv_cq ?: init->send_cq)->cq.cqn);
 	c.srqn = cpu_to_le16(qp->srq ? qp->srq->srqn : SNIC_SRQN_NONE);
 	c.sq_addr = cpu_to_le64(qp->buf.dma + qp->sq_off);
 	c.rq_addr = cpu_to_le64(qp->rq_size ? qp->buf.dma + qp->rq_off : 0);
@@ -392,21 +400,32 @@ int snic_ib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	type = snic_ib_qp_type(init->qp_type);
 	if (type < 0)
 		return type;
-	if (init->create_flags || !init->send_cq || !init->recv_cq ||
-	    (udata && type == SNIC_QPT_GSI))
-		return -EOPNOTSUPP;
-	if (udata)
-		uc = rdma_udata_to_drv_context(udata, struct snic_ib_ucontext,
-					       ibuc);
 	qp->type = type;
-	qp->user = !!udata;
-	qp->sig_all = init->sq_sig_type == IB_SIGNAL_ALL_WR;
-	qp->srq = init->srq ? to_sibsrq(init->srq) : NULL;
 	qp->port = SNIC_IB_PORT;
 	qp->state = IB_QPS_RESET;
 	qp->db_page = snic_ib_db_page(ibd, udata);
 	spin_lock_init(&qp->sq_lock);
 	spin_lock_init(&qp->rq_lock);
+	if (type == SNIC_QPT_XRC_TGT) {
+		ret = snic_ib_create_tgt_qp(ibd, qp, init);
+		if (ret)
+			return ret;
+		ibqp->qp_num = qp->qpn;
+		ret = snic_ib_xa_publish(&ibd->qps, qp->qpn, qp);
+		if (ret)
+			snic_cmd_destroy(ibd->sd, SNIC_AQ_DESTROY_QP, qp->qpn);
+		return ret;
+	}
+	if (init->create_flags || !init->send_cq ||
+	    (!init->recv_cq && type != SNIC_QPT_XRC_INI) ||
+	    (udata && type == SNIC_QPT_GSI))
+		return -EOPNOTSUPP;
+	if (udata)
+		uc = rdma_udata_to_drv_context(udata, struct snic_ib_ucontext,
+					       ibuc);
+	qp->user = !!udata;
+	qp->sig_all = init->sq_sig_type == IB_SIGNAL_ALL_WR;
+	qp->srq = init->srq ? to_sibsrq(init->srq) : NULL;
 	ret = snic_ib_qp_mode(qp, init, udata);
 	if (ret)
 		return ret;
@@ -647,7 +666,7 @@ int snic_ib_modify_cmd(struct snic_ib_dev *ibd, u32 qpn,
 	s->qkey = cpu_to_le32(a->qkey);
 	s->access = cpu_to_le32(a->qp_access_flags);
 	if (mask & IB_QP_AV) {
-		bool conn = type == IB_QPT_RC || type == IB_QPT_UC;
+		bool conn = type != IB_QPT_UD && type != IB_QPT_GSI;
 
 		ret = snic_ib_resolve_av(ibd, &a->ah_attr, qpn, dqpn, &s->av,
 					 conn ? s->sip6 : NULL,
@@ -681,7 +700,7 @@ int snic_ib_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *a, int mask,
 	if (ret)
 		return ret;
 
-	if (next == IB_QPS_RESET && !qp->user)
+	if (next == IB_QPS_RESET && !qp->user && qp->buf.va)
 		snic_ib_qp_reset(qp);
 	WRITE_ONCE(qp->state, next);
 	if (mask & IB_QP_QKEY)
@@ -776,7 +795,8 @@ int snic_ib_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 	u64 srqn;
 	int ret;
 
-	if (init->srq_type != IB_SRQT_BASIC || !a->max_wr ||
+	if ((init->srq_type != IB_SRQT_BASIC &&
+	     init->srq_type != IB_SRQT_XRC) || !a->max_wr ||
 	    a->max_wr > SNIC_IB_MAX_SRQ_WR ||
 	    a->max_sge > SNIC_MAX_SGE || a->srq_limit > a->max_wr)
 		return -EINVAL;
@@ -803,11 +823,15 @@ int snic_ib_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 	c.ring_addr = cpu_to_le64(srq->buf.dma);
 	c.dbr_addr = cpu_to_le64(srq->buf.dma + ring);
 	c.limit = cpu_to_le32(srq->limit);
+	ret = snic_ib_xrc_srq_cmd(&c, init);
+	if (ret)
+		goto err_buf;
 	memcpy(cmd.raw, &c, sizeof(c));
 	ret = snic_aq_exec(ibd->sd, &cmd, &srqn);
 	if (ret)
 		goto err_buf;
 	srq->srqn = srqn;
+	ibsrq->ext.xrc.srq_num = srqn;	/* what get_srq_num gives (XRC) */
 	ret = snic_ib_xa_publish(&ibd->srqs, srq->srqn, srq);
 	if (ret)
 		goto err_destroy;

@@ -97,6 +97,9 @@ static void snic_flush_send(SnicState *s, SnicQp *qp)
     timer_del(qp->retry_timer);
     timer_del(qp->rnr_timer);
     timer_del(qp->probe_timer);
+    if (!snic_qp_has_sq(qp)) {
+        return;     /* XRC_TGT: responder jobs only */
+    }
     if (qp->flags & SNIC_QP_F_SSQ) {
         return;     /* its posted WQEs are flushed as the SSQ reaches them */
     }
@@ -133,8 +136,8 @@ static void snic_flush_recv(SnicState *s, SnicQp *qp)
         qp->have_rwqe = false;
     }
     qp->resp_op = 0;
-    if (qp->srqn != SNIC_SRQN_NONE) {
-        return;
+    if (qp->srqn != SNIC_SRQN_NONE || snic_qp_xrc(qp)) {
+        return;     /* an SRQ keeps its WQEs; XRC QPs have no RQ */
     }
     while (snic_rdma_recv_peek(s, qp, &w)) {
         snic_recv_flush_cqe(s, qp, w.cookie, w.counter);

@@ -45,6 +45,7 @@ static void snic_rdma_drop_all(SnicState *s)
     memset(r->pds, 0, sizeof(SnicPd) * SNIC_MAX_PDS);
     memset(r->mrs, 0, sizeof(SnicMr) * SNIC_MAX_MRS);
     memset(r->srqs, 0, sizeof(SnicSrq) * SNIC_MAX_SRQS);
+    memset(r->xrcds, 0, sizeof(r->xrcds));
     memset(r->qps, 0, sizeof(SnicQp) * SNIC_MAX_QPS);
     r->qps_hi = 0;
     r->nqps = 0;
@@ -176,6 +177,10 @@ uint16_t snic_rdma_admin(SnicState *s, const struct snic_aq_cmd *c,
         return snic_rdma_mcast_admin(s, c);
     case SNIC_AQ_SET_LLQ:
         return snic_llq_set(s, c);
+    case SNIC_AQ_CREATE_XRCD:
+        return snic_xrcd_create(s, res);
+    case SNIC_AQ_DESTROY_XRCD:
+        return snic_xrcd_destroy(s, id);
     default:
         qemu_log_mask(LOG_GUEST_ERROR, "snic: unknown RDMA opcode 0x%x\n",
                       c->opcode);

@@ -137,6 +137,15 @@ void snic_rdma_hdr_init(SnicState *s, SnicQp *qp, SnicRoceHdr *h,
     h->dqpn = qp->dest_qpn;
     h->psn = psn & ROCE_PSN_MASK;
     h->pkey = ROCE_PKEY_DEFAULT;
+    snic_rdma_hdr_xrc(qp, h, 0);
+}
+
+void snic_rdma_hdr_xrc(const SnicQp *qp, SnicRoceHdr *h, uint16_t srqn)
+{
+    if (snic_qp_xrc(qp) && !(h->opcode & ROCE_OP_CLASS_MASK)) {
+        h->opcode |= ROCE_OP_XRC;
+        h->xrc_srqn = srqn;
+    }
 }
 
 /*

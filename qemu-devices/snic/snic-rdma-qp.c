@@ -16,64 +16,95 @@ static bool snic_cq_ok(SnicState *s, uint16_t cqn)
     return cqn < SNIC_MAX_CQS && s->cqs[cqn].valid;
 }
 
-uint16_t snic_rdma_create_qp(SnicState *s, const struct snic_aq_cmd *c,
-                             uint64_t *res)
+/*
+ * CREATE_QP's fields: SNIC_AQ_OK or the status to answer.  An XRC_TGT QP
+ * has an XRC domain and a doorbell page, none of the rest (no PD, CQ,
+ * SRQ or ring); an XRC_INI QP has no receive queue.
+ */
+static uint16_t snic_create_qp_check(SnicState *s,
+                                     const struct snic_aq_create_qp *a)
 {
-    struct snic_aq_create_qp a;
-    uint32_t pdn, qpn;
-    uint16_t srqn, scqn, rcqn;
-    bool pipe;
-    SnicQp *qp;
-    SnicPd *pd;
+    bool pipe = a->flags & SNIC_QP_F_PIPE;
+    bool xrc = a->type == SNIC_QPT_XRC_INI;
+    uint32_t pdn = le32_to_cpu(a->pdn);
+    uint16_t srqn = le16_to_cpu(a->srqn);
+    uint16_t scqn = le16_to_cpu(a->send_cqn);
+    uint16_t rcqn = xrc ? scqn : le16_to_cpu(a->recv_cqn);
 
-    memcpy(&a, c->raw, sizeof(a));
-    pipe = a.flags & SNIC_QP_F_PIPE;
-    pdn = le32_to_cpu(a.pdn);
-    srqn = le16_to_cpu(a.srqn);
-    scqn = le16_to_cpu(a.send_cqn);
-    rcqn = le16_to_cpu(a.recv_cqn);
-    pd = pdn < SNIC_MAX_PDS && s->rdma.pds[pdn].valid ? &s->rdma.pds[pdn] :
-         NULL;
-    if (!pd || !snic_cq_ok(s, scqn) || !snic_cq_ok(s, rcqn)) {
+    if (a->type == SNIC_QPT_XRC_TGT) {
+        if (a->flags || le16_to_cpu(a->db_page) >= SNIC_DB_PAGES) {
+            return SNIC_AQ_EINVAL_PARAM;
+        }
+        return snic_xrc_qp_check(s, a);
+    }
+    if (!snic_pd(s, pdn) || !snic_cq_ok(s, scqn) || !snic_cq_ok(s, rcqn)) {
         return SNIC_AQ_ENOENT;
     }
     if (srqn != SNIC_SRQN_NONE &&
         (srqn >= SNIC_MAX_SRQS || !s->rdma.srqs[srqn].valid)) {
         return SNIC_AQ_ENOENT;
     }
-    if (a.type > SNIC_QPT_UC ||
-        (a.flags & ~(SNIC_QP_F_PRIV | SNIC_QP_F_SIG_ALL | SNIC_QP_F_PIPE |
-                     SNIC_QP_F_SSQ)) ||
-        ((a.flags & SNIC_QP_F_SSQ) && !pipe) ||
-        a.sq_log < SNIC_MIN_LOG_SIZE || a.sq_log > SNIC_MAX_LOG_SIZE ||
-        le16_to_cpu(a.db_page) >= SNIC_DB_PAGES ||
-        le64_to_cpu(a.sq_addr) % SNIC_RING_ALIGN ||
-        le64_to_cpu(a.dbr_addr) % 4 ||
+    /* an XRC SRQ takes only XRC_TGT requests */
+    if ((srqn != SNIC_SRQN_NONE && s->rdma.srqs[srqn].xrc) ||
+        (xrc && (srqn != SNIC_SRQN_NONE || a->rq_log || pipe))) {
+        return SNIC_AQ_EINVAL_PARAM;
+    }
+    if (a->type > SNIC_QPT_XRC_INI ||
+        (a->flags & ~(SNIC_QP_F_PRIV | SNIC_QP_F_SIG_ALL | SNIC_QP_F_PIPE |
+                      SNIC_QP_F_SSQ)) ||
+        ((a->flags & SNIC_QP_F_SSQ) && !pipe) ||
+        a->sq_log < SNIC_MIN_LOG_SIZE || a->sq_log > SNIC_MAX_LOG_SIZE ||
+        le16_to_cpu(a->db_page) >= SNIC_DB_PAGES ||
+        le64_to_cpu(a->sq_addr) % SNIC_RING_ALIGN ||
+        le64_to_cpu(a->dbr_addr) % 4 ||
         (srqn != SNIC_SRQN_NONE && s->rdma.srqs[srqn].pdn != pdn) ||
-        (srqn == SNIC_SRQN_NONE &&
-         (a.rq_log < SNIC_MIN_LOG_SIZE || a.rq_log > SNIC_MAX_LOG_SIZE ||
-          (!pipe && (a.rq_log_stride < 5 || a.rq_log_stride > 8)) ||
-          le64_to_cpu(a.rq_addr) % SNIC_RING_ALIGN))) {
+        (srqn == SNIC_SRQN_NONE && !xrc &&
+         (a->rq_log < SNIC_MIN_LOG_SIZE || a->rq_log > SNIC_MAX_LOG_SIZE ||
+          (!pipe && (a->rq_log_stride < 5 || a->rq_log_stride > 8)) ||
+          le64_to_cpu(a->rq_addr) % SNIC_RING_ALIGN))) {
         return SNIC_AQ_EINVAL_PARAM;
     }
     /*
      * A pipe QP: its own receive pipe of at least one line of RQEs, a
      * consumer record; the fields are zero on a doorbell QP.
      */
-    if (pipe ? (a.type == SNIC_QPT_GSI || srqn != SNIC_SRQN_NONE ||
-                a.rq_log < SNIC_PIPE_MIN_RQ_LOG || !a.ci_every ||
-                le64_to_cpu(a.ci_addr) % 4) :
-               (a.ci_every || a.ci_addr)) {
+    if (pipe ? (a->type == SNIC_QPT_GSI || srqn != SNIC_SRQN_NONE ||
+                a->rq_log < SNIC_PIPE_MIN_RQ_LOG || !a->ci_every ||
+                le64_to_cpu(a->ci_addr) % 4) :
+               (a->ci_every || a->ci_addr)) {
         return SNIC_AQ_EINVAL_PARAM;
     }
-    if ((pipe && !snic_dma_probe(s, le64_to_cpu(a.ci_addr))) ||
-        !snic_dma_probe(s, le64_to_cpu(a.sq_addr)) ||
-        !snic_dma_probe(s, le64_to_cpu(a.dbr_addr)) ||
-        (srqn == SNIC_SRQN_NONE &&
-         !snic_dma_probe(s, le64_to_cpu(a.rq_addr)))) {
+    if ((pipe && !snic_dma_probe(s, le64_to_cpu(a->ci_addr))) ||
+        !snic_dma_probe(s, le64_to_cpu(a->sq_addr)) ||
+        !snic_dma_probe(s, le64_to_cpu(a->dbr_addr)) ||
+        (srqn == SNIC_SRQN_NONE && !xrc &&
+         !snic_dma_probe(s, le64_to_cpu(a->rq_addr)))) {
         s->stats.dma_errs++;
         return SNIC_AQ_EDMA;
     }
+    return SNIC_AQ_OK;
+}
+
+uint16_t snic_rdma_create_qp(SnicState *s, const struct snic_aq_cmd *c,
+                             uint64_t *res)
+{
+    struct snic_aq_create_qp a;
+    uint32_t pdn, qpn;
+    uint16_t srqn, scqn, rcqn, st;
+    bool pipe, tgt;
+    SnicQp *qp;
+
+    memcpy(&a, c->raw, sizeof(a));
+    st = snic_create_qp_check(s, &a);
+    if (st != SNIC_AQ_OK) {
+        return st;
+    }
+    pipe = a.flags & SNIC_QP_F_PIPE;
+    tgt = a.type == SNIC_QPT_XRC_TGT;
+    pdn = le32_to_cpu(a.pdn);
+    srqn = le16_to_cpu(a.srqn);
+    scqn = le16_to_cpu(a.send_cqn);
+    rcqn = a.type == SNIC_QPT_XRC_INI ? scqn : le16_to_cpu(a.recv_cqn);
     if (a.type == SNIC_QPT_GSI) {
         if (s->rdma.qps[SNIC_GSI_QPN].valid) {
             return SNIC_AQ_EBUSY;
@@ -122,10 +153,14 @@ uint16_t snic_rdma_create_qp(SnicState *s, const struct snic_aq_cmd *c,
     qp->probe_timer = d2d_timer_new_guarded(DEVICE(s), snic_rdma_probe_timer,
                                             qp);
     snic_rdma_cc_qp_init(s, qp);
-    pd->refs++;
-    s->cqs[scqn].refs++;
-    s->cqs[rcqn].refs++;
-    if (srqn != SNIC_SRQN_NONE) {
+    if (tgt) {
+        snic_xrc_qp_init(s, qp, le16_to_cpu(a.xrcdn));
+    } else {
+        s->rdma.pds[pdn].refs++;
+        s->cqs[scqn].refs++;
+        s->cqs[rcqn].refs++;
+    }
+    if (srqn != SNIC_SRQN_NONE && !tgt) {
         s->rdma.srqs[srqn].refs++;
     }
     s->rdma.qps_hi = MAX(s->rdma.qps_hi, qpn + 1);
@@ -170,11 +205,15 @@ uint16_t snic_rdma_destroy_qp(SnicState *s, uint32_t qpn)
     if (!qp) {
         return SNIC_AQ_ENOENT;
     }
-    s->rdma.pds[qp->pdn].refs--;
-    s->cqs[qp->scqn].refs--;
-    s->cqs[qp->rcqn].refs--;
-    if (qp->srqn != SNIC_SRQN_NONE) {
-        s->rdma.srqs[qp->srqn].refs--;
+    if (qp->type == SNIC_QPT_XRC_TGT) {
+        snic_xrc_qp_destroy(s, qp);
+    } else {
+        s->rdma.pds[qp->pdn].refs--;
+        s->cqs[qp->scqn].refs--;
+        s->cqs[qp->rcqn].refs--;
+        if (qp->srqn != SNIC_SRQN_NONE) {
+            s->rdma.srqs[qp->srqn].refs--;
+        }
     }
     snic_rdma_qp_free(s, qp);
     return SNIC_AQ_OK;
@@ -242,10 +281,12 @@ static bool snic_qp_transition(SnicQp *qp, uint8_t from, uint8_t to,
         return true;
     case SNIC_QPS_INIT:
         if (to == SNIC_QPS_RTR) {
+            /* an XRC_INI QP has no responder */
             *req = (conn ? SNIC_QP_ATTR_AV | SNIC_QP_ATTR_PATH_MTU |
                            SNIC_QP_ATTR_DEST_QPN | SNIC_QP_ATTR_RQ_PSN : 0) |
-                   (rc ? SNIC_QP_ATTR_MAX_DEST_RD_ATOMIC |
-                         SNIC_QP_ATTR_MIN_RNR_TIMER : 0);
+                   (rc && qp->type != SNIC_QPT_XRC_INI ?
+                    SNIC_QP_ATTR_MAX_DEST_RD_ATOMIC |
+                    SNIC_QP_ATTR_MIN_RNR_TIMER : 0);
             return true;
         }
         return to == SNIC_QPS_INIT;
@@ -253,8 +294,10 @@ static bool snic_qp_transition(SnicQp *qp, uint8_t from, uint8_t to,
         if (to != SNIC_QPS_RTS) {
             return false;
         }
+        /* an XRC_TGT QP has no requester */
         *req = SNIC_QP_ATTR_SQ_PSN |
-               (rc ? SNIC_QP_ATTR_TIMEOUT | SNIC_QP_ATTR_RETRY_CNT |
+               (qp->type == SNIC_QPT_XRC_TGT ? SNIC_QP_ATTR_TIMEOUT :
+                rc ? SNIC_QP_ATTR_TIMEOUT | SNIC_QP_ATTR_RETRY_CNT |
                      SNIC_QP_ATTR_RNR_RETRY | SNIC_QP_ATTR_MAX_RD_ATOMIC : 0);
         return true;
     case SNIC_QPS_RTS:
@@ -462,7 +505,7 @@ bool snic_rdma_db_wqe(SnicState *s, uint16_t page, const uint8_t *line)
     unsigned nbb = DIV_ROUND_UP(ctrl->ds_cnt, 4);
     uint16_t ahead;
 
-    if (!qp || qp->db_page != page ||
+    if (!qp || qp->db_page != page || !snic_qp_has_sq(qp) ||
         (qp->flags & (SNIC_QP_F_PIPE | SNIC_QP_F_SSQ))) {
         return false;
     }
@@ -508,6 +551,12 @@ bool snic_rdma_db(SnicState *s, uint16_t page, uint32_t off, uint32_t qn,
     if (page != qp->db_page) {
         s->stats.bad_db++;
         snic_raise_error(s, SNIC_ERR_DB_PAGE, "QP doorbell on a foreign page");
+        return true;
+    }
+    if (off == SNIC_DB_QP_RQ ? snic_qp_xrc(qp) : !snic_qp_has_sq(qp)) {
+        s->stats.bad_db++;
+        snic_raise_error(s, SNIC_ERR_DB_QUEUE,
+                         "doorbell for a queue the XRC QP does not have");
         return true;
     }
     d2d_mmio_account(&qp->pcie, true, page * SNIC_DB_PAGE_SIZE + off, 4);

@@ -32,9 +32,13 @@ static bool snic_rdma_class_ok(const SnicQp *qp, uint32_t fl)
 {
     switch (qp->type) {
     case SNIC_QPT_RC:
-        return !(fl & (ROCE_F_UC | ROCE_F_UD));
+        return !(fl & (ROCE_F_UC | ROCE_F_UD | ROCE_F_XRC));
     case SNIC_QPT_UC:
         return fl & ROCE_F_UC;
+    case SNIC_QPT_XRC_INI:
+        return (fl & ROCE_F_XRC) && (fl & ROCE_F_RESP);
+    case SNIC_QPT_XRC_TGT:
+        return (fl & ROCE_F_XRC) && (fl & ROCE_F_REQ);
     default:
         return fl & ROCE_F_UD;
     }
@@ -114,6 +118,8 @@ static void snic_rdma_rx_qp(SnicState *s, SnicQp *qp, SnicRoceHdr *h,
         snic_rdma_cc_cnp(s, qp, h);
         return;
     }
+    /* from here on an XRC packet is handled as its RC opcode */
+    snic_xrc_rx(h, &fl);
     if (qp->type == SNIC_QPT_RC && (h->tos & D2D_ECN_MASK) == D2D_ECN_CE) {
         /* the notification point: a CNP goes back to the sender */
         snic_rdma_cc_ce(s, qp);

@@ -29,8 +29,9 @@ static bool snic_wqe_opcode_ok(SnicQp *qp, uint8_t op)
     case SNIC_WQE_RDMA_READ:
     case SNIC_WQE_ATOMIC_CS:
     case SNIC_WQE_ATOMIC_FA:
-    case SNIC_WQE_CUSTOM:
         return snic_qp_reliable(qp);
+    case SNIC_WQE_CUSTOM:
+        return qp->type == SNIC_QPT_RC;
     default:
         return false;
     }
@@ -133,6 +134,7 @@ static uint8_t snic_wqe_parse(SnicState *s, SnicQp *qp, SnicSwqe *w,
     w->opcode = ctrl->opcode;
     w->flags = ctrl->flags;
     w->imm = be32_to_cpu(ctrl->imm);
+    w->xrc_srqn = le16_to_cpu(ctrl->xrc_srqn);
     if (!snic_wqe_opcode_ok(qp, w->opcode)) {
         return SNIC_RST_LOC_QP_OP;
     }
@@ -538,6 +540,7 @@ static bool snic_req_packet(SnicState *s, SnicQp *qp, SnicSwqe *w)
     if (h.ackreq) {
         qp->pkts_since_ack = 0;
     }
+    snic_rdma_hdr_xrc(qp, &h, w->xrc_srqn);
     hl = snic_roce_build(f, &h, len);
     if (len) {
         uint8_t st = SNIC_RST_OK;
@@ -638,6 +641,9 @@ bool snic_rdma_req_run(SnicState *s, SnicQp *qp, int *budget)
 {
     bool rc = snic_qp_reliable(qp), conn = snic_qp_connected(qp);
 
+    if (!snic_qp_has_sq(qp)) {
+        return false;
+    }
     snic_req_asked(s, qp);
     snic_req_fetch(s, qp);
     if (qp->rnr_wait) {

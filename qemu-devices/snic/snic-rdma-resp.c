@@ -133,7 +133,11 @@ static void snic_resp_recv_cqe(SnicState *s, SnicQp *qp, const SnicRecvWqe *w,
     cqe.wqe_opcode = wqe_op;
     cqe.rdma_flags = rflags;
     cqe.imm = cpu_to_be32(imm);
-    if (h && !snic_qp_connected(qp)) {
+    if (qp->type == SNIC_QPT_XRC_TGT) {
+        /* the WQE's XRC SRQ: the host finds its receive queue by it */
+        cqe.rdma_flags |= SNIC_CQE_RF_XRC;
+        cqe.src_qpn = cpu_to_le32(qp->srqn);
+    } else if (h && !snic_qp_connected(qp)) {
         cqe.src_qpn = cpu_to_le32(h->sqpn);
         memcpy(cqe.smac, h->smac, 6);
         if (h->vlan) {
@@ -255,6 +259,7 @@ static void snic_resp_read(SnicState *s, SnicQp *qp, const SnicRoceHdr *h,
     }
     j.psn = h->psn;
     j.mtu = qp->mtu;
+    j.pdn = qp->pdn;
     j.npkts = snic_read_npkts(qp, h->dlen);
     j.va = h->va;
     j.rkey = h->rkey;
@@ -569,6 +574,11 @@ static void snic_resp_rc(SnicState *s, SnicQp *qp, const SnicRoceHdr *h)
                                   !snic_resp_rc_sync(s, qp, h, fl, d)) {
         return;
     }
+    /* XRC_TGT: the request goes to the XRC SRQ its XRCETH names */
+    if (qp->type == SNIC_QPT_XRC_TGT && !snic_xrc_bind(s, qp, h->xrc_srqn)) {
+        snic_resp_fail(s, qp, h, AETH_NAK_INV_REQ, SNIC_RST_REM_INV_REQ);
+        return;
+    }
     if (h->paylen > qp->mtu ||
         (!(fl & ROCE_F_LAST) && (fl & ROCE_F_PAYLOAD) &&
          h->paylen != qp->mtu)) {
@@ -778,6 +788,10 @@ bool snic_rdma_resp_run(SnicState *s, SnicQp *qp, int *budget)
         } else if (len) {
             uint64_t va = j->va + (uint64_t)j->sent * j->mtu;
             SnicMr *mr;
+
+            if (qp->type == SNIC_QPT_XRC_TGT) {
+                qp->pdn = j->pdn;   /* its SRQ's PD, as at the request */
+            }
 
             /* the MR may have been invalidated since the request */
             if (!snic_rdma_key_ok(s, qp, j->rkey, va, len,

@@ -21,6 +21,7 @@ uint16_t snic_srq_create(SnicState *s, const struct snic_aq_cmd *c,
 {
     struct snic_aq_create_srq a;
     uint32_t pdn;
+    uint16_t st;
     SnicSrq *q;
     int i;
 
@@ -49,6 +50,10 @@ uint16_t snic_srq_create(SnicState *s, const struct snic_aq_cmd *c,
     }
     q = &s->rdma.srqs[i];
     memset(q, 0, sizeof(*q));
+    st = snic_xrc_srq_create(s, q, &a);
+    if (st != SNIC_AQ_OK) {
+        return st;
+    }
     q->valid = true;
     q->pdn = pdn;
     q->log_size = a.log_size;
@@ -89,6 +94,7 @@ uint16_t snic_srq_destroy(SnicState *s, uint32_t srqn)
     if (q->refs) {
         return SNIC_AQ_EBUSY;
     }
+    snic_xrc_srq_destroy(s, q);
     s->rdma.pds[q->pdn].refs--;
     q->valid = false;
     return SNIC_AQ_OK;

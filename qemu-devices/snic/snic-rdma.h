@@ -14,6 +14,8 @@
  *   snic-rdma-comp.c   completer: responses in, in-order completion, timers
  *   snic-rdma-flush.c  the error state, flush, send CQEs
  *   snic-rdma-srq.c    SRQ admin and doorbells, receive WQE fetch
+ *   snic-rdma-xrc.c    XRC domains, XRC SRQs' domains and CQs, the SRQ an
+ *                      XRC_TGT QP's request names
  *   snic-rdma-llq.c    low-latency QPs: small SENDs placed in a polled ring
  *   snic-rdma-pipe.c   DMA-only notification pipes: phase-bit elements,
  *                      the consumer record, the NIC cores' poll lists
@@ -110,7 +112,15 @@ typedef struct SnicSrq {
     uint16_t pi, ci;
     uint32_t limit;
     uint32_t refs;              /* QPs on it */
+    bool xrc;                   /* an XRC SRQ (snic-rdma-xrc.c) */
+    uint16_t xrcdn, cqn;        /* XRC: its domain and completion queue */
 } SnicSrq;
+
+/* An XRC domain (SNIC_AQ_CREATE_XRCD). */
+typedef struct SnicXrcd {
+    bool valid;
+    uint32_t refs;              /* XRC SRQs and XRC_TGT QPs in it */
+} SnicXrcd;
 
 typedef struct SnicSge {
     uint64_t addr;
@@ -146,6 +156,7 @@ typedef struct SnicSwqe {
     uint8_t sip6[16], dip6[16]; /* UD over IPv6 (av.flags SNIC_AV_F_IPV6) */
     uint32_t dest_qpn, qkey;    /* UD */
     uint32_t req_len;           /* CUSTOM: request bytes in inl_data */
+    uint16_t xrc_srqn;          /* XRC_INI: the remote XRC SRQ */
     uint8_t nsge;
     SnicSge sge[SNIC_MAX_SGE];
     uint8_t inl_data[SNIC_MAX_RDMA_INLINE];
@@ -162,6 +173,7 @@ typedef struct SnicRdJob {
     uint64_t orig;              /* atomic result */
     bool custom;                /* a custom response: ccache[cslot] */
     uint8_t cslot;
+    uint32_t pdn;               /* the PD its key is checked in (XRC_TGT) */
 } SnicRdJob;
 
 /*
@@ -235,6 +247,11 @@ typedef struct SnicQp {
     uint8_t type, flags, state;
     uint32_t pdn;
     uint16_t scqn, rcqn, srqn, db_page;
+    /*
+     * XRC_TGT: its XRC domain; pdn, the CQs and srqn are those of the
+     * XRC SRQ the current request names (snic_xrc_bind).
+     */
+    uint16_t xrcdn;
     uint64_t sq_ring, rq_ring, dbr;
     uint8_t sq_log, rq_log, rq_stride_log;
 
@@ -342,19 +359,32 @@ typedef struct SnicQp {
 } SnicQp;
 
 /*
- * Transport classes: RC and UC QPs are connected (one peer on the AV of
- * MODIFY_QP, multi-packet messages with PSNs, the responder's message
- * state); only RC is reliable (ACKs, NAKs, retransmission, READ and
- * atomics).  UD and GSI are datagram QPs.
+ * Transport classes: RC, UC and XRC QPs are connected (one peer on the
+ * AV of MODIFY_QP, multi-packet messages with PSNs, the responder's
+ * message state); RC and XRC are reliable (ACKs, NAKs, retransmission,
+ * READ and atomics).  UD and GSI are datagram QPs.  An XRC_INI QP is the
+ * requester half of an RC QP, an XRC_TGT QP the responder half.
  */
+static inline bool snic_qp_xrc(const SnicQp *qp)
+{
+    return qp->type == SNIC_QPT_XRC_INI || qp->type == SNIC_QPT_XRC_TGT;
+}
+
 static inline bool snic_qp_connected(const SnicQp *qp)
 {
-    return qp->type == SNIC_QPT_RC || qp->type == SNIC_QPT_UC;
+    return qp->type == SNIC_QPT_RC || qp->type == SNIC_QPT_UC ||
+           snic_qp_xrc(qp);
 }
 
 static inline bool snic_qp_reliable(const SnicQp *qp)
 {
-    return qp->type == SNIC_QPT_RC;
+    return qp->type == SNIC_QPT_RC || snic_qp_xrc(qp);
+}
+
+/* Does @qp have a send queue (XRC_TGT has none)? */
+static inline bool snic_qp_has_sq(const SnicQp *qp)
+{
+    return qp->type != SNIC_QPT_XRC_TGT;
 }
 
 /* A shared send queue (snic-rdma-ssq.c). */
@@ -419,6 +449,7 @@ typedef struct SnicRdma {
     SnicRdmaStats *sets;        /* SNIC_RDMA_COUNTER_SETS counter sets */
     SnicRdmaStats attributed;   /* all that went to any set */
     SnicSrcAddr src[SNIC_SRC_ADDRS];
+    SnicXrcd xrcds[SNIC_MAX_XRCDS];
     SnicMcastGroup mcast[SNIC_MAX_MCAST_GRPS];
     QEMUBH *bh;
     uint8_t *frame;             /* SNIC_RDMA_MAX_FRAME */
@@ -567,6 +598,27 @@ uint16_t snic_rdma_srq_db(SnicState *s, uint16_t page, uint32_t srqn,
 bool snic_rdma_recv_peek(SnicState *s, SnicQp *qp, SnicRecvWqe *w);
 void snic_rdma_recv_consume(SnicState *s, SnicQp *qp);
 
+/* snic-rdma-xrc.c: XRC domains, below the QP admin, the SRQs and roles */
+uint16_t snic_xrcd_create(SnicState *s, uint64_t *res);
+uint16_t snic_xrcd_destroy(SnicState *s, uint32_t xrcdn);
+/* The XRC fields of CREATE_SRQ into @q (taking its references). */
+uint16_t snic_xrc_srq_create(SnicState *s, SnicSrq *q,
+                             const struct snic_aq_create_srq *a);
+/* XRC SRQ @q is destroyed: its references go, no TGT QP names it. */
+void snic_xrc_srq_destroy(SnicState *s, SnicSrq *q);
+/* CREATE_QP: an XRC_TGT QP's XRC domain exists? */
+uint16_t snic_xrc_qp_check(SnicState *s, const struct snic_aq_create_qp *a);
+/* XRC_TGT @qp takes its domain; no PD, CQ or SRQ until a request binds. */
+void snic_xrc_qp_init(SnicState *s, SnicQp *qp, uint16_t xrcdn);
+void snic_xrc_qp_destroy(SnicState *s, SnicQp *qp);
+/*
+ * XRC_TGT @qp takes a request for XRC SRQ @srqn: false if there is no
+ * such XRC SRQ in its domain (or a message in progress names another).
+ */
+bool snic_xrc_bind(SnicState *s, SnicQp *qp, uint32_t srqn);
+/* A received XRC packet: the RC opcode in *h and *fl. */
+void snic_xrc_rx(SnicRoceHdr *h, uint32_t *fl);
+
 /* snic-rdma-flush.c: below the roles */
 /* The send CQE of @w, with @status (SNIC_RST_*). */
 void snic_rdma_req_cqe(SnicState *s, SnicQp *qp, const SnicSwqe *w,
@@ -652,6 +704,8 @@ void snic_rdma_xmit(SnicState *s, SnicQp *qp, const SnicRoceHdr *h,
 /* Headers every packet of @qp shares (addresses, BTH basics). */
 void snic_rdma_hdr_init(SnicState *s, SnicQp *qp, SnicRoceHdr *h,
                         uint8_t opcode, uint32_t psn);
+/* An XRC QP's packet: its RC opcode to the XRC one, a request's XRCETH. */
+void snic_rdma_hdr_xrc(const SnicQp *qp, SnicRoceHdr *h, uint16_t srqn);
 void snic_rdma_loss_props(SnicState *s, Object *obj);
 uint16_t snic_src_addr_set(SnicState *s, const struct snic_aq_cmd *c);
 /* A user UD QP's source: @av's smac and sip from its sgid_index entry. */

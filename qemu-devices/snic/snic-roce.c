@@ -64,6 +64,13 @@ uint32_t snic_roce_opflags(uint8_t opcode)
     case ROCE_OP_UC | ROCE_SEND_FIRST ... ROCE_OP_UC | ROCE_WRITE_ONLY_IMM:
         /* UC: the RC SEND and WRITE operations, same headers */
         return snic_roce_opflags(opcode & ~ROCE_OP_CLASS_MASK) | ROCE_F_UC;
+    case ROCE_OP_XRC | ROCE_SEND_FIRST ... ROCE_OP_XRC | ROCE_SEND_ONLY_INV: {
+        /* XRC: the RC operations, requests with the XRCETH */
+        uint32_t fl = snic_roce_opflags(opcode & ~ROCE_OP_CLASS_MASK);
+
+        return !fl ? 0 : fl | ROCE_F_XRC |
+               ((fl & ROCE_F_REQ) ? ROCE_F_XRCETH : 0);
+    }
     case ROCE_UD_SEND_ONLY:
         return F_REQ_SEND | ROCE_F_ONLY | ROCE_F_UD | ROCE_F_DETH;
     case ROCE_UD_SEND_ONLY_IMM:
@@ -79,11 +86,15 @@ uint32_t snic_roce_opflags(uint8_t opcode)
     }
 }
 
-/* Header order on the wire: BTH, RETH|DETH|AtomicETH, AETH, ..., ImmDt. */
+/*
+ * Header order on the wire: BTH, XRCETH, RETH|DETH|AtomicETH, AETH, ...,
+ * ImmDt.
+ */
 size_t snic_roce_hdr_len(uint32_t fl)
 {
     size_t n = ROCE_BTH_LEN;
 
+    n += (fl & ROCE_F_XRCETH) ? ROCE_XRCETH_LEN : 0;
     n += (fl & ROCE_F_RETH) ? ROCE_RETH_LEN : 0;
     n += (fl & ROCE_F_DETH) ? ROCE_DETH_LEN : 0;
     n += (fl & ROCE_F_ATMETH) ? ROCE_ATMETH_LEN : 0;
@@ -190,6 +201,10 @@ size_t snic_roce_build(uint8_t *f, SnicRoceHdr *h, size_t paylen)
     }
     d2d_wr32(p + 8, (h->ackreq ? 0x80000000u : 0) | (h->psn & ROCE_PSN_MASK));
     p += ROCE_BTH_LEN;
+    if (fl & ROCE_F_XRCETH) {
+        d2d_wr32(p, h->xrc_srqn & ROCE_PSN_MASK);
+        p += ROCE_XRCETH_LEN;
+    }
     if (fl & ROCE_F_RETH) {
         wr64(p, h->va);
         d2d_wr32(p + 8, h->rkey);
@@ -386,6 +401,10 @@ SnicRoceParse snic_roce_parse(const uint8_t *f, size_t len, SnicRoceHdr *h)
         return ROCE_BAD_ICRC;
     }
     p += ROCE_BTH_LEN;
+    if (fl & ROCE_F_XRCETH) {
+        h->xrc_srqn = d2d_rd32(p) & ROCE_PSN_MASK;
+        p += ROCE_XRCETH_LEN;
+    }
     if (fl & ROCE_F_RETH) {
         h->va = rd64(p);
         h->rkey = d2d_rd32(p + 8);

@@ -27,23 +27,27 @@
 #define ROCE_IMM_LEN        4
 #define ROCE_IETH_LEN       4
 #define ROCE_DETH_LEN       8
+#define ROCE_XRCETH_LEN     4
 #define ROCE_ICRC_LEN       4
 #define ROCE_CNP_RSVD_LEN   16      /* reserved bytes after a CNP's BTH */
 /* Ethernet + IPv4 + UDP before the BTH */
 #define ROCE_L4_OFF         (14 + ROCE_IP_HLEN)
 #define ROCE_BTH_OFF        (ROCE_L4_OFF + ROCE_UDP_HLEN)
-/* Largest header stack: Ethernet, IPv6, UDP, BTH + AtomicETH */
+/* Largest header stack: Ethernet, IPv6, UDP, BTH + XRCETH + AtomicETH */
 #define ROCE_MAX_HDRS       (14 + ROCE_IP6_HLEN + ROCE_UDP_HLEN + \
-                             ROCE_BTH_LEN + ROCE_ATMETH_LEN)
+                             ROCE_BTH_LEN + ROCE_XRCETH_LEN + ROCE_ATMETH_LEN)
 #define ROCE_PKEY_DEFAULT   0xffff
 
 /*
- * BTH opcodes: bits 7:5 the transport class (RC 0x00, UC 0x20, UD 0x60),
- * bits 4:0 the operation.  The RC values are listed; a UC opcode is
- * ROCE_OP_UC | the RC SEND/WRITE operation (0x20..0x2b).
+ * BTH opcodes: bits 7:5 the transport class (RC 0x00, UC 0x20, UD 0x60,
+ * XRC 0xa0), bits 4:0 the operation.  The RC values are listed; a UC
+ * opcode is ROCE_OP_UC | the RC SEND/WRITE operation (0x20..0x2b), an XRC
+ * opcode ROCE_OP_XRC | any RC operation (0xa0..0xb7), its requests with
+ * the XRCETH after the BTH.
  */
 #define ROCE_OP_CLASS_MASK  0xe0
 #define ROCE_OP_UC          0x20
+#define ROCE_OP_XRC         0xa0
 enum {
     ROCE_SEND_FIRST = 0x00,
     ROCE_SEND_MIDDLE = 0x01,
@@ -108,6 +112,8 @@ enum {
 #define ROCE_F_CUSTOM   (1u << 19)  /* custom request (ROCE_CUSTOM_*) */
 #define ROCE_F_CNP      (1u << 20)  /* congestion notification */
 #define ROCE_F_UC       (1u << 21)  /* unreliable connected (class 0x20) */
+#define ROCE_F_XRC      (1u << 22)  /* extended reliable connected (0xa0) */
+#define ROCE_F_XRCETH   (1u << 23)  /* XRC request: XRCETH after the BTH */
 
 /* AETH syndrome */
 #define AETH_ACK            0x00
@@ -151,6 +157,7 @@ typedef struct SnicRoceHdr {
     uint32_t imm;                   /* ImmDt, value as on the wire (BE) */
     uint32_t ieth;                  /* IETH rkey */
     uint32_t qkey, sqpn;            /* DETH */
+    uint32_t xrc_srqn;              /* XRCETH: the XRC SRQ (24 bits) */
     /* parse results */
     const uint8_t *ip;              /* received IPv4 or IPv6 header */
     const uint8_t *payload;

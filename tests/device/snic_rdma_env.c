@@ -361,7 +361,8 @@ bool qp_connect_to(struct qp *q, const struct qp *peer,
 		   const struct conn *c, uint32_t sq_psn,
 		   uint32_t rq_psn, bool rts)
 {
-	bool rc = q->type == SNIC_QPT_RC;
+	bool rc = q->type == SNIC_QPT_RC || q->type == SNIC_QPT_XRC_INI ||
+		  q->type == SNIC_QPT_XRC_TGT;
 	struct snic_qp_attr a;
 
 	memset(&a, 0, sizeof(a));

@@ -114,14 +114,14 @@ static void struct_sizes_match_doc(void)
 	CHECK_EQ(__builtin_offsetof(struct snic_qp_attr, sip6), 96);
 	CHECK_EQ(__builtin_offsetof(struct snic_av, flags), 25);
 	CHECK_EQ(sizeof(struct snic_av), 32);
-	CHECK_EQ(sizeof(struct snic_aq_create_srq), 32);
+	CHECK_EQ(sizeof(struct snic_aq_create_srq), 40);
 	CHECK_EQ(sizeof(struct snic_aq_modify_srq), 8);
 	CHECK_EQ(sizeof(struct snic_wqe_ud), 48);
 	CHECK_EQ(sizeof(struct snic_wqe_reg), 48);
 	CHECK_EQ(sizeof(struct snic_wqe_raddr), 16);
 	CHECK_EQ(sizeof(struct snic_wqe_atomic), 16);
 	CHECK_EQ(sizeof(struct snic_recv_hdr), 16);
-	CHECK_EQ(sizeof(struct snic_rdma_stats), 464);
+	CHECK_EQ(sizeof(struct snic_rdma_stats), 472);
 	CHECK_EQ(sizeof(struct snic_aq_create_ssq), 56);
 	CHECK_EQ(sizeof(struct snic_aq_set_llq), 56);
 	CHECK_EQ(__builtin_offsetof(struct snic_aq_set_llq, ring_addr), 8);
@@ -138,6 +138,10 @@ static void struct_sizes_match_doc(void)
 	CHECK_EQ(__builtin_offsetof(struct snic_qp_attr, cc_rate_mbps), 84);
 	CHECK_EQ(__builtin_offsetof(struct snic_wqe_reg, page_shift), 36);
 	CHECK_EQ(__builtin_offsetof(struct snic_aq_create_srq, limit), 24);
+	CHECK_EQ(__builtin_offsetof(struct snic_aq_create_srq, flags), 28);
+	CHECK_EQ(__builtin_offsetof(struct snic_aq_create_srq, xrcdn), 30);
+	CHECK_EQ(__builtin_offsetof(struct snic_aq_create_srq, cqn), 32);
+	CHECK_EQ(__builtin_offsetof(struct snic_aq_create_qp, xrcdn), 18);
 }
 #elif defined(SNIC_ID_MAGIC) && !defined(SNIC_CAP_SPIN)
 static void struct_sizes_match_doc(void)

@@ -265,6 +265,42 @@ static void uc_ops(void)
 	}
 }
 
+/*
+ * XRC_SEND: RC's WQEs with the remote XRC SRQ (wr.qp_type.xrc.remote_srqn)
+ * in ctrl.xrc_srqn; no custom requests; an SRQ number the device cannot
+ * name (over 16 bits) is refused.
+ */
+static void xrc_send(void)
+{
+	struct ibv_sge s = { 0x1000, 8, 1 };
+	struct ibv_send_wr wr = { .sg_list = &s, .num_sge = 1,
+				  .opcode = IBV_WR_SEND };
+	struct snic_sq_params xrc = rc;
+	struct snic_wqe_info info;
+
+	xrc.qp_type = IBV_QPT_XRC_SEND;
+	wr.qp_type.xrc.remote_srqn = 0x1234;
+	CHECK_EQ(snic_build_send_wqe(&xrc, &wr, 0, wqe, &info), 0);
+	CHECK_EQ(ctrl()->opcode, SNIC_WQE_SEND);
+	CHECK_EQ(le16toh(ctrl()->xrc_srqn), 0x1234);
+	CHECK_EQ(ctrl()->ds_cnt, 2);		/* ctrl data */
+	wr.opcode = IBV_WR_ATOMIC_FETCH_AND_ADD;
+	wr.wr.atomic.remote_addr = 0x5000;
+	wr.wr.atomic.rkey = 0x77;
+	CHECK_EQ(snic_build_send_wqe(&xrc, &wr, 0, wqe, &info), 0);
+	CHECK_EQ(ctrl()->opcode, SNIC_WQE_ATOMIC_FA);
+	CHECK_EQ(le16toh(ctrl()->xrc_srqn), 0x1234);
+	wr.opcode = IBV_WR_DRIVER1;
+	CHECK_EQ(snic_build_send_wqe(&xrc, &wr, 0, wqe, &info), EINVAL);
+	wr.opcode = IBV_WR_SEND;
+	wr.qp_type.xrc.remote_srqn = 0x10000;
+	CHECK_EQ(snic_build_send_wqe(&xrc, &wr, 0, wqe, &info), EINVAL);
+	/* other QP types leave the field 0 */
+	wr.qp_type.xrc.remote_srqn = 0x1234;
+	CHECK_EQ(snic_build_send_wqe(&rc, &wr, 0, wqe, &info), 0);
+	CHECK_EQ(ctrl()->xrc_srqn, 0);
+}
+
 static void recv_wqe(void)
 {
 	uint8_t slot[64];
@@ -354,6 +390,7 @@ int main(void)
 	RUN("unit/libsnic_wqe", ud_send);
 	RUN("unit/libsnic_wqe", ud_send_ipv6);
 	RUN("unit/libsnic_wqe", uc_ops);
+	RUN("unit/libsnic_wqe", xrc_send);
 	RUN("unit/libsnic_wqe", recv_wqe);
 	RUN("unit/libsnic_wqe", cqe_owner_and_status);
 	RUN("unit/libsnic_wqe", recv_cqe_to_wc);

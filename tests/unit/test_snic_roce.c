@@ -53,7 +53,7 @@ static size_t mk(uint8_t *f, uint8_t opcode, size_t paylen)
 		.ackreq = true, .va = 0x1122334455667788ull, .rkey = 0x1234,
 		.dlen = 3000, .syndrome = 0x1f, .msn = 7, .swap_add = 5,
 		.compare = 6, .orig = 9, .imm = 0xdeadbeef, .ieth = 0x4321,
-		.qkey = 0x80010000, .sqpn = 1,
+		.qkey = 0x80010000, .sqpn = 1, .xrc_srqn = 0x345678,
 	};
 	size_t off = snic_roce_build(f, &h, paylen);
 
@@ -229,6 +229,42 @@ static void uc_opcodes(void)
 }
 
 /*
+ * XRC (0xa0 | an RC operation): the RC headers, requests with the XRCETH
+ * (24-bit SRQ number) right after the BTH, responses without it.
+ */
+static void xrc_opcodes(void)
+{
+	uint8_t f[4400];
+	SnicRoceHdr h;
+	size_t len;
+
+	for (unsigned int op = 0xa0; op < 0xc0; op++) {
+		uint32_t rc = snic_roce_opflags(op & 0x1f);
+
+		if (op <= 0xb7 && rc) {
+			CHECK_EQ(snic_roce_opflags(op), rc | ROCE_F_XRC |
+				 ((rc & ROCE_F_REQ) ? ROCE_F_XRCETH : 0));
+		} else {
+			CHECK_EQ(snic_roce_opflags(op), 0);
+		}
+	}
+	len = mk(f, 0xa0 | ROCE_WRITE_ONLY_IMM, 100);
+	CHECK_EQ(snic_roce_parse(f, len, &h), ROCE_OK);
+	CHECK_EQ(h.xrc_srqn, 0x345678);
+	CHECK_EQ(h.rkey, 0x1234);
+	CHECK_EQ(h.imm, 0xdeadbeef);
+	CHECK_EQ(h.paylen, 100);
+	/* XRCETH (reserved byte, SRQ), then RETH */
+	CHECK_EQ(d2d_rd32(f + 42 + 12), 0x345678);
+	CHECK_EQ(d2d_rd32(f + 42 + 16 + 8), 0x1234);
+	len = mk(f, 0xa0 | ROCE_ACK, 0);
+	CHECK_EQ(snic_roce_parse(f, len, &h), ROCE_OK);
+	CHECK_EQ(h.xrc_srqn, 0);
+	CHECK_EQ(h.msn, 7);
+	CHECK_EQ(len, 14 + 20 + 8 + 12 + 4 + 4);
+}
+
+/*
  * ICRC of a RoCEv2 frame over IPv6 (@len bytes, ICRC included), computed
  * here: 8 bytes of ones, the IPv6 header with traffic class, flow label
  * and hop limit set to ones (the version nibble kept), the UDP header
@@ -373,6 +409,7 @@ int main(void)
 	RUN("unit/snic_roce", malformed_rejected);
 	RUN("unit/snic_roce", cnp_format);
 	RUN("unit/snic_roce", uc_opcodes);
+	RUN("unit/snic_roce", xrc_opcodes);
 	RUN("unit/snic_roce", ipv6_parse);
 	RUN("unit/snic_roce", ipv6_build);
 	return check_failures ? 1 : 0;

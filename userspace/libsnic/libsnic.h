@@ -58,6 +58,8 @@ struct snic_context {
 	bool mmio_wqe;
 	pthread_mutex_t table_lock;	/* qp_table writers, ssq[] */
 	struct snic_qp *qp_table[SNIC_MAX_QPS];
+	/* this context's XRC SRQs by number (their CQEs name them) */
+	struct snic_srq *xrc_srq[SNIC_MAX_SRQS];
 	struct snic_ssq *ssq[SNIC_CTX_MAX_SSQS];	/* mapped on first use */
 };
 
@@ -127,6 +129,7 @@ struct snic_srq {
 	void *map;
 	size_t map_len;
 	uint32_t srqn;
+	bool xrc;			/* an XRC SRQ (snic_xrc.c) */
 };
 
 struct snic_qp {
@@ -261,11 +264,30 @@ int snic_query_srq(struct ibv_srq *srq, struct ibv_srq_attr *attr);
 int snic_destroy_srq(struct ibv_srq *srq);
 int snic_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr,
 		       struct ibv_recv_wr **bad_wr);
+/* Map the ring of a created SRQ the response describes; an errno value. */
+int snic_srq_map(struct snic_srq *srq, struct ibv_context *context,
+		 const struct snic_create_srq_resp *r);
+void snic_srq_free(struct snic_srq *srq);
+void snic_qp_free(struct snic_qp *qp);
+
+/* snic_xrc.c: XRC domains, XRC SRQs, XRC_RECV QPs */
+struct ibv_xrcd *snic_open_xrcd(struct ibv_context *context,
+				struct ibv_xrcd_init_attr *attr);
+int snic_close_xrcd(struct ibv_xrcd *xrcd);
+struct ibv_srq *snic_create_srq_ex(struct ibv_context *context,
+				   struct ibv_srq_init_attr_ex *attr);
+int snic_get_srq_num(struct ibv_srq *srq, uint32_t *srq_num);
+struct ibv_qp *snic_create_qp_ex(struct ibv_context *context,
+				 struct ibv_qp_init_attr_ex *attr);
+struct ibv_qp *snic_open_qp(struct ibv_context *context,
+			    struct ibv_qp_open_attr *attr);
 
 /* snic_wq.c: called by the CQ poller, one completion of @qp's WQE */
 uint64_t snic_sq_retire(struct snic_qp *qp, uint32_t wqe_counter,
 			enum ibv_wc_opcode *op);
 void snic_rq_retire(struct snic_qp *qp);
+/* A WQE of this context's XRC SRQ @srqn completed; false if none such. */
+bool snic_xrc_srq_retire(struct snic_context *ctx, uint32_t srqn);
 
 /* snic_pipe.c */
 /* The mode SNIC_QP_MODE / SNIC_PIPE_CI_EVERY ask for; EINVAL if bad. */

@@ -159,6 +159,15 @@ static bool snic_cqe_to_wc(struct snic_context *ctx, const struct snic_cqe *cqe,
 	struct snic_qp *qp;
 	enum ibv_wc_opcode op;
 
+	/* an XRC SRQ's WQE: its SRQ is named, its XRC_RECV QP may be another's */
+	if ((cqe->opcode == SNIC_CQE_RECV || cqe->opcode == SNIC_CQE_RECV_ERR) &&
+	    (cqe->rdma_flags & SNIC_CQE_RF_XRC)) {
+		if (!snic_xrc_srq_retire(ctx, le32toh(cqe->src_qpn)))
+			return false;
+		snic_wc_from_recv_cqe(wc, cqe);
+		wc->src_qp = 0;		/* a connected QP's: none */
+		return true;
+	}
 	if (qpn >= SNIC_MAX_QPS)
 		return false;
 	qp = __atomic_load_n(&ctx->qp_table[qpn], __ATOMIC_ACQUIRE);

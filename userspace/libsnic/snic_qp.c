@@ -32,7 +32,7 @@ static void snic_qp_reset_rings(struct snic_qp *qp)
 	pthread_spin_unlock(&qp->rq_lock);
 }
 
-static void snic_qp_free(struct snic_qp *qp)
+void snic_qp_free(struct snic_qp *qp)
 {
 	if (qp->map)
 		munmap(qp->map, qp->map_len);
@@ -71,14 +71,17 @@ struct ibv_qp *snic_create_qp_mode(struct ibv_pd *pd,
 	const struct snic_create_qp_resp *r = &resp.drv;
 	struct snic_qp *qp;
 	uint32_t nbbs;
+	bool xrc;
 	void *map;
 	int ret;
 
 	if (attr->qp_type != IBV_QPT_RC && attr->qp_type != IBV_QPT_UC &&
-	    attr->qp_type != IBV_QPT_UD) {
+	    attr->qp_type != IBV_QPT_UD && attr->qp_type != IBV_QPT_XRC_SEND) {
 		errno = EOPNOTSUPP;
 		return NULL;
 	}
+	/* an XRC_SEND QP has no receive queue: snic.ko makes no pipe of it */
+	xrc = attr->qp_type == IBV_QPT_XRC_SEND;
 	qp = calloc(1, sizeof(*qp));
 	if (!qp)
 		return NULL;
@@ -127,7 +130,7 @@ struct ibv_qp *snic_create_qp_mode(struct ibv_pd *pd,
 		      !snic_fits(r->rq_offset, (uint64_t)16 << r->rq_log,
 				 r->mmap_len))))
 		goto err_destroy;
-	if (!attr->srq && !pipe &&
+	if (!attr->srq && !pipe && !xrc &&
 	    (r->rq_log > SNIC_MAX_LOG_SIZE || r->rq_log_stride < 5 ||
 	     r->rq_log_stride > 8 ||
 	     !snic_fits(r->rq_offset, (uint64_t)1 << (r->rq_log + r->rq_log_stride),
@@ -157,7 +160,7 @@ struct ibv_qp *snic_create_qp_mode(struct ibv_pd *pd,
 	qp->dbr = (volatile uint32_t *)((uint8_t *)map + r->dbr_offset);
 	if (attr->srq) {
 		qp->srq = to_ssrq(attr->srq);
-	} else {
+	} else if (!xrc) {
 		qp->rq.ring = (uint8_t *)map + r->rq_offset;
 		qp->rq.log_size = r->rq_log;
 		qp->rq.log_stride = r->rq_log_stride;
@@ -227,7 +230,7 @@ int snic_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
 		qp->params.qkey = attr->qkey;
 	if (attr_mask & IBV_QP_STATE) {
 		/* A QP back in RESET starts its rings again from 0. */
-		if (attr->qp_state == IBV_QPS_RESET)
+		if (attr->qp_state == IBV_QPS_RESET && qp->map)
 			snic_qp_reset_rings(qp);
 		__atomic_store_n(&qp->state, attr->qp_state, __ATOMIC_RELEASE);
 	}
@@ -243,12 +246,16 @@ int snic_destroy_qp(struct ibv_qp *ibqp)
 	ret = ibv_cmd_destroy_qp(ibqp);
 	if (ret)
 		return ret;
+	if (qp->params.qp_type == IBV_QPT_XRC_RECV) {
+		snic_qp_free(qp);	/* no queue, not in the table */
+		return 0;
+	}
 	pthread_mutex_lock(&ctx->table_lock);
 	__atomic_store_n(&ctx->qp_table[qp->qpn], NULL, __ATOMIC_RELEASE);
 	pthread_mutex_unlock(&ctx->table_lock);
 	/* Also waits out a poller that still holds a pointer to us. */
 	snic_cq_clean(to_scq(ibqp->send_cq), qp->qpn);
-	if (ibqp->recv_cq != ibqp->send_cq)
+	if (ibqp->recv_cq && ibqp->recv_cq != ibqp->send_cq)
 		snic_cq_clean(to_scq(ibqp->recv_cq), qp->qpn);
 	snic_qp_free(qp);
 	return 0;
@@ -280,7 +287,7 @@ int snic_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 
 	state = __atomic_load_n(&qp->state, __ATOMIC_ACQUIRE);
 	if (state == IBV_QPS_RESET || state == IBV_QPS_INIT ||
-	    state == IBV_QPS_RTR) {
+	    state == IBV_QPS_RTR || qp->params.qp_type == IBV_QPT_XRC_RECV) {
 		*bad_wr = wr;
 		return EINVAL;
 	}
@@ -365,7 +372,9 @@ int snic_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 	uint32_t start;
 	int ret;
 
-	if (qp->srq ||
+	/* XRC QPs have no receive queue (XRC SRQs take the receives) */
+	if (qp->srq || qp->params.qp_type == IBV_QPT_XRC_SEND ||
+	    qp->params.qp_type == IBV_QPT_XRC_RECV ||
 	    __atomic_load_n(&qp->state, __ATOMIC_ACQUIRE) == IBV_QPS_RESET) {
 		*bad_wr = wr;
 		return EINVAL;
@@ -393,7 +402,6 @@ struct ibv_srq *snic_create_srq(struct ibv_pd *pd,
 	struct snic_create_srq_resp_full resp;
 	const struct snic_create_srq_resp *r = &resp.drv;
 	struct snic_srq *srq;
-	void *map;
 	int ret;
 
 	srq = calloc(1, sizeof(*srq));
@@ -409,18 +417,30 @@ struct ibv_srq *snic_create_srq(struct ibv_pd *pd,
 		errno = ret;
 		return NULL;
 	}
-	ret = EPROTO;
+	ret = snic_srq_map(srq, pd->context, r);
+	if (ret) {
+		ibv_cmd_destroy_srq(&srq->vsrq.srq);
+		snic_srq_free(srq);
+		errno = ret;
+		return NULL;
+	}
+	return &srq->vsrq.srq;
+}
+
+int snic_srq_map(struct snic_srq *srq, struct ibv_context *context,
+		 const struct snic_create_srq_resp *r)
+{
+	void *map;
+
 	if (r->log_size > SNIC_MAX_LOG_SIZE || r->log_stride < 5 ||
 	    r->log_stride > 8 ||
 	    (1ull << (r->log_size + r->log_stride)) > r->dbr_offset ||
 	    !snic_fits(r->dbr_offset, 4, r->mmap_len) || (r->dbr_offset & 3))
-		goto err_destroy;
+		return EPROTO;
 	map = mmap(NULL, r->mmap_len, PROT_READ | PROT_WRITE, MAP_SHARED,
-		   pd->context->cmd_fd, r->mmap_key);
-	if (map == MAP_FAILED) {
-		ret = errno;
-		goto err_destroy;
-	}
+		   context->cmd_fd, r->mmap_key);
+	if (map == MAP_FAILED)
+		return errno;
 	srq->map = map;
 	srq->map_len = r->mmap_len;
 	srq->rq.ring = map;
@@ -428,14 +448,15 @@ struct ibv_srq *snic_create_srq(struct ibv_pd *pd,
 	srq->rq.log_stride = r->log_stride;
 	srq->dbr = (volatile uint32_t *)((uint8_t *)map + r->dbr_offset);
 	srq->srqn = r->srqn;
-	return &srq->vsrq.srq;
+	return 0;
+}
 
-err_destroy:
-	ibv_cmd_destroy_srq(&srq->vsrq.srq);
+void snic_srq_free(struct snic_srq *srq)
+{
+	if (srq->map)
+		munmap(srq->map, srq->map_len);
 	pthread_spin_destroy(&srq->lock);
 	free(srq);
-	errno = ret;
-	return NULL;
 }
 
 int snic_modify_srq(struct ibv_srq *srq, struct ibv_srq_attr *attr,
@@ -461,9 +482,17 @@ int snic_destroy_srq(struct ibv_srq *ibsrq)
 	ret = ibv_cmd_destroy_srq(ibsrq);
 	if (ret)
 		return ret;
-	munmap(srq->map, srq->map_len);
-	pthread_spin_destroy(&srq->lock);
-	free(srq);
+	if (srq->xrc) {
+		struct snic_context *ctx = to_sctx(ibsrq->context);
+
+		/* its CQ may still hold CQEs: they are skipped from now on */
+		pthread_mutex_lock(&ctx->table_lock);
+		__atomic_store_n(&ctx->xrc_srq[srq->srqn], NULL,
+				 __ATOMIC_RELEASE);
+		pthread_mutex_unlock(&ctx->table_lock);
+		snic_cq_clean(to_scq(srq->vsrq.cq), SNIC_MAX_QPS);
+	}
+	snic_srq_free(srq);
 	return 0;
 }
 

@@ -32,15 +32,31 @@ uint64_t snic_sq_retire(struct snic_qp *qp, uint32_t wqe_counter,
 	return wr_id;
 }
 
+static void snic_srq_retire(struct snic_srq *srq)
+{
+	pthread_spin_lock(&srq->lock);
+	if (srq->rq.cons != srq->rq.prod)
+		srq->rq.cons++;
+	pthread_spin_unlock(&srq->lock);
+}
+
+bool snic_xrc_srq_retire(struct snic_context *ctx, uint32_t srqn)
+{
+	struct snic_srq *srq;
+
+	if (srqn >= SNIC_MAX_SRQS)
+		return false;
+	srq = __atomic_load_n(&ctx->xrc_srq[srqn], __ATOMIC_ACQUIRE);
+	if (!srq)
+		return false;
+	snic_srq_retire(srq);
+	return true;
+}
+
 void snic_rq_retire(struct snic_qp *qp)
 {
-	struct snic_srq *srq = qp->srq;
-
-	if (srq) {
-		pthread_spin_lock(&srq->lock);
-		if (srq->rq.cons != srq->rq.prod)
-			srq->rq.cons++;
-		pthread_spin_unlock(&srq->lock);
+	if (qp->srq) {
+		snic_srq_retire(qp->srq);
 		return;
 	}
 	pthread_spin_lock(&qp->rq_lock);

@@ -151,6 +151,11 @@ int snic_build_send_wqe(const struct snic_sq_params *p,
 		return EINVAL;
 	if ((ud && !d.ud_ok) || (p->qp_type == IBV_QPT_UC && !d.uc_ok))
 		return EINVAL;
+	/* XRC_SEND: RC's operations but custom ones, for a 16-bit SRQ */
+	if (p->qp_type == IBV_QPT_XRC_SEND &&
+	    (wr->opcode == IBV_WR_DRIVER1 ||
+	     wr->qp_type.xrc.remote_srqn > 0xffff))
+		return EINVAL;
 	if (wr->num_sge < 0 || (unsigned int)wr->num_sge > p->max_sge)
 		return EINVAL;
 	if (is_inline && !d.inline_ok)
@@ -236,6 +241,8 @@ int snic_build_send_wqe(const struct snic_sq_params *p,
 
 	ctrl->opcode = d.wqe_opcode;
 	ctrl->wqe_idx = htole16(wqe_idx);
+	if (p->qp_type == IBV_QPT_XRC_SEND)
+		ctrl->xrc_srqn = htole16(wr->qp_type.xrc.remote_srqn);
 	ctrl->ds_cnt = ds;
 	if (d.imm || wr->opcode == IBV_WR_DRIVER1)
 		ctrl->imm = wr->imm_data;	/* already big endian */

@@ -25,7 +25,7 @@ struct snic_ah {
 
 /* What the send-WQE builder needs to know about the QP. */
 struct snic_sq_params {
-	enum ibv_qp_type qp_type;	/* IBV_QPT_RC, IBV_QPT_UC or IBV_QPT_UD */
+	enum ibv_qp_type qp_type;	/* IBV_QPT_RC, _UC, _UD or _XRC_SEND */
 	bool sig_all;			/* sq_sig_all: every WQE completes */
 	uint32_t max_inline;		/* bytes, from the kernel */
 	uint32_t max_sge;

@@ -36,7 +36,13 @@ struct verbs_abi_list_node {
 
 /* libibverbs' record of a sysfs device; providers only pass it along. */
 struct verbs_sysfs_dev;
-struct verbs_xrcd;
+
+/* An XRC domain as ibv_cmd_open_xrcd fills it in. */
+struct verbs_xrcd {
+	struct ibv_xrcd xrcd;
+	uint32_t comp_mask;
+	uint32_t handle;
+};
 
 /* How an entry of a provider's match table identifies a device. */
 enum {
@@ -146,7 +152,7 @@ struct verbs_context_ops {
 	int (*attach_mcast)(struct ibv_qp *qp, const union ibv_gid *gid,
 			    uint16_t lid);
 	verbs_op_unused bind_mw;
-	verbs_op_unused close_xrcd;
+	int (*close_xrcd)(struct ibv_xrcd *xrcd);
 	void (*cq_event)(struct ibv_cq *cq);
 	struct ibv_ah *(*create_ah)(struct ibv_pd *pd, struct ibv_ah_attr *attr);
 	verbs_op_unused create_counters;
@@ -159,11 +165,13 @@ struct verbs_context_ops {
 	verbs_op_unused create_flow_action_esp;
 	struct ibv_qp *(*create_qp)(struct ibv_pd *pd,
 				    struct ibv_qp_init_attr *attr);
-	verbs_op_unused create_qp_ex;
+	struct ibv_qp *(*create_qp_ex)(struct ibv_context *context,
+				       struct ibv_qp_init_attr_ex *attr);
 	verbs_op_unused create_rwq_ind_table;
 	struct ibv_srq *(*create_srq)(struct ibv_pd *pd,
 				      struct ibv_srq_init_attr *attr);
-	verbs_op_unused create_srq_ex;
+	struct ibv_srq *(*create_srq_ex)(struct ibv_context *context,
+					 struct ibv_srq_init_attr_ex *attr);
 	verbs_op_unused create_wq;
 	verbs_op_unused dealloc_mw;
 	int (*dealloc_pd)(struct ibv_pd *pd);
@@ -182,7 +190,7 @@ struct verbs_context_ops {
 			    uint16_t lid);
 	void (*free_context)(struct ibv_context *context);
 	verbs_op_unused free_dm;
-	verbs_op_unused get_srq_num;
+	int (*get_srq_num)(struct ibv_srq *srq, uint32_t *srq_num);
 	verbs_op_unused import_dm;
 	verbs_op_unused import_mr;
 	verbs_op_unused import_pd;
@@ -194,8 +202,10 @@ struct verbs_context_ops {
 	int (*modify_srq)(struct ibv_srq *srq, struct ibv_srq_attr *attr,
 			  int attr_mask);
 	verbs_op_unused modify_wq;
-	verbs_op_unused open_qp;
-	verbs_op_unused open_xrcd;
+	struct ibv_qp *(*open_qp)(struct ibv_context *context,
+				  struct ibv_qp_open_attr *attr);
+	struct ibv_xrcd *(*open_xrcd)(struct ibv_context *context,
+				      struct ibv_xrcd_init_attr *attr);
 	int (*poll_cq)(struct ibv_cq *cq, int num_entries, struct ibv_wc *wc);
 	int (*post_recv)(struct ibv_qp *qp, struct ibv_recv_wr *wr,
 			 struct ibv_recv_wr **bad_wr);
@@ -260,6 +270,9 @@ VERBS_ABI_CMD(verbs_cmd_modify_qp, ib_uverbs_modify_qp);
 VERBS_ABI_CMD(verbs_cmd_create_srq, ib_uverbs_create_srq);
 VERBS_ABI_CMD(verbs_cmd_modify_srq, ib_uverbs_modify_srq);
 VERBS_ABI_CMD(verbs_cmd_query_srq, ib_uverbs_query_srq);
+VERBS_ABI_CMD(verbs_cmd_open_xrcd, ib_uverbs_open_xrcd);
+VERBS_ABI_CMD(verbs_cmd_create_xsrq, ib_uverbs_create_xsrq);
+VERBS_ABI_CMD(verbs_cmd_open_qp, ib_uverbs_open_qp);
 
 /* Extended commands: the uverbs header, then the extended header. */
 #define VERBS_ABI_CMD_EX(name, core)			\
@@ -346,6 +359,25 @@ int ibv_cmd_modify_srq(struct ibv_srq *srq, struct ibv_srq_attr *srq_attr,
 int ibv_cmd_query_srq(struct ibv_srq *srq, struct ibv_srq_attr *srq_attr,
 		      struct verbs_cmd_query_srq *cmd, size_t cmd_size);
 int ibv_cmd_destroy_srq(struct ibv_srq *srq);
+int ibv_cmd_open_xrcd(struct ibv_context *context, struct verbs_xrcd *xrcd,
+		      int vxrcd_size, struct ibv_xrcd_init_attr *attr,
+		      struct verbs_cmd_open_xrcd *cmd, size_t cmd_size,
+		      struct ib_uverbs_open_xrcd_resp *resp, size_t resp_size);
+int ibv_cmd_close_xrcd(struct verbs_xrcd *xrcd);
+int ibv_cmd_create_srq_ex(struct ibv_context *context, struct verbs_srq *srq,
+			  struct ibv_srq_init_attr_ex *attr_ex,
+			  struct verbs_cmd_create_xsrq *cmd, size_t cmd_size,
+			  struct ib_uverbs_create_srq_resp *resp,
+			  size_t resp_size);
+int ibv_cmd_create_qp_ex(struct ibv_context *context, struct verbs_qp *qp,
+			 struct ibv_qp_init_attr_ex *attr_ex,
+			 struct verbs_cmd_create_qp *cmd, size_t cmd_size,
+			 struct ib_uverbs_create_qp_resp *resp,
+			 size_t resp_size);
+int ibv_cmd_open_qp(struct ibv_context *context, struct verbs_qp *qp,
+		    int vqp_sz, struct ibv_qp_open_attr *attr,
+		    struct verbs_cmd_open_qp *cmd, size_t cmd_size,
+		    struct ib_uverbs_create_qp_resp *resp, size_t resp_size);
 int ibv_cmd_create_ah(struct ibv_pd *pd, struct ibv_ah *ah,
 		      struct ibv_ah_attr *attr,
 		      struct ib_uverbs_create_ah_resp *resp, size_t resp_size);

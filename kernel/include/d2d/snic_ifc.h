@@ -387,7 +387,7 @@ struct snic_wqe_ctrl {
 	__le16 wqe_idx;		/* producer counter of this WQE's first BB */
 	__u8 ds_cnt;		/* 16-byte segments in the WQE, ctrl included */
 	__u8 owner;		/* RDMA pipe QPs: SNIC_WQE_OWNER (phase), else 0 */
-	__u8 rsvd0[2];
+	__le16 xrc_srqn;	/* RDMA XRC_INI QPs: the remote XRC SRQ, else 0 */
 	__be32 imm;		/* RDMA: immediate data, or the rkey to invalidate */
 	__be16 vlan_tci;	/* Ethernet with SNIC_ETH_F_VLAN: tag to insert */
 	__le16 db_qn;		/* WQE-by-MMIO line: its SQ; ignored in the ring */

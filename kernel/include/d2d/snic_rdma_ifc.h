@@ -40,6 +40,8 @@ enum snic_aq_rdma_opcode {
 	SNIC_AQ_CREATE_SSQ	= 0x48,	/* create_ssq; result: ssqn | cores << 16 */
 	SNIC_AQ_DESTROY_SSQ	= 0x49,	/* obj: ssqn */
 	SNIC_AQ_SET_LLQ		= 0x4a,	/* set_llq */
+	SNIC_AQ_CREATE_XRCD	= 0x4d,	/* result: xrcdn */
+	SNIC_AQ_DESTROY_XRCD	= 0x4e,	/* obj: xrcdn */
 };
 
 /*
@@ -121,6 +123,7 @@ struct snic_aq_mcast {
 #define SNIC_GSI_QKEY		0x80010000u
 #define SNIC_ROCE_UDP_PORT	4791
 #define SNIC_SRQN_NONE		0xffff
+#define SNIC_MAX_XRCDS		256	/* XRC domains */
 
 /*
  * Memory keys: bits 31:8 index the MR table, bits 7:0 are a tag the driver
@@ -160,6 +163,8 @@ enum snic_qp_type {
 	SNIC_QPT_UD		= 1,
 	SNIC_QPT_GSI		= 2,	/* UD on qpn 1: RoCE CM MADs */
 	SNIC_QPT_UC		= 3,	/* unreliable connected */
+	SNIC_QPT_XRC_INI	= 4,	/* XRC initiator: send queue only */
+	SNIC_QPT_XRC_TGT	= 5,	/* XRC target: no queues, an XRCD */
 };
 
 #define SNIC_QP_F_PRIV		(1u << 0)	/* kernel QP: lkey 0 allowed */
@@ -185,7 +190,7 @@ struct snic_aq_create_qp {
 	__le16 send_cqn;
 	__le16 recv_cqn;
 	__le16 srqn;
-	__le16 rsvd1;
+	__le16 xrcdn;		/* SNIC_QPT_XRC_TGT: its XRC domain */
 	__le64 sq_addr;
 	__le64 rq_addr;
 	__le64 dbr_addr;
@@ -278,8 +283,12 @@ struct snic_qp_attr {
 
 /*
  * CREATE_SRQ (inline).  2^log_size receive WQEs of 2^log_stride bytes;
- * the doorbell record is one le32 producer counter.
+ * the doorbell record is one le32 producer counter.  With SNIC_SRQ_F_XRC
+ * an XRC SRQ of domain xrcdn: XRC_TGT QPs of that domain receive into it
+ * (the XRCETH of a request names it) and complete on CQ cqn.
  */
+#define SNIC_SRQ_F_XRC		(1u << 0)
+
 struct snic_aq_create_srq {
 	__le32 pdn;
 	__u8 log_size;
@@ -288,6 +297,11 @@ struct snic_aq_create_srq {
 	__le64 ring_addr;
 	__le64 dbr_addr;
 	__le32 limit;		/* arm the limit event at this many WQEs */
+	__u8 flags;		/* SNIC_SRQ_F_* */
+	__u8 rsvd0;
+	__le16 xrcdn;		/* SNIC_SRQ_F_XRC: its XRC domain */
+	__le16 cqn;		/* SNIC_SRQ_F_XRC: its completion queue */
+	__u8 rsvd1[6];
 };
 
 /* MODIFY_SRQ (inline): (re)arm the limit event */
@@ -489,6 +503,7 @@ enum snic_cqe_rdma_opcode {
 #define SNIC_CQE_RF_SOLICITED	(1u << 3)
 #define SNIC_CQE_RF_IPV6	(1u << 4)	/* UD: the GRH area is an IPv6 header */
 #define SNIC_CQE_RF_VLAN	(1u << 5)	/* UD: vlan_tci is the frame's 802.1Q tag */
+#define SNIC_CQE_RF_XRC		(1u << 6)	/* XRC_TGT: src_qpn is the XRC SRQ */
 
 enum snic_rdma_status {
 	SNIC_RST_OK		= 0,
@@ -603,7 +618,8 @@ enum snic_eqe_rdma_type {
 	X(SNIC_RDMA_STAT_RX_VLAN_PKTS, rx_vlan_pkts)	/* of rx_pkts: 802.1Q-tagged */ \
 	X(SNIC_RDMA_STAT_MMIO_WQE, mmio_wqe)		/* QP WQE-by-MMIO lines taken as doorbells */ \
 	X(SNIC_RDMA_STAT_WQE_FETCH_SAVED, wqe_fetch_saved)	/* QP WQEs run from a line */ \
-	X(SNIC_RDMA_STAT_MMIO_WQE_ERRORS, mmio_wqe_errors)	/* QP lines refused: torn, bad QP or index */
+	X(SNIC_RDMA_STAT_MMIO_WQE_ERRORS, mmio_wqe_errors)	/* QP lines refused: torn, bad QP or index */ \
+	X(SNIC_RDMA_STAT_XRC_BAD_SRQN, xrc_bad_srqn)	/* XRC requests NAKed: SRQ unknown or of another XRCD */
 
 /* The list helpers SNIC_STAT_ENUM, _NAME and _LE64: snic_ifc.h. */
 enum snic_rdma_stat {
