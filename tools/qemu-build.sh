@@ -3,10 +3,15 @@
 # applied) with the d2d devices from qemu-devices/, plus the insn-meter TCG
 # plugin.  Output: $D2D_CACHE/qemu/<key>/build/qemu-system-x86_64.
 #
-# The key hashes the configure line and the integration edits (QEMU_KEY_INPUTS
-# below).  Device sources are not in the key: hw/d2d is a
-# link to this clone's qemu-devices/, so a device change is an incremental
-# ninja build of a few files.
+# The key hashes the configure line, the integration edits and our fixes to
+# QEMU itself (QEMU_KEY_INPUTS below).  Device sources are not in the key:
+# hw/d2d is a copy of this clone's qemu-devices/, so a device change is an
+# incremental ninja build of a few files.
+#
+# Our fixes to QEMU are qemu-devices/patches/*.patch (patch -p1 against the
+# QEMU tree, each with a header saying what it fixes), applied in name order
+# after Debian's series.  Their content is in the key, so a new or changed
+# patch gives a fresh tree with all of them applied.
 #
 # tools/qemu-build.sh --asan builds the same tree with AddressSanitizer and
 # UndefinedBehaviorSanitizer (its own key, so its own cached tree) and
@@ -35,7 +40,10 @@ QEMU_CONFIGURE=(
 [ "$variant" = asan ] && QEMU_CONFIGURE+=(--enable-sanitizers)
 # Bump QEMU_INTEGRATION when the edits to the unpacked tree below change.
 QEMU_INTEGRATION=2
-QEMU_KEY_INPUTS="7.2 ${QEMU_CONFIGURE[*]} integration=$QEMU_INTEGRATION"
+QEMU_PATCHES=("$D2D_ROOT"/qemu-devices/patches/*.patch)
+[ -e "${QEMU_PATCHES[0]}" ] || QEMU_PATCHES=()
+patches_sum=$( (for p in "${QEMU_PATCHES[@]}"; do basename "$p"; cat "$p"; done) | sha256sum | cut -c1-12)
+QEMU_KEY_INPUTS="7.2 ${QEMU_CONFIGURE[*]} integration=$QEMU_INTEGRATION patches=$patches_sum"
 key=$(echo "$QEMU_KEY_INPUTS" | sha256sum | cut -c1-12)
 top="$D2D_CACHE/qemu/$key"
 src="$top/src"
@@ -59,6 +67,11 @@ if [ ! -f "$src/.d2d-prepared" ]; then
 	log "qemu: unpacking $(basename "$dsc") with Debian's patch series"
 	dpkg-source --no-check -x "$dsc" "$src" >/dev/null
 	grep -q '^7\.2' "$src/VERSION" || die "unexpected QEMU version $(cat "$src/VERSION")"
+	for p in "${QEMU_PATCHES[@]}"; do
+		log "qemu: applying $(basename "$p")"
+		patch -d "$src" -p1 --batch --forward --quiet < "$p" ||
+			die "qemu: $(basename "$p") does not apply"
+	done
 	# The dfsg tarball has no edk2 blobs: do not try to unpack them.
 	sed -i 's/unpack_edk2_blobs = bzip2.found()/unpack_edk2_blobs = false/' "$src/meson.build"
 	echo "subdir('d2d')" >> "$src/hw/meson.build"
@@ -72,7 +85,8 @@ if [ ! -f "$src/.d2d-prepared" ]; then
 	touch "$src/.d2d-prepared"
 fi
 
-# Mirror this clone's device sources into the tree: hw/d2d is qemu-devices/,
+# Mirror this clone's device sources into the tree: hw/d2d is qemu-devices/
+# (without patches/, applied above),
 # hw/d2d/uapi is kernel/include/uapi (the user ABI) and hw/d2d/ifc/d2d the
 # device-interface headers kernel/include/d2d/*_ifc.h (the one definition
 # of each register map).  Only files whose content changed are rewritten,
@@ -80,7 +94,7 @@ fi
 sync_tree() {	# sync_tree FROM TO [NAME-GLOB]
 	local from=$1 to=$2 name=${3:-*} f
 	mkdir -p "$to"
-	(cd "$from" && find . -type f -name "$name" ! -name '*.o') | while read -r f; do
+	(cd "$from" && find . -type f -name "$name" ! -name '*.o' ! -path './patches/*') | while read -r f; do
 		if ! cmp -s "$from/$f" "$to/$f"; then
 			mkdir -p "$(dirname "$to/$f")"
 			cp "$from/$f" "$to/$f"

@@ -127,6 +127,11 @@ void shm_map(bool on)
  */
 bool env_start(void)
 {
+	return env_start_opts("");
+}
+
+bool env_start_opts(const char *opts)
+{
 	char args[2048];
 	int qfd, i;
 
@@ -137,17 +142,19 @@ bool env_start(void)
 	snprintf(args, sizeof(args),
 		 "-netdev hubport,id=p0,hubid=0 -netdev hubport,id=p1,hubid=0 "
 		 WIRE_QEMU_ARGS
-		 "-device snic,id=snic0,netdev=p0,mac=52:54:00:00:00:01,serial=ETH-A "
-		 "-device snic,id=snic1,netdev=p1,mac=52:54:00:00:00:02,serial=ETH-B "
+		 "-device snic,id=snic0,netdev=p0,mac=52:54:00:00:00:01,serial=ETH-A%s "
+		 "-device snic,id=snic1,netdev=p1,mac=52:54:00:00:00:02,serial=ETH-B%s "
 		 "-object memory-backend-ram,id=shm,size=1M,share=on "
-		 "-device ivshmem-plain,id=shm0,memdev=shm", qfd);
+		 "-device ivshmem-plain,id=shm0,memdev=shm", qfd, opts, opts);
 	qt = qt_start(args);
 	close(qfd);
 	if (!qt_alive(qt))
 		return false;
-	for (i = 0; i < 2; i++)
+	for (i = 0; i < 2; i++) {
 		if (!snic_dev_open(&dev[i], qt, i, BAR_BASE(i), RAM_BASE(i)))
 			return false;
+		dev[i].timed = strstr(opts, "timing=on") != NULL;
+	}
 	shm_devfn = qt_pci_find(qt, 0x1af4, 0x1110, 0);
 	if (shm_devfn < 0)
 		return false;

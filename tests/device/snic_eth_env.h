@@ -92,6 +92,8 @@ void shm_map(bool on);
  * MAC.
  */
 bool env_start(void);
+/* The same with @opts (",prop=value...") on both snics' -device. */
+bool env_start_opts(const char *opts);
 
 /* ---- queues: snic_q.h's, polled the way these tests wait ---- */
 

@@ -23,16 +23,6 @@
 . /opt/d2d/tests/hdc.inc
 . /opt/d2d/tests/timing.inc
 
-# Known bug (issue #13): in about 1 run in 10 the guest kernel takes a
-# double fault in the hdc submit path in timing mode (__find_get_block
-# under hdc_ext4_jdata), cause not found: not a late device write nor a
-# stack overflow; the emulated CPU's EFLAGS has VM and reserved bits set
-# (docs/timing.md).  Until it is found, make check skips this test; run
-# it with tools/vm's --env D2D_HDC_TIMING=1.
-if [ "${D2D_HDC_TIMING:-0}" != 1 ]; then
-	skip hdc_timing "known intermittent guest double fault in timing mode (docs/timing.md); --env D2D_HDC_TIMING=1 runs it"
-	finish
-fi
 timing_env
 check setup hdc_setup
 cd "$T_DIR" || exit 1
