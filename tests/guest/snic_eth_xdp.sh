@@ -91,7 +91,7 @@ for i in $(seq 1 10); do
 	peer_ping 3 >/dev/null
 done
 wait $xsk
-check xsk_received sh -c "grep -q '^rx' /tmp/xsk.out && [ \$(sed -n 's/^rx .* icmp //p' /tmp/xsk.out) -ge 3 ] || { cat /tmp/xsk.out; false; }"
+check xsk_received sh -c "grep -q '^rx' /tmp/xsk.out && [ \$(sed -n 's/^rx .* icmp \([0-9]*\) .*/\1/p' /tmp/xsk.out) -ge 3 ] || { cat /tmp/xsk.out; false; }"
 check xsk_detached sh -c "! ip link show dev $if0 | head -1 | grep -qw xdp"
 check ping_after_xdp wait_ping 10.0.0.2 10
 check dmesg_clean dmesg_clean
