@@ -27,7 +27,6 @@
 #include <xdp/xsk.h>
 
 #define NUM_FRAMES	1024
-#define FRAME_SIZE	XSK_UMEM__DEFAULT_FRAME_SIZE
 /* frames [0, RX_FRAMES) feed the fill ring, the rest are sent */
 #define RX_FRAMES	(NUM_FRAMES / 2)
 #define BATCH		64
@@ -69,7 +68,12 @@ static const char help[] =
 "  -D, --dst-ip ADDR    destination IPv4 address (default 10.0.0.2)\n"
 "  -p, --dst-port PORT  UDP destination port (default 9, discard)\n"
 "  -s, --size BYTES     frame size, Ethernet header on, FCS off\n"
-"                       (60..2048, default 128)\n"
+"                       (60 to half the UMEM frame size, default 128)\n"
+"  -f, --frame-size N   UMEM frame size, 2048 or 4096 (the default); the\n"
+"                       kernel keeps 256 bytes of each as XDP headroom, so\n"
+"                       a frame takes N - 256 bytes of packet, and a\n"
+"                       zero-copy driver refuses a bind whose frames are\n"
+"                       too small for the interface's MTU\n"
 "  -h, --help           this text\n"
 "\n"
 "AF_XDP sockets need CAP_NET_RAW (and libxdp's program CAP_NET_ADMIN and\n"
@@ -87,6 +91,7 @@ struct xsk {
 	struct xsk_socket *sock;
 	struct xsk_umem *umem;
 	void *buf;
+	unsigned int frame;	/* UMEM frame size */
 	int fd;
 	int need_wakeup;	/* bound with XDP_USE_NEED_WAKEUP */
 };
@@ -264,7 +269,7 @@ static int do_tx(struct xsk *x, unsigned long want, double deadline,
 	int ret = 0;
 
 	for (f = RX_FRAMES; f < NUM_FRAMES; f++)
-		free_frames[nfree++] = (__u64)f * FRAME_SIZE;
+		free_frames[nfree++] = (__u64)f * x->frame;
 	while (done < want && now() < deadline) {
 		__u32 n, k, idx;
 
@@ -335,6 +340,7 @@ int main(int argc, char **argv)
 		{ "dst-ip", required_argument, NULL, 'D' },
 		{ "dst-port", required_argument, NULL, 'p' },
 		{ "size", required_argument, NULL, 's' },
+		{ "frame-size", required_argument, NULL, 'f' },
 		{ "help", no_argument, NULL, 'h' },
 		{ }
 	};
@@ -349,11 +355,16 @@ int main(int argc, char **argv)
 	unsigned int size = 128, dport = 9, queue, f;
 	int zc = 0, tx = 0, have_dst = 0, opt, ret;
 	unsigned long want;
-	struct xsk x = { };
+	struct xsk_umem_config umem_cfg = {
+		.fill_size = XSK_RING_PROD__DEFAULT_NUM_DESCS,
+		.comp_size = XSK_RING_CONS__DEFAULT_NUM_DESCS,
+		.frame_headroom = XSK_UMEM__DEFAULT_FRAME_HEADROOM,
+	};
+	struct xsk x = { .frame = XSK_UMEM__DEFAULT_FRAME_SIZE };
 	double deadline;
 	__u32 idx;
 
-	while ((opt = getopt_long(argc, argv, "zcwtm:S:D:p:s:h", opts,
+	while ((opt = getopt_long(argc, argv, "zcwtm:S:D:p:s:f:h", opts,
 				  NULL)) != -1) {
 		switch (opt) {
 		case 'z':
@@ -389,6 +400,9 @@ int main(int argc, char **argv)
 		case 's':
 			size = strtoul(optarg, NULL, 0);
 			break;
+		case 'f':
+			x.frame = strtoul(optarg, NULL, 0);
+			break;
 		case 'h':
 			fputs(help, stdout);
 			return 0;
@@ -398,7 +412,7 @@ int main(int argc, char **argv)
 		}
 	}
 	if (argc - optind != 4 || (tx && !have_dst) || size < 60 ||
-	    size > FRAME_SIZE / 2) {
+	    (x.frame != 2048 && x.frame != 4096) || size > x.frame / 2) {
 		fputs(help, stderr);
 		return 2;
 	}
@@ -412,14 +426,15 @@ int main(int argc, char **argv)
 		return 2;
 	}
 
-	x.buf = mmap(NULL, NUM_FRAMES * FRAME_SIZE, PROT_READ | PROT_WRITE,
+	umem_cfg.frame_size = x.frame;
+	x.buf = mmap(NULL, NUM_FRAMES * x.frame, PROT_READ | PROT_WRITE,
 		     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (x.buf == MAP_FAILED) {
 		perror("mmap");
 		return 2;
 	}
-	ret = xsk_umem__create(&x.umem, x.buf, NUM_FRAMES * FRAME_SIZE,
-			       &x.fill, &x.comp, NULL);
+	ret = xsk_umem__create(&x.umem, x.buf, NUM_FRAMES * x.frame,
+			       &x.fill, &x.comp, &umem_cfg);
 	if (ret) {
 		fprintf(stderr, "xsk_umem__create: %s\n", strerror(-ret));
 		return 2;
@@ -443,10 +458,10 @@ int main(int argc, char **argv)
 	}
 	for (f = 0; f < RX_FRAMES; f++)
 		*xsk_ring_prod__fill_addr(&x.fill, idx + f) =
-			(__u64)f * FRAME_SIZE;
+			(__u64)f * x.frame;
 	xsk_ring_prod__submit(&x.fill, RX_FRAMES);
 	for (f = RX_FRAMES; tx && f < NUM_FRAMES; f++)
-		build_frame(xsk_umem__get_data(x.buf, (__u64)f * FRAME_SIZE),
+		build_frame(xsk_umem__get_data(x.buf, (__u64)f * x.frame),
 			    size, dst, src, sip, dip, dport);
 	if (zc && wait_filled(&x, deadline)) {
 		ret = 1;
