@@ -257,6 +257,8 @@ struct snic_rxq_stats {
 	u64 xsk_bytes;
 	u64 xsk_pass_copy;	/* of those, XDP_PASS: copied into an skb */
 	u64 xsk_fill_empty;	/* refills that found the fill ring empty */
+	/* binds and MTUs refused: frames too small (written under RTNL) */
+	u64 xsk_refused;
 };
 
 struct snic_ch_stats {

@@ -68,6 +68,7 @@ static const struct snic_stat_desc snic_rx_stats[] = {
 	SNIC_RX_STAT(xsk_bytes),
 	SNIC_RX_STAT(xsk_pass_copy),
 	SNIC_RX_STAT(xsk_fill_empty),
+	SNIC_RX_STAT(xsk_refused),
 };
 
 /* struct snic_port_stats: names and order from SNIC_PORT_STATS. */

@@ -14,7 +14,8 @@
 
 /*
  * A UMEM frame must take a whole frame of @mtu (the RQ descriptor's
- * byte count, MTU + 18 rounded up to 64) after its headroom.
+ * byte count, MTU + 18 rounded up to 64) after its headroom.  Under
+ * RTNL; a refusal is counted on the pool's queue and logged.
  */
 int snic_xsk_pool_check(struct snic_priv *priv, struct xsk_buff_pool *pool,
 			unsigned int mtu)
@@ -24,6 +25,8 @@ int snic_xsk_pool_check(struct snic_priv *priv, struct xsk_buff_pool *pool,
 
 	if (have >= need)
 		return 0;
+	/* ethtool reads it under RTNL too */
+	priv->stats[pool->queue_id].rx.xsk_refused++;
 	netdev_warn(priv->netdev,
 		    "AF_XDP zero-copy refused: UMEM frames take %u bytes after headroom, MTU %u needs %u\n",
 		    have, mtu, need);

@@ -114,6 +114,7 @@ check nobody_eperm grep -q 'Operation not permitted' /tmp/nobody.out
 # 2 KiB UMEM frames take 1792 bytes after the headroom: MTU 1774 at most
 # (the XDP program alone would allow 3502).
 ip link set "$if0" mtu 2000
+r0=$(xs rx refused)
 snic-xsk --zero-copy --frame-size 2048 "$if0" 0 1 5 > /tmp/mtu.out 2>&1
 st=$?
 check mtu_bind_refused sh -c "[ $st = 2 ] && grep -q 'Invalid argument' /tmp/mtu.out"
@@ -122,6 +123,7 @@ check mtu_carrier wait_carrier "$if0" 10
 if start_xsk /tmp/mtu.out --zero-copy --frame-size 2048 "$if0" 0 1000000 120; then
 	check mtu_fits ip link set "$if0" mtu 1774
 	check mtu_too_big_refused sh -c "! ip link set $if0 mtu 1800 2>/dev/null"
+	eq mtu_refusals_counted "$(xs rx refused)" $((r0 + 2))
 	kill $xsk
 	wait $xsk
 	ip link set "$if0" mtu 1500
