@@ -8,7 +8,7 @@
 #   zc_tx*     snic-xsk -z --tx sends UDP frames from the UMEM to the
 #              peer: the peer's stack counts every one (UDP NoPorts),
 #              tx0_xsk_* count them, all come back on the completion ring
-#   copy_rx    copy mode still receives, counted the same way
+#   copy_*     copy mode still receives and sends, counted the same way
 #   nobody     AF_XDP refused without CAP_NET_RAW
 #   mtu        a zero-copy bind whose UMEM frames cannot take the MTU is
 #              refused, and so is such an MTU while bound
@@ -82,17 +82,19 @@ rx_counted() {
 	fi
 }
 
-# tx_counted NAME OPTS...: N UDP frames of 300 bytes from the UMEM reach
-# the peer's stack.
+# tx_counted NAME MODE OPTS...: N UDP frames of 300 bytes from the UMEM of
+# a socket bound in MODE (zerocopy|copy) reach the peer's stack; only
+# zero-copy frames are the driver's tx0_xsk_* (copy mode sends skbs).
 tx_counted() {
-	local name=$1 u0 x0 b0
-	shift
+	local name=$1 mode=$2 u0 x0 b0 n=$N
+	shift 2
 	u0=$(udp_noports) x0=$(xs tx xmit) b0=$(xs tx bytes)
 	check ${name}_sent snic-xsk "$@" --tx --dst-mac "$mac1" --size 300 \
 		"$if0" 0 $N 120
 	eq ${name}_peer_got "$(udp_noports)" $((u0 + N))
-	eq ${name}_counted "$(xs tx xmit)" $((x0 + N))
-	eq ${name}_counted_bytes "$(xs tx bytes)" $((b0 + N * 300))
+	[ "$mode" = zerocopy ] || n=0
+	eq ${name}_counted "$(xs tx xmit)" $((x0 + n))
+	eq ${name}_counted_bytes "$(xs tx bytes)" $((b0 + n * 300))
 }
 
 check stats_named sh -c "ethtool -S $if0 | grep -q 'rx0_xsk_packets:' &&
@@ -100,9 +102,10 @@ check stats_named sh -c "ethtool -S $if0 | grep -q 'rx0_xsk_packets:' &&
 check help snic-xsk --help
 rx_counted zc_rx zerocopy --zero-copy
 rx_counted zc_rx_wakeup zerocopy --zero-copy --need-wakeup
-tx_counted zc_tx --zero-copy
-tx_counted zc_tx_wakeup --zero-copy --need-wakeup
+tx_counted zc_tx zerocopy --zero-copy
+tx_counted zc_tx_wakeup zerocopy --zero-copy --need-wakeup
 rx_counted copy_rx copy --copy
+tx_counted copy_tx copy --copy
 check xdp_gone sh -c "! ip link show dev $if0 | head -1 | grep -qw xdp"
 
 # AF_XDP needs CAP_NET_RAW.
