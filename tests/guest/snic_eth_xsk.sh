@@ -7,7 +7,9 @@
 #              with need_wakeup)
 #   zc_tx*     snic-xsk -z --tx sends UDP frames from the UMEM to the
 #              peer: the peer's stack counts every one (UDP NoPorts),
-#              tx0_xsk_* count them, all come back on the completion ring
+#              tx0_xsk_* count them, all come back on the completion ring;
+#              frames longer than MTU + 18 are refused, counted and
+#              completed
 #   copy_*     copy mode still receives and sends, counted the same way
 #   nobody     AF_XDP refused without CAP_NET_RAW
 #   mtu        a zero-copy bind whose UMEM frames cannot take the MTU is
@@ -104,6 +106,12 @@ rx_counted zc_rx zerocopy --zero-copy
 rx_counted zc_rx_wakeup zerocopy --zero-copy --need-wakeup
 tx_counted zc_tx zerocopy --zero-copy
 tx_counted zc_tx_wakeup zerocopy --zero-copy --need-wakeup
+# Frames over MTU + 18 are refused, counted, and still completed.
+u0=$(udp_noports) e0=$(xs tx err)
+check zc_tx_too_long_completed snic-xsk --zero-copy --tx --dst-mac "$mac1" \
+	--size 1600 "$if0" 0 $N 120
+eq zc_tx_too_long_not_sent "$(udp_noports)" "$u0"
+eq zc_tx_too_long_counted "$(xs tx err)" $((e0 + N))
 rx_counted copy_rx copy --copy
 tx_counted copy_tx copy --copy
 check xdp_gone sh -c "! ip link show dev $if0 | head -1 | grep -qw xdp"
