@@ -11,6 +11,7 @@
 #              frames longer than MTU + 18 are refused, counted and
 #              completed
 #   copy_*     copy mode still receives and sends, counted the same way
+#   zc_rx_queue1  zero-copy on queue 1 of two channels (RSS to it only)
 #   nobody     AF_XDP refused without CAP_NET_RAW
 #   mtu        a zero-copy bind whose UMEM frames cannot take the MTU is
 #              refused, and so is such an MTU while bound
@@ -34,6 +35,7 @@ NOBODY="setpriv --reuid nobody --regid nogroup --clear-groups"
 SIZE=200		# ICMP payload: 242-byte frames
 FRAME=$((SIZE + 42))
 N=20
+Q=0			# the queue rx_counted binds to
 
 xs() { ethsum "$if0" "$1[0-9]+_xsk_$2"; }
 peer_tx() { ip netns exec p ethtool -S "$if1" | awk '$1 ~ /^tx[0-9]+_packets:$/ { s += $2 } END { print s + 0 }'; }
@@ -63,7 +65,7 @@ start_xsk() {
 rx_counted() {
 	local name=$1 mode=$2 p0 x0 b0 sent st
 	shift 2
-	if ! start_xsk /tmp/$name.out "$@" "$if0" 0 $N 120; then
+	if ! start_xsk /tmp/$name.out "$@" "$if0" $Q $N 120; then
 		fail ${name}_bound "$(tail -1 /tmp/$name.out)"
 		return
 	fi
@@ -114,6 +116,16 @@ eq zc_tx_too_long_not_sent "$(udp_noports)" "$u0"
 eq zc_tx_too_long_counted "$(xs tx err)" $((e0 + N))
 rx_counted copy_rx copy --copy
 tx_counted copy_tx copy --copy
+# Queue 1 of two channels, every frame steered there (RSS weights 0 1).
+check two_channels ethtool -L "$if0" combined 2
+check carrier_two_channels wait_carrier "$if0" 10
+check rss_to_queue1 ethtool -X "$if0" weight 0 1
+Q=1
+rx_counted zc_rx_queue1 zerocopy --zero-copy
+Q=0
+check rss_default ethtool -X "$if0" default
+check one_channel_again ethtool -L "$if0" combined 1
+check carrier_one_channel_again wait_carrier "$if0" 10
 check xdp_gone sh -c "! ip link show dev $if0 | head -1 | grep -qw xdp"
 
 # AF_XDP needs CAP_NET_RAW.
