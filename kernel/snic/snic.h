@@ -232,6 +232,9 @@ struct snic_txq_stats {
 	u64 xdp_xmit;		/* XDP frames posted (XDP_TX, ndo_xdp_xmit) */
 	u64 xdp_xmit_err;	/* refused: bad length or DMA mapping */
 	u64 xdp_xmit_full;	/* refused: no room on the SQ */
+	u64 xsk_xmit;		/* UMEM frames posted from an XSK TX ring */
+	u64 xsk_bytes;
+	u64 xsk_err;		/* XSK TX descriptors refused: bad length */
 };
 
 struct snic_txc_stats {
@@ -260,6 +263,12 @@ struct snic_rxq_stats {
 	u64 xdp_redirect_err;	/* xdp_do_redirect() failed (dropped) */
 	u64 mini_cqes;		/* completions taken from mini-CQE lines */
 	u64 mini_lines;		/* mini-CQE lines taken */
+	u64 xsk_packets;	/* frames received into UMEM frames (zero-copy) */
+	u64 xsk_bytes;
+	u64 xsk_pass_copy;	/* of those, XDP_PASS: copied into an skb */
+	u64 xsk_fill_empty;	/* refills that found the fill ring empty */
+	/* binds and MTUs refused: frames too small (written under RTNL) */
+	u64 xsk_refused;
 };
 
 struct snic_ch_stats {
@@ -278,6 +287,7 @@ struct snic_tx_map {
 struct snic_tx_buf {
 	struct sk_buff *skb;
 	struct xdp_frame *xdpf;
+	u16 xsk;		/* UMEM frames its completion returns (AF_XDP) */
 	u32 bytes;		/* BQL */
 	u16 bbs;
 	u8 nmaps;
@@ -285,7 +295,8 @@ struct snic_tx_buf {
 };
 
 struct snic_rx_buf {
-	void *data;		/* page fragment, NULL when empty */
+	/* page fragment, or with an XSK pool its struct xdp_buff; NULL: empty */
+	void *data;
 	dma_addr_t dma;
 };
 
@@ -315,6 +326,9 @@ struct snic_channel {
 	u32 rx_frag_size;	/* whole fragment, for build_skb */
 	u32 rx_headroom;	/* before the frame: XDP_PACKET_HEADROOM with XDP */
 	struct xdp_rxq_info xdp_rxq;
+	/* zero-copy AF_XDP: the RQ takes UMEM frames, the SQ sends them */
+	struct xsk_buff_pool *xsk_pool;
+	u16 xsk_last;		/* SQ slot of the last XSK WQE posted */
 	bool xdp_rxq_reg;
 	bool xdp_flush;		/* redirected frames await xdp_do_flush() */
 	bool irq_requested;
@@ -371,6 +385,8 @@ struct snic_priv {
 	struct list_head flower;	/* tc flower rules, under RTNL */
 	u64 *tx_rate;		/* bit/s per TX queue, 0 = unlimited */
 	struct bpf_prog *xdp_prog;	/* native XDP; read in NAPI (RCU) */
+	/* zero-copy AF_XDP pools by queue, max_ch entries, under RTNL */
+	struct xsk_buff_pool **xsk_pool;
 	/* SIOCSHWTSTAMP: rx_filter ALL stamps received skbs with the CQE's */
 	struct hwtstamp_config tstamp;
 	DECLARE_BITMAP(vlans, VLAN_N_VID);	/* the device's VLAN filter */

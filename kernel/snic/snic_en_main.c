@@ -8,7 +8,9 @@
  * page.  The interrupt schedules NAPI; NAPI drains the EQ, both CQs
  * (snic_en_tx.c, snic_en_rx.c) and refills the RQ, then re-arms both CQs
  * and the EQ.  RSS and its catch-all rule: snic_en_rss.c; ethtool ntuple
- * rules: snic_en_fs_ethtool.c.
+ * rules: snic_en_fs_ethtool.c.  A zero-copy AF_XDP pool on queue N
+ * (snic_xsk*.c) rebuilds the channels so that channel N's RQ takes its
+ * UMEM frames; NAPI also sends from its TX ring.
  */
 #include <linux/bpf.h>
 #include <linux/etherdevice.h>
@@ -51,7 +53,7 @@ static int snic_napi_poll(struct napi_struct *napi, int budget)
 	struct snic_channel *ch = container_of(napi, struct snic_channel, napi);
 	struct snic_dev *sd = ch->priv->sd;
 	struct snic_eqe *eqe;
-	bool tx_more;
+	bool tx_more, filled;
 	int work = 0;
 
 	while ((eqe = snic_eq_next(&ch->eq))) {
@@ -61,9 +63,16 @@ static int snic_napi_poll(struct napi_struct *napi, int budget)
 	tx_more = snic_tx_poll(ch, budget);
 	if (!budget)
 		return 0;
+	if (ch->xsk_pool && snic_xsk_tx(ch, budget))
+		tx_more = true;
 	work = snic_rx_poll(ch, budget);
-	/* An empty RQ raises no completion: keep polling until refilled. */
-	if (!snic_rx_refill(ch, true) && ch->rq.prod == ch->rq.cons)
+	filled = snic_rx_refill(ch, true);
+	/*
+	 * An empty RQ raises no completion: keep polling until refilled,
+	 * unless an AF_XDP application will wake us when it fills.
+	 */
+	if (!snic_xsk_rx_sleep(ch, filled) && !filled &&
+	    ch->rq.prod == ch->rq.cons)
 		return budget;
 	if (tx_more || work >= budget)
 		return budget;
@@ -162,6 +171,12 @@ static int snic_channel_open(struct snic_priv *priv, struct snic_channel *ch)
 	ch->priv = priv;
 	ch->stats = &priv->stats[ch->idx];
 	ch->txq = netdev_get_tx_queue(nd, ch->idx);
+	ch->xsk_pool = priv->xsk_pool[ch->idx];
+	if (ch->xsk_pool) {
+		ret = snic_xsk_pool_check(priv, ch->xsk_pool, nd->mtu);
+		if (ret)
+			return ret;
+	}
 	ch->rx_buf_len = ALIGN(nd->mtu + SNIC_FRAME_OVERHEAD, 64);
 	ch->rx_headroom = snic_rx_headroom(priv);
 	ch->rx_frag_size = snic_rx_frag_size(ch->rx_headroom, nd->mtu);
@@ -215,7 +230,8 @@ static int snic_channel_open(struct snic_priv *priv, struct snic_channel *ch)
 	if (ret)
 		return ret;
 	snic_rx_refill(ch, false);
-	if (ch->rq.prod == ch->rq.cons)
+	/* An XSK fill ring may still be empty: NAPI takes frames later. */
+	if (ch->rq.prod == ch->rq.cons && !ch->xsk_pool)
 		return -ENOMEM;
 	if (priv->tx_rate[ch->idx]) {
 		ret = snic_cmd_sq_rate(sd, ch->sq.qn, priv->tx_rate[ch->idx]);
@@ -231,6 +247,12 @@ static int snic_channel_open(struct snic_priv *priv, struct snic_channel *ch)
 	snic_cq_arm(sd, &ch->txcq);
 	snic_cq_arm(sd, &ch->rxcq);
 	snic_eq_arm(sd, &ch->eq);
+	/* A first NAPI poll refills from the fill ring and sends. */
+	if (ch->xsk_pool) {
+		local_bh_disable();
+		napi_schedule(&ch->napi);
+		local_bh_enable();
+	}
 	return 0;
 }
 
@@ -419,6 +441,8 @@ static int snic_change_mtu(struct net_device *nd, int mtu)
 			    mtu);
 		return -EINVAL;
 	}
+	if (!snic_xsk_mtu_ok(priv, mtu))
+		return -EINVAL;
 	return snic_reconfigure(priv, priv->num_ch, mtu);
 }
 
@@ -505,6 +529,55 @@ static int snic_xdp_setup(struct snic_priv *priv, struct bpf_prog *prog,
 	return 0;
 }
 
+/*
+ * XDP_SETUP_XSK_POOL: @pool (NULL: none) for zero-copy AF_XDP on queue
+ * @qid.  A running port rebuilds its channels, so channel @qid's RQ is
+ * quiesced, drained (UMEM frames back to the pool) and refilled from the
+ * new source.  Taking a pool away cannot fail (the core does not expect
+ * it to): if the rebuild fails the port stays down, logged.
+ */
+static int snic_xsk_setup(struct snic_priv *priv, struct xsk_buff_pool *pool,
+			  u16 qid)
+{
+	struct net_device *nd = priv->netdev;
+	struct xsk_buff_pool *old;
+	int ret;
+
+	ASSERT_RTNL();
+	if (qid >= priv->max_ch)
+		return -EINVAL;
+	old = priv->xsk_pool[qid];
+	if (pool) {
+		if (old)
+			return -EBUSY;
+		ret = snic_xsk_pool_check(priv, pool, nd->mtu);
+		if (ret)
+			return ret;
+		ret = snic_xsk_map(priv, pool);
+		if (ret)
+			return ret;
+	} else if (!old) {
+		return 0;
+	}
+	priv->xsk_pool[qid] = pool;
+	ret = netif_running(nd) ?
+	      snic_reconfigure(priv, priv->num_ch, nd->mtu) : 0;
+	if (ret && pool) {
+		priv->xsk_pool[qid] = NULL;
+		snic_reconfigure(priv, priv->num_ch, nd->mtu);
+		snic_xsk_unmap(pool);
+		return ret;
+	}
+	if (ret)
+		netdev_err(nd, "queue %u: channels not rebuilt after AF_XDP unbind (%d), port down\n",
+			   qid, ret);
+	if (old)
+		snic_xsk_unmap(old);
+	netdev_info(nd, "queue %u: AF_XDP zero-copy %s\n", qid,
+		    pool ? "on" : "off");
+	return 0;
+}
+
 static int snic_bpf(struct net_device *nd, struct netdev_bpf *bpf)
 {
 	struct snic_priv *priv = netdev_priv(nd);
@@ -512,6 +585,8 @@ static int snic_bpf(struct net_device *nd, struct netdev_bpf *bpf)
 	switch (bpf->command) {
 	case XDP_SETUP_PROG:
 		return snic_xdp_setup(priv, bpf->prog, bpf->extack);
+	case XDP_SETUP_XSK_POOL:
+		return snic_xsk_setup(priv, bpf->xsk.pool, bpf->xsk.queue_id);
 	default:
 		return -EINVAL;
 	}
@@ -628,6 +703,7 @@ static const struct net_device_ops snic_netdev_ops = {
 	.ndo_tx_timeout		= snic_tx_timeout,
 	.ndo_bpf		= snic_bpf,
 	.ndo_xdp_xmit		= snic_xdp_xmit,
+	.ndo_xsk_wakeup		= snic_xsk_wakeup,
 	.ndo_eth_ioctl		= snic_eth_ioctl,
 };
 
@@ -685,7 +761,8 @@ static int snic_eth_probe(struct snic_dev *sd)
 	INIT_WORK(&priv->reset_work, snic_reset_work);
 	priv->stats = kcalloc(max_ch, sizeof(*priv->stats), GFP_KERNEL);
 	priv->tx_rate = kcalloc(max_ch, sizeof(*priv->tx_rate), GFP_KERNEL);
-	if (!priv->stats || !priv->tx_rate) {
+	priv->xsk_pool = kcalloc(max_ch, sizeof(*priv->xsk_pool), GFP_KERNEL);
+	if (!priv->stats || !priv->tx_rate || !priv->xsk_pool) {
 		ret = -ENOMEM;
 		goto err_free;
 	}
@@ -751,6 +828,7 @@ err_free:
 	sd->netdev = NULL;
 	kfree(priv->stats);
 	kfree(priv->tx_rate);
+	kfree(priv->xsk_pool);
 	free_netdev(nd);
 	return ret;
 }
@@ -773,6 +851,8 @@ static void snic_eth_remove(struct snic_dev *sd)
 	sd->netdev = NULL;
 	kfree(priv->stats);
 	kfree(priv->tx_rate);
+	/* unregister_netdev() unbound the sockets: no pool is left */
+	kfree(priv->xsk_pool);
 	free_netdev(nd);
 }
 

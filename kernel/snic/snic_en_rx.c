@@ -4,9 +4,11 @@
  * RX completions in NAPI turned into skbs with build_skb, checksum and
  * RSS hash from the CQE.  With rx_cqe_compress the RX CQ also holds
  * mini-CQE lines, each up to 7 completions.  With an XDP program its
- * verdict comes first (snic_en_xdp.c).
+ * verdict comes first (snic_en_xdp.c).  A channel with a zero-copy
+ * AF_XDP pool posts UMEM frames instead (snic_xsk_rx.c).
  */
 #include <linux/etherdevice.h>
+#include <net/xdp_sock_drv.h>
 #include "snic.h"
 #include "snic_en.h"
 
@@ -16,6 +18,8 @@ static int snic_rx_alloc(struct snic_channel *ch, struct snic_rx_buf *rb,
 	struct device *dev = &ch->priv->sd->pdev->dev;
 	void *data;
 
+	if (ch->xsk_pool)
+		return snic_xsk_rx_alloc(ch, rb);
 	data = in_napi ? napi_alloc_frag(ch->rx_frag_size) :
 			 netdev_alloc_frag(ch->rx_frag_size);
 	if (!data)
@@ -48,7 +52,10 @@ bool snic_rx_refill(struct snic_channel *ch, bool in_napi)
 
 		if (!rb->data && snic_rx_alloc(ch, rb, in_napi)) {
 			u64_stats_update_begin(&st->syncp);
-			st->alloc_fail++;
+			if (ch->xsk_pool)
+				st->xsk_fill_empty++;
+			else
+				st->alloc_fail++;
 			u64_stats_update_end(&st->syncp);
 			ok = false;
 			break;
@@ -235,24 +242,31 @@ int snic_rx_poll(struct snic_channel *ch, int budget)
 					    ch->idx, c.opcode, c.syndrome, len);
 			continue;
 		}
-		if (prog) {
-			data = snic_xdp_rx(ch, prog, rb, &off, &len);
-			if (!data)
+		if (ch->xsk_pool) {
+			skb = snic_xsk_rx(ch, prog, rb, len);
+			if (!skb)
 				continue;
+			len = skb->len;
 		} else {
-			dma_unmap_single(dev, rb->dma, ch->rx_buf_len,
-					 DMA_FROM_DEVICE);
-			data = rb->data;
-			rb->data = NULL;
+			if (prog) {
+				data = snic_xdp_rx(ch, prog, rb, &off, &len);
+				if (!data)
+					continue;
+			} else {
+				dma_unmap_single(dev, rb->dma, ch->rx_buf_len,
+						 DMA_FROM_DEVICE);
+				data = rb->data;
+				rb->data = NULL;
+			}
+			skb = napi_build_skb(data, ch->rx_frag_size);
+			if (unlikely(!skb)) {
+				skb_free_frag(data);
+				st->alloc_fail++;
+				continue;
+			}
+			skb_reserve(skb, off);
+			skb_put(skb, len);
 		}
-		skb = napi_build_skb(data, ch->rx_frag_size);
-		if (unlikely(!skb)) {
-			skb_free_frag(data);
-			st->alloc_fail++;
-			continue;
-		}
-		skb_reserve(skb, off);
-		skb_put(skb, len);
 		skb->protocol = eth_type_trans(skb, nd);
 		snic_rx_csum_hash(ch, skb, &c, st);
 		skb_record_rx_queue(skb, ch->idx);
@@ -267,7 +281,7 @@ int snic_rx_poll(struct snic_channel *ch, int budget)
 	return work;
 }
 
-/* Free the posted receive buffers (queue destroyed). */
+/* Free the posted receive buffers (queue destroyed), UMEM frames too. */
 void snic_rx_drain(struct snic_channel *ch)
 {
 	struct device *dev = &ch->priv->sd->pdev->dev;
@@ -278,9 +292,13 @@ void snic_rx_drain(struct snic_channel *ch)
 
 		if (!rb->data)
 			continue;
-		dma_unmap_single(dev, rb->dma, ch->rx_buf_len,
-				 DMA_FROM_DEVICE);
-		skb_free_frag(rb->data);
+		if (ch->xsk_pool) {
+			xsk_buff_free(rb->data);
+		} else {
+			dma_unmap_single(dev, rb->dma, ch->rx_buf_len,
+					 DMA_FROM_DEVICE);
+			skb_free_frag(rb->data);
+		}
 		rb->data = NULL;
 	}
 }

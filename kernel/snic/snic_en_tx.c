@@ -7,8 +7,10 @@
  * doorbell, so a batch (xmit_more) costs one CQE write, and skbs are
  * still freed as soon as their batch is sent (TCP small queues wait for
  * that); a CQE retires every WQE up to it.
- * XDP frames (XDP_TX, ndo_xdp_xmit) share the channel's SQ under its
- * netdev queue's TX lock; a WQE holds either an skb or an xdp_frame.
+ * XDP frames (XDP_TX, ndo_xdp_xmit) and zero-copy AF_XDP frames
+ * (snic_xsk_tx.c) share the channel's SQ under its netdev queue's TX lock;
+ * a WQE holds an skb, an xdp_frame or UMEM frames (tb->xsk, given back to
+ * the pool's completion ring when it completes).
  */
 #include <linux/etherdevice.h>
 #include <linux/ip.h>
@@ -16,6 +18,7 @@
 #include <linux/udp.h>
 #include <net/checksum.h>
 #include <net/xdp.h>
+#include <net/xdp_sock_drv.h>
 #include "snic.h"
 #include "snic_en.h"
 
@@ -40,7 +43,7 @@ static void snic_tx_ring(struct snic_priv *priv, struct snic_channel *ch)
 	snic_wq_ring(priv->sd, sq, SNIC_DB_SQ);
 }
 
-static unsigned int snic_sq_free(const struct snic_wq *sq)
+unsigned int snic_sq_free(const struct snic_wq *sq)
 {
 	return sq->size - (u16)(sq->prod - READ_ONCE(sq->cons));
 }
@@ -326,7 +329,7 @@ bool snic_tx_poll(struct snic_channel *ch, int napi_budget)
 	struct net_device *nd = ch->priv->netdev;
 	struct device *dev = &ch->priv->sd->pdev->dev;
 	struct snic_txc_stats *st = &ch->stats->txc;
-	unsigned int pkts = 0, bytes = 0, n = 0, errs = 0;
+	unsigned int pkts = 0, bytes = 0, n = 0, errs = 0, xsk = 0;
 	struct snic_cq *cq = &ch->txcq;
 	struct snic_wq *sq = &ch->sq;
 	struct snic_cqe *cqe;
@@ -355,6 +358,9 @@ bool snic_tx_poll(struct snic_channel *ch, int napi_budget)
 				if (tb->xdpf) {
 					xdp_return_frame(tb->xdpf);
 					tb->xdpf = NULL;
+				} else if (tb->xsk) {
+					xsk += tb->xsk;
+					tb->xsk = 0;
 				} else {
 					pkts++;
 					bytes += tb->bytes;
@@ -375,6 +381,8 @@ bool snic_tx_poll(struct snic_channel *ch, int napi_budget)
 	if (!n)
 		return false;
 	snic_cq_update(cq);
+	if (xsk)
+		xsk_tx_completed(ch->xsk_pool, xsk);
 	netdev_tx_completed_queue(ch->txq, pkts, bytes);
 	u64_stats_update_begin(&st->syncp);
 	st->cqes += n;
@@ -394,32 +402,78 @@ bool snic_tx_poll(struct snic_channel *ch, int napi_budget)
 }
 
 /*
- * Post one XDP frame on @ch's SQ: the Ethernet header inline, the rest
- * gathered from a fresh DMA mapping.  The caller holds the queue's TX lock
- * and rings the doorbell.  On success the frame is the WQE's until its
- * completion; on failure (ring full, bad length, DMA) it stays the caller's.
+ * Whether a frame of @len bytes may go out as one basic block: more than
+ * the Ethernet header, at most MTU + 18.  Counts a refusal in *@err.
  */
-int snic_xdp_post(struct snic_channel *ch, struct xdp_frame *xdpf)
+bool snic_tx_frame_ok(struct snic_channel *ch, u32 len, u64 *err)
 {
-	struct device *dev = &ch->priv->sd->pdev->dev;
+	struct snic_txq_stats *st = &ch->stats->tx;
+
+	if (likely(len > ETH_HLEN &&
+		   len <= ch->priv->netdev->mtu + SNIC_FRAME_OVERHEAD))
+		return true;
+	snic_tx_count(st, err);
+	return false;
+}
+
+/*
+ * Post a frame of @len bytes at @data as one basic block on @ch's SQ:
+ * ctrl, eth with the Ethernet header inline (10 bytes, 4 more in the
+ * next segment), one gather of the rest at @dma (already past the
+ * header), signaled.  The caller checked the length and the room, holds
+ * the queue's TX lock, rings the doorbell and says in the returned slot
+ * what the WQE holds.
+ */
+struct snic_tx_buf *snic_tx_post_frame(struct snic_channel *ch,
+				       const void *data, dma_addr_t dma,
+				       u32 len)
+{
 	u8 wqe[SNIC_WQEBB_SIZE] __aligned(16) = { };
 	struct snic_wqe_ctrl *ctrl = (void *)wqe;
 	struct snic_wqe_eth *eth = (void *)(wqe + 16);
 	struct snic_wqe_data *dseg = (void *)(wqe + 48);
+	struct snic_wq *sq = &ch->sq;
+	struct snic_tx_buf *tb;
+
+	BUILD_BUG_ON(ETH_HLEN - 10 > 16);
+	tb = &ch->tx_buf[sq->prod & (sq->size - 1)];
+	tb->nmaps = 0;
+	tb->skb = NULL;
+	tb->xdpf = NULL;
+	tb->xsk = 0;
+	tb->bbs = 1;
+	tb->bytes = 0;		/* not an skb: outside BQL */
+	ctrl->opcode = SNIC_WQE_ETH_SEND;
+	ctrl->flags = SNIC_WQE_F_SIGNAL;
+	ctrl->wqe_idx = cpu_to_le16(sq->prod);
+	ctrl->ds_cnt = 4;
+	eth->inline_hdr_sz = cpu_to_le16(ETH_HLEN);
+	memcpy(wqe + 16 + offsetof(struct snic_wqe_eth, inline_hdr), data,
+	       ETH_HLEN);
+	dseg->byte_count = cpu_to_le32(len - ETH_HLEN);
+	dseg->addr = cpu_to_le64(dma);
+	snic_sq_copy(sq, wqe, 1);
+	return tb;
+}
+
+/*
+ * Post one XDP frame on @ch's SQ, the rest after the Ethernet header
+ * gathered from a fresh DMA mapping.  The caller holds the queue's TX
+ * lock and rings the doorbell.  On success the frame is the WQE's until
+ * its completion; on failure (ring full, bad length, DMA) it stays the
+ * caller's.
+ */
+int snic_xdp_post(struct snic_channel *ch, struct xdp_frame *xdpf)
+{
+	struct device *dev = &ch->priv->sd->pdev->dev;
 	struct snic_txq_stats *st = &ch->stats->tx;
 	unsigned int len = xdpf->len;
-	struct snic_wq *sq = &ch->sq;
 	struct snic_tx_buf *tb;
 	dma_addr_t dma;
 
-	/* ctrl, eth with 10 inline bytes, 4 more inline bytes, one gather */
-	BUILD_BUG_ON(ETH_HLEN - 10 > 16);
-	if (unlikely(len <= ETH_HLEN ||
-		     len > ch->priv->netdev->mtu + SNIC_FRAME_OVERHEAD)) {
-		snic_tx_count(st, &st->xdp_xmit_err);
+	if (unlikely(!snic_tx_frame_ok(ch, len, &st->xdp_xmit_err)))
 		return -EINVAL;
-	}
-	if (unlikely(snic_sq_free(sq) < 1)) {
+	if (unlikely(snic_sq_free(&ch->sq) < 1)) {
 		snic_tx_count(st, &st->xdp_xmit_full);
 		return -ENOSPC;
 	}
@@ -429,23 +483,10 @@ int snic_xdp_post(struct snic_channel *ch, struct xdp_frame *xdpf)
 		snic_tx_count(st, &st->xdp_xmit_err);
 		return -ENOMEM;
 	}
-	tb = &ch->tx_buf[sq->prod & (sq->size - 1)];
+	tb = snic_tx_post_frame(ch, xdpf->data, dma, len);
 	tb->maps[0] = (struct snic_tx_map){ dma, len - ETH_HLEN, false };
 	tb->nmaps = 1;
-	tb->skb = NULL;
 	tb->xdpf = xdpf;
-	tb->bbs = 1;
-	tb->bytes = 0;		/* not an skb: outside BQL */
-	ctrl->opcode = SNIC_WQE_ETH_SEND;
-	ctrl->flags = SNIC_WQE_F_SIGNAL;
-	ctrl->wqe_idx = cpu_to_le16(sq->prod);
-	ctrl->ds_cnt = 4;
-	eth->inline_hdr_sz = cpu_to_le16(ETH_HLEN);
-	memcpy(wqe + 16 + offsetof(struct snic_wqe_eth, inline_hdr),
-	       xdpf->data, ETH_HLEN);
-	dseg->byte_count = cpu_to_le32(len - ETH_HLEN);
-	dseg->addr = cpu_to_le64(dma);
-	snic_sq_copy(sq, wqe, 1);
 
 	u64_stats_update_begin(&st->syncp);
 	st->xdp_xmit++;
@@ -455,25 +496,31 @@ int snic_xdp_post(struct snic_channel *ch, struct xdp_frame *xdpf)
 	return 0;
 }
 
-/* Free the skbs of WQEs the device will not complete (queue destroyed). */
+/* Free what WQEs the device will not complete hold (queue destroyed). */
 void snic_tx_drain(struct snic_channel *ch)
 {
 	struct device *dev = &ch->priv->sd->pdev->dev;
-	u32 i;
+	u32 i, xsk = 0;
 
 	for (i = 0; i < ch->tx_buf_n; i++) {
 		struct snic_tx_buf *tb = &ch->tx_buf[i];
 
-		if (!tb->skb && !tb->xdpf)
+		if (!tb->skb && !tb->xdpf && !tb->xsk)
 			continue;
 		snic_tx_unmap(dev, tb);
 		if (tb->xdpf)
 			xdp_return_frame(tb->xdpf);
+		else if (tb->xsk)
+			xsk += tb->xsk;
 		else
 			dev_kfree_skb_any(tb->skb);
 		tb->skb = NULL;
 		tb->xdpf = NULL;
+		tb->xsk = 0;
 	}
+	/* Back to the completion ring: the application owns them again. */
+	if (xsk)
+		xsk_tx_completed(ch->xsk_pool, xsk);
 	netdev_tx_reset_queue(ch->txq);
 }
 

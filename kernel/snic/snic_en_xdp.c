@@ -9,14 +9,15 @@
  * xdp_frame is returned with page_frag_free().  XDP_DROP and XDP_ABORTED
  * leave the buffer in its RQ slot to be posted again.  XDP_TX and
  * ndo_xdp_xmit post on a channel's own SQ under its netdev queue's TX lock
- * (snic_xdp_post()).  AF_XDP works in copy mode only: the RQ takes page
- * fragments, not UMEM chunks, so there is no zero-copy (XDP_ZEROCOPY binds
- * fail with EOPNOTSUPP).
+ * (snic_xdp_post()).  snic_xdp_verdict() and snic_xdp_send() serve both
+ * kinds of RQ: page fragments (here) and zero-copy AF_XDP's UMEM frames
+ * (snic_xsk_rx.c, memory model MEM_TYPE_XSK_BUFF_POOL).
  */
 #include <linux/bpf_trace.h>
 #include <linux/filter.h>
 #include <linux/netdevice.h>
 #include <net/xdp.h>
+#include <net/xdp_sock_drv.h>
 #include "snic.h"
 #include "snic_en.h"
 
@@ -46,12 +47,15 @@ int snic_xdp_rxq_reg(struct snic_channel *ch)
 			       ch->napi.napi_id);
 	if (ret)
 		return ret;
-	ret = xdp_rxq_info_reg_mem_model(&ch->xdp_rxq, MEM_TYPE_PAGE_SHARED,
-					 NULL);
+	ret = xdp_rxq_info_reg_mem_model(&ch->xdp_rxq, ch->xsk_pool ?
+					 MEM_TYPE_XSK_BUFF_POOL :
+					 MEM_TYPE_PAGE_SHARED, NULL);
 	if (ret) {
 		xdp_rxq_info_unreg(&ch->xdp_rxq);
 		return ret;
 	}
+	if (ch->xsk_pool)
+		xsk_pool_set_rxq_info(ch->xsk_pool, &ch->xdp_rxq);
 	ch->xdp_rxq_reg = true;
 	return 0;
 }
@@ -77,78 +81,110 @@ static int snic_xdp_tx_one(struct snic_channel *ch, struct xdp_frame *xdpf)
 }
 
 /*
- * Run @prog on the frame in @rb (@len bytes after ch->rx_headroom), in
- * NAPI.  Returns the buffer, unmapped and taken from its slot, when the
- * frame goes on to the stack (*off and *len say where it is now); NULL
- * when XDP consumed it: transmitted, redirected, or dropped (then the
- * buffer stays in its slot for the next refill).
+ * Run @prog on @xdp and count its verdict.  Returns XDP_PASS, XDP_TX,
+ * XDP_REDIRECT, or XDP_DROP for a frame to drop (XDP_DROP, XDP_ABORTED
+ * and unknown verdicts).
  */
-void *snic_xdp_rx(struct snic_channel *ch, struct bpf_prog *prog,
-		  struct snic_rx_buf *rb, u32 *off, u32 *len)
+u32 snic_xdp_verdict(struct snic_channel *ch, struct bpf_prog *prog,
+		     struct xdp_buff *xdp)
 {
 	struct net_device *nd = ch->priv->netdev;
-	struct device *dev = &ch->priv->sd->pdev->dev;
 	struct snic_rxq_stats *st = &ch->stats->rx;
-	struct xdp_frame *xdpf;
-	struct xdp_buff xdp;
-	void *data = rb->data;
-	u32 act;
+	u32 act = bpf_prog_run_xdp(prog, xdp);
 
-	dma_sync_single_for_cpu(dev, rb->dma, *len, DMA_FROM_DEVICE);
-	xdp_init_buff(&xdp, ch->rx_frag_size, &ch->xdp_rxq);
-	xdp_prepare_buff(&xdp, data, ch->rx_headroom, *len, false);
-	act = bpf_prog_run_xdp(prog, &xdp);
 	switch (act) {
 	case XDP_PASS:
+		st->xdp_pass++;
+		return act;
 	case XDP_TX:
 	case XDP_REDIRECT:
-		/* The frame leaves its slot; the CPU's view is current. */
-		dma_unmap_single_attrs(dev, rb->dma, ch->rx_buf_len,
-				       DMA_FROM_DEVICE, DMA_ATTR_SKIP_CPU_SYNC);
-		rb->data = NULL;
-		break;
+		return act;
 	case XDP_DROP:
 		st->xdp_drop++;
-		goto recycle;
+		return act;
 	default:
 		bpf_warn_invalid_xdp_action(nd, prog, act);
 		fallthrough;
 	case XDP_ABORTED:
 		trace_xdp_exception(nd, prog, act);
 		st->xdp_aborted++;
-		goto recycle;
+		return XDP_DROP;
 	}
+}
 
-	switch (act) {
-	case XDP_PASS:
-		st->xdp_pass++;
-		*off = xdp.data - xdp.data_hard_start;
-		*len = xdp.data_end - xdp.data;
-		return data;
-	case XDP_TX:
-		xdpf = xdp_convert_buff_to_frame(&xdp);
-		if (unlikely(!xdpf || snic_xdp_tx_one(ch, xdpf))) {
-			trace_xdp_exception(nd, prog, act);
-			st->xdp_tx_err++;
-			skb_free_frag(data);
-			return NULL;
-		}
-		st->xdp_tx++;
-		return NULL;
-	default:	/* XDP_REDIRECT */
-		if (unlikely(xdp_do_redirect(nd, &xdp, prog))) {
+/*
+ * XDP_TX or XDP_REDIRECT (@act) of @xdp, whose buffer has left its RQ
+ * slot.  Either way the buffer is gone: sent, or given back to its memory
+ * model (page fragment or XSK pool) and counted.
+ */
+void snic_xdp_send(struct snic_channel *ch, struct bpf_prog *prog,
+		   struct xdp_buff *xdp, u32 act)
+{
+	struct net_device *nd = ch->priv->netdev;
+	struct snic_rxq_stats *st = &ch->stats->rx;
+	struct xdp_frame *xdpf;
+
+	if (act == XDP_REDIRECT) {
+		if (unlikely(xdp_do_redirect(nd, xdp, prog))) {
 			st->xdp_redirect_err++;
-			skb_free_frag(data);
-			return NULL;
+			xdp_return_buff(xdp);
+			return;
 		}
 		ch->xdp_flush = true;
 		st->xdp_redirect++;
+		return;
+	}
+	/* From an XSK buffer: a copy in a new page, the buffer freed. */
+	xdpf = xdp_convert_buff_to_frame(xdp);
+	if (unlikely(!xdpf)) {
+		xdp_return_buff(xdp);
+		goto err;
+	}
+	if (unlikely(snic_xdp_tx_one(ch, xdpf))) {
+		xdp_return_frame(xdpf);
+		goto err;
+	}
+	st->xdp_tx++;
+	return;
+err:
+	trace_xdp_exception(nd, prog, act);
+	st->xdp_tx_err++;
+}
+
+/*
+ * Run @prog on the page fragment frame in @rb (@len bytes after
+ * ch->rx_headroom), in NAPI.  Returns the buffer, unmapped and taken from
+ * its slot, when the frame goes on to the stack (*off and *len say where
+ * it is now); NULL when XDP consumed it: transmitted, redirected, or
+ * dropped (then the buffer stays in its slot for the next refill).
+ */
+void *snic_xdp_rx(struct snic_channel *ch, struct bpf_prog *prog,
+		  struct snic_rx_buf *rb, u32 *off, u32 *len)
+{
+	struct device *dev = &ch->priv->sd->pdev->dev;
+	void *data = rb->data;
+	struct xdp_buff xdp;
+	u32 act;
+
+	dma_sync_single_for_cpu(dev, rb->dma, *len, DMA_FROM_DEVICE);
+	xdp_init_buff(&xdp, ch->rx_frag_size, &ch->xdp_rxq);
+	xdp_prepare_buff(&xdp, data, ch->rx_headroom, *len, false);
+	act = snic_xdp_verdict(ch, prog, &xdp);
+	if (act == XDP_DROP) {
+		dma_sync_single_for_device(dev, rb->dma, ch->rx_buf_len,
+					   DMA_FROM_DEVICE);
 		return NULL;
 	}
-
-recycle:
-	dma_sync_single_for_device(dev, rb->dma, ch->rx_buf_len,
-				   DMA_FROM_DEVICE);
+	/* The frame leaves its slot; the CPU's view is current. */
+	dma_unmap_single_attrs(dev, rb->dma, ch->rx_buf_len, DMA_FROM_DEVICE,
+			       DMA_ATTR_SKIP_CPU_SYNC);
+	rb->data = NULL;
+	if (act == XDP_PASS) {
+		*off = xdp.data - xdp.data_hard_start;
+		*len = xdp.data_end - xdp.data;
+		return data;
+	}
+	snic_xdp_send(ch, prog, &xdp, act);
 	return NULL;
 }
 

@@ -35,6 +35,9 @@ static const struct snic_stat_desc snic_tx_stats[] = {
 	SNIC_TX_STAT(xdp_xmit),
 	SNIC_TX_STAT(xdp_xmit_err),
 	SNIC_TX_STAT(xdp_xmit_full),
+	SNIC_TX_STAT(xsk_xmit),
+	SNIC_TX_STAT(xsk_bytes),
+	SNIC_TX_STAT(xsk_err),
 };
 
 static const struct snic_stat_desc snic_txc_stats[] = {
@@ -61,6 +64,11 @@ static const struct snic_stat_desc snic_rx_stats[] = {
 	SNIC_RX_STAT(xdp_redirect_err),
 	SNIC_RX_STAT(mini_cqes),
 	SNIC_RX_STAT(mini_lines),
+	SNIC_RX_STAT(xsk_packets),
+	SNIC_RX_STAT(xsk_bytes),
+	SNIC_RX_STAT(xsk_pass_copy),
+	SNIC_RX_STAT(xsk_fill_empty),
+	SNIC_RX_STAT(xsk_refused),
 };
 
 /* struct snic_port_stats: names and order from SNIC_PORT_STATS. */
