@@ -251,6 +251,16 @@ static inline void hdc_wr(struct hdc_dev *hd, u32 reg, u32 val)
 }
 
 /*
+ * A request's error as its caller sees it: whatever failed once the
+ * device was removed (its NIC queues taken down under a transfer, the
+ * engine reset) failed because the device went away: -ENODEV.
+ */
+static inline int hdc_gone_err(struct hdc_dev *hd, int err)
+{
+	return err && READ_ONCE(hd->gone) ? -ENODEV : err;
+}
+
+/*
  * The files by layer, top first; each calls only the ones below it
  * (docs/hdc.md, "Driver").  hdc_main.c (PCI probe/remove) is the top and
  * has no entry points for the others.
@@ -345,6 +355,7 @@ s64 hdc_tcp_send(struct hdc_dev *hd, struct file *file,
 		 const struct hdc_extent *x, u32 n, u64 len);
 int hdc_tcp_hold(struct hdc_dev *hd, struct sock *sk, bool rx);
 void hdc_tcp_state(struct sock *sk, struct hdc_net_flow *f, u32 mtu);
+void hdc_tcp_reset(struct hdc_dev *hd, struct sock *sk, int err);
 
 /* hdc_tcp_rx.c: TCP sockets as sources, the receive side's handover */
 int hdc_tcp_rx_src(struct hdc_dev *hd, struct file *file,
