@@ -37,7 +37,12 @@
 # read + send on a TCP connection, guest instructions per MiB and modeled
 # microseconds per request; nginx through libd2d-sendfile.so vs stock
 # nginx (sendfile on), requests/s (modeled) and guest instructions per
-# request (wget, the client, runs in the same guest and is counted too).
+# request (wget, the client, runs in the same guest and is counted too);
+# TCP receive, NIC -> CRC32C -> SSD: 'd2d recv --tcp --crc32c' vs
+# 'udprecv --tcp --crc32c' (read + write + CRC32C in software + fsync)
+# into a file on the SSD, guest instructions per MiB and modeled
+# microseconds per request (p's sending is in both counts), beside
+# DCS-ctrl's -52% CPU (its NIC -> CRC32C -> SSD against software P2P).
 # HDC_NET_PART=udp or tcp runs one part; with TIMING=1 the UDP part is
 # the timed run above.
 set -uo pipefail
@@ -114,6 +119,17 @@ tcp() {
 		echo "bench: hdc-tcp-$size-cpu-vs-sendfile: d2d $i_d2d_tcp vs sendfile $i_sendfile_tcp insns = $(ratio "$i_d2d_tcp" "$i_sendfile_tcp") (DCS-ctrl: -52% CPU against software-controlled P2P; none for TCP)"
 		echo "bench: hdc-tcp-$size-cpu-vs-read-send: d2d $i_d2d_tcp vs read+send $i_read_send_tcp insns = $(ratio "$i_d2d_tcp" "$i_read_send_tcp")"
 		echo "bench: hdc-tcp-$size-latency-vs-sendfile: d2d $t_d2d_tcp vs sendfile $t_sendfile_tcp s, modeled = $(ratio "$t_d2d_tcp" "$t_sendfile_tcp") (DCS-ctrl: -42% latency against software-controlled P2P; none for TCP)"
+	done
+	for size in 65536 1048576 4194304; do
+		reps=$(field d2d-recv-tcp "$size" reps)
+		mib=$(awk -v s="$size" -v r="$reps" 'BEGIN {print s * r / 1048576}')
+		for m in d2d-recv-tcp cpu-recv-tcp; do
+			i=$(insns "$m" "$size") t=$(field "$m" "$size" secs)
+			eval "i_${m//-/_}=$i t_${m//-/_}=$t"
+			echo "bench: hdc-tcp-recv-$size-$m: $(per "$i" "$reps") insns/request, $(per "$i" "$mib") insns/MiB, $(us "$t" "$reps") us/request (modeled)"
+		done
+		echo "bench: hdc-tcp-recv-$size-insns-per-MiB: d2d-recv-tcp $(per "$i_d2d_recv_tcp" "$mib") vs recv+write+crc32c $(per "$i_cpu_recv_tcp" "$mib") = $(ratio "$i_d2d_recv_tcp" "$i_cpu_recv_tcp") (DCS-ctrl NIC->CRC32C->SSD: 0.48 CPU against software P2P)"
+		echo "bench: hdc-tcp-recv-$size-latency-us: d2d-recv-tcp $(us "$t_d2d_recv_tcp" "$reps") vs recv+write+crc32c $(us "$t_cpu_recv_tcp" "$reps") = $(ratio "$t_d2d_recv_tcp" "$t_cpu_recv_tcp") (modeled time per request, connect to exit; no DCS-ctrl figure)"
 	done
 	reps=$(field nginx-d2d 1048577 reps)
 	for m in nginx-d2d nginx-stock; do
