@@ -30,6 +30,8 @@
 # from the receiver being ready to its exit, side by side, and whether
 # each CRC matched the CPU's CRC32C of the file written.  DCS-ctrl: -52%
 # CPU.  No time is printed for these (the bench is not in timing mode).
+# And 'd2d send --tcp' vs 'udpsend --tcp --sendfile' to guest 2: the
+# sender's guest instructions alone (no time printed).
 #
 # TCP (tests/bench/hdc-tcp-guest.sh), a second run in timing mode (one
 # guest, its two snic ports on a hub, the peer in a network namespace;
@@ -166,6 +168,13 @@ for size in 4096 65536 1048576 4194304; do
 	echo "bench: hdc-net-$size-latency-vs-sw-p2p: d2d $t_d2d vs sw-p2p $t_sw s, emulated = $(ratio "$t_d2d" "$t_sw") (DCS-ctrl: 0.58)"
 	echo "bench: hdc-net-$size-cpu-vs-cpu-send: d2d $i_d2d vs best CPU send $best insns = $(ratio "$i_d2d" "$best")"
 	echo "bench: hdc-net-$size-md5-cpu: d2d-md5 $i_d2d_md5 vs md5sum+send $i_md5_read_send insns = $(ratio "$i_d2d_md5" "$i_md5_read_send") (DCS-ctrl latency with MD5 against sw-p2p: 0.28; no sw-p2p MD5 here)"
+done
+# TCP send, the sender's guest alone (guest 2, the peer, is not counted)
+for size in 65536 1048576 4194304; do
+	reps=$(field d2d-tcp "$size" reps)
+	mib=$(awk -v s="$size" -v r="$reps" 'BEGIN {print s * r / 1048576}')
+	i_d=$(insns d2d-tcp "$size") i_s=$(insns sendfile-tcp "$size")
+	echo "bench: hdc-net-tcp-$size-sender-insns-per-MiB: d2d-tcp $(per "$i_d" "$mib") vs sendfile $(per "$i_s" "$mib") = $(ratio "$i_d" "$i_s") (the sender's guest only, the peer in guest 2; $(per "$i_d" "$reps") vs $(per "$i_s" "$reps") insns/request; no DCS-ctrl figure for TCP)"
 done
 crc() { sed -n "s/^BENCH name=$1 size=$2 .*crc=\([a-z]*\).*/\1/p" "$out/results"; }
 for size in 4096 65536 1048576 4194304; do
