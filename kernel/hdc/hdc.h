@@ -217,6 +217,7 @@ struct hdc_request {
 	bool dst_resize;		/* set i_size after completion (deflate) */
 	bool dst_frozen;		/* holds the destination's sb_start_write */
 	bool internal;			/* the driver's own, not counted */
+	bool drv_done;			/* ran while built: no command */
 	/* dbuf bytes [keep_off, + keep_len) copied to keep at the end */
 	u32 keep_off;
 	u32 keep_len;
@@ -296,6 +297,7 @@ struct hdc_request *hdc_req_alloc(struct hdc_dev *hd);
 int hdc_req_alloc_dbuf(struct hdc_request *req, size_t len);
 int hdc_req_bounce(struct hdc_request *req, bool dst, size_t len);
 int hdc_req_submit(struct hdc_request *req);
+int hdc_req_start_done(struct hdc_request *req);
 int hdc_req_exec_sync(struct hdc_request *req);
 /* The same with a timeout of @ms instead of HDC_EXEC_TIMEOUT_MS. */
 int hdc_req_exec_timeout(struct hdc_request *req, unsigned int ms);
