@@ -17,7 +17,7 @@ D2D_GUEST_MODULES=(
 	virtio_net virtio_pci virtio_blk e1000e
 	uio uio_pci_generic
 	vxlan udp_tunnel ip6_udp_tunnel veth
-	8021q sch_mqprio sch_ingress sch_fq cls_flower act_gact
+	8021q sch_mqprio sch_ingress sch_fq sch_netem cls_flower act_gact
 	pktgen
 )
 

@@ -217,6 +217,7 @@ struct hdc_request {
 	bool dst_resize;		/* set i_size after completion (deflate) */
 	bool dst_frozen;		/* holds the destination's sb_start_write */
 	bool internal;			/* the driver's own, not counted */
+	bool drv_done;			/* ran while built: no command */
 	/* dbuf bytes [keep_off, + keep_len) copied to keep at the end */
 	u32 keep_off;
 	u32 keep_len;
@@ -248,6 +249,16 @@ static inline u32 hdc_rd(struct hdc_dev *hd, u32 reg)
 static inline void hdc_wr(struct hdc_dev *hd, u32 reg, u32 val)
 {
 	iowrite32(val, hd->regs + reg);
+}
+
+/*
+ * A request's error as its caller sees it: whatever failed once the
+ * device was removed (its NIC queues taken down under a transfer, the
+ * engine reset) failed because the device went away: -ENODEV.
+ */
+static inline int hdc_gone_err(struct hdc_dev *hd, int err)
+{
+	return err && READ_ONCE(hd->gone) ? -ENODEV : err;
 }
 
 /*
@@ -288,6 +299,7 @@ int hdc_req_bounce(struct hdc_request *req, bool dst, size_t len);
 void hdc_req_nvme_src(struct hdc_request *req, const struct hdc_extent *x,
 		      u32 n, u64 len);
 int hdc_req_submit(struct hdc_request *req);
+int hdc_req_start_done(struct hdc_request *req);
 int hdc_req_exec_sync(struct hdc_request *req);
 /* The same with a timeout of @ms instead of HDC_EXEC_TIMEOUT_MS. */
 int hdc_req_exec_timeout(struct hdc_request *req, unsigned int ms);
@@ -347,6 +359,7 @@ s64 hdc_tcp_send(struct hdc_dev *hd, struct file *file,
 		 const struct hdc_extent *x, u32 n, u64 len);
 int hdc_tcp_hold(struct hdc_dev *hd, struct sock *sk, bool rx);
 void hdc_tcp_state(struct sock *sk, struct hdc_net_flow *f, u32 mtu);
+void hdc_tcp_reset(struct hdc_dev *hd, struct sock *sk, int err);
 
 /* hdc_tcp_rx.c: TCP sockets as sources, the receive side's handover */
 int hdc_tcp_rx_src(struct hdc_dev *hd, struct file *file,

@@ -368,7 +368,7 @@ int hdc_build_req(struct hdc_dev *hd, const struct hdc_req *r,
 	if (!ret)
 		ret = hdc_build_map(hd, req, &b);
 	if (!ret && req->dst_tcp) {
-		/* The transfer runs now, the socket handed over; a NOP. */
+		/* The transfer runs now, the socket handed over. */
 		s64 sent = hdc_tcp_send(hd, req->dst.file, b.sx.ext, b.sx.n,
 					r->length);
 
@@ -376,9 +376,9 @@ int hdc_build_req(struct hdc_dev *hd, const struct hdc_req *r,
 			ret = sent;
 		else
 			req->sw_sent = sent;
-		req->cmd.opcode = HDC_OP_NOP;
+		req->drv_done = true;
 	} else if (!ret && (r->flags & HDC_REQ_SW_P2P)) {
-		/* The transfer runs now; the request itself is a NOP. */
+		/* The transfer runs now. */
 		s64 sent = hdc_nic_sw_p2p(hd, b.sx.ext, b.sx.n, r->length,
 					  &req->flow);
 
@@ -386,7 +386,7 @@ int hdc_build_req(struct hdc_dev *hd, const struct hdc_req *r,
 			ret = sent;
 		else
 			req->sw_sent = sent;
-		req->cmd.opcode = HDC_OP_NOP;
+		req->drv_done = true;
 	} else if (!ret) {
 		ret = hdc_build_encode(req, r, &b);
 	}
@@ -408,15 +408,20 @@ void hdc_build_cancel(struct hdc_request *req)
 }
 
 /*
- * Queue a built request.  Refused (the device is going away): its files
- * are given back now, as if it had been cancelled.
+ * Queue a built request; one the driver already ran (drv_done) ends
+ * here, in the caller's process context, without a command to the
+ * engine.  Refused (the device is going away): its files are given back
+ * now, as if it had been cancelled.
  */
 int hdc_build_submit(struct hdc_request *req)
 {
-	int ret = hdc_req_submit(req);
+	int ret = req->drv_done ? hdc_req_start_done(req) :
+		  hdc_req_submit(req);
 
 	if (ret)
 		hdc_build_cancel(req);
+	else if (req->drv_done)
+		hdc_build_work(&req->work);
 	return ret;
 }
 

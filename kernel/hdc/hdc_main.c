@@ -156,9 +156,14 @@ static void hdc_remove(struct pci_dev *pdev)
 	WRITE_ONCE(hd->gone, true);
 	up_write(&hd->gone_lock);
 
-	/* Let the engine finish what it has, then quiesce it. */
-	hdc_queue_stop(hd);
+	/*
+	 * The NIC queues first: a transfer on the network (a TCP or UDP
+	 * receive waiting for its peer, a send on a closed window) ends now
+	 * with -ENODEV instead of holding the removal for the drain timeout.
+	 * Then let the engine finish what it has, and quiesce it.
+	 */
 	hdc_nic_detach(hd);
+	hdc_queue_stop(hd);
 	hdc_nvme_detach(hd);
 	hdc_wr(hd, HDC_REG_CTRL, HDC_CTRL_RESET);
 	free_irq(pci_irq_vector(pdev, HDC_CMD_VECTOR), hd);

@@ -365,6 +365,11 @@ int hdc_nic_bind(struct hdc_dev *hd, struct net_device *dev)
 	}
 	mutex_lock(&hdc_nic_mutex);
 	mutex_lock(&nic->lock);
+	/* Removed: hdc_nic_detach() took the queues or is about to. */
+	if (READ_ONCE(hd->gone)) {
+		ret = -ENODEV;
+		goto out;
+	}
 	if (nic->snic) {
 		if (strcmp(nic->ifname, dev->name)) {
 			hdc_uerr(hd, "socket routed via %s; engine NIC queues on %s\n",

@@ -15,8 +15,9 @@
  *
  * One receive at a time per engine (nic.rx_lock).  It ends with the
  * command: complete, a gap (-EREMOTEIO), the timeout or a signal (the
- * driver aborts the engine's receive: -ETIMEDOUT / -EINTR) or the snic
- * going away (its remove callback disables the receive queues: -ENETDOWN).
+ * driver aborts the engine's receive: -ETIMEDOUT / -EINTR), the snic
+ * going away (its remove callback disables the receive queues: -ENETDOWN)
+ * or the engine going away (its remove does the same first: -ENODEV).
  */
 #include "hdc.h"
 
@@ -87,6 +88,7 @@ int hdc_nic_rx_exec(struct hdc_request *req, u32 timeout_ms)
 	if (why && (!ret || ret == -ETIMEDOUT))
 		ret = why;
 give:
+	ret = hdc_gone_err(hd, ret);
 	if (req->src_tcp)
 		hdc_tcp_rx_give(req, ret, ran);
 out:

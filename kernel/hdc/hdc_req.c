@@ -309,6 +309,23 @@ int hdc_req_submit(struct hdc_request *req)
 	return ret;
 }
 
+/*
+ * A request the driver ran while it built it (a TCP send, software P2P):
+ * in flight with the device's reference as if queued, for hdc_req_end()
+ * right away, without a command to the engine.  -ENODEV once the device
+ * is going away, as the stopped queue would.
+ */
+int hdc_req_start_done(struct hdc_request *req)
+{
+	struct hdc_dev *hd = req->hd;
+
+	if (READ_ONCE(hd->gone))
+		return -ENODEV;
+	kref_get(&req->ref);
+	atomic_inc(&hd->inflight);
+	return 0;
+}
+
 static void hdc_req_sync_work(struct work_struct *work)
 {
 	struct hdc_request *req = container_of(work, struct hdc_request, work);

@@ -172,6 +172,7 @@ static struct dev_ext_attribute hdc_stats[] = {
 	HDC_STAT(tcp_sends, tcp_sends),
 	HDC_STAT(tcp_recvs, tcp_recvs),
 	HDC_STAT(tcp_resets, tcp_resets),
+	HDC_REG_STAT(cmds, HDC_REG_STAT_CMDS),
 	HDC_REG_STAT(dev_errs, HDC_REG_STAT_ERRS),
 	HDC_REG_STAT(nvme_errs, HDC_REG_STAT_NVME_ERRS),
 	HDC_REG_STAT(rd_kib, HDC_REG_STAT_RD_KIB),

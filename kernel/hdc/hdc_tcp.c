@@ -178,6 +178,20 @@ void hdc_tcp_state(struct sock *sk, struct hdc_net_flow *f, u32 mtu)
 }
 
 /*
+ * The held socket lost bytes the engine took (sent and not acked,
+ * received and not all placed): it cannot go on.  It is closed with
+ * -@err as its error; the peer gets an RST from the engine, or from the
+ * stack at its next segment.
+ */
+void hdc_tcp_reset(struct hdc_dev *hd, struct sock *sk, int err)
+{
+	hdc_stat_inc(hd, &hd->tcp_resets);
+	sk->sk_err = -err;
+	sk_error_report(sk);
+	tcp_done(sk);
+}
+
+/*
  * Give the socket back the engine's state.  A socket whose sent bytes
  * are not all acked (or whose state the engine never wrote after it may
  * have sent) cannot go on: it is reset with @err.
@@ -207,12 +221,8 @@ static void hdc_tcp_handback(struct hdc_dev *hd, struct sock *sk,
 	tp->rcv_tstamp = tcp_jiffies32;
 	tp->lsndtime = tcp_jiffies32;
 	tp->tcp_mstamp = tcp_clock_us();
-	if ((err && !state) || una != max || err == -ECONNRESET) {
-		hdc_stat_inc(hd, &hd->tcp_resets);
-		sk->sk_err = err ? -err : EIO;
-		sk_error_report(sk);
-		tcp_done(sk);
-	}
+	if ((err && !state) || una != max || err == -ECONNRESET)
+		hdc_tcp_reset(hd, sk, err ? err : -EIO);
 }
 
 struct hdc_tcp_xfer {
@@ -301,6 +311,7 @@ s64 hdc_tcp_send(struct hdc_dev *hd, struct file *file,
 		ret = hdc_nic_step(hd, n * sizeof(*x) + sizeof(c->flow),
 				   hdc_tcp_fill, hdc_tcp_done, c,
 				   HDC_TCP_EXEC_MS);
+		ret = hdc_gone_err(hd, ret);
 		hdc_nic_unsteer(hd);
 		hdc_tcp_handback(hd, sk, &c->flow, c->state, ret);
 	}

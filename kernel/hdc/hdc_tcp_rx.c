@@ -235,12 +235,8 @@ void hdc_tcp_rx_give(struct hdc_request *req, int err, bool ran)
 	} else if (ran) {
 		lost = true;	/* the engine may have acked bytes */
 	}
-	if (err && (lost || err == -ECONNRESET)) {
-		hdc_stat_inc(req->hd, &req->hd->tcp_resets);
-		sk->sk_err = -err;
-		sk_error_report(sk);
-		tcp_done(sk);
-	}
+	if (err && (lost || err == -ECONNRESET))
+		hdc_tcp_reset(req->hd, sk, err);
 	release_sock(sk);
 	req->tcp_sk = NULL;
 	sock_put(sk);

@@ -9,6 +9,8 @@
 # engine's device buffer, then to the NIC), 'd2d send --md5', udpsend (read + send per
 # datagram), 'udpsend --sendfile', and md5sum + udpsend.  Prints one
 # "BENCH name=... size=... reps=... mark=... secs=..." line per run.
+# Then 'd2d send --tcp' and 'udpsend --tcp --sendfile' to guest 2 (a TCP
+# sink) at 64 KiB .. 4 MiB: the sender's instructions alone.
 # Then NIC -> CRC32C -> SSD: guest 2 sends SIZE random bytes with
 # 'udpsend --d2d' to guest 1, which receives them with 'd2d recv
 # --crc32c' (the engine) or 'udprecv --crc32c' (recv + pwrite + CRC32C
@@ -20,12 +22,14 @@
 . /opt/d2d/tests/hdc.inc
 
 PORT=9000
+TPORT=9001
 snic_eth_up > /tmp/setup.log 2>&1 || { echo "BENCH-ERROR snic: $(cat /tmp/setup.log)"; exit 1; }
 RPORT=9200
 RSIZES="4096 65536 1048576 4194304"
 if [ "$D2D_GUEST" = 2 ]; then
 	sysctl -qw net.core.rmem_max=33554432
 	socat -u UDP-RECV:$PORT,rcvbuf=33554432 OPEN:/dev/null &
+	socat -u TCP-LISTEN:$TPORT,reuseaddr,fork OPEN:/dev/null &
 	barrier 1
 	barrier 2
 	n=3
@@ -72,6 +76,15 @@ for size in 4096 65536 1048576 4194304; do
 	run sendfile "$size" $reps $((mark + 6)) "udpsend --sendfile --length $size $F $peer $PORT"
 	run md5-read-send "$size" $reps $((mark + 8)) "head -c $size $F | md5sum && udpsend --length $size $F $peer $PORT"
 	mark=$((mark + 20))
+done
+# TCP, counted here (the peer's receiving is guest 2's, not counted; the
+# timed TCP part of hdc-net.sh has the peer in the same guest)
+mark=20
+for size in 65536 1048576 4194304; do
+	reps=$((size >= 4194304 ? 2 : 4))
+	run d2d-tcp "$size" $reps $mark "d2d send --tcp --length $size $F $peer:$TPORT"
+	run sendfile-tcp "$size" $reps $((mark + 2)) "udpsend --tcp --sendfile --length $size $F $peer $TPORT"
+	mark=$((mark + 10))
 done
 barrier 2
 

@@ -30,6 +30,8 @@
 # from the receiver being ready to its exit, side by side, and whether
 # each CRC matched the CPU's CRC32C of the file written.  DCS-ctrl: -52%
 # CPU.  No time is printed for these (the bench is not in timing mode).
+# And 'd2d send --tcp' vs 'udpsend --tcp --sendfile' to guest 2: the
+# sender's guest instructions alone (no time printed).
 #
 # TCP (tests/bench/hdc-tcp-guest.sh), a second run in timing mode (one
 # guest, its two snic ports on a hub, the peer in a network namespace;
@@ -37,7 +39,12 @@
 # read + send on a TCP connection, guest instructions per MiB and modeled
 # microseconds per request; nginx through libd2d-sendfile.so vs stock
 # nginx (sendfile on), requests/s (modeled) and guest instructions per
-# request (wget, the client, runs in the same guest and is counted too).
+# request (wget, the client, runs in the same guest and is counted too);
+# TCP receive, NIC -> CRC32C -> SSD: 'd2d recv --tcp --crc32c' vs
+# 'udprecv --tcp --crc32c' (read + write + CRC32C in software + fsync)
+# into a file on the SSD, guest instructions per MiB and modeled
+# microseconds per request (p's sending is in both counts), beside
+# DCS-ctrl's -52% CPU (its NIC -> CRC32C -> SSD against software P2P).
 # HDC_NET_PART=udp or tcp runs one part; with TIMING=1 the UDP part is
 # the timed run above.
 set -uo pipefail
@@ -115,6 +122,17 @@ tcp() {
 		echo "bench: hdc-tcp-$size-cpu-vs-read-send: d2d $i_d2d_tcp vs read+send $i_read_send_tcp insns = $(ratio "$i_d2d_tcp" "$i_read_send_tcp")"
 		echo "bench: hdc-tcp-$size-latency-vs-sendfile: d2d $t_d2d_tcp vs sendfile $t_sendfile_tcp s, modeled = $(ratio "$t_d2d_tcp" "$t_sendfile_tcp") (DCS-ctrl: -42% latency against software-controlled P2P; none for TCP)"
 	done
+	for size in 65536 1048576 4194304; do
+		reps=$(field d2d-recv-tcp "$size" reps)
+		mib=$(awk -v s="$size" -v r="$reps" 'BEGIN {print s * r / 1048576}')
+		for m in d2d-recv-tcp cpu-recv-tcp; do
+			i=$(insns "$m" "$size") t=$(field "$m" "$size" secs)
+			eval "i_${m//-/_}=$i t_${m//-/_}=$t"
+			echo "bench: hdc-tcp-recv-$size-$m: $(per "$i" "$reps") insns/request, $(per "$i" "$mib") insns/MiB, $(us "$t" "$reps") us/request (modeled)"
+		done
+		echo "bench: hdc-tcp-recv-$size-insns-per-MiB: d2d-recv-tcp $(per "$i_d2d_recv_tcp" "$mib") vs recv+write+crc32c $(per "$i_cpu_recv_tcp" "$mib") = $(ratio "$i_d2d_recv_tcp" "$i_cpu_recv_tcp") (DCS-ctrl NIC->CRC32C->SSD: 0.48 CPU against software P2P)"
+		echo "bench: hdc-tcp-recv-$size-latency-us: d2d-recv-tcp $(us "$t_d2d_recv_tcp" "$reps") vs recv+write+crc32c $(us "$t_cpu_recv_tcp" "$reps") = $(ratio "$t_d2d_recv_tcp" "$t_cpu_recv_tcp") (modeled time per request, connect to exit; no DCS-ctrl figure)"
+	done
 	reps=$(field nginx-d2d 1048577 reps)
 	for m in nginx-d2d nginx-stock; do
 		i=$(insns "$m" 1048577) t=$(field "$m" 1048577 secs)
@@ -150,6 +168,13 @@ for size in 4096 65536 1048576 4194304; do
 	echo "bench: hdc-net-$size-latency-vs-sw-p2p: d2d $t_d2d vs sw-p2p $t_sw s, emulated = $(ratio "$t_d2d" "$t_sw") (DCS-ctrl: 0.58)"
 	echo "bench: hdc-net-$size-cpu-vs-cpu-send: d2d $i_d2d vs best CPU send $best insns = $(ratio "$i_d2d" "$best")"
 	echo "bench: hdc-net-$size-md5-cpu: d2d-md5 $i_d2d_md5 vs md5sum+send $i_md5_read_send insns = $(ratio "$i_d2d_md5" "$i_md5_read_send") (DCS-ctrl latency with MD5 against sw-p2p: 0.28; no sw-p2p MD5 here)"
+done
+# TCP send, the sender's guest alone (guest 2, the peer, is not counted)
+for size in 65536 1048576 4194304; do
+	reps=$(field d2d-tcp "$size" reps)
+	mib=$(awk -v s="$size" -v r="$reps" 'BEGIN {print s * r / 1048576}')
+	i_d=$(insns d2d-tcp "$size") i_s=$(insns sendfile-tcp "$size")
+	echo "bench: hdc-net-tcp-$size-sender-insns-per-MiB: d2d-tcp $(per "$i_d" "$mib") vs sendfile $(per "$i_s" "$mib") = $(ratio "$i_d" "$i_s") (the sender's guest only, the peer in guest 2; $(per "$i_d" "$reps") vs $(per "$i_s" "$reps") insns/request; no DCS-ctrl figure for TCP)"
 done
 crc() { sed -n "s/^BENCH name=$1 size=$2 .*crc=\([a-z]*\).*/\1/p" "$out/results"; }
 for size in 4096 65536 1048576 4194304; do

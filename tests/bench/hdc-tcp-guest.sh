@@ -8,7 +8,12 @@
 # sendfile) and 'udpsend --tcp' (read + send), the CPU baselines from a
 # warm page cache; then nginx serving a 1 MiB file to wget in p, through
 # libd2d-sendfile.so and stock (sendfile on).  Nothing is written to
-# the SSD.  Prints one "BENCH name=...
+# the SSD by these.  Then the receive side, NIC -> CRC32C -> SSD: p sends
+# the first SIZE bytes of the same file on each connection, received
+# into a file on the SSD by 'd2d recv --tcp --crc32c' (the engine) and
+# by 'udprecv --tcp --crc32c' (read + write + CRC32C in software +
+# fsync), REPS times each; one more of each checks both CRCs agree.
+# Prints one "BENCH name=...
 # size=... reps=... mark=... secs=..." line per run; secs is modeled
 # (virtual, instruction-counted) time.
 . /opt/d2d/tests/lib.sh
@@ -47,7 +52,7 @@ run() {
 	echo "BENCH name=$name size=$size reps=$reps mark=$mark secs=$(echo "$t1 $t0" | awk '{printf "%.6f", $1 - $2}') rc=$rc"
 }
 
-# marks are 8 bits: 180.. here (hdc-net-guest.sh uses 100..179)
+# marks are 8 bits: 180..253 here (hdc-net-guest.sh uses 100..179)
 mark=180
 for size in 65536 1048576 4194304; do
 	reps=$((size >= 4194304 ? 2 : size >= 1048576 ? 4 : 8))
@@ -87,6 +92,23 @@ LD_PRELOAD=$LIB D2D_SENDFILE_LOG=$NGX-d2d/sendfile.log \
 nginx -e $NGX-stock/error.log -p $NGX-stock -c $NGX-stock/nginx.conf ||
 	echo "BENCH-ERROR nginx (stock)"
 sleep 1
+# The receive side: p serves the first $(cat /tmp/rsize) bytes of F.
+ip netns exec p socat TCP-LISTEN:$((PORT + 1)),reuseaddr,fork \
+	SYSTEM:"head -c \$(cat /tmp/rsize) $F" &
+sleep 1
+mark=230
+for size in 65536 1048576 4194304; do
+	reps=$((size >= 4194304 ? 2 : size >= 1048576 ? 4 : 8))
+	echo $size > /tmp/rsize
+	run d2d-recv-tcp "$size" $reps $mark "d2d recv --tcp --crc32c 10.0.0.2:$((PORT + 1)) $OUT/rtcp --bytes $size"
+	run cpu-recv-tcp "$size" $reps $((mark + 2)) "udprecv --tcp --crc32c 10.0.0.2 $((PORT + 1)) $OUT/rtcp $size"
+	a=$(d2d recv --tcp --crc32c 10.0.0.2:$((PORT + 1)) $OUT/rtcp --bytes $size 2>/dev/null | cut -d' ' -f1)
+	b=$(udprecv --tcp --crc32c 10.0.0.2 $((PORT + 1)) $OUT/rtcp $size | cut -d' ' -f1)
+	echo "BENCH-INFO recv-$size-crc32c: d2d $a, CPU $b, $([ -n "$a" ] && [ "$a" = "$b" ] && echo equal || echo DIFFERENT)"
+	mark=$((mark + 10))
+done
+rm -f $OUT/rtcp
+
 run nginx-d2d 1048577 8 220 "ip netns exec p wget -q -O /dev/null http://10.0.0.1:8080/1m1"
 run nginx-stock 1048577 8 222 "ip netns exec p wget -q -O /dev/null http://10.0.0.1:8081/1m1"
 echo "BENCH-INFO nginx-d2d sendfile calls by d2d: $(grep -c '^d2d ' $NGX-d2d/sendfile.log 2>/dev/null), fallbacks: $(grep -c '^fallback' $NGX-d2d/sendfile.log 2>/dev/null)"

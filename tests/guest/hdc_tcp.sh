@@ -7,7 +7,8 @@
 # what it received and answers 'got N'; it serves the bytes back over
 # another connection, which guest 1 compares with FILE + MSG.  Sizes
 # 1 B, 4097 B, 65549 B, 1 MiB + 1 and 8 MiB.  The host stack sends
-# almost nothing while the snic port sends the segments.
+# almost nothing while the snic port sends the segments; the engine gets
+# one command per send (stats/cmds), the transfer.
 # vm-args: --guests 2 --hdc @DISK@
 # timeout: 600
 . /opt/d2d/tests/lib.sh
@@ -40,11 +41,16 @@ if [ "$D2D_GUEST" = 1 ]; then
 		tx0=$(cat /sys/class/net/$if/statistics/tx_packets)
 		port0=$(ethstat "$if" port_tx_packets)
 		tcp0=$(tcp_out)
+		cmds0=$(cat $SYS/stats/cmds)
 		check "send_$c" sh -c "d2d send --tcp --then $MSG $f $peer:$PORT > $OUT/$c.reply"
 		tx1=$(cat /sys/class/net/$if/statistics/tx_packets)
 		port1=$(ethstat "$if" port_tx_packets)
 		tcp1=$(tcp_out)
-		echo "# $c: netdev tx +$((tx1 - tx0)), port tx +$((port1 - port0)), tcp out +$((tcp1 - tcp0))"
+		# one command for the engine: the transfer (the request ends in
+		# the driver, no NOP after it)
+		cmds=$(($(cat $SYS/stats/cmds) - cmds0))
+		check "one_engine_command_$c" test $cmds = 1
+		echo "# $c: netdev tx +$((tx1 - tx0)), port tx +$((port1 - port0)), tcp out +$((tcp1 - tcp0)), engine commands +$cmds, reply '$(cat $OUT/$c.reply)'"
 		check "socket_both_ways_$c" test "$(cat $OUT/$c.reply)" = "got $((size + ${#MSG}))"
 		check "segments_by_engine_$c" test $((port1 - port0)) -ge $((size / 1448))
 		check "host_stack_quiet_$c" test $((tcp1 - tcp0)) -lt 20

@@ -1,6 +1,8 @@
 # The engine's TCP sender under faults, between two guests (guest 2 is
 # stock Linux TCP): 1% of the data segments dropped at guest 2 (tc
-# ingress gact, every 100th) - the bytes still arrive whole and in order;
+# ingress gact, every 100th) - the engine sends segments again
+# (stats/tcp_rexmit), after 3 duplicate ACKs (stats/tcp_dupacks) fast,
+# and the bytes still arrive whole and in order;
 # the peer resets the connection mid-transfer - ECONNRESET; the peer stops
 # reading (its window closes) - ETIMEDOUT after the zero-window probes;
 # the file truncated during the transfer - what arrives is a prefix of
@@ -26,7 +28,15 @@ if [ "$D2D_GUEST" = 1 ]; then
 
 	# 1% loss
 	check barrier_loss barrier 1
+	rexmit0=$(cat $SYS/stats/tcp_rexmit)
+	dup0=$(cat $SYS/stats/tcp_dupacks)
 	check loss_send sh -c "d2d send --tcp --then $MSG $OUT/loss $peer:$PORT > $OUT/loss.reply"
+	rexmit=$(($(cat $SYS/stats/tcp_rexmit) - rexmit0))
+	dup=$(($(cat $SYS/stats/tcp_dupacks) - dup0))
+	echo "# loss: $rexmit segments sent again, $dup duplicate ACKs, $(cat $SYS/stats/tcp_rto) timeouts in all"
+	check loss_rexmit test $rexmit -gt 0
+	# three duplicate ACKs start a fast retransmit
+	check loss_fast_retransmit test $dup -ge 3
 	check loss_reply test "$(cat $OUT/loss.reply)" = "got $((LOSS_LEN + ${#MSG}))"
 	check barrier_loss_served barrier 2
 	check loss_bytes sh -c "for i in \$(seq 1 60); do nc $peer 7300 > $OUT/loss.back 2>/dev/null && [ -s $OUT/loss.back ] && break; sleep 0.5; done; { cat $OUT/loss; printf %s $MSG; } | cmp - $OUT/loss.back"

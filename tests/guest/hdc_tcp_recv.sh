@@ -8,8 +8,11 @@
 # file, then answering 'got MSG'); it serves the file again over another
 # connection so guest 1 compares md5sums.  Sizes 1 B, 4 KiB, 1 MiB + 7
 # and 16 MiB; the peer's FIN before N bytes (FILE as long as what came);
-# every 100th data segment dropped at guest 2's egress (the engine's
-# duplicate ACKs, the peer retransmits); the peer resetting mid-transfer
+# guest 2's egress losing 3% of its packets and reordering (netem, TSO/GSO
+# off: a packet is a segment): segments come out of order
+# (stats/tcp_rx_ooo), the engine answers them with duplicate ACKs (more
+# ACKs than segments placed), guest 2 sends the lost ones again (its Tcp
+# RetransSegs); the peer resetting mid-transfer
 # (ECONNRESET, nothing kept in FILE); without CAP_NET_RAW EPERM.  The
 # engine's TCP counters in sysfs (stats/tcp_rx_segs, tcp_rx_acks,
 # tcp_recvs, tcp_resets ...) move and are all readable after the transfers.
@@ -91,10 +94,19 @@ if [ "$D2D_GUEST" = 1 ]; then
 	# every 100th segment lost
 	check barrier_loss barrier 23
 	ooo0=$(cat $SYS/stats/tcp_rx_ooo)
+	acks0=$(cat $SYS/stats/tcp_rx_acks)
+	segs0=$(cat $SYS/stats/tcp_rx_segs)
 	check loss_recv sh -c "d2d recv --tcp --then $MSG $peer:$((PORT + 2)) $OUT/loss --bytes $LOSS_LEN > $OUT/loss.reply"
 	check loss_reply test "$(cat $OUT/loss.reply)" = "got $MSG"
 	ooo1=$(cat $SYS/stats/tcp_rx_ooo)
-	echo "# loss: $((ooo1 - ooo0)) segments out of order dropped"
+	acks1=$(cat $SYS/stats/tcp_rx_acks)
+	segs1=$(cat $SYS/stats/tcp_rx_segs)
+	echo "# loss: $((ooo1 - ooo0)) segments out of order dropped, $((segs1 - segs0)) placed, $((acks1 - acks0)) ACKs"
+	# the segments after each lost one came out of order: dropped, each
+	# answered by a duplicate ACK (at most 3 a pass): ACKs beyond one per
+	# segment placed
+	check loss_ooo test $((ooo1 - ooo0)) -gt 0
+	check loss_dupacks test $((acks1 - acks0)) -gt $((segs1 - segs0))
 	check barrier_loss_served barrier 24
 	check loss_fetch fetch loss
 	check loss_md5 same_md5 $OUT/loss $OUT/loss.back
@@ -144,16 +156,29 @@ else
 	timeout 60 nc -l -p 7300 < /tmp/src
 
 	head -c $LOSS_LEN /dev/urandom > /tmp/src
-	check loss_filter sh -c "tc qdisc add dev $if clsact && tc filter add dev $if egress protocol ip flower skip_hw ip_proto tcp src_port $((PORT + 2)) action gact ok random determ drop 100"
+	# Lost on the wire: netem loses after TCP sent (a tc drop at egress
+	# is reported back to TCP, which sends the segment again at once, in
+	# order: nothing would reach the engine out of order), and reorders;
+	# one segment per packet (TSO/GSO off), not 64 KiB bursts.
+	check loss_no_tso ethtool -K "$if" tso off gso off
+	check loss_netem tc qdisc add dev $if root netem delay 2ms reorder 25% gap 5 loss 3%
 	socat TCP-LISTEN:$((PORT + 2)),reuseaddr \
 		SYSTEM:'cat /tmp/src; l=$(cat); echo "got $l"' &
 	pid=$!
+	re0=$(tcpsnmp RetransSegs) fr0=$(tcpext TCPFastRetrans)
+	lp0=$(tcpext TCPLossProbes) to0=$(tcpext TCPTimeouts)
 	sleep 0.5
 	check barrier_loss barrier 23
 	wait $pid
-	tc -s filter show dev $if egress
-	check loss_dropped sh -c "tc -s filter show dev $if egress | grep -q 'dropped [1-9]'"
-	tc qdisc del dev $if clsact
+	# this stack sent the lost segments again (by its loss probes and
+	# timeouts: the connection has SACK, the engine sends no SACK
+	# blocks, and with SACK Linux does not count plain duplicate ACKs)
+	echo "# loss: $(($(tcpsnmp RetransSegs) - re0)) segments sent again; fast retransmits $(($(tcpext TCPFastRetrans) - fr0)), loss probes $(($(tcpext TCPLossProbes) - lp0)), timeouts $(($(tcpext TCPTimeouts) - to0))"
+	check loss_peer_retransmits test $(($(tcpsnmp RetransSegs) - re0)) -gt 0
+	tc -s qdisc show dev $if root
+	check loss_dropped sh -c "tc -s qdisc show dev $if root | grep -q 'dropped [1-9]'"
+	tc qdisc del dev $if root
+	ethtool -K "$if" tso on gso on
 	check barrier_loss_served barrier 24
 	timeout 60 nc -l -p 7300 < /tmp/src
 
