@@ -1,0 +1,63 @@
+# Guest half of TIMING=1 tests/bench/eth.sh: one guest in timing mode
+# (tools/vm --timing: one clock for both ends, docs/timing.md).  Each NIC
+# type has two ports on a wire (hub) of its own: snic's two ports, and the
+# two ports of each --nic (e1000e, virtio-net).  The second port of each
+# pair goes into a network namespace, so traffic between the two crosses
+# the wire instead of the kernel's loopback.  Per NIC: ping round trip and
+# iperf3 TCP throughput, with insn-meter marks around each; prints BENCH
+# lines; every time is virtual (instruction-counted) time.
+. /opt/d2d/tests/lib.sh
+. /opt/d2d/tests/snic_eth.inc
+
+modprobe snic
+modprobe e1000e
+modprobe virtio_net
+modprobe virtio_pci
+sleep 1
+# netdevs DRIVER: this driver's interfaces, in name order
+netdevs() {
+	local n
+	for n in /sys/class/net/*; do
+		[ "$(basename "$(readlink -f "$n/device/driver" 2>/dev/null)")" = "$1" ] &&
+			basename "$n"
+	done
+}
+PINGS=${PINGS:-20}
+SECS=${SECS:-3}
+n=1
+mark=10
+for drv in snic e1000e virtio_net; do
+	set -- $(netdevs "$drv")
+	[ $# -ge 2 ] || { echo "BENCH-ERROR want two $drv ports, found: $*"; exit 1; }
+	a=$1 b=$2 ns=p$n
+	ip netns add $ns
+	ip link set "$b" netns $ns
+	ip addr add 10.0.$n.1/24 dev "$a" && ip link set "$a" up
+	ip -n $ns addr add 10.0.$n.2/24 dev "$b"
+	ip -n $ns link set "$b" up
+	ip -n $ns link set lo up
+	wait_carrier "$a" 10 > /dev/null
+	wait_ping 10.0.$n.2 30 > /dev/null || { echo "BENCH-ERROR no path over $drv"; exit 1; }
+	ip netns exec $ns iperf3 -s -1 -p 5201 > /dev/null 2>&1 &
+	srv=$!
+	insn-mark $mark
+	lat=$(ping -c "$PINGS" -i 0.1 10.0.$n.2 | sed -n 's|.*= [0-9.]*/\([0-9.]*\)/.*|\1|p')
+	insn-mark $((mark + 1))
+	out=""
+	for i in $(seq 1 20); do
+		insn-mark $((mark + 2))
+		out=$(iperf3 -c 10.0.$n.2 -p 5201 -t "$SECS" -f m 2>&1) && break
+		sleep 0.5
+	done
+	insn-mark $((mark + 3))
+	wait $srv
+	# "[  5]  0.00-3.00 sec  50.0 MBytes  139 Mbits/sec  0  sender"
+	mbps=$(echo "$out" | awk '/sender$/ {for (i = 2; i <= NF; i++) if ($i == "Mbits/sec") print $(i-1)}' | tail -1)
+	bytes=$(echo "$out" | awk '/sender$/ {for (i = 2; i <= NF; i++) if ($i ~ /Bytes$/) {u = $i; v = $(i-1)}
+		m = (u == "GBytes") ? 1073741824 : (u == "MBytes") ? 1048576 : (u == "KBytes") ? 1024 : 1
+		printf "%d", v * m}' | tail -1)
+	echo "BENCH nic=$drv mark=$mark pings=$PINGS ping_us=$(awk -v m="${lat:-0}" 'BEGIN {printf "%.1f", m * 1000}') tcp_mbps=${mbps:-0} bytes=${bytes:-0}"
+	n=$((n + 1))
+	mark=$((mark + 10))
+done
+exit 0
