@@ -256,8 +256,9 @@ def figures(runs):
                      name)
         if m and p:
             q = int(m.group(2))
-            s.setdefault('%s (%s)' % (p['a'], m.group(1)), []).append(
-                (q, p['av']))
+            label = {'ssq': 'pipe QPs over shared send queues',
+                     'pipe-qp': 'a send pipe per QP'}[m.group(1)]
+            s.setdefault(label, []).append((q, p['av']))
             if m.group(1) == 'ssq':
                 s.setdefault(p['b'], []).append((q, p['bv']))
             f = re.search(r'paper: ([0-9.]+)x', p['note'])

@@ -92,10 +92,10 @@ check eth_timed_series [ "$(series eth-timed-tcp-mbps)" = "$(printf '%s\n' \
 check eth_timed_ping_series [ "$(series eth-timed-ping-us)" = "$(printf '%s\n' \
 	'e1000e: (0, 80)' 'snic: (0, 40)')" ]
 check flexins_pipe_series [ "$(series flexins-pipe-bw)" = "$(printf '%s\n' \
+	'a send pipe per QP: (1, 61.89) (1000, 9.8)' \
 	'doorbell: (1, 82.42) (1000, 50)' \
 	'paper: 2.4x doorbell: (1, 197.808) (1000, 120)' \
-	'pipe (ssq): (1, 72.06) (1000, 52.28)' \
-	'pipe-qp (pipe-qp): (1, 61.89) (1000, 9.8)')" ]
+	'pipe QPs over shared send queues: (1, 72.06) (1000, 52.28)')" ]
 check flexins_offload_series [ "$(series flexins-offload)" = "$(printf '%s\n' \
 	'ours (modeled time): (batched-read-4 vs reads, 2.5) (list-walk-4 vs chain, 3)' \
 	'ours, latency + HPU cycles: (batched-read-4 vs reads, 2) (list-walk-4 vs chain, 2)' \
