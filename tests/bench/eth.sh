@@ -62,6 +62,8 @@ timed() {
 		echo "bench: eth-timed-tcp-mbps: snic $s vs $base $b = $(ratio "$s" "$b") ($free)"
 		s=$(field snic ping_us) b=$(field $base ping_us)
 		echo "bench: eth-timed-ping-us: snic $s vs $base $b = $(ratio "$s" "$b") ($free; round trip, lower is better)"
+		s=$(field snic ping_min_us) b=$(field $base ping_min_us)
+		echo "bench: eth-timed-ping-min-us: snic $s vs $base $b = $(ratio "$s" "$b") ($free; round trip, lower is better)"
 		b=$(insns_per_mib $base 2)
 		echo "bench: eth-timed-guest-insns-per-MiB-sent: snic $si vs $base $b = $(ratio "$si" "$b") (both ends, one guest; lower is better)"
 		m=$(field $base mark)
