@@ -7,6 +7,7 @@
 # iperf3 TCP throughput, with insn-meter marks around each; prints BENCH
 # lines; every time is virtual (instruction-counted) time.
 . /opt/d2d/tests/lib.sh
+. /opt/d2d/tests/iperf.inc
 . /opt/d2d/tests/snic_eth.inc
 
 modprobe snic
@@ -54,13 +55,8 @@ for drv in snic e1000e virtio_net; do
 	done
 	insn-mark $((mark + 3))
 	wait $srv
-	# "[  5]  0.00-3.00 sec  50.0 MBytes  139 Mbits/sec  0  sender"
-	mbps=$(echo "$out" | awk '/sender$/ {for (i = 2; i <= NF; i++) if ($i == "Mbits/sec") print $(i-1)}' | tail -1)
-	bytes=$(echo "$out" | awk '/sender$/ {for (i = 2; i <= NF; i++) if ($i ~ /Bytes$/) {u = $i; v = $(i-1)}
-		m = (u == "GBytes") ? 1073741824 : (u == "MBytes") ? 1048576 : (u == "KBytes") ? 1024 : 1
-		printf "%d", v * m}' | tail -1)
 	us=$(echo "${rtt:-0 0 0}" | awk '{printf "ping_min_us=%.1f ping_us=%.1f ping_max_us=%.1f", $1 * 1000, $2 * 1000, $3 * 1000}')
-	echo "BENCH nic=$drv mark=$mark pings=$PINGS $us tcp_mbps=${mbps:-0} bytes=${bytes:-0}"
+	echo "BENCH nic=$drv mark=$mark pings=$PINGS $us $(iperf3_sender "$out")"
 	n=$((n + 1))
 	mark=$((mark + 10))
 done
