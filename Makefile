@@ -30,7 +30,7 @@ help:
 	@echo "                   (builds the kernel once, ~45 min; not in make check)"
 	@echo "make lint          gcc -fanalyzer (device models), cppcheck (userspace)"
 	@echo "make checkpatch    kernel style check"
-	@echo "make bench-eth     snic vs e1000e and virtio-net (ratios)"
+	@echo "make bench-eth     snic vs e1000e and virtio-net (ratios; TIMING=1: modeled time)"
 	@echo "make bench-hdc     HDC engine (d2d) vs CPU copies and digests (ratios)"
 	@echo "make bench-hdc-net HDC engine sending a file over UDP (d2d send) vs"
 	@echo "                   the host CPU (read+send, sendfile), and receiving"

@@ -3,7 +3,8 @@
 # output in $D2D_CACHE/report/<date-time>/, then write docs/results.md and
 # its plots (docs/results/*.png) from the "bench:" lines of that run
 # (tools/report.py).  A name ending in -timed runs that bench in timing
-# mode (TIMING=1, docs/timing.md).  D2D_BENCHES="rdma spin" runs a subset;
+# mode (TIMING=1, docs/timing.md); flexins runs in timing mode where it
+# reports time, whatever TIMING says.  D2D_BENCHES="rdma spin" runs a subset;
 # D2D_REPORT_LOGS=DIR re-renders the page from an earlier run's logs.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -15,7 +16,7 @@ if [ -n "${D2D_REPORT_LOGS:-}" ]; then
 fi
 dir="$D2D_CACHE/report/$(date +%Y%m%d-%H%M%S)"
 mkdir -p "$dir"
-benches=${D2D_BENCHES:-rdma rdma-timed eth spin spin-timed fld fld-timed hdc hdc-timed hdc-net hdc-net-timed}
+benches=${D2D_BENCHES:-rdma rdma-timed eth eth-timed spin spin-timed fld fld-timed hdc hdc-timed hdc-net hdc-net-timed flexins}
 set -- $benches
 n=$# k=0 start=$(date +%s) failed=0
 for b in $benches; do

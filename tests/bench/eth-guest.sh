@@ -2,6 +2,7 @@
 # e1000e and virtio-net, each on its own wire, in one boot.
 # Guest 2 serves iperf3 on every NIC; guest 1 measures.
 . /opt/d2d/tests/lib.sh
+. /opt/d2d/tests/iperf.inc
 
 modprobe snic
 modprobe e1000e
@@ -45,12 +46,7 @@ for drv in snic e1000e virtio_net; do
 		sleep 0.5
 	done
 	insn-mark $((mark + 1))
-	# "[  5]  0.00-5.00 sec  50.0 MBytes  83.9 Mbits/sec  0  sender"
-	mbps=$(echo "$out" | awk '/sender$/ {for (i = 2; i <= NF; i++) if ($i == "Mbits/sec") print $(i-1)}' | tail -1)
-	bytes=$(echo "$out" | awk '/sender$/ {for (i = 2; i <= NF; i++) if ($i ~ /Bytes$/) {u = $i; v = $(i-1)}
-		m = (u == "GBytes") ? 1073741824 : (u == "MBytes") ? 1048576 : (u == "KBytes") ? 1024 : 1
-		printf "%d", v * m}' | tail -1)
-	echo "BENCH nic=$drv mark=$mark tcp_mbps=${mbps:-0} ping_ms=${lat:-0} bytes=${bytes:-0}"
+	echo "BENCH nic=$drv mark=$mark ping_ms=${lat:-0} $(iperf3_sender "$out")"
 	p=$((p + 1))
 	mark=$((mark + 10))
 done
