@@ -76,10 +76,18 @@ timed() {
 [ "${TIMING:-0}" = 1 ] && timed
 
 boot rdma --guests 2 --virtio --timeout 900 tests/bench/rdma-guest.sh
+# A run of either side that gave no figure: say so, with perftest's own
+# error line, and let the bench fail (its other lines are kept).
+why() {
+	awk -v v="$2" 'BEGIN {exit !(v + 0 > 0)}' && return
+	printf '; the %s run gave no figure: %s' "$1" \
+		"$(grep -h -m1 -e 'Failed status' -e "Couldn't" -e 'Unable' \
+			"$out"/guest*.log | tr -d '\r' | sed 's/^ *//')"
+}
 s=$(field snic bw_mbs) r=$(field rxe bw_mbs)
-echo "bench: rdma-write-bw-64KiB-MBps: snic $s vs rxe $r = $(ratio "$s" "$r") (goal >= 5)"
+echo "bench: rdma-write-bw-64KiB-MBps: snic $s vs rxe $r = $(ratio "$s" "$r") (goal >= 5$(why snic "$s")$(why rxe "$r"))"
 s=$(field snic lat_us) r=$(field rxe lat_us)
-echo "bench: rdma-send-lat-64B-us: snic $s vs rxe $r = $(ratio "$s" "$r") (lower is better, goal <= 0.5)"
+echo "bench: rdma-send-lat-64B-us: snic $s vs rxe $r = $(ratio "$s" "$r") (lower is better, goal <= 0.5$(why snic "$s")$(why rxe "$r"))"
 s=$(per_mib snic) r=$(per_mib rxe)
 echo "bench: rdma-guest-insns-per-MiB-written: snic $s vs rxe $r = $(ratio "$s" "$r") (lower is better)"
 # The sweep: ib_write_bw at other sizes, same pairing.
@@ -87,9 +95,11 @@ sweep() { sed -n "s/^BENCH-SWEEP dev=$1 size=$2 bw_mbs=\([0-9.]*\).*/\1/p" "$out
 for size in $(sed -n 's/^BENCH-SWEEP dev=snic size=\([0-9]*\).*/\1/p' "$out/results"); do
 	s=$(sweep snic "$size") r=$(sweep rxe "$size")
 	if [ "$size" -ge 1048576 ]; then label=$((size / 1048576))MiB; else label=$((size / 1024))KiB; fi
-	echo "bench: rdma-write-bw-$label-MBps: snic ${s:-0} vs rxe ${r:-0} = $(ratio "${s:-0}" "${r:-0}")"
+	echo "bench: rdma-write-bw-$label-MBps: snic ${s:-0} vs rxe ${r:-0} = $(ratio "${s:-0}" "${r:-0}")$(why snic "${s:-0}" | sed 's/^; / (/; s/$/)/')$(why rxe "${r:-0}" | sed 's/^; / (/; s/$/)/')"
 done
 t=$(field snic tlps_per_msg)
 echo "bench: rdma-snic-pcie-tlps-per-64KiB-write: $t (client side, all queues)"
 g=$(sed -n 's/.*dev=snic .*\(retx=[0-9]* timeouts=[0-9]* seq_naks=[0-9]*\).*/\1/p' "$out/results" | tail -1)
 echo "bench: rdma-snic-write-go-back-n: ${g:-n/a} (client requester)"
+# a figure of 0: that run failed (said above)
+! grep -qE '(bw_mbs|lat_us)=0([^.0-9]|$)' "$out/results"
