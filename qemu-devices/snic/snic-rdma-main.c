@@ -176,6 +176,10 @@ uint16_t snic_rdma_admin(SnicState *s, const struct snic_aq_cmd *c,
         return snic_rdma_mcast_admin(s, c);
     case SNIC_AQ_SET_LLQ:
         return snic_llq_set(s, c);
+    case SNIC_AQ_ALLOC_MW:
+        return snic_mw_alloc(s, c, res);
+    case SNIC_AQ_DEALLOC_MW:
+        return snic_mw_dealloc(s, id);
     default:
         qemu_log_mask(LOG_GUEST_ERROR, "snic: unknown RDMA opcode 0x%x\n",
                       c->opcode);

@@ -99,6 +99,15 @@ typedef struct SnicMr {
     uint8_t page_shift;
     uint32_t npages, max_pages;
     uint64_t *pages;            /* bus addresses, host order */
+    /*
+     * A memory window (snic-rdma-mw.c) is an entry of the same table:
+     * mw_type SNIC_MW_TYPE_*, live while bound, iova/length/access the
+     * window's, over MR index mw_mr; a type 2 window is also bound to QP
+     * mw_qpn.  An MR counts the windows bound to it in mw_binds.
+     */
+    uint8_t mw_type;
+    uint32_t mw_mr, mw_qpn;
+    uint32_t mw_binds;
 } SnicMr;
 
 typedef struct SnicSrq {
@@ -550,6 +559,26 @@ uint8_t snic_rdma_sg_copy(SnicState *s, SnicQp *qp, const SnicSge *sge,
 uint8_t snic_rdma_fast_reg(SnicState *s, SnicQp *qp,
                            const struct snic_wqe_reg *r);
 uint8_t snic_rdma_invalidate(SnicState *s, SnicQp *qp, uint32_t key);
+
+/* snic-rdma-mw.c: memory windows, below snic-rdma-mr.c */
+/* A free index of the MR/MW key table (never 0), or 0 if it is full. */
+uint32_t snic_rdma_key_index_alloc(SnicState *s);
+uint16_t snic_mw_alloc(SnicState *s, const struct snic_aq_cmd *c,
+                       uint64_t *res);
+uint16_t snic_mw_dealloc(SnicState *s, uint32_t idx);
+/* A SNIC_WQE_BIND_MW on @qp: SNIC_RST_OK or SNIC_RST_MW_BIND. */
+uint8_t snic_mw_bind(SnicState *s, SnicQp *qp, const struct snic_wqe_bind *b);
+/*
+ * Remote access through window @mw for [addr, addr + len) with @access
+ * on @qp: the MR it is bound to, or NULL if the window refuses.
+ */
+SnicMr *snic_mw_resolve(SnicState *s, SnicQp *qp, SnicMr *mw, uint32_t key,
+                        uint64_t addr, uint64_t len, uint32_t access);
+/* LOCAL_INV / SEND_INV naming window @mw: status (SNIC_RST_*). */
+uint8_t snic_mw_invalidate(SnicState *s, SnicQp *qp, SnicMr *mw,
+                           uint32_t key);
+/* QP @qpn is destroyed: its type 2 windows are invalidated. */
+void snic_mw_qp_gone(SnicState *s, uint32_t qpn);
 
 /* snic-rdma-srq.c */
 uint16_t snic_srq_create(SnicState *s, const struct snic_aq_cmd *c,

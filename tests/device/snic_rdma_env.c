@@ -600,6 +600,24 @@ bool pair_up(const struct conn *c)
 	       qp_connect(&sb.qp, &sa.qp, c, 5000, 100);
 }
 
+bool pair_reconnect(void)
+{
+	struct snic_qp_attr a;
+	struct qp *q[2] = { &sa.qp, &sb.qp };
+	int i;
+
+	memset(&a, 0, sizeof(a));
+	for (i = 0; i < 2; i++) {
+		if (qp_state(q[i], SNIC_QPS_RESET, 0, &a) != OK)
+			return false;
+		q[i]->sq_prod = q[i]->rq_prod = 0;
+		qt_writel(qt, q[i]->dbr, 0);
+		qt_writel(qt, q[i]->dbr + 4, 0);
+	}
+	return qp_connect(&sa.qp, &sb.qp, &conn_default, 300, 7000) &&
+	       qp_connect(&sb.qp, &sa.qp, &conn_default, 7000, 300);
+}
+
 void fill(uint8_t *p, size_t n, unsigned seed)
 {
 	size_t i;

@@ -152,6 +152,9 @@ bool side_make(struct side *s, struct snic_dev *d, uint8_t type);
 bool side_make_eq(struct side *s, struct snic_dev *d, uint8_t type,
 		  uint32_t rcq_eqn);
 bool pair_up(const struct conn *c);
+/* Both QPs of pair_up back through RESET and connected again (same PDs,
+ * MRs, CQs): after a test moved one to ERR. */
+bool pair_reconnect(void);
 /*
  * Step the virtual clock deadline by deadline until the CQE of send WQE
  * @idx is in @c: the ns from @t0 to then, -1 if it never comes or failed.

@@ -40,6 +40,8 @@ enum snic_aq_rdma_opcode {
 	SNIC_AQ_CREATE_SSQ	= 0x48,	/* create_ssq; result: ssqn | cores << 16 */
 	SNIC_AQ_DESTROY_SSQ	= 0x49,	/* obj: ssqn */
 	SNIC_AQ_SET_LLQ		= 0x4a,	/* set_llq */
+	SNIC_AQ_ALLOC_MW	= 0x4e,	/* alloc_mw; result: key */
+	SNIC_AQ_DEALLOC_MW	= 0x4f,	/* obj: key index (key >> 8) */
 };
 
 /*
@@ -137,6 +139,8 @@ struct snic_aq_mcast {
 #define SNIC_ACCESS_REMOTE_WRITE	(1u << 1)
 #define SNIC_ACCESS_REMOTE_READ		(1u << 2)
 #define SNIC_ACCESS_REMOTE_ATOMIC	(1u << 3)
+/* MR only: memory windows may be bound to it (SNIC_WQE_BIND_MW) */
+#define SNIC_ACCESS_MW_BIND		(1u << 4)
 
 #define SNIC_MR_F_PHYS		(1u << 0)	/* iova is a bus address, no pages */
 #define SNIC_MR_F_FAST_REG	(1u << 1)	/* invalid until a REG_MR WQE */
@@ -153,6 +157,26 @@ struct snic_mr_cfg {
 	__le32 npages;		/* FAST_REG: maximum pages */
 	__u8 page_shift;	/* 12..30 */
 	__u8 rsvd[3];
+};
+
+/*
+ * Memory windows (docs/snic-rdma.md "Memory windows"): ALLOC_MW makes an
+ * unbound window of PD @pdn in the MR key space (key index and the
+ * driver's tag, as CREATE_MR); a SNIC_WQE_BIND_MW WQE binds it to a
+ * range of an MR with SNIC_ACCESS_MW_BIND.  Its key is then an rkey for
+ * that range.  Type 2 windows are bound to the QP that bound them and
+ * are invalidated by LOCAL_INV or a remote SEND with invalidate; type 1
+ * windows only by a bind of length 0.
+ */
+#define SNIC_MW_TYPE_1		1
+#define SNIC_MW_TYPE_2		2
+#define SNIC_MAX_MWS		SNIC_MAX_MRS	/* they share the key table */
+
+struct snic_aq_alloc_mw {
+	__le32 pdn;
+	__u8 type;		/* SNIC_MW_TYPE_* */
+	__u8 key_tag;		/* bits 7:0 of the key */
+	__u8 rsvd[50];
 };
 
 enum snic_qp_type {
@@ -324,6 +348,7 @@ enum snic_wqe_rdma_opcode {
 	SNIC_WQE_REG_MR		= 0x10,
 	SNIC_WQE_LOCAL_INV	= 0x11,
 	SNIC_WQE_CUSTOM		= 0x12,	/* custom-opcode request (RC) */
+	SNIC_WQE_BIND_MW	= 0x13,	/* bind: struct snic_wqe_bind */
 };
 
 /* Custom BTH opcodes (manufacturer specific) a CUSTOM WQE may name */
@@ -387,6 +412,16 @@ struct snic_wqe_reg {
 	__le32 npages;
 	__u8 page_shift;
 	__u8 rsvd[11];
+};
+
+/* Bind a memory window (SNIC_WQE_BIND_MW), 32 bytes */
+struct snic_wqe_bind {
+	__le32 mw_key;		/* the window's new key: its index, a new tag */
+	__le32 mr_key;		/* the MR's lkey (SNIC_ACCESS_MW_BIND) */
+	__le32 access;		/* SNIC_ACCESS_REMOTE_* the window grants */
+	__le32 rsvd;
+	__le64 addr;		/* first virtual address of the window */
+	__le64 length;		/* 0: unbind (type 1 only) */
 };
 
 /* ---- Receive WQE (QP receive ring or SRQ): header + scatter list ---- */
@@ -504,6 +539,7 @@ enum snic_rdma_status {
 	SNIC_RST_RETRY_EXC	= 10,	/* transport retry counter exceeded */
 	SNIC_RST_RNR_RETRY_EXC	= 11,	/* RNR retry counter exceeded */
 	SNIC_RST_GENERAL	= 12,
+	SNIC_RST_MW_BIND	= 13,	/* memory window bind refused */
 };
 
 /* ---- QP doorbells (BAR2, SNIC_DB_VAL(qpn or srqn, counter)) ---- */
@@ -603,7 +639,10 @@ enum snic_eqe_rdma_type {
 	X(SNIC_RDMA_STAT_RX_VLAN_PKTS, rx_vlan_pkts)	/* of rx_pkts: 802.1Q-tagged */ \
 	X(SNIC_RDMA_STAT_MMIO_WQE, mmio_wqe)		/* QP WQE-by-MMIO lines taken as doorbells */ \
 	X(SNIC_RDMA_STAT_WQE_FETCH_SAVED, wqe_fetch_saved)	/* QP WQEs run from a line */ \
-	X(SNIC_RDMA_STAT_MMIO_WQE_ERRORS, mmio_wqe_errors)	/* QP lines refused: torn, bad QP or index */
+	X(SNIC_RDMA_STAT_MMIO_WQE_ERRORS, mmio_wqe_errors)	/* QP lines refused: torn, bad QP or index */ \
+	X(SNIC_RDMA_STAT_MW_BINDS, mw_binds)		/* memory window binds done */ \
+	X(SNIC_RDMA_STAT_MW_BIND_ERRORS, mw_bind_errors)	/* binds refused (SNIC_RST_MW_BIND) */ \
+	X(SNIC_RDMA_STAT_MW_INVALIDATES, mw_invalidates)	/* windows invalidated (LOCAL_INV, SEND_INV) */
 
 /* The list helpers SNIC_STAT_ENUM, _NAME and _LE64: snic_ifc.h. */
 enum snic_rdma_stat {
