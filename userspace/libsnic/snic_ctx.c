@@ -203,13 +203,16 @@ static void snic_free_context(struct ibv_context *ibctx)
 }
 
 static const struct verbs_context_ops snic_ctx_ops = {
+	.alloc_mw = snic_alloc_mw,
 	.alloc_pd = snic_alloc_pd,
 	.attach_mcast = ibv_cmd_attach_mcast,
+	.bind_mw = snic_bind_mw,
 	.create_ah = snic_create_ah,
 	.create_cq = snic_create_cq,
 	.create_cq_ex = snic_create_cq_ex,
 	.create_qp = snic_create_qp,
 	.create_srq = snic_create_srq,
+	.dealloc_mw = snic_dealloc_mw,
 	.dealloc_pd = snic_dealloc_pd,
 	.dereg_mr = snic_dereg_mr,
 	.destroy_ah = snic_destroy_ah,
