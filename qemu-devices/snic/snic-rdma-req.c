@@ -236,7 +236,7 @@ static uint8_t snic_wqe_parse(SnicState *s, SnicQp *qp, SnicSwqe *w,
         (w->len != 8 || w->nsge != 1)) {
         return SNIC_RST_LOC_LEN;
     }
-    if (!snic_qp_connected(qp) && w->len > snic_rdma_ud_mtu(s)) {
+    if (!snic_qp_connected(qp) && w->len > snic_rdma_ud_mtu(s, &w->av)) {
         return SNIC_RST_LOC_LEN;
     }
     return SNIC_RST_OK;

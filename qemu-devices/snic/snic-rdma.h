@@ -685,7 +685,7 @@ bool snic_rdma_src_ours(SnicState *s, const SnicRoceHdr *h);
 /* The VLAN id of a path's AV, of a received frame (0: untagged). */
 uint16_t snic_rdma_av_vid(const struct snic_av *av);
 uint16_t snic_rdma_hdr_vid(const SnicRoceHdr *h);
-uint32_t snic_rdma_ud_mtu(SnicState *s);
+uint32_t snic_rdma_ud_mtu(SnicState *s, const struct snic_av *av);
 
 /* snic-rdma-recv.c: above the responder and the completer */
 /* A frame from the wire: true if the RDMA engine took it. */
