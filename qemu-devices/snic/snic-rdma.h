@@ -401,8 +401,10 @@ typedef struct SnicRdmaStats {
 
 /* A multicast group (SNIC_AQ_ATTACH_MCAST, snic-rdma-mcast.c). */
 typedef struct SnicMcastGroup {
-    uint32_t group;             /* host order; 0: free */
-    uint32_t nqps;
+    uint32_t group;             /* host order (IPv4) */
+    bool v6;                    /* an IPv6 group: group6 */
+    uint8_t group6[16];
+    uint32_t nqps;              /* 0: free */
     uint32_t qpn[SNIC_MAX_MCAST_QP_ATTACH];
 } SnicMcastGroup;
 
@@ -465,7 +467,9 @@ void snic_rdma_counter_free(SnicState *s);
 /* snic-rdma-mcast.c: multicast groups, below the QP admin and receive */
 uint16_t snic_rdma_mcast_admin(SnicState *s, const struct snic_aq_cmd *c);
 /* The group of IPv4 address @group (host order), NULL if none. */
-const SnicMcastGroup *snic_rdma_mcast_group(SnicState *s, uint32_t group);
+const SnicMcastGroup *snic_rdma_mcast_group(SnicState *s, bool v6,
+                                            uint32_t group,
+                                            const uint8_t *group6);
 /* @dmac is the multicast MAC of a group with QPs. */
 bool snic_rdma_mcast_mac(SnicState *s, const uint8_t *dmac);
 void snic_rdma_mcast_qp_gone(SnicState *s, uint32_t qpn);

@@ -140,6 +140,21 @@ int src_addr_set6(struct snic_dev *d, uint8_t index, const uint8_t *mac,
 	return snic_aq_cmd(d, SNIC_AQ_SET_SRC_ADDR, &a, sizeof(a), NULL);
 }
 
+int src_addr_set_vlan(struct snic_dev *d, uint8_t index, const uint8_t *mac,
+		      uint32_t ip, uint16_t vid)
+{
+	struct snic_aq_set_src_addr a;
+
+	memset(&a, 0, sizeof(a));
+	a.index = index;
+	a.valid = 1;
+	a.flags = SNIC_SRC_F_VLAN;
+	a.vlan_id = vid;
+	memcpy(a.mac, mac, 6);
+	a.ip = htonl(ip);
+	return snic_aq_cmd(d, SNIC_AQ_SET_SRC_ADDR, &a, sizeof(a), NULL);
+}
+
 bool rstats(struct snic_dev *d, struct snic_rdma_stats *s)
 {
 	return snic_query_stats(d, SNIC_STATS_RDMA, 0, s, sizeof(*s)) == OK;

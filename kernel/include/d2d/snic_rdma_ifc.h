@@ -93,19 +93,25 @@ struct snic_aq_qp_counter {
 
 /*
  * Multicast (docs/snic-rdma.md "Multicast"): ATTACH_MCAST adds UD QP
- * @qpn to the group of IPv4 multicast address @group (224.0.0.0/4);
- * a RoCEv2 UD packet to that address and to SNIC_MCAST_QPN is delivered
- * to every QP of the group.  DETACH_MCAST removes it; destroying the QP
- * removes it from every group.
+ * @qpn to the group of IPv4 multicast address @group (224.0.0.0/4), or
+ * with SNIC_MCAST_F_IPV6 of IPv6 multicast address @group6 (ff00::/8);
+ * a RoCEv2 UD packet to that address and to SNIC_MCAST_QPN, untagged or
+ * on any VLAN, is delivered to every QP of the group.  DETACH_MCAST
+ * removes it; destroying the QP removes it from every group.
  */
 #define SNIC_MAX_MCAST_GRPS	64
 #define SNIC_MAX_MCAST_QP_ATTACH	16	/* QPs per group */
 #define SNIC_MCAST_QPN		0xffffff
 
+#define SNIC_MCAST_F_IPV6	(1u << 0)	/* the group is group6 */
+
 struct snic_aq_mcast {
 	__le32 qpn;
 	__be32 group;		/* IPv4 multicast address */
-	__u8 rsvd[48];
+	__u8 flags;		/* SNIC_MCAST_F_* */
+	__u8 rsvd0[3];
+	__u8 group6[16];	/* with SNIC_MCAST_F_IPV6 (group unused) */
+	__u8 rsvd[28];
 };
 
 /* Extra admin status codes for RDMA objects */
