@@ -4,7 +4,8 @@
 # port 0 join 239.1.1.1 and each gets every message the mckey sender on
 # port 1 sends to the group; the same over VLAN 5 (239.1.1.5 between
 # 10.5.0.1 and 10.5.0.2 on 802.1Q interfaces; the receiver's port counts
-# tagged RoCE packets); a receiver that left gets nothing more.
+# tagged RoCE packets and drops none as from a bad source); a receiver
+# that left gets nothing more.
 # vm-args: --guests 1
 # timeout: 400
 . /opt/d2d/tests/lib.sh
@@ -52,9 +53,10 @@ ip link add link "$if0" name "$if0.5" type vlan id 5 && ip link add link "$if1" 
 	ip neigh replace 10.5.0.1 dev "$if1.5" nud permanent lladdr "$(cat "/sys/class/net/$if0/address")"
 gids_vlan() { roce_v2_gid_of "$dev0" 10.5.0.1 >/dev/null && roce_v2_gid_of "$dev1" 10.5.0.2 >/dev/null; }
 check vlan_gids gids_vlan
-vl0=$(hw0 rx_vlan_pkts)
+vl0=$(hw0 rx_vlan_pkts) bad0=$(hw0 rx_bad_src)
 mckey_case mckey_vlan 239.1.1.5 10.5.0.1 10.5.0.2
 check mckey_vlan_tagged sh -c "[ $(hw0 rx_vlan_pkts) -ge $((vl0 + 40)) ] || echo rx_vlan_pkts $vl0 -> $(hw0 rx_vlan_pkts)"
+check mckey_vlan_none_dropped sh -c "[ $(hw0 rx_bad_src) = $bad0 ] || echo rx_bad_src $bad0 -> $(hw0 rx_bad_src)"
 
 # the groups are gone with the receivers: a sender reaches nobody
 rx0=$(cat "/sys/class/infiniband/$dev0/ports/1/hw_counters/rx_pkts")
