@@ -133,6 +133,11 @@ struct snic_ib_mr {
 	bool live;
 };
 
+/* A memory window: the device holds its state, the key is in ibmw. */
+struct snic_ib_mw {
+	struct ib_mw ibmw;
+};
+
 struct snic_ib_cq {
 	struct ib_cq ibcq;
 	struct snic_cq cq;		/* ring (cq.r), cqn, consumer counter */
@@ -334,6 +339,11 @@ struct ib_mr *snic_ib_alloc_mr(struct ib_pd *pd, enum ib_mr_type type,
 int snic_ib_map_mr_sg(struct ib_mr *mr, struct scatterlist *sg, int nents,
 		      unsigned int *sg_offset);
 int snic_ib_dereg_mr(struct ib_mr *mr, struct ib_udata *udata);
+/* The next key tag (snic_ib_mr.c): MRs and memory windows */
+u8 snic_ib_next_tag(struct snic_ib_dev *ibd);
+/* snic_ib_mw.c: memory windows */
+int snic_ib_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata);
+int snic_ib_dealloc_mw(struct ib_mw *ibmw);
 
 /* snic_ib_cq.c */
 int snic_ib_create_cq(struct ib_cq *cq, const struct ib_cq_init_attr *attr,

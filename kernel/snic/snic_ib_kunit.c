@@ -199,7 +199,9 @@ static void snic_kunit_wc_status(struct kunit *test)
 	/* an error CQE never reports success, whatever its syndrome */
 	KUNIT_EXPECT_EQ(test, snic_ib_wc_status(SNIC_RST_OK),
 			IB_WC_GENERAL_ERR);
-	KUNIT_EXPECT_EQ(test, snic_ib_wc_status(SNIC_RST_GENERAL + 1),
+	KUNIT_EXPECT_EQ(test, snic_ib_wc_status(SNIC_RST_MW_BIND),
+			IB_WC_MW_BIND_ERR);
+	KUNIT_EXPECT_EQ(test, snic_ib_wc_status(SNIC_RST_MW_BIND + 1),
 			IB_WC_GENERAL_ERR);
 	KUNIT_EXPECT_EQ(test, snic_ib_wc_status(0xff), IB_WC_GENERAL_ERR);
 }

@@ -52,6 +52,8 @@ static int snic_ib_query_device(struct ib_device *ibdev,
 	BUILD_BUG_ON(16 * (1 + SNIC_MAX_SGE) > SNIC_IB_RECV_MAX_STRIDE);
 	a->max_qp_wr = SNIC_IB_MAX_QP_WR;
 	a->device_cap_flags = IB_DEVICE_MEM_MGT_EXTENSIONS |
+			      IB_DEVICE_MEM_WINDOW |
+			      IB_DEVICE_MEM_WINDOW_TYPE_2B |
 			      IB_DEVICE_RC_RNR_NAK_GEN |
 			      IB_DEVICE_SYS_IMAGE_GUID |
 			      IB_DEVICE_PORT_ACTIVE_EVENT |
@@ -65,6 +67,8 @@ static int snic_ib_query_device(struct ib_device *ibdev,
 	a->cq_caps.max_cq_moderation_count = SNIC_CQ_MAX_MOD_COUNT;
 	a->cq_caps.max_cq_moderation_period = SNIC_CQ_MAX_MOD_PERIOD;
 	a->max_mr = SNIC_MAX_MRS - 1;
+	/* windows share the key table with the MRs (key index 0 unused) */
+	a->max_mw = SNIC_MAX_MWS - 1;
 	a->max_pd = SNIC_MAX_PDS - 1;
 	a->max_qp_rd_atom = SNIC_MAX_RD_ATOMIC;
 	a->max_qp_init_rd_atom = SNIC_MAX_RD_ATOMIC;
@@ -296,6 +300,8 @@ static const struct ib_device_ops snic_ib_ops = {
 	.alloc_mr = snic_ib_alloc_mr,
 	.map_mr_sg = snic_ib_map_mr_sg,
 	.dereg_mr = snic_ib_dereg_mr,
+	.alloc_mw = snic_ib_alloc_mw,
+	.dealloc_mw = snic_ib_dealloc_mw,
 
 	.create_cq = snic_ib_create_cq,
 	.destroy_cq = snic_ib_destroy_cq,
@@ -323,6 +329,7 @@ static const struct ib_device_ops snic_ib_ops = {
 
 	INIT_RDMA_OBJ_SIZE(ib_ah, snic_ib_ah, ibah),
 	INIT_RDMA_OBJ_SIZE(ib_cq, snic_ib_cq, ibcq),
+	INIT_RDMA_OBJ_SIZE(ib_mw, snic_ib_mw, ibmw),
 	INIT_RDMA_OBJ_SIZE(ib_pd, snic_ib_pd, ibpd),
 	INIT_RDMA_OBJ_SIZE(ib_qp, snic_ib_qp, ibqp),
 	INIT_RDMA_OBJ_SIZE(ib_srq, snic_ib_srq, ibsrq),

@@ -48,7 +48,7 @@ int snic_ib_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 	return 0;
 }
 
-static u8 snic_ib_next_tag(struct snic_ib_dev *ibd)
+u8 snic_ib_next_tag(struct snic_ib_dev *ibd)
 {
 	return atomic_inc_return(&ibd->key_tag);
 }
@@ -87,7 +87,8 @@ static int snic_ib_mr_create(struct snic_ib_dev *ibd, struct snic_ib_mr *mr,
 	cfg.access = cpu_to_le32(access & (SNIC_ACCESS_LOCAL_WRITE |
 					   SNIC_ACCESS_REMOTE_WRITE |
 					   SNIC_ACCESS_REMOTE_READ |
-					   SNIC_ACCESS_REMOTE_ATOMIC));
+					   SNIC_ACCESS_REMOTE_ATOMIC |
+					   SNIC_ACCESS_MW_BIND));
 	cfg.flags = cpu_to_le32(flags);
 	cfg.key_tag = cpu_to_le32(snic_ib_next_tag(ibd));
 	cfg.iova = cpu_to_le64(iova);
@@ -111,6 +112,7 @@ static_assert(IB_ACCESS_LOCAL_WRITE == SNIC_ACCESS_LOCAL_WRITE);
 static_assert(IB_ACCESS_REMOTE_WRITE == SNIC_ACCESS_REMOTE_WRITE);
 static_assert(IB_ACCESS_REMOTE_READ == SNIC_ACCESS_REMOTE_READ);
 static_assert(IB_ACCESS_REMOTE_ATOMIC == SNIC_ACCESS_REMOTE_ATOMIC);
+static_assert(IB_ACCESS_MW_BIND == SNIC_ACCESS_MW_BIND);
 
 struct ib_mr *snic_ib_get_dma_mr(struct ib_pd *ibpd, int access)
 {
@@ -146,7 +148,7 @@ struct ib_mr *snic_ib_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 	if (!length || length > (u64)SNIC_MAX_MSG_SIZE * 2 ||
 	    (access & ~(IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE |
 			IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC |
-			IB_ACCESS_OPTIONAL)))
+			IB_ACCESS_MW_BIND | IB_ACCESS_OPTIONAL)))
 		return ERR_PTR(-EINVAL);
 	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
 	if (!mr)
@@ -246,6 +248,9 @@ int snic_ib_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 
 	ret = snic_cmd_destroy(ibd->sd, SNIC_AQ_DESTROY_MR,
 			       SNIC_KEY_INDEX(ibmr->lkey));
+	/* memory windows are still bound to it: it stays as it is */
+	if (ret == -EBUSY)
+		return ret;
 	if (ret == -ETIMEDOUT || ret == -EIO) {
 		/* The device may still read the list and the pages: keep them. */
 		dev_warn(&ibd->sd->pdev->dev,

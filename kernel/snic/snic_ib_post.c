@@ -371,6 +371,7 @@ D2D_VISIBLE_IF_KUNIT enum ib_wc_status snic_ib_wc_status(u8 syndrome)
 		[SNIC_RST_RETRY_EXC] = IB_WC_RETRY_EXC_ERR,
 		[SNIC_RST_RNR_RETRY_EXC] = IB_WC_RNR_RETRY_EXC_ERR,
 		[SNIC_RST_GENERAL] = IB_WC_GENERAL_ERR,
+		[SNIC_RST_MW_BIND] = IB_WC_MW_BIND_ERR,
 	};
 
 	/* An error CQE never reports success. */
@@ -395,6 +396,8 @@ static enum ib_wc_opcode snic_ib_send_wc_opcode(u8 op)
 		return IB_WC_REG_MR;
 	case SNIC_WQE_LOCAL_INV:
 		return IB_WC_LOCAL_INV;
+	case SNIC_WQE_BIND_MW:
+		return IB_WC_BIND_MW;
 	default:
 		return IB_WC_SEND;
 	}

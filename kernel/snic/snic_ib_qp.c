@@ -73,16 +73,20 @@ int snic_ib_resolve_av(struct snic_ib_dev *ibd,
 	}
 	/*
 	 * Kernel callers resolve the MAC (rdma_cm), ib_core does for users;
-	 * a multicast MAC only for a multicast group (the RFC 1112 mapping).
+	 * a multicast MAC only for a multicast group (the RFC 1112 mapping,
+	 * RFC 2464's for an IPv6 group).
 	 */
 	if (is_zero_ether_addr(ah->roce.dmac))
 		return -EINVAL;
 	if (is_multicast_ether_addr(ah->roce.dmac)) {
 		u8 mc[ETH_ALEN];
 
-		if (!v4 || !ipv4_is_multicast(*(__be32 *)&grh->dgid.raw[12]))
+		if (v4 && ipv4_is_multicast(*(__be32 *)&grh->dgid.raw[12]))
+			ip_eth_mc_map(*(__be32 *)&grh->dgid.raw[12], mc);
+		else if (!v4 && grh->dgid.raw[0] == 0xff)
+			ipv6_eth_mc_map((struct in6_addr *)grh->dgid.raw, mc);
+		else
 			return -EINVAL;
-		ip_eth_mc_map(*(__be32 *)&grh->dgid.raw[12], mc);
 		if (!ether_addr_equal(mc, ah->roce.dmac))
 			return -EINVAL;
 	}
@@ -928,9 +932,10 @@ int snic_ib_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)
 }
 
 /*
- * Multicast: a UD QP joins or leaves the group of an IPv4-mapped
- * multicast GID (rdma_cm's RoCE join gives one); the device delivers a
- * copy of each packet to the group to every QP in it.
+ * Multicast: a UD QP joins or leaves the group of a multicast GID, an
+ * IPv4-mapped one or an IPv6 one (ff00::/8), as rdma_cm's RoCE join gives
+ * them; the device delivers a copy of each packet to the group, untagged
+ * or on any VLAN, to every QP in it.
  */
 static int snic_ib_mcast(struct ib_qp *ibqp, union ib_gid *gid, u8 opcode)
 {
@@ -939,11 +944,18 @@ static int snic_ib_mcast(struct ib_qp *ibqp, union ib_gid *gid, u8 opcode)
 	struct snic_aq_mcast m = { .qpn = cpu_to_le32(qp->qpn) };
 
 	BUILD_BUG_ON(sizeof(m) > sizeof(cmd.raw));
-	if (ibqp->qp_type != IB_QPT_UD || !snic_ib_gid_v4(gid))
+	if (ibqp->qp_type != IB_QPT_UD)
 		return -EINVAL;
-	memcpy(&m.group, &gid->raw[12], sizeof(m.group));
-	if (!ipv4_is_multicast(m.group))
-		return -EINVAL;
+	if (!snic_ib_gid_v4(gid)) {
+		if (gid->raw[0] != 0xff)
+			return -EINVAL;
+		m.flags = SNIC_MCAST_F_IPV6;
+		memcpy(m.group6, gid->raw, sizeof(m.group6));
+	} else {
+		memcpy(&m.group, &gid->raw[12], sizeof(m.group));
+		if (!ipv4_is_multicast(m.group))
+			return -EINVAL;
+	}
 	memcpy(cmd.raw, &m, sizeof(m));
 	return snic_aq_exec(to_sibdev(ibqp->device)->sd, &cmd, NULL);
 }

@@ -175,6 +175,8 @@ static uint16_t snic_aq_execute(SnicState *s, const struct snic_aq_cmd *cmd,
     case SNIC_AQ_SET_LLQ:
     case SNIC_AQ_CREATE_XRCD:
     case SNIC_AQ_DESTROY_XRCD:
+    case SNIC_AQ_ALLOC_MW:
+    case SNIC_AQ_DEALLOC_MW:
         return snic_rdma_admin(s, cmd, result);
     case SNIC_AQ_SPIN_WRITE_MEM ... SNIC_AQ_SPIN_REG_OPCODE:
         return snic_spin_admin(s, cmd, result);

@@ -181,6 +181,10 @@ uint16_t snic_rdma_admin(SnicState *s, const struct snic_aq_cmd *c,
         return snic_xrcd_create(s, res);
     case SNIC_AQ_DESTROY_XRCD:
         return snic_xrcd_destroy(s, id);
+    case SNIC_AQ_ALLOC_MW:
+        return snic_mw_alloc(s, c, res);
+    case SNIC_AQ_DEALLOC_MW:
+        return snic_mw_dealloc(s, id);
     default:
         qemu_log_mask(LOG_GUEST_ERROR, "snic: unknown RDMA opcode 0x%x\n",
                       c->opcode);

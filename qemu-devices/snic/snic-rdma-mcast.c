@@ -16,33 +16,50 @@ static bool snic_ip_is_mcast(uint32_t ip)
     return (ip >> 28) == 0xe;
 }
 
-const SnicMcastGroup *snic_rdma_mcast_group(SnicState *s, uint32_t group)
+/* Is @g (with QPs) the group of this IPv4 or IPv6 address? */
+static bool snic_mcast_is(const SnicMcastGroup *g, bool v6, uint32_t group,
+                          const uint8_t *group6)
+{
+    return g->nqps && g->v6 == v6 &&
+           (v6 ? !memcmp(g->group6, group6, 16) : g->group == group);
+}
+
+const SnicMcastGroup *snic_rdma_mcast_group(SnicState *s, bool v6,
+                                            uint32_t group,
+                                            const uint8_t *group6)
 {
     int i;
 
     for (i = 0; i < SNIC_MAX_MCAST_GRPS; i++) {
-        if (s->rdma.mcast[i].group == group && s->rdma.mcast[i].nqps) {
+        if (snic_mcast_is(&s->rdma.mcast[i], v6, group, group6)) {
             return &s->rdma.mcast[i];
         }
     }
     return NULL;
 }
 
-/* RFC 1112: 01:00:5e and the low 23 bits of the group. */
+/*
+ * RFC 1112: 01:00:5e and the low 23 bits of an IPv4 group; RFC 2464:
+ * 33:33 and the low 32 bits of an IPv6 group.
+ */
 bool snic_rdma_mcast_mac(SnicState *s, const uint8_t *dmac)
 {
-    uint32_t low;
+    bool v4 = dmac[0] == 0x01 && dmac[1] == 0x00 && dmac[2] == 0x5e &&
+              !(dmac[3] & 0x80);
+    bool v6 = dmac[0] == 0x33 && dmac[1] == 0x33;
+    uint32_t low = (uint32_t)dmac[3] << 16 | dmac[4] << 8 | dmac[5];
     int i;
 
-    if (dmac[0] != 0x01 || dmac[1] != 0x00 || dmac[2] != 0x5e ||
-        (dmac[3] & 0x80)) {
-        return false;
-    }
-    low = (uint32_t)dmac[3] << 16 | dmac[4] << 8 | dmac[5];
     for (i = 0; i < SNIC_MAX_MCAST_GRPS; i++) {
         const SnicMcastGroup *g = &s->rdma.mcast[i];
 
-        if (g->nqps && (g->group & 0x7fffff) == low) {
+        if (!g->nqps) {
+            continue;
+        }
+        if (v4 && !g->v6 && (g->group & 0x7fffff) == low) {
+            return true;
+        }
+        if (v6 && g->v6 && !memcmp(g->group6 + 12, dmac + 2, 4)) {
             return true;
         }
     }
@@ -57,16 +74,14 @@ static bool snic_mcast_remove(SnicMcastGroup *g, uint32_t qpn)
     for (i = 0; i < g->nqps; i++) {
         if (g->qpn[i] == qpn) {
             g->qpn[i] = g->qpn[--g->nqps];
-            if (!g->nqps) {
-                g->group = 0;
-            }
             return true;
         }
     }
     return false;
 }
 
-static uint16_t snic_mcast_attach(SnicState *s, SnicQp *qp, uint32_t group)
+static uint16_t snic_mcast_attach(SnicState *s, SnicQp *qp, bool v6,
+                                  uint32_t group, const uint8_t *group6)
 {
     SnicMcastGroup *g = NULL, *free_g = NULL;
     uint32_t i;
@@ -74,7 +89,7 @@ static uint16_t snic_mcast_attach(SnicState *s, SnicQp *qp, uint32_t group)
     for (i = 0; i < SNIC_MAX_MCAST_GRPS; i++) {
         SnicMcastGroup *e = &s->rdma.mcast[i];
 
-        if (e->nqps && e->group == group) {
+        if (snic_mcast_is(e, v6, group, group6)) {
             g = e;
         } else if (!e->nqps && !free_g) {
             free_g = e;
@@ -85,7 +100,12 @@ static uint16_t snic_mcast_attach(SnicState *s, SnicQp *qp, uint32_t group)
             return SNIC_AQ_ENOSPC;
         }
         g = free_g;
-        g->group = group;
+        g->v6 = v6;
+        g->group = v6 ? 0 : group;
+        memset(g->group6, 0, sizeof(g->group6));
+        if (v6) {
+            memcpy(g->group6, group6, sizeof(g->group6));
+        }
     }
     for (i = 0; i < g->nqps; i++) {
         if (g->qpn[i] == qp->qpn) {
@@ -102,29 +122,28 @@ static uint16_t snic_mcast_attach(SnicState *s, SnicQp *qp, uint32_t group)
 uint16_t snic_rdma_mcast_admin(SnicState *s, const struct snic_aq_cmd *c)
 {
     struct snic_aq_mcast a;
+    const SnicMcastGroup *g;
     uint32_t group;
     SnicQp *qp;
-    int i;
+    bool v6;
 
     memcpy(&a, c->raw, sizeof(a));
     group = be32_to_cpu(a.group);
+    v6 = a.flags & SNIC_MCAST_F_IPV6;
     qp = snic_rdma_qp(s, le32_to_cpu(a.qpn));
-    if (!qp || qp->type != SNIC_QPT_UD || !snic_ip_is_mcast(group)) {
+    if (!qp || qp->type != SNIC_QPT_UD || (a.flags & ~SNIC_MCAST_F_IPV6) ||
+        (v6 ? a.group6[0] != 0xff : !snic_ip_is_mcast(group))) {
         qemu_log_mask(LOG_GUEST_ERROR, "snic: multicast: qp %u (UD?) or "
-                      "group %08x (224.0.0.0/4?) refused\n",
-                      le32_to_cpu(a.qpn), group);
+                      "group %08x (224.0.0.0/4? ff00::/8?) refused\n",
+                      le32_to_cpu(a.qpn), v6 ? ldl_be_p(a.group6) : group);
         return SNIC_AQ_EINVAL_PARAM;
     }
     if (c->opcode == SNIC_AQ_ATTACH_MCAST) {
-        return snic_mcast_attach(s, qp, group);
+        return snic_mcast_attach(s, qp, v6, group, a.group6);
     }
-    for (i = 0; i < SNIC_MAX_MCAST_GRPS; i++) {
-        if (s->rdma.mcast[i].nqps && s->rdma.mcast[i].group == group) {
-            return snic_mcast_remove(&s->rdma.mcast[i], qp->qpn) ?
-                   SNIC_AQ_OK : SNIC_AQ_ENOENT;
-        }
-    }
-    return SNIC_AQ_ENOENT;
+    g = snic_rdma_mcast_group(s, v6, group, a.group6);
+    return g && snic_mcast_remove((SnicMcastGroup *)g, qp->qpn) ?
+           SNIC_AQ_OK : SNIC_AQ_ENOENT;
 }
 
 void snic_rdma_mcast_qp_gone(SnicState *s, uint32_t qpn)

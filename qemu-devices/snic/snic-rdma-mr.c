@@ -1,7 +1,8 @@
 /*
  * snic: RDMA memory objects - PD and MR admin commands, memory keys and
  * their translation, DMA through MRs and scatter/gather lists, fast
- * registration and invalidation.  docs/snic-rdma.md "Admin commands".
+ * registration and invalidation; keys of memory windows go to
+ * snic-rdma-mw.c.  docs/snic-rdma.md "Admin commands".
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -48,6 +49,11 @@ uint16_t snic_pd_destroy(SnicState *s, uint32_t pdn)
 
 /* ---- MR ---- */
 
+/* The access bits an MR keeps; others (relaxed ordering, ...) mean nothing */
+#define SNIC_MR_ACCESS  (SNIC_ACCESS_LOCAL_WRITE | SNIC_ACCESS_REMOTE_WRITE | \
+                         SNIC_ACCESS_REMOTE_READ | SNIC_ACCESS_REMOTE_ATOMIC | \
+                         SNIC_ACCESS_MW_BIND)
+
 /* Read @n page addresses at @pas into a new array (NULL on DMA error). */
 static uint64_t *snic_mr_read_pages(SnicState *s, SnicQp *qp, uint64_t pas,
                                     uint32_t n)
@@ -91,8 +97,7 @@ uint16_t snic_mr_create(SnicState *s, const struct snic_aq_cmd *c,
     }
     pdn = le32_to_cpu(cfg.pdn);
     flags = le32_to_cpu(cfg.flags);
-    /* other verbs access bits (relaxed ordering, ...) mean nothing here */
-    access = le32_to_cpu(cfg.access) & 0xf;
+    access = le32_to_cpu(cfg.access) & SNIC_MR_ACCESS;
     npages = le32_to_cpu(cfg.npages);
     if (!snic_pd(s, pdn)) {
         return SNIC_AQ_ENOENT;
@@ -120,11 +125,8 @@ uint16_t snic_mr_create(SnicState *s, const struct snic_aq_cmd *c,
         s->rdma.pages_used + npages > SNIC_RDMA_MAX_PAGES) {
         return SNIC_AQ_ENOSPC;
     }
-    /* index 0 is never used, so no key is SNIC_LKEY_BUS */
-    for (i = 1; i < SNIC_MAX_MRS && s->rdma.mrs[i].valid; i++) {
-        continue;
-    }
-    if (i == SNIC_MAX_MRS) {
+    i = snic_rdma_key_index_alloc(s);
+    if (!i) {
         return SNIC_AQ_ENOSPC;
     }
     mr = &s->rdma.mrs[i];
@@ -161,10 +163,16 @@ uint16_t snic_mr_destroy(SnicState *s, uint32_t idx)
 {
     SnicMr *mr;
 
-    if (idx == 0 || idx >= SNIC_MAX_MRS || !s->rdma.mrs[idx].valid) {
+    if (idx == 0 || idx >= SNIC_MAX_MRS || !s->rdma.mrs[idx].valid ||
+        s->rdma.mrs[idx].mw_type) {
         return SNIC_AQ_ENOENT;
     }
     mr = &s->rdma.mrs[idx];
+    if (mr->mw_binds) {
+        qemu_log_mask(LOG_GUEST_ERROR, "snic: destroy of MR %u: %u memory "
+                      "windows bound to it\n", idx, mr->mw_binds);
+        return SNIC_AQ_EBUSY;
+    }
     if (!(mr->flags & SNIC_MR_F_PHYS)) {
         s->rdma.pages_used -= mr->max_pages ? mr->max_pages : mr->npages;
     }
@@ -193,6 +201,14 @@ bool snic_rdma_key_ok(SnicState *s, SnicQp *qp, uint32_t key, uint64_t addr,
         return false;
     }
     mr = &s->rdma.mrs[idx];
+    if (mr->valid && mr->mw_type) {
+        /* a memory window: remote access only */
+        if (!remote || (qp->access & access) != access) {
+            return false;
+        }
+        *mrp = snic_mw_resolve(s, qp, mr, key, addr, len, access);
+        return *mrp != NULL;
+    }
     if (!mr->valid || !mr->live || mr->tag != SNIC_KEY_TAG(key) ||
         mr->pdn != qp->pdn || (mr->access & access) != access) {
         return false;
@@ -309,7 +325,7 @@ uint8_t snic_rdma_fast_reg(SnicState *s, SnicQp *qp,
     mr->page_shift = r->page_shift;
     mr->iova = le64_to_cpu(r->iova);
     mr->length = le64_to_cpu(r->length);
-    mr->access = le32_to_cpu(r->access) & 0xf;
+    mr->access = le32_to_cpu(r->access) & SNIC_MR_ACCESS;
     mr->tag = SNIC_KEY_TAG(key);
     mr->live = true;
     return SNIC_RST_OK;
@@ -324,6 +340,9 @@ uint8_t snic_rdma_invalidate(SnicState *s, SnicQp *qp, uint32_t key)
         return SNIC_RST_LOC_PROT;
     }
     mr = &s->rdma.mrs[idx];
+    if (mr->valid && mr->mw_type) {
+        return snic_mw_invalidate(s, qp, mr, key);
+    }
     if (!mr->valid || mr->tag != SNIC_KEY_TAG(key) || mr->pdn != qp->pdn) {
         return SNIC_RST_LOC_PROT;
     }

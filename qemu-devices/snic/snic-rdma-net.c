@@ -149,15 +149,17 @@ void snic_rdma_hdr_xrc(const SnicQp *qp, SnicRoceHdr *h, uint16_t srqn)
 }
 
 /*
- * UD/GSI messages: the largest IB MTU whose packet (IPv4, UDP, BTH, DETH,
- * ImmDt, ICRC: 56 bytes of headers) fits the port MTU, as rdma_rxe derives
- * its active MTU from the net_device.
+ * UD/GSI messages on the path of @av: the largest IB MTU whose packet (IP
+ * header: IPv4 20 bytes, IPv6 40; UDP, BTH, DETH, ImmDt, ICRC: 36) fits
+ * the port MTU.  The port MTU is an IP MTU: an 802.1Q tag is not part of
+ * it (the port takes frames of MTU + 18 bytes, tag included).
  */
-uint32_t snic_rdma_ud_mtu(SnicState *s)
+uint32_t snic_rdma_ud_mtu(SnicState *s, const struct snic_av *av)
 {
+    uint32_t hdrs = (av->flags & SNIC_AV_F_IPV6 ? 40 : 20) + 36;
     uint32_t mtu = 4096;
 
-    while (mtu > 256 && mtu + 56 > s->port.mtu) {
+    while (mtu > 256 && mtu + hdrs > s->port.mtu) {
         mtu >>= 1;
     }
     return mtu;

@@ -215,6 +215,7 @@ uint16_t snic_rdma_destroy_qp(SnicState *s, uint32_t qpn)
             s->rdma.srqs[qp->srqn].refs--;
         }
     }
+    snic_mw_qp_gone(s, qpn);
     snic_rdma_qp_free(s, qp);
     return SNIC_AQ_OK;
 }

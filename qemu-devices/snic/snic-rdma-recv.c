@@ -65,8 +65,9 @@ static bool snic_rdma_from_path(const SnicQp *qp, const SnicRoceHdr *h)
  * May a datagram QP take @h?  Over IPv4 without a VLAN tag, yes (the
  * qkey decides).  Over IPv6 or a VLAN it must be addressed to one of the
  * port's addresses on that VLAN (the source table, i.e. the driver's
- * GIDs), over IPv6 from a unicast source: an unspecified, loopback,
- * multicast or IPv4-mapped source is no sender's.
+ * GIDs) or be a multicast group's (its address matched the group in
+ * snic_rdma_rx_mcast), over IPv6 from a unicast source: an unspecified,
+ * loopback, multicast or IPv4-mapped source is no sender's.
  */
 static bool snic_rdma_dgram_ok(SnicState *s, const SnicRoceHdr *h)
 {
@@ -80,7 +81,7 @@ static bool snic_rdma_dgram_ok(SnicState *s, const SnicRoceHdr *h)
                   (!memcmp(h->sip6, zero, 15) && h->sip6[15] <= 1))) {
         return false;
     }
-    return snic_rdma_src_ours(s, h);
+    return h->dqpn == SNIC_MCAST_QPN || snic_rdma_src_ours(s, h);
 }
 
 /* A packet @h of @len bytes for @qp (in RTR or later, of its class). */
@@ -135,7 +136,8 @@ static void snic_rdma_rx_qp(SnicState *s, SnicQp *qp, SnicRoceHdr *h,
 static void snic_rdma_rx_mcast(SnicState *s, SnicRoceHdr *h, uint32_t fl,
                                size_t len)
 {
-    const SnicMcastGroup *g = h->v6 ? NULL : snic_rdma_mcast_group(s, h->dip);
+    const SnicMcastGroup *g = snic_rdma_mcast_group(s, h->v6, h->dip,
+                                                    h->dip6);
     uint32_t i;
 
     if (!g || !(fl & ROCE_F_UD)) {

@@ -22,6 +22,7 @@ static bool snic_wqe_opcode_ok(SnicQp *qp, uint8_t op)
     case SNIC_WQE_REG_MR:
     case SNIC_WQE_LOCAL_INV:
         return true;
+    case SNIC_WQE_BIND_MW:
     case SNIC_WQE_RDMA_WRITE:
     case SNIC_WQE_RDMA_WRITE_IMM:
         return snic_qp_connected(qp);
@@ -155,6 +156,16 @@ static uint8_t snic_wqe_parse(SnicState *s, SnicQp *qp, SnicSwqe *w,
         memcpy(&r, segs + 16, sizeof(r));
         return snic_rdma_fast_reg(s, qp, &r);
     }
+    case SNIC_WQE_BIND_MW: {
+        struct snic_wqe_bind b;
+
+        w->local = true;
+        if (ds_cnt < 3) {
+            return SNIC_RST_LOC_QP_OP;
+        }
+        memcpy(&b, segs + 16, sizeof(b));
+        return snic_mw_bind(s, qp, &b);
+    }
     default:
         break;
     }
@@ -227,7 +238,7 @@ static uint8_t snic_wqe_parse(SnicState *s, SnicQp *qp, SnicSwqe *w,
         (w->len != 8 || w->nsge != 1)) {
         return SNIC_RST_LOC_LEN;
     }
-    if (!snic_qp_connected(qp) && w->len > snic_rdma_ud_mtu(s)) {
+    if (!snic_qp_connected(qp) && w->len > snic_rdma_ud_mtu(s, &w->av)) {
         return SNIC_RST_LOC_LEN;
     }
     return SNIC_RST_OK;

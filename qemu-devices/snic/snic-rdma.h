@@ -101,6 +101,15 @@ typedef struct SnicMr {
     uint8_t page_shift;
     uint32_t npages, max_pages;
     uint64_t *pages;            /* bus addresses, host order */
+    /*
+     * A memory window (snic-rdma-mw.c) is an entry of the same table:
+     * mw_type SNIC_MW_TYPE_*, live while bound, iova/length/access the
+     * window's, over MR index mw_mr; a type 2 window is also bound to QP
+     * mw_qpn.  An MR counts the windows bound to it in mw_binds.
+     */
+    uint8_t mw_type;
+    uint32_t mw_mr, mw_qpn;
+    uint32_t mw_binds;
 } SnicMr;
 
 typedef struct SnicSrq {
@@ -422,8 +431,10 @@ typedef struct SnicRdmaStats {
 
 /* A multicast group (SNIC_AQ_ATTACH_MCAST, snic-rdma-mcast.c). */
 typedef struct SnicMcastGroup {
-    uint32_t group;             /* host order; 0: free */
-    uint32_t nqps;
+    uint32_t group;             /* host order (IPv4) */
+    bool v6;                    /* an IPv6 group: group6 */
+    uint8_t group6[16];
+    uint32_t nqps;              /* 0: free */
     uint32_t qpn[SNIC_MAX_MCAST_QP_ATTACH];
 } SnicMcastGroup;
 
@@ -492,7 +503,9 @@ void snic_rdma_counter_free(SnicState *s);
 /* snic-rdma-mcast.c: multicast groups, below the QP admin and receive */
 uint16_t snic_rdma_mcast_admin(SnicState *s, const struct snic_aq_cmd *c);
 /* The group of IPv4 address @group (host order), NULL if none. */
-const SnicMcastGroup *snic_rdma_mcast_group(SnicState *s, uint32_t group);
+const SnicMcastGroup *snic_rdma_mcast_group(SnicState *s, bool v6,
+                                            uint32_t group,
+                                            const uint8_t *group6);
 /* @dmac is the multicast MAC of a group with QPs. */
 bool snic_rdma_mcast_mac(SnicState *s, const uint8_t *dmac);
 void snic_rdma_mcast_qp_gone(SnicState *s, uint32_t qpn);
@@ -586,6 +599,26 @@ uint8_t snic_rdma_sg_copy(SnicState *s, SnicQp *qp, const SnicSge *sge,
 uint8_t snic_rdma_fast_reg(SnicState *s, SnicQp *qp,
                            const struct snic_wqe_reg *r);
 uint8_t snic_rdma_invalidate(SnicState *s, SnicQp *qp, uint32_t key);
+
+/* snic-rdma-mw.c: memory windows, below snic-rdma-mr.c */
+/* A free index of the MR/MW key table (never 0), or 0 if it is full. */
+uint32_t snic_rdma_key_index_alloc(SnicState *s);
+uint16_t snic_mw_alloc(SnicState *s, const struct snic_aq_cmd *c,
+                       uint64_t *res);
+uint16_t snic_mw_dealloc(SnicState *s, uint32_t idx);
+/* A SNIC_WQE_BIND_MW on @qp: SNIC_RST_OK or SNIC_RST_MW_BIND. */
+uint8_t snic_mw_bind(SnicState *s, SnicQp *qp, const struct snic_wqe_bind *b);
+/*
+ * Remote access through window @mw for [addr, addr + len) with @access
+ * on @qp: the MR it is bound to, or NULL if the window refuses.
+ */
+SnicMr *snic_mw_resolve(SnicState *s, SnicQp *qp, SnicMr *mw, uint32_t key,
+                        uint64_t addr, uint64_t len, uint32_t access);
+/* LOCAL_INV / SEND_INV naming window @mw: status (SNIC_RST_*). */
+uint8_t snic_mw_invalidate(SnicState *s, SnicQp *qp, SnicMr *mw,
+                           uint32_t key);
+/* QP @qpn is destroyed: its type 2 windows are invalidated. */
+void snic_mw_qp_gone(SnicState *s, uint32_t qpn);
 
 /* snic-rdma-srq.c */
 uint16_t snic_srq_create(SnicState *s, const struct snic_aq_cmd *c,
@@ -715,7 +748,7 @@ bool snic_rdma_src_ours(SnicState *s, const SnicRoceHdr *h);
 /* The VLAN id of a path's AV, of a received frame (0: untagged). */
 uint16_t snic_rdma_av_vid(const struct snic_av *av);
 uint16_t snic_rdma_hdr_vid(const SnicRoceHdr *h);
-uint32_t snic_rdma_ud_mtu(SnicState *s);
+uint32_t snic_rdma_ud_mtu(SnicState *s, const struct snic_av *av);
 
 /* snic-rdma-recv.c: above the responder and the completer */
 /* A frame from the wire: true if the RDMA engine took it. */

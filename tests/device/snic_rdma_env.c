@@ -140,6 +140,21 @@ int src_addr_set6(struct snic_dev *d, uint8_t index, const uint8_t *mac,
 	return snic_aq_cmd(d, SNIC_AQ_SET_SRC_ADDR, &a, sizeof(a), NULL);
 }
 
+int src_addr_set_vlan(struct snic_dev *d, uint8_t index, const uint8_t *mac,
+		      uint32_t ip, uint16_t vid)
+{
+	struct snic_aq_set_src_addr a;
+
+	memset(&a, 0, sizeof(a));
+	a.index = index;
+	a.valid = 1;
+	a.flags = SNIC_SRC_F_VLAN;
+	a.vlan_id = vid;
+	memcpy(a.mac, mac, 6);
+	a.ip = htonl(ip);
+	return snic_aq_cmd(d, SNIC_AQ_SET_SRC_ADDR, &a, sizeof(a), NULL);
+}
+
 bool rstats(struct snic_dev *d, struct snic_rdma_stats *s)
 {
 	return snic_query_stats(d, SNIC_STATS_RDMA, 0, s, sizeof(*s)) == OK;
@@ -599,6 +614,24 @@ bool pair_up(const struct conn *c)
 	return side_make(&sa, A, SNIC_QPT_RC) && side_make(&sb, B, SNIC_QPT_RC) &&
 	       qp_connect(&sa.qp, &sb.qp, c, 100, 5000) &&
 	       qp_connect(&sb.qp, &sa.qp, c, 5000, 100);
+}
+
+bool pair_reconnect(void)
+{
+	struct snic_qp_attr a;
+	struct qp *q[2] = { &sa.qp, &sb.qp };
+	int i;
+
+	memset(&a, 0, sizeof(a));
+	for (i = 0; i < 2; i++) {
+		if (qp_state(q[i], SNIC_QPS_RESET, 0, &a) != OK)
+			return false;
+		q[i]->sq_prod = q[i]->rq_prod = 0;
+		qt_writel(qt, q[i]->dbr, 0);
+		qt_writel(qt, q[i]->dbr + 4, 0);
+	}
+	return qp_connect(&sa.qp, &sb.qp, &conn_default, 300, 7000) &&
+	       qp_connect(&sb.qp, &sa.qp, &conn_default, 7000, 300);
 }
 
 void fill(uint8_t *p, size_t n, unsigned seed)

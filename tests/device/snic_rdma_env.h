@@ -101,6 +101,9 @@ int src_addr_set(struct snic_dev *d, uint8_t index, bool valid,
 /* The same for an IPv6 entry (SNIC_SRC_F_IPV6). */
 int src_addr_set6(struct snic_dev *d, uint8_t index, const uint8_t *mac,
 		  const uint8_t *ip6);
+/* An IPv4 entry on VLAN @vid (SNIC_SRC_F_VLAN). */
+int src_addr_set_vlan(struct snic_dev *d, uint8_t index, const uint8_t *mac,
+		      uint32_t ip, uint16_t vid);
 /* CQs, EQs, PDs, MRs */
 /* (snic_cq_create and snic_cq_peek of snic_q.h; these pump the main loop) */
 bool cq_wait(struct snic_cq *c, struct snic_cqe *q, uint64_t step_ns);
@@ -152,6 +155,9 @@ bool side_make(struct side *s, struct snic_dev *d, uint8_t type);
 bool side_make_eq(struct side *s, struct snic_dev *d, uint8_t type,
 		  uint32_t rcq_eqn);
 bool pair_up(const struct conn *c);
+/* Both QPs of pair_up back through RESET and connected again (same PDs,
+ * MRs, CQs): after a test moved one to ERR. */
+bool pair_reconnect(void);
 /*
  * Step the virtual clock deadline by deadline until the CQE of send WQE
  * @idx is in @c: the ns from @t0 to then, -1 if it never comes or failed.

@@ -1561,25 +1561,6 @@ static int reg_wqe(struct qp *q, uint32_t key, uint64_t iova, uint64_t len,
 	return qp_post(q, &w);
 }
 
-/* Both QPs back through RESET and connected again (same PDs, MRs, CQs). */
-static bool pair_reconnect(void)
-{
-	struct snic_qp_attr a;
-	struct qp *q[2] = { &sa.qp, &sb.qp };
-	int i;
-
-	memset(&a, 0, sizeof(a));
-	for (i = 0; i < 2; i++) {
-		if (qp_state(q[i], SNIC_QPS_RESET, 0, &a) != OK)
-			return false;
-		q[i]->sq_prod = q[i]->rq_prod = 0;
-		qt_writel(qt, q[i]->dbr, 0);
-		qt_writel(qt, q[i]->dbr + 4, 0);
-	}
-	return qp_connect(&sa.qp, &sb.qp, &conn_default, 300, 7000) &&
-	       qp_connect(&sb.qp, &sa.qp, &conn_default, 7000, 300);
-}
-
 static void fast_reg_and_invalidate(void)
 {
 	struct snic_mr_cfg mc;

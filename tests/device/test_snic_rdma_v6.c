@@ -353,6 +353,73 @@ static void ud_over_ipv6(void)
 	CHECK(cq_empty(&ub.rcq));
 }
 
+/*
+ * The UD message limit is the path's: at port MTU 1080 an IPv4 datagram
+ * of 1024 bytes fits (1024 + 56 bytes of headers), an IPv6 one does not
+ * (1024 + 76): it completes with SNIC_RST_LOC_LEN and nothing is sent;
+ * after SQE -> RTS 512 bytes over IPv6 go through.
+ */
+static void ud_mtu_per_path(void)
+{
+	static uint8_t src[1024];
+	struct snic_rdma_stats s0, s1;
+	struct snic_wqe_ud u;
+	struct snic_qp_attr a;
+	struct side ua, ub;
+	struct snic_cqe e;
+	struct wqe w;
+	uint16_t idx;
+
+	CHECK(env_start());
+	CHECK_EQ(snic_set_port(A, SNIC_PORT_F_UP, 1080, &mac_a, 1,
+			       SNIC_EQN_NONE), OK);
+	CHECK_EQ(snic_set_port(B, SNIC_PORT_F_UP, 1080, &mac_b, 1,
+			       SNIC_EQN_NONE), OK);
+	CHECK(side_make(&ua, A, SNIC_QPT_UD));
+	CHECK(side_make(&ub, B, SNIC_QPT_UD));
+	CHECK(qp_ud_up(&ua.qp, 0x1234));
+	CHECK(qp_ud_up(&ub.qp, 0x5678));
+	CHECK_EQ(src_addr_set(A, 0, true, mac_a, ip_a), OK);
+	CHECK_EQ(src_addr_set6(A, 1, mac_a, ip6_a), OK);
+	CHECK_EQ(src_addr_set6(B, 1, mac_b, ip6_b), OK);
+	fill(src, sizeof(src), 65);
+	mr_write(&ua.mr, 0, src, sizeof(src));
+	/* IPv4: 1024 bytes fit */
+	qp_recv(&ub.qp, 0xc4, 2000, ub.mr.key, ub.mr.iova);
+	memset(&u, 0, sizeof(u));
+	av_fill(&u.av, A);
+	u.dest_qpn = ub.qp.qpn;
+	u.qkey = 0x5678;
+	w_init(&w, SNIC_WQE_SEND, SNIC_WQE_F_SIGNAL, 0);
+	w_seg(&w, &u, sizeof(u));
+	w_data(&w, sizeof(src), ua.mr.key, ua.mr.iova);
+	idx = qp_post(&ua.qp, &w);
+	CHECK_REQ(&ua.scq, idx, SNIC_WQE_SEND, sizeof(src), &e);
+	CHECK(cq_wait(&ub.rcq, &e, 0));
+	CHECK_EQ(e.cookie, 0xc4);
+	CHECK_EQ(e.byte_cnt, 40 + sizeof(src));
+	/* IPv6: 1024 bytes do not; nothing leaves the port */
+	CHECK(rstats(A, &s0));
+	idx = post_ud6(&ua.qp, &ua.mr, 1, ub.qp.qpn, 0x5678, ip6_a,
+		       sizeof(src));
+	CHECK(cq_wait(&ua.scq, &e, 0));
+	CHECK_EQ(e.wqe_counter, idx);
+	CHECK_EQ(e.opcode, SNIC_CQE_REQ_ERR);
+	CHECK_EQ(e.syndrome, SNIC_RST_LOC_LEN);
+	CHECK(rstats(A, &s1));
+	CHECK_EQ(s1.tx_pkts - s0.tx_pkts, 0);
+	/* ... 512 do */
+	memset(&a, 0, sizeof(a));
+	CHECK_EQ(qp_state(&ua.qp, SNIC_QPS_RTS, 0, &a), OK);
+	qp_recv(&ub.qp, 0xc6, 2000, ub.mr.key, ub.mr.iova + 4096);
+	idx = post_ud6(&ua.qp, &ua.mr, 1, ub.qp.qpn, 0x5678, ip6_a, 512);
+	CHECK_REQ(&ua.scq, idx, SNIC_WQE_SEND_IMM, 512, &e);
+	CHECK(cq_wait(&ub.rcq, &e, 0));
+	CHECK_EQ(e.cookie, 0xc6);
+	CHECK_EQ(e.byte_cnt, 40 + 512);
+	CHECK(cq_empty(&ub.rcq));
+}
+
 /* The GSI QP (QP1, MADs) over IPv6: the driver's privileged WQE. */
 static void gsi_over_ipv6(void)
 {
@@ -398,6 +465,7 @@ int main(void)
 	RUN("device/snic_rdma_v6", ipv6_source_check);
 	RUN("device/snic_rdma_v6", ud_over_ipv6);
 	RUN("device/snic_rdma_v6", gsi_over_ipv6);
+	RUN("device/snic_rdma_v6", ud_mtu_per_path);
 	qt_quit(qt);
 	inj_close();
 	return check_failures ? 1 : 0;

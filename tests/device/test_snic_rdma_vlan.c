@@ -16,22 +16,6 @@
 #define VID	100
 #define TCI	(3u << 13 | VID)	/* PCP 3 */
 
-/* SET_SRC_ADDR: an IPv4 entry @index of @d on VLAN @vid. */
-static int src_set_vlan(struct snic_dev *d, uint8_t index, const uint8_t *mac,
-			uint32_t ip, uint16_t vid)
-{
-	struct snic_aq_set_src_addr a;
-
-	memset(&a, 0, sizeof(a));
-	a.index = index;
-	a.valid = 1;
-	a.flags = SNIC_SRC_F_VLAN;
-	a.vlan_id = vid;
-	memcpy(a.mac, mac, 6);
-	a.ip = htonl(ip);
-	return snic_aq_cmd(d, SNIC_AQ_SET_SRC_ADDR, &a, sizeof(a), NULL);
-}
-
 /* RESET..RTS of the RC pair (sa on A, sb on B) on VLAN VID. */
 static bool vlan_pair_up(void)
 {
@@ -189,7 +173,7 @@ static void ud_over_vlan(void)
 	CHECK(side_make(&ub, B, SNIC_QPT_UD));
 	CHECK(qp_ud_up(&ua.qp, 0x1234));
 	CHECK(qp_ud_up(&ub.qp, 0x5678));
-	CHECK_EQ(src_set_vlan(A, 2, mac_a, ip_a, VID), OK);
+	CHECK_EQ(src_addr_set_vlan(A, 2, mac_a, ip_a, VID), OK);
 	/* a datagram on VLAN VID while B has no address there: dropped */
 	qp_recv(&ub.qp, 0x81, 2000, ub.mr.key, ub.mr.iova);
 	CHECK(rstats(B, &s0));
@@ -217,7 +201,7 @@ static void ud_over_vlan(void)
 	CHECK(rstats(B, &s1));
 	CHECK_EQ(s1.rx_bad_src - s0.rx_bad_src, 1);
 	/* with B's address on VLAN VID it is taken and reported */
-	CHECK_EQ(src_set_vlan(B, 3, mac_b, ip_b, VID), OK);
+	CHECK_EQ(src_addr_set_vlan(B, 3, mac_b, ip_b, VID), OK);
 	w_init(&w, SNIC_WQE_SEND, SNIC_WQE_F_SIGNAL, 0);
 	w_seg(&w, &ud, sizeof(ud));
 	w_data(&w, 64, ua.mr.key, ua.mr.iova);
@@ -231,8 +215,8 @@ static void ud_over_vlan(void)
 	CHECK(rstats(B, &s0));
 	CHECK_EQ(s0.rx_vlan_pkts - s1.rx_vlan_pkts, 1);
 	/* a bad VLAN id in SET_SRC_ADDR */
-	CHECK_EQ(src_set_vlan(A, 4, mac_a, ip_a, 4095), SNIC_AQ_EINVAL_PARAM);
-	CHECK_EQ(src_set_vlan(A, 4, mac_a, ip_a, 0), SNIC_AQ_EINVAL_PARAM);
+	CHECK_EQ(src_addr_set_vlan(A, 4, mac_a, ip_a, 4095), SNIC_AQ_EINVAL_PARAM);
+	CHECK_EQ(src_addr_set_vlan(A, 4, mac_a, ip_a, 0), SNIC_AQ_EINVAL_PARAM);
 	/* an untagged IPv4 datagram needs no table entry (as before) */
 	qp_recv(&ub.qp, 0x82, 2000, ub.mr.key, ub.mr.iova);
 	len = mk_req(f, 0x64, ub.qp.qpn, 0, 8);

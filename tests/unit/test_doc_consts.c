@@ -121,7 +121,11 @@ static void struct_sizes_match_doc(void)
 	CHECK_EQ(sizeof(struct snic_wqe_raddr), 16);
 	CHECK_EQ(sizeof(struct snic_wqe_atomic), 16);
 	CHECK_EQ(sizeof(struct snic_recv_hdr), 16);
-	CHECK_EQ(sizeof(struct snic_rdma_stats), 472);
+	CHECK_EQ(sizeof(struct snic_rdma_stats), 496);
+	CHECK_EQ(sizeof(struct snic_aq_alloc_mw), 56);
+	CHECK_EQ(sizeof(struct snic_wqe_bind), 32);
+	CHECK_EQ(sizeof(struct snic_aq_mcast), 56);
+	CHECK_EQ(__builtin_offsetof(struct snic_aq_mcast, group6), 12);
 	CHECK_EQ(sizeof(struct snic_aq_create_ssq), 56);
 	CHECK_EQ(sizeof(struct snic_aq_set_llq), 56);
 	CHECK_EQ(__builtin_offsetof(struct snic_aq_set_llq, ring_addr), 8);

@@ -325,6 +325,47 @@ static void recv_wqe(void)
 	CHECK_EQ(snic_build_recv_wqe(slot, 6, &wr), EINVAL);
 }
 
+/* IBV_WR_BIND_MW: ctrl + the bind segment; IBV_WR_LOCAL_INV: ctrl.imm. */
+static void rc_bind_and_local_inv(void)
+{
+	struct ibv_mr mr = { .lkey = 0x4477 };
+	struct ibv_sge s = { 0x1000, 8, 7 };
+	struct ibv_send_wr wr = { .opcode = IBV_WR_BIND_MW,
+				  .send_flags = IBV_SEND_SIGNALED };
+	const struct snic_wqe_bind *b = seg(1);
+	struct snic_wqe_info info;
+
+	wr.bind_mw.rkey = 0x1234;
+	wr.bind_mw.bind_info.mr = &mr;
+	wr.bind_mw.bind_info.addr = 0x7000;
+	wr.bind_mw.bind_info.length = 0x2000;
+	wr.bind_mw.bind_info.mw_access_flags = IBV_ACCESS_REMOTE_WRITE;
+	CHECK_EQ(snic_build_send_wqe(&rc, &wr, 0, wqe, &info), 0);
+	CHECK_EQ(ctrl()->opcode, SNIC_WQE_BIND_MW);
+	CHECK_EQ(ctrl()->ds_cnt, 3);
+	CHECK_EQ(le32toh(b->mw_key), 0x1234);
+	CHECK_EQ(le32toh(b->mr_key), 0x4477);
+	CHECK_EQ(le32toh(b->access), IBV_ACCESS_REMOTE_WRITE);
+	CHECK_EQ(le64toh(b->addr), 0x7000);
+	CHECK_EQ(le64toh(b->length), 0x2000);
+	CHECK_EQ(info.wc_opcode, IBV_WC_BIND_MW);
+	CHECK(info.signaled);
+	/* no data segments with a bind */
+	wr.sg_list = &s;
+	wr.num_sge = 1;
+	CHECK_EQ(snic_build_send_wqe(&rc, &wr, 0, wqe, &info), EINVAL);
+	memset(&wr, 0, sizeof(wr));
+	wr.opcode = IBV_WR_LOCAL_INV;
+	wr.invalidate_rkey = 0xabcd01;
+	CHECK_EQ(snic_build_send_wqe(&rc, &wr, 0, wqe, &info), 0);
+	CHECK_EQ(ctrl()->opcode, SNIC_WQE_LOCAL_INV);
+	CHECK_EQ(ctrl()->ds_cnt, 1);
+	CHECK_EQ(be32toh(ctrl()->imm), 0xabcd01);
+	CHECK_EQ(info.wc_opcode, IBV_WC_LOCAL_INV);
+	CHECK_EQ(snic_wc_status(SNIC_RST_MW_BIND), IBV_WC_MW_BIND_ERR);
+	CHECK_EQ(snic_wc_send_opcode(SNIC_WQE_BIND_MW), IBV_WC_BIND_MW);
+}
+
 static void cqe_owner_and_status(void)
 {
 	struct snic_cqe c = { 0 };
@@ -391,6 +432,7 @@ int main(void)
 	RUN("unit/libsnic_wqe", ud_send_ipv6);
 	RUN("unit/libsnic_wqe", uc_ops);
 	RUN("unit/libsnic_wqe", xrc_send);
+	RUN("unit/libsnic_wqe", rc_bind_and_local_inv);
 	RUN("unit/libsnic_wqe", recv_wqe);
 	RUN("unit/libsnic_wqe", cqe_owner_and_status);
 	RUN("unit/libsnic_wqe", recv_cqe_to_wc);

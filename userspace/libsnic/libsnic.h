@@ -254,6 +254,11 @@ int snic_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask);
 int snic_destroy_qp(struct ibv_qp *qp);
 int snic_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr,
 		   struct ibv_send_wr **bad_wr);
+/* snic_mw.c: memory windows */
+struct ibv_mw *snic_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type);
+int snic_dealloc_mw(struct ibv_mw *mw);
+int snic_bind_mw(struct ibv_qp *qp, struct ibv_mw *mw,
+		 struct ibv_mw_bind *mw_bind);
 int snic_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr,
 		   struct ibv_recv_wr **bad_wr);
 struct ibv_srq *snic_create_srq(struct ibv_pd *pd,

@@ -203,9 +203,11 @@ static void snic_free_context(struct ibv_context *ibctx)
 }
 
 static const struct verbs_context_ops snic_ctx_ops = {
+	.alloc_mw = snic_alloc_mw,
 	.alloc_pd = snic_alloc_pd,
 	.close_xrcd = snic_close_xrcd,
 	.attach_mcast = ibv_cmd_attach_mcast,
+	.bind_mw = snic_bind_mw,
 	.create_ah = snic_create_ah,
 	.create_cq = snic_create_cq,
 	.create_cq_ex = snic_create_cq_ex,
@@ -213,6 +215,7 @@ static const struct verbs_context_ops snic_ctx_ops = {
 	.create_qp_ex = snic_create_qp_ex,
 	.create_srq = snic_create_srq,
 	.create_srq_ex = snic_create_srq_ex,
+	.dealloc_mw = snic_dealloc_mw,
 	.dealloc_pd = snic_dealloc_pd,
 	.dereg_mr = snic_dereg_mr,
 	.destroy_ah = snic_destroy_ah,

@@ -19,6 +19,7 @@ _Static_assert(sizeof(struct snic_wqe_atomic) == SEG, "atomic segment");
 _Static_assert(sizeof(struct snic_wqe_data) == SEG, "data segment");
 _Static_assert(sizeof(struct snic_wqe_ud) == 3 * SEG, "ud segment");
 _Static_assert(sizeof(struct snic_wqe_ud6) == 2 * SEG, "ud6 segment");
+_Static_assert(sizeof(struct snic_wqe_bind) == 2 * SEG, "bind segment");
 _Static_assert(sizeof(struct snic_recv_hdr) == SNIC_RECV_HDR_SIZE,
 	       "receive header");
 _Static_assert(sizeof(struct snic_cqe) == 64, "CQE");
@@ -74,6 +75,14 @@ static int snic_op_lookup(enum ibv_wr_opcode op, struct snic_op_desc *d)
 	case IBV_WR_DRIVER1:	/* custom opcode: snic_put_custom() */
 		*d = (struct snic_op_desc){ SNIC_WQE_CUSTOM,
 			IBV_WC_DRIVER1, true, false, false, false, false, false };
+		return 0;
+	case IBV_WR_BIND_MW:	/* snic_put_bind() */
+		*d = (struct snic_op_desc){ SNIC_WQE_BIND_MW,
+			IBV_WC_BIND_MW, false, false, false, false, false, true };
+		return 0;
+	case IBV_WR_LOCAL_INV:	/* ctrl.imm: the key */
+		*d = (struct snic_op_desc){ SNIC_WQE_LOCAL_INV,
+			IBV_WC_LOCAL_INV, false, false, false, true, false, true };
 		return 0;
 	default:
 		return EINVAL;
@@ -133,6 +142,21 @@ static int snic_put_custom(const struct ibv_send_wr *wr, uint8_t *seg,
 	return 0;
 }
 
+/* IBV_WR_BIND_MW: the bind segment (the window's new key and range). */
+static void snic_put_bind(const struct ibv_send_wr *wr, uint8_t *seg)
+{
+	const struct ibv_mw_bind_info *bi = &wr->bind_mw.bind_info;
+	struct snic_wqe_bind b;
+
+	memset(&b, 0, sizeof(b));
+	b.mw_key = htole32(wr->bind_mw.rkey);
+	b.mr_key = htole32(bi->mr ? bi->mr->lkey : 0);
+	b.access = htole32(bi->mw_access_flags);
+	b.addr = htole64(bi->addr);
+	b.length = htole64(bi->length);
+	memcpy(seg, &b, sizeof(b));
+}
+
 int snic_build_send_wqe(const struct snic_sq_params *p,
 			const struct ibv_send_wr *wr, uint16_t wqe_idx,
 			void *wqe, struct snic_wqe_info *info)
@@ -159,6 +183,10 @@ int snic_build_send_wqe(const struct snic_sq_params *p,
 	if (wr->num_sge < 0 || (unsigned int)wr->num_sge > p->max_sge)
 		return EINVAL;
 	if (is_inline && !d.inline_ok)
+		return EINVAL;
+	/* BIND_MW and LOCAL_INV carry no data segments */
+	if ((wr->opcode == IBV_WR_BIND_MW || wr->opcode == IBV_WR_LOCAL_INV) &&
+	    wr->num_sge)
 		return EINVAL;
 
 	if (ud) {
@@ -208,6 +236,10 @@ int snic_build_send_wqe(const struct snic_sq_params *p,
 		ds++;
 	}
 
+	if (wr->opcode == IBV_WR_BIND_MW) {
+		snic_put_bind(wr, buf + ds * SEG);
+		ds += sizeof(struct snic_wqe_bind) / SEG;
+	}
 	if (wr->opcode == IBV_WR_DRIVER1) {
 		ret = snic_put_custom(wr, buf + ds * SEG,
 				      SNIC_WQE_MAX_BYTES - ds * SEG, &nds, &first);
@@ -246,7 +278,8 @@ int snic_build_send_wqe(const struct snic_sq_params *p,
 	ctrl->ds_cnt = ds;
 	if (d.imm || wr->opcode == IBV_WR_DRIVER1)
 		ctrl->imm = wr->imm_data;	/* already big endian */
-	else if (wr->opcode == IBV_WR_SEND_WITH_INV)
+	else if (wr->opcode == IBV_WR_SEND_WITH_INV ||
+		 wr->opcode == IBV_WR_LOCAL_INV)
 		ctrl->imm = htobe32(wr->invalidate_rkey);
 	info->signaled = p->sig_all || (wr->send_flags & IBV_SEND_SIGNALED);
 	if (info->signaled)
@@ -315,6 +348,7 @@ enum ibv_wc_status snic_wc_status(uint8_t syndrome)
 	case SNIC_RST_REM_OP:		return IBV_WC_REM_OP_ERR;
 	case SNIC_RST_RETRY_EXC:	return IBV_WC_RETRY_EXC_ERR;
 	case SNIC_RST_RNR_RETRY_EXC:	return IBV_WC_RNR_RETRY_EXC_ERR;
+	case SNIC_RST_MW_BIND:		return IBV_WC_MW_BIND_ERR;
 	default:			return IBV_WC_GENERAL_ERR;
 	}
 }
@@ -328,6 +362,7 @@ enum ibv_wc_opcode snic_wc_send_opcode(uint8_t wqe_opcode)
 	case SNIC_WQE_ATOMIC_CS:	return IBV_WC_COMP_SWAP;
 	case SNIC_WQE_ATOMIC_FA:	return IBV_WC_FETCH_ADD;
 	case SNIC_WQE_LOCAL_INV:	return IBV_WC_LOCAL_INV;
+	case SNIC_WQE_BIND_MW:		return IBV_WC_BIND_MW;
 	default:			return IBV_WC_SEND;
 	}
 }

@@ -141,7 +141,7 @@ typedef void (*verbs_op_unused)(void);
 struct verbs_context_ops {
 	verbs_op_unused advise_mr;
 	verbs_op_unused alloc_dm;
-	verbs_op_unused alloc_mw;
+	struct ibv_mw *(*alloc_mw)(struct ibv_pd *pd, enum ibv_mw_type type);
 	verbs_op_unused alloc_null_mr;
 	verbs_op_unused alloc_parent_domain;
 	struct ibv_pd *(*alloc_pd)(struct ibv_context *context);
@@ -151,7 +151,8 @@ struct verbs_context_ops {
 	verbs_op_unused attach_counters_point_flow;
 	int (*attach_mcast)(struct ibv_qp *qp, const union ibv_gid *gid,
 			    uint16_t lid);
-	verbs_op_unused bind_mw;
+	int (*bind_mw)(struct ibv_qp *qp, struct ibv_mw *mw,
+		       struct ibv_mw_bind *mw_bind);
 	int (*close_xrcd)(struct ibv_xrcd *xrcd);
 	void (*cq_event)(struct ibv_cq *cq);
 	struct ibv_ah *(*create_ah)(struct ibv_pd *pd, struct ibv_ah_attr *attr);
@@ -173,7 +174,7 @@ struct verbs_context_ops {
 	struct ibv_srq *(*create_srq_ex)(struct ibv_context *context,
 					 struct ibv_srq_init_attr_ex *attr);
 	verbs_op_unused create_wq;
-	verbs_op_unused dealloc_mw;
+	int (*dealloc_mw)(struct ibv_mw *mw);
 	int (*dealloc_pd)(struct ibv_pd *pd);
 	verbs_op_unused dealloc_td;
 	int (*dereg_mr)(struct verbs_mr *vmr);
@@ -262,6 +263,7 @@ VERBS_ABI_CMD(verbs_cmd_get_context, ib_uverbs_get_context);
 VERBS_ABI_CMD(verbs_cmd_query_port, ib_uverbs_query_port);
 VERBS_ABI_CMD(verbs_cmd_alloc_pd, ib_uverbs_alloc_pd);
 VERBS_ABI_CMD(verbs_cmd_reg_mr, ib_uverbs_reg_mr);
+VERBS_ABI_CMD(verbs_cmd_alloc_mw, ib_uverbs_alloc_mw);
 VERBS_ABI_CMD(verbs_cmd_create_cq, ib_uverbs_create_cq);
 VERBS_ABI_CMD(verbs_cmd_resize_cq, ib_uverbs_resize_cq);
 VERBS_ABI_CMD(verbs_cmd_create_qp, ib_uverbs_create_qp);
@@ -320,6 +322,11 @@ int ibv_cmd_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 		   struct verbs_cmd_reg_mr *cmd, size_t cmd_size,
 		   struct ib_uverbs_reg_mr_resp *resp, size_t resp_size);
 int ibv_cmd_dereg_mr(struct verbs_mr *vmr);
+int ibv_cmd_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type,
+		     struct ibv_mw *mw, struct verbs_cmd_alloc_mw *cmd,
+		     size_t cmd_size, struct ib_uverbs_alloc_mw_resp *resp,
+		     size_t resp_size);
+int ibv_cmd_dealloc_mw(struct ibv_mw *mw);
 int ibv_cmd_create_cq(struct ibv_context *context, int cqe,
 		      struct ibv_comp_channel *channel, int comp_vector,
 		      struct ibv_cq *cq, struct verbs_cmd_create_cq *cmd,

@@ -40,6 +40,8 @@ enum snic_aq_rdma_opcode {
 	SNIC_AQ_CREATE_SSQ	= 0x48,	/* create_ssq; result: ssqn | cores << 16 */
 	SNIC_AQ_DESTROY_SSQ	= 0x49,	/* obj: ssqn */
 	SNIC_AQ_SET_LLQ		= 0x4a,	/* set_llq */
+	SNIC_AQ_ALLOC_MW	= 0x4b,	/* alloc_mw; result: key */
+	SNIC_AQ_DEALLOC_MW	= 0x4c,	/* obj: key index (key >> 8) */
 	SNIC_AQ_CREATE_XRCD	= 0x4d,	/* result: xrcdn */
 	SNIC_AQ_DESTROY_XRCD	= 0x4e,	/* obj: xrcdn */
 };
@@ -93,19 +95,25 @@ struct snic_aq_qp_counter {
 
 /*
  * Multicast (docs/snic-rdma.md "Multicast"): ATTACH_MCAST adds UD QP
- * @qpn to the group of IPv4 multicast address @group (224.0.0.0/4);
- * a RoCEv2 UD packet to that address and to SNIC_MCAST_QPN is delivered
- * to every QP of the group.  DETACH_MCAST removes it; destroying the QP
- * removes it from every group.
+ * @qpn to the group of IPv4 multicast address @group (224.0.0.0/4), or
+ * with SNIC_MCAST_F_IPV6 of IPv6 multicast address @group6 (ff00::/8);
+ * a RoCEv2 UD packet to that address and to SNIC_MCAST_QPN, untagged or
+ * on any VLAN, is delivered to every QP of the group.  DETACH_MCAST
+ * removes it; destroying the QP removes it from every group.
  */
 #define SNIC_MAX_MCAST_GRPS	64
 #define SNIC_MAX_MCAST_QP_ATTACH	16	/* QPs per group */
 #define SNIC_MCAST_QPN		0xffffff
 
+#define SNIC_MCAST_F_IPV6	(1u << 0)	/* the group is group6 */
+
 struct snic_aq_mcast {
 	__le32 qpn;
 	__be32 group;		/* IPv4 multicast address */
-	__u8 rsvd[48];
+	__u8 flags;		/* SNIC_MCAST_F_* */
+	__u8 rsvd0[3];
+	__u8 group6[16];	/* with SNIC_MCAST_F_IPV6 (group unused) */
+	__u8 rsvd[28];
 };
 
 /* Extra admin status codes for RDMA objects */
@@ -140,6 +148,8 @@ struct snic_aq_mcast {
 #define SNIC_ACCESS_REMOTE_WRITE	(1u << 1)
 #define SNIC_ACCESS_REMOTE_READ		(1u << 2)
 #define SNIC_ACCESS_REMOTE_ATOMIC	(1u << 3)
+/* MR only: memory windows may be bound to it (SNIC_WQE_BIND_MW) */
+#define SNIC_ACCESS_MW_BIND		(1u << 4)
 
 #define SNIC_MR_F_PHYS		(1u << 0)	/* iova is a bus address, no pages */
 #define SNIC_MR_F_FAST_REG	(1u << 1)	/* invalid until a REG_MR WQE */
@@ -156,6 +166,26 @@ struct snic_mr_cfg {
 	__le32 npages;		/* FAST_REG: maximum pages */
 	__u8 page_shift;	/* 12..30 */
 	__u8 rsvd[3];
+};
+
+/*
+ * Memory windows (docs/snic-rdma.md "Memory windows"): ALLOC_MW makes an
+ * unbound window of PD @pdn in the MR key space (key index and the
+ * driver's tag, as CREATE_MR); a SNIC_WQE_BIND_MW WQE binds it to a
+ * range of an MR with SNIC_ACCESS_MW_BIND.  Its key is then an rkey for
+ * that range.  Type 2 windows are bound to the QP that bound them and
+ * are invalidated by LOCAL_INV or a remote SEND with invalidate; type 1
+ * windows only by a bind of length 0.
+ */
+#define SNIC_MW_TYPE_1		1
+#define SNIC_MW_TYPE_2		2
+#define SNIC_MAX_MWS		SNIC_MAX_MRS	/* they share the key table */
+
+struct snic_aq_alloc_mw {
+	__le32 pdn;
+	__u8 type;		/* SNIC_MW_TYPE_* */
+	__u8 key_tag;		/* bits 7:0 of the key */
+	__u8 rsvd[50];
 };
 
 enum snic_qp_type {
@@ -338,6 +368,7 @@ enum snic_wqe_rdma_opcode {
 	SNIC_WQE_REG_MR		= 0x10,
 	SNIC_WQE_LOCAL_INV	= 0x11,
 	SNIC_WQE_CUSTOM		= 0x12,	/* custom-opcode request (RC) */
+	SNIC_WQE_BIND_MW	= 0x13,	/* bind: struct snic_wqe_bind */
 };
 
 /* Custom BTH opcodes (manufacturer specific) a CUSTOM WQE may name */
@@ -401,6 +432,16 @@ struct snic_wqe_reg {
 	__le32 npages;
 	__u8 page_shift;
 	__u8 rsvd[11];
+};
+
+/* Bind a memory window (SNIC_WQE_BIND_MW), 32 bytes */
+struct snic_wqe_bind {
+	__le32 mw_key;		/* the window's new key: its index, a new tag */
+	__le32 mr_key;		/* the MR's lkey (SNIC_ACCESS_MW_BIND) */
+	__le32 access;		/* SNIC_ACCESS_REMOTE_* the window grants */
+	__le32 rsvd;
+	__le64 addr;		/* first virtual address of the window */
+	__le64 length;		/* 0: unbind (type 1 only) */
 };
 
 /* ---- Receive WQE (QP receive ring or SRQ): header + scatter list ---- */
@@ -519,6 +560,7 @@ enum snic_rdma_status {
 	SNIC_RST_RETRY_EXC	= 10,	/* transport retry counter exceeded */
 	SNIC_RST_RNR_RETRY_EXC	= 11,	/* RNR retry counter exceeded */
 	SNIC_RST_GENERAL	= 12,
+	SNIC_RST_MW_BIND	= 13,	/* memory window bind refused */
 };
 
 /* ---- QP doorbells (BAR2, SNIC_DB_VAL(qpn or srqn, counter)) ---- */
@@ -619,7 +661,10 @@ enum snic_eqe_rdma_type {
 	X(SNIC_RDMA_STAT_MMIO_WQE, mmio_wqe)		/* QP WQE-by-MMIO lines taken as doorbells */ \
 	X(SNIC_RDMA_STAT_WQE_FETCH_SAVED, wqe_fetch_saved)	/* QP WQEs run from a line */ \
 	X(SNIC_RDMA_STAT_MMIO_WQE_ERRORS, mmio_wqe_errors)	/* QP lines refused: torn, bad QP or index */ \
-	X(SNIC_RDMA_STAT_XRC_BAD_SRQN, xrc_bad_srqn)	/* XRC requests NAKed: SRQ unknown or of another XRCD */
+	X(SNIC_RDMA_STAT_XRC_BAD_SRQN, xrc_bad_srqn)	/* XRC requests NAKed: SRQ unknown or of another XRCD */ \
+	X(SNIC_RDMA_STAT_MW_BINDS, mw_binds)		/* memory window binds done */ \
+	X(SNIC_RDMA_STAT_MW_BIND_ERRORS, mw_bind_errors)	/* binds refused (SNIC_RST_MW_BIND) */ \
+	X(SNIC_RDMA_STAT_MW_INVALIDATES, mw_invalidates)	/* windows invalidated (LOCAL_INV, SEND_INV) */
 
 /* The list helpers SNIC_STAT_ENUM, _NAME and _LE64: snic_ifc.h. */
 enum snic_rdma_stat {
