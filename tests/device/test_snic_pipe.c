@@ -541,16 +541,17 @@ static int ssq_create(struct ssq *q, struct snic_dev *d, uint16_t page,
 }
 
 /*
- * An SSQ QP on A's context (page 4) with sa's PD and CQs; its result
- * (qpn, core << 32, generation << 40) in @r.
+ * A QP with @flags (SNIC_QP_F_PIPE | SNIC_QP_F_SSQ: an SSQ QP) on A's
+ * context (page 4) with sa's PD and CQs; its result (qpn, core << 32,
+ * generation << 40) in @r.
  */
-static int ssq_qp_create(struct pqp *p, uint64_t *r)
+static int ssq_qp_create_flags(struct pqp *p, uint8_t flags, uint64_t *r)
 {
 	struct snic_aq_create_qp a = { 0 };
 	int st;
 
 	a.type = SNIC_QPT_RC;
-	a.flags = SNIC_QP_F_PIPE | SNIC_QP_F_SSQ;
+	a.flags = flags;
 	a.sq_log = 2;
 	a.rq_log = 2;
 	a.db_page = 4;
@@ -569,6 +570,11 @@ static int ssq_qp_create(struct pqp *p, uint64_t *r)
 	st = snic_aq_cmd(A, SNIC_AQ_CREATE_QP, &a, sizeof(a), r);
 	p->q.qpn = *r & 0xffffffff;
 	return st;
+}
+
+static int ssq_qp_create(struct pqp *p, uint64_t *r)
+{
+	return ssq_qp_create_flags(p, SNIC_QP_F_PIPE | SNIC_QP_F_SSQ, r);
 }
 
 /*
@@ -599,6 +605,7 @@ static void ssq_put(struct ssq *q, uint32_t qpn, struct wqe *w)
 static void ssq_scale(void)
 {
 	static struct pqp qa[SSQ_QPS];
+	struct pqp spare_qp;
 	struct ssq sq[8], spare;
 	struct pqp pbq[3];
 	struct snic_rdma_stats st0, st;
@@ -610,29 +617,10 @@ static void ssq_scale(void)
 
 	CHECK(env_start());
 	CHECK(side_make(&sa, A, SNIC_QPT_RC) && side_make(&sb, B, SNIC_QPT_RC));
-	/* an SSQ QP of a context without SSQs: ENOENT */
-	{
-		struct snic_aq_create_qp a = { 0 };
-
-		a.type = SNIC_QPT_RC;
-		a.flags = SNIC_QP_F_PIPE | SNIC_QP_F_SSQ;
-		a.sq_log = 2;
-		a.rq_log = 2;
-		a.db_page = 4;
-		a.pdn = sa.pdn;
-		a.send_cqn = sa.scq.n;
-		a.recv_cqn = sa.rcq.n;
-		a.srqn = SNIC_SRQN_NONE;
-		a.sq_addr = a.rq_addr = galloc(4096, 64);
-		a.dbr_addr = galloc(64, 64);
-		a.ci_every = 1;
-		a.ci_addr = a.dbr_addr + 8;
-		CHECK_EQ(snic_aq_cmd(A, SNIC_AQ_CREATE_QP, &a, sizeof(a), &r),
-			 SNIC_AQ_ENOENT);
-		a.flags = SNIC_QP_F_SSQ;	/* SSQ without PIPE */
-		CHECK_EQ(snic_aq_cmd(A, SNIC_AQ_CREATE_QP, &a, sizeof(a), &r),
-			 SNIC_AQ_EINVAL_PARAM);
-	}
+	/* an SSQ QP of a context without SSQs: ENOENT; SSQ without PIPE */
+	CHECK_EQ(ssq_qp_create(&spare_qp, &r), SNIC_AQ_ENOENT);
+	CHECK_EQ(ssq_qp_create_flags(&spare_qp, SNIC_QP_F_SSQ, &r),
+		 SNIC_AQ_EINVAL_PARAM);
 	for (k = 0; k < 8; k++)
 		CHECK_EQ(ssq_create(&sq[k], A, 4, k, 6, &ncores), OK);
 	CHECK_EQ(ncores, 8);

@@ -27,15 +27,6 @@ MSG="after-the-engine"
 CASES="1 4096 1048583 16777216"
 LOSS_LEN=4194304
 
-# fetch NAME: the file guest 2 serves on port 7300 into $OUT/NAME.back
-fetch() {
-	for i in $(seq 1 60); do
-		nc $peer 7300 > $OUT/$1.back 2>/dev/null && [ -s $OUT/$1.back ] && return 0
-		sleep 0.5
-	done
-	return 1
-}
-
 # reset_when_sent PID: once /tmp/sent names the sending shell (it wrote
 # its bytes), SIGKILL it and socat PID: the socket, with SO_LINGER 0,
 # closes with an RST and no FIN
@@ -49,12 +40,6 @@ reset_when_sent() {
 	done
 	echo "the sender never wrote its bytes"
 	return 1
-}
-
-# same_md5 A B
-same_md5() {
-	a=$(md5sum < "$1"); b=$(md5sum < "$2")
-	[ "$a" = "$b" ] || { echo "md5 $a != $b"; return 1; }
 }
 
 snic_eth_setup

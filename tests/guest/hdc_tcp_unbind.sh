@@ -24,21 +24,6 @@ PORT=9400	# + 0 rmmod, 1 unbind recv, 2 unbind send, 3 recv again
 HALF=1048576
 LEN=2097152
 
-# fetch NAME: the file guest 2 serves on port 7300 into $OUT/NAME.back
-fetch() {
-	for i in $(seq 1 60); do
-		nc $peer 7300 > $OUT/$1.back 2>/dev/null && [ -s $OUT/$1.back ] && return 0
-		sleep 0.5
-	done
-	return 1
-}
-
-# same_md5 A B
-same_md5() {
-	a=$(md5sum < "$1"); b=$(md5sum < "$2")
-	[ "$a" = "$b" ] || { echo "md5 $a != $b"; return 1; }
-}
-
 # placed N: wait until the engine placed N more segments than $seg0
 placed() {
 	for i in $(seq 1 1200); do
