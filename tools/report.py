@@ -20,7 +20,8 @@ import re
 import subprocess
 import sys
 
-BENCH = re.compile(r'^bench: ([A-Za-z0-9_.<>-]+): (.*)$')
+# "bench: NAME: ..." or, for a bench's own check, "bench: PASS NAME: ..."
+BENCH = re.compile(r'^bench: (?:(PASS|FAIL) )?([A-Za-z0-9_.<>-]+): (.*)$')
 PAIR = re.compile(r'^(\S+) ([0-9.]+) vs (\S+) ([0-9.]+) = (\S+)(?: \((.*)\))?$')
 SIZE = re.compile(r'^([0-9]+)(B|KiB|MiB)?$')
 
@@ -41,7 +42,9 @@ def parse(lines):
         m = BENCH.match(line.strip())
         if not m:
             continue
-        name, rest = m.group(1), m.group(2)
+        name, rest = m.group(2), m.group(3)
+        if m.group(1):
+            rest = m.group(1) + ': ' + rest
         p = PAIR.match(rest)
         pair = None
         if p:

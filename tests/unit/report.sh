@@ -26,6 +26,7 @@ bench: hdc-copy-insns-per-MiB: d2d-copy 1000 vs cp 50000 = 0.02
 bench: hdc-sha256-insns-per-MiB: d2d-sha256 2000 vs sha256sum 90000 = 0.02
 bench: rdma-snic-write-go-back-n: retx=1 timeouts=0 seq_naks=0 (client requester)
 bench: rdma-timed-write-bw-64KiB-MBps: snic 10616.48 vs rxe 21.49 = 494.02 (modeled time)
+bench: PASS rdma-timed-calibration: snic 64 KiB WRITE stream 5846 ns/msg vs model 5664 ns/msg at MTU 1024 (within 5%)
 bench: hdc-net-4096-cpu-vs-sw-p2p: d2d 100 vs sw-p2p 372 insns = 0.269 (DCS-ctrl: 0.48)
 bench: hdc-net-65536-latency-vs-sw-p2p: d2d 1.4 vs sw-p2p 1.0 s, emulated = 1.424 (DCS-ctrl: 0.58)
 X
@@ -62,7 +63,8 @@ for f in rdma-bw eth-tcp-mbps spin-throughput fld-pcie hdc-insns rdma-timed-writ
 done
 check no_ping_figure [ ! -e "$tmp/docs/results/eth-ping-ms.png" ]
 check ping_says_missing grep -q 'No bench line of this run feeds this figure' "$md"
-check table_rows [ "$(grep -c '^| rdma-\|^| eth-\|^| spin-\|^| fld-\|^| hdc-\|^| flexins-' "$md")" -eq 27 ]
+check table_rows [ "$(grep -c '^| rdma-\|^| eth-\|^| spin-\|^| fld-\|^| hdc-\|^| flexins-' "$md")" -eq 28 ]
+check verdict_kept grep -q '^| rdma-timed-calibration | PASS: snic 64 KiB WRITE stream' "$md"
 check commit_named grep -q "^- commit: $(git rev-parse --short HEAD)" "$md"
 # section 6 model: 64 B: rx 64+24+5.5, tx 108+24+20+64+5.5 = 315;
 # 1500 B: rx 1500+6*24+5.5, tx 108+3*24+6*20+1500+5.5 = 3455
