@@ -40,20 +40,33 @@ static void swap_bytes(uint8_t *a, uint8_t *b, size_t n)
     memcpy(b, t, n);
 }
 
+/*
+ * Hand @len bytes at @f to SQ @slot, counted: ACCEL_TX when sent,
+ * ACCEL_BAD when refused for good (dropped).
+ */
+static FldTxResult fld_accel_tx(FldState *s, unsigned slot, const uint8_t *f,
+                                size_t len, uint8_t cs)
+{
+    FldTxResult r = fld_stream_tx(s, slot, f, len, cs);
+
+    if (r == FLD_TX_OK) {
+        s->stats[FLD_STAT_ACCEL_TX]++;
+    } else if (r == FLD_TX_BAD) {
+        s->stats[FLD_STAT_ACCEL_BAD]++;
+    }
+    return r;
+}
+
+/* Whether a send waits for completions (no credit or pool full). */
+static bool fld_accel_retry(FldTxResult r)
+{
+    return r == FLD_TX_NO_CREDIT || r == FLD_TX_STALL;
+}
+
 /* Hand @p to SQ @slot; false to retry later (no credit or pool full). */
 static bool fld_accel_send(FldState *s, FldPkt *p, unsigned slot)
 {
-    switch (fld_stream_tx(s, slot, p->data, p->len, 0)) {
-    case FLD_TX_OK:
-        s->stats[FLD_STAT_ACCEL_TX]++;
-        return true;
-    case FLD_TX_NO_CREDIT:
-    case FLD_TX_STALL:
-        return false;
-    default:
-        s->stats[FLD_STAT_ACCEL_BAD]++;
-        return true;
-    }
+    return !fld_accel_retry(fld_accel_tx(s, slot, p->data, p->len, 0));
 }
 
 /* Swap source and destination: MACs, IPv4 addresses, TCP/UDP ports. */
@@ -195,18 +208,9 @@ static void fld_defrag_flush(FldState *s)
     if (!s->df_out_len) {
         return;
     }
-    switch (fld_stream_tx(s, s->df_sq, s->df_out, s->df_out_len, 0)) {
-    case FLD_TX_OK:
-        s->stats[FLD_STAT_ACCEL_TX]++;
+    if (!fld_accel_retry(fld_accel_tx(s, s->df_sq, s->df_out,
+                                      s->df_out_len, 0))) {
         s->df_out_len = 0;
-        break;
-    case FLD_TX_NO_CREDIT:
-    case FLD_TX_STALL:
-        break;
-    default:
-        s->stats[FLD_STAT_ACCEL_BAD]++;
-        s->df_out_len = 0;
-        break;
     }
 }
 
@@ -281,6 +285,7 @@ static bool fld_defrag_rx(FldState *s, FldPkt *p)
 static bool fld_zuc_rdma_rx(FldState *s, FldPkt *p)
 {
     struct fld_zuc_hdr *a = (void *)s->acc_out;
+    FldTxResult r;
     bool bad_hdr = false;
     long n;
 
@@ -295,9 +300,8 @@ static bool fld_zuc_rdma_rx(FldState *s, FldPkt *p)
         n = FLD_ZUC_HDR_SIZE;
         bad_hdr = true;
     }
-    switch (fld_stream_tx(s, p->m.reply_sq, s->acc_out, n, 0)) {
-    case FLD_TX_OK:
-        s->stats[FLD_STAT_ACCEL_TX]++;
+    r = fld_accel_tx(s, p->m.reply_sq, s->acc_out, n, 0);
+    if (r == FLD_TX_OK) {
         s->stats[FLD_STAT_QP_SENDS]++;
         if (bad_hdr) {
             s->stats[FLD_STAT_QP_BAD_MSGS]++;
@@ -305,14 +309,8 @@ static bool fld_zuc_rdma_rx(FldState *s, FldPkt *p)
         if (a->status != FLD_ZUC_OK) {
             s->stats[FLD_STAT_ACCEL_BAD]++;   /* answered with its status */
         }
-        return true;
-    case FLD_TX_NO_CREDIT:
-    case FLD_TX_STALL:
-        return false;
-    default:
-        s->stats[FLD_STAT_ACCEL_BAD]++;
-        return true;
     }
+    return !fld_accel_retry(r);
 }
 
 static bool fld_zuc_rx(FldState *s, FldPkt *p)
@@ -363,18 +361,8 @@ static bool fld_zuc_rx(FldState *s, FldPkt *p)
     o[14 + 6] = o[14 + 7] = 0;
     o[14 + ihl + 4] = (8 + n) >> 8;
     o[14 + ihl + 5] = 8 + n;
-    switch (fld_stream_tx(s, p->m.reply_sq, o, hdrs + n,
-                          SNIC_ETH_CS_L3 | SNIC_ETH_CS_L4)) {
-    case FLD_TX_OK:
-        s->stats[FLD_STAT_ACCEL_TX]++;
-        return true;
-    case FLD_TX_NO_CREDIT:
-    case FLD_TX_STALL:
-        return false;
-    default:
-        s->stats[FLD_STAT_ACCEL_BAD]++;
-        return true;
-    }
+    return !fld_accel_retry(fld_accel_tx(s, p->m.reply_sq, o, hdrs + n,
+                                         SNIC_ETH_CS_L3 | SNIC_ETH_CS_L4));
 }
 
 const FldAccelOps fld_accels[] = {

@@ -92,49 +92,40 @@ bool fld_cqe_compress(const uint8_t raw[64], uint8_t out[FLD_CQE_SIZE],
 {
     uint32_t byte_cnt = d2d_rd32le(raw + RAW_BYTE_CNT);
     uint32_t tag = d2d_rd32le(raw + RAW_FLOW_TAG);
+    uint32_t word = d2d_rd32le(raw + RAW_RSS_HASH);
+    uint32_t qn = d2d_rd16le(raw + RAW_QN);
     uint16_t flags = d2d_rd16le(raw + RAW_FLAGS);
-    uint16_t qn = d2d_rd16le(raw + RAW_QN);
     uint16_t sidx = d2d_rd16le(raw + RAW_STRIDE_IDX);
     uint16_t nstr = d2d_rd16le(raw + RAW_NUM_STRIDES);
     uint8_t op = raw[RAW_OPCODE], synd = raw[RAW_SYNDROME];
     unsigned pos = 0;
-    bool fits = true;
+    bool fits;
 
     *tag_overflow = false;
     if (fld_cqe_is_rdma(op)) {
-        /* RDMA variant: the Ethernet-only fields carry the RDMA ones. */
-        uint32_t qpn = d2d_rd32le(raw + RAW_RDMA_QPN);
-
+        /*
+         * RDMA variant: the Ethernet-only fields carry the RDMA ones
+         * (flags: RDMA flags, stride index: WQE opcode, RSS hash: cookie).
+         */
+        qn = d2d_rd32le(raw + RAW_RDMA_QPN);
         if (op == FLD_CQE_REQ_ERR || op == FLD_CQE_RECV_ERR) {
             byte_cnt = 0;
         }
-        if (synd > 0xf || qpn > 0x3ff || byte_cnt > 0x3fff) {
-            fits = false;
+        flags = raw[RAW_RDMA_FLAGS];
+        sidx = raw[RAW_WQE_OPCODE];
+        nstr = tag = 0;
+        word = d2d_rd32le(raw + RAW_COOKIE);
+    } else {
+        if ((flags & F_TAG) && tag > FLD_MAX_FLOW_TAG) {
+            *tag_overflow = true;
+            flags &= ~F_TAG;
         }
-        memset(out, 0, FLD_CQE_SIZE);
-        put_bits(out, &pos, op, 4);
-        put_bits(out, &pos, synd, 4);
-        put_bits(out, &pos, qpn, 10);
-        put_bits(out, &pos, d2d_rd16le(raw + RAW_WQE_COUNTER), 16);
-        put_bits(out, &pos, byte_cnt, 14);
-        put_bits(out, &pos, raw[RAW_RDMA_FLAGS], 11);
-        put_bits(out, &pos, raw[RAW_WQE_OPCODE], 8);
-        put_bits(out, &pos, 0, 9);
-        put_bits(out, &pos, 0, 12);
-        put_bits(out, &pos, d2d_rd32le(raw + RAW_COOKIE), 32);
-        return fits;
+        if (!(flags & F_TAG)) {
+            tag = 0;
+        }
     }
-    if ((flags & F_TAG) && tag > FLD_MAX_FLOW_TAG) {
-        *tag_overflow = true;
-        flags &= ~F_TAG;
-    }
-    if (!(flags & F_TAG)) {
-        tag = 0;
-    }
-    if (op > 0xf || synd > 0xf || qn > 0x3ff || byte_cnt > 0x3fff ||
-        flags > 0x7ff || sidx > 0xff || nstr > 0x1ff) {
-        fits = false;
-    }
+    fits = op <= 0xf && synd <= 0xf && qn <= 0x3ff && byte_cnt <= 0x3fff &&
+           flags <= 0x7ff && sidx <= 0xff && nstr <= 0x1ff;
     memset(out, 0, FLD_CQE_SIZE);
     put_bits(out, &pos, op, 4);
     put_bits(out, &pos, synd, 4);
@@ -145,7 +136,7 @@ bool fld_cqe_compress(const uint8_t raw[64], uint8_t out[FLD_CQE_SIZE],
     put_bits(out, &pos, sidx, 8);
     put_bits(out, &pos, nstr, 9);
     put_bits(out, &pos, tag, 12);
-    put_bits(out, &pos, d2d_rd32le(raw + RAW_RSS_HASH), 32);
+    put_bits(out, &pos, word, 32);
     return fits;
 }
 

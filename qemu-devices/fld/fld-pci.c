@@ -64,6 +64,14 @@ static bool fld_timing_realize(FldState *s, Error **errp)
     return true;
 }
 
+/* Power-on state: nothing configured, CTRL clear, STATUS ready. */
+static void fld_power_on(FldState *s)
+{
+    fld_reset_state(s);
+    s->ctrl = 0;
+    s->status = FLD_STATUS_READY;
+}
+
 static void fld_realize(PCIDevice *pdev, Error **errp)
 {
     FldState *s = FLD(pdev);
@@ -124,9 +132,7 @@ static void fld_realize(PCIDevice *pdev, Error **errp)
     /* Guarded: DMA that loops back into our own BARs is refused. */
     s->bh = qemu_bh_new_guarded(fld_bh, s, &DEVICE(s)->mem_reentrancy_guard);
     d2d_timing_bh_register(&s->timing, s->bh, fld_bh, s);
-    fld_reset_state(s);
-    s->ctrl = 0;
-    s->status = FLD_STATUS_READY;
+    fld_power_on(s);
 }
 
 static void fld_exit(PCIDevice *pdev)
@@ -159,9 +165,7 @@ static void fld_qdev_reset(DeviceState *dev)
 {
     FldState *s = FLD(dev);
 
-    fld_reset_state(s);
-    s->ctrl = 0;
-    s->status = FLD_STATUS_READY;
+    fld_power_on(s);
 }
 
 static void fld_instance_init(Object *obj)

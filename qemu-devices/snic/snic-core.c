@@ -28,6 +28,16 @@ bool snic_dma_probe(SnicState *s, uint64_t addr)
            MEMTX_OK;
 }
 
+bool snic_wqe_bb_wanted(const struct snic_wqe_ctrl *ctrl, unsigned i,
+                        unsigned avail, unsigned *nbb)
+{
+    if (i == 1) {
+        *nbb = DIV_ROUND_UP(ctrl->ds_cnt, 4);
+        return *nbb > 1 && *nbb <= SNIC_WQE_MAX_BBS && *nbb <= avail;
+    }
+    return i == 0 || i < *nbb;
+}
+
 uint16_t snic_ring_record_check(SnicState *s, uint64_t ring, uint64_t record)
 {
     if (ring % SNIC_RING_ALIGN || record % 4) {

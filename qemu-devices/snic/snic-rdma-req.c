@@ -356,15 +356,8 @@ static void snic_req_fetch(SnicState *s, SnicQp *qp)
         const struct snic_wqe_ctrl *ctrl = (const void *)segs;
         unsigned nbb = 1, i;
 
-        for (i = first; i < SNIC_WQE_MAX_BBS; i++) {
-            if (i == 1) {
-                nbb = DIV_ROUND_UP(ctrl->ds_cnt, 4);
-                if (nbb <= 1 || nbb > SNIC_WQE_MAX_BBS || nbb > avail) {
-                    break;
-                }
-            } else if (i > 1 && i >= nbb) {
-                break;
-            }
+        for (i = first; i < SNIC_WQE_MAX_BBS &&
+             snic_wqe_bb_wanted(ctrl, i, avail, &nbb); i++) {
             if (d2d_dma_read(&s->parent_obj, &s->pcie, &qp->pcie,
                              qp->sq_ring + (uint64_t)((qp->sq_fetch + i) &
                              (QP_SQ_SIZE(qp) - 1)) * SNIC_WQEBB_SIZE,
@@ -417,32 +410,31 @@ static bool snic_req_may_start(SnicQp *qp, uint32_t n)
     return !snic_is_rd_atomic(w) || busy < MAX(1, qp->max_rd_atomic);
 }
 
+/*
+ * BTH opcode of a SEND or WRITE packet by its place in the message:
+ * [0] first, [1] middle, [2] last, [3] only.
+ */
 static uint8_t snic_send_opcode(const SnicSwqe *w, bool first, bool last)
 {
-    switch (w->opcode) {
-    case SNIC_WQE_SEND:
-        return first && last ? ROCE_SEND_ONLY :
-               first ? ROCE_SEND_FIRST : last ? ROCE_SEND_LAST :
-               ROCE_SEND_MIDDLE;
-    case SNIC_WQE_SEND_IMM:
-        return first && last ? ROCE_SEND_ONLY_IMM :
-               first ? ROCE_SEND_FIRST : last ? ROCE_SEND_LAST_IMM :
-               ROCE_SEND_MIDDLE;
-    case SNIC_WQE_SEND_INV:
-        return first && last ? ROCE_SEND_ONLY_INV :
-               first ? ROCE_SEND_FIRST : last ? ROCE_SEND_LAST_INV :
-               ROCE_SEND_MIDDLE;
-    case SNIC_WQE_RDMA_WRITE:
-        return first && last ? ROCE_WRITE_ONLY :
-               first ? ROCE_WRITE_FIRST : last ? ROCE_WRITE_LAST :
-               ROCE_WRITE_MIDDLE;
-    case SNIC_WQE_RDMA_WRITE_IMM:
-        return first && last ? ROCE_WRITE_ONLY_IMM :
-               first ? ROCE_WRITE_FIRST : last ? ROCE_WRITE_LAST_IMM :
-               ROCE_WRITE_MIDDLE;
-    default:
+    static const uint8_t op[][4] = {
+        [SNIC_WQE_SEND] = { ROCE_SEND_FIRST, ROCE_SEND_MIDDLE,
+                            ROCE_SEND_LAST, ROCE_SEND_ONLY },
+        [SNIC_WQE_SEND_IMM] = { ROCE_SEND_FIRST, ROCE_SEND_MIDDLE,
+                                ROCE_SEND_LAST_IMM, ROCE_SEND_ONLY_IMM },
+        [SNIC_WQE_SEND_INV] = { ROCE_SEND_FIRST, ROCE_SEND_MIDDLE,
+                                ROCE_SEND_LAST_INV, ROCE_SEND_ONLY_INV },
+        [SNIC_WQE_RDMA_WRITE] = { ROCE_WRITE_FIRST, ROCE_WRITE_MIDDLE,
+                                  ROCE_WRITE_LAST, ROCE_WRITE_ONLY },
+        [SNIC_WQE_RDMA_WRITE_IMM] = { ROCE_WRITE_FIRST, ROCE_WRITE_MIDDLE,
+                                      ROCE_WRITE_LAST_IMM,
+                                      ROCE_WRITE_ONLY_IMM },
+    };
+    unsigned pos = first && last ? 3 : first ? 0 : last ? 2 : 1;
+
+    if (w->opcode >= ARRAY_SIZE(op) || !op[w->opcode][3]) {
         return ROCE_SEND_ONLY;
     }
+    return op[w->opcode][pos];
 }
 
 /*

@@ -505,8 +505,7 @@ static int spin_rv32_step(SpinRv32 *cpu)
         }
         r = spin_rv32_load(cpu, rs1v + imm_i(insn), size, &v);
         if (r) {
-            cpu->fault_pc = pc;
-            return r;
+            goto fault;
         }
         if (f3 == 0) {
             v = (uint32_t)(int32_t)(int8_t)v;
@@ -521,8 +520,7 @@ static int spin_rv32_step(SpinRv32 *cpu)
         }
         r = spin_rv32_store(cpu, rs1v + imm_s(insn), 1u << f3, rs2v);
         if (r) {
-            cpu->fault_pc = pc;
-            return r;
+            goto fault;
         }
         rd = 0;
         v = 0;
@@ -568,8 +566,7 @@ static int spin_rv32_step(SpinRv32 *cpu)
             goto illegal;
         }
         if (r) {
-            cpu->fault_pc = pc;
-            return r;
+            goto fault;
         }
         rd = 0;
         v = 0;
@@ -584,9 +581,11 @@ static int spin_rv32_step(SpinRv32 *cpu)
     return 0;
 
 illegal:
-    cpu->fault_pc = pc;
     cpu->fault_addr = insn;
-    return SPIN_RV_ILLEGAL;
+    r = SPIN_RV_ILLEGAL;
+fault:
+    cpu->fault_pc = pc;
+    return r;
 }
 
 SpinRvStatus spin_rv32_run(SpinRv32 *cpu, uint64_t budget)

@@ -291,15 +291,8 @@ static bool snic_sq_run(SnicState *s, SnicSq *sq)
         if (!snic_rate_allow(s, sq)) {
             return false;
         }
-        for (i = 0; i < SNIC_WQE_MAX_BBS; i++) {
-            if (i == 1) {
-                nbb = DIV_ROUND_UP(ctrl->ds_cnt, 4);
-                if (nbb <= 1 || nbb > SNIC_WQE_MAX_BBS || nbb > avail) {
-                    break;
-                }
-            } else if (i > 1 && i >= nbb) {
-                break;
-            }
+        for (i = 0; i < SNIC_WQE_MAX_BBS &&
+             snic_wqe_bb_wanted(ctrl, i, avail, &nbb); i++) {
             if (i == 0 && snic_sq_mmio_bb(s, sq, segs)) {
                 continue;
             }

@@ -336,6 +336,14 @@ bool snic_dma_probe(SnicState *s, uint64_t addr);
  * SNIC_AQ_EDMA (counted in dma_errs).
  */
 uint16_t snic_ring_record_check(SnicState *s, uint64_t ring, uint64_t record);
+/*
+ * Whether building block @i of a send WQE is still to be read, the blocks
+ * before it read and @avail blocks posted: the control block's ds_cnt,
+ * seen at block 1, gives the WQE's size in blocks (*nbb); a size over the
+ * maximum or over what is posted stops at the control block.
+ */
+bool snic_wqe_bb_wanted(const struct snic_wqe_ctrl *ctrl, unsigned i,
+                        unsigned avail, unsigned *nbb);
 /* Read / write @len bytes of an admin command's buffer (struct snic_aq_buf). */
 uint16_t snic_aq_read_buf(SnicState *s, const struct snic_aq_cmd *c,
                           void *out, size_t len);

@@ -74,6 +74,28 @@ struct side {
 	CHECK_EQ((e)->wqe_opcode, (op));				\
 	CHECK_EQ((e)->byte_cnt, (bytes));				\
 } while (0)
+
+/*
+ * SEND with invalidate of @ikey from A to B (20 bytes, B's receive takes
+ * cookie @ck): A's completion, and B's receive reporting the key.
+ */
+#define CHECK_SEND_INV(ikey, ck, e) do {				\
+	struct wqe _w;							\
+	uint16_t _idx;							\
+									\
+	qp_recv(&sb.qp, (ck), 100, sb.mr.key, sb.mr.iova);		\
+	w_init(&_w, SNIC_WQE_SEND_INV, SNIC_WQE_F_SIGNAL, (ikey));	\
+	w_data(&_w, 20, sa.mr.key, sa.mr.iova);				\
+	_idx = qp_post(&sa.qp, &_w);					\
+	CHECK_REQ(&sa.scq, _idx, SNIC_WQE_SEND_INV, 20, (e));		\
+	CHECK(cq_wait(&sb.rcq, (e), 0));				\
+	CHECK_EQ((e)->opcode, SNIC_CQE_RECV);				\
+	CHECK_EQ((e)->wqe_opcode, SNIC_WQE_SEND_INV);			\
+	CHECK_EQ((e)->rdma_flags, SNIC_CQE_RF_INV);			\
+	CHECK_EQ(ntohl((e)->imm), (ikey));				\
+	CHECK_EQ((e)->byte_cnt, 20);					\
+} while (0)
+
 extern const uint8_t mac_a[6];
 extern const uint8_t mac_b[6];
 extern const uint32_t ip_a, ip_b;

@@ -1640,17 +1640,7 @@ static void fast_reg_and_invalidate(void)
 	idx = qp_post(&sa.qp, &w);
 	CHECK_REQ(&sa.scq, idx, SNIC_WQE_RDMA_WRITE, 8, &e);
 	/* SEND with invalidate names k2: B's receive reports it */
-	qp_recv(&sb.qp, 0x51, 100, sb.mr.key, sb.mr.iova);
-	w_init(&w, SNIC_WQE_SEND_INV, SNIC_WQE_F_SIGNAL, k2);
-	w_data(&w, 20, sa.mr.key, sa.mr.iova);
-	idx = qp_post(&sa.qp, &w);
-	CHECK_REQ(&sa.scq, idx, SNIC_WQE_SEND_INV, 20, &e);
-	CHECK(cq_wait(&sb.rcq, &e, 0));
-	CHECK_EQ(e.opcode, SNIC_CQE_RECV);
-	CHECK_EQ(e.wqe_opcode, SNIC_WQE_SEND_INV);
-	CHECK_EQ(e.rdma_flags, SNIC_CQE_RF_INV);
-	CHECK_EQ(ntohl(e.imm), k2);
-	CHECK_EQ(e.byte_cnt, 20);
+	CHECK_SEND_INV(k2, 0x51, &e);
 	/* ... and k2 is dead now */
 	w_init(&w, SNIC_WQE_RDMA_WRITE, SNIC_WQE_F_SIGNAL, 0);
 	w_raddr(&w, iova, k2);

@@ -194,15 +194,7 @@ static void mw_type2_bind_access_invalidate(void)
 		 SNIC_RST_REM_ACCESS);
 	CHECK(pair_reconnect());
 	/* SEND with invalidate of the window from A */
-	qp_recv(&sb.qp, 0x71, 100, sb.mr.key, sb.mr.iova);
-	w_init(&w, SNIC_WQE_SEND_INV, SNIC_WQE_F_SIGNAL, k2);
-	w_data(&w, 20, sa.mr.key, sa.mr.iova);
-	idx = qp_post(&sa.qp, &w);
-	CHECK_REQ(&sa.scq, idx, SNIC_WQE_SEND_INV, 20, &e);
-	CHECK(cq_wait(&sb.rcq, &e, 0));
-	CHECK_EQ(e.opcode, SNIC_CQE_RECV);
-	CHECK_EQ(e.rdma_flags, SNIC_CQE_RF_INV);
-	CHECK_EQ(ntohl(e.imm), k2);
+	CHECK_SEND_INV(k2, 0x71, &e);
 	CHECK_EQ(mw_stat(B, 2), 2);
 	CHECK_EQ(remote_st(SNIC_WQE_RDMA_WRITE, k2, 512, 8),
 		 SNIC_RST_REM_ACCESS);

@@ -669,10 +669,8 @@ static int cmd_copy(int argc, char **argv)
 	 * types, modes, same SSD) before DST loses its old contents.
 	 */
 	d2d_req_init(&req);
-	req.src.type = HDC_UEP_FD;
-	req.src.fd = sfd;
-	req.dst.type = HDC_UEP_FD;
-	req.dst.fd = dfd;
+	d2d_ep_fd(&req.src, sfd, 0);
+	d2d_ep_fd(&req.dst, dfd, 0);
 	ret = d2d_submit(hdc, &req);
 	if (!ret && ftruncate(dfd, 0))
 		ret = -errno;
@@ -685,10 +683,8 @@ static int cmd_copy(int argc, char **argv)
 	if (chain_has(&chain, 1, 1) || len <= CHUNK) {
 		/* Digests and deflate/gzip see the whole stream: one request. */
 		d2d_req_init(&req);
-		req.src.type = HDC_UEP_FD;
-		req.src.fd = sfd;
-		req.dst.type = HDC_UEP_FD;
-		req.dst.fd = dfd;
+		d2d_ep_fd(&req.src, sfd, 0);
+		d2d_ep_fd(&req.dst, dfd, 0);
 		req.length = len;
 		d2d_req_chain(&req, &chain);
 		ret = run_one(hdc, &req, "copy", len);
@@ -710,12 +706,8 @@ static int cmd_copy(int argc, char **argv)
 				d2d_iv_add(c.aes_iv, off / 16);
 				d2d_req_init(&req);
 				req.flags = HDC_REQ_NOWAIT;
-				req.src.type = HDC_UEP_FD;
-				req.src.fd = sfd;
-				req.src.offset = off;
-				req.dst.type = HDC_UEP_FD;
-				req.dst.fd = dfd;
-				req.dst.offset = off;
+				d2d_ep_fd(&req.src, sfd, off);
+				d2d_ep_fd(&req.dst, dfd, off);
 				req.length = len - off < CHUNK ? len - off : CHUNK;
 				d2d_req_chain(&req, &c);
 				ret = d2d_submit(hdc, &req);
@@ -788,8 +780,7 @@ static int cmd_digest(int argc, char **argv)
 			goto next;
 		}
 		d2d_req_init(&req);
-		req.src.type = HDC_UEP_FD;
-		req.src.fd = fd;
+		d2d_ep_fd(&req.src, fd, 0);
 		req.length = S_ISREG(st.st_mode) ? (uint64_t)st.st_size : 0;
 		req.nfuncs = 1;
 		req.funcs[0] = func;
@@ -999,17 +990,13 @@ static int cmd_raw(int argc, char **argv)
 			have_len = 1;
 			close(fd);
 		}
-		req.src.type = HDC_UEP_USER;
-		req.src.addr = (uintptr_t)sbuf;
-		req.src.len = suser;
+		d2d_ep_user(&req.src, sbuf, suser);
 		if (!have_len)
 			len = suser;
 	} else {
 		struct stat st;
 
-		req.src.type = HDC_UEP_FD;
-		req.src.fd = sfd;
-		req.src.offset = off;
+		d2d_ep_fd(&req.src, sfd, off);
 		if (!have_len)
 			len = !fstat(sfd, &st) && S_ISREG(st.st_mode) &&
 			      (uint64_t)st.st_size > off ? st.st_size - off : 0;
@@ -1025,24 +1012,19 @@ static int cmd_raw(int argc, char **argv)
 		      socket(AF_INET, dsock == 1 ? SOCK_DGRAM : SOCK_STREAM, 0);
 		if (dfd < 0)
 			return fail(udp ? -dfd : errno, "destination socket");
-		req.dst.type = HDC_UEP_FD;
-		req.dst.fd = dfd;
+		d2d_ep_fd(&req.dst, dfd, 0);
 	} else if (dst) {
 		dfd = open_mode(dst, dmode, 1);
 		if (dfd == -2)
 			return usage_error("raw: --dst-mode r, w or rw");
 		if (dfd < 0)
 			return fail(errno, "cannot open '%s'", dst);
-		req.dst.type = HDC_UEP_FD;
-		req.dst.fd = dfd;
-		req.dst.offset = doff;
+		d2d_ep_fd(&req.dst, dfd, doff);
 	} else if (duser) {
 		dbuf = calloc(1, duser);
 		if (!dbuf)
 			return fail(ENOMEM, "destination buffer");
-		req.dst.type = HDC_UEP_USER;
-		req.dst.addr = (uintptr_t)dbuf;
-		req.dst.len = duser;
+		d2d_ep_user(&req.dst, dbuf, duser);
 	}
 
 	if (nowait) {

@@ -125,12 +125,8 @@ static int cmd_forkwait(void)
 	memset(in, 'f', sizeof(in));
 	d2d_req_init(&req);
 	req.flags = HDC_REQ_NOWAIT;
-	req.src.type = HDC_UEP_USER;
-	req.src.addr = (uintptr_t)in;
-	req.src.len = sizeof(in);
-	req.dst.type = HDC_UEP_USER;
-	req.dst.addr = (uintptr_t)out;
-	req.dst.len = sizeof(out);
+	d2d_ep_user(&req.src, in, sizeof(in));
+	d2d_ep_user(&req.dst, out, sizeof(out));
 	req.length = sizeof(in);
 	ret = d2d_submit(hdc, &req);
 	if (ret) {
@@ -222,11 +218,8 @@ static int cmd_race(char **argv)
 	for (i = 0; i < iters; i++) {
 		race_target = next_mmap();
 		d2d_req_init(&req);
-		req.src.type = HDC_UEP_FD;
-		req.src.fd = src;
-		req.dst.type = HDC_UEP_USER;
-		req.dst.addr = (uintptr_t)out;
-		req.dst.len = len;
+		d2d_ep_fd(&req.src, src, 0);
+		d2d_ep_user(&req.dst, out, len);
 		req.length = len;
 		memset(out, 0, len);
 		if (d2d_submit(hdc, &req))
@@ -235,11 +228,8 @@ static int cmd_race(char **argv)
 			leaks++;
 		race_target = next_mmap();
 		d2d_req_init(&req);
-		req.src.type = HDC_UEP_USER;
-		req.src.addr = (uintptr_t)in;
-		req.src.len = len;
-		req.dst.type = HDC_UEP_FD;
-		req.dst.fd = dst;
+		d2d_ep_user(&req.src, in, len);
+		d2d_ep_fd(&req.dst, dst, 0);
 		req.length = len;
 		if (d2d_submit(hdc, &req))
 			errs++;
@@ -263,9 +253,7 @@ static void *stall_submit(void *buf)
 	struct hdc_req req;
 
 	d2d_req_init(&req);
-	req.src.type = HDC_UEP_USER;
-	req.src.addr = (uintptr_t)buf;
-	req.src.len = 65536;
+	d2d_ep_user(&req.src, buf, 65536);
 	req.length = 65536;
 	req.nfuncs = 1;
 	req.funcs[0] = HDC_FN_MD5;
@@ -304,12 +292,8 @@ static int cmd_memhog(char **argv)
 	for (i = 0; i < n; i++) {
 		d2d_req_init(&req);
 		req.flags = HDC_REQ_NOWAIT;
-		req.src.type = HDC_UEP_USER;
-		req.src.addr = (uintptr_t)in;
-		req.src.len = len;
-		req.dst.type = HDC_UEP_USER;
-		req.dst.addr = (uintptr_t)out;
-		req.dst.len = len;
+		d2d_ep_user(&req.src, in, len);
+		d2d_ep_user(&req.dst, out, len);
 		req.length = len;
 		ret = d2d_submit(hdc, &req);
 		if (ret) {
@@ -325,12 +309,8 @@ static int cmd_memhog(char **argv)
 		if (d2d_wait(hdc, ids[i], 0, &w))
 			printf("wait %llu failed\n", (unsigned long long)ids[i]);
 	d2d_req_init(&req);
-	req.src.type = HDC_UEP_USER;
-	req.src.addr = (uintptr_t)in;
-	req.src.len = len;
-	req.dst.type = HDC_UEP_USER;
-	req.dst.addr = (uintptr_t)out;
-	req.dst.len = len;
+	d2d_ep_user(&req.src, in, len);
+	d2d_ep_user(&req.dst, out, len);
 	req.length = len;
 	ret = d2d_submit(hdc, &req);
 	printf("after collect: %s\n", errname(ret));

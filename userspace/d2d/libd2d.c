@@ -59,6 +59,20 @@ void d2d_req_chain(struct hdc_req *req, const struct d2d_chain *chain)
 	memcpy(req->aes_iv, chain->aes_iv, sizeof(req->aes_iv));
 }
 
+void d2d_ep_fd(struct hdc_uendpoint *ep, int fd, uint64_t offset)
+{
+	ep->type = HDC_UEP_FD;
+	ep->fd = fd;
+	ep->offset = offset;
+}
+
+void d2d_ep_user(struct hdc_uendpoint *ep, void *addr, uint64_t len)
+{
+	ep->type = HDC_UEP_USER;
+	ep->addr = (uintptr_t)addr;
+	ep->len = len;
+}
+
 int d2d_submit(int hdc, struct hdc_req *req)
 {
 	return ioctl(hdc, HDC_IOC_SUBMIT, req) ? d2d_err() : 0;
@@ -80,14 +94,9 @@ int d2d_copy(int hdc, int src_fd, uint64_t src_off, int dst_fd,
 	int ret;
 
 	d2d_req_init(&req);
-	req.src.type = HDC_UEP_FD;
-	req.src.fd = src_fd;
-	req.src.offset = src_off;
-	if (dst_fd >= 0) {
-		req.dst.type = HDC_UEP_FD;
-		req.dst.fd = dst_fd;
-		req.dst.offset = dst_off;
-	}
+	d2d_ep_fd(&req.src, src_fd, src_off);
+	if (dst_fd >= 0)
+		d2d_ep_fd(&req.dst, dst_fd, dst_off);
 	req.length = len;
 	d2d_req_chain(&req, chain);
 	ret = d2d_submit(hdc, &req);
@@ -177,11 +186,10 @@ int d2d_recv(int hdc, int sock, int fd, uint64_t off, uint64_t len,
 	int ret;
 
 	d2d_req_init(&req);
-	req.src.type = HDC_UEP_FD;
-	req.src.fd = sock;
-	req.dst.type = fd < 0 ? HDC_UEP_NONE : HDC_UEP_FD;
-	req.dst.fd = fd;
-	req.dst.offset = off;
+	d2d_ep_fd(&req.src, sock, 0);
+	d2d_ep_fd(&req.dst, fd, off);
+	if (fd < 0)
+		req.dst.type = HDC_UEP_NONE;
 	req.length = len;
 	req.timeout_ms = timeout_ms;
 	d2d_req_chain(&req, chain);
@@ -204,11 +212,8 @@ int d2d_send(int hdc, int fd, uint64_t off, uint64_t len, int sock,
 
 	d2d_req_init(&req);
 	req.flags = flags;
-	req.src.type = HDC_UEP_FD;
-	req.src.fd = fd;
-	req.src.offset = off;
-	req.dst.type = HDC_UEP_FD;
-	req.dst.fd = sock;
+	d2d_ep_fd(&req.src, fd, off);
+	d2d_ep_fd(&req.dst, sock, 0);
 	req.length = len;
 	d2d_req_chain(&req, chain);
 	ret = d2d_submit(hdc, &req);

@@ -36,6 +36,10 @@ int d2d_stats(int hdc, struct hdc_stats *stats);
 /* Raw requests: d2d_req_init() zeroes and sets the size field. */
 void d2d_req_init(struct hdc_req *req);
 void d2d_req_chain(struct hdc_req *req, const struct d2d_chain *chain);
+/* A request's endpoint: a descriptor (file at offset, or socket)... */
+void d2d_ep_fd(struct hdc_uendpoint *ep, int fd, uint64_t offset);
+/* ... or len bytes of user memory at addr. */
+void d2d_ep_user(struct hdc_uendpoint *ep, void *addr, uint64_t len);
 int d2d_submit(int hdc, struct hdc_req *req);
 int d2d_wait(int hdc, uint64_t id, uint32_t timeout_ms, struct hdc_wait *w);
 

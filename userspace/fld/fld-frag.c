@@ -36,19 +36,10 @@
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
+#include "fld_window.h"
 
 #define VXLAN_PORT 4789
 #define MAX_SIZE 9000
-
-static void fill(uint8_t *p, size_t n, uint32_t seq)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		p[i] = (uint8_t)(seq * 7 + i);
-	if (n >= 4)
-		memcpy(p, &seq, 4);
-}
 
 static uint32_t sum16(const uint8_t *p, size_t n, uint32_t s)
 {
@@ -109,6 +100,26 @@ static size_t mk_frag(uint8_t *o, uint32_t vni, const uint8_t *dmac,
 	return 8 + 14 + 20 + n;
 }
 
+/*
+ * A UDP socket once the arguments checked out (@args_ok); else -2 (bad
+ * arguments, said) or -1 (no socket, said): the exit status, negated.
+ */
+static int args_socket(int args_ok)
+{
+	int fd;
+
+	if (!args_ok) {
+		fprintf(stderr, "fld-frag: bad arguments\n");
+		return -2;
+	}
+	fd = socket(AF_INET, SOCK_DGRAM, 0);
+	if (fd < 0) {
+		perror("socket");
+		return -1;
+	}
+	return fd;
+}
+
 static int do_send(char **a)
 {
 	static uint8_t ipl[8 + MAX_SIZE], o[16384];
@@ -125,17 +136,12 @@ static int do_send(char **a)
 	int fd;
 
 	to.sin_port = htons(VXLAN_PORT);
-	if (parse_mac(a[2], dmac) || !inet_aton(a[0], &to.sin_addr) ||
-	    size > MAX_SIZE || mtu < 68 || mtu > 9000 ||
-	    dst == INADDR_NONE || gap < 0) {
-		fprintf(stderr, "fld-frag: bad arguments\n");
-		return 2;
-	}
-	fd = socket(AF_INET, SOCK_DGRAM, 0);
-	if (fd < 0) {
-		perror("socket");
-		return 1;
-	}
+	fd = args_socket(!parse_mac(a[2], dmac) &&
+			 inet_aton(a[0], &to.sin_addr) && size <= MAX_SIZE &&
+			 mtu >= 68 && mtu <= 9000 && dst != INADDR_NONE &&
+			 gap >= 0);
+	if (fd < 0)
+		return -fd;
 	nf = (tot + piece - 1) / piece;
 	clock_gettime(CLOCK_REALTIME, &t0);
 	for (seq = 0; seq < count; seq++) {
@@ -147,7 +153,7 @@ static int do_send(char **a)
 		ipl[4] = tot >> 8;
 		ipl[5] = tot;
 		ipl[6] = ipl[7] = 0;
-		fill(ipl + 8, size, seq);
+		fld_fill(ipl + 8, size, seq, 7);
 		c = fold(sum16(ipl, tot, sum16((uint8_t *)&src, 4,
 					       sum16((uint8_t *)&dst, 4,
 						     17 + tot))));
@@ -196,20 +202,14 @@ static int do_sock(char **a)
 	int fd;
 
 	to.sin_port = htons(atoi(a[1]));
-	if (!inet_aton(a[0], &to.sin_addr) || size < 4 || size > MAX_SIZE ||
-	    gap < 0) {
-		fprintf(stderr, "fld-frag: bad arguments\n");
-		return 2;
-	}
-	fd = socket(AF_INET, SOCK_DGRAM, 0);
-	if (fd < 0) {
-		perror("socket");
-		return 1;
-	}
+	fd = args_socket(inet_aton(a[0], &to.sin_addr) && size >= 4 &&
+			 size <= MAX_SIZE && gap >= 0);
+	if (fd < 0)
+		return -fd;
 	for (i = 0; i < count; i++) {
 		struct timespec t = { gap / 1000000, gap % 1000000 * 1000 };
 
-		fill(b, size, i);
+		fld_fill(b, size, i, 7);
 		sent += sendto(fd, b, size, 0, (void *)&to, sizeof(to)) ==
 			(ssize_t)size;
 		if (gap)
@@ -256,7 +256,7 @@ static int do_recv(char **a)
 		if ((size_t)r != size || size < 4)
 			continue;
 		memcpy(&seq, b, 4);
-		fill(want, size, seq);
+		fld_fill(want, size, seq, 7);
 		ok += !memcmp(b, want, size);
 	}
 	printf("received %u ok %u\n", got, ok);

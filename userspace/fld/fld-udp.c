@@ -36,16 +36,6 @@
 
 #define MAX_SIZE 9000
 
-static void fill(uint8_t *b, size_t n, uint32_t seq)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		b[i] = (uint8_t)(seq * 13 + i);
-	if (n >= 4)
-		memcpy(b, &seq, 4);
-}
-
 /* fld-udp ping over a connected socket: datagram seq, echoed intact. */
 struct ping {
 	int fd;
@@ -84,7 +74,7 @@ static int ping_send(void *ctx, long seq)
 {
 	struct ping *p = ctx;
 
-	fill(p->tx, p->size, seq);
+	fld_fill(p->tx, p->size, seq, 13);
 	p->t_sent[seq] = fld_now();
 	if (send(p->fd, p->tx, p->size, 0) != (ssize_t)p->size) {
 		perror("fld-udp: send");
@@ -107,7 +97,7 @@ static int ping_recv(void *ctx)
 	if (n < 4)
 		return 0;
 	memcpy(&seq, p->rx, 4);
-	fill(p->want, p->size, seq);
+	fld_fill(p->want, p->size, seq, 13);
 	if ((size_t)n != p->size || seq >= (uint32_t)p->sent ||
 	    memcmp(p->rx, p->want, p->size))
 		return 0;

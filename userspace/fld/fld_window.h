@@ -9,6 +9,25 @@
 #ifndef FLD_WINDOW_H
 #define FLD_WINDOW_H
 
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+/*
+ * The payload of datagram @seq (n bytes): byte i is seq * mul + i, then
+ * seq itself over the first 4 bytes, so that an answer shows which
+ * request it belongs to and whether any byte changed on the way.
+ */
+static inline void fld_fill(uint8_t *b, size_t n, uint32_t seq, unsigned mul)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		b[i] = (uint8_t)(seq * mul + i);
+	if (n >= 4)
+		memcpy(b, &seq, 4);
+}
+
 /* recv's answers besides 1 (right) and 0 (wrong) */
 #define FLD_WINDOW_IDLE		(-1)	/* nothing in time: the rest is lost */
 #define FLD_WINDOW_STOP		(-2)	/* transport failed: the rest is lost */

@@ -8,9 +8,11 @@
 #define LIBSNIC_LIBSNIC_H
 
 #include <endian.h>
+#include <errno.h>
 #include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <d2d/snic_verbs_abi.h>
 
 #include "verbs_provider_abi.h"
@@ -20,6 +22,14 @@
 
 #define snic_container_of(ptr, type, member) \
 	((type *)((char *)(ptr) - offsetof(type, member)))
+
+/* A create that the kernel refused: free @obj, errno = @err, NULL. */
+static inline void *snic_create_failed(void *obj, int err)
+{
+	free(obj);
+	errno = err;
+	return NULL;
+}
 
 /*
  * Ordering: ring and record writes are visible to the device before the

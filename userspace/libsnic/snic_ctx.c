@@ -108,11 +108,8 @@ static struct ibv_pd *snic_alloc_pd(struct ibv_context *context)
 		return NULL;
 	ret = ibv_cmd_alloc_pd(context, pd, &cmd, sizeof(cmd), &resp,
 			       sizeof(resp));
-	if (ret) {
-		free(pd);
-		errno = ret;
-		return NULL;
-	}
+	if (ret)
+		return snic_create_failed(pd, ret);
 	return pd;
 }
 
@@ -139,11 +136,8 @@ static struct ibv_mr *snic_reg_mr(struct ibv_pd *pd, void *addr,
 	/* Optional access flags (relaxed ordering): the kernel ignores them. */
 	ret = ibv_cmd_reg_mr(pd, addr, length, hca_va, access, vmr, &cmd,
 			     sizeof(cmd), &resp, sizeof(resp));
-	if (ret) {
-		free(vmr);
-		errno = ret;
-		return NULL;
-	}
+	if (ret)
+		return snic_create_failed(vmr, ret);
 	return &vmr->ibv_mr;
 }
 
@@ -169,11 +163,8 @@ static struct ibv_ah *snic_create_ah(struct ibv_pd *pd,
 		return NULL;
 	memset(&resp, 0, sizeof(resp));
 	ret = ibv_cmd_create_ah(pd, &ah->ibv_ah, attr, &resp.ibv, sizeof(resp));
-	if (ret) {
-		free(ah);
-		errno = ret;
-		return NULL;
-	}
+	if (ret)
+		return snic_create_failed(ah, ret);
 	ah->av = resp.drv.av;
 	memcpy(ah->ud6.sip6, resp.drv.sip6, sizeof(ah->ud6.sip6));
 	memcpy(ah->ud6.dip6, resp.drv.dip6, sizeof(ah->ud6.dip6));

@@ -24,11 +24,8 @@ struct ibv_mw *snic_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type)
 		return NULL;
 	ret = ibv_cmd_alloc_mw(pd, type, mw, &cmd, sizeof(cmd), &resp,
 			       sizeof(resp));
-	if (ret) {
-		free(mw);
-		errno = ret;
-		return NULL;
-	}
+	if (ret)
+		return snic_create_failed(mw, ret);
 	return mw;
 }
 

@@ -26,11 +26,8 @@ struct ibv_xrcd *snic_open_xrcd(struct ibv_context *context,
 		return NULL;
 	ret = ibv_cmd_open_xrcd(context, x, sizeof(*x), attr, &cmd,
 				sizeof(cmd), &resp, sizeof(resp));
-	if (ret) {
-		free(x);
-		errno = ret;
-		return NULL;
-	}
+	if (ret)
+		return snic_create_failed(x, ret);
 	return &x->xrcd;
 }
 

@@ -351,17 +351,8 @@ static void type2(void)
 int main(int argc, char **argv)
 {
 	const char *na = NULL, *nb = NULL;
-	int opt;
 
-	while ((opt = getopt(argc, argv, "d:e:P:")) != -1) {
-		if (opt == 'd')
-			na = optarg;
-		else if (opt == 'e')
-			nb = optarg;
-		else if (opt == 'P')
-			prefix = optarg;
-	}
-	if (!na || !nb || setup(na, nb)) {
+	if (two_devs(argc, argv, &na, &nb) || setup(na, nb)) {
 		printf("FAIL %s/setup: usage: snic-mw-test -d DEV -e DEV2 (%s)\n",
 		       prefix, strerror(errno));
 		return 1;

@@ -104,17 +104,9 @@ int main(int argc, char **argv)
 	static uint8_t bufa[2 * MSG], bufb[2 * MSG];
 	uint64_t ts[NSTREAM], before, after;
 	char why[160];
-	int i, opt, mono = 1, within = 1;
+	int i, mono = 1, within = 1;
 
-	while ((opt = getopt(argc, argv, "d:e:P:")) != -1) {
-		if (opt == 'd')
-			na = optarg;
-		else if (opt == 'e')
-			nb = optarg;
-		else if (opt == 'P')
-			prefix = optarg;
-	}
-	if (!na || !nb || vu_dev_open(&a, na, 1, -1) ||
+	if (two_devs(argc, argv, &na, &nb) || vu_dev_open(&a, na, 1, -1) ||
 	    vu_dev_open(&b, nb, 1, -1)) {
 		printf("FAIL %s/open: usage: snic-ts-test -d DEV -e DEV2\n",
 		       prefix);
