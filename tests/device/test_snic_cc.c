@@ -7,7 +7,8 @@
  * only count CNPs; malformed CNPs are dropped and counted; ecn-mark-every
  * marks end to end with the data intact; spray varies the UDP source
  * port per packet and the data arrives; in timing mode the switch queue
- * marks ECT frames above its threshold and DCQCN paces the requester.
+ * marks ECT frames above its threshold (timing-rx-queue-bytes shows its
+ * depth) and DCQCN paces the requester.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -380,7 +381,7 @@ static void spray_varies_ports(void)
 static void timing_queue_marks(void)
 {
 	uint8_t f[1500];
-	uint64_t marked = 1;
+	uint64_t marked = 1, depth = 0;
 	int i;
 
 	CHECK(env_start_opts(",timing=on,timing-ecn-kmin=1000,"
@@ -393,6 +394,13 @@ static void timing_queue_marks(void)
 	pump(64);
 	CHECK(qt_qom_get_u64(qt, SNIC1, "ecn-marked", &marked));
 	CHECK_EQ(marked, 0);
+	/*
+	 * the ten came at one instant: all of them are still queued (each
+	 * frame's time on the line, 24 bytes of overhead included, rounded
+	 * up to the ns: up to 12.5 bytes more)
+	 */
+	CHECK(qt_qom_get_u64(qt, SNIC1, "timing-rx-queue-bytes", &depth));
+	CHECK(depth >= 10 * (1474 + 24) && depth <= 10 * (1474 + 24 + 12));
 	set_ecn(f, 1);
 	for (i = 0; i < 10; i++)
 		CHECK(inj_send(f, 14 + 20 + 8 + 12 + 16 + 1400 + 4));
@@ -400,6 +408,10 @@ static void timing_queue_marks(void)
 	CHECK(qt_qom_get_u64(qt, SNIC1, "ecn-marked", &marked));
 	/* the queue still holds the first ten: every ECT one is past kmax */
 	CHECK_EQ(marked, 10);
+	/* drained at the line rate */
+	qt_clock_step(qt, 100000);
+	CHECK(qt_qom_get_u64(qt, SNIC1, "timing-rx-queue-bytes", &depth));
+	CHECK_EQ(depth, 0);
 	/* bad curve refused */
 	CHECK(!env_start_opts(",timing=on,timing-ecn-kmin=3000,"
 			      "timing-ecn-kmax=2000"));
