@@ -70,8 +70,8 @@ static void print_bucket(const struct cc_cfg *c, const struct cc_bucket *b)
 	printf("\n");
 }
 
-static bool run(const char *mode, int flows, unsigned stagger_us,
-		unsigned ms)
+static bool run(const char *mode, int flows, unsigned int stagger_us,
+		unsigned int ms)
 {
 	struct cc_cfg c = {
 		.mode = mode, .flows = flows, .senders = SENDERS,

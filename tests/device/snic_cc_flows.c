@@ -162,15 +162,14 @@ static bool sample(const struct cc_cfg *c, struct cc_bucket *b, uint64_t t0,
 
 bool cc_run(const struct cc_cfg *c, struct cc_bucket *b)
 {
-	char opts[512];
+	char opts[64];
 	uint64_t t0, now, end, prev[3];
 	int k, i;
 
 	if (c->flows < 1 || c->flows > CC_MAX_FLOWS || c->senders < 1 ||
 	    c->senders >= ENV_MAX_DEVS || c->bucket_us * 1000 % CC_STEP_NS)
 		return false;
-	snprintf(opts, sizeof(opts), ",timing=on,cc=%s%s", c->mode,
-		 c->opts ? c->opts : "");
+	snprintf(opts, sizeof(opts), ",timing=on,cc=%s", c->mode);
 	if (!env_start_n(1 + c->senders, opts)) {
 		fprintf(stderr, "snic_cc_flows: no environment (%s)\n", opts);
 		return false;

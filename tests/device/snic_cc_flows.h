@@ -33,7 +33,6 @@ struct cc_cfg {
 	uint32_t bucket_us;	/* a multiple of CC_STEP_NS / 1000 */
 	int buckets;
 	uint32_t stagger_us;	/* flow k starts at k x stagger_us */
-	const char *opts;	/* more snic properties (",name=value..."), or NULL */
 };
 
 /* One bucket: what happened in it, and the state at its end. */
