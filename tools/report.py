@@ -10,7 +10,9 @@ from the lines of that run only; a figure whose lines are missing says so
 instead of being drawn.  The page ends with every bench line, as printed.
 
 A bench line is "bench: NAME: LABEL VALUE vs LABEL VALUE = RATIO (note)"
-or a bench's own free form; docs/results.md explains each figure.
+or a bench's own free form; docs/results.md explains each figure.  The
+congestion control bench's time series come from its "BENCH cc ..."
+lines (one per bucket of modeled time), which are plotted, not listed.
 """
 import argparse
 import datetime
@@ -22,6 +24,9 @@ import sys
 
 # "bench: NAME: ..." or, for a bench's own check, "bench: PASS NAME: ..."
 BENCH = re.compile(r'^bench: (?:(PASS|FAIL) )?([A-Za-z0-9_.<>-]+): (.*)$')
+# "BENCH cc mode=M flows=N t_us=T f0=G f1=G ... key=value ...": one bucket
+# of the congestion control bench's series (tests/bench/flexins-cc.sh)
+CC = re.compile(r'^BENCH cc mode=([a-z]+) flows=([0-9]+) t_us=([0-9]+) (.*)$')
 PAIR = re.compile(r'^(\S+) ([0-9.]+) vs (\S+) ([0-9.]+) = (\S+)(?: \((.*)\))?$')
 SIZE = re.compile(r'^([0-9]+)(B|KiB|MiB)?$')
 
@@ -55,6 +60,23 @@ def parse(lines):
     return out
 
 
+def parse_series(lines):
+    """The congestion control bench's series: (mode, flows) -> {'flow K':
+    [(t in ms, Gbit/s acknowledged in the bucket)]}."""
+    out = {}
+    for line in lines:
+        m = CC.match(line.strip())
+        if not m:
+            continue
+        run = out.setdefault((m.group(1), int(m.group(2))), {})
+        t = int(m.group(3)) / 1000.0
+        for kv in m.group(4).split():
+            k, _, v = kv.partition('=')
+            if re.match(r'^f[0-9]+$', k):
+                run.setdefault('flow %s' % k[1:], []).append((t, float(v)))
+    return out
+
+
 def fld_paper_pcie_bytes(size):
     """PCIe bytes per echoed packet on the NIC<->FLD link under the FLD
     paper's model parameters (ASPLOS'22 section 6): request/write TLP
@@ -72,9 +94,10 @@ def fld_paper_pcie_bytes(size):
     return rx + tx
 
 
-def figures(runs):
+def figures(runs, cc=None):
     """Each figure: (id, title, what, series) with series a dict
-    label -> list of (x, y); 'paper' series are drawn dashed."""
+    label -> list of (x, y); 'paper' series are drawn dashed.  @cc: the
+    congestion control series (parse_series)."""
     figs = []
 
     # RDMA WRITE bandwidth vs message size, snic vs rxe.
@@ -290,6 +313,16 @@ def figures(runs):
     figs.append(('flexins-offload',
                  'FlexiNS offload engine: latency speedup over verbs',
                  ('request', 'baseline / offload latency'), s, 'bars'))
+
+    # FlexiNS congestion control: each of 4 flows' goodput per bucket of
+    # modeled time (flows 1 ms apart into one port), DCQCN and the AIMD
+    # window it replaces.
+    for mode, title in (('dcqcn', 'DCQCN convergence'),
+                        ('aimd', 'AIMD window (baseline)')):
+        figs.append(('flexins-cc-%s' % mode,
+                     '%s: per-flow rate over modeled time, 4 flows' % title,
+                     ('modeled time (ms)', 'Gbit/s acknowledged'),
+                     (cc or {}).get((mode, 4), {}), 'time'))
     return figs
 
 
@@ -308,6 +341,11 @@ def draw(fig, path):
             ax.plot([x for x, _ in pts], [y for _, y in pts],
                     '--' if label.startswith('paper') else '-o', label=label)
         ax.set_xscale('log', base=2)
+    elif kind == 'time':
+        for label, pts in series.items():
+            pts = sorted(pts)
+            ax.plot([x for x, _ in pts], [y for _, y in pts], '-',
+                    linewidth=1, label=label)
     elif kind == 'bar':
         labels = list(series)
         ax.bar(labels, [series[k][0][1] for k in labels])
@@ -381,7 +419,7 @@ def render(logs, out):
     os.makedirs(pngdir, exist_ok=True)
     md = header(logs)
     md += ['## Figures', '']
-    for fig in figures(runs):
+    for fig in figures(runs, parse_series(lines)):
         png = os.path.join(pngdir, fig[0] + '.png')
         md.append('### ' + fig[1])
         md.append('')

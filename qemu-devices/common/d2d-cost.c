@@ -172,13 +172,20 @@ int64_t d2d_tl_frame(D2DTimeline *tl, int64_t now, uint64_t len,
     return tl->wire + prop_ns;
 }
 
+uint64_t d2d_tl_rx_depth(const D2DTimeline *tl, int64_t now)
+{
+    int64_t leave = max64(now, tl->rxq);
+
+    return tl->wire_fs ? (uint64_t)(leave - now) * FS_PER_NS / tl->wire_fs
+                       : 0;
+}
+
 int64_t d2d_tl_rx(D2DTimeline *tl, int64_t now, uint64_t len,
                   uint64_t qbytes, uint64_t *depth)
 {
     int64_t leave = max64(now, tl->rxq);
 
-    *depth = tl->wire_fs ? (uint64_t)(leave - now) * FS_PER_NS / tl->wire_fs
-                         : 0;
+    *depth = d2d_tl_rx_depth(tl, now);
     if (*depth > qbytes) {
         return -1;
     }

@@ -150,6 +150,8 @@ int64_t d2d_tl_frame(D2DTimeline *tl, int64_t now, uint64_t len,
  */
 int64_t d2d_tl_rx(D2DTimeline *tl, int64_t now, uint64_t len,
                   uint64_t qbytes, uint64_t *depth);
+/* The bytes in the port's queue at @now (not yet through it). */
+uint64_t d2d_tl_rx_depth(const D2DTimeline *tl, int64_t now);
 /* An effect at @when, ordered after every earlier effect: its time. */
 int64_t d2d_tl_fx(D2DTimeline *tl, int64_t when);
 

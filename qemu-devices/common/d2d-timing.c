@@ -314,6 +314,16 @@ static void d2d_timing_set_on(Object *obj, Visitor *v, const char *name,
     }
 }
 
+/* timing-rx-queue-bytes: the switch queue's depth now (read-only). */
+static void d2d_timing_get_rx_depth(Object *obj, Visitor *v, const char *name,
+                                    void *opaque, Error **errp)
+{
+    D2DTiming *t = opaque;
+    uint64_t depth = t->p.on ? d2d_tl_rx_depth(&t->tl, d2d_now()) : 0;
+
+    visit_type_uint64(v, name, &depth, errp);
+}
+
 void d2d_timing_add_param(Object *obj, const char *name, uint32_t *field)
 {
     object_property_add(obj, name, "uint32", d2d_timing_get_u32,
@@ -352,6 +362,8 @@ void d2d_timing_init(Object *obj, D2DTiming *t)
                                    OBJ_PROP_FLAG_READ);
     object_property_add_uint64_ptr(obj, "timing-rx-drops", &t->rx_drops,
                                    OBJ_PROP_FLAG_READ);
+    object_property_add(obj, "timing-rx-queue-bytes", "uint64",
+                        d2d_timing_get_rx_depth, NULL, NULL, t);
     object_property_add_uint64_ptr(obj, "timing-late-errors",
                                    &t->late_errors, OBJ_PROP_FLAG_READ);
 }

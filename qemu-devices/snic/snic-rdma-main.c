@@ -231,11 +231,13 @@ void snic_rdma_stats_format(SnicState *s, GString *out)
             continue;
         }
         g_string_append_printf(out, "qp %u: type=%u state=%u sq_psn=%u "
-                               "rq_psn=%u outstanding=%u retransmits=%u "
+                               "acked_psn=%u rq_psn=%u outstanding=%u "
+                               "retransmits=%u "
                                "rnr_naks_rcvd=%u seq_naks_rcvd=%u cwnd=%u "
                                "rate_mbps=%u alpha=%u ",
                                qp->qpn, qp->type, qp->state, qp->next_psn,
-                               qp->resp_psn, qp->win_tail - qp->win_head,
+                               qp->comp_psn, qp->resp_psn,
+                               qp->win_tail - qp->win_head,
                                qp->cnt.retransmits, qp->cnt.rnr_naks_rcvd,
                                qp->cnt.seq_naks_rcvd, qp->cwnd,
                                snic_rdma_cc_rate_mbps(s, qp),

@@ -23,7 +23,24 @@ const uint8_t ip6_a[16] = { 0xfe, 0x80, [8] = 0x50, 0x54, 0x00, 0xff,
 const uint8_t ip6_b[16] = { 0x20, 0x01, 0x0d, 0xb8, [15] = 0x02 };
 
 struct qt *qt;
-struct snic_dev dev[2];
+struct snic_dev dev[ENV_MAX_DEVS];
+int env_ndevs;
+
+int env_index(const struct snic_dev *d)
+{
+	return (int)(d - dev);
+}
+
+void env_mac(int i, uint8_t mac[6])
+{
+	memcpy(mac, mac_a, 5);
+	mac[5] = i + 1;
+}
+
+uint32_t env_ip(int i)
+{
+	return ip_a + i;
+}
 
 /* ------------------------------------------------------------------ */
 /* Environment                                                         */
@@ -59,35 +76,48 @@ void pump(int n)
 
 int port_up(struct snic_dev *d, uint16_t async_eqn)
 {
-	return snic_set_port(d, SNIC_PORT_F_UP, PORT_MTU,
-			     d == A ? &mac_a : &mac_b, 1, async_eqn);
+	uint8_t mac[1][6];
+
+	env_mac(env_index(d), mac[0]);
+	return snic_set_port(d, SNIC_PORT_F_UP, PORT_MTU, mac, 1, async_eqn);
 }
 
 /*
- * Fresh QEMU with A and B (admin queues up, ports up, MTU 9000), @opts
- * appended to each snic, @extra (more devices) to the command line.
+ * Fresh QEMU with @n snics on hub 0 (admin queues up, ports up, MTU
+ * 9000), @opts appended to each snic, @extra (more devices) to the
+ * command line.  Device i is snic<i> on hub port p<i> (p2 is the wire,
+ * so from the third on p<i + 1>).
  */
-bool env_start_extra(const char *opts, const char *extra)
+static bool env_boot(int n, const char *opts, const char *extra)
 {
-	char args[2048];
+	char args[4096];
+	size_t len = 0;
 	int qfd, i;
 
 	qt_quit(qt);
 	qt = NULL;
-	if (!inj_open(&qfd, 8 << 20))
+	env_ndevs = 0;
+	if (n < 2 || n > ENV_MAX_DEVS || !inj_open(&qfd, 8 << 20))
 		return false;
-	snprintf(args, sizeof(args),
-		 "-netdev hubport,id=p0,hubid=0 -netdev hubport,id=p1,hubid=0 "
-		 WIRE_QEMU_ARGS
-		 "-device snic,id=snic0,netdev=p0,mac=52:54:00:00:00:01%s "
-		 "-device snic,id=snic1,netdev=p1,mac=52:54:00:00:00:02%s %s",
-		 qfd, opts, opts, extra);
+	len += snprintf(args, sizeof(args), "-netdev hubport,id=p0,hubid=0 "
+			"-netdev hubport,id=p1,hubid=0 " WIRE_QEMU_ARGS, qfd);
+	for (i = 2; i < n; i++)
+		len += snprintf(args + len, sizeof(args) - len,
+				"-netdev hubport,id=p%d,hubid=0 ", i + 1);
+	for (i = 0; i < n; i++)
+		len += snprintf(args + len, sizeof(args) - len,
+				"-device snic,id=snic%d,netdev=p%d,"
+				"mac=52:54:00:00:00:%02x%s ",
+				i, i < 2 ? i : i + 1, i + 1, opts);
+	snprintf(args + len, sizeof(args) - len, "%s", extra);
 	qt = qt_start(args);
 	close(qfd);
 	if (!qt_alive(qt))
 		return false;
 	qt_alloc_init(qt, HEAP_BASE, HEAP_END);
-	for (i = 0; i < 2; i++) {
+	for (i = 0; i < n; i++) {
+		uint8_t mac[6];
+
 		if (!snic_dev_open(&dev[i], qt, i, BAR_BASE(i), RAM_BASE(i)))
 			return false;
 		dev[i].timed = strstr(opts, "timing=on") != NULL;
@@ -95,12 +125,23 @@ bool env_start_extra(const char *opts, const char *extra)
 		    port_up(&dev[i], SNIC_EQN_NONE) != OK)
 			return false;
 		/* user UD QPs send from entry 0 (av_fill's sgid_index) */
-		if (src_addr_set(&dev[i], 0, true, i ? mac_b : mac_a,
-				 i ? ip_b : ip_a) != OK)
+		env_mac(i, mac);
+		if (src_addr_set(&dev[i], 0, true, mac, env_ip(i)) != OK)
 			return false;
 	}
+	env_ndevs = n;
 	cap_drain();
 	return true;
+}
+
+bool env_start_extra(const char *opts, const char *extra)
+{
+	return env_boot(2, opts, extra);
+}
+
+bool env_start_n(int n, const char *opts)
+{
+	return env_boot(n, opts, "");
 }
 
 bool env_start_opts(const char *opts)
@@ -357,15 +398,23 @@ const struct conn conn_default = {
 	.rnr_timer = 1, .rd_atomic = 4,
 };
 
+void av_fill_to(struct snic_av *av, struct snic_dev *from,
+		struct snic_dev *to)
+{
+	int f = env_index(from), t = env_index(to);
+
+	memset(av, 0, sizeof(*av));
+	env_mac(t, av->dmac);
+	env_mac(f, av->smac);
+	av->sip = htonl(env_ip(f));
+	av->dip = htonl(env_ip(t));
+	av->ttl = 64;
+	av->udp_sport = 0xc000 | (f + 1);
+}
+
 void av_fill(struct snic_av *av, struct snic_dev *from)
 {
-	memset(av, 0, sizeof(*av));
-	memcpy(av->dmac, from == A ? mac_b : mac_a, 6);
-	memcpy(av->smac, from == A ? mac_a : mac_b, 6);
-	av->sip = htonl(from == A ? ip_a : ip_b);
-	av->dip = htonl(from == A ? ip_b : ip_a);
-	av->ttl = 64;
-	av->udp_sport = 0xc000 | (from == A ? 1 : 2);
+	av_fill_to(av, from, from == A ? B : A);
 }
 
 /*
@@ -387,7 +436,7 @@ bool qp_connect_to(struct qp *q, const struct qp *peer,
 		     SNIC_QP_ATTR_ACCESS, &a) != OK)
 		return false;
 	memset(&a, 0, sizeof(a));
-	av_fill(&a.av, q->d);
+	av_fill_to(&a.av, q->d, peer->d);
 	if (c->v6) {
 		a.av.sip = a.av.dip = 0;
 		a.av.flags = SNIC_AV_F_IPV6;

@@ -1,7 +1,7 @@
 /*
  * snic device tier: the RDMA test environment shared by test_snic_rdma.c
- * and test_snic_spin_rdma.c - two snics (A, B) on one QEMU hub with an
- * injection/capture socket port, guest-RAM heap, CQs, EQs, PDs, MRs, QPs,
+ * and test_snic_spin_rdma.c - two snics (A, B; env_start_n: up to
+ * ENV_MAX_DEVS) on one QEMU hub with an injection/capture socket port, guest-RAM heap, CQs, EQs, PDs, MRs, QPs,
  * send/receive WQEs, a connected RC pair and raw RoCE request frames.
  * One QEMU at a time (the globals below).
  */
@@ -17,6 +17,7 @@
 #define OK		SNIC_AQ_OK
 #define BAR_BASE(i)	(0xe0000000ull + (uint64_t)(i) * 0x400000ull)
 #define RAM_BASE(i)	(0x1000000ull + (uint64_t)(i) * SNIC_DEV_RAM_SIZE)
+#define ENV_MAX_DEVS	5	/* RAM_BASE(i) stays below HEAP_BASE */
 #define HEAP_BASE	0x1200000ull
 #define HEAP_END	0xf000000ull
 #define UNMAPPED	0x4000000000ull
@@ -101,7 +102,8 @@ extern const uint8_t mac_b[6];
 extern const uint32_t ip_a, ip_b;
 extern const uint8_t ip6_a[16], ip6_b[16];
 extern struct qt *qt;
-extern struct snic_dev dev[2];
+extern struct snic_dev dev[ENV_MAX_DEVS];
+extern int env_ndevs;		/* snics of the running QEMU */
 extern const struct conn conn_default;
 extern struct side sa, sb;
 
@@ -116,6 +118,12 @@ int port_up(struct snic_dev *d, uint16_t async_eqn);
 bool env_start_opts(const char *opts);
 bool env_start_extra(const char *opts, const char *extra);
 bool env_start(void);
+/* A QEMU with @n (2..ENV_MAX_DEVS) snics dev[0..n-1], each with @opts. */
+bool env_start_n(int n, const char *opts);
+/* Device i: MAC 52:54:00:00:00:<i + 1>, IPv4 10.0.0.<i + 1>. */
+int env_index(const struct snic_dev *d);
+void env_mac(int i, uint8_t mac[6]);
+uint32_t env_ip(int i);
 bool rstats(struct snic_dev *d, struct snic_rdma_stats *s);
 /* SET_SRC_ADDR: entry @index of @d's source address table. */
 int src_addr_set(struct snic_dev *d, uint8_t index, bool valid,
@@ -149,6 +157,9 @@ int qp_create(struct qp *q, struct snic_dev *d, uint8_t type,
 	      int srqn);
 int qp_state(struct qp *q, uint8_t state, uint32_t mask,
 	     struct snic_qp_attr *a);
+/* The path from device @from to @to; av_fill: to the other of A and B. */
+void av_fill_to(struct snic_av *av, struct snic_dev *from,
+		struct snic_dev *to);
 void av_fill(struct snic_av *av, struct snic_dev *from);
 bool qp_connect_to(struct qp *q, const struct qp *peer,
 		   const struct conn *c, uint32_t sq_psn,

@@ -1,6 +1,7 @@
 #!/bin/bash
 # tools/report.py: a page rendered from known bench lines has each figure
-# drawn from them (a PNG that is a PNG), the FLD plot's paper model at the
+# drawn from them (a PNG that is a PNG; the congestion control bench's
+# BENCH cc series plotted, not listed), the FLD plot's paper model at the
 # values section 6's parameters give, a figure without lines says so, and
 # every bench line is in the table.  Needs Debian's python3-matplotlib
 # (tools/deps.sh).
@@ -45,6 +46,11 @@ bench: flexins-offload-batched-read-4-guest-insns: offload 100 vs reads 400 = 4.
 bench: flexins-offload-batched-read-4-lat-plus-hpu-us: offload 2.50 vs reads 5.00 = 2.00 (paper: 3.5x; latency + handler cycles, serial: an upper bound)
 bench: flexins-offload-list-walk-4-lat-us: offload 4.00 vs chain 12.00 = 3.00 (paper: 1.7x)
 bench: flexins-offload-list-walk-4-lat-plus-hpu-us: offload 6.00 vs chain 12.00 = 2.00 (paper: 1.7x; latency + handler cycles, serial: an upper bound)
+BENCH cc mode=dcqcn flows=4 t_us=250 f0=90.5 f1=0.00 f2=0.00 f3=0.00 q=0 marks=0 cnps=0 drops=0 r0=100.00 r1=100.00 r2=100.00 r3=100.00
+BENCH cc mode=dcqcn flows=4 t_us=500 f0=24.5 f1=25 f2=26 f3=23.5 q=1000 marks=2 cnps=2 drops=0 r0=25.00 r1=25.00 r2=26.00 r3=24.00
+BENCH cc mode=aimd flows=4 t_us=250 f0=50 f1=40 f2=5 f3=1 q=900000 marks=700 cnps=12 drops=3 w0=200 w1=150 w2=20 w3=16
+BENCH cc mode=dcqcn flows=2 t_us=250 f0=50 f1=48 q=0 marks=0 cnps=0 drops=0 r0=50.00 r1=49.00
+bench: flexins-cc-jain-4flows: dcqcn 0.999 vs aimd 0.843 = 1.185 (Jain index over the steady state, device harness, modeled time; FlexiNS states none)
 X
 fails=0
 check() {	# check NAME COND...
@@ -57,13 +63,14 @@ check render [ $? -eq 0 ]
 md=$tmp/docs/results.md
 png_ok() { [ "$(head -c 8 "$tmp/docs/results/$1.png" 2>/dev/null | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ]; }
 for f in rdma-bw eth-tcp-mbps spin-throughput fld-pcie hdc-insns rdma-timed-write-bw-64KiB-MBps hdc-net \
-	eth-timed-tcp-mbps eth-timed-ping-us flexins-pipe-bw flexins-offload; do
+	eth-timed-tcp-mbps eth-timed-ping-us flexins-pipe-bw flexins-offload flexins-cc-dcqcn flexins-cc-aimd; do
 	check "png_$f" png_ok "$f"
 	check "linked_$f" grep -q "(results/$f.png)" "$md"
 done
 check no_ping_figure [ ! -e "$tmp/docs/results/eth-ping-ms.png" ]
 check ping_says_missing grep -q 'No bench line of this run feeds this figure' "$md"
-check table_rows [ "$(grep -c '^| rdma-\|^| eth-\|^| spin-\|^| fld-\|^| hdc-\|^| flexins-' "$md")" -eq 28 ]
+check table_rows [ "$(grep -c '^| rdma-\|^| eth-\|^| spin-\|^| fld-\|^| hdc-\|^| flexins-' "$md")" -eq 29 ]
+check series_not_listed [ "$(grep -c 'mode=dcqcn' "$md")" -eq 0 ]
 check verdict_kept grep -q '^| rdma-timed-calibration | PASS: snic 64 KiB WRITE stream' "$md"
 check commit_named grep -q "^- commit: $(git rev-parse --short HEAD)" "$md"
 # section 6 model: 64 B: rx 64+24+5.5, tx 108+24+20+64+5.5 = 315;
@@ -82,7 +89,8 @@ import report
 lines = []
 for p in sys.argv[2:]:
     lines += open(p).read().splitlines()
-for fid, _, _, s, _ in report.figures(report.parse(lines)):
+for fid, _, _, s, _ in report.figures(report.parse(lines),
+                                      report.parse_series(lines)):
     if fid == sys.argv[1]:
         for k in sorted(s):
             print('%s: %s' % (k, ' '.join('(%s, %g)' % (str(x).replace('\n', ' '), y)
@@ -102,6 +110,13 @@ check flexins_offload_series [ "$(series flexins-offload)" = "$(printf '%s\n' \
 	'ours (modeled time): (batched-read-4 vs reads, 2.5) (list-walk-4 vs chain, 3)' \
 	'ours, latency + HPU cycles: (batched-read-4 vs reads, 2) (list-walk-4 vs chain, 2)' \
 	'paper: (batched-read-4 vs reads, 3.5) (list-walk-4 vs chain, 1.7)')" ]
+# the congestion control series: 4 flows' rates over time (ms), one
+# figure per mode; the 2-flow run is not drawn
+check flexins_cc_series [ "$(series flexins-cc-dcqcn)" = "$(printf '%s\n' \
+	'flow 0: (0.25, 90.5) (0.5, 24.5)' 'flow 1: (0.25, 0) (0.5, 25)' \
+	'flow 2: (0.25, 0) (0.5, 26)' 'flow 3: (0.25, 0) (0.5, 23.5)')" ]
+check flexins_cc_aimd_series [ "$(series flexins-cc-aimd)" = "$(printf '%s\n' \
+	'flow 0: (0.25, 50)' 'flow 1: (0.25, 40)' 'flow 2: (0.25, 5)' 'flow 3: (0.25, 1)')" ]
 "$py" tools/report.py render --out "$tmp/none" /dev/null > /dev/null 2>&1
 check no_lines_fails [ $? -ne 0 ]
 exit $((fails > 0))
