@@ -61,16 +61,21 @@ static void t_pass(const char *name)
 	pr_info("snic_ib_test: PASS %s\n", name);
 }
 
+static __printf(2, 0) void t_vfail(const char *name, const char *fmt,
+				   va_list *args)
+{
+	struct va_format vaf = { .fmt = fmt, .va = args };
+
+	failed++;
+	pr_info("snic_ib_test: FAIL %s: %pV\n", name, &vaf);
+}
+
 static __printf(2, 3) void t_fail(const char *name, const char *fmt, ...)
 {
-	struct va_format vaf;
 	va_list args;
 
 	va_start(args, fmt);
-	vaf.fmt = fmt;
-	vaf.va = &args;
-	failed++;
-	pr_info("snic_ib_test: FAIL %s: %pV\n", name, &vaf);
+	t_vfail(name, fmt, &args);
 	va_end(args);
 }
 
@@ -78,7 +83,6 @@ static __printf(2, 3) void t_fail(const char *name, const char *fmt, ...)
 static __printf(3, 4) void t_check(const char *name, bool ok,
 				   const char *fmt, ...)
 {
-	struct va_format vaf;
 	va_list args;
 
 	if (ok) {
@@ -86,10 +90,7 @@ static __printf(3, 4) void t_check(const char *name, bool ok,
 		return;
 	}
 	va_start(args, fmt);
-	vaf.fmt = fmt;
-	vaf.va = &args;
-	failed++;
-	pr_info("snic_ib_test: FAIL %s: %pV\n", name, &vaf);
+	t_vfail(name, fmt, &args);
 	va_end(args);
 }
 
