@@ -245,23 +245,60 @@ static bool fld_wqe_signaled(FldState *s, unsigned slot, uint16_t idx)
            (sq->quota && held + FLD_SIGNAL_RESERVE > sq->quota);
 }
 
+/*
+ * Copy the first @n bytes of the frame at @off of SQ @slot's TX window
+ * into the WQE's inline bytes @inl; false if a block is not mapped.
+ */
+static bool fld_eth_inline(FldState *s, unsigned slot, uint32_t off,
+                           unsigned n, uint8_t *inl)
+{
+    unsigned i;
+
+    for (i = 0; i < n; i++) {
+        if (!fld_txbuf_byte(s, slot, off + i, &inl[i])) {
+            return false;
+        }
+    }
+    return true;
+}
+
+/*
+ * One basic block: control and Ethernet segments, the frame's first
+ * FLD_WQE_INLINE bytes inline (the Ethernet segment's 10 and the next
+ * segment's 16), then a data segment gathering the rest from the window.
+ */
 void fld_eth_wqe(FldState *s, unsigned slot, uint16_t idx,
                  const struct fld_txd *t, uint8_t wqe[SNIC_WQEBB_SIZE])
 {
     struct snic_wqe_ctrl *c = (void *)wqe;
     struct snic_wqe_eth *e = (void *)(wqe + 16);
-    struct snic_wqe_data *d = (void *)(wqe + 32);
+    struct snic_wqe_data *d;
     uint64_t win = pci_get_bar_addr(&s->parent_obj, FLD_BAR_WIN);
+    uint32_t off = le16_to_cpu(t->vblock) * FLD_BLOCK_SIZE;
+    uint16_t len = le16_to_cpu(t->len);
+    unsigned n = MIN(len, FLD_WQE_INLINE);
+    /* the inline bytes run on from the Ethernet segment's last 10 */
+    uint8_t *inl = wqe + 16 + offsetof(struct snic_wqe_eth, inline_hdr);
 
+    QEMU_BUILD_BUG_ON(16 + sizeof(*e) + FLD_WQE_INLINE -
+                      sizeof(e->inline_hdr) + sizeof(*d) != SNIC_WQEBB_SIZE);
     memset(wqe, 0, SNIC_WQEBB_SIZE);
+    if (!fld_eth_inline(s, slot, off, n, inl)) {
+        n = 0;
+        memset(wqe, 0, SNIC_WQEBB_SIZE);
+    }
     c->opcode = SNIC_WQE_ETH_SEND;
     c->flags = fld_wqe_signaled(s, slot, idx) ? SNIC_WQE_F_SIGNAL : 0;
     c->wqe_idx = cpu_to_le16(idx);
-    c->ds_cnt = 3;
+    c->ds_cnt = n > sizeof(e->inline_hdr) ? 3 : 2;
     e->cs_flags = t->cs_flags;
-    d->byte_count = cpu_to_le32(le16_to_cpu(t->len));
-    d->addr = cpu_to_le64(win + FLD_WIN_TXBUF + slot * FLD_TXBUF_WIN_SIZE +
-                          (uint64_t)le16_to_cpu(t->vblock) * FLD_BLOCK_SIZE);
+    e->inline_hdr_sz = cpu_to_le16(n);
+    if (len > n) {
+        d = (void *)(wqe + 16 * c->ds_cnt++);
+        d->byte_count = cpu_to_le32(len - n);
+        d->addr = cpu_to_le64(win + FLD_WIN_TXBUF +
+                              slot * FLD_TXBUF_WIN_SIZE + off + n);
+    }
 }
 
 /* @len bytes to the NIC at @addr: a peer-to-peer MMIO write. */

@@ -336,7 +336,8 @@ void fld_rdma_wqe(FldState *s, unsigned slot, uint16_t idx,
 void fld_doorbell(FldState *s, uint64_t addr, uint32_t val);
 /*
  * The Ethernet send WQE of descriptor @t at counter @idx of SQ @slot:
- * signaled every tx-signal WQEs (docs/fld.md "PCIe efficiency").
+ * the frame's first FLD_WQE_INLINE bytes inline, signaled every
+ * tx-signal WQEs (docs/fld.md "PCIe efficiency").
  */
 void fld_eth_wqe(FldState *s, unsigned slot, uint16_t idx,
                  const struct fld_txd *t, uint8_t wqe[SNIC_WQEBB_SIZE]);

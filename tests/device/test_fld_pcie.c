@@ -137,6 +137,40 @@ static void ctrl_bytes_knobs_by_command(void)
 	ctrl_bytes_run("", true);
 }
 
+/*
+ * The WQE FLD synthesises carries the frame's first FLD_WQE_INLINE bytes
+ * inline (docs/fld.md "PCIe efficiency"): the NIC reads only the rest from
+ * the transmit window, with WQE-by-MMIO lines and with WQE reads, and every
+ * echo comes back whole.
+ */
+static void frame_head_inline(void)
+{
+	static const uint32_t sizes[] = { 42, 64, 1500, 9000 };
+	static const char *const opts[] = { FLD_PCIE_KNOBS, "" };
+	unsigned i, o;
+
+	for (o = 0; o < 2; o++) {
+		struct flde q;
+
+		CHECK(env_start(opts[o]));
+		CHECK_EQ(snic_set_port(&nic, SNIC_PORT_F_UP, 9000, &mac_nic,
+				       1, SNIC_EQN_NONE), OK);
+		flde_cfg = knobs;
+		CHECK(flde_setup(&q, 6, sq_db_addr(), 0));
+		for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+			uint64_t b0, b1;
+
+			b0 = fld_stat(FLD_STAT_TXBUF_READ_BYTES);
+			CHECK(echo_frames(BATCH, sizes[i], 100 * i));
+			settle();
+			b1 = fld_stat(FLD_STAT_TXBUF_READ_BYTES);
+			CHECK_EQ(b1 - b0,
+				 (uint64_t)BATCH * (sizes[i] - FLD_WQE_INLINE));
+		}
+		CHECK_EQ(fld_rd(FLD_REG_ERROR_COUNT), 0);
+	}
+}
+
 /* FLD_CMD_PCIE_SET refuses tx_signal 0 or above the maximum, unknown flags. */
 static void pcie_set_refused(void)
 {
@@ -158,6 +192,7 @@ int main(void)
 	RUN("device/fld_pcie", ctrl_bytes_vs_paper_model);
 	RUN("device/fld_pcie", ctrl_bytes_knobs_by_command);
 	RUN("device/fld_pcie", pcie_set_refused);
+	RUN("device/fld_pcie", frame_head_inline);
 	qt_quit(qt);
 	inj_close();
 	return check_failures ? 1 : 0;

@@ -216,6 +216,7 @@ enum fld_cmd_status {
 #define FLD_WIN_TXBUF		0x1000000	/* transmit buffers, one window per SQ */
 #define FLD_TXBUF_WIN_SIZE	0x20000
 #define FLD_BLOCK_SIZE		256		/* TX buffer translation grain */
+#define FLD_WQE_INLINE		26		/* frame bytes inline in an Ethernet WQE */
 #define FLD_MAX_FRAME		9018
 #define FLD_MAX_FLOW_TAG	0xfff		/* tags the compressed CQE keeps */
 
