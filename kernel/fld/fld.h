@@ -26,12 +26,12 @@
 #define FLDE_SQ_LOG	6	/* send ring: 64 basic blocks */
 #define FLDE_CQ_LOG	8
 /*
- * The striding RQ: 8 buffers of 256 strides of 256 bytes (FLD's whole
+ * The striding RQ: 4 buffers of 256 strides of 512 bytes (FLD's whole
  * receive window of the slot); snic reads a descriptor once per buffer,
- * which holds 256 64-byte or 7 9000-byte frames.
+ * which holds 256 frames of up to 512 bytes, 85 of 1500 or 14 of 9000.
  */
-#define FLDE_RQ_LOG	3
-#define FLDE_LOG_STRIDE	8
+#define FLDE_RQ_LOG	2
+#define FLDE_LOG_STRIDE	9
 #define FLDE_LOG_NSTR	8
 #define FLDE_RULE_PRIO	0x80	/* before ethtool rules and the catch-all */
 
