@@ -108,6 +108,49 @@ static void fld_blocks_put(FldState *s, unsigned slot, unsigned vb,
     }
 }
 
+/*
+ * Buffer bytes of two largest frames: the reserve below.  A frame takes
+ * consecutive window blocks that never wrap, so of a free arc of two
+ * frames at least one frame's worth is one run.
+ */
+#define FLD_SIGNAL_RESERVE (2 * ROUND_UP(FLD_MAX_FRAME, FLD_BLOCK_SIZE))
+
+/*
+ * Does the WQE posted at counter @idx of SQ @slot, its frame holding
+ * @bytes of buffer, ask for a CQE?  One in tx-signal since the last
+ * signaled WQE, and any that leaves less than the reserve of the SQ's
+ * buffer window or quota to the frames after it (or of the shared pool
+ * now), or half the ring in flight: the frames up to an unsignaled WQE
+ * are freed only by a later completion, which must be able to come.  The
+ * frames up to a signaled WQE in flight are freed by its completion, so
+ * the count and the bytes start after it (or after the last completed
+ * WQE, whichever is later).  Decided once, at the post.
+ */
+static bool fld_tx_signaled(FldState *s, unsigned slot, uint16_t idx,
+                            uint32_t bytes)
+{
+    FldSq *sq = &s->sqs[slot];
+    uint64_t pool = (uint64_t)s->bfree_top * FLD_BLOCK_SIZE;
+    uint16_t base = (uint16_t)(sq->sig - sq->ci) <=
+                    (uint16_t)(idx - sq->ci) ? sq->sig : sq->ci;
+    uint32_t held = bytes;
+    struct fld_txd t;
+    uint16_t i;
+
+    if (s->tx_signal <= 1 || (uint16_t)(idx + 1 - base) >= s->tx_signal ||
+        (uint16_t)(idx + 1 - sq->ci) * 2 >= (1u << sq->log_size) ||
+        pool < FLD_SIGNAL_RESERVE) {
+        return true;
+    }
+    for (i = base; i != idx; i++) {
+        if (fld_txd_get(s, slot, i, &t)) {
+            held += t.nblocks * FLD_BLOCK_SIZE;
+        }
+    }
+    return held + FLD_SIGNAL_RESERVE > FLD_TXBUF_WIN_SIZE ||
+           (sq->quota && held + FLD_SIGNAL_RESERVE > sq->quota);
+}
+
 /* Completion of (slot, idx): descriptor, translations, credits back. */
 static bool fld_tx_release(FldState *s, unsigned slot, uint16_t idx)
 {
@@ -195,11 +238,17 @@ FldTxResult fld_stream_tx(FldState *s, unsigned slot, const uint8_t *f,
     d.vblock = cpu_to_le16(vb);
     d.cs_flags = cs_flags;
     d.nblocks = n;
+    if (fld_tx_signaled(s, slot, sq->pi, n * FLD_BLOCK_SIZE)) {
+        d.flags = FLD_TXD_F_SIGNAL;
+    }
     memcpy(&dv, &d, sizeof(dv));
     if (fld_pool_post(&s->pool, slot, sq->pi, dv) != FLD_POOL_OK) {
         fld_blocks_put(s, slot, vb, n);
         s->stats[FLD_STAT_POOL_STALLS]++;
         return FLD_TX_STALL;
+    }
+    if (d.flags & FLD_TXD_F_SIGNAL) {
+        sq->sig = sq->pi + 1;
     }
     sq->pi++;
     sq->vb_head = (vb + n) % VBLOCKS;
@@ -207,42 +256,6 @@ FldTxResult fld_stream_tx(FldState *s, unsigned slot, const uint8_t *f,
     s->stats[FLD_STAT_TX_POSTS]++;
     s->stats[FLD_STAT_TX_BYTES] += len;
     return FLD_TX_OK;
-}
-
-/*
- * Buffer bytes of two largest frames: the reserve below.  A frame takes
- * consecutive window blocks that never wrap, so of a free arc of two
- * frames at least one frame's worth is one run.
- */
-#define FLD_SIGNAL_RESERVE (2 * ROUND_UP(FLD_MAX_FRAME, FLD_BLOCK_SIZE))
-
-/*
- * Does the WQE at counter @idx of SQ @slot ask for a CQE?  One in
- * tx-signal, and any that leaves less than the reserve of the SQ's buffer
- * window or quota to the frames after it (or of the shared pool now), or
- * half the ring in flight: the frames up to an unsignaled WQE are freed
- * only by a later completion, which must be able to come.
- */
-static bool fld_wqe_signaled(FldState *s, unsigned slot, uint16_t idx)
-{
-    FldSq *sq = &s->sqs[slot];
-    uint64_t pool = (uint64_t)s->bfree_top * FLD_BLOCK_SIZE;
-    uint32_t held = 0;
-    struct fld_txd t;
-    uint16_t i;
-
-    if (s->tx_signal <= 1 || (uint16_t)(idx + 1 - sq->ci) >= s->tx_signal ||
-        (uint16_t)(idx + 1 - sq->ci) * 2 >= (1u << sq->log_size) ||
-        pool < FLD_SIGNAL_RESERVE) {
-        return true;
-    }
-    for (i = sq->ci; i != (uint16_t)(idx + 1); i++) {
-        if (fld_txd_get(s, slot, i, &t)) {
-            held += t.nblocks * FLD_BLOCK_SIZE;
-        }
-    }
-    return held + FLD_SIGNAL_RESERVE > FLD_TXBUF_WIN_SIZE ||
-           (sq->quota && held + FLD_SIGNAL_RESERVE > sq->quota);
 }
 
 /*
@@ -288,7 +301,7 @@ void fld_eth_wqe(FldState *s, unsigned slot, uint16_t idx,
         memset(wqe, 0, SNIC_WQEBB_SIZE);
     }
     c->opcode = SNIC_WQE_ETH_SEND;
-    c->flags = fld_wqe_signaled(s, slot, idx) ? SNIC_WQE_F_SIGNAL : 0;
+    c->flags = t->flags & FLD_TXD_F_SIGNAL ? SNIC_WQE_F_SIGNAL : 0;
     c->wqe_idx = cpu_to_le16(idx);
     c->ds_cnt = n > sizeof(e->inline_hdr) ? 3 : 2;
     e->cs_flags = t->cs_flags;

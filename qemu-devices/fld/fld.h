@@ -63,6 +63,7 @@ typedef struct FldSq {
     uint32_t quota;         /* buffer bytes it may hold */
     uint16_t pi;            /* producer counter: the only ring state */
     uint16_t ci;            /* completed up to here */
+    uint16_t sig;           /* one past the last signaled WQE */
     uint16_t vb_head;       /* next free block of its TX buffer window */
     uint32_t bytes_held;    /* buffer bytes in flight */
     uint32_t blocks_held;

@@ -248,8 +248,11 @@ struct fld_txd {
 	__le16 vblock;		/* first block in the SQ's TX buffer window */
 	__u8 cs_flags;		/* SNIC_ETH_CS_* */
 	__u8 nblocks;		/* blocks the frame spans */
-	__le16 rsvd;
+	__u8 flags;		/* FLD_TXD_F_* */
+	__u8 rsvd;
 };
+
+#define FLD_TXD_F_SIGNAL	0x1	/* its WQE asks for a CQE */
 
 /*
  * Compressed CQE: 15 bytes, 120 bits packed from bit 0 of byte 0 up:
