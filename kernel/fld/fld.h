@@ -25,9 +25,14 @@
 
 #define FLDE_SQ_LOG	6	/* send ring: 64 basic blocks */
 #define FLDE_CQ_LOG	8
-#define FLDE_RQ_LOG	4	/* 16 striding buffers ... */
-#define FLDE_LOG_STRIDE	11	/* ... of 8 strides of 2 KiB */
-#define FLDE_LOG_NSTR	3
+/*
+ * The striding RQ: 4 buffers of 256 strides of 512 bytes (FLD's whole
+ * receive window of the slot); snic reads a descriptor once per buffer,
+ * which holds 256 frames of up to 512 bytes, 85 of 1500 or 14 of 9000.
+ */
+#define FLDE_RQ_LOG	2
+#define FLDE_LOG_STRIDE	9
+#define FLDE_LOG_NSTR	8
 #define FLDE_RULE_PRIO	0x80	/* before ethtool rules and the catch-all */
 
 /*

@@ -149,7 +149,7 @@ static int nic_line(char *buf, int n, const char *name,
 		    const struct snic_queue_stats *q)
 {
 	return sysfs_emit_at(buf, n,
-			     "%s packets %llu bytes %llu errors %llu drops %llu doorbells %llu dma_reads %llu dma_read_bytes %llu dma_writes %llu dma_write_bytes %llu tlps %llu tlp_bytes %llu\n",
+			     "%s packets %llu bytes %llu errors %llu drops %llu doorbells %llu dma_reads %llu dma_read_bytes %llu dma_writes %llu dma_write_bytes %llu tlps %llu tlp_bytes %llu mmio_writes %llu mmio_write_bytes %llu\n",
 			     name, le64_to_cpu(q->packets), le64_to_cpu(q->bytes),
 			     le64_to_cpu(q->errors), le64_to_cpu(q->drops),
 			     le64_to_cpu(q->doorbells),
@@ -158,7 +158,9 @@ static int nic_line(char *buf, int n, const char *name,
 			     le64_to_cpu(q->pcie.dma_writes),
 			     le64_to_cpu(q->pcie.dma_write_bytes),
 			     le64_to_cpu(q->pcie.tlps),
-			     le64_to_cpu(q->pcie.tlp_bytes));
+			     le64_to_cpu(q->pcie.tlp_bytes),
+			     le64_to_cpu(q->pcie.mmio_writes),
+			     le64_to_cpu(q->pcie.mmio_write_bytes));
 }
 
 /* "sq" / "rq" for tenant 0 (the names tools read), "sqK" / "rqK" after. */

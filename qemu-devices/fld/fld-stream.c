@@ -108,6 +108,49 @@ static void fld_blocks_put(FldState *s, unsigned slot, unsigned vb,
     }
 }
 
+/*
+ * Buffer bytes of two largest frames: the reserve below.  A frame takes
+ * consecutive window blocks that never wrap, so of a free arc of two
+ * frames at least one frame's worth is one run.
+ */
+#define FLD_SIGNAL_RESERVE (2 * ROUND_UP(FLD_MAX_FRAME, FLD_BLOCK_SIZE))
+
+/*
+ * Does the WQE posted at counter @idx of SQ @slot, its frame holding
+ * @bytes of buffer, ask for a CQE?  One in tx-signal since the last
+ * signaled WQE, and any that leaves less than the reserve of the SQ's
+ * buffer window or quota to the frames after it (or of the shared pool
+ * now), or half the ring in flight: the frames up to an unsignaled WQE
+ * are freed only by a later completion, which must be able to come.  The
+ * frames up to a signaled WQE in flight are freed by its completion, so
+ * the count and the bytes start after it (or after the last completed
+ * WQE, whichever is later).  Decided once, at the post.
+ */
+static bool fld_tx_signaled(FldState *s, unsigned slot, uint16_t idx,
+                            uint32_t bytes)
+{
+    FldSq *sq = &s->sqs[slot];
+    uint64_t pool = (uint64_t)s->bfree_top * FLD_BLOCK_SIZE;
+    uint16_t base = (uint16_t)(sq->sig - sq->ci) <=
+                    (uint16_t)(idx - sq->ci) ? sq->sig : sq->ci;
+    uint32_t held = bytes;
+    struct fld_txd t;
+    uint16_t i;
+
+    if (s->tx_signal <= 1 || (uint16_t)(idx + 1 - base) >= s->tx_signal ||
+        (uint16_t)(idx + 1 - sq->ci) * 2 >= (1u << sq->log_size) ||
+        pool < FLD_SIGNAL_RESERVE) {
+        return true;
+    }
+    for (i = base; i != idx; i++) {
+        if (fld_txd_get(s, slot, i, &t)) {
+            held += t.nblocks * FLD_BLOCK_SIZE;
+        }
+    }
+    return held + FLD_SIGNAL_RESERVE > FLD_TXBUF_WIN_SIZE ||
+           (sq->quota && held + FLD_SIGNAL_RESERVE > sq->quota);
+}
+
 /* Completion of (slot, idx): descriptor, translations, credits back. */
 static bool fld_tx_release(FldState *s, unsigned slot, uint16_t idx)
 {
@@ -195,11 +238,17 @@ FldTxResult fld_stream_tx(FldState *s, unsigned slot, const uint8_t *f,
     d.vblock = cpu_to_le16(vb);
     d.cs_flags = cs_flags;
     d.nblocks = n;
+    if (fld_tx_signaled(s, slot, sq->pi, n * FLD_BLOCK_SIZE)) {
+        d.flags = FLD_TXD_F_SIGNAL;
+    }
     memcpy(&dv, &d, sizeof(dv));
     if (fld_pool_post(&s->pool, slot, sq->pi, dv) != FLD_POOL_OK) {
         fld_blocks_put(s, slot, vb, n);
         s->stats[FLD_STAT_POOL_STALLS]++;
         return FLD_TX_STALL;
+    }
+    if (d.flags & FLD_TXD_F_SIGNAL) {
+        sq->sig = sq->pi + 1;
     }
     sq->pi++;
     sq->vb_head = (vb + n) % VBLOCKS;
@@ -210,58 +259,59 @@ FldTxResult fld_stream_tx(FldState *s, unsigned slot, const uint8_t *f,
 }
 
 /*
- * Buffer bytes of two largest frames: the reserve below.  A frame takes
- * consecutive window blocks that never wrap, so of a free arc of two
- * frames at least one frame's worth is one run.
+ * Copy the first @n bytes of the frame at @off of SQ @slot's TX window
+ * into the WQE's inline bytes @inl; false if a block is not mapped.
  */
-#define FLD_SIGNAL_RESERVE (2 * ROUND_UP(FLD_MAX_FRAME, FLD_BLOCK_SIZE))
-
-/*
- * Does the WQE at counter @idx of SQ @slot ask for a CQE?  One in
- * tx-signal, and any that leaves less than the reserve of the SQ's buffer
- * window or quota to the frames after it (or of the shared pool now), or
- * half the ring in flight: the frames up to an unsignaled WQE are freed
- * only by a later completion, which must be able to come.
- */
-static bool fld_wqe_signaled(FldState *s, unsigned slot, uint16_t idx)
+static bool fld_eth_inline(FldState *s, unsigned slot, uint32_t off,
+                           unsigned n, uint8_t *inl)
 {
-    FldSq *sq = &s->sqs[slot];
-    uint64_t pool = (uint64_t)s->bfree_top * FLD_BLOCK_SIZE;
-    uint32_t held = 0;
-    struct fld_txd t;
-    uint16_t i;
+    unsigned i;
 
-    if (s->tx_signal <= 1 || (uint16_t)(idx + 1 - sq->ci) >= s->tx_signal ||
-        (uint16_t)(idx + 1 - sq->ci) * 2 >= (1u << sq->log_size) ||
-        pool < FLD_SIGNAL_RESERVE) {
-        return true;
-    }
-    for (i = sq->ci; i != (uint16_t)(idx + 1); i++) {
-        if (fld_txd_get(s, slot, i, &t)) {
-            held += t.nblocks * FLD_BLOCK_SIZE;
+    for (i = 0; i < n; i++) {
+        if (!fld_txbuf_byte(s, slot, off + i, &inl[i])) {
+            return false;
         }
     }
-    return held + FLD_SIGNAL_RESERVE > FLD_TXBUF_WIN_SIZE ||
-           (sq->quota && held + FLD_SIGNAL_RESERVE > sq->quota);
+    return true;
 }
 
+/*
+ * One basic block: control and Ethernet segments, the frame's first
+ * FLD_WQE_INLINE bytes inline (the Ethernet segment's 10 and the next
+ * segment's 16), then a data segment gathering the rest from the window.
+ */
 void fld_eth_wqe(FldState *s, unsigned slot, uint16_t idx,
                  const struct fld_txd *t, uint8_t wqe[SNIC_WQEBB_SIZE])
 {
     struct snic_wqe_ctrl *c = (void *)wqe;
     struct snic_wqe_eth *e = (void *)(wqe + 16);
-    struct snic_wqe_data *d = (void *)(wqe + 32);
+    struct snic_wqe_data *d;
     uint64_t win = pci_get_bar_addr(&s->parent_obj, FLD_BAR_WIN);
+    uint32_t off = le16_to_cpu(t->vblock) * FLD_BLOCK_SIZE;
+    uint16_t len = le16_to_cpu(t->len);
+    unsigned n = MIN(len, FLD_WQE_INLINE);
+    /* the inline bytes run on from the Ethernet segment's last 10 */
+    uint8_t *inl = wqe + 16 + offsetof(struct snic_wqe_eth, inline_hdr);
 
+    QEMU_BUILD_BUG_ON(16 + sizeof(*e) + FLD_WQE_INLINE -
+                      sizeof(e->inline_hdr) + sizeof(*d) != SNIC_WQEBB_SIZE);
     memset(wqe, 0, SNIC_WQEBB_SIZE);
+    if (!fld_eth_inline(s, slot, off, n, inl)) {
+        n = 0;
+        memset(wqe, 0, SNIC_WQEBB_SIZE);
+    }
     c->opcode = SNIC_WQE_ETH_SEND;
-    c->flags = fld_wqe_signaled(s, slot, idx) ? SNIC_WQE_F_SIGNAL : 0;
+    c->flags = t->flags & FLD_TXD_F_SIGNAL ? SNIC_WQE_F_SIGNAL : 0;
     c->wqe_idx = cpu_to_le16(idx);
-    c->ds_cnt = 3;
+    c->ds_cnt = n > sizeof(e->inline_hdr) ? 3 : 2;
     e->cs_flags = t->cs_flags;
-    d->byte_count = cpu_to_le32(le16_to_cpu(t->len));
-    d->addr = cpu_to_le64(win + FLD_WIN_TXBUF + slot * FLD_TXBUF_WIN_SIZE +
-                          (uint64_t)le16_to_cpu(t->vblock) * FLD_BLOCK_SIZE);
+    e->inline_hdr_sz = cpu_to_le16(n);
+    if (len > n) {
+        d = (void *)(wqe + 16 * c->ds_cnt++);
+        d->byte_count = cpu_to_le32(len - n);
+        d->addr = cpu_to_le64(win + FLD_WIN_TXBUF +
+                              slot * FLD_TXBUF_WIN_SIZE + off + n);
+    }
 }
 
 /* @len bytes to the NIC at @addr: a peer-to-peer MMIO write. */

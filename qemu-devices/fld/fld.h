@@ -63,6 +63,7 @@ typedef struct FldSq {
     uint32_t quota;         /* buffer bytes it may hold */
     uint16_t pi;            /* producer counter: the only ring state */
     uint16_t ci;            /* completed up to here */
+    uint16_t sig;           /* one past the last signaled WQE */
     uint16_t vb_head;       /* next free block of its TX buffer window */
     uint32_t bytes_held;    /* buffer bytes in flight */
     uint32_t blocks_held;
@@ -336,7 +337,8 @@ void fld_rdma_wqe(FldState *s, unsigned slot, uint16_t idx,
 void fld_doorbell(FldState *s, uint64_t addr, uint32_t val);
 /*
  * The Ethernet send WQE of descriptor @t at counter @idx of SQ @slot:
- * signaled every tx-signal WQEs (docs/fld.md "PCIe efficiency").
+ * the frame's first FLD_WQE_INLINE bytes inline, signaled every
+ * tx-signal WQEs (docs/fld.md "PCIe efficiency").
  */
 void fld_eth_wqe(FldState *s, unsigned slot, uint16_t idx,
                  const struct fld_txd *t, uint8_t wqe[SNIC_WQEBB_SIZE]);

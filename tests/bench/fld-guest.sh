@@ -56,7 +56,8 @@ fi
 
 # tlp_sizes KNOBS MARK (guest 1): snic's counters of FLD-E's queues around
 # guest 2's echoes of each size (barriers MARK, MARK + 1, ...): one "BENCH
-# tlp" line per size.
+# tlp" line per size, with the SQ's and RQ's DMA and MMIO counters that
+# tests/bench/fld.sh breaks the control bytes down by.
 tlp_sizes() {
 	local knobs=$1 mark=$2 s
 	for s in $SIZES; do
@@ -66,8 +67,12 @@ tlp_sizes() {
 		awk -v s="$s" -v k="$knobs" '
 			FNR == NR { for (i = 2; i < NF; i += 2) a[$1 "." $i] = $(i + 1); next }
 			{ for (i = 2; i < NF; i += 2) d[$1 "." $i] = $(i + 1) - a[$1 "." $i] }
-			END { printf "BENCH tlp knobs=%s size=%d packets=%d sq_tlp_bytes=%d rq_tlp_bytes=%d sq_tlps=%d rq_tlps=%d\n",
-				k, s, d["rq.packets"], d["sq.tlp_bytes"], d["rq.tlp_bytes"], d["sq.tlps"], d["rq.tlps"] }' \
+			END { printf "BENCH tlp knobs=%s size=%d packets=%d sq_tlp_bytes=%d rq_tlp_bytes=%d sq_tlps=%d rq_tlps=%d",
+				k, s, d["rq.packets"], d["sq.tlp_bytes"], d["rq.tlp_bytes"], d["sq.tlps"], d["rq.tlps"]
+				n = split("dma_reads dma_read_bytes dma_writes dma_write_bytes mmio_writes mmio_write_bytes", f, " ")
+				for (i = 1; i <= n; i++)
+					printf " sq_%s=%d rq_%s=%d", f[i], d["sq." f[i]], f[i], d["rq." f[i]]
+				printf "\n" }' \
 			/tmp/nic.0 /tmp/nic.1
 		mark=$((mark + 2))
 	done

@@ -178,6 +178,29 @@ while read -r l; do
 	on=$(ctrl on "$m_size") off=$(ctrl off "$m_size")
 	echo "bench: fld-pcie-ctrl-bytes-per-packet-$m_size: knobs $on vs no-knobs $off = $(ratio "$on" "$off") (lower is better; WQE-by-MMIO, TX CQE 1/16, mini-CQE lines; paper PCIe model (§6, Fig 7a): $m_model)"
 done < "$out/model"
+# The control bytes per packet by kind (docs/fld.md "Benchmark"), from the
+# FLD-E queues' DMA and MMIO counters and the TLP model
+# (docs/pcie-accounting.md): a CQE is one 64-byte write (24 + 64), a read
+# of up to 256 bytes one request and one completion (24 + 20).
+sed -n 's/^BENCH tlp //p' "$out/results" | tr ' ' '\n' | awk -F= '
+	$1 == "knobs" && n { out() }
+	{ v[$1] = $2; n++ }
+	END { if (n) out() }
+	function out(   p, f, w, txh, tx, rx, rqr, rxh) {
+		p = v["packets"]; f = v["size"]
+		if (p > 0) {
+			w = v["sq_dma_reads"] - p		# WQE reads: one frame read a packet
+			tx = 88 * v["sq_dma_writes"]		# TX CQEs
+			txh = v["sq_tlp_bytes"] - 24 * v["sq_mmio_writes"] - v["sq_mmio_write_bytes"] - tx - v["sq_dma_read_bytes"] - 44 * w
+			rx = 88 * (v["rq_dma_writes"] - p)	# RX CQEs, lines and fillers
+			rqr = 44 * v["rq_dma_reads"] + v["rq_dma_read_bytes"]
+			rxh = v["rq_tlp_bytes"] - rx - rqr - (v["rq_dma_write_bytes"] - 64 * (v["rq_dma_writes"] - p))
+			printf "fld-pcie-breakdown knobs=%s size=%d: doorbells/WQE lines %.1f, WQE reads %.1f, TX frame read headers %.1f, TX CQEs %.1f, RX frame write headers %.1f, RX CQEs %.1f (%.2f a packet), RQ descriptor and record reads %.1f, frame bytes inline %.1f: control %.1f bytes a packet\n",
+				v["knobs"], f, (24 * v["sq_mmio_writes"] + v["sq_mmio_write_bytes"]) / p, 108 * w / p, txh / p, tx / p, rxh / p, rx / p, (v["rq_dma_writes"] - p) / p, rqr / p,
+				(v["sq_dma_read_bytes"] - 64 * w - f * p) / p, (v["sq_tlp_bytes"] + v["rq_tlp_bytes"]) / p - 2 * f
+		}
+		delete v; n = 0
+	}'
 
 sed -n 's/^BENCH-MEM //p' "$out/results" | sed 's/^/bench: fld-mem: /'
 ft=$(sed -n 's/^BENCH-MEM total *\([0-9.]*\) KiB.*/\1/p' "$out/results")

@@ -137,6 +137,86 @@ static void ctrl_bytes_knobs_by_command(void)
 	ctrl_bytes_run("", true);
 }
 
+/*
+ * The WQE FLD synthesises carries the frame's first FLD_WQE_INLINE bytes
+ * inline (docs/fld.md "PCIe efficiency"): the NIC reads only the rest from
+ * the transmit window, with WQE-by-MMIO lines and with WQE reads, and every
+ * echo comes back whole.
+ */
+static void frame_head_inline(void)
+{
+	static const uint32_t sizes[] = { 42, 64, 1500, 9000 };
+	static const char *const opts[] = { FLD_PCIE_KNOBS, "" };
+	unsigned i, o;
+
+	for (o = 0; o < 2; o++) {
+		struct flde q;
+
+		CHECK(env_start(opts[o]));
+		CHECK_EQ(snic_set_port(&nic, SNIC_PORT_F_UP, 9000, &mac_nic,
+				       1, SNIC_EQN_NONE), OK);
+		flde_cfg = knobs;
+		CHECK(flde_setup(&q, 6, sq_db_addr(), 0));
+		for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+			uint64_t b0, b1;
+
+			b0 = fld_stat(FLD_STAT_TXBUF_READ_BYTES);
+			CHECK(echo_frames(BATCH, sizes[i], 100 * i));
+			settle();
+			b1 = fld_stat(FLD_STAT_TXBUF_READ_BYTES);
+			CHECK_EQ(b1 - b0,
+				 (uint64_t)BATCH * (sizes[i] - FLD_WQE_INLINE));
+		}
+		CHECK_EQ(fld_rd(FLD_REG_ERROR_COUNT), 0);
+	}
+}
+
+/*
+ * Selective signalling asks for no more TX CQEs than it must: one in 16
+ * WQEs for small frames, and for 9000-byte frames one each time the
+ * frames since the last signaled WQE would leave less than the reserve
+ * (two 9216-byte frames) of the 128 KiB transmit window - not every WQE
+ * of a batch posted past that point.
+ */
+static void tx_signals_spaced(void)
+{
+	static const struct { uint32_t size, max; } runs[] = {
+		/* BATCH x ROUNDS frames: 64 / 16 = 4; 64 / 12 (frames per
+		 * window less the reserve) = 5.3; one more for the phase */
+		{ 64, 5 }, { 9000, 7 },
+	};
+	unsigned i;
+	int k;
+
+	for (i = 0; i < sizeof(runs) / sizeof(runs[0]); i++) {
+		struct snic_queue_stats a, b;
+		struct flde q;
+
+		CHECK(env_start(FLD_PCIE_KNOBS));
+		CHECK_EQ(snic_set_port(&nic, SNIC_PORT_F_UP, 9000, &mac_nic,
+				       1, SNIC_EQN_NONE), OK);
+		flde_cfg = knobs;
+		CHECK(flde_setup(&q, 6, sq_db_addr(), 0));
+		CHECK(echo_frames(BATCH, runs[i].size, 0));
+		settle();
+		CHECK_EQ(snic_query_stats(&nic, SNIC_STATS_SQ, q.sqn, &a,
+					  sizeof(a)), OK);
+		for (k = 0; k < ROUNDS; k++)
+			CHECK(echo_frames(BATCH, runs[i].size, BATCH * (k + 1)));
+		settle();
+		CHECK_EQ(snic_query_stats(&nic, SNIC_STATS_SQ, q.sqn, &b,
+					  sizeof(b)), OK);
+		if (b.pcie.dma_writes - a.pcie.dma_writes > runs[i].max)
+			fprintf(stderr, "fld-pcie: %u-byte frames: %llu TX CQEs "
+				"for %d frames\n", runs[i].size,
+				(unsigned long long)(b.pcie.dma_writes -
+						     a.pcie.dma_writes),
+				BATCH * ROUNDS);
+		CHECK(b.pcie.dma_writes - a.pcie.dma_writes <= runs[i].max);
+		CHECK_EQ(fld_rd(FLD_REG_ERROR_COUNT), 0);
+	}
+}
+
 /* FLD_CMD_PCIE_SET refuses tx_signal 0 or above the maximum, unknown flags. */
 static void pcie_set_refused(void)
 {
@@ -158,6 +238,8 @@ int main(void)
 	RUN("device/fld_pcie", ctrl_bytes_vs_paper_model);
 	RUN("device/fld_pcie", ctrl_bytes_knobs_by_command);
 	RUN("device/fld_pcie", pcie_set_refused);
+	RUN("device/fld_pcie", frame_head_inline);
+	RUN("device/fld_pcie", tx_signals_spaced);
 	qt_quit(qt);
 	inj_close();
 	return check_failures ? 1 : 0;

@@ -216,6 +216,7 @@ enum fld_cmd_status {
 #define FLD_WIN_TXBUF		0x1000000	/* transmit buffers, one window per SQ */
 #define FLD_TXBUF_WIN_SIZE	0x20000
 #define FLD_BLOCK_SIZE		256		/* TX buffer translation grain */
+#define FLD_WQE_INLINE		26		/* frame bytes inline in an Ethernet WQE */
 #define FLD_MAX_FRAME		9018
 #define FLD_MAX_FLOW_TAG	0xfff		/* tags the compressed CQE keeps */
 
@@ -247,8 +248,11 @@ struct fld_txd {
 	__le16 vblock;		/* first block in the SQ's TX buffer window */
 	__u8 cs_flags;		/* SNIC_ETH_CS_* */
 	__u8 nblocks;		/* blocks the frame spans */
-	__le16 rsvd;
+	__u8 flags;		/* FLD_TXD_F_* */
+	__u8 rsvd;
 };
+
+#define FLD_TXD_F_SIGNAL	0x1	/* its WQE asks for a CQE */
 
 /*
  * Compressed CQE: 15 bytes, 120 bits packed from bit 0 of byte 0 up:
