@@ -67,7 +67,9 @@ else
 	for c in $CASES; do
 		n=$((n + 2))
 		rm -f /tmp/recv
-		socat TCP-LISTEN:$PORT,reuseaddr \
+		# -t 30: the answer comes after our EOF; socat's default
+		# 0.5 s after it could close first on a slow (debug) kernel
+		socat -t 30 TCP-LISTEN:$PORT,reuseaddr \
 			SYSTEM:'cat > /tmp/recv; echo got $(stat -c %s /tmp/recv)' &
 		pid=$!
 		sleep 0.5

@@ -86,7 +86,7 @@ if [ "$D2D_GUEST" = 1 ]; then
 else
 	check ping_peer wait_ping "$peer" 30
 	check loss_filter sh -c "tc qdisc add dev $if ingress && tc filter add dev $if ingress protocol ip flower skip_hw ip_proto tcp dst_port $PORT action gact ok random determ drop 100"
-	socat TCP-LISTEN:$PORT,reuseaddr \
+	socat -t 30 TCP-LISTEN:$PORT,reuseaddr \
 		SYSTEM:'cat > /tmp/recv; echo got $(stat -c %s /tmp/recv)' &
 	pid=$!
 	sleep 0.5

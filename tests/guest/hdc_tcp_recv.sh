@@ -121,7 +121,7 @@ else
 	for c in $CASES; do
 		n=$((n + 2))
 		head -c $c /dev/urandom > /tmp/src
-		socat TCP-LISTEN:$PORT,reuseaddr \
+		socat -t 30 TCP-LISTEN:$PORT,reuseaddr \
 			SYSTEM:'cat /tmp/src; l=$(cat); echo "got $l"' &
 		pid=$!
 		sleep 0.5
@@ -147,7 +147,7 @@ else
 	# one segment per packet (TSO/GSO off), not 64 KiB bursts.
 	check loss_no_tso ethtool -K "$if" tso off gso off
 	check loss_netem tc qdisc add dev $if root netem delay 2ms reorder 25% gap 5 loss 3%
-	socat TCP-LISTEN:$((PORT + 2)),reuseaddr \
+	socat -t 30 TCP-LISTEN:$((PORT + 2)),reuseaddr \
 		SYSTEM:'cat /tmp/src; l=$(cat); echo "got $l"' &
 	pid=$!
 	re0=$(tcpsnmp RetransSegs) fr0=$(tcpext TCPFastRetrans)
