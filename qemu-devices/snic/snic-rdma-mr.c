@@ -27,12 +27,6 @@ uint16_t snic_pd_create(SnicState *s, uint64_t *res)
     return SNIC_AQ_ENOSPC;
 }
 
-SnicPd *snic_pd(SnicState *s, uint32_t pdn)
-{
-    return pdn < SNIC_MAX_PDS && s->rdma.pds[pdn].valid ?
-           &s->rdma.pds[pdn] : NULL;
-}
-
 uint16_t snic_pd_destroy(SnicState *s, uint32_t pdn)
 {
     SnicPd *pd = snic_pd(s, pdn);

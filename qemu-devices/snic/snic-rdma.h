@@ -574,7 +574,6 @@ void snic_pipe_format(SnicState *s, GString *out);
 
 /* snic-rdma-mr.c */
 uint16_t snic_pd_create(SnicState *s, uint64_t *res);
-SnicPd *snic_pd(SnicState *s, uint32_t pdn);
 uint16_t snic_pd_destroy(SnicState *s, uint32_t pdn);
 uint16_t snic_mr_create(SnicState *s, const struct snic_aq_cmd *c,
                         uint64_t *res);

@@ -434,4 +434,11 @@ uint16_t snic_cmd_set_vlan(SnicState *s, const struct snic_aq_cmd *c);
 uint16_t snic_cmd_query_stats(SnicState *s, const struct snic_aq_cmd *c);
 void snic_port_link_changed(SnicState *s, bool up);
 
+/* Protection domain @pdn, if it exists (for every RDMA object's checks). */
+static inline SnicPd *snic_pd(SnicState *s, uint32_t pdn)
+{
+    return pdn < SNIC_MAX_PDS && s->rdma.pds[pdn].valid ?
+           &s->rdma.pds[pdn] : NULL;
+}
+
 #endif
