@@ -61,21 +61,20 @@ static void t_pass(const char *name)
 	pr_info("snic_ib_test: PASS %s\n", name);
 }
 
-static __printf(2, 0) void t_vfail(const char *name, const char *fmt,
-				   va_list *args)
+static void t_vfail(const char *name, struct va_format *vaf)
 {
-	struct va_format vaf = { .fmt = fmt, .va = args };
-
 	failed++;
-	pr_info("snic_ib_test: FAIL %s: %pV\n", name, &vaf);
+	pr_info("snic_ib_test: FAIL %s: %pV\n", name, vaf);
 }
 
 static __printf(2, 3) void t_fail(const char *name, const char *fmt, ...)
 {
+	struct va_format vaf = { .fmt = fmt };
 	va_list args;
 
 	va_start(args, fmt);
-	t_vfail(name, fmt, &args);
+	vaf.va = &args;
+	t_vfail(name, &vaf);
 	va_end(args);
 }
 
@@ -83,6 +82,7 @@ static __printf(2, 3) void t_fail(const char *name, const char *fmt, ...)
 static __printf(3, 4) void t_check(const char *name, bool ok,
 				   const char *fmt, ...)
 {
+	struct va_format vaf = { .fmt = fmt };
 	va_list args;
 
 	if (ok) {
@@ -90,7 +90,8 @@ static __printf(3, 4) void t_check(const char *name, bool ok,
 		return;
 	}
 	va_start(args, fmt);
-	t_vfail(name, fmt, &args);
+	vaf.va = &args;
+	t_vfail(name, &vaf);
 	va_end(args);
 }
 
