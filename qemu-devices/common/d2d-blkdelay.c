@@ -268,18 +268,31 @@ static void coroutine_fn d2d_delay_end(BlockDriverState *bs, D2DDelayReq *r)
     }
 }
 
+/* A read or write of @bytes: the host's I/O, then the media's time. */
+static int coroutine_fn d2d_delay_co_rw(BlockDriverState *bs, bool write,
+                                        int64_t offset, int64_t bytes,
+                                        QEMUIOVector *qiov,
+                                        BdrvRequestFlags flags)
+{
+    D2DDelayReq r;
+    int ret;
+
+    d2d_delay_begin(bs, &r, bytes, write, true);
+    if (write) {
+        ret = bdrv_co_pwritev(bs->file, offset, bytes, qiov, flags);
+    } else {
+        ret = bdrv_co_preadv(bs->file, offset, bytes, qiov, flags);
+    }
+    d2d_delay_end(bs, &r);
+    return ret;
+}
+
 static int coroutine_fn d2d_delay_co_preadv(BlockDriverState *bs,
                                             int64_t offset, int64_t bytes,
                                             QEMUIOVector *qiov,
                                             BdrvRequestFlags flags)
 {
-    D2DDelayReq r;
-    int ret;
-
-    d2d_delay_begin(bs, &r, bytes, false, true);
-    ret = bdrv_co_preadv(bs->file, offset, bytes, qiov, flags);
-    d2d_delay_end(bs, &r);
-    return ret;
+    return d2d_delay_co_rw(bs, false, offset, bytes, qiov, flags);
 }
 
 static int coroutine_fn d2d_delay_co_pwritev(BlockDriverState *bs,
@@ -287,13 +300,7 @@ static int coroutine_fn d2d_delay_co_pwritev(BlockDriverState *bs,
                                              QEMUIOVector *qiov,
                                              BdrvRequestFlags flags)
 {
-    D2DDelayReq r;
-    int ret;
-
-    d2d_delay_begin(bs, &r, bytes, true, true);
-    ret = bdrv_co_pwritev(bs->file, offset, bytes, qiov, flags);
-    d2d_delay_end(bs, &r);
-    return ret;
+    return d2d_delay_co_rw(bs, true, offset, bytes, qiov, flags);
 }
 
 static int coroutine_fn d2d_delay_co_pwrite_zeroes(BlockDriverState *bs,

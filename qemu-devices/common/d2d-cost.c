@@ -120,6 +120,13 @@ void d2d_tl_sync(D2DTimeline *tl, int64_t now)
     tl->issue = max64(max64(now, tl->issue), tl->ready);
 }
 
+/* @up bytes on the upstream link, from @from or when it is free. */
+static int64_t d2d_tl_up(D2DTimeline *tl, int64_t from, uint64_t up)
+{
+    tl->pcie_up = max64(from, tl->pcie_up) + d2d_bytes_ns(up, tl->pcie_fs);
+    return tl->pcie_up;
+}
+
 int64_t d2d_tl_read(D2DTimeline *tl, int64_t now, uint64_t addr,
                     uint64_t len, int64_t read_ns)
 {
@@ -127,8 +134,7 @@ int64_t d2d_tl_read(D2DTimeline *tl, int64_t now, uint64_t addr,
     int64_t start;
 
     d2d_pcie_tlp_cost(D2D_PCIE_DMA_READ, addr, len, &tlps, &up, &down);
-    start = max64(max64(now, tl->issue), tl->pcie_up);
-    tl->pcie_up = start + d2d_bytes_ns(up, tl->pcie_fs);
+    d2d_tl_up(tl, max64(now, tl->issue), up);
     start = max64(tl->pcie_up + read_ns, tl->pcie_down);
     tl->pcie_down = start + d2d_bytes_ns(down, tl->pcie_fs);
     tl->ready = max64(tl->ready, tl->pcie_down);
@@ -139,12 +145,9 @@ int64_t d2d_tl_write(D2DTimeline *tl, int64_t now, D2DPcieOp op,
                      uint64_t addr, uint64_t len)
 {
     uint64_t tlps, up, down;
-    int64_t start;
 
     d2d_pcie_tlp_cost(op, addr, len, &tlps, &up, &down);
-    start = max64(max64(now, tl->pkt), tl->pcie_up);
-    tl->pcie_up = start + d2d_bytes_ns(up, tl->pcie_fs);
-    return tl->pcie_up;
+    return d2d_tl_up(tl, max64(now, tl->pkt), up);
 }
 
 int64_t d2d_tl_peer(D2DTimeline *tl, int64_t now, D2DPcieOp op,
@@ -158,9 +161,7 @@ int64_t d2d_tl_peer(D2DTimeline *tl, int64_t now, D2DPcieOp op,
     if (!down) {
         return tl->pcie_down;
     }
-    tl->pcie_up = max64(tl->pcie_down, tl->pcie_up) +
-                  d2d_bytes_ns(down, tl->pcie_fs);
-    return tl->pcie_up;
+    return d2d_tl_up(tl, tl->pcie_down, down);
 }
 
 int64_t d2d_tl_frame(D2DTimeline *tl, int64_t now, uint64_t len,

@@ -233,11 +233,7 @@ static uint16_t hdc_flow_setup(HdcState *s, HdcJob *job)
         s->stats.dma_errs++;
         return HDC_ST_EDMA;
     }
-    fl->proto = f.proto;
-    fl->hdr_len = f.hdr_len;
-    fl->l3_off = f.l3_off;
-    fl->l4_off = f.l4_off;
-    fl->mss = le16_to_cpu(f.mss);
+    hdc_flow_load(fl, &f);
     if (f.proto == HDC_NET_TCP) {
         return hdc_tcp_flow_setup(s, job, &f);
     }

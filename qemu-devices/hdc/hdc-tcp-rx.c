@@ -77,11 +77,7 @@ uint16_t hdc_tcp_rx_setup(HdcState *s, HdcJob *job, uint64_t addr)
         D2D_GUEST_ERR(hdc_bad_flow, "%s", why);
         return HDC_ST_EINVAL;
     }
-    fl->proto = f.proto;
-    fl->hdr_len = f.hdr_len;
-    fl->l3_off = f.l3_off;
-    fl->l4_off = f.l4_off;
-    fl->mss = le16_to_cpu(f.mss);
+    hdc_flow_load(fl, &f);
     memcpy(fl->hdr, f.hdr, fl->hdr_len);
     memset(t, 0, sizeof(*t));
     t->job = job;

@@ -150,6 +150,16 @@ typedef struct HdcFlow {
     uint8_t hdr[HDC_NET_HDR_MAX];
 } HdcFlow;
 
+/* The guest's flow fields, but the header (copied once it is checked). */
+static inline void hdc_flow_load(HdcFlow *fl, const struct hdc_net_flow *f)
+{
+    fl->proto = f->proto;
+    fl->hdr_len = f->hdr_len;
+    fl->l3_off = f->l3_off;
+    fl->l4_off = f->l4_off;
+    fl->mss = le16_to_cpu(f->mss);
+}
+
 /* An HDC_EP_NIC source (struct hdc_net_rx): filter, progress, report. */
 typedef struct HdcRx {
     uint32_t dst_ip;        /* host order; 0: any */

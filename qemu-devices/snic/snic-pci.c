@@ -183,6 +183,17 @@ static void snic_qdev_reset(DeviceState *dev)
 static void snic_instance_init(Object *obj)
 {
     SnicState *s = SNIC(obj);
+    /* the sPIN L2 banks' counters, read-only */
+    const struct {
+        const char *name;
+        uint64_t *val;
+    } banks[] = {
+        { "spin-l2p-conflicts", &s->spin.l2p_banks.conflicts },
+        { "spin-l2h-conflicts", &s->spin.l2h_banks.conflicts },
+        { "spin-l2p-stall-cycles", &s->spin.l2p_banks.stall_cycles },
+        { "spin-l2h-stall-cycles", &s->spin.l2h_banks.stall_cycles },
+    };
+    size_t i;
 
     d2d_pcie_counters_add_props(obj, &s->pcie);
     d2d_timing_init(obj, &s->timing);
@@ -190,18 +201,10 @@ static void snic_instance_init(Object *obj)
     object_property_add_str(obj, "queue-stats", snic_get_queue_stats, NULL);
     object_property_add_str(obj, "rdma-stats", snic_get_rdma_stats, NULL);
     snic_rdma_loss_props(s, obj);
-    object_property_add_uint64_ptr(obj, "spin-l2p-conflicts",
-                                   &s->spin.l2p_banks.conflicts,
-                                   OBJ_PROP_FLAG_READ);
-    object_property_add_uint64_ptr(obj, "spin-l2h-conflicts",
-                                   &s->spin.l2h_banks.conflicts,
-                                   OBJ_PROP_FLAG_READ);
-    object_property_add_uint64_ptr(obj, "spin-l2p-stall-cycles",
-                                   &s->spin.l2p_banks.stall_cycles,
-                                   OBJ_PROP_FLAG_READ);
-    object_property_add_uint64_ptr(obj, "spin-l2h-stall-cycles",
-                                   &s->spin.l2h_banks.stall_cycles,
-                                   OBJ_PROP_FLAG_READ);
+    for (i = 0; i < ARRAY_SIZE(banks); i++) {
+        object_property_add_uint64_ptr(obj, banks[i].name, banks[i].val,
+                                       OBJ_PROP_FLAG_READ);
+    }
     snic_rdma_cc_props(s, obj);
     object_property_add_uint64_ptr(obj, "spin-bh-yields", &s->spin.bh_yields,
                                    OBJ_PROP_FLAG_READ);

@@ -6,6 +6,16 @@
 #include <string.h>
 #include "snic-pkt.h"
 
+size_t snic_pkt_vlan_insert(uint8_t *out, const uint8_t *f, size_t len,
+                            uint16_t tci)
+{
+    memcpy(out, f, 12);
+    d2d_wr16(out + 12, SNIC_ETH_P_8021Q);
+    d2d_wr16(out + 14, tci);
+    memcpy(out + 16, f + 12, len - 12);
+    return len + 4;
+}
+
 void snic_pkt_parse(const uint8_t *f, size_t len, bool verify,
                     SnicPktInfo *pi)
 {

@@ -60,6 +60,14 @@ bool snic_rss_hash(const uint8_t *key, bool l4, const SnicPktInfo *pi,
                    uint32_t *hash);
 
 /*
+ * Copy the @len-byte frame @f into @out with an 802.1Q tag (@tci) between
+ * the MAC addresses and the EtherType; @out has room for @len + 4 bytes.
+ * Returns the new length.
+ */
+size_t snic_pkt_vlan_insert(uint8_t *out, const uint8_t *f, size_t len,
+                            uint16_t tci);
+
+/*
  * Cut an Ethernet/IPv4/TCP frame into segments of at most @mss payload
  * bytes.  Each segment (headers + payload, checksums filled) is built in
  * @seg (room for headers + mss bytes) and handed to @emit.  Returns the

@@ -95,12 +95,8 @@ void snic_rdma_xmit(SnicState *s, SnicQp *qp, const SnicRoceHdr *h,
     }
     if (h->vlan) {
         /* the 802.1Q tag between the MAC addresses and the EtherType */
-        memcpy(r->tx_vlan_frame, f, 12);
-        stw_be_p(r->tx_vlan_frame + 12, SNIC_ETH_P_8021Q);
-        stw_be_p(r->tx_vlan_frame + 14, h->vlan_tci);
-        memcpy(r->tx_vlan_frame + 16, f + 12, len - 12);
+        len = snic_pkt_vlan_insert(r->tx_vlan_frame, f, len, h->vlan_tci);
         f = r->tx_vlan_frame;
-        len += 4;
     }
     d2d_timing_packet(&s->timing, s->timing.p.rdma_ns);
     snic_port_xmit(s, f, len, &r->st.tx_pkts, &r->st.tx_bytes);

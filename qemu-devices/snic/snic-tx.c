@@ -100,12 +100,8 @@ static void snic_tx_wire(SnicState *s, SnicSq *sq, const uint8_t *f,
 {
     if (sq && s->tx_vlan >= 0) {
         /* 802.1Q tag after the MAC addresses (SNIC_ETH_F_VLAN). */
-        memcpy(s->tx_vlan_frame, f, 12);
-        stw_be_p(s->tx_vlan_frame + 12, SNIC_ETH_P_8021Q);
-        stw_be_p(s->tx_vlan_frame + 14, s->tx_vlan);
-        memcpy(s->tx_vlan_frame + 16, f + 12, len - 12);
+        len = snic_pkt_vlan_insert(s->tx_vlan_frame, f, len, s->tx_vlan);
         f = s->tx_vlan_frame;
-        len += 4;
         s->ps.tx_vlan_inserted++;
     }
     if (sq && sq->rate_bps) {

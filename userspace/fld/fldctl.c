@@ -58,6 +58,19 @@ static int find_dev(const char *want)
 	return 0;
 }
 
+/* Opens attribute @name (its path left in @path); NULL, said, on error. */
+static FILE *open_attr(const char *name, const char *mode, char *path,
+		       size_t size)
+{
+	FILE *f;
+
+	snprintf(path, size, "%s/%s", devdir, name);
+	f = fopen(path, mode);
+	if (!f)
+		fprintf(stderr, "fldctl: %s: %s\n", path, strerror(errno));
+	return f;
+}
+
 /* Reads attribute @name into @buf; returns bytes or -1. */
 static int read_attr(const char *name, char *buf, size_t len)
 {
@@ -65,12 +78,9 @@ static int read_attr(const char *name, char *buf, size_t len)
 	FILE *f;
 	size_t n;
 
-	snprintf(path, sizeof(path), "%s/%s", devdir, name);
-	f = fopen(path, "r");
-	if (!f) {
-		fprintf(stderr, "fldctl: %s: %s\n", path, strerror(errno));
+	f = open_attr(name, "r", path, sizeof(path));
+	if (!f)
 		return -1;
-	}
 	n = fread(buf, 1, len - 1, f);
 	buf[n] = 0;
 	fclose(f);
@@ -83,12 +93,9 @@ static int write_attr(const char *name, const char *val)
 	FILE *f;
 	int ok;
 
-	snprintf(path, sizeof(path), "%s/%s", devdir, name);
-	f = fopen(path, "w");
-	if (!f) {
-		fprintf(stderr, "fldctl: %s: %s\n", path, strerror(errno));
+	f = open_attr(name, "w", path, sizeof(path));
+	if (!f)
 		return -1;
-	}
 	ok = fputs(val, f) >= 0;
 	if (fclose(f) || !ok) {
 		fprintf(stderr, "fldctl: writing %s to %s: %s\n", val, path,

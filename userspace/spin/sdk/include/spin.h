@@ -267,41 +267,24 @@ static inline spin_handle_t spin_submit_resp(uint32_t len)
 
 /* ---- RV32A atomics on handler memory or scratch ---- */
 
-static inline uint32_t spin_amo_add(volatile uint32_t *p, uint32_t v)
-{
-	uint32_t old;
-
-	__asm__ volatile("amoadd.w %0, %2, (%1)"
-			 : "=r"(old) : "r"(p), "r"(v) : "memory");
-	return old;
+/*
+ * spin_amo_add, spin_amo_swap, spin_amo_or, spin_amo_maxu(p, v): the
+ * amo<op>.w instruction on *p with v; each returns the value *p held.
+ */
+#define SPIN_AMO_W(op)							\
+static inline uint32_t spin_amo_##op(volatile uint32_t *p, uint32_t v)	\
+{									\
+	uint32_t old;							\
+									\
+	__asm__ volatile("amo" #op ".w %0, %2, (%1)"			\
+			 : "=r"(old) : "r"(p), "r"(v) : "memory");	\
+	return old;							\
 }
-
-static inline uint32_t spin_amo_swap(volatile uint32_t *p, uint32_t v)
-{
-	uint32_t old;
-
-	__asm__ volatile("amoswap.w %0, %2, (%1)"
-			 : "=r"(old) : "r"(p), "r"(v) : "memory");
-	return old;
-}
-
-static inline uint32_t spin_amo_or(volatile uint32_t *p, uint32_t v)
-{
-	uint32_t old;
-
-	__asm__ volatile("amoor.w %0, %2, (%1)"
-			 : "=r"(old) : "r"(p), "r"(v) : "memory");
-	return old;
-}
-
-static inline uint32_t spin_amo_maxu(volatile uint32_t *p, uint32_t v)
-{
-	uint32_t old;
-
-	__asm__ volatile("amomaxu.w %0, %2, (%1)"
-			 : "=r"(old) : "r"(p), "r"(v) : "memory");
-	return old;
-}
+SPIN_AMO_W(add)
+SPIN_AMO_W(swap)
+SPIN_AMO_W(or)
+SPIN_AMO_W(maxu)
+#undef SPIN_AMO_W
 
 /* Compare-and-swap with lr/sc: returns the value seen at *p. */
 static inline uint32_t spin_cas(volatile uint32_t *p, uint32_t expect,
