@@ -89,7 +89,7 @@ else
 		check "size_$f" test "$(stat -c %s /tmp/recv)" = "$want"
 		kill $pid 2>/dev/null
 		wait $pid 2>/dev/null
-		timeout 60 nc -l -p 7300 < /tmp/recv
+		serve /tmp/recv
 	done
 fi
 check dmesg_clean dmesg_clean

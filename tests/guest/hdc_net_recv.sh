@@ -158,7 +158,7 @@ else
 		case $name in
 		skip|loss|trunc) continue ;;
 		esac
-		timeout 60 nc -l -p 7300 < /tmp/src
+		serve /tmp/src
 	done
 fi
 check dmesg_clean dmesg_clean

@@ -79,7 +79,7 @@ else
 		check "barrier_${c}_a" barrier $((n - 1))
 		check "barrier_${c}_b" barrier $n
 		wait $pid
-		timeout 60 nc -l -p 7300 < /tmp/recv
+		serve /tmp/recv
 	done
 fi
 check dmesg_clean dmesg_clean

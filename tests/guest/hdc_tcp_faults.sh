@@ -96,7 +96,7 @@ else
 	check loss_dropped sh -c "tc -s filter show dev $if ingress | grep -q 'dropped [1-9]'"
 	tc qdisc del dev $if ingress
 	check barrier_loss_served barrier 2
-	timeout 60 nc -l -p 7300 < /tmp/recv
+	serve /tmp/recv
 
 	# reset: read 100000 bytes, close with data unread (an RST)
 	socat TCP-LISTEN:$((PORT + 1)),reuseaddr SYSTEM:'head -c 100000 > /dev/null' &
@@ -117,7 +117,7 @@ else
 	check barrier_trunc barrier 5
 	wait $pid
 	check barrier_trunc_served barrier 6
-	timeout 60 nc -l -p 7300 < /tmp/recv
+	serve /tmp/recv
 
 	# unbind: sink, and stay up until guest 1's transfer took it (its
 	# network goes with the snic, so no barrier after this one)

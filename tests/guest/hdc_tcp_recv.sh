@@ -128,7 +128,7 @@ else
 		check "barrier_${c}_a" barrier $((n - 1))
 		wait $pid
 		check "barrier_${c}_b" barrier $n
-		timeout 60 nc -l -p 7300 < /tmp/src
+		serve /tmp/src
 	done
 
 	head -c 4096 /dev/urandom > /tmp/src
@@ -138,7 +138,7 @@ else
 	check barrier_fin barrier 21
 	wait $pid
 	check barrier_fin_served barrier 22
-	timeout 60 nc -l -p 7300 < /tmp/src
+	serve /tmp/src
 
 	head -c $LOSS_LEN /dev/urandom > /tmp/src
 	# Lost on the wire: netem loses after TCP sent (a tc drop at egress
@@ -165,7 +165,7 @@ else
 	tc qdisc del dev $if root
 	ethtool -K "$if" tso on gso on
 	check barrier_loss_served barrier 24
-	timeout 60 nc -l -p 7300 < /tmp/src
+	serve /tmp/src
 
 	# reset: send 300000 bytes, then abort the connection (an RST)
 	rm -f /tmp/sent

@@ -140,7 +140,7 @@ else
 	check rmmod_peer_sent test $? = 0
 	check rmmod_no_reset test "$(tcpsnmp EstabResets)" = "$r0"
 	check barrier_rmmod_served barrier 3
-	timeout 60 nc -l -p 7300 < /tmp/src
+	serve /tmp/src
 
 	serve_halves $((PORT + 1))
 	pid=$!
@@ -168,7 +168,7 @@ else
 	check barrier_again barrier 9
 	wait $pid
 	check barrier_again_served barrier 10
-	timeout 60 nc -l -p 7300 < /tmp/src
+	serve /tmp/src
 fi
 check dmesg_clean dmesg_clean
 finish
