@@ -83,25 +83,40 @@ check offloads_on ethtool -K "$if" tso on tx on rx on rxhash on
 check tcp_offloads_on sh -c "timeout 30 iperf3 -c $peer -t 2 | grep -q receiver"
 check tso_used_again sh -c "[ $(ethsum "$if" 'tx[0-9]+_tso_packets') -gt $t0 ]"
 
-# tx_maxrate: queue 0 at 20 Mbit/s; iperf3 pinned to CPU 0 uses it (XPS).
+# tx_maxrate: queue 0 limited to half of what it carries unlimited (at
+# most 20 Mbit/s, at least 1); iperf3 pinned to CPU 0 uses it (XPS).
+# The limit follows the sender: a guest on the debug kernel offered only
+# 3.44 Mbit/s, under a fixed 20, and the limiter had nothing to hold.
 q=/sys/class/net/$if/queues/tx-0/tx_maxrate
-check maxrate_set sh -c "echo 20 > $q && [ \$(cat $q) = 20 ]"
+# tx0_rate SECONDS: tx-0's Mbit/s over the next SECONDS (a running sender)
+tx0_rate() {
+	local b0 b1 t0 t1
+	b0=$(ethstat "$if" tx0_hw_bytes) t0=$(cut -d' ' -f1 /proc/uptime)
+	sleep "$1"
+	b1=$(ethstat "$if" tx0_hw_bytes) t1=$(cut -d' ' -f1 /proc/uptime)
+	awk -v b="$((b1 - b0))" -v t0="$t0" -v t1="$t1" 'BEGIN { printf "%.2f", b * 8 / (t1 - t0) / 1e6 }'
+}
+timeout 30 iperf3 -c "$peer" -u -b 40M -l 1400 -t 4 -A 0 >/dev/null 2>&1 &
+ipid=$!
+sleep 1
+free=$(tx0_rate 2)
+wait $ipid
+lim=$(awk -v r="$free" 'BEGIN { l = int(r / 2); if (l > 20) l = 20; if (l < 1) l = 1; print l }')
+echo "tx-0 unlimited: $free Mbit/s; limit $lim"
+check maxrate_set sh -c "echo $lim > $q && [ \$(cat $q) = $lim ]"
 timeout 30 iperf3 -c "$peer" -u -b 40M -l 1400 -t 8 -A 0 >/dev/null 2>&1 &
 ipid=$!
 sleep 2
-b0=$(ethstat "$if" tx0_hw_bytes) t0=$(cut -d' ' -f1 /proc/uptime)
 d0=$(ethstat "$if" port_tx_rate_delays)
-sleep 4
-b1=$(ethstat "$if" tx0_hw_bytes) t1=$(cut -d' ' -f1 /proc/uptime)
+rate=$(tx0_rate 4)
 d1=$(ethstat "$if" port_tx_rate_delays)
 wait $ipid
-rate=$(awk -v b="$((b1 - b0))" -v t0="$t0" -v t1="$t1" 'BEGIN { printf "%.2f", b * 8 / (t1 - t0) / 1e6 }')
-echo "tx_maxrate 20: tx-0 measured $rate Mbit/s"
+echo "tx_maxrate $lim: tx-0 measured $rate Mbit/s"
 # The limiter must hold the queue at or under its rate and must have been
 # what held it (delays counted).  The lower bound is loose: the bucket holds
 # one MTU, so on a loaded host a guest that cannot keep the ring full loses
 # tokens, which is how a real limiter behaves too.
-check maxrate_held sh -c "echo 'tx-0 sent $rate Mbit/s, limit 20 (rate delays +$((d1 - d0)))'; awk -v r=$rate -v d=$((d1 - d0)) 'BEGIN { exit !(r >= 10 && r <= 22 && d > 0) }'"
+check maxrate_held sh -c "echo 'tx-0 sent $rate Mbit/s, limit $lim (rate delays +$((d1 - d0)))'; awk -v r=$rate -v l=$lim -v d=$((d1 - d0)) 'BEGIN { exit !(r >= l / 2 && r <= l * 1.1 && d > 0) }'"
 check maxrate_delays sh -c "[ $(ethstat "$if" port_tx_rate_delays) -gt 0 ]"
 check maxrate_clear sh -c "echo 0 > $q && [ \$(cat $q) = 0 ]"
 
