@@ -30,21 +30,31 @@ static bool pcie(struct snic_dev *d, struct snic_pcie_stats *p)
 	return snic_query_stats(d, SNIC_STATS_PCIE, 0, p, sizeof(*p)) == OK;
 }
 
+/* TLPs and TLP bytes of one @op of @len bytes (docs/pcie-accounting.md). */
+static void tlp_cost(D2DPcieOp op, uint64_t len, uint64_t *tlps,
+		     uint64_t *bytes)
+{
+	uint64_t up, down;
+
+	d2d_pcie_tlp_cost(op, 0, len, tlps, &up, &down);
+	*bytes = up + down;
+}
+
 /*
- * TLPs and TLP bytes between @a and @b, less the harness's own reads of
- * the BAR (pump() reads a register while it waits for a completion, as
- * often as the wait takes): what posting and running the WQEs cost.
+ * TLPs and TLP bytes between @a and @b, less the harness's own 4-byte
+ * reads of the BAR (pump() reads a register while it waits for a
+ * completion, as often as the wait takes): what posting and running the
+ * WQEs cost.
  */
 static void posted_tlps(const struct snic_pcie_stats *a,
 			const struct snic_pcie_stats *b, uint64_t *tlps,
 			uint64_t *bytes)
 {
-	uint64_t reads = b->mmio_reads - a->mmio_reads;
+	uint64_t reads = b->mmio_reads - a->mmio_reads, rt, rb;
 
-	*tlps = b->tlps - a->tlps - 2 * reads;
-	*bytes = b->tlp_bytes - a->tlp_bytes -
-		 reads * (D2D_PCIE_REQ_HDR + D2D_PCIE_CPL_HDR) -
-		 (b->mmio_read_bytes - a->mmio_read_bytes);
+	tlp_cost(D2D_PCIE_MMIO_READ, 4, &rt, &rb);
+	*tlps = b->tlps - a->tlps - reads * rt;
+	*bytes = b->tlp_bytes - a->tlp_bytes - reads * rb;
 }
 
 /*
@@ -57,7 +67,7 @@ static void qp_mmio_saves_fetch(void)
 	static uint8_t src[2 * NSEND * LEN], dst[2 * NSEND * LEN];
 	struct snic_rdma_stats r0, r1;
 	struct snic_pcie_stats p0, p1, p2;
-	uint64_t db_tlps, db_bytes, mm_tlps, mm_bytes;
+	uint64_t db_tlps, db_bytes, mm_tlps, mm_bytes, t[3], b[3];
 	struct snic_cqe e;
 	struct wqe w;
 	uint16_t idx;
@@ -103,14 +113,16 @@ static void qp_mmio_saves_fetch(void)
 	CHECK_EQ(p2.mmio_write_bytes - p1.mmio_write_bytes,
 		 p1.mmio_write_bytes - p0.mmio_write_bytes + NSEND * 60);
 	/*
-	 * On the link, per WQE: two TLPs less (the WQE's read request and
-	 * completion) and 24 + 20 + 64 - 60 = 48 bytes less.
+	 * On the link, per WQE: a 4-byte doorbell and the WQE's read become
+	 * one 64-byte MMIO write (two TLPs and 48 bytes less).
 	 */
+	tlp_cost(D2D_PCIE_MMIO_WRITE, 4, &t[0], &b[0]);
+	tlp_cost(D2D_PCIE_DMA_READ, SNIC_WQEBB_SIZE, &t[1], &b[1]);
+	tlp_cost(D2D_PCIE_MMIO_WRITE, SNIC_DB_SQ_WQE_SIZE, &t[2], &b[2]);
 	posted_tlps(&p0, &p1, &db_tlps, &db_bytes);
 	posted_tlps(&p1, &p2, &mm_tlps, &mm_bytes);
-	CHECK_EQ(mm_tlps + 2 * NSEND, db_tlps);
-	CHECK_EQ(mm_bytes + (D2D_PCIE_REQ_HDR + D2D_PCIE_CPL_HDR + 4) * NSEND,
-		 db_bytes);
+	CHECK_EQ(mm_tlps + (t[0] + t[1] - t[2]) * NSEND, db_tlps);
+	CHECK_EQ(mm_bytes + (b[0] + b[1] - b[2]) * NSEND, db_bytes);
 	if (getenv("SNIC_PCIE_PRINT")) {
 		printf("snic-pcie qp-wqe mode=doorbell mmio_writes=%.2f tlps=%.2f tlp_bytes=%.2f dma_reads=%.2f\n",
 		       (double)(p1.mmio_writes - p0.mmio_writes) / NSEND,
