@@ -105,8 +105,8 @@ struct snic_ib_ssq {
 
 struct snic_ib_ucontext {
 	struct ib_ucontext ibuc;
-	int db_page;
-	struct rdma_user_mmap_entry *db_entry;
+	int db_page;			/* or -errno: no page, no queues */
+	struct rdma_user_mmap_entry *db_entry;	/* NULL without a page */
 	struct mutex ssq_lock;		/* creation of the SSQs */
 	u32 nssq;			/* SSQs made (0 until the first SSQ QP) */
 	struct snic_ib_ssq ssq[SNIC_IB_MAX_SSQS];
@@ -294,7 +294,7 @@ int snic_ib_alloc_ucontext(struct ib_ucontext *uc, struct ib_udata *udata);
 void snic_ib_dealloc_ucontext(struct ib_ucontext *uc);
 int snic_ib_mmap(struct ib_ucontext *uc, struct vm_area_struct *vma);
 void snic_ib_mmap_free(struct rdma_user_mmap_entry *entry);
-u16 snic_ib_db_page(struct snic_ib_dev *ibd, struct ib_udata *udata);
+int snic_ib_db_page(struct snic_ib_dev *ibd, struct ib_udata *udata);
 
 /* snic_ib_buf.c: ring buffers and their mmap entries */
 int snic_ib_buf_alloc(struct snic_ib_dev *ibd, struct snic_ib_buf *b,

@@ -52,7 +52,10 @@ int snic_ib_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	log = max_t(u8, order_base_2(attr->cqe + 1), SNIC_MIN_LOG_SIZE);
 	spin_lock_init(&cq->lock);
 	mutex_init(&cq->resize_lock);
-	cq->cq.db_page = snic_ib_db_page(ibd, udata);
+	ret = snic_ib_db_page(ibd, udata);
+	if (ret < 0)
+		return ret;
+	cq->cq.db_page = ret;
 	ring = ALIGN((1u << log) * sizeof(struct snic_cqe), SNIC_RING_ALIGN);
 	ret = snic_ib_buf_alloc(ibd, &cq->buf, ring + SNIC_RING_ALIGN, !!udata);
 	if (ret)

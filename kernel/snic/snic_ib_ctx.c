@@ -4,7 +4,8 @@
  *
  * A ucontext owns one BAR2 doorbell page (from the driver's doorbell page
  * allocator; the device refuses doorbells of this context's queues on any
- * other page).  CQ, QP and SRQ rings are physically contiguous host pages
+ * other page), or none when the user pages are used up: then it has no
+ * queues.  CQ, QP and SRQ rings are physically contiguous host pages
  * the device reaches at one bus address; user space maps doorbell page and
  * rings through rdma_user_mmap_entry offsets.  A ring's pages belong to its
  * mmap entry and are freed with it, after the last mapping is gone.
@@ -14,8 +15,11 @@
 #include <rdma/uverbs_ioctl.h>
 #include "snic_ib.h"
 
-/* Doorbell page for an object: the context's for user objects. */
-u16 snic_ib_db_page(struct snic_ib_dev *ibd, struct ib_udata *udata)
+/*
+ * Doorbell page for an object: the context's for user objects, or the
+ * negative errno of why the context has none (the object is refused).
+ */
+int snic_ib_db_page(struct snic_ib_dev *ibd, struct ib_udata *udata)
 {
 	struct snic_ib_ucontext *uc;
 
@@ -25,48 +29,73 @@ u16 snic_ib_db_page(struct snic_ib_dev *ibd, struct ib_udata *udata)
 	return uc->db_page;
 }
 
+/* The context's doorbell page and its mmap entry: 0 or a negative errno. */
+static int snic_ib_ctx_db(struct snic_ib_dev *ibd, struct snic_ib_ucontext *uc,
+			  u64 *key)
+{
+	struct snic_ib_mmap *m;
+	int page;
+
+	page = snic_db_page_alloc_user(ibd->sd);
+	if (page < 0)
+		return page;
+	m = kzalloc(sizeof(*m), GFP_KERNEL);
+	if (!m) {
+		snic_db_page_free(ibd->sd, page);
+		return -ENOMEM;
+	}
+	m->ibd = ibd;
+	m->type = SNIC_IB_MMAP_DB;
+	m->db_page = page;
+	m = snic_ib_mmap_insert(uc, m, PAGE_SIZE, key);
+	if (IS_ERR(m)) {
+		snic_db_page_free(ibd->sd, page);
+		return PTR_ERR(m);
+	}
+	uc->db_entry = &m->rdma;
+	uc->db_page = page;
+	return 0;
+}
+
+/*
+ * alloc_ucontext never fails: Linux 6.1's ib_core frees a context whose
+ * alloc_ucontext failed without rdma_restrack_put() on the ioctl path
+ * (UVERBS_METHOD_GET_CONTEXT), leaking the opener's task_struct.  A
+ * context that cannot have a doorbell page (user pages used up, no
+ * memory) is made without one: the response says so with
+ * SNIC_UCTX_F_NO_DB and the errno in db_page, libsnic fails
+ * ibv_open_device with it, and its CQs, QPs and SRQs are refused.
+ */
 int snic_ib_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata)
 {
 	struct snic_ib_ucontext *uc = to_sibuc(ibuc);
 	struct snic_ib_dev *ibd = to_sibdev(ibuc->device);
 	struct snic_alloc_ucontext_resp resp = {};
-	struct snic_ib_mmap *m;
-	u64 key;
+	u64 key = 0;
 	int ret;
 
 	mutex_init(&uc->ssq_lock);
-	uc->db_page = snic_db_page_alloc_user(ibd->sd);
-	if (uc->db_page < 0)
-		return uc->db_page;
-	m = kzalloc(sizeof(*m), GFP_KERNEL);
-	if (!m) {
-		snic_db_page_free(ibd->sd, uc->db_page);
-		return -ENOMEM;
+	ret = snic_ib_ctx_db(ibd, uc, &key);
+	if (ret) {
+		uc->db_page = ret;
+		resp.flags |= SNIC_UCTX_F_NO_DB;
+		resp.db_page = -ret;
+	} else {
+		resp.db_page = uc->db_page;
+		resp.db_mmap_key = key;
 	}
-	m->ibd = ibd;
-	m->type = SNIC_IB_MMAP_DB;
-	m->db_page = uc->db_page;
-	m = snic_ib_mmap_insert(uc, m, PAGE_SIZE, &key);
-	if (IS_ERR(m)) {
-		snic_db_page_free(ibd->sd, uc->db_page);
-		return PTR_ERR(m);
-	}
-	uc->db_entry = &m->rdma;
-
-	resp.db_page = uc->db_page;
 	resp.max_inline = SNIC_MAX_RDMA_INLINE;
-	resp.db_mmap_key = key;
 	resp.cqe_size = sizeof(struct snic_cqe);
 	resp.wqebb_size = SNIC_WQEBB_SIZE;
 	resp.max_sge = SNIC_MAX_SGE;
 	if (snic_has(ibd->sd, SNIC_CAP_RDMA_MMIO_WQE))
 		resp.flags |= SNIC_UCTX_F_MMIO_WQE;
-	ret = ib_copy_to_udata(udata, &resp, min(sizeof(resp), udata->outlen));
-	if (ret) {
-		/* mmap_free gives the page back. */
-		rdma_user_mmap_entry_remove(uc->db_entry);
-		return ret;
-	}
+	/*
+	 * A caller that cannot take the response holds a context it cannot
+	 * use (closing the file frees it): failing here would leak, above.
+	 */
+	if (ib_copy_to_udata(udata, &resp, min(sizeof(resp), udata->outlen)))
+		ibdev_dbg(&ibd->ibdev, "alloc_ucontext: response not copied\n");
 	return 0;
 }
 
@@ -76,7 +105,8 @@ void snic_ib_dealloc_ucontext(struct ib_ucontext *ibuc)
 
 	/* its QPs are gone: the SSQs have none left */
 	snic_ib_ssq_teardown(to_sibdev(ibuc->device), uc);
-	rdma_user_mmap_entry_remove(uc->db_entry);
+	if (uc->db_entry)
+		rdma_user_mmap_entry_remove(uc->db_entry);
 }
 
 static int snic_ib_mmap_pages(struct vm_area_struct *vma,

@@ -407,7 +407,10 @@ int snic_ib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	qp->type = type;
 	qp->port = SNIC_IB_PORT;
 	qp->state = IB_QPS_RESET;
-	qp->db_page = snic_ib_db_page(ibd, udata);
+	ret = snic_ib_db_page(ibd, udata);
+	if (ret < 0)
+		return ret;
+	qp->db_page = ret;
 	spin_lock_init(&qp->sq_lock);
 	spin_lock_init(&qp->rq_lock);
 	if (type == SNIC_QPT_XRC_TGT) {
@@ -811,7 +814,10 @@ int snic_ib_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 	srq->max_sge = max_t(u32, a->max_sge, 1);
 	srq->log_stride = max_t(u8, SNIC_IB_RECV_MIN_LOG,
 				order_base_2(16 * (1 + srq->max_sge)));
-	srq->db_page = snic_ib_db_page(ibd, udata);
+	ret = snic_ib_db_page(ibd, udata);
+	if (ret < 0)
+		return ret;
+	srq->db_page = ret;
 	srq->limit = a->srq_limit;
 	ring = ALIGN(srq->size << srq->log_stride, SNIC_RING_ALIGN);
 	ret = snic_ib_buf_alloc(ibd, &srq->buf, ring + SNIC_RING_ALIGN, !!udata);

@@ -18,14 +18,16 @@ fi
 rxq() { ethstat "$if" "rx$1_packets"; }
 # udp_in: the peer sends UDP to our port 6000 for 2 s (iperf3 -R --cport).
 udp_in() { timeout 30 iperf3 -c "$peer" -u -R --cport 6000 -b 20M -l 1000 -t 2 >/dev/null 2>&1; }
-# steer_check Q OTHER: UDP to port 6000 counts on rx queue Q, not OTHER.
+# steer_check Q OTHER: UDP to port 6000 counts on rx queue Q, not OTHER
+# (at least 100 of the ~5000 datagrams: a slow guest, e.g. the debug
+# kernel, takes fewer; what matters is which queue counts them).
 steer_check() {
 	local q0 o0 q1 o1
 	q0=$(rxq "$1") o0=$(rxq "$2")
 	udp_in
 	q1=$(rxq "$1") o1=$(rxq "$2")
 	echo "rx$1 +$((q1 - q0)), rx$2 +$((o1 - o0))"
-	[ $((q1 - q0)) -ge 500 ] && [ $((o1 - o0)) -lt $(((q1 - q0) / 10)) ]
+	[ $((q1 - q0)) -ge 100 ] && [ $((o1 - o0)) -lt $(((q1 - q0) / 10)) ]
 }
 
 check barrier_1 barrier 1
@@ -42,7 +44,7 @@ check ntuple_drop ethtool -N "$if" flow-type udp4 dst-port 6000 action -1 loc 5
 d0=$(ethstat "$if" port_rx_rule_drop)
 udp_in
 d1=$(ethstat "$if" port_rx_rule_drop)
-check ntuple_dropped sh -c "[ $((d1 - d0)) -ge 500 ]"
+check ntuple_dropped sh -c "[ $((d1 - d0)) -ge 100 ]"
 check ntuple_tcp4 ethtool -N "$if" flow-type tcp4 src-ip "$peer" dst-port 5999 action 1 loc 6
 check ntuple_delete sh -c "ethtool -N $if delete 5 && ethtool -N $if delete 6"
 check ntuple_empty sh -c "ethtool -n $if | grep -q 'Total 0 rules'"

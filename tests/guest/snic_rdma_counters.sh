@@ -32,12 +32,13 @@ counted_once() {
 		{ echo 'port 0 sent $t0, port 1 took $r1; port 1 sent $t1, port 0 took $r0'; false; }"
 }
 
-# bw_bg PORT: ib_write_bw between the ports for 8 s, in the background.
+# bw_bg PORT [SECONDS]: ib_write_bw between the ports for SECONDS (8),
+# in the background.
 bw_bg() {
-	ib_write_bw -d "$dev1" -x "$gid1" -p "$1" -s 4096 -D 8 > /tmp/bw.s 2>&1 &
+	ib_write_bw -d "$dev1" -x "$gid1" -p "$1" -s 4096 -D "${2:-8}" > /tmp/bw.s 2>&1 &
 	bws=$!
 	wait_listen "$1"
-	ib_write_bw -d "$dev0" -x "$gid0" -p "$1" -s 4096 -D 8 127.0.0.1 > /tmp/bw.c 2>&1 &
+	ib_write_bw -d "$dev0" -x "$gid0" -p "$1" -s 4096 -D "${2:-8}" 127.0.0.1 > /tmp/bw.c 2>&1 &
 	bwc=$!
 	# until the client's RC QP exists (a debug kernel takes its time)
 	for i in $(seq 1 120); do
@@ -68,17 +69,24 @@ wait "$bws"; wait "$bwc"
 counted_once auto 18602
 check auto_off rdma statistic qp set link "$dev0/1" auto off
 
-# manual: bind the client's live QP, see it count, unbind it
-bw_bg 18603
+# manual: bind the client's live QP, see it count, unbind it (a run of
+# 15 s: the QP must outlive the bind, the count and the unbind on a slow
+# debug-kernel guest too)
+bw_bg 18603 15
 q=$(rdma resource show qp link "$dev0/1" | grep 'type RC' | grep ib_write_bw |
 	sed -n 's/.*lqpn \([0-9][0-9]*\).*/\1/p' | head -1)
 check manual_bind sh -c "[ -n '$q' ] && rdma statistic qp bind link $dev0/1 lqpn $q"
-sleep 1
+# until the bound QP's counter has counted (up to 10 s)
+for i in $(seq 1 20); do
+	tx=$(counter_tx)
+	[ -n "$tx" ] && [ "$tx" -gt 0 ] && break
+	sleep 0.5
+done
 rdma statistic qp show link "$dev0/1" > /tmp/qpstat 2>&1
 c=$(tr -s ' \n' '  ' < /tmp/qpstat | sed -n 's/.*cntn \([0-9][0-9]*\).*/\1/p')
-tx=$(counter_tx)
 check manual_counter_counts sh -c "[ -n '$tx' ] && [ '$tx' -gt 0 ] || { tr -s ' \\n' '  ' < /tmp/qpstat; echo; false; }"
-check manual_unbind sh -c "[ -n '$c' ] && rdma statistic qp unbind link $dev0/1 cntn $c lqpn $q"
+check manual_unbind sh -c "[ -n '$c' ] && rdma statistic qp unbind link $dev0/1 cntn $c lqpn $q ||
+	{ rdma resource show qp link $dev0/1 | tr -s ' \\n' '  '; tr -s ' \\n' '  ' < /tmp/qpstat; echo; false; }"
 wait "$bws"; wait "$bwc"
 check write_bw_ran sh -c "grep -q 'MsgRate\\|BW average' /tmp/bw.c || { tail -5 /tmp/bw.c; false; }"
 dmesg_clean

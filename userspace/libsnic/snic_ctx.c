@@ -295,6 +295,11 @@ static struct verbs_context *snic_alloc_context(struct ibv_device *ibdev,
 		errno = EPROTO;
 		goto err;
 	}
+	if (resp.drv.flags & SNIC_UCTX_F_NO_DB) {
+		/* no doorbell page (ENOSPC: user contexts hold them all) */
+		errno = resp.drv.db_page ? (int)resp.drv.db_page : ENOSPC;
+		goto err;
+	}
 	ctx->db_page = resp.drv.db_page;
 	ctx->max_inline = resp.drv.max_inline;
 	ctx->max_sge = resp.drv.max_sge;

@@ -37,7 +37,7 @@ struct snic_av {
 };
 
 struct snic_alloc_ucontext_resp {
-	__u32 db_page;		/* BAR2 page this context rings */
+	__u32 db_page;		/* BAR2 page this context rings (NO_DB: errno) */
 	__u32 max_inline;	/* bytes of inline send data */
 	__aligned_u64 db_mmap_key;	/* mmap offset of that page */
 	__u32 cqe_size;		/* sizeof(struct snic_cqe) */
@@ -48,6 +48,12 @@ struct snic_alloc_ucontext_resp {
 
 /* The device takes WQE-by-MMIO lines on QP send queues (SNIC_DB_QP_SQ_WQE). */
 #define SNIC_UCTX_F_MMIO_WQE	(1u << 0)
+/*
+ * The context has no doorbell page (db_page holds the positive errno why,
+ * ENOSPC when user contexts have taken all theirs): it cannot create CQs,
+ * QPs or SRQs (they fail with that errno); libsnic fails the open with it.
+ */
+#define SNIC_UCTX_F_NO_DB	(1u << 1)
 
 /* A ring mapping: ring bytes, then the doorbell record at dbr_offset. */
 struct snic_create_cq_resp {
