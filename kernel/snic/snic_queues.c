@@ -167,17 +167,50 @@ int snic_cmd_modify_cq(struct snic_dev *sd, u32 cqn, u32 count, u32 period_us)
 }
 EXPORT_SYMBOL_NS_GPL(snic_cmd_modify_cq, SNIC_CORE);
 
+/*
+ * CREATE_CQ, CREATE_SQ and CREATE_RQ begin alike (<d2d/snic_ifc.h>): ring and
+ * record addresses, log_size, a byte (CQ, SQ: flags; RQ: type), the queue
+ * it reports to (CQ: its EQ; SQ, RQ: their CQ) and the doorbell page.
+ */
+static void snic_cmd_ring(struct snic_aq_cmd *cmd, u64 ring, u64 dbr,
+			  u8 log_size, u8 kind, u16 to, u16 db_page)
+{
+	struct snic_aq_create_sq *r = &cmd->create_sq;
+
+	BUILD_BUG_ON(offsetof(struct snic_aq_create_sq, dbr_addr) !=
+		     offsetof(struct snic_aq_create_cq, dbr_addr));
+	BUILD_BUG_ON(offsetof(struct snic_aq_create_sq, log_size) !=
+		     offsetof(struct snic_aq_create_cq, log_size));
+	BUILD_BUG_ON(offsetof(struct snic_aq_create_sq, flags) !=
+		     offsetof(struct snic_aq_create_cq, flags));
+	BUILD_BUG_ON(offsetof(struct snic_aq_create_sq, db_page) !=
+		     offsetof(struct snic_aq_create_cq, db_page));
+	BUILD_BUG_ON(offsetof(struct snic_aq_create_sq, cqn) !=
+		     offsetof(struct snic_aq_create_cq, eqn));
+	BUILD_BUG_ON(offsetof(struct snic_aq_create_sq, dbr_addr) !=
+		     offsetof(struct snic_aq_create_rq, dbr_addr));
+	BUILD_BUG_ON(offsetof(struct snic_aq_create_sq, log_size) !=
+		     offsetof(struct snic_aq_create_rq, log_size));
+	BUILD_BUG_ON(offsetof(struct snic_aq_create_sq, cqn) !=
+		     offsetof(struct snic_aq_create_rq, cqn));
+	BUILD_BUG_ON(offsetof(struct snic_aq_create_sq, db_page) !=
+		     offsetof(struct snic_aq_create_rq, db_page));
+	BUILD_BUG_ON(offsetof(struct snic_aq_create_sq, flags) !=
+		     offsetof(struct snic_aq_create_rq, type));
+	r->ring_addr = cpu_to_le64(ring);
+	r->dbr_addr = cpu_to_le64(dbr);
+	r->log_size = log_size;
+	r->flags = kind;
+	r->cqn = cpu_to_le16(to);
+	r->db_page = cpu_to_le16(db_page);
+}
+
 int snic_cmd_create_cq(struct snic_dev *sd, u64 ring, u64 dbr, u8 log_size,
 		       u8 flags, u16 eqn, u16 db_page, u32 *cqn)
 {
 	struct snic_aq_cmd cmd = { .opcode = SNIC_AQ_CREATE_CQ };
 
-	cmd.create_cq.ring_addr = cpu_to_le64(ring);
-	cmd.create_cq.dbr_addr = cpu_to_le64(dbr);
-	cmd.create_cq.log_size = log_size;
-	cmd.create_cq.flags = flags;
-	cmd.create_cq.eqn = cpu_to_le16(eqn);
-	cmd.create_cq.db_page = cpu_to_le16(db_page);
+	snic_cmd_ring(&cmd, ring, dbr, log_size, flags, eqn, db_page);
 	return snic_cmd_create(sd, &cmd, cqn);
 }
 EXPORT_SYMBOL_NS_GPL(snic_cmd_create_cq, SNIC_CORE);
@@ -195,12 +228,7 @@ int snic_cmd_create_sq_flags(struct snic_dev *sd, u64 ring, u64 dbr,
 {
 	struct snic_aq_cmd cmd = { .opcode = SNIC_AQ_CREATE_SQ };
 
-	cmd.create_sq.ring_addr = cpu_to_le64(ring);
-	cmd.create_sq.dbr_addr = cpu_to_le64(dbr);
-	cmd.create_sq.log_size = log_size;
-	cmd.create_sq.flags = flags;
-	cmd.create_sq.cqn = cpu_to_le16(cqn);
-	cmd.create_sq.db_page = cpu_to_le16(db_page);
+	snic_cmd_ring(&cmd, ring, dbr, log_size, flags, cqn, db_page);
 	return snic_cmd_create(sd, &cmd, sqn);
 }
 
@@ -210,12 +238,7 @@ int snic_cmd_create_rq(struct snic_dev *sd, u64 ring, u64 dbr, u8 log_size,
 {
 	struct snic_aq_cmd cmd = { .opcode = SNIC_AQ_CREATE_RQ };
 
-	cmd.create_rq.ring_addr = cpu_to_le64(ring);
-	cmd.create_rq.dbr_addr = cpu_to_le64(dbr);
-	cmd.create_rq.log_size = log_size;
-	cmd.create_rq.type = type;
-	cmd.create_rq.cqn = cpu_to_le16(cqn);
-	cmd.create_rq.db_page = cpu_to_le16(db_page);
+	snic_cmd_ring(&cmd, ring, dbr, log_size, type, cqn, db_page);
 	cmd.create_rq.log_stride_size = log_stride_size;
 	cmd.create_rq.log_num_strides = log_num_strides;
 	return snic_cmd_create(sd, &cmd, rqn);

@@ -37,10 +37,10 @@ static uint32_t snic_pipe_phase(uint16_t ctr, uint8_t log)
 
 static void snic_pipe_ci_write(SnicState *s, SnicQp *qp)
 {
-    __le32 rec[2] = { cpu_to_le32(qp->rq_ci), cpu_to_le32(qp->sq_fetch) };
+    __le32 rec[2] = { cpu_to_le32(qp->rq.ci), cpu_to_le32(qp->sq_fetch) };
 
     s->rdma.st.pipe_ci_writes++;
-    qp->ci_rq_done = qp->rq_ci;
+    qp->ci_rq_done = qp->rq.ci;
     qp->ci_sq_done = qp->sq_fetch;
     if (d2d_dma_write(&s->parent_obj, &s->pcie, &qp->pcie, qp->ci_addr, rec,
                       sizeof(rec)) != MEMTX_OK) {
@@ -55,7 +55,7 @@ static void snic_pipe_ci_write(SnicState *s, SnicQp *qp)
 /* Anything consumed since the last write: write the record now. */
 static void snic_pipe_ci_flush(SnicState *s, SnicQp *qp)
 {
-    if (qp->ci_sq_done != qp->sq_fetch || qp->ci_rq_done != qp->rq_ci) {
+    if (qp->ci_sq_done != qp->sq_fetch || qp->ci_rq_done != qp->rq.ci) {
         snic_pipe_ci_write(s, qp);
     }
 }
@@ -71,7 +71,7 @@ void snic_pipe_sq_consumed(SnicState *s, SnicQp *qp)
 void snic_pipe_rq_consumed(SnicState *s, SnicQp *qp)
 {
     s->rdma.st.pipe_rqes++;
-    if ((uint16_t)(qp->rq_ci - qp->ci_rq_done) >= qp->ci_every) {
+    if ((uint16_t)(qp->rq.ci - qp->ci_rq_done) >= qp->ci_every) {
         snic_pipe_ci_write(s, qp);
     }
 }
@@ -138,18 +138,18 @@ static bool snic_pipe_rqe_owned(SnicQp *qp, uint16_t ctr)
                                     (ctr & 3) * SNIC_PIPE_RQE_SIZE);
 
     return !!(le32_to_cpu(e->byte_count) & SNIC_PIPE_RQE_OWNER) ==
-           snic_pipe_phase(ctr, qp->rq_log);
+           snic_pipe_phase(ctr, qp->rq.log_size);
 }
 
 bool snic_pipe_rq_peek(SnicState *s, SnicQp *qp, SnicRecvWqe *w)
 {
-    uint16_t ci = qp->rq_ci, line = ci & ~3u;
+    uint16_t ci = qp->rq.ci, line = ci & ~3u;
     const struct snic_pipe_rqe *e;
     uint32_t bc;
 
     if (!qp->rql_ok || qp->rql_ctr != line || !snic_pipe_rqe_owned(qp, ci)) {
-        uint64_t addr = qp->rq_ring + (uint64_t)(line &
-                        ((1u << qp->rq_log) - 1)) * SNIC_PIPE_RQE_SIZE;
+        uint64_t addr = qp->rq.ring + (uint64_t)(line &
+                        ((1u << qp->rq.log_size) - 1)) * SNIC_PIPE_RQE_SIZE;
 
         qp->rql_ok = false;
         s->rdma.st.pipe_rq_lines++;

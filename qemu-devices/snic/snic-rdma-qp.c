@@ -136,11 +136,12 @@ uint16_t snic_rdma_create_qp(SnicState *s, const struct snic_aq_cmd *c,
     qp->srqn = srqn;
     qp->db_page = le16_to_cpu(a.db_page);
     qp->sq_ring = le64_to_cpu(a.sq_addr);
-    qp->rq_ring = le64_to_cpu(a.rq_addr);
+    qp->rq.ring = le64_to_cpu(a.rq_addr);
     qp->dbr = le64_to_cpu(a.dbr_addr);
+    qp->rq.dbr = qp->dbr;
     qp->sq_log = a.sq_log;
-    qp->rq_log = srqn == SNIC_SRQN_NONE ? a.rq_log : 0;
-    qp->rq_stride_log = a.rq_log_stride;
+    qp->rq.log_size = srqn == SNIC_SRQN_NONE ? a.rq_log : 0;
+    qp->rq.log_stride = a.rq_log_stride;
     qp->ci_every = a.ci_every;
     qp->ci_addr = le64_to_cpu(a.ci_addr);
     qp->path_mtu = SNIC_MTU_1024;
@@ -230,7 +231,7 @@ static void snic_qp_reset(SnicQp *qp)
     qp->sq_pi = qp->sq_fetch = 0;
     qp->mmio_valid = false;
     qp->win_head = qp->win_tail = qp->tx_wqe = 0;
-    qp->rq_pi = qp->rq_ci = 0;
+    qp->rq.pi = qp->rq.ci = 0;
     qp->resp_op = 0;
     qp->uc_drop = false;
     qp->have_rwqe = false;
@@ -577,13 +578,13 @@ bool snic_rdma_db(SnicState *s, uint16_t page, uint32_t off, uint32_t qn,
         qp->sq_pi = ctr;
     } else {
         if (qp->srqn != SNIC_SRQN_NONE ||
-            (uint16_t)(ctr - qp->rq_ci) > (1u << qp->rq_log)) {
+            (uint16_t)(ctr - qp->rq.ci) > (1u << qp->rq.log_size)) {
             s->stats.bad_db++;
             snic_raise_error(s, SNIC_ERR_DB_RANGE,
                              "QP RQ doorbell beyond ring");
             return true;
         }
-        qp->rq_pi = ctr;
+        qp->rq.pi = ctr;
     }
     snic_rdma_kick(s, qp);
     return true;

@@ -56,11 +56,11 @@ uint16_t snic_srq_create(SnicState *s, const struct snic_aq_cmd *c,
     }
     q->valid = true;
     q->pdn = pdn;
-    q->log_size = a.log_size;
-    q->log_stride = a.log_stride;
+    q->rq.log_size = a.log_size;
+    q->rq.log_stride = a.log_stride;
     q->db_page = le16_to_cpu(a.db_page);
-    q->ring = le64_to_cpu(a.ring_addr);
-    q->dbr = le64_to_cpu(a.dbr_addr);
+    q->rq.ring = le64_to_cpu(a.ring_addr);
+    q->rq.dbr = le64_to_cpu(a.dbr_addr);
     q->limit = le32_to_cpu(a.limit);
     s->rdma.pds[pdn].refs++;
     *res = i;
@@ -77,7 +77,7 @@ uint16_t snic_srq_modify(SnicState *s, const struct snic_aq_cmd *c)
     if (!q) {
         return SNIC_AQ_ENOENT;
     }
-    if (le32_to_cpu(a.limit) > (1u << q->log_size)) {
+    if (le32_to_cpu(a.limit) > (1u << q->rq.log_size)) {
         return SNIC_AQ_EINVAL_PARAM;
     }
     q->limit = le32_to_cpu(a.limit);
@@ -115,42 +115,39 @@ uint16_t snic_rdma_srq_db(SnicState *s, uint16_t page, uint32_t srqn,
         snic_raise_error(s, SNIC_ERR_DB_PAGE, "SRQ doorbell on a foreign page");
         return SNIC_ERR_DB_PAGE;
     }
-    if ((uint16_t)(ctr - q->ci) > (1u << q->log_size)) {
+    if ((uint16_t)(ctr - q->rq.ci) > (1u << q->rq.log_size)) {
         s->stats.bad_db++;
         snic_raise_error(s, SNIC_ERR_DB_RANGE, "SRQ doorbell beyond ring");
         return SNIC_ERR_DB_RANGE;
     }
-    q->pi = ctr;
+    q->rq.pi = ctr;
     return SNIC_ERR_NONE;
 }
 
 /* ---- receive WQEs ---- */
 
-/* Re-read a doorbell record's producer; false on DMA error or nonsense. */
-static bool snic_recv_refresh(SnicState *s, SnicQp *qp, uint64_t dbr,
-                              uint16_t ci, uint8_t log, uint16_t *pi)
+/* Re-read a ring's producer counter; false on DMA error or nonsense. */
+static bool snic_recv_refresh(SnicState *s, SnicQp *qp, SnicRecvRing *r)
 {
     uint32_t v;
 
-    if (d2d_dma_read(&s->parent_obj, &s->pcie, &qp->pcie, dbr, &v,
+    if (d2d_dma_read(&s->parent_obj, &s->pcie, &qp->pcie, r->dbr, &v,
                      sizeof(v)) != MEMTX_OK) {
         s->stats.dma_errs++;
         return false;
     }
     le32_to_cpus(&v);
-    if ((uint16_t)((uint16_t)v - ci) > (1u << log)) {
+    if ((uint16_t)((uint16_t)v - r->ci) > (1u << r->log_size)) {
         return false;
     }
-    *pi = v;
+    r->pi = v;
     return true;
 }
 
 bool snic_rdma_recv_peek(SnicState *s, SnicQp *qp, SnicRecvWqe *w)
 {
     SnicSrq *srq = qp->srqn != SNIC_SRQN_NONE ? snic_srq(s, qp->srqn) : NULL;
-    uint64_t ring, dbr;
-    uint16_t *pi, ci;
-    uint8_t log, slog;
+    SnicRecvRing *r;
     struct snic_recv_hdr hdr;
     struct snic_wqe_data d[SNIC_MAX_SGE];
     uint64_t addr;
@@ -159,29 +156,15 @@ bool snic_rdma_recv_peek(SnicState *s, SnicQp *qp, SnicRecvWqe *w)
     if (qp->flags & SNIC_QP_F_PIPE) {
         return snic_pipe_rq_peek(s, qp, w);
     }
-    if (qp->srqn != SNIC_SRQN_NONE) {
-        if (!srq) {
-            return false;
-        }
-        ring = srq->ring;
-        dbr = srq->dbr;
-        pi = &srq->pi;
-        ci = srq->ci;
-        log = srq->log_size;
-        slog = srq->log_stride;
-    } else {
-        ring = qp->rq_ring;
-        dbr = qp->dbr;
-        pi = &qp->rq_pi;
-        ci = qp->rq_ci;
-        log = qp->rq_log;
-        slog = qp->rq_stride_log;
-    }
-    if (*pi == ci && (!snic_recv_refresh(s, qp, dbr, ci, log, pi) ||
-                      *pi == ci)) {
+    if (qp->srqn != SNIC_SRQN_NONE && !srq) {
         return false;
     }
-    addr = ring + ((uint64_t)(ci & ((1u << log) - 1)) << slog);
+    r = srq ? &srq->rq : &qp->rq;
+    if (r->pi == r->ci && (!snic_recv_refresh(s, qp, r) || r->pi == r->ci)) {
+        return false;
+    }
+    addr = r->ring +
+        ((uint64_t)(r->ci & ((1u << r->log_size) - 1)) << r->log_stride);
     if (d2d_dma_read(&s->parent_obj, &s->pcie, &qp->pcie, addr, &hdr,
                      sizeof(hdr)) != MEMTX_OK) {
         s->stats.dma_errs++;
@@ -189,8 +172,8 @@ bool snic_rdma_recv_peek(SnicState *s, SnicQp *qp, SnicRecvWqe *w)
     }
     memset(w, 0, sizeof(*w));
     w->cookie = le64_to_cpu(hdr.cookie);
-    w->counter = ci;
-    max = MIN(SNIC_MAX_SGE, (1u << slog) / 16 - 1);
+    w->counter = r->ci;
+    max = MIN(SNIC_MAX_SGE, (1u << r->log_stride) / 16 - 1);
     w->nsge = le16_to_cpu(hdr.num_sge);
     if (le16_to_cpu(hdr.num_sge) > max) {
         w->bad = true;
@@ -218,7 +201,7 @@ void snic_rdma_recv_consume(SnicState *s, SnicQp *qp)
     uint16_t left;
 
     if (qp->srqn == SNIC_SRQN_NONE) {
-        qp->rq_ci++;
+        qp->rq.ci++;
         if (qp->flags & SNIC_QP_F_PIPE) {
             snic_pipe_rq_consumed(s, qp);
         }
@@ -228,8 +211,8 @@ void snic_rdma_recv_consume(SnicState *s, SnicQp *qp)
     if (!srq) {
         return;
     }
-    srq->ci++;
-    left = srq->pi - srq->ci;
+    srq->rq.ci++;
+    left = srq->rq.pi - srq->rq.ci;
     if (srq->limit && left < srq->limit) {
         srq->limit = 0;
         snic_rdma_event(s, SNIC_EQE_SRQ_LIMIT, srq - s->rdma.srqs, left);

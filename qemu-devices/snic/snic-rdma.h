@@ -112,13 +112,22 @@ typedef struct SnicMr {
     uint32_t mw_binds;
 } SnicMr;
 
+/*
+ * A receive ring: a QP's own RQ or an SRQ its QPs share.  dbr: the le32
+ * producer counter the device re-reads when pi reaches ci; 2^log_size
+ * WQEs of 2^log_stride bytes.
+ */
+typedef struct SnicRecvRing {
+    uint64_t ring, dbr;
+    uint16_t pi, ci;
+    uint8_t log_size, log_stride;
+} SnicRecvRing;
+
 typedef struct SnicSrq {
     bool valid;
     uint32_t pdn;
-    uint8_t log_size, log_stride;
     uint16_t db_page;
-    uint64_t ring, dbr;
-    uint16_t pi, ci;
+    SnicRecvRing rq;
     uint32_t limit;
     uint32_t refs;              /* QPs on it */
     bool xrc;                   /* an XRC SRQ (snic-rdma-xrc.c) */
@@ -261,8 +270,8 @@ typedef struct SnicQp {
      * XRC SRQ the current request names (snic_xrc_bind).
      */
     uint16_t xrcdn;
-    uint64_t sq_ring, rq_ring, dbr;
-    uint8_t sq_log, rq_log, rq_stride_log;
+    uint64_t sq_ring, dbr;      /* dbr: RQ producer +0, SQ producer +4 */
+    uint8_t sq_log;
 
     /* attributes */
     uint8_t path_mtu;
@@ -338,8 +347,8 @@ typedef struct SnicQp {
     bool spin_msg;              /* the message in progress went through it */
     uint64_t spin_placed;       /* its bytes handlers passed (placed) */
 
-    /* receive ring */
-    uint16_t rq_pi, rq_ci;
+    /* receive ring (log_size 0 with an SRQ); rq.dbr = dbr */
+    SnicRecvRing rq;
 
     /* DMA-only notification pipe (SNIC_QP_F_PIPE, snic-rdma-pipe.c) */
     uint8_t ci_every;           /* consumer record every n elements */
@@ -565,10 +574,10 @@ void snic_pipe_qp_reset(SnicQp *qp);
 int snic_pipe_sq_peek(SnicState *s, SnicQp *qp, uint8_t *bb, uint8_t *status);
 /* An SQE whose ds_cnt gives no extent (counted, logged). */
 void snic_pipe_sq_bad_extent(SnicState *s, SnicQp *qp);
-/* sq_fetch / rq_ci advanced: count, write the record every ci_every. */
+/* sq_fetch / rq.ci advanced: count, write the record every ci_every. */
 void snic_pipe_sq_consumed(SnicState *s, SnicQp *qp);
 void snic_pipe_rq_consumed(SnicState *s, SnicQp *qp);
-/* The RQE at rq_ci of a pipe QP, if the host has written it. */
+/* The RQE at rq.ci of a pipe QP, if the host has written it. */
 bool snic_pipe_rq_peek(SnicState *s, SnicQp *qp, SnicRecvWqe *w);
 void snic_pipe_format(SnicState *s, GString *out);
 
