@@ -51,7 +51,12 @@ pair srq_pingpong $p \
 # PORT_ERR then PORT_ACTIVE (ibv_asyncwatch), and the port state with it.
 ibv_asyncwatch -d "$dev0" > /tmp/asyncwatch 2>&1 &
 apid=$!
-sleep 1
+# until it holds its context's async event file (up to 30 s: a debug
+# kernel sharing the host took over a second, and missed PORT_ERR)
+for i in $(seq 1 60); do
+	ls -l "/proc/$apid/fd" 2>/dev/null | grep -q 'infinibandevent' && break
+	sleep 0.5
+done
 ip link set "$if0" down
 sleep 1
 check port_down_state sh -c "ibv_devinfo -d $dev0 | grep -q 'state:.*PORT_DOWN'"
